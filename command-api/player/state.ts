@@ -1,0 +1,155 @@
+import { addAmounts } from '../../shared/amount';
+import type { Effects, PowerupInstance } from '../../shared/events/common';
+import type { ActionProcessed, ActionReversed, Award, ProgressEntry } from '../../shared/events/player-events';
+import type { RecordedEvent } from '../../shared/event-store/port';
+
+/** A badge, rank or trigger activation the player holds, with what it consumed. */
+export interface Holding extends Award {
+  awardedBy: string;
+  awardedAt: number;
+}
+
+export interface OwnedPowerup {
+  instance: PowerupInstance;
+  activated: boolean;
+  /** Unix seconds. */
+  activatedAt: number | null;
+  usesConsumed: number;
+  expired: boolean;
+}
+
+export interface ProvisionState {
+  uid: string;
+  referenceType: 'Store' | 'Action';
+  status: 'Pending' | 'Completed' | 'Refunded' | 'Failed';
+  failureReason: 'Cancelled' | 'TimedOut' | null;
+  bundleUid: string | null;
+  cost: { deliverableUid: string; label: string; amount: number };
+  createDate: number;
+  updateDate: number;
+}
+
+/** Everything a player owns and has earned: the state the player deciders decide on. */
+export interface PlayerState {
+  registered: boolean;
+  playerId: string;
+  points: number;
+  balances: Map<string, number>;
+  /** Level number of each level reached, by level uid. */
+  levelsReached: Map<string, number>;
+  holdings: Holding[];
+  /** Qualifying entries per rule uid, per condition index, not yet consumed by an award. */
+  progress: Map<string, ProgressEntry[][]>;
+  /** Timestamp of the last point award per action identifier (pointGap). */
+  lastPointAward: Map<string, number>;
+  /** Player-stream revision of each processed action, by referenceId. */
+  processed: Map<string, number>;
+  reversed: Set<string>;
+  powerups: Map<string, OwnedPowerup>;
+  provisions: Map<string, ProvisionState>;
+}
+
+export const initialPlayerState = (playerId: string): PlayerState => ({
+  registered: false,
+  playerId,
+  points: 0,
+  balances: new Map(),
+  levelsReached: new Map(),
+  holdings: [],
+  progress: new Map(),
+  lastPointAward: new Map(),
+  processed: new Map(),
+  reversed: new Set(),
+  powerups: new Map(),
+  provisions: new Map(),
+});
+
+export function applyEffects(state: PlayerState, effects: Effects): void {
+  state.points = addAmounts(state.points, effects.points);
+  for (const b of effects.balances) state.balances.set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
+  for (const p of effects.powerupsGranted) state.powerups.set(p.uid, { instance: p, activated: false, activatedAt: null, usesConsumed: 0, expired: false });
+  for (const uid of effects.powerupsRemoved) state.powerups.delete(uid);
+  for (const u of effects.powerupUses) {
+    const owned = state.powerups.get(u.uid);
+    if (owned) owned.usesConsumed += u.uses;
+  }
+}
+
+/** Highest level number reached; 0 before any. */
+export const currentLevel = (state: PlayerState): number => {
+  let level = 0;
+  for (const n of state.levelsReached.values()) level = Math.max(level, n);
+  return level;
+};
+
+export const balanceOf = (state: PlayerState, deliverableUid: string): number => state.balances.get(deliverableUid) ?? 0;
+
+function progressOf(state: PlayerState, rule: string): ProgressEntry[][] {
+  let p = state.progress.get(rule);
+  if (!p) state.progress.set(rule, (p = []));
+  return p;
+}
+
+function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
+  state.processed.set(e.referenceId, revision);
+  if (e.pointsAwarded) state.lastPointAward.set(e.actionName, e.timestamp);
+  for (const p of e.progress) {
+    const perCondition = progressOf(state, p.rule);
+    (perCondition[p.condition] ??= []).push(p.entry);
+  }
+  for (const award of e.awards) {
+    // An award consumes the progress it counted (OneTimeOnly, Repeatable restart from zero).
+    if (award.consumed.length) {
+      const perCondition = progressOf(state, award.uid);
+      award.consumed.forEach((entries, i) => {
+        const used = new Set(entries.map((x) => x.ref));
+        perCondition[i] = (perCondition[i] ?? []).filter((x) => !used.has(x.ref));
+      });
+    }
+    state.holdings.push({ ...award, awardedBy: e.referenceId, awardedAt: e.timestamp });
+  }
+  for (const l of e.levels) state.levelsReached.set(l.uid, l.level);
+}
+
+function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  state.reversed.add(e.referenceId);
+  // The reversed action no longer counts anywhere.
+  for (const [, perCondition] of state.progress) {
+    for (let i = 0; i < perCondition.length; i++) perCondition[i] = perCondition[i]?.filter((x) => x.ref !== e.referenceId) ?? [];
+  }
+  for (const r of e.revokedAwards) {
+    const index = state.holdings.findIndex((h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank);
+    if (index < 0) continue;
+    const [holding] = state.holdings.splice(index, 1);
+    // What the revoked award had consumed counts again, as if the award had not happened.
+    if (holding.consumed.length) {
+      const perCondition = progressOf(state, holding.uid);
+      holding.consumed.forEach((entries, i) => {
+        const back = entries.filter((x) => x.ref !== e.referenceId);
+        perCondition[i] = [...back, ...(perCondition[i] ?? [])].sort((a, b) => a.ts - b.ts);
+      });
+    }
+  }
+  for (const l of e.revokedLevels) state.levelsReached.delete(l.uid);
+}
+
+/** Folds one recorded player event into the state (mutating it: states are owned by one loader). */
+export function evolve(state: PlayerState, event: RecordedEvent): PlayerState {
+  const data = event.data as Record<string, unknown> & { effects?: Effects };
+  switch (event.type) {
+    case 'PlayerRegistered':
+      state.registered = true;
+      for (const l of (data as { levels: { uid: string; level: number }[] }).levels) state.levelsReached.set(l.uid, l.level);
+      break;
+    case 'ActionProcessed':
+      applyActionProcessed(state, data as unknown as ActionProcessed, event.revision);
+      break;
+    case 'ActionReversed':
+      applyActionReversed(state, data as unknown as ActionReversed);
+      break;
+    default:
+      break;
+  }
+  if (data.effects) applyEffects(state, data.effects);
+  return state;
+}

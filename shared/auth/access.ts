@@ -1,0 +1,46 @@
+import type { Request } from 'express';
+import { failure, type Failure } from '../http/envelope';
+import type { ApiKey, KeyRing, Tier } from './keys';
+
+export const ALL_TIERS: readonly Tier[] = ['Server', 'Mobile', 'Client'];
+export const SERVER_MOBILE: readonly Tier[] = ['Server', 'Mobile'];
+export const SERVER_ONLY: readonly Tier[] = ['Server'];
+
+function presentedKey(req: Request): string | null {
+  const authKey = req.get('AuthKey');
+  if (authKey) return authKey.trim();
+  const authorization = req.get('Authorization');
+  const match = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim()) : null;
+  return match ? match[1].trim() : null;
+}
+
+/** The tenant domain a request names: `X-Tenant-Domain`, else the host of `Origin`. */
+function tenantDomain(req: Request): string | null {
+  const explicit = req.get('X-Tenant-Domain');
+  if (explicit) return explicit.trim().toLowerCase();
+  const origin = req.get('Origin');
+  if (!origin || origin === 'null') return null;
+  try {
+    return new URL(origin).hostname.toLowerCase();
+  } catch {
+    return origin.trim().toLowerCase();
+  }
+}
+
+/**
+ * The checks of decisions.md §3 in their order: 4001, 4002, 4003 (tenant mismatch),
+ * 4004 (nested actions from a Client key), 4003 (tier not allowed).
+ */
+export function authorize(req: Request, keys: KeyRing, tiers: readonly Tier[], sendsNestedActions: boolean): { ok: true; key: ApiKey } | { ok: false; failure: Failure } {
+  const presented = presentedKey(req);
+  const key = presented ? keys.find(presented) : null;
+  if (!key) return { ok: false, failure: failure(4001, 'Invalid AuthKey') };
+  if (key.tier === 'Client') {
+    const domain = tenantDomain(req);
+    if (!domain) return { ok: false, failure: failure(4002, 'Missing tenant domain: send it in X-Tenant-Domain or Origin') };
+    if (!key.tenantDomains.includes(domain)) return { ok: false, failure: failure(4003, `Tenant domain "${domain}" is not allowed for this key`) };
+    if (sendsNestedActions) return { ok: false, failure: failure(4004, 'Nested actions are not allowed for Client keys; send them with a Server key') };
+  }
+  if (!tiers.includes(key.tier)) return { ok: false, failure: failure(4003, `Auth tier ${key.tier} is not allowed for this operation`) };
+  return { ok: true, key };
+}

@@ -1,0 +1,35 @@
+import path from 'node:path';
+
+/** The run contract of decisions.md §1: everything the service reads from its environment. */
+export interface RunConfig {
+  port: number;
+  dataDir: string;
+  catalogFile: string;
+  apiKeysFile: string | null;
+  eventStoreUrl: string | null;
+  mongoUrl: string | null;
+  redisUrl: string | null;
+  /** Bound on how long a read waits for `X-Min-Position` to be projected. */
+  minPositionWaitMs: number;
+  logLevel: string;
+}
+
+export const DEMO_CATALOG_FILE = path.resolve(__dirname, '..', '..', 'catalog', 'demo-catalog.yaml');
+
+export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
+  const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT: must be a port number, got "${env.PORT}"`);
+  }
+  return {
+    port,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    catalogFile: path.resolve(env.CATALOG_FILE || DEMO_CATALOG_FILE),
+    apiKeysFile: env.API_KEYS_FILE ? path.resolve(env.API_KEYS_FILE) : null,
+    eventStoreUrl: env.EVENTSTORE_URL || null,
+    mongoUrl: env.MONGO_URL || null,
+    redisUrl: env.REDIS_URL || null,
+    minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

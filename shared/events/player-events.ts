@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { effectsSchema, grantSchema } from './common';
+
+/** One qualifying action counted towards a badge or trigger condition. */
+export const progressEntrySchema = z.object({ ref: z.string(), ts: z.number(), value: z.number() });
+export type ProgressEntry = z.infer<typeof progressEntrySchema>;
+
+export const rankSchema = z.object({ rank: z.number().int(), label: z.string() });
+
+/** A badge, rank or trigger activation earned by an action, with what it granted and why. */
+export const awardSchema = z.object({
+  kind: z.enum(['badge', 'trigger']),
+  uid: z.string(),
+  label: z.string(),
+  ruleType: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
+  rank: rankSchema.nullable(),
+  points: z.number(),
+  imageName: z.string().nullable(),
+  grants: z.array(grantSchema),
+  /** Progress entries this award consumed, per condition (OneTimeOnly and Repeatable). */
+  consumed: z.array(z.array(progressEntrySchema)),
+  /** Took one of a limited trigger's global activations. */
+  limited: z.boolean(),
+});
+export type Award = z.infer<typeof awardSchema>;
+
+export const levelReachedSchema = z.object({
+  uid: z.string(),
+  label: z.string(),
+  level: z.number(),
+  target: z.number(),
+  imageName: z.string().nullable(),
+  grants: z.array(grantSchema),
+});
+export type LevelReached = z.infer<typeof levelReachedSchema>;
+
+export const actionResultSchema = z.object({
+  playerId: z.string(),
+  referenceId: z.string(),
+  badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), points: z.number(), imageName: z.string().nullable(), rank: rankSchema.nullable() })).nullable(),
+  triggers: z.array(z.object({ uid: z.string(), label: z.string(), points: z.number() })).nullable(),
+  achievedLevel: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: z.string().nullable() }).nullable(),
+  earnedPoints: z.number(),
+  deliverables: z.array(grantSchema).nullable(),
+  provisionUid: z.string().optional(),
+});
+export type ActionResult = z.infer<typeof actionResultSchema>;
+
+export const costSchema = z.object({ deliverableUid: z.string(), label: z.string(), amount: z.number(), provisionUid: z.string() });
+
+export const playerRegisteredSchema = z.object({
+  playerId: z.string(),
+  username: z.string(),
+  imageName: z.string().nullable(),
+  registeredAt: z.number(),
+  /** Levels reached with zero points (the level with target 0). */
+  levels: z.array(levelReachedSchema),
+  effects: effectsSchema,
+});
+
+export const actionProcessedSchema = z.object({
+  playerId: z.string(),
+  referenceId: z.string(),
+  actionUid: z.string(),
+  actionName: z.string(),
+  timestamp: z.number(),
+  multiplier: z.number(),
+  details: z.array(z.object({ name: z.string(), value: z.string() })),
+  /** The action's own points after pointGap and multiplier. */
+  actionPoints: z.number(),
+  /** The action's points counted (not within pointGap): the next pointGap is measured from here. */
+  pointsAwarded: z.boolean(),
+  cost: costSchema.nullable(),
+  progress: z.array(z.object({ rule: z.string(), condition: z.number().int(), entry: progressEntrySchema })),
+  awards: z.array(awardSchema),
+  levels: z.array(levelReachedSchema),
+  result: actionResultSchema,
+  effects: effectsSchema,
+});
+export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
+
+/** An award taken back by a reversal: earned by `awardedBy` (the reversed action or a later one). */
+export const revokedAwardSchema = z.object({
+  kind: z.enum(['badge', 'trigger']),
+  uid: z.string(),
+  rank: z.number().int().nullable(),
+  awardedBy: z.string(),
+  awardedAt: z.number(),
+  points: z.number(),
+  grants: z.array(grantSchema),
+  limited: z.boolean(),
+});
+export type RevokedAward = z.infer<typeof revokedAwardSchema>;
+
+export const actionReversedSchema = z.object({
+  playerId: z.string(),
+  referenceId: z.string(),
+  actionName: z.string(),
+  /** Timestamp of the original action (its leaderboard period). */
+  timestamp: z.number(),
+  /** Points the original action earned by itself (pointGap and multiplier applied). */
+  actionPoints: z.number(),
+  actionGrants: z.array(grantSchema),
+  revokedAwards: z.array(revokedAwardSchema),
+  revokedLevels: z.array(z.object({ uid: z.string(), level: z.number(), grants: z.array(grantSchema) })),
+  refund: costSchema.nullable(),
+  effects: effectsSchema,
+});
+export type ActionReversed = z.infer<typeof actionReversedSchema>;
+
+export const PLAYER_EVENT_SCHEMAS = {
+  PlayerRegistered: playerRegisteredSchema,
+  ActionProcessed: actionProcessedSchema,
+  ActionReversed: actionReversedSchema,
+} as const;

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { StoreUnavailableError } from '../event-store/port';
+import type { Logger } from '../logging/logger';
+import { failure, sendFailure } from './envelope';
+import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+
+/**
+ * The HTTP shell shared by every role: security headers, correlation ids, request logs,
+ * body parsing whose errors are reported after authentication, the routes, and an error
+ * handler that never leaks a stack trace.
+ */
+export function createHttpApp(routes: AnyRoute[], deps: RouteDeps & { isReady(): boolean }): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(helmet());
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.get('X-Request-Id');
+    const correlationId = given && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
+    res.locals.correlationId = correlationId;
+    res.setHeader('X-Request-Id', correlationId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      deps.log.info(
+        { correlationId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, keyName: res.locals.keyName },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'POST') return next();
+    jsonBody(req, res, (err?: unknown) => {
+      if (err) {
+        const type = (err as { type?: string }).type;
+        res.locals.bodyError = type === 'entity.too.large' ? failure(1001, `Payload too large: at most ${MAX_BODY_BYTES} bytes`) : failure(1001, 'Payload is null: the body is not valid JSON');
+        res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
+        req.body = undefined;
+      }
+      next();
+    });
+  });
+
+  app.get('/health', (_req, res) => {
+    if (deps.isReady()) res.json({ code: 200, data: { status: 'ok' } });
+    else sendFailure(res, failure(503, 'Starting'));
+  });
+
+  const router = express.Router();
+  mountRoutes(router, routes, deps);
+  app.use(router);
+
+  app.use((_req: Request, res: Response) => sendFailure(res, failure(404, 'Not found'), 404));
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof StoreUnavailableError) {
+      deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'store unavailable');
+      return sendFailure(res, failure(503, 'Service unavailable: a backing store is not answering; retry later'));
+    }
+    deps.log.error({ correlationId: res.locals.correlationId, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unexpected fault');
+    if (res.headersSent) return;
+    sendFailure(res, failure(500, 'Internal error'));
+  });
+  return app;
+}

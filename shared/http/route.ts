@@ -1,0 +1,108 @@
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { ApiKey, Tier } from '../auth/keys';
+import type { Logger } from '../logging/logger';
+import { fail, ok, sendData, sendFailure, type Failure, type Result } from './envelope';
+
+export interface RequestContext {
+  correlationId: string;
+  key: ApiKey;
+  log: Logger;
+}
+
+/** What a request brings, before validation. `body` is undefined when absent. */
+export interface RawInput {
+  body: unknown;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+}
+
+/** A handler's answer; `position` is the global position of what a write appended. */
+export type Reply = (Result<unknown> & { position?: number }) | { ok: true; value: undefined; position?: number };
+
+export interface Route<Input> {
+  method: 'GET' | 'POST';
+  path: string;
+  tiers: readonly Tier[];
+  /** process and delete accept nested `actions`, which a Client key may not send (4004). */
+  acceptsNestedActions?: boolean;
+  /** Counted against the key's rate limit (action submission). */
+  rateLimited?: boolean;
+  parse(input: RawInput): Result<Input>;
+  handle(input: Input, ctx: RequestContext): Promise<Reply>;
+}
+
+// Erases the input type so routes of different inputs sit in one list.
+export type AnyRoute = Route<any>;
+
+export const defineRoute = <Input>(route: Route<Input>): Route<Input> => route;
+
+/** Requests with a body: absent, not JSON or not an object is 1001 "Payload is null". */
+export function requireObject(body: unknown): Result<Record<string, unknown>> {
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return fail(1001, 'Payload is null');
+  }
+  return ok(body as Record<string, unknown>);
+}
+
+/** Validates a body with zod; the first problem names its field. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, code = 1001): Result<z.infer<S>> {
+  const result = schema.safeParse(value);
+  if (result.success) return ok(result.data);
+  const issue = result.error.issues[0];
+  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  return fail(code, field ? `${field}: ${issue.message}` : issue.message);
+}
+
+export function parseBody<S extends z.ZodType>(schema: S): (input: RawInput) => Result<z.infer<S>> {
+  return (input) => {
+    const body = requireObject(input.body);
+    return body.ok ? parseWith(schema, body.value) : body;
+  };
+}
+
+export interface RouteDeps {
+  authorize(req: Request, tiers: readonly Tier[], sendsNestedActions: boolean): { ok: true; key: ApiKey } | { ok: false; failure: Failure };
+  rateLimit(key: ApiKey): Promise<Failure | null>;
+  /** After a write: in the all-in-one process, wait until the read models show it. */
+  afterWrite(position: number): Promise<void>;
+  /** Before a read: wait (bounded) until the given position is projected. */
+  waitForPosition(position: number): Promise<void>;
+  log: Logger;
+}
+
+export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps): void {
+  for (const route of routes) {
+    const register = route.method === 'GET' ? router.get.bind(router) : router.post.bind(router);
+    register(route.path, async (req: Request, res: Response) => {
+      const correlationId = res.locals.correlationId as string;
+      const bodyError = res.locals.bodyError as Failure | undefined;
+      const body: unknown = route.method === 'POST' ? req.body : undefined;
+      const nested = route.acceptsNestedActions === true && isObject(body) && body.actions !== undefined;
+      const auth = deps.authorize(req, route.tiers, nested);
+      if (!auth.ok) return sendFailure(res, auth.failure);
+      res.locals.keyName = auth.key.name;
+      if (bodyError && route.method === 'POST') {
+        return sendFailure(res, bodyError, (res.locals.bodyErrorStatus as number | undefined) ?? 400);
+      }
+      if (route.rateLimited) {
+        const limited = await deps.rateLimit(auth.key);
+        if (limited) return sendFailure(res, limited);
+      }
+      const parsed = route.parse({ body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown> });
+      if (!parsed.ok) return sendFailure(res, parsed.failure);
+      const minPosition = Number(req.get('X-Min-Position'));
+      if (route.method === 'GET' && Number.isSafeInteger(minPosition) && minPosition > 0) await deps.waitForPosition(minPosition);
+      const ctx: RequestContext = { correlationId, key: auth.key, log: deps.log.child({ correlationId, keyName: auth.key.name }) };
+      const reply = await route.handle(parsed.value, ctx);
+      if (reply.position !== undefined) {
+        res.setHeader('X-Position', String(reply.position));
+        await deps.afterWrite(reply.position);
+      }
+      if (!reply.ok) return sendFailure(res, reply.failure);
+      sendData(res, reply.value);
+    });
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

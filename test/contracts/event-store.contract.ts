@@ -1,0 +1,341 @@
+/**
+ * What every EventStore adapter must do, written once and run against each of them. The suite
+ * may run against a shared real server: every test writes to its own fresh streams, and
+ * global-log assertions are relative to positions captured in the test and filtered to them.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  WrongExpectedVersionError,
+} from '../../shared/event-store/port';
+
+const metadata: EventMetadata = {
+  correlationId: 'corr-1',
+  causationId: 'cause-1',
+  keyName: 'contract-key',
+  catalogVersion: 1,
+};
+
+function event(type = 'Happened', data: unknown = { n: 1 }): NewEvent {
+  return { id: randomUUID(), type, data, metadata };
+}
+
+function events(count: number): NewEvent[] {
+  return Array.from({ length: count }, (_, n) => event('Happened', { n }));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
+    await sleep(5);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function eventStoreContract(
+  name: string,
+  makeStore: () => Promise<EventStore>,
+  /** Runs after the suite; default: close the store. */
+  cleanup?: (store: EventStore) => Promise<void>,
+): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    const run = randomUUID().slice(0, 8);
+    let streamCount = 0;
+    /** A stream no other test (or earlier run against the same server) has touched. */
+    const newStream = () => `contract_${run}-${++streamCount}`;
+
+    beforeAll(async () => {
+      store = await makeStore();
+    });
+
+    afterAll(async () => {
+      await (cleanup ? cleanup(store) : store.close());
+    });
+
+    async function expectWrongVersion(
+      stream: string,
+      append: NewEvent[],
+      expected: ExpectedRevision,
+      actual: number,
+    ): Promise<void> {
+      const before = await store.readStream(stream);
+      const error = await store.appendToStream(stream, append, expected).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(WrongExpectedVersionError);
+      expect(error).toMatchObject({ streamName: stream, expected, actual });
+      expect(await store.readStream(stream)).toEqual(before);
+    }
+
+    describe('revisions', () => {
+      it('numbers events of a stream from 0', async () => {
+        const stream = newStream();
+        const first = await store.appendToStream(stream, events(1), 'no_stream');
+        expect(first.nextExpectedRevision).toBe(0);
+        const second = await store.appendToStream(stream, events(2), 0);
+        expect(second.nextExpectedRevision).toBe(2);
+        expect(second.position).toBeGreaterThan(first.position);
+        expect((await store.readStream(stream)).map((e) => e.revision)).toEqual([0, 1, 2]);
+        expect(await store.streamRevision(stream)).toBe(2);
+      });
+
+      it('reports -1 and no events for a stream that does not exist', async () => {
+        const stream = newStream();
+        expect(await store.streamRevision(stream)).toBe(-1);
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+    });
+
+    describe('expected revision', () => {
+      it("'any' appends whether or not the stream exists", async () => {
+        const stream = newStream();
+        expect((await store.appendToStream(stream, events(1), 'any')).nextExpectedRevision).toBe(0);
+        expect((await store.appendToStream(stream, events(1), 'any')).nextExpectedRevision).toBe(1);
+      });
+
+      it("'no_stream' appends to a new stream only", async () => {
+        const stream = newStream();
+        await store.appendToStream(stream, events(2), 'no_stream');
+        await expectWrongVersion(stream, events(1), 'no_stream', 1);
+      });
+
+      it("'stream_exists' appends to an existing stream only", async () => {
+        const stream = newStream();
+        await expectWrongVersion(stream, events(1), 'stream_exists', -1);
+        await store.appendToStream(stream, events(1), 'no_stream');
+        expect((await store.appendToStream(stream, events(1), 'stream_exists')).nextExpectedRevision).toBe(1);
+      });
+
+      it('an exact revision appends only when it is the current one', async () => {
+        const stream = newStream();
+        await expectWrongVersion(stream, events(1), 0, -1);
+        await store.appendToStream(stream, events(2), 'no_stream');
+        await expectWrongVersion(stream, events(1), 0, 1);
+        await expectWrongVersion(stream, events(1), 5, 1);
+        expect((await store.appendToStream(stream, events(1), 1)).nextExpectedRevision).toBe(2);
+      });
+    });
+
+    describe('atomicity and idempotency', () => {
+      it('appends several events in one go, contiguous in the stream and ordered in the log', async () => {
+        const stream = newStream();
+        const batch = events(3);
+        const result = await store.appendToStream(stream, batch, 'no_stream');
+        const stored = await store.readStream(stream);
+        expect(stored.map((e) => e.id)).toEqual(batch.map((e) => e.id));
+        expect(stored.map((e) => e.revision)).toEqual([0, 1, 2]);
+        expect(stored[1].position).toBeGreaterThan(stored[0].position);
+        expect(stored[2].position).toBeGreaterThan(stored[1].position);
+        expect(result).toEqual({ nextExpectedRevision: 2, position: stored[2].position });
+      });
+
+      it('writes nothing of a multi-event append that fails its revision check', async () => {
+        const stream = newStream();
+        await store.appendToStream(stream, events(1), 'no_stream');
+        await expectWrongVersion(stream, events(3), 'no_stream', 0);
+        expect(await store.streamRevision(stream)).toBe(0);
+      });
+
+      it('writes a retried append once and returns the original result', async () => {
+        const stream = newStream();
+        const head = event();
+        await store.appendToStream(stream, [head], 'no_stream');
+        const batch = events(2);
+        const original = await store.appendToStream(stream, batch, 0);
+        expect(await store.appendToStream(stream, batch, 0)).toEqual(original);
+        expect(await store.appendToStream(stream, batch, 'any')).toEqual(original);
+        expect((await store.readStream(stream)).map((e) => e.id)).toEqual([head, ...batch].map((e) => e.id));
+      });
+
+      it('returns the original result for a retried first append with no_stream', async () => {
+        const stream = newStream();
+        const batch = events(2);
+        const original = await store.appendToStream(stream, batch, 'no_stream');
+        expect(await store.appendToStream(stream, batch, 'no_stream')).toEqual(original);
+        expect(await store.streamRevision(stream)).toBe(1);
+      });
+
+      it('rejects an append of which only some events are already stored', async () => {
+        const stream = newStream();
+        const [a, b] = events(2);
+        await store.appendToStream(stream, [a, b], 'no_stream');
+        await expectWrongVersion(stream, [b, event()], 0, 1);
+        expect(await store.streamRevision(stream)).toBe(1);
+      });
+    });
+
+    describe('reading', () => {
+      it('reads a stream from a revision, at most maxCount events', async () => {
+        const stream = newStream();
+        await store.appendToStream(stream, events(5), 'no_stream');
+        const revisions = async (options: { fromRevision?: number; maxCount?: number }) =>
+          (await store.readStream(stream, options)).map((e) => e.revision);
+        expect(await revisions({ fromRevision: 2 })).toEqual([2, 3, 4]);
+        expect(await revisions({ maxCount: 2 })).toEqual([0, 1]);
+        expect(await revisions({ fromRevision: 1, maxCount: 3 })).toEqual([1, 2, 3]);
+        expect(await revisions({ fromRevision: 5 })).toEqual([]);
+      });
+
+      it('reads the global log in position order, after an exclusive position', async () => {
+        const streams = [newStream(), newStream()];
+        const start = await store.headPosition();
+        await store.appendToStream(streams[0], events(2), 'no_stream');
+        const middle = await store.appendToStream(streams[1], events(1), 'no_stream');
+        await store.appendToStream(streams[0], events(1), 1);
+        expect(await store.headPosition()).toBeGreaterThanOrEqual(middle.position);
+
+        const mine = (all: RecordedEvent[]) => all.filter((e) => streams.includes(e.streamName));
+        const all = mine(await store.readAll({ fromPosition: start }));
+        expect(all.map((e) => [e.streamName, e.revision])).toEqual([
+          [streams[0], 0],
+          [streams[0], 1],
+          [streams[1], 0],
+          [streams[0], 2],
+        ]);
+        for (let i = 1; i < all.length; i += 1) expect(all[i].position).toBeGreaterThan(all[i - 1].position);
+
+        const after = mine(await store.readAll({ fromPosition: middle.position }));
+        expect(after.map((e) => [e.streamName, e.revision])).toEqual([[streams[0], 2]]);
+        expect(await store.readAll({ fromPosition: start, maxCount: 2 })).toHaveLength(2);
+      });
+
+      it('round-trips data and metadata exactly', async () => {
+        const stream = newStream();
+        const data = {
+          amount: 0.1,
+          sum: 0.1 + 0.2,
+          negative: -42.5,
+          big: Number.MAX_SAFE_INTEGER,
+          text: 'héllo wörld ✓ 日本語 🎉 "quoted" \\ back\nline',
+          nested: { list: [1, 'two', { three: [null, true, false] }], empty: {}, none: null },
+        };
+        const meta: EventMetadata = { ...metadata, extra: { trace: ['a', 'ü'], ratio: 0.3 } };
+        const appended: NewEvent = { id: randomUUID(), type: 'Ünïcode_Type', data, metadata: meta };
+        await store.appendToStream(stream, [appended], 'no_stream');
+        const [stored] = await store.readStream(stream);
+        expect(stored).toMatchObject({ id: appended.id, type: appended.type, streamName: stream, revision: 0 });
+        expect(stored.data).toStrictEqual(data);
+        expect(stored.metadata).toStrictEqual(meta);
+        expect(typeof stored.createdAt).toBe('number');
+        const [fromLog] = (await store.readAll({ fromPosition: stored.position - 1, maxCount: 1 })).filter(
+          (e) => e.id === appended.id,
+        );
+        expect(fromLog).toStrictEqual(stored);
+      });
+    });
+
+    describe('subscription to the log', () => {
+      it('catches up after an exclusive position, then delivers live events in order', async () => {
+        const stream = newStream();
+        const first = await store.appendToStream(stream, events(1), 'no_stream');
+        await store.appendToStream(stream, events(2), 0);
+        const seen: number[] = [];
+        const subscription = store.subscribeToAll({
+          fromPosition: first.position,
+          onEvent: (e) => {
+            if (e.streamName === stream) seen.push(e.revision);
+          },
+        });
+        try {
+          await waitFor(() => seen.length === 2);
+          await store.appendToStream(stream, events(2), 2);
+          await waitFor(() => seen.length === 4);
+          expect(seen).toEqual([1, 2, 3, 4]);
+        } finally {
+          await subscription.close();
+        }
+      });
+
+      it('waits for each handler to finish before delivering the next event', async () => {
+        const stream = newStream();
+        const start = await store.headPosition();
+        const seen: number[] = [];
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const subscription = store.subscribeToAll({
+          fromPosition: start,
+          onEvent: async (e) => {
+            if (e.streamName !== stream) return;
+            seen.push(e.revision);
+            if (e.revision === 0) await released;
+          },
+        });
+        try {
+          await store.appendToStream(stream, events(2), 'no_stream');
+          await waitFor(() => seen.length === 1);
+          await sleep(150);
+          expect(seen).toEqual([0]);
+          release();
+          await waitFor(() => seen.length === 2);
+          expect(seen).toEqual([0, 1]);
+        } finally {
+          await subscription.close();
+        }
+      });
+
+      it('delivers nothing after close, which waits for the handler in flight', async () => {
+        const stream = newStream();
+        const start = await store.headPosition();
+        const seen: number[] = [];
+        let handlerDone = false;
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const subscription = store.subscribeToAll({
+          fromPosition: start,
+          onEvent: async (e) => {
+            if (e.streamName !== stream) return;
+            seen.push(e.revision);
+            await released;
+            handlerDone = true;
+          },
+        });
+        await store.appendToStream(stream, events(1), 'no_stream');
+        await waitFor(() => seen.length === 1);
+
+        const closed = subscription.close().then(() => handlerDone);
+        await store.appendToStream(stream, events(1), 0);
+        await sleep(50);
+        release();
+        expect(await closed).toBe(true);
+        await store.appendToStream(stream, events(1), 1);
+        await sleep(150);
+        expect(seen).toEqual([0]);
+      });
+
+      it('stops and reports the error when a handler throws', async () => {
+        const stream = newStream();
+        const start = await store.headPosition();
+        const seen: number[] = [];
+        const errors: Error[] = [];
+        const subscription = store.subscribeToAll({
+          fromPosition: start,
+          onEvent: (e) => {
+            if (e.streamName !== stream) return;
+            seen.push(e.revision);
+            throw new Error('handler failed');
+          },
+          onError: (error) => errors.push(error),
+        });
+        try {
+          await store.appendToStream(stream, events(2), 'no_stream');
+          await waitFor(() => errors.length === 1);
+          expect(errors[0].message).toBe('handler failed');
+          await sleep(100);
+          expect(seen).toEqual([0]);
+        } finally {
+          await subscription.close();
+        }
+      });
+    });
+  });
+}
