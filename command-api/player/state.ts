@@ -1,6 +1,6 @@
 import { addAmounts } from '../../shared/amount';
-import type { Effects, PowerupInstance } from '../../shared/events/common';
-import type { ActionProcessed, ActionReversed, Award, ProgressEntry } from '../../shared/events/player-events';
+import type { Effects, Grant, PowerupInstance } from '../../shared/events/common';
+import type { ActionProcessed, ActionReversed, Award, LevelReached, ProgressEntry } from '../../shared/events/player-events';
 import type { RecordedEvent } from '../../shared/event-store/port';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
@@ -37,6 +37,8 @@ export interface PlayerState {
   balances: Map<string, number>;
   /** Level number of each level reached, by level uid. */
   levelsReached: Map<string, number>;
+  /** What reaching each level granted, to take back if the level is lost. */
+  levelGrants: Map<string, Grant[]>;
   holdings: Holding[];
   /** Qualifying entries per rule uid, per condition index, not yet consumed by an award. */
   progress: Map<string, ProgressEntry[][]>;
@@ -46,6 +48,8 @@ export interface PlayerState {
   processed: Map<string, number>;
   reversed: Set<string>;
   powerups: Map<string, OwnedPowerup>;
+  /** Reference (action, chest opening, purchase) whose decision created each powerup instance. */
+  powerupOrigins: Map<string, string>;
   provisions: Map<string, ProvisionState>;
 }
 
@@ -55,12 +59,14 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   points: 0,
   balances: new Map(),
   levelsReached: new Map(),
+  levelGrants: new Map(),
   holdings: [],
   progress: new Map(),
   lastPointAward: new Map(),
   processed: new Map(),
   reversed: new Set(),
   powerups: new Map(),
+  powerupOrigins: new Map(),
   provisions: new Map(),
 });
 
@@ -90,6 +96,11 @@ function progressOf(state: PlayerState, rule: string): ProgressEntry[][] {
   return p;
 }
 
+function reachLevel(state: PlayerState, l: LevelReached): void {
+  state.levelsReached.set(l.uid, l.level);
+  state.levelGrants.set(l.uid, l.grants);
+}
+
 function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
   state.processed.set(e.referenceId, revision);
   if (e.pointsAwarded) state.lastPointAward.set(e.actionName, e.timestamp);
@@ -108,7 +119,8 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     }
     state.holdings.push({ ...award, awardedBy: e.referenceId, awardedAt: e.timestamp });
   }
-  for (const l of e.levels) state.levelsReached.set(l.uid, l.level);
+  for (const l of e.levels) reachLevel(state, l);
+  for (const p of e.effects.powerupsGranted) state.powerupOrigins.set(p.uid, e.referenceId);
 }
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
@@ -130,7 +142,11 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
       });
     }
   }
-  for (const l of e.revokedLevels) state.levelsReached.delete(l.uid);
+  for (const l of e.revokedLevels) {
+    state.levelsReached.delete(l.uid);
+    state.levelGrants.delete(l.uid);
+  }
+  for (const uid of e.effects.powerupsRemoved) state.powerupOrigins.delete(uid);
 }
 
 /** Folds one recorded player event into the state (mutating it: states are owned by one loader). */
@@ -139,7 +155,7 @@ export function evolve(state: PlayerState, event: RecordedEvent): PlayerState {
   switch (event.type) {
     case 'PlayerRegistered':
       state.registered = true;
-      for (const l of (data as { levels: { uid: string; level: number }[] }).levels) state.levelsReached.set(l.uid, l.level);
+      for (const l of (data as { levels: LevelReached[] }).levels) reachLevel(state, l);
       break;
     case 'ActionProcessed':
       applyActionProcessed(state, data as unknown as ActionProcessed, event.revision);

@@ -117,6 +117,7 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
     details: cmd.details,
     actionPoints,
     pointsAwarded,
+    actionGrants: poweredActionGrants,
     cost,
     progress,
     awards: poweredAwards,

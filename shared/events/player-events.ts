@@ -70,6 +70,8 @@ export const actionProcessedSchema = z.object({
   actionPoints: z.number(),
   /** The action's points counted (not within pointGap): the next pointGap is measured from here. */
   pointsAwarded: z.boolean(),
+  /** The action's own deliverables after multiplier and powerups. */
+  actionGrants: z.array(grantSchema),
   cost: costSchema.nullable(),
   progress: z.array(z.object({ rule: z.string(), condition: z.number().int(), entry: progressEntrySchema })),
   awards: z.array(awardSchema),

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { StoreUnavailableError } from '../event-store/port';
-import type { Logger } from '../logging/logger';
 import { failure, sendFailure } from './envelope';
 import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
 

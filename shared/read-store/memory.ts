@@ -7,7 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { Query, update as mingoUpdate } from 'mingo';
+import { Context, Query } from 'mingo';
+import { Query as BaseQuery } from 'mingo/query';
+import * as queryOperators from 'mingo/operators/query';
+import * as updateOperatorModule from 'mingo/operators/update';
 import {
   Collection,
   Document,
@@ -21,8 +24,18 @@ import {
   WriteOperation,
 } from './port';
 
-type Criteria = ConstructorParameters<typeof Query>[0];
-type Modifier = Parameters<typeof mingoUpdate>[1];
+/*
+ * mingo's top-level Query and update() copy its whole operator registry (a few hundred
+ * entries) on every call, which caps writes near 10k/s. The hot paths use mingo's building
+ * blocks instead: the base Query with a registry of just the query operators, and the update
+ * operator functions themselves.
+ */
+const QUERY_CONTEXT = Context.init({ query: queryOperators });
+/** Given its argument, a function that mutates a document and returns the paths it changed. */
+type UpdateOperator = (expr: Record<string, unknown>) => (doc: Record<string, unknown>) => string[];
+// Looked up by the operator names of update documents; the operators validate their arguments.
+const updateOperators = updateOperatorModule as unknown as Record<string, UpdateOperator | undefined>;
+
 type Documents = Map<string, Document>;
 
 const NOTHING: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
@@ -96,16 +109,7 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const docs = this.docs();
-    if (!docs) return 0;
-    if (isEmpty(filter)) {
-      const count = docs.size;
-      docs.clear();
-      return count;
-    }
-    const matched = this.matching(filter);
-    for (const doc of matched) docs.delete(doc._id);
-    return matched.length;
+    return this.applyDelete(filter);
   }
 
   async bulkWrite(operations: WriteOperation[]): Promise<void> {
@@ -116,9 +120,22 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       } else if ('replaceOne' in op) {
         this.applyReplace(op.replaceOne.filter, op.replaceOne.replacement, op.replaceOne.upsert ?? false);
       } else {
-        await this.deleteMany(op.deleteMany.filter);
+        this.applyDelete(op.deleteMany.filter);
       }
     }
+  }
+
+  private applyDelete(filter: Filter): number {
+    const docs = this.docs();
+    if (!docs) return 0;
+    if (isEmpty(filter)) {
+      const count = docs.size;
+      docs.clear();
+      return count;
+    }
+    const matched = this.matching(filter);
+    for (const doc of matched) docs.delete(doc._id);
+    return matched.length;
   }
 
   private docs(): Documents | undefined {
@@ -134,12 +151,12 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       const doc = docs.get(id);
       if (!doc) return [];
       const idOnly = typeof filter._id === 'string' && Object.keys(filter).length === 1;
-      return idOnly || new Query(filter as Criteria).test(doc) ? [doc] : [];
+      return idOnly || compile(filter).test(doc) ? [doc] : [];
     }
-    const query = isEmpty(filter) ? matchAll : new Query(filter as Criteria);
+    const query = isEmpty(filter) ? undefined : compile(filter);
     const found: Document[] = [];
     for (const doc of docs.values()) {
-      if (query.test(doc) && found.push(doc) >= max) break;
+      if ((!query || query.test(doc)) && found.push(doc) >= max) break;
     }
     return found;
   }
@@ -161,8 +178,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     if (current) {
       // Update a copy and swap it in, so an operator failing half-way leaves the document as it was.
       const next = clone(current);
+      // mingo's operators refuse to touch _id, as MongoDB does.
       const changed = modify(next, withoutSetOnInsert(update));
-      if (next._id !== current._id) throw immutableId(this.name, current._id);
       if (changed) this.docs()!.set(current._id, next);
       return { matchedCount: 1, modifiedCount: changed ? 1 : 0, upsertedCount: 0 };
     }
@@ -170,8 +187,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     // As MongoDB: seed from the filter's equality fields, then apply the update with $setOnInsert.
     // When the filter's _id exists but the rest of the filter did not match, this insert is
     // what MongoDB would attempt too, and it fails the same way, with a duplicate key.
-    const doc = {} as Document;
-    const seed = equalityFields(filter, {});
+    const { _id, ...seed } = equalityFields(filter, {});
+    const doc = { _id } as Document;
     if (!isEmpty(seed)) modify(doc, { $set: seed });
     modify(doc, forInsert(update));
     if (doc._id === undefined) doc._id = randomUUID();
@@ -184,7 +201,9 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     const doc = clone(replacement);
     if (current) {
       if (doc._id === undefined) doc._id = current._id;
-      if (doc._id !== current._id) throw immutableId(this.name, current._id);
+      if (doc._id !== current._id) {
+        throw new Error(`replacing ${current._id} in ${this.name} would modify the immutable field _id`);
+      }
       if (isDeepStrictEqual(doc, current)) return { matchedCount: 1, modifiedCount: 0, upsertedCount: 0 };
       // Map.set on an existing key keeps the document's insertion position.
       this.docs()!.set(doc._id, doc);
@@ -197,10 +216,30 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 }
 
+/** A compiled filter. $expr needs mingo's aggregation expressions too, hence its full registry. */
+function compile(filter: Filter): { test(doc: object): boolean } {
+  return usesExpr(filter) ? new Query(filter) : new BaseQuery(filter, { context: QUERY_CONTEXT });
+}
+
+function usesExpr(filter: Filter): boolean {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$expr') return true;
+    if ((key === '$and' || key === '$or' || key === '$nor') && Array.isArray(value) && value.some(usesExpr)) return true;
+  }
+  return false;
+}
+
 /** Applies update operators in place; true when the document changed. */
 function modify(doc: Document, update: Update): boolean {
-  // Deep clone mode: values taken from the update must not alias the caller's objects.
-  return mingoUpdate(doc, update as Modifier, undefined, undefined, { cloneMode: 'deep' }).length > 0;
+  let changed = false;
+  for (const [op, argument] of Object.entries(update)) {
+    const operator = op.startsWith('$') ? updateOperators[op] : undefined;
+    if (typeof operator !== 'function') throw new Error(`unknown update operator ${op}`);
+    // mingo copies set values one level deep only; a deep copy keeps stored documents from
+    // aliasing the caller's objects.
+    if (operator(clone(argument) as Record<string, unknown>)(doc).length > 0) changed = true;
+  }
+  return changed;
 }
 
 function withoutSetOnInsert(update: Update): Update {
@@ -237,10 +276,6 @@ function equalityFields(filter: Filter, into: Record<string, unknown>): Record<s
     }
   }
   return into;
-}
-
-function immutableId(collection: string, id: string): Error {
-  return new Error(`the immutable field _id of ${id} in ${collection} would be modified`);
 }
 
 function isEmpty(object: object): boolean {

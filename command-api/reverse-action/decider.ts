@@ -1,0 +1,139 @@
+import { addAmounts, subtractAmounts } from '../../shared/amount';
+import type { Catalog } from '../../shared/catalog/schema';
+import { noEffects, type Grant } from '../../shared/events/common';
+import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
+import { fail, ok, type Result } from '../../shared/http/envelope';
+import { addBalance } from '../player/grants';
+import { balanceOf, type Holding, type PlayerState } from '../player/state';
+import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../process-action/rules';
+
+export interface ReverseActionCommand {
+  playerId: string;
+  referenceId: string;
+  name: string;
+}
+
+const NOT_REVERSIBLE = 'Action is not reversible';
+
+/**
+ * Decides the compensation of a processed action: everything it granted, every award (of this
+ * or a later action) whose condition no longer holds without it, the levels the lower points
+ * no longer reach, and the cost refunded. 101 with nothing changed when it cannot be done.
+ */
+export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerState, original: ActionProcessed | null, catalog: Catalog): Result<ActionReversed> {
+  if (!original || original.playerId !== cmd.playerId || !state.processed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
+  if (original.actionName !== cmd.name) return fail(101, `${NOT_REVERSIBLE}: name does not match the original action`);
+  if (state.reversed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: already reversed`);
+
+  const revoked = holdingsToRevoke(state, original, catalog);
+  const revokedAwards: RevokedAward[] = revoked.map((h) => ({
+    kind: h.kind,
+    uid: h.uid,
+    rank: h.rank?.rank ?? null,
+    awardedBy: h.awardedBy,
+    awardedAt: h.awardedAt,
+    points: h.points,
+    grants: h.grants,
+    limited: h.limited,
+  }));
+
+  const pointsTaken = revokedAwards.reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
+  const pointsAfter = subtractAmounts(state.points, pointsTaken);
+  // Levels whose target the remaining points no longer reach are lost, with what they granted.
+  const revokedLevels = catalog.levels
+    .filter((l) => state.levelsReached.has(l.uid) && l.target > pointsAfter)
+    .map((l) => ({ uid: l.uid, level: l.level, grants: state.levelGrants.get(l.uid) ?? [] }));
+
+  const actionGrants = original.actionGrants;
+  const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants)];
+
+  const effects = noEffects();
+  effects.points = -pointsTaken;
+  const powerupDeliverables = new Set(catalog.deliverables.filter((d) => d.kind === 'Powerup').map((d) => d.uid));
+  for (const g of taken) if (!powerupDeliverables.has(g.uid)) addBalance(effects, g.uid, -g.amount);
+  if (original.cost) addBalance(effects, original.cost.deliverableUid, original.cost.amount);
+  effects.balances = effects.balances.filter((b) => b.amount !== 0);
+  for (const b of effects.balances) {
+    if (addAmounts(balanceOf(state, b.deliverableUid), b.amount) < 0) return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
+  }
+  effects.powerupsRemoved = powerupsTakenBack(state, original.referenceId, revokedAwards, revokedLevels, powerupDeliverables);
+  effects.powerupUses = original.effects.powerupUses.filter((u) => state.powerups.has(u.uid)).map((u) => ({ uid: u.uid, uses: -u.uses }));
+
+  return ok({
+    playerId: cmd.playerId,
+    referenceId: cmd.referenceId,
+    actionName: original.actionName,
+    timestamp: original.timestamp,
+    actionPoints: original.actionPoints,
+    actionGrants,
+    revokedAwards,
+    revokedLevels,
+    refund: original.cost,
+    effects,
+  });
+}
+
+
+/** Holdings that fall with the action: its own awards, and those whose condition no longer holds. */
+function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog: Catalog): Holding[] {
+  const rules = compileRules(catalog);
+  const ref = original.referenceId;
+  const revoked = new Set<Holding>();
+  for (const h of state.holdings) {
+    if (h.awardedBy === ref) {
+      revoked.add(h);
+      continue;
+    }
+    const rule = rules.rules.get(h.uid);
+    if (!rule) continue;
+    if (h.rank) {
+      // A rank stands while the remaining qualifying actions still meet its threshold.
+      const remaining = (state.progress.get(h.uid) ?? []).map((entries) => entries.filter((e) => e.ref !== ref));
+      const rank = rule.rankSet?.ranks.find((r) => r.rank === h.rank!.rank);
+      if (rank && !rankThresholdMet(rank, remaining)) revoked.add(h);
+    } else if (h.consumed.some((entries) => entries.some((e) => e.ref === ref))) {
+      const without = h.consumed.map((entries) => entries.filter((e) => e.ref !== ref));
+      const still = rule.conditions.every((c, i) => challengeHolds(c, countedEntries(c, without[i] ?? [], h.awardedAt)));
+      if (!still) revoked.add(h);
+    }
+  }
+  // A rule that requires a badge the player no longer holds falls with it, transitively.
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const h of state.holdings) {
+      if (revoked.has(h)) continue;
+      const required = rules.rules.get(h.uid)?.def.requiredBadge;
+      if (!required) continue;
+      const stillHeld = state.holdings.some((x) => x.uid === required && !revoked.has(x));
+      if (!stillHeld) {
+        revoked.add(h);
+        changed = true;
+      }
+    }
+  }
+  return state.holdings.filter((h) => revoked.has(h));
+}
+
+/**
+ * Powerup instances to take back: all those the reversed action created, and for each award or
+ * level of a later action that is revoked, as many instances of its powerups as it granted.
+ */
+function powerupsTakenBack(state: PlayerState, ref: string, revokedAwards: RevokedAward[], revokedLevels: { grants: Grant[] }[], powerupDeliverables: ReadonlySet<string>): string[] {
+  const owned = [...state.powerupOrigins.entries()].filter(([uid]) => state.powerups.has(uid));
+  const taken = new Set(owned.filter(([, origin]) => origin === ref).map(([uid]) => uid));
+  const later: { origin: string | null; grants: Grant[] }[] = [...revokedAwards.filter((a) => a.awardedBy !== ref).map((a) => ({ origin: a.awardedBy, grants: a.grants })), ...revokedLevels.map((l) => ({ origin: null, grants: l.grants }))];
+  for (const { origin, grants } of later) {
+    for (const g of grants) {
+      if (!powerupDeliverables.has(g.uid)) continue;
+      let count = Math.floor(g.amount);
+      for (const [uid, o] of owned) {
+        if (count === 0) break;
+        if (taken.has(uid) || (origin !== null && o !== origin) || state.powerups.get(uid)!.instance.deliverableUid !== g.uid) continue;
+        taken.add(uid);
+        count--;
+      }
+    }
+  }
+  return [...taken];
+}

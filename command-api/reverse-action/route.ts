@@ -1,0 +1,32 @@
+import { SERVER_MOBILE } from '../../shared/auth/access';
+import { ok } from '../../shared/http/envelope';
+import { defineRoute } from '../../shared/http/route';
+import { requestMetadata, type CommandDeps } from '../deps';
+import { parseActionBody, parseWithNested } from '../process-action/route';
+import { reverseAction } from './handler';
+
+export const reverseActionRoute = (deps: CommandDeps) =>
+  defineRoute({
+    method: 'POST',
+    path: '/v1/action/delete',
+    tiers: SERVER_MOBILE,
+    acceptsNestedActions: true,
+    rateLimited: true,
+    // Same body as process; a future timestamp is not an error for a reversal, so "now" is far ahead.
+    parse: (input) => parseWithNested(input, Number.MAX_SAFE_INTEGER),
+    async handle({ outer, nested }, ctx) {
+      const metadata = requestMetadata(ctx, deps);
+      const first = await reverseAction(outer, metadata, deps);
+      if (!first.ok) return first;
+      if (!nested.length) return { ok: true, value: undefined, position: first.value.position };
+      let position = first.value.position;
+      const results: unknown[] = [];
+      for (const body of nested) {
+        const cmd = parseActionBody(body, Number.MAX_SAFE_INTEGER);
+        const r = cmd.ok ? await reverseAction(cmd.value, metadata, deps) : cmd;
+        if (r.ok) position = Math.max(position, r.value.position);
+        results.push(r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message });
+      }
+      return { ...ok({ nested: results }), position };
+    },
+  });

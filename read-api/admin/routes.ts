@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { ALL_TIERS } from '../../shared/auth/access';
+import { fail, ok, type Result } from '../../shared/http/envelope';
+import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
+import { canonicalPlayerId } from '../../shared/ids';
+import type { ReadStore } from '../../shared/read-store/port';
+import { parseSeasonKey } from '../../shared/time/season';
+import { LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../projections/leaderboards';
+import { VIEW_COLLECTIONS, type ViewDocument } from './views';
+
+export interface ReadDeps {
+  store: ReadStore;
+  now(): number;
+}
+
+const noInput = (): Result<Record<string, never>> => ok({});
+const byId = (param: string) => (input: { params: Record<string, string> }) => ok({ id: input.params[param] });
+
+/** A list view: entries in catalog order (levels by level); `activeOnly` as api.md says of the list. */
+function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyRoute['tiers'], activeOnly: boolean): AnyRoute {
+  return defineRoute({
+    method: 'GET',
+    path,
+    tiers,
+    parse: noInput,
+    async handle() {
+      const docs = await deps.store.collection<ViewDocument>(collection).find(activeOnly ? { isActive: true } : {}, { sort: { order: 1 } });
+      return ok(docs.map((d) => d.list));
+    },
+  });
+}
+
+/** A detail view: the entry by uid, wrapped in an array as api.md's examples show. */
+function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string]): AnyRoute {
+  return defineRoute({
+    method: 'GET',
+    path,
+    tiers,
+    parse: byId(param),
+    async handle({ id }) {
+      const doc = await deps.store.collection<ViewDocument>(collection).findOne({ _id: id });
+      return doc ? ok([doc.detail]) : fail(notFound[0], notFound[1]);
+    },
+  });
+}
+
+const standingsQuery = z.object({
+  top: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
+    .optional(),
+  season: z.string().max(20).optional(),
+  playerId: z.string().optional(),
+});
+
+/** Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. */
+async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: number, playerId: string | null) {
+  const scores = deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+  const players = deps.store.collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players);
+  const rows = await scores.find({ board: board._id, period }, { sort: { score: -1, reachedAt: 1 }, limit: top });
+  const entry = async (doc: ScoreDoc, rank: number) => {
+    const p = await players.findOne({ _id: doc.playerId });
+    return { rank, points: doc.score, userId: doc.playerId, username: p?.username ?? doc.playerId, imageName: p?.imageName ?? null };
+  };
+  const out = [];
+  let rank = 0;
+  for (let i = 0; i < rows.length; i++) {
+    if (i === 0 || rows[i].score !== rows[i - 1].score) rank = i + 1;
+    out.push(await entry(rows[i], rank));
+  }
+  let player = undefined;
+  if (playerId) {
+    const mine = await scores.findOne({ _id: `${board._id}|${period}|${playerId}` });
+    player = mine ? await entry(mine, 1 + (await scores.countDocuments({ board: board._id, period, score: { $gt: mine.score } }))) : null;
+  }
+  return { standings: out, player };
+}
+
+export function adminRoutes(deps: ReadDeps): AnyRoute[] {
+  const C = VIEW_COLLECTIONS;
+  return [
+    listRoute(deps, '/v1/admin/actions', C.actions, ['Server'], true),
+    detailRoute(deps, '/v1/admin/actions/:actionID', 'actionID', C.actions, ['Server'], [9001, 'Action does not exist']),
+    listRoute(deps, '/v1/admin/badges', C.badges, ['Server'], true),
+    detailRoute(deps, '/v1/admin/badges/:badgeID', 'badgeID', C.badges, ['Server'], [9004, 'Badge does not exist']),
+    listRoute(deps, '/v1/admin/triggers', C.triggers, ['Server'], true),
+    detailRoute(deps, '/v1/admin/triggers/:triggerID', 'triggerID', C.triggers, ['Server'], [9005, 'Trigger does not exist']),
+    listRoute(deps, '/v1/admin/levels', C.levels, ['Server'], false),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/admin/ranks',
+      tiers: ['Server'],
+      parse: ({ query }) => parseWith(z.object({ isactive: z.enum(['true', 'false'], { error: 'isactive: must be true or false' }).optional() }), query),
+      async handle({ isactive }) {
+        const filter = isactive === undefined ? {} : { isActive: isactive === 'true' };
+        const docs = await deps.store.collection<ViewDocument>(C.ranks).find(filter, { sort: { order: 1 } });
+        return ok(docs.map((d) => d.list));
+      },
+    }),
+    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, ALL_TIERS, false),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/admin/leaderboards/:leaderboardID',
+      tiers: ALL_TIERS,
+      parse: ({ params, query }) => {
+        const q = parseWith(standingsQuery, query);
+        if (!q.ok) return q;
+        const playerId = q.value.playerId === undefined ? null : canonicalPlayerId(q.value.playerId);
+        if (q.value.playerId !== undefined && !playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
+        return ok({ id: params.leaderboardID, top: q.value.top ?? 10, season: q.value.season ?? null, playerId });
+      },
+      async handle({ id, top, season, playerId }) {
+        const view = await deps.store.collection<ViewDocument>(C.leaderboards).findOne({ _id: id });
+        const board = await deps.store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).findOne({ _id: id });
+        if (!view || !board) return fail(9007, 'Leaderboard does not exist');
+        let period: string | null;
+        if (board.type === 0) period = STANDARD_PERIOD;
+        else if (season !== null) {
+          period = parseSeasonKey(season, board.season!);
+          if (period === null) return fail(1001, `season: not a ${board.season} period (e.g. ${examplePeriod(board.season!)})`);
+        } else period = periodOf({ ...board, startMs: null, endMs: null }, deps.now());
+        const { standings: rows, player } = await standings(deps, board, period!, top, playerId);
+        return ok([{ ...view.detail, standings: rows, ...(playerId ? { player } : {}) }]);
+      },
+    }),
+    listRoute(deps, '/v1/admin/stores', C.stores, ALL_TIERS, false),
+    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, ALL_TIERS, [9008, 'Store does not exist']),
+  ];
+}
+
+const examplePeriod = (season: NonNullable<BoardDoc['season']>) => ({ daily: '2026-11-21', weekly: '2026-W47', monthly: '2026-11' })[season];
+

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { ALL_TIERS } from '../../shared/auth/access';
+import { fail, ok } from '../../shared/http/envelope';
+import { defineRoute, parseBody } from '../../shared/http/route';
+import { canonicalPlayerId } from '../../shared/ids';
+import type { CommandDeps } from '../../command-api/deps';
+import { currentLevel } from '../../command-api/player/state';
+import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
+
+/**
+ * POST /v1/player/profile: points, level, badges with ranks and balances, read from the player's
+ * stream, so a write is visible at once.
+ */
+export const playerProfileRoute = (deps: CommandDeps) =>
+  defineRoute({
+    method: 'POST',
+    path: '/v1/player/profile',
+    tiers: ALL_TIERS.filter((t) => t !== 'Client'),
+    parse: (input) => {
+      const parsed = parseBody(z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }) }))(input);
+      if (!parsed.ok) return parsed;
+      const playerId = canonicalPlayerId(parsed.value.playerId);
+      return playerId ? ok({ playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+    },
+    async handle({ playerId }) {
+      const { state } = await deps.players.load(playerId);
+      if (!state.registered) return fail(5003, 'PlayerId does not exist');
+      const { catalog } = deps.catalog();
+      const levelNumber = currentLevel(state);
+      const level = catalog.levels.find((l) => l.level === levelNumber && state.levelsReached.has(l.uid));
+      const badges = new Map<string, { uid: string; label: string; type: string; count: number; rank: { rank: number; label: string } | null }>();
+      for (const h of state.holdings.filter((x) => x.kind === 'badge')) {
+        const b = badges.get(h.uid) ?? { uid: h.uid, label: h.label, type: h.ruleType, count: 0, rank: null };
+        b.count += 1;
+        if (h.rank && (!b.rank || h.rank.rank > b.rank.rank)) b.rank = h.rank;
+        badges.set(h.uid, b);
+      }
+      const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
+      return ok({
+        playerId,
+        points: state.points,
+        level: level ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName } : null,
+        badges: [...badges.values()],
+        balances: [...state.balances.entries()]
+          .filter(([, amount]) => amount !== 0)
+          .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
+      });
+    },
+  });

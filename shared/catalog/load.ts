@@ -1,0 +1,142 @@
+/**
+ * Reading a catalog file: syntax (YAML or JSON), schema (schema.ts), then the cross-entry rules
+ * (validate.ts). All problems are collected, one line each, so one run shows everything to fix.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { formatIssues, issueMessage } from './problems';
+import { CatalogSchema, SECTION_SCHEMAS } from './schema';
+import type { Catalog, CatalogSection } from './types';
+import { type CatalogDraft, type UnparsedEntry, validateCatalog } from './validate';
+
+export type CatalogParseResult = { ok: true; catalog: Catalog; hash: string } | { ok: false; problems: string[] };
+
+type SyntaxResult = { ok: true; data: unknown } | { ok: false; problems: string[] };
+
+/**
+ * Parses and validates catalog text. `fileName` picks the syntax: `.json` is JSON, anything else
+ * YAML (which also reads JSON). `hash` identifies the catalog's content, not its text.
+ */
+export function parseCatalog(text: string, fileName: string): CatalogParseResult {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const syntax = extname(fileName).toLowerCase() === '.json' ? parseJson(source) : parseYaml(source);
+  if (!syntax.ok) return syntax;
+
+  const parsed = CatalogSchema.safeParse(syntax.data, { error: issueMessage });
+  if (parsed.success) {
+    const problems = validateCatalog({ ...parsed.data, unparsed: [] });
+    return problems.length > 0 ? { ok: false, problems } : { ok: true, catalog: parsed.data, hash: catalogHash(parsed.data) };
+  }
+  // Check the entries the schema did accept too, so that one run reports every problem.
+  return { ok: false, problems: [...formatIssues(parsed.error.issues), ...validateCatalog(salvage(syntax.data))] };
+}
+
+/** Reads and parses a catalog file; an unreadable or missing file is a problem, not a throw. */
+export async function loadCatalogFile(path: string): Promise<CatalogParseResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return { ok: false, problems: [code === 'ENOENT' ? `${path}: file not found` : `${path}: cannot read the file (${message})`] };
+  }
+  return parseCatalog(text, path);
+}
+
+/**
+ * sha256 (hex) of the catalog's canonical JSON. It is computed on the parsed catalog, defaults
+ * applied, so layout, comments, key order or a default written out do not change it.
+ */
+export function catalogHash(catalog: Catalog): string {
+  return createHash('sha256').update(canonicalJson(catalog)).digest('hex');
+}
+
+/** JSON with object keys sorted at every level (array order is kept: it is meaningful). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function parseJson(text: string): SyntaxResult {
+  try {
+    return { ok: true, data: JSON.parse(text) };
+  } catch (error) {
+    const message = (error as Error).message;
+    // V8 gives a character offset ("... in JSON at position 42"); a line and column are easier to find.
+    const at = /\s*(?:in JSON )?at position (\d+).*$/.exec(message);
+    if (!at) return { ok: false, problems: [`JSON: ${message}`] };
+    const before = text.slice(0, Number(at[1])).split('\n');
+    const line = before.length;
+    const column = (before[before.length - 1] ?? '').length + 1;
+    return { ok: false, problems: [`line ${line}, column ${column}: ${message.slice(0, at.index)}`] };
+  }
+}
+
+function parseYaml(text: string): SyntaxResult {
+  // YAML 1.2 core schema: `2026-01-01T00:00:00` stays a string (no timestamp type), `yes` is not a boolean.
+  const document = parseDocument(text, { version: '1.2', schema: 'core' });
+  if (document.errors.length > 0) {
+    return {
+      ok: false,
+      problems: document.errors.map((e) => {
+        // The parser's message ends with " at line L, column C:" and a source excerpt on further lines.
+        const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+        const at = e.linePos?.[0];
+        return at ? `line ${at.line}, column ${at.col}: ${message}` : message;
+      }),
+    };
+  }
+  try {
+    return { ok: true, data: document.toJS() };
+  } catch (error) {
+    // e.g. too many alias expansions
+    return { ok: false, problems: [`YAML: ${(error as Error).message}`] };
+  }
+}
+
+/** The entries the schema accepts, one by one, at their file index; the others as UnparsedEntry. */
+function salvage(data: unknown): CatalogDraft {
+  const root = isRecord(data) ? data : {};
+  const unparsed: UnparsedEntry[] = [];
+  const section = <T>(name: CatalogSection, schema: z.ZodType<T>): (T | undefined)[] => {
+    const raw = root[name];
+    if (!Array.isArray(raw)) return [];
+    return raw.map((entry: unknown, index) => {
+      const result = schema.safeParse(entry);
+      if (result.success) return result.data;
+      const rawEntry = isRecord(entry) ? entry : {};
+      unparsed.push({ section: name, index, uid: stringOrNull(rawEntry.uid), identifier: stringOrNull(rawEntry.identifier) });
+      return undefined;
+    });
+  };
+  return {
+    deliverables: section('deliverables', SECTION_SCHEMAS.deliverables),
+    actions: section('actions', SECTION_SCHEMAS.actions),
+    badges: section('badges', SECTION_SCHEMAS.badges),
+    rankSets: section('rankSets', SECTION_SCHEMAS.rankSets),
+    triggers: section('triggers', SECTION_SCHEMAS.triggers),
+    levels: section('levels', SECTION_SCHEMAS.levels),
+    leaderboards: section('leaderboards', SECTION_SCHEMAS.leaderboards),
+    stores: section('stores', SECTION_SCHEMAS.stores),
+    unparsed,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}

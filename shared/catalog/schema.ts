@@ -1,0 +1,346 @@
+/**
+ * zod schemas of the catalog format (catalog.md): the shape of every entry, local value rules
+ * (formats, signs, integers) and defaults. Rules that relate several fields or entries (references,
+ * uniqueness, ordering, mode-dependent fields) are in validate.ts, so that they can be reported
+ * with the same wording whether or not the rest of the entry is valid.
+ *
+ * Objects are strict: an unknown field (usually a typo) is a problem, not silently ignored.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { SEASONS } from '../time/season';
+import { isLocalIso, isValidTimeZone } from '../time/local-time';
+import {
+  type Action,
+  type Badge,
+  type Catalog,
+  type Deliverable,
+  FILTER_OPS,
+  type Filter,
+  type Leaderboard,
+  type Level,
+  type RankSet,
+  type Settings,
+  type Store,
+  type Trigger,
+} from './types';
+
+// The catalog types are part of this module's API: importers of the schema get them here.
+export * from './types';
+
+export const UID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Uid of an entry the file gives none (decisions.md §4: 32 lowercase hex): a digest of the entry's
+ * natural key, so it stays the same from one start to the next as long as that key does. The key
+ * is the identifier of an action, the number of a level, the store uid and label of a bundle, and
+ * the label of anything else; entries whose label may change should be given an explicit uid.
+ */
+export function generatedUid(kind: string, naturalKey: string): string {
+  return createHash('sha256').update(`${kind}:${naturalKey}`).digest('hex').slice(0, 32);
+}
+
+/** Decimal places of a number as written (shortest round-trip form, exponent included). */
+function decimalPlaces(n: number): number {
+  const [mantissa = '', exponent = '0'] = String(n).split('e');
+  const fraction = mantissa.split('.')[1] ?? '';
+  return Math.max(0, fraction.length - Number(exponent));
+}
+
+const NOT_NEGATIVE = 'must not be negative';
+
+// Amounts and points are kept exact to 6 decimal places (decisions.md §4); more cannot be honoured.
+const Decimal = z.number().refine((n) => decimalPlaces(n) <= 6, 'must have at most 6 decimal places');
+const NonNegativeDecimal = Decimal.min(0, NOT_NEGATIVE);
+const PositiveDecimal = Decimal.gt(0, 'must be greater than 0');
+const NonNegative = z.number().min(0, NOT_NEGATIVE);
+const Positive = z.number().gt(0, 'must be greater than 0');
+const NonNegativeInt = z.number().int().min(0, NOT_NEGATIVE);
+const PositiveInt = z.number().int().min(1, 'must be at least 1');
+
+const Text = z.string().min(1, 'must not be empty');
+const OptionalText = z.string().nullable().default(null);
+/** A reference to another entry; whether it resolves is checked in validate.ts. */
+const Ref = z.string().min(1, 'must not be empty');
+const OptionalRef = Ref.nullable().default(null);
+
+export const UidSchema = z.string().regex(UID_PATTERN, 'must be 1 to 64 characters of A-Z a-z 0-9 _ -');
+
+export const LocalIsoSchema = z
+  .string()
+  .refine(isLocalIso, { error: (iss) => `must be a local date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(iss.input)}` });
+const OptionalDate = LocalIsoSchema.nullable().default(null);
+
+/** An optional list: absent or null (an empty YAML section) is []. */
+function list<T extends z.ZodType>(item: T) {
+  return z
+    .array(item)
+    .nullish()
+    .transform((v) => v ?? []);
+}
+
+/** An optional object whose fields all have defaults: absent or null gives the defaults. */
+function withDefaults<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => v ?? undefined, schema.optional()).transform((v) => v ?? schema.parse({}));
+}
+
+const Scalar = z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string, number or boolean' });
+
+const labelled = {
+  uid: UidSchema.optional(),
+  label: Text,
+  description: OptionalText,
+  imageName: OptionalText,
+  isActive: z.boolean().default(true),
+};
+
+// --- settings ---
+
+export const RateLimitSchema = z.strictObject({
+  perSecond: NonNegative.default(100),
+  burst: PositiveInt.default(200),
+});
+
+export const SettingsSchema = z.strictObject({
+  timezone: z
+    .string()
+    .refine(isValidTimeZone, { error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}` })
+    .default('UTC'),
+  autoRegisterPlayers: z.boolean().default(true),
+  pendingTimeoutSeconds: PositiveInt.default(900),
+  rateLimit: withDefaults(RateLimitSchema),
+}) satisfies z.ZodType<Settings>;
+
+// --- deliverables, chests, powerups ---
+
+export const GrantSchema = z.strictObject({ deliverable: Ref, amount: NonNegativeDecimal });
+
+export const TriggerGrantSchema = z.strictObject({
+  deliverable: Ref,
+  amount: NonNegativeDecimal,
+  weight: NonNegative.nullable().default(null),
+});
+
+const AmountRange = z.strictObject({ min: NonNegativeDecimal, max: NonNegativeDecimal });
+const DrawCount = z.strictObject({ min: PositiveInt, max: PositiveInt });
+
+export const ChestPoolEntrySchema = z.strictObject({
+  reward: Ref,
+  amount: AmountRange,
+  weight: NonNegative,
+  stock: NonNegativeInt.nullable().default(null),
+});
+
+export const ChestSchema = z.strictObject({
+  scalingMode: z.enum(['None', 'PlayerLevel', 'Custom']).default('None'),
+  startDate: OptionalDate,
+  endDate: OptionalDate,
+  drawCount: DrawCount.default(() => ({ min: 1, max: 1 })),
+  pool: list(ChestPoolEntrySchema),
+  tiers: list(
+    z.strictObject({
+      minLevel: NonNegativeInt,
+      maxLevel: NonNegativeInt,
+      drawCount: DrawCount.nullable().default(null),
+      pool: list(ChestPoolEntrySchema),
+    }),
+  ),
+  scaling: list(z.strictObject({ minLevel: NonNegativeInt, factor: Positive })),
+});
+
+export const PowerupSchema = z.strictObject({
+  multiplier: Positive,
+  maxUseCount: NonNegativeInt.default(0),
+  timeoutSeconds: NonNegativeInt.default(0),
+  neverExpires: z.boolean().default(false),
+  targetPrizes: list(Ref),
+});
+
+export const DeliverableSchema = z
+  .strictObject({
+    ...labelled,
+    type: z.enum(['Prize', 'Content', 'Notification']),
+    // No default here: validate.ts must see a kind written on a Content or Notification.
+    kind: z.enum(['Currency', 'Item', 'Chest', 'Powerup']).optional(),
+    isPercentage: z.boolean().default(false),
+    details: list(z.strictObject({ label: Text, value: Scalar.transform(String) })),
+    chest: ChestSchema.nullable().default(null),
+    powerup: PowerupSchema.nullable().default(null),
+  })
+  .transform(
+    (d): Deliverable => ({
+      ...d,
+      uid: d.uid ?? generatedUid('deliverable', d.label),
+      kind: d.kind ?? (d.type === 'Prize' ? 'Item' : null),
+    }),
+  );
+
+// --- actions ---
+
+export const ActionSchema = z
+  .strictObject({
+    uid: UidSchema.optional(),
+    identifier: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(256, 'must be at most 256 characters')
+      .refine((s) => s.trim() === s, 'must not start or end with white space'),
+    imageName: OptionalText,
+    isActive: z.boolean().default(true),
+    points: NonNegativeDecimal.default(0),
+    pointGap: NonNegative.default(0),
+    cost: NonNegativeDecimal.default(0),
+    costDeliverable: OptionalRef,
+    isUserAttribute: z.boolean().default(false),
+    createDate: OptionalDate,
+    actionObjects: list(
+      z.strictObject({ label: Text, type: z.enum(['Number', 'String', 'Boolean', 'Date', 'Array']) }),
+    ),
+    deliverables: list(GrantSchema),
+  })
+  .transform((a): Action => ({ ...a, uid: a.uid ?? generatedUid('action', a.identifier) }));
+
+// --- conditions (badges and triggers) ---
+
+export const FilterSchema = z
+  .strictObject({
+    name: Text,
+    op: z.enum(FILTER_OPS),
+    value: z.union([Scalar, z.array(Scalar)], { error: 'must be a string, number or boolean, or a list of them' }),
+  })
+  .superRefine((f, ctx) => {
+    if (f.op === 'in' && !Array.isArray(f.value)) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'must be a list for op "in"' });
+    } else if (f.op === 'in' && Array.isArray(f.value) && f.value.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'must not be empty' });
+    } else if (f.op !== 'in' && Array.isArray(f.value)) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a single value for op "${f.op}"` });
+    }
+  })
+  .transform((f): Filter => {
+    if (f.op === 'in') return { name: f.name, op: 'in', value: ([] as unknown[]).concat(f.value).map(String) };
+    return { name: f.name, op: f.op, value: String(f.value) };
+  });
+
+export const ChallengeSchema = z.strictObject({
+  times: PositiveInt.nullable().default(null),
+  sum: z.strictObject({ field: Text, atLeast: Decimal }).nullable().default(null),
+  withinDays: Positive.nullable().default(null),
+  between: z.strictObject({ start: LocalIsoSchema, end: LocalIsoSchema }).nullable().default(null),
+});
+
+export const ConditionSchema = z.strictObject({
+  action: Text,
+  filters: list(FilterSchema),
+  challenge: withDefaults(ChallengeSchema),
+});
+
+// --- badges, triggers, rank sets ---
+
+const badgeLike = {
+  ...labelled,
+  type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
+  points: NonNegativeDecimal.default(0),
+  startDate: OptionalDate,
+  endDate: OptionalDate,
+  requiredBadge: OptionalRef,
+  conditions: z.array(ConditionSchema).min(1, 'at least one condition is required'),
+  rankSet: OptionalRef,
+};
+
+export const BadgeSchema = z
+  .strictObject({ ...badgeLike, deliverables: list(GrantSchema) })
+  .transform((b): Badge => ({ ...b, uid: b.uid ?? generatedUid('badge', b.label) }));
+
+export const TriggerSchema = z
+  .strictObject({
+    ...badgeLike,
+    randomizedPrize: z.boolean().default(false),
+    limited: z.boolean().default(false),
+    limit: NonNegativeInt.default(0),
+    deliverables: list(TriggerGrantSchema),
+  })
+  .transform((t): Trigger => ({ ...t, uid: t.uid ?? generatedUid('trigger', t.label) }));
+
+export const RankSchema = z.strictObject({
+  rank: PositiveInt,
+  label: Text,
+  times: PositiveInt.nullable().default(null),
+  sum: PositiveDecimal.nullable().default(null),
+  points: NonNegativeDecimal.default(0),
+  deliverables: list(GrantSchema),
+});
+
+export const RankSetSchema = z
+  .strictObject({ ...labelled, ranks: z.array(RankSchema).min(1, 'at least one rank is required') })
+  .transform((r): RankSet => ({ ...r, uid: r.uid ?? generatedUid('rankSet', r.label) }));
+
+// --- levels, leaderboards, stores ---
+
+export const LevelSchema = z
+  .strictObject({ ...labelled, level: PositiveInt, target: NonNegativeDecimal, deliverables: list(GrantSchema) })
+  .transform((l): Level => ({ ...l, uid: l.uid ?? generatedUid('level', String(l.level)) }));
+
+export const LeaderboardSchema = z
+  .strictObject({
+    ...labelled,
+    type: z.literal([0, 1]),
+    season: z.enum(SEASONS).nullable().default(null),
+    startDate: OptionalDate,
+    endDate: OptionalDate,
+    metric: z
+      .union([z.literal('points'), z.strictObject({ action: Text })], {
+        error: 'must be "points" or { action: <action identifier> }',
+      })
+      .default('points'),
+    randomizedPrize: z.boolean().default(false),
+    limited: z.boolean().default(false),
+  })
+  .transform((b): Leaderboard => ({ ...b, uid: b.uid ?? generatedUid('leaderboard', b.label) }));
+
+export const BundleSchema = z.strictObject({
+  uid: UidSchema.optional(),
+  label: Text,
+  description: OptionalText,
+  imageName: OptionalText,
+  cost: NonNegativeDecimal.default(0),
+  costDeliverable: OptionalRef,
+  initialStock: NonNegativeInt.default(0),
+  requiresFulfillment: z.boolean().default(false),
+  contents: list(GrantSchema),
+});
+
+export const StoreSchema = z
+  .strictObject({ ...labelled, startDate: OptionalDate, endDate: OptionalDate, bundles: list(BundleSchema) })
+  .transform((s): Store => {
+    const uid = s.uid ?? generatedUid('store', s.label);
+    const bundles = s.bundles.map((b) => ({ ...b, uid: b.uid ?? generatedUid('bundle', `${uid}/${b.label}`) }));
+    return { ...s, uid, bundles };
+  });
+
+// --- the whole catalog ---
+
+/** The schema of each list of entries, by section name. */
+export const SECTION_SCHEMAS = {
+  deliverables: DeliverableSchema,
+  actions: ActionSchema,
+  badges: BadgeSchema,
+  rankSets: RankSetSchema,
+  triggers: TriggerSchema,
+  levels: LevelSchema,
+  leaderboards: LeaderboardSchema,
+  stores: StoreSchema,
+} as const;
+
+export const CatalogSchema = z.strictObject({
+  version: z.literal(1),
+  settings: withDefaults(SettingsSchema),
+  deliverables: list(DeliverableSchema),
+  actions: list(ActionSchema),
+  badges: list(BadgeSchema),
+  rankSets: list(RankSetSchema),
+  triggers: list(TriggerSchema),
+  levels: list(LevelSchema),
+  leaderboards: list(LeaderboardSchema),
+  stores: list(StoreSchema),
+}) satisfies z.ZodType<Catalog>;

@@ -1,0 +1,309 @@
+/**
+ * The catalog as the rest of the code sees it: parsed from catalog.md's format, validated, with
+ * every default applied (absent optional lists are [], absent optional values null). Field names
+ * are catalog.md's. References hold the target's `uid`, except condition `action` and leaderboard
+ * `metric.action`, which hold an action `identifier`.
+ *
+ * Invariants the validator guarantees beyond these types are noted on the fields.
+ */
+import type { Season } from '../time/season';
+
+/** A local date-time `YYYY-MM-DDThh:mm:ss`, in `settings.timezone`. */
+export type LocalIso = string;
+
+export interface RateLimit {
+  /** Requests per second per API key; 0 means unlimited. */
+  perSecond: number;
+  /** Bucket size: requests that may arrive at once. */
+  burst: number;
+}
+
+export interface Settings {
+  /** IANA zone of every catalog date and of season boundaries. */
+  timezone: string;
+  autoRegisterPlayers: boolean;
+  pendingTimeoutSeconds: number;
+  rateLimit: RateLimit;
+}
+
+/** Fields shared by catalog entries with a display label. */
+export interface LabelledEntry {
+  /** Given in the file, or generated (32 hex) from the entry's natural key: see schema.ts. */
+  uid: string;
+  label: string;
+  description: string | null;
+  imageName: string | null;
+  isActive: boolean;
+}
+
+/** An inclusive range; `min <= max`. */
+export interface NumberRange {
+  min: number;
+  max: number;
+}
+
+export type DeliverableType = 'Prize' | 'Content' | 'Notification';
+export type PrizeKind = 'Currency' | 'Item' | 'Chest' | 'Powerup';
+
+export interface DeliverableDetail {
+  label: string;
+  value: string;
+}
+
+export interface Deliverable extends LabelledEntry {
+  type: DeliverableType;
+  /** Prize only (default Item); null for Content and Notification. */
+  kind: PrizeKind | null;
+  isPercentage: boolean;
+  details: DeliverableDetail[];
+  /** Non-null exactly when kind is Chest. */
+  chest: ChestConfig | null;
+  /** Non-null exactly when kind is Powerup. */
+  powerup: PowerupConfig | null;
+}
+
+export type ScalingMode = 'None' | 'PlayerLevel' | 'Custom';
+
+/** The literal chest reward that grants points instead of a deliverable. */
+export const POINTS_REWARD = 'points';
+
+export interface ChestPoolEntry {
+  /** A deliverable uid, or `points` (POINTS_REWARD). */
+  reward: string;
+  amount: NumberRange;
+  /** Raw draw weight (`probability` in the preview). */
+  weight: number;
+  /** Global stock shared by all players; null = unlimited (0 = none left). */
+  stock: number | null;
+}
+
+export interface ChestTier {
+  minLevel: number;
+  maxLevel: number;
+  /** null: the chest's own drawCount. */
+  drawCount: NumberRange | null;
+  /** Non-empty, total weight > 0. */
+  pool: ChestPoolEntry[];
+}
+
+export interface ChestScaling {
+  minLevel: number;
+  factor: number;
+}
+
+export interface ChestConfig {
+  scalingMode: ScalingMode;
+  startDate: LocalIso | null;
+  endDate: LocalIso | null;
+  /** Integers >= 1; default { min: 1, max: 1 }. */
+  drawCount: NumberRange;
+  /** None and Custom: non-empty, total weight > 0. PlayerLevel: empty. */
+  pool: ChestPoolEntry[];
+  /** PlayerLevel: non-empty, in catalog order (the first tier holding the level wins). Else empty. */
+  tiers: ChestTier[];
+  /** Custom: non-empty, minLevel strictly ascending. Else empty. */
+  scaling: ChestScaling[];
+}
+
+export interface PowerupConfig {
+  /** > 0 */
+  multiplier: number;
+  /** 0 = unlimited. */
+  maxUseCount: number;
+  /** Lifetime from the grant; > 0 unless neverExpires. */
+  timeoutSeconds: number;
+  neverExpires: boolean;
+  /** Prize deliverable uids; empty = every Prize. */
+  targetPrizes: string[];
+}
+
+export interface DeliverableGrant {
+  deliverable: string;
+  amount: number;
+}
+
+export interface TriggerDeliverableGrant extends DeliverableGrant {
+  /** Draw weight when the trigger's randomizedPrize is true (then > 0); else null or ignored. */
+  weight: number | null;
+}
+
+export type ActionObjectType = 'Number' | 'String' | 'Boolean' | 'Date' | 'Array';
+
+export interface ActionObject {
+  /** Unique within its action. */
+  label: string;
+  type: ActionObjectType;
+}
+
+export interface Action {
+  /** Given, or generated from the identifier. */
+  uid: string;
+  /** The `name` sent to /v1/action/process; unique in the catalog. */
+  identifier: string;
+  imageName: string | null;
+  isActive: boolean;
+  points: number;
+  /** Seconds. */
+  pointGap: number;
+  cost: number;
+  /** A Prize deliverable uid; non-null when cost > 0. */
+  costDeliverable: string | null;
+  isUserAttribute: boolean;
+  /** null when the file gives none. */
+  createDate: LocalIso | null;
+  actionObjects: ActionObject[];
+  deliverables: DeliverableGrant[];
+}
+
+export type BadgeType = 'OneTimeOnly' | 'Repeatable' | 'Ranked';
+
+export const FILTER_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains'] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+/**
+ * A test on one action detail. Values are kept as strings (numbers and booleans in the file are
+ * written out): decisions.md §6 compares as numbers when both sides parse as numbers.
+ */
+export type Filter =
+  | { name: string; op: Exclude<FilterOp, 'in'>; value: string }
+  | { name: string; op: 'in'; value: string[] };
+
+export interface SumChallenge {
+  /** A Number actionObject of the condition's action. */
+  field: string;
+  atLeast: number;
+}
+
+export interface Between {
+  start: LocalIso;
+  /** After start. */
+  end: LocalIso;
+}
+
+/** All non-null parts must hold; all null (no challenge) means one qualifying action suffices. */
+export interface Challenge {
+  times: number | null;
+  sum: SumChallenge | null;
+  withinDays: number | null;
+  between: Between | null;
+}
+
+export interface Condition {
+  /** An action identifier. */
+  action: string;
+  filters: Filter[];
+  challenge: Challenge;
+}
+
+/** Fields badges and triggers share. */
+interface BadgeLike extends LabelledEntry {
+  type: BadgeType;
+  points: number;
+  startDate: LocalIso | null;
+  endDate: LocalIso | null;
+  /** A badge uid (also on triggers); no requiredBadge chain has a cycle. */
+  requiredBadge: string | null;
+  /** At least one. */
+  conditions: Condition[];
+  /** A rank set uid: non-null exactly when type is Ranked. */
+  rankSet: string | null;
+}
+
+export interface Badge extends BadgeLike {
+  deliverables: DeliverableGrant[];
+}
+
+export interface Trigger extends BadgeLike {
+  randomizedPrize: boolean;
+  limited: boolean;
+  /** >= 1 when limited. */
+  limit: number;
+  deliverables: TriggerDeliverableGrant[];
+}
+
+export interface Rank {
+  /** Strictly ascending within the rank set. */
+  rank: number;
+  label: string;
+  /** Exactly one of times and sum is non-null. */
+  times: number | null;
+  sum: number | null;
+  points: number;
+  deliverables: DeliverableGrant[];
+}
+
+export interface RankSet extends LabelledEntry {
+  /** At least one. */
+  ranks: Rank[];
+}
+
+export interface Level extends LabelledEntry {
+  /** Unique; level 1 exists (target 0) whenever any level does. */
+  level: number;
+  /** Cumulative points; strictly increasing with level. */
+  target: number;
+  deliverables: DeliverableGrant[];
+}
+
+/** 0 Standard, 1 Season. */
+export type LeaderboardType = 0 | 1;
+
+/** `points`, or the count of one action (by identifier). */
+export type LeaderboardMetric = 'points' | { action: string };
+
+export interface Leaderboard extends LabelledEntry {
+  type: LeaderboardType;
+  /** Non-null exactly when type is 1. */
+  season: Season | null;
+  startDate: LocalIso | null;
+  endDate: LocalIso | null;
+  metric: LeaderboardMetric;
+  randomizedPrize: boolean;
+  limited: boolean;
+}
+
+export interface Bundle {
+  uid: string;
+  label: string;
+  description: string | null;
+  imageName: string | null;
+  cost: number;
+  /** A Prize deliverable uid; non-null when cost > 0. */
+  costDeliverable: string | null;
+  /** 0 = unlimited. */
+  initialStock: number;
+  requiresFulfillment: boolean;
+  contents: DeliverableGrant[];
+}
+
+export interface Store extends LabelledEntry {
+  startDate: LocalIso | null;
+  endDate: LocalIso | null;
+  bundles: Bundle[];
+}
+
+export interface Catalog {
+  version: 1;
+  settings: Settings;
+  deliverables: Deliverable[];
+  actions: Action[];
+  badges: Badge[];
+  rankSets: RankSet[];
+  triggers: Trigger[];
+  levels: Level[];
+  leaderboards: Leaderboard[];
+  stores: Store[];
+}
+
+/** The catalog's lists of entries, in file order. */
+export const CATALOG_SECTIONS = [
+  'deliverables',
+  'actions',
+  'badges',
+  'rankSets',
+  'triggers',
+  'levels',
+  'leaderboards',
+  'stores',
+] as const;
+export type CatalogSection = (typeof CATALOG_SECTIONS)[number];

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** Field limits of decisions.md §12. */
+export const MAX_STRING = 1000;
+export const MAX_DETAILS = 100;
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+export const text = () => z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`);
+
+/** A decimal sent as a JSON number or a numeric string. */
+export const decimal = () =>
+  z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)], { error: 'must be a number' }).pipe(z.number().finite('must be a finite number'));
+
+export const details = () =>
+  z
+    .array(
+      z.object({
+        name: text(),
+        value: z.union([z.string().max(MAX_STRING, `must be at most ${MAX_STRING} characters`), z.number().transform(String), z.boolean().transform(String)], { error: 'must be a string' }),
+      }),
+      { error: 'must be an array of {name, value}' },
+    )
+    .max(MAX_DETAILS, `at most ${MAX_DETAILS} items`);

@@ -1,0 +1,16 @@
+export {
+  DAY_MS,
+  type LocalDateTime,
+  daysInMonth,
+  epochMsToLocalIso,
+  formatLocalIso,
+  isCalendarDate,
+  isLeapYear,
+  isLocalIso,
+  isValidTimeZone,
+  localDateTimeAt,
+  localIsoToEpochMs,
+  parseLocalIso,
+  wallTimeAsUtcMs,
+} from './local-time';
+export { type Season, SEASONS, isoWeekOf, isoWeeksInYear, parseSeasonKey, seasonPeriod } from './season';

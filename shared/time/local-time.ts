@@ -1,0 +1,137 @@
+/**
+ * Local date-times (`YYYY-MM-DDThh:mm:ss`, no zone) and their conversion to and from instants in
+ * an IANA time zone, using only Intl. Catalog and API dates are local to `settings.timezone`
+ * (decisions.md §4).
+ */
+
+/** The fields of a local date-time; every field is validated (month 1..12, day within the month...). */
+export interface LocalDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export const DAY_MS = 86_400_000;
+
+const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+
+export function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** Whether year/month/day name a real calendar day of years 0001..9999. */
+export function isCalendarDate(year: number, month: number, day: number): boolean {
+  return year >= 1 && year <= 9999 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+/** Parses exactly `YYYY-MM-DDThh:mm:ss` (a real calendar day, hours 00..23); anything else is null. */
+export function parseLocalIso(iso: string): LocalDateTime | null {
+  const m = LOCAL_ISO.exec(iso);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
+  return { year, month, day, hour, minute, second };
+}
+
+export function isLocalIso(value: string): boolean {
+  return parseLocalIso(value) !== null;
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+export function formatLocalIso(t: LocalDateTime): string {
+  return `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}T${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}`;
+}
+
+/** The instant at which a UTC clock shows this wall time (the wall time read as if it were UTC). */
+export function wallTimeAsUtcMs(t: LocalDateTime): number {
+  const d = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not map years 0..99 to 1900..1999.
+  d.setUTCFullYear(t.year, t.month - 1, t.day);
+  d.setUTCHours(t.hour, t.minute, t.second, 0);
+  return d.getTime();
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per zone: building them is the costly part of Intl. Throws RangeError for an unknown zone. */
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      // h23: never "24:00:00" at midnight, which some ICU versions give with hour12: false.
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/**
+ * Whether `timeZone` is an IANA zone name Intl knows (case-insensitive, as in Intl).
+ * Offsets such as "+01:00" are refused even where the engine accepts them: they are not zones.
+ */
+export function isValidTimeZone(timeZone: string): boolean {
+  if (!/^[A-Za-z]/.test(timeZone)) return false;
+  try {
+    formatterFor(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wall-clock reading in `timeZone` at the instant `ms` (to the second, rounded down). */
+export function localDateTimeAt(ms: number, timeZone: string): LocalDateTime {
+  const year = new Date(ms).getUTCFullYear();
+  if (!Number.isFinite(ms) || year < 1 || year > 9999) throw new RangeError(`instant out of range: ${ms}`);
+  const t: LocalDateTime = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  for (const part of formatterFor(timeZone).formatToParts(ms)) {
+    if (part.type in t) t[part.type as keyof LocalDateTime] = Number(part.value);
+  }
+  return t;
+}
+
+/** `YYYY-MM-DDThh:mm:ss` of the instant `ms` in `timeZone`. */
+export function epochMsToLocalIso(ms: number, timeZone: string): string {
+  return formatLocalIso(localDateTimeAt(ms, timeZone));
+}
+
+/** Offset of the zone from UTC at the instant `ms`, in ms (positive east of Greenwich). */
+function offsetAt(ms: number, timeZone: string): number {
+  const second = Math.floor(ms / 1000) * 1000;
+  return wallTimeAsUtcMs(localDateTimeAt(second, timeZone)) - second;
+}
+
+/**
+ * The instant at which clocks in `timeZone` show `iso` (`YYYY-MM-DDThh:mm:ss`). Throws RangeError
+ * for a malformed date or an unknown zone.
+ * - A wall time that occurs twice (clocks set back) gives the earlier instant.
+ * - A wall time skipped by a forward change gives the later instant: the wall time read with the
+ *   offset in force before the change (02:30 on a 02:00→03:00 night is 03:30 after it).
+ */
+export function localIsoToEpochMs(iso: string, timeZone: string): number {
+  const wall = parseLocalIso(iso);
+  if (!wall) throw new RangeError(`not a local date-time YYYY-MM-DDThh:mm:ss: "${iso}"`);
+  const asUtc = wallTimeAsUtcMs(wall);
+  // Offsets in force a day either side of the wall time cover any one transition near it.
+  const offsets = new Set([offsetAt(asUtc - DAY_MS, timeZone), offsetAt(asUtc, timeZone), offsetAt(asUtc + DAY_MS, timeZone)]);
+  const candidates = [...offsets].map((offset) => asUtc - offset);
+  const exact = candidates.filter((t) => wallTimeAsUtcMs(localDateTimeAt(t, timeZone)) === asUtc);
+  return exact.length > 0 ? Math.min(...exact) : Math.max(...candidates);
+}

@@ -1,0 +1,73 @@
+/**
+ * Season periods of Season leaderboards (decisions.md §8): a board resets every day, ISO week
+ * (starting Monday) or month of the catalog time zone. A period is named by its key:
+ * `2026-11-21` (daily), `2026-W47` (weekly), `2026-11` (monthly).
+ */
+import { DAY_MS, isCalendarDate, localDateTimeAt } from './local-time';
+
+export type Season = 'daily' | 'weekly' | 'monthly';
+
+export const SEASONS: readonly Season[] = ['daily', 'weekly', 'monthly'];
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+function utcDayStart(year: number, month: number, day: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  return d.getTime();
+}
+
+/** ISO 8601 week of a calendar day: the week (Monday..Sunday) belongs to the year of its Thursday. */
+export function isoWeekOf(year: number, month: number, day: number): { weekYear: number; week: number } {
+  const dayStart = utcDayStart(year, month, day);
+  const isoWeekday = ((new Date(dayStart).getUTCDay() + 6) % 7) + 1; // Monday 1 .. Sunday 7
+  const thursday = dayStart + (4 - isoWeekday) * DAY_MS;
+  const weekYear = new Date(thursday).getUTCFullYear();
+  const week = Math.floor((thursday - utcDayStart(weekYear, 1, 1)) / DAY_MS / 7) + 1;
+  return { weekYear, week };
+}
+
+/** 52 or 53: December 28 always lies in the last ISO week of its year. */
+export function isoWeeksInYear(year: number): number {
+  return isoWeekOf(year, 12, 28).week;
+}
+
+/** Key of the period of `season` holding the instant `ms`, in `timeZone`. */
+export function seasonPeriod(ms: number, season: Season, timeZone: string): string {
+  const t = localDateTimeAt(ms, timeZone);
+  switch (season) {
+    case 'daily':
+      return `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}`;
+    case 'monthly':
+      return `${pad(t.year, 4)}-${pad(t.month)}`;
+    case 'weekly': {
+      const { weekYear, week } = isoWeekOf(t.year, t.month, t.day);
+      return `${pad(weekYear, 4)}-W${pad(week)}`;
+    }
+  }
+}
+
+const KEY_PATTERNS: Record<Season, RegExp> = {
+  daily: /^(\d{4})-(\d{1,2})-(\d{1,2})$/,
+  weekly: /^(\d{4})-[Ww](\d{1,2})$/,
+  monthly: /^(\d{4})-(\d{1,2})$/,
+};
+
+/**
+ * Validates a period key of `season` (e.g. the `season` query of a leaderboard) and returns it in
+ * canonical form (zero-padded, upper-case `W`), or null when it names no real period
+ * (`2026-02-30`, `2026-13`, `2025-W53` since 2025 has 52 ISO weeks).
+ */
+export function parseSeasonKey(key: string, season: Season): string | null {
+  const m = KEY_PATTERNS[season].exec(key);
+  if (!m) return null;
+  const [year, a, b] = m.slice(1).map(Number) as [number, number, number | undefined];
+  switch (season) {
+    case 'daily':
+      return isCalendarDate(year, a, b ?? 0) ? `${pad(year, 4)}-${pad(a)}-${pad(b ?? 0)}` : null;
+    case 'monthly':
+      return isCalendarDate(year, a, 1) ? `${pad(year, 4)}-${pad(a)}` : null;
+    case 'weekly':
+      return year >= 1 && a >= 1 && a <= isoWeeksInYear(year) ? `${pad(year, 4)}-W${pad(a)}` : null;
+  }
+}

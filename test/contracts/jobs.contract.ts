@@ -1,0 +1,301 @@
+/**
+ * What every JobScheduler adapter must do, written once and run against each of them. Each
+ * test gets a fresh store (file, queue); several schedulers opened on it stand for several
+ * processes sharing it. Delays are a few hundred ms so the suite stays fast.
+ */
+import { randomUUID } from 'node:crypto';
+import { JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/jobs/port';
+
+export interface JobStoreFixture {
+  /** A scheduler on this fixture's store; every scheduler opened shares it. */
+  open(options: JobSchedulerOptions): Promise<JobScheduler>;
+  /** Deletes the store; runs after every scheduler opened on it is closed. */
+  destroy(): Promise<void>;
+}
+
+interface Run {
+  type: string;
+  jobId: string;
+  payload: JobPayload;
+  at: number;
+}
+
+interface LogEntry {
+  level: 'warn' | 'error';
+  message: string;
+  details: object;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
+    await sleep(10);
+  }
+}
+
+/** A gate a handler can wait on until the test opens it. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+export function jobsContract(name: string, newStore: () => Promise<JobStoreFixture>): void {
+  describe(`JobScheduler contract: ${name}`, () => {
+    let store: JobStoreFixture;
+    let opened: JobScheduler[];
+    let logs: LogEntry[];
+    const logger: JobLogger = {
+      warn: (details, message) => logs.push({ level: 'warn', message, details }),
+      error: (details, message) => logs.push({ level: 'error', message, details }),
+    };
+
+    beforeEach(async () => {
+      store = await newStore();
+      opened = [];
+      logs = [];
+    });
+
+    afterEach(async () => {
+      await Promise.all(opened.map((scheduler) => scheduler.close()));
+      await store.destroy();
+    });
+
+    /** Three attempts, 50 ms first backoff: retries show up within a test's time. */
+    async function open(): Promise<JobScheduler> {
+      const scheduler = await store.open({ attempts: 3, backoffMs: 50, logger });
+      opened.push(scheduler);
+      return scheduler;
+    }
+
+    /** A started scheduler recording every run of `type` into `runs`. */
+    async function worker(runs: Run[], type = 'test', work: () => Promise<void> = async () => {}): Promise<JobScheduler> {
+      const scheduler = await open();
+      scheduler.handle(type, async (payload, jobId) => {
+        runs.push({ type, jobId, payload, at: Date.now() });
+        await work();
+      });
+      await scheduler.start();
+      return scheduler;
+    }
+
+    const newId = () => `job:${randomUUID()}`;
+
+    it('runs a job at (not before) its time, with its payload and id', async () => {
+      const runs: Run[] = [];
+      const scheduler = await worker(runs);
+      const payload = { playerId: 'p-1', amount: 0.5, nested: { list: [1, 'two', null], flag: true } };
+      const jobId = newId();
+      const runAt = Date.now() + 300;
+      await scheduler.schedule('test', jobId, runAt, payload);
+
+      await waitFor(() => runs.length === 1);
+      expect(runs[0]).toMatchObject({ type: 'test', jobId, payload });
+      expect(runs[0].at).toBeGreaterThanOrEqual(runAt);
+      expect(runs[0].at).toBeLessThan(runAt + 1000);
+    });
+
+    it('runs a job whose time has passed at once', async () => {
+      const runs: Run[] = [];
+      const scheduler = await worker(runs);
+      const scheduledAt = Date.now();
+      await scheduler.schedule('test', newId(), scheduledAt - 60_000, {});
+      await waitFor(() => runs.length === 1);
+      expect(runs[0].at - scheduledAt).toBeLessThan(1000);
+    });
+
+    it('takes ids of any shape, each its own job', async () => {
+      const runs: Run[] = [];
+      const scheduler = await worker(runs);
+      const ids = ['42', 'a:b', 'a%3Ab', 'provision-timeout:x:y:z', 'with space/and/slash'];
+      for (const jobId of ids) await scheduler.schedule('test', jobId, Date.now(), { jobId });
+      await waitFor(() => runs.length === ids.length);
+      expect(runs.map((run) => run.jobId).sort()).toEqual([...ids].sort());
+      expect(runs.every((run) => run.payload.jobId === run.jobId)).toBe(true);
+    });
+
+    it('does not run a cancelled job', async () => {
+      const runs: Run[] = [];
+      const scheduler = await worker(runs);
+      const cancelled = newId();
+      const kept = newId();
+      await scheduler.schedule('test', cancelled, Date.now() + 200, {});
+      await scheduler.schedule('test', kept, Date.now() + 300, {});
+      await scheduler.cancel(cancelled);
+      await scheduler.cancel(newId()); // unknown ids are fine
+
+      await waitFor(() => runs.length === 1);
+      await sleep(150);
+      expect(runs.map((run) => run.jobId)).toEqual([kept]);
+    });
+
+    it('keeps one job per id: scheduling again replaces its time and payload', async () => {
+      const runs: Run[] = [];
+      const scheduler = await worker(runs);
+      const jobId = newId();
+      await scheduler.schedule('test', jobId, Date.now() + 150, { version: 1 });
+      const laterRunAt = Date.now() + 400;
+      await scheduler.schedule('test', jobId, laterRunAt, { version: 2 });
+
+      await waitFor(() => runs.length === 1);
+      await sleep(200);
+      expect(runs).toHaveLength(1);
+      expect(runs[0].payload).toEqual({ version: 2 });
+      expect(runs[0].at).toBeGreaterThanOrEqual(laterRunAt);
+    });
+
+    it('retries a throwing handler with backoff until it succeeds', async () => {
+      const scheduler = await open();
+      const calls: number[] = [];
+      scheduler.handle('flaky', async () => {
+        calls.push(Date.now());
+        if (calls.length < 3) throw new Error(`failure ${calls.length}`);
+      });
+      await scheduler.start();
+      const jobId = newId();
+      await scheduler.schedule('flaky', jobId, Date.now(), {});
+
+      await waitFor(() => calls.length === 3);
+      await sleep(300);
+      expect(calls).toHaveLength(3);
+      // Backoff 50 ms, then 100 ms (a little slack for ms rounding).
+      expect(calls[1] - calls[0]).toBeGreaterThanOrEqual(45);
+      expect(calls[2] - calls[1]).toBeGreaterThanOrEqual(95);
+      expect(logs.map((entry) => entry.level)).toEqual(['warn', 'warn']);
+      expect(logs[0].details).toMatchObject({ jobId, type: 'flaky' });
+    });
+
+    it('gives up after the attempts and logs the job as failed', async () => {
+      const scheduler = await open();
+      let calls = 0;
+      scheduler.handle('broken', async () => {
+        calls += 1;
+        throw new Error('always fails');
+      });
+      await scheduler.start();
+      const jobId = newId();
+      await scheduler.schedule('broken', jobId, Date.now(), {});
+
+      await waitFor(() => logs.some((entry) => entry.level === 'error'));
+      await sleep(400);
+      expect(calls).toBe(3);
+      expect(logs.filter((entry) => entry.level === 'error')).toEqual([
+        expect.objectContaining({ details: expect.objectContaining({ jobId, type: 'broken' }) }),
+      ]);
+    });
+
+    it('keeps jobs across a restart: scheduled by one process, run by the next', async () => {
+      // A process that only schedules (never started), then goes away.
+      const first = await open();
+      const overdue = newId();
+      const future = newId();
+      await first.schedule('test', overdue, Date.now() + 100, { which: 'overdue' });
+      const futureRunAt = Date.now() + 700;
+      await first.schedule('test', future, futureRunAt, { which: 'future' });
+      await first.close();
+      await sleep(250); // `overdue` falls due while nothing runs
+
+      const runs: Run[] = [];
+      await worker(runs);
+      await waitFor(() => runs.length === 2);
+      expect(runs.map((run) => run.jobId)).toEqual([overdue, future]);
+      expect(runs[1].at).toBeGreaterThanOrEqual(futureRunAt);
+    });
+
+    it('keeps a job when the process that would run it closes before its time', async () => {
+      const earlyRuns: Run[] = [];
+      const first = await worker(earlyRuns);
+      const jobId = newId();
+      await first.schedule('test', jobId, Date.now() + 400, {});
+      await first.close();
+
+      const runs: Run[] = [];
+      await worker(runs);
+      await waitFor(() => runs.length === 1);
+      expect(earlyRuns).toEqual([]);
+      expect(runs[0].jobId).toBe(jobId);
+    });
+
+    it('runs each job exactly once with two workers on one store', async () => {
+      const runsA: Run[] = [];
+      const runsB: Run[] = [];
+      // A short await in the handler lets the two workers' runs overlap.
+      const a = await worker(runsA, 'test', () => sleep(5));
+      const b = await worker(runsB, 'test', () => sleep(5));
+      const count = 30;
+      const ids = Array.from({ length: count }, (_, n) => `job-${n}-${randomUUID()}`);
+      const runAt = Date.now() + 250;
+      await Promise.all(ids.map((jobId, n) => (n % 2 === 0 ? a : b).schedule('test', jobId, runAt, { n })));
+
+      await waitFor(() => runsA.length + runsB.length >= count);
+      await sleep(300);
+      const all = [...runsA, ...runsB];
+      expect(all.map((run) => run.jobId).sort()).toEqual([...ids].sort());
+      expect(all.every((run) => run.at >= runAt)).toBe(true);
+    });
+
+    it('runs a job only in a process that handles its type', async () => {
+      const alphaRuns: Run[] = [];
+      const betaRuns: Run[] = [];
+      const alpha = await worker(alphaRuns, 'alpha');
+      await worker(betaRuns, 'beta');
+      const alphaIds = [newId(), newId(), newId()];
+      const betaIds = [newId(), newId(), newId()];
+      for (const jobId of alphaIds) await alpha.schedule('alpha', jobId, Date.now() + 50, {});
+      for (const jobId of betaIds) await alpha.schedule('beta', jobId, Date.now() + 50, {});
+
+      await waitFor(() => alphaRuns.length === 3 && betaRuns.length === 3);
+      expect(alphaRuns.map((run) => run.jobId).sort()).toEqual([...alphaIds].sort());
+      expect(betaRuns.map((run) => run.jobId).sort()).toEqual([...betaIds].sort());
+    });
+
+    it('runs a job again when it is scheduled again while running', async () => {
+      const runs: Run[] = [];
+      const firstRun = gate();
+      const scheduler = await worker(runs, 'test', async () => {
+        if (runs.length === 1) await firstRun.wait;
+      });
+      const jobId = newId();
+      await scheduler.schedule('test', jobId, Date.now(), { version: 1 });
+      await waitFor(() => runs.length === 1);
+
+      const againAt = Date.now() + 200;
+      // Not awaited before the run ends: an adapter may wait for the run to finish first.
+      const again = scheduler.schedule('test', jobId, againAt, { version: 2 });
+      await sleep(50);
+      firstRun.open();
+      await again;
+
+      await waitFor(() => runs.length === 2);
+      expect(runs[1].payload).toEqual({ version: 2 });
+      expect(runs[1].at).toBeGreaterThanOrEqual(againAt);
+    });
+
+    it('lets a run in progress finish on cancel, but never retries it', async () => {
+      const scheduler = await open();
+      const running = gate();
+      let calls = 0;
+      scheduler.handle('test', async () => {
+        calls += 1;
+        await running.wait;
+        throw new Error('fails after the cancel');
+      });
+      await scheduler.start();
+      const jobId = newId();
+      await scheduler.schedule('test', jobId, Date.now(), {});
+      await waitFor(() => calls === 1);
+
+      const cancelled = scheduler.cancel(jobId);
+      await sleep(50);
+      running.open();
+      await cancelled;
+      await sleep(300);
+      expect(calls).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,231 @@
+import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+describe('health', () => {
+  it('answers without a key', async () => {
+    const res = await t.http.get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 200, data: { status: 'ok' } });
+  });
+});
+
+describe('admin views of the demo catalog', () => {
+  it('lists active actions with actionObjects, in catalog order', async () => {
+    const res = await t.http.get('/v1/admin/actions').set(server);
+    expect(res.status).toBe(200);
+    expect(res.body.code).toBe(200);
+    expect(res.body.data.map((a: { identifier: string }) => a.identifier)).toEqual(['login', 'purchase', 'spin', 'deposit_failed']);
+    const purchase = res.body.data[1];
+    expect(purchase).toEqual({
+      uid: 'act-purchase',
+      identifier: 'purchase',
+      points: 10,
+      pointGap: 0,
+      cost: 0,
+      costLabel: null,
+      createDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+      imageName: null,
+      isUserAttribute: false,
+      isActive: true,
+      actionObjects: [
+        { label: 'amount', actionUId: 'act-purchase', type: 1, typeLabel: 'Number' },
+        { label: 'category', actionUId: 'act-purchase', type: 2, typeLabel: 'String' },
+      ],
+    });
+    expect(res.body.data[0].actionObjects).toBeNull();
+    expect(res.body.data[2]).toMatchObject({ cost: 10, costLabel: 'Gold' });
+  });
+
+  it('shows an action detail with deliverables, wrapped in an array', async () => {
+    const res = await t.http.get('/v1/admin/actions/act-purchase').set(server);
+    expect(res.body.code).toBe(200);
+    expect(res.body.data).toHaveLength(1);
+    expect(res.body.data[0].deliverables).toEqual([{ label: 'Gold', uid: 'gold', imageName: 'https://img.example.com/gold.png', amount: 5, type: 'Prize' }]);
+  });
+
+  it('answers 9001 for an unknown action', async () => {
+    const res = await t.http.get('/v1/admin/actions/nope').set(server);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 9001, data: 'Action does not exist' });
+  });
+
+  it('lists badges without deliverables and shows one with them', async () => {
+    const list = await t.http.get('/v1/admin/badges').set(server);
+    expect(list.body.data.map((b: { uid: string }) => b.uid)).toEqual(['b-first-purchase', 'b-vip', 'b-electronics-fan', 'b-shopper']);
+    expect(list.body.data[1]).toEqual({
+      uid: 'b-vip',
+      label: 'VIP Customer',
+      points: 100,
+      description: null,
+      startDate: null,
+      endDate: null,
+      requiredBadgeUId: 'b-first-purchase',
+      imageName: null,
+      isActive: true,
+      type: 'OneTimeOnly',
+    });
+    const detail = await t.http.get('/v1/admin/badges/b-vip').set(server);
+    expect(detail.body.data[0].deliverables).toEqual([
+      { label: 'Welcome VIP banner', uid: 'banner-vip', imageName: null, amount: 1, type: 'Content' },
+      { label: 'Double gold', uid: 'boost-gold', imageName: null, amount: 1, type: 'Prize' },
+    ]);
+    expect((await t.http.get('/v1/admin/badges/nope').set(server)).body).toEqual({ code: 9004, data: 'Badge does not exist' });
+  });
+
+  it('lists triggers with randomizedPrize and limited; 9005 for an unknown one', async () => {
+    const list = await t.http.get('/v1/admin/triggers').set(server);
+    expect(list.body.data[1]).toMatchObject({ uid: 't-lucky', type: 'OneTimeOnly', randomizedPrize: true, limited: true });
+    expect(list.body.data[1].deliverables).toBeUndefined();
+    const detail = await t.http.get('/v1/admin/triggers/t-lucky').set(server);
+    expect(detail.body.data[0].deliverables).toHaveLength(2);
+    expect((await t.http.get('/v1/admin/triggers/nope').set(server)).body.code).toBe(9005);
+  });
+
+  it('lists levels by level', async () => {
+    const res = await t.http.get('/v1/admin/levels').set(server);
+    expect(res.body.data.map((l: { level: number }) => l.level)).toEqual([1, 2, 3, 4]);
+    expect(res.body.data[1]).toEqual({ uid: 'lvl-2', label: 'Regular', level: 2, description: '', target: 100, imageName: null, isActive: true });
+  });
+
+  it('filters rank sets by isactive', async () => {
+    expect((await t.http.get('/v1/admin/ranks').set(server)).body.data).toEqual([{ uid: 'rs-shopper', label: 'Shopper ranks', isActive: true }]);
+    expect((await t.http.get('/v1/admin/ranks?isactive=true').set(server)).body.data).toHaveLength(1);
+    expect((await t.http.get('/v1/admin/ranks?isactive=false').set(server)).body.data).toEqual([]);
+    const bad = await t.http.get('/v1/admin/ranks?isactive=maybe').set(server);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe(1001);
+  });
+
+  it('lists leaderboards and shows one with empty standings; 9007 for an unknown one', async () => {
+    const list = await t.http.get('/v1/admin/leaderboards').set(server);
+    expect(list.body.data.map((l: { uid: string }) => l.uid)).toEqual(['lb-all', 'lb-weekly', 'lb-buyers']);
+    expect(list.body.data[1]).toEqual({
+      uid: 'lb-weekly',
+      label: 'Weekly points',
+      description: '',
+      startDate: '2026-01-01T00:00:00',
+      endDate: '2030-01-01T00:00:00',
+      imageName: null,
+      randomizedPrize: false,
+      limited: false,
+      isActive: true,
+      type: 1,
+    });
+    const detail = await t.http.get('/v1/admin/leaderboards/lb-all').set(server);
+    expect(detail.body.data).toEqual([{ ...list.body.data[0], standings: [] }]);
+    expect((await t.http.get('/v1/admin/leaderboards/nope').set(server)).body.code).toBe(9007);
+    expect((await t.http.get('/v1/admin/leaderboards/lb-all?top=0').set(server)).body.code).toBe(1001);
+    expect((await t.http.get('/v1/admin/leaderboards/lb-all?top=1001').set(server)).body.code).toBe(1001);
+    expect((await t.http.get('/v1/admin/leaderboards/lb-weekly?season=2026-13').set(server)).body.code).toBe(1001);
+  });
+
+  it('lists stores with bundles and contents', async () => {
+    const list = await t.http.get('/v1/admin/stores').set(server);
+    expect(list.body.data).toHaveLength(1);
+    const hoodie = list.body.data[0].storeBundles[2];
+    expect(hoodie).toEqual({
+      uid: 'bd-hoodie',
+      label: 'Hoodie',
+      description: null,
+      cost: 30,
+      costDeliverableUId: 'gems',
+      costLabel: 'Gems',
+      imageName: null,
+      costImageName: null,
+      initialStock: 5,
+      remainingStock: 5,
+      storeBundleContents: [{ deliverableUid: 'hoodie', label: 'Hoodie', amount: 1, type: 1, imageName: null }],
+    });
+    const detail = await t.http.get('/v1/admin/stores/st-main').set(server);
+    expect(detail.body.data).toEqual(list.body.data);
+  });
+});
+
+describe('authentication and tiers', () => {
+  it('answers 4001 (HTTP 401) without a key or with an unknown one', async () => {
+    for (const headers of [{}, { AuthKey: 'wrong-key-000000000000' }, { Authorization: 'Bearer nope' }]) {
+      const res = await t.http.get('/v1/admin/levels').set(headers);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ code: 4001, data: 'Invalid AuthKey' });
+    }
+  });
+
+  it('accepts the key as Authorization: Bearer', async () => {
+    const res = await t.http.get('/v1/admin/levels').set({ Authorization: `Bearer ${KEYS.server}` });
+    expect(res.body.code).toBe(200);
+  });
+
+  it('keeps Mobile keys out of the catalog views but lets them read leaderboards and stores', async () => {
+    for (const p of ['/v1/admin/actions', '/v1/admin/badges', '/v1/admin/triggers', '/v1/admin/levels', '/v1/admin/ranks']) {
+      const res = await t.http.get(p).set(mobile);
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe(4003);
+    }
+    expect((await t.http.get('/v1/admin/leaderboards').set(mobile)).body.code).toBe(200);
+    expect((await t.http.get('/v1/admin/stores').set(mobile)).body.code).toBe(200);
+  });
+
+  it('requires a tenant domain from Client keys: 4002 when absent, 4003 when not the key\'s', async () => {
+    const none = await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client });
+    expect(none.status).toBe(403);
+    expect(none.body.code).toBe(4002);
+    const wrong = await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client, 'X-Tenant-Domain': 'evil.example.com' });
+    expect(wrong.body.code).toBe(4003);
+    expect((await t.http.get('/v1/admin/stores').set(client)).body.code).toBe(200);
+    expect((await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client, Origin: 'https://play.example.com:8443' })).body.code).toBe(200);
+  });
+
+  it('gives a Client key with no tenant domains 4002 without a domain and 4003 with one', async () => {
+    expect((await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.bare })).body.code).toBe(4002);
+    expect((await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.bare, 'X-Tenant-Domain': 'play.example.com' })).body.code).toBe(4003);
+  });
+
+  it('keeps Client keys to their operations (4003) and away from nested actions (4004)', async () => {
+    expect((await t.http.get('/v1/admin/levels').set(client)).body.code).toBe(4003);
+    expect((await t.http.post('/v1/action/delete').set(client).send({ name: 'login', referenceId: 'x', playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b' })).body.code).toBe(4003);
+    const nested = await t.http
+      .post('/v1/action/process')
+      .set(client)
+      .send({ name: 'login', referenceId: 'n-1', playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b', actions: [] });
+    expect(nested.status).toBe(403);
+    expect(nested.body.code).toBe(4004);
+  });
+
+  it('checks the key before the body', async () => {
+    const res = await t.http.post('/v1/action/process').set('Content-Type', 'application/json').send('{not json');
+    expect(res.body.code).toBe(4001);
+  });
+});
+
+describe('envelope', () => {
+  it('answers 1001 for a body that is not JSON, absent, or not an object', async () => {
+    for (const body of ['{not json', '', '[1,2]', '"text"']) {
+      const res = await t.http.post('/v1/action/process').set(server).set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe(1001);
+      expect(typeof res.body.data).toBe('string');
+    }
+  });
+
+  it('answers 413 with code 1001 for a body over 64 KiB', async () => {
+    const res = await t.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'login', referenceId: 'big', playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b', padding: 'x'.repeat(70 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe(1001);
+  });
+
+  it('answers 404 in the envelope for an unknown path, and sets security headers', async () => {
+    const res = await t.http.get('/v1/nothing').set(server);
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe(404);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});

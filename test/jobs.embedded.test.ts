@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteJobScheduler } from '../shared/jobs/embedded';
+import { JobLogger, StoreUnavailableError } from '../shared/jobs/port';
+import { jobsContract } from './contracts/jobs.contract';
+
+/** A fresh directory per store, so the -wal and -shm files go with it. */
+function tempJobsFile(): { file: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'jobs-'));
+  return { file: join(dir, 'jobs.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const silent: JobLogger = { warn: () => {}, error: () => {} };
+
+jobsContract('SqliteJobScheduler', async () => {
+  const { file, remove } = tempJobsFile();
+  return {
+    // A short poll, so a second scheduler on the file sees the other's jobs within the test's time.
+    open: async (options) => new SqliteJobScheduler(file, { ...options, pollIntervalMs: 50 }),
+    destroy: async () => remove(),
+  };
+});
+
+describe('SqliteJobScheduler specifics', () => {
+  let file: string;
+  let remove: () => void;
+  const opened: SqliteJobScheduler[] = [];
+  const open = (options: ConstructorParameters<typeof SqliteJobScheduler>[1] = {}) => {
+    const scheduler = new SqliteJobScheduler(file, { logger: silent, pollIntervalMs: 50, ...options });
+    opened.push(scheduler);
+    return scheduler;
+  };
+
+  beforeEach(() => {
+    ({ file, remove } = tempJobsFile());
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((scheduler) => scheduler.close()));
+    remove();
+  });
+
+  it('runs again a job whose claim ran out (its process died mid-run)', async () => {
+    // `stuck` never finishes its run, like a process that died holding the claim.
+    let releaseStuck = () => {};
+    const stuckRun = new Promise<void>((resolve) => (releaseStuck = resolve));
+    const stuck = open({ lockMs: 200 });
+    let stuckCalls = 0;
+    stuck.handle('test', async () => {
+      stuckCalls += 1;
+      await stuckRun;
+    });
+    await stuck.start();
+    await stuck.schedule('test', 'job-1', Date.now(), {});
+
+    const healthy = open();
+    let healthyCalls = 0;
+    healthy.handle('test', async () => void (healthyCalls += 1));
+    await healthy.start();
+    const deadline = Date.now() + 2000;
+    while (healthyCalls === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    releaseStuck();
+    expect(stuckCalls).toBe(1);
+    expect(healthyCalls).toBe(1);
+  });
+
+  it('throws StoreUnavailableError when the file cannot be opened', () => {
+    expect(() => new SqliteJobScheduler(join(file, 'missing-dir', 'jobs.db'))).toThrow(StoreUnavailableError);
+  });
+
+  it('throws StoreUnavailableError once closed', async () => {
+    const scheduler = open();
+    await scheduler.close();
+    await scheduler.close();
+    await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(scheduler.cancel('job-1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(scheduler.start()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import request from 'supertest';
+import { readRunConfig } from '../../shared/config/env';
+import { startService, type RunningService } from '../../shared/service';
+
+export const KEYS = {
+  server: 'server-key-0123456789abcdef',
+  mobile: 'mobile-key-0123456789abcdef',
+  client: 'client-key-0123456789abcdef',
+  bare: 'bare-client-key-0123456789',
+} as const;
+
+export interface TestService {
+  service: RunningService;
+  dataDir: string;
+  http: ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'gam-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Writes the keys file every HTTP test uses: one key per tier, the Server one unlimited. */
+export function writeKeysFile(dir: string): string {
+  const file = path.join(dir, 'keys.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'keys:',
+      `  - { name: backend, tier: Server, key: "${KEYS.server}", rateLimit: { perSecond: 0 } }`,
+      `  - { name: app, tier: Mobile, key: "${KEYS.mobile}" }`,
+      `  - { name: web, tier: Client, key: "${KEYS.client}", tenantDomains: ["play.example.com"] }`,
+      `  - { name: bare, tier: Client, sha256: "${require('node:crypto').createHash('sha256').update(KEYS.bare).digest('hex')}" }`,
+    ].join('\n'),
+  );
+  return file;
+}
+
+/** The all-in-one service on a fresh data directory, with the demo catalog unless one is given. */
+export async function startTestService(options: { catalogYaml?: string; env?: Record<string, string>; now?: () => number; dataDir?: string } = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? tempDir();
+  const env: Record<string, string> = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), ...options.env };
+  if (options.catalogYaml) {
+    const file = path.join(dataDir, 'catalog.yaml');
+    fs.writeFileSync(file, options.catalogYaml);
+    env.CATALOG_FILE = file;
+  }
+  const service = await startService({ config: readRunConfig(env), log: pino({ level: 'silent' }), now: options.now });
+  return {
+    service,
+    dataDir,
+    http: request(service.app),
+    async close() {
+      await service.close();
+    },
+  };
+}
+
+export const server = { AuthKey: KEYS.server };
+export const mobile = { AuthKey: KEYS.mobile };
+export const client = { AuthKey: KEYS.client, 'X-Tenant-Domain': 'play.example.com' };
