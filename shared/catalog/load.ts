@@ -72,14 +72,14 @@ function parseJson(text: string): SyntaxResult {
   try {
     return { ok: true, data: JSON.parse(text) };
   } catch (error) {
-    const message = (error as Error).message;
-    // V8 gives a character offset ("... in JSON at position 42"); a line and column are easier to find.
+    // Some V8 messages quote the source, newlines included: a problem is one line.
+    const message = (error as Error).message.replace(/\s+/g, ' ');
+    // Others give a character offset ("... in JSON at position 42"): a line and column are easier to find.
     const at = /\s*(?:in JSON )?at position (\d+).*$/.exec(message);
     if (!at) return { ok: false, problems: [`JSON: ${message}`] };
     const before = text.slice(0, Number(at[1])).split('\n');
-    const line = before.length;
     const column = (before[before.length - 1] ?? '').length + 1;
-    return { ok: false, problems: [`line ${line}, column ${column}: ${message.slice(0, at.index)}`] };
+    return { ok: false, problems: [`line ${before.length}, column ${column}: ${message.slice(0, at.index)}`] };
   }
 }
 

@@ -36,9 +36,9 @@ const EXPECTED: Record<string, string> = { array: 'a list', object: 'an object' 
  * `safeParse` so that other users of zod keep its defaults. undefined falls back to zod's text.
  */
 export const issueMessage: z.core.$ZodErrorMap = (iss) => {
+  if (iss.input === undefined && (iss.code === 'invalid_type' || iss.code === 'invalid_value')) return 'required';
   switch (iss.code) {
     case 'invalid_type':
-      if (iss.input === undefined) return 'required';
       if (iss.expected === 'int') return 'must be an integer';
       return `expected ${EXPECTED[iss.expected] ?? iss.expected}, got ${describe(iss.input)}`;
     case 'invalid_value': {

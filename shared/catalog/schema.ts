@@ -1,8 +1,9 @@
 /**
- * zod schemas of the catalog format (catalog.md): the shape of every entry, local value rules
- * (formats, signs, integers) and defaults. Rules that relate several fields or entries (references,
- * uniqueness, ordering, mode-dependent fields) are in validate.ts, so that they can be reported
- * with the same wording whether or not the rest of the entry is valid.
+ * zod schemas of the catalog format (catalog.md): the shape of every entry, the rules on single
+ * values (formats, signs, integers) and defaults. Rules that relate several fields or entries
+ * (references, uniqueness, ordering, fields that depend on a type or mode) are in validate.ts: they
+ * read entries with their defaults applied, and still run on the entries the schema accepts when
+ * others fail. The one exception is a filter's value, whose shape depends on its op (see FilterSchema).
  *
  * Objects are strict: an unknown field (usually a typo) is a problem, not silently ignored.
  */
@@ -202,6 +203,7 @@ export const ActionSchema = z
 
 // --- conditions (badges and triggers) ---
 
+/** Checked here, not in validate.ts, so that the output can be typed by op (a list only for "in"). */
 export const FilterSchema = z
   .strictObject({
     name: Text,

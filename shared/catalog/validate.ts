@@ -132,8 +132,9 @@ class CatalogChecks {
       if (identifier) this.registerIdentifier(identifier, action ?? null, path);
     });
     // The entries whose content other checks read; the first of a duplicated uid wins, as in `defined`.
-    const keepFirst = <T extends { uid: string }>(into: Map<string, T>, entries: Holey<T>) =>
-      entries.forEach((e) => e && !into.has(e.uid) && into.set(e.uid, e));
+    const keepFirst = <T extends { uid: string }>(into: Map<string, T>, entries: Holey<T>) => {
+      for (const e of entries) if (e && !into.has(e.uid)) into.set(e.uid, e);
+    };
     keepFirst(this.deliverables, this.draft.deliverables);
     keepFirst(this.badges, this.draft.badges);
     keepFirst(this.rankSets, this.draft.rankSets);

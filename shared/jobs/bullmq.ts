@@ -3,7 +3,7 @@
  * start() runs a Worker on it. BullMQ's delayed jobs, job ids, retries with exponential
  * backoff and stalled-job recovery give "runs once, at its time, survives restarts".
  */
-import { DelayedError, Job, Queue, Worker } from 'bullmq';
+import { DelayedError, Job, Queue, RedisOptions, Worker } from 'bullmq';
 import { createLogger } from '../logging/logger';
 import {
   DEFAULT_ATTEMPTS,
@@ -71,7 +71,7 @@ export class BullMqJobScheduler implements JobScheduler {
     this.logger = options.logger ?? createLogger('info');
     // No offline queue: while Redis is down a command fails at once instead of piling up.
     this.queue = new Queue<JobData>(options.queueName, {
-      connection: { url: options.connection, enableOfflineQueue: false },
+      connection: { ...this.connection(), enableOfflineQueue: false },
       prefix: options.prefix,
     });
     // BullMQ emits connection trouble as 'error'; unheard, an 'error' event would crash the process.
@@ -111,7 +111,7 @@ export class BullMqJobScheduler implements JobScheduler {
     if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
     if (this.worker) return;
     const worker = new Worker<JobData>(this.options.queueName, (job, token) => this.process(job, token), {
-      connection: { url: this.options.connection },
+      connection: this.connection(),
       prefix: this.options.prefix,
       concurrency: this.options.concurrency ?? 10,
     });
@@ -134,6 +134,15 @@ export class BullMqJobScheduler implements JobScheduler {
       await this.queue.close();
     })();
     return this.closing;
+  }
+
+  /**
+   * Connection options for BullMQ, which then owns (and closes) the connection. Closing a
+   * connection that never reached Redis otherwise keeps a 2 s ioredis timer alive, which
+   * holds up the exit of a process (or of jest).
+   */
+  private connection(): RedisOptions {
+    return { url: this.options.connection, disconnectTimeout: 200 };
   }
 
   private async process(job: Job<JobData>, token: string | undefined): Promise<void> {

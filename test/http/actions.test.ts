@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { catalogViewsProjector } from '../../projections/catalog-views';
+import { leaderboardsProjector, LEADERBOARD_COLLECTIONS } from '../../projections/leaderboards';
+import { ProjectionRunner } from '../../projections/runner';
+import { MemoryReadStore } from '../../shared/read-store/memory';
+import pino from 'pino';
+import { client, mobile, server, startTestService, type TestService } from '../support/service';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+const newPlayer = () => randomUUID();
+let refCounter = 0;
+const ref = (prefix = 'ref') => `${prefix}-${Date.now()}-${++refCounter}`;
+
+const process_ = (body: Record<string, unknown>, headers: Record<string, string> = server) => t.http.post('/v1/action/process').set(headers).send(body);
+const profile = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+
+describe('POST /v1/action/process', () => {
+  it('awards points, badges, ranks and deliverables, and returns the result shape of decisions.md §6', async () => {
+    const playerId = newPlayer();
+    const res = await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '120' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.code).toBe(200);
+    expect(res.body.data).toEqual({
+      playerId,
+      referenceId: expect.any(String),
+      badges: [{ uid: 'b-first-purchase', label: 'First purchase', type: 'OneTimeOnly', points: 20, imageName: null, rank: null }],
+      triggers: null,
+      // Level 1 (target 0) is reached at registration, so this first action reaches no new level.
+      achievedLevel: null,
+      earnedPoints: 30,
+      deliverables: [
+        { uid: 'gold', amount: 5, label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', details: null },
+        { uid: 'chest-silver', amount: 1, label: 'Silver chest', type: 1, imageName: null, details: null },
+      ],
+    });
+    const p = await profile(playerId);
+    expect(p.points).toBe(30);
+    expect(p.balances).toEqual(
+      expect.arrayContaining([
+        { deliverableUid: 'gold', label: 'Gold', type: 1, amount: 5 },
+        { deliverableUid: 'chest-silver', label: 'Silver chest', type: 1, amount: 1 },
+      ]),
+    );
+  });
+
+  it('canonicalises the playerId (no dashes, upper case) and rejects a non-UUID with 1002', async () => {
+    const playerId = newPlayer();
+    const res = await process_({ name: 'login', referenceId: ref(), playerId: playerId.replace(/-/g, '').toUpperCase() });
+    expect(res.body.data.playerId).toBe(playerId);
+    const bad = await process_({ name: 'login', referenceId: ref(), playerId: 'player-1' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe(1002);
+  });
+
+  it('answers 1001 naming the field for a missing or wrong field, a bad multiplier and a far-future timestamp', async () => {
+    const playerId = newPlayer();
+    const missing = await process_({ referenceId: ref(), playerId });
+    expect(missing.body).toEqual({ code: 1001, data: expect.stringContaining('name') });
+    expect((await process_({ name: 'login', referenceId: ref(), playerId, multiplier: 0 })).body.code).toBe(1001);
+    expect((await process_({ name: 'login', referenceId: ref(), playerId, multiplier: 'x' })).body.code).toBe(1001);
+    expect((await process_({ name: 'login', referenceId: ref(), playerId, timestamp: Date.now() + 10 * 60_000 })).body.code).toBe(1001);
+    expect((await process_({ name: 'login', referenceId: ref(), playerId, details: [{ name: 'a' }] })).body.code).toBe(1001);
+  });
+
+  it('answers 5004 for an unknown action', async () => {
+    const res = await process_({ name: 'teleport', referenceId: ref(), playerId: newPlayer() });
+    expect(res.body).toEqual({ code: 5004, data: 'Action does not exist or is inactive' });
+  });
+
+  it('charges the cost in the same event, with a provision; 9001 and nothing recorded when short', async () => {
+    const playerId = newPlayer();
+    const short = await process_({ name: 'spin', referenceId: ref(), playerId });
+    expect(short.body.code).toBe(9001);
+    expect((await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.code).toBe(5003);
+    for (let i = 0; i < 2; i++) await process_({ name: 'purchase', referenceId: ref(), playerId });
+    const spin = await process_({ name: 'spin', referenceId: ref(), playerId });
+    expect(spin.body.code).toBe(200);
+    expect(spin.body.data.provisionUid).toMatch(/^[0-9a-f]{32}$/);
+    // Two purchases gave 2 x 5 gold; the spin cost 10; balances at 0 are not listed.
+    const balances = (await profile(playerId)).balances;
+    expect(balances.find((b: { deliverableUid: string }) => b.deliverableUid === 'gold')).toBeUndefined();
+    expect(balances.find((b: { deliverableUid: string }) => b.deliverableUid === 'gems')).toMatchObject({ amount: 1 });
+  });
+
+  it('reports a repeated referenceId as 2601, and get-response returns the original', async () => {
+    const playerId = newPlayer();
+    const referenceId = ref();
+    const first = await process_({ name: 'login', referenceId, playerId });
+    const again = await process_({ name: 'login', referenceId, playerId });
+    expect(again.body).toEqual({ code: 2601, data: 'Duplicate action' });
+    const got = await t.http.get('/v1/action/get-response').query({ referenceId }).set(server);
+    expect(got.body).toEqual({ code: 200, data: first.body.data });
+    expect((await t.http.get('/v1/action/get-response').query({ referenceId: 'never-seen' }).set(server)).body.code).toBe(5001);
+    expect((await t.http.get('/v1/action/get-response').set(server)).body.code).toBe(1001);
+  });
+
+  it('processes 50 concurrent requests with one referenceId exactly once', async () => {
+    const playerId = newPlayer();
+    const referenceId = ref('dup');
+    const all = await Promise.all(Array.from({ length: 50 }, () => process_({ name: 'purchase', referenceId, playerId })));
+    const codes = all.map((r) => r.body.code);
+    expect(codes.filter((c) => c === 200)).toHaveLength(1);
+    expect(codes.filter((c) => c === 2601)).toHaveLength(49);
+    expect((await profile(playerId)).points).toBe(30);
+  });
+
+  it('never activates a limited trigger more than its limit, whatever the concurrency', async () => {
+    const catalogYaml = `
+version: 1
+deliverables: [{ uid: gold, label: Gold, type: Prize, kind: Currency }]
+actions: [{ uid: act-ping, identifier: ping, points: 1 }]
+triggers:
+  - { uid: t-first, label: First pings, type: OneTimeOnly, limited: true, limit: 3, points: 7, conditions: [{ action: ping }], deliverables: [{ deliverable: gold, amount: 1 }] }
+`;
+    const own = await startTestService({ catalogYaml });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => own.http.post('/v1/action/process').set(server).send({ name: 'ping', referenceId: `lim-${i}`, playerId: randomUUID() })),
+      );
+      expect(results.every((r) => r.body.code === 200)).toBe(true);
+      expect(results.filter((r) => r.body.data.triggers !== null)).toHaveLength(3);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('applies nested actions in order, each with its own result or failure (Server keys)', async () => {
+    const playerId = newPlayer();
+    const res = await process_({
+      name: 'login',
+      referenceId: ref(),
+      playerId,
+      actions: [
+        { name: 'purchase', referenceId: ref(), playerId },
+        { name: 'teleport', referenceId: ref(), playerId },
+      ],
+    });
+    expect(res.body.code).toBe(200);
+    expect(res.body.data.nested).toHaveLength(2);
+    expect(res.body.data.nested[0].badges[0].uid).toBe('b-first-purchase');
+    expect(res.body.data.nested[1]).toEqual({ code: 5004, data: 'Action does not exist or is inactive' });
+  });
+
+  it('lets Client keys process with their tenant domain', async () => {
+    const res = await process_({ name: 'login', referenceId: ref(), playerId: newPlayer() }, client);
+    expect(res.body.code).toBe(200);
+  });
+});
+
+describe('POST /v1/action/delete', () => {
+  it('reverses everything the action granted, and get-response shows reversed: true', async () => {
+    const playerId = newPlayer();
+    const referenceId = ref();
+    await process_({ name: 'purchase', referenceId, playerId });
+    const res = await t.http.post('/v1/action/delete').set(mobile).send({ name: 'purchase', referenceId, playerId });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 200 });
+    const p = await profile(playerId);
+    expect(p.points).toBe(0);
+    expect(p.badges).toEqual([]);
+    expect(p.balances).toEqual([]);
+    const got = await t.http.get('/v1/action/get-response').query({ referenceId }).set(server);
+    expect(got.body.data.reversed).toBe(true);
+    // A reversed referenceId stays used.
+    expect((await process_({ name: 'purchase', referenceId, playerId })).body.code).toBe(2601);
+  });
+
+  it('answers 101 with nothing changed: unknown ref, wrong name, wrong player, already reversed, prize spent', async () => {
+    const playerId = newPlayer();
+    const referenceId = ref();
+    await process_({ name: 'purchase', referenceId, playerId });
+    const del = (body: Record<string, unknown>) => t.http.post('/v1/action/delete').set(server).send(body);
+    expect((await del({ name: 'purchase', referenceId: 'unknown-ref', playerId })).body.code).toBe(101);
+    expect((await del({ name: 'login', referenceId, playerId })).body.code).toBe(101);
+    expect((await del({ name: 'purchase', referenceId, playerId: newPlayer() })).body.code).toBe(101);
+    expect((await profile(playerId)).points).toBe(30);
+    expect((await del({ name: 'purchase', referenceId, playerId })).body.code).toBe(200);
+    expect((await del({ name: 'purchase', referenceId, playerId })).body.code).toBe(101);
+
+    // The gold from two purchases is spent on a spin: taking the second purchase back would go negative.
+    const spender = newPlayer();
+    const second = ref();
+    await process_({ name: 'purchase', referenceId: ref(), playerId: spender });
+    await process_({ name: 'purchase', referenceId: second, playerId: spender });
+    await process_({ name: 'spin', referenceId: ref(), playerId: spender });
+    const before = await profile(spender);
+    const res = await del({ name: 'purchase', referenceId: second, playerId: spender });
+    expect(res.body.code).toBe(101);
+    expect(await profile(spender)).toEqual(before);
+  });
+});
+
+describe('players', () => {
+  it('registers a player once (5002 with HTTP 200 after) and shows the username on leaderboards', async () => {
+    const playerId = newPlayer();
+    const created = await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada', imageName: 'https://img.example.com/ada.png' });
+    expect(created.body.code).toBe(200);
+    const again = await t.http.post('/v1/player/create').set(server).send({ playerId });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ code: 5002, data: 'PlayerId already exists' });
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId: 'nope' })).body.code).toBe(1002);
+    expect((await t.http.post('/v1/player/create').set(client).send({ playerId })).body.code).toBe(4003);
+    await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '1' }] });
+    const board = await t.http.get('/v1/admin/leaderboards/lb-all').query({ playerId, top: 1000 }).set(server);
+    const mine = board.body.data[0].standings.find((s: { userId: string }) => s.userId === playerId);
+    expect(mine).toMatchObject({ username: 'Ada', imageName: 'https://img.example.com/ada.png', points: 30 });
+    expect(board.body.data[0].player).toMatchObject({ userId: playerId, points: 30 });
+  });
+});
+
+describe('leaderboards', () => {
+  it('ranks ties 1, 2, 2, 4 with the earlier reacher first, counts actions, and forgets reversed actions', async () => {
+    const catalogYaml = `
+version: 1
+actions:
+  - { uid: act-a, identifier: score, points: 10 }
+  - { uid: act-b, identifier: bonus, points: 5 }
+leaderboards:
+  - { uid: lb-points, label: Points, type: 0, startDate: 2020-01-01T00:00:00, endDate: 2100-01-01T00:00:00 }
+  - { uid: lb-count, label: Scores, type: 0, metric: { action: score }, startDate: 2020-01-01T00:00:00, endDate: 2100-01-01T00:00:00 }
+  - { uid: lb-daily, label: Daily, type: 1, season: daily, startDate: 2020-01-01T00:00:00, endDate: 2100-01-01T00:00:00 }
+`;
+    const own = await startTestService({ catalogYaml });
+    try {
+      const [a, b, c, d] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      const send = (name: string, playerId: string, referenceId: string, timestamp?: number) =>
+        own.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId, timestamp });
+      await send('score', a, 'a1');
+      await send('score', a, 'a2'); // a: 20
+      await send('score', c, 'c1'); // c: 10, reached before b
+      await send('score', b, 'b1'); // b: 10
+      await send('bonus', d, 'd1'); // d: 5
+      const board = async (id: string, query: Record<string, string> = {}) => (await own.http.get(`/v1/admin/leaderboards/${id}`).query(query).set(server)).body.data[0];
+      expect((await board('lb-points')).standings.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points])).toEqual([
+        [1, a, 20],
+        [2, c, 10],
+        [2, b, 10],
+        [4, d, 5],
+      ]);
+      expect((await board('lb-points', { top: '2' })).standings).toHaveLength(2);
+      expect((await board('lb-count')).standings.map((s: { userId: string; points: number }) => [s.userId, s.points])).toEqual([
+        [a, 2],
+        [c, 1],
+        [b, 1],
+      ]);
+      // Yesterday's action lands in yesterday's season, not today's.
+      await send('score', d, 'd2', Date.now() - 86_400_000);
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      expect((await board('lb-daily', { season: yesterday })).standings.map((s: { userId: string }) => s.userId)).toEqual([d]);
+      expect((await board('lb-daily')).standings.map((s: { userId: string }) => s.userId)).not.toContain(undefined);
+
+      await own.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: 'a2', playerId: a });
+      expect((await board('lb-points')).standings.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points])).toEqual([
+        [1, d, 15],
+        [2, a, 10],
+        [2, c, 10],
+        [2, b, 10],
+      ]);
+
+      // Replaying the log into fresh read models gives the same standings.
+      const fresh = new MemoryReadStore();
+      const replay = new ProjectionRunner(own.service.events, fresh, [catalogViewsProjector, leaderboardsProjector], pino({ level: 'silent' }));
+      await replay.start();
+      expect(await replay.waitFor(await own.service.events.headPosition(), 10_000)).toBe(true);
+      await replay.stop();
+      const live = await own.service.readStore.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+      const rebuilt = await fresh.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+      expect(rebuilt).toEqual(live);
+    } finally {
+      await own.close();
+    }
+  });
+});

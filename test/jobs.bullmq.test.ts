@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { Queue } from 'bullmq';
+import { BullMqJobScheduler } from '../shared/jobs/bullmq';
+import { JobLogger, StoreUnavailableError } from '../shared/jobs/port';
+import { jobsContract } from './contracts/jobs.contract';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Every fixture gets its own queue on the shared Redis; destroy deletes all of its keys. */
+jobsContract('BullMqJobScheduler', async () => {
+  const queueName = `test-jobs-${randomUUID()}`;
+  return {
+    // Put back quickly a job the other worker has no handler for, to stay within the test's time.
+    open: async (options) =>
+      new BullMqJobScheduler({ ...options, connection: REDIS_URL, queueName, unhandledDelayMs: 100 }),
+    destroy: async () => {
+      const queue = new Queue(queueName, { connection: { url: REDIS_URL } });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    },
+  };
+});
+
+/** A local port nothing listens on: taken from the OS, then released. */
+function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('BullMqJobScheduler specifics', () => {
+  it('rejects schedule and cancel with StoreUnavailableError, promptly, when Redis cannot be reached', async () => {
+    const silent: JobLogger = { warn: () => {}, error: () => {} };
+    const scheduler = new BullMqJobScheduler({
+      connection: `redis://127.0.0.1:${await unusedPort()}`,
+      queueName: `test-jobs-${randomUUID()}`,
+      timeoutMs: 500,
+      logger: silent,
+    });
+    try {
+      const startedAt = Date.now();
+      await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(scheduler.cancel('job-1')).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - startedAt).toBeLessThan(2000);
+    } finally {
+      await scheduler.close();
+    }
+  });
+});
