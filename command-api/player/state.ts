@@ -103,7 +103,8 @@ function reachLevel(state: PlayerState, l: LevelReached): void {
 
 function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
   state.processed.set(e.referenceId, revision);
-  if (e.pointsAwarded) state.lastPointAward.set(e.actionName, e.timestamp);
+  // The gap runs from the latest award: a backdated action must not move it back.
+  if (e.pointsAwarded) state.lastPointAward.set(e.actionName, Math.max(e.timestamp, state.lastPointAward.get(e.actionName) ?? e.timestamp));
   for (const p of e.progress) {
     const perCondition = progressOf(state, p.rule);
     (perCondition[p.condition] ??= []).push(p.entry);

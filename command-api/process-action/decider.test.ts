@@ -162,6 +162,13 @@ describe('pointGap (seconds)', () => {
     expect(p.process('login', { at: T0 + 119 * SECOND }).actionPoints).toBe(0);
     expect(p.process('other', { at: T0 + 119 * SECOND }).actionPoints).toBe(1); // per action
   });
+
+  test('a backdated action does not move the gap back', () => {
+    const p = playerSpec(catalog);
+    p.process('login', { at: T0 + 100 * SECOND });
+    expect(p.process('login', { at: T0 }).actionPoints).toBe(5); // 100 s before the last award
+    expect(p.process('login', { at: T0 + 101 * SECOND }).actionPoints).toBe(0); // 1 s after it
+  });
 });
 
 describe('cost', () => {
@@ -191,6 +198,16 @@ describe('cost', () => {
     expect(failureOf(p.tryProcess('spin'))).toMatchObject({ code: 9001 }); // 2 < 10
     expect(p.recorded.length).toBe(before);
     expect(p.state.balances.get('gold')).toBe(2);
+  });
+
+  test('a new player can pay with what the registration grants', () => {
+    const welcome = catalogOf(BASE, `
+      actions: [{ identifier: spin, cost: 10, costDeliverable: gold }]
+      levels: [{ uid: l1, label: L1, level: 1, target: 0, deliverables: [{ deliverable: gold, amount: 10 }] }]
+    `);
+    const p = playerSpec(welcome);
+    expect(p.process('spin').cost?.amount).toBe(10);
+    expect(p.state.balances.get('gold')).toBe(0);
   });
 
   test('an unknown player who cannot pay is not registered either', () => {

@@ -58,8 +58,10 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
     if (!catalog.settings.autoRegisterPlayers) return fail(5003, 'PlayerId does not exist');
     const registered = registration(catalog, state, cmd.playerId, env);
     events.push(registered);
-    // Levels reached at registration must not be granted again below.
-    player = { ...state, levelsReached: new Map([...state.levelsReached, ...registered.data.levels.map((l) => [l.uid, l.level] as const)]) };
+    // Levels reached at registration must not be granted again below; what they grant can pay the cost.
+    const balances = new Map(state.balances);
+    for (const b of registered.data.effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
+    player = { ...state, balances, levelsReached: new Map([...state.levelsReached, ...registered.data.levels.map((l) => [l.uid, l.level] as const)]) };
   }
 
   const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));

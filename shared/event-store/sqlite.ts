@@ -95,8 +95,10 @@ function toRecorded(row: EventRow): RecordedEvent {
 }
 
 function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Database.SqliteError)) return false;
-  const primary = error.code.match(/^SQLITE_[A-Z]+/)?.[0];
+  // Checked by its code, not by class: the native module's error class may come from another module instance.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  const primary = code.match(/^SQLITE_[A-Z]+/)?.[0];
   return primary !== undefined && UNAVAILABLE_CODES.has(primary);
 }
 
