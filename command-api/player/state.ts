@@ -39,6 +39,8 @@ export interface PlayerState {
   levelsReached: Map<string, number>;
   /** What reaching each level granted, to take back if the level is lost. */
   levelGrants: Map<string, Grant[]>;
+  /** Reference of the action that reached each level (levels of the registration have none). */
+  levelOrigins: Map<string, string>;
   holdings: Holding[];
   /** Qualifying entries per rule uid, per condition index, not yet consumed by an award. */
   progress: Map<string, ProgressEntry[][]>;
@@ -60,6 +62,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   balances: new Map(),
   levelsReached: new Map(),
   levelGrants: new Map(),
+  levelOrigins: new Map(),
   holdings: [],
   progress: new Map(),
   lastPointAward: new Map(),
@@ -120,16 +123,20 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     }
     state.holdings.push({ ...award, awardedBy: e.referenceId, awardedAt: e.timestamp });
   }
-  for (const l of e.levels) reachLevel(state, l);
+  for (const l of e.levels) {
+    reachLevel(state, l);
+    state.levelOrigins.set(l.uid, e.referenceId);
+  }
   for (const p of e.effects.powerupsGranted) state.powerupOrigins.set(p.uid, e.referenceId);
 }
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
   state.reversed.add(e.referenceId);
-  // The reversed action no longer counts anywhere.
+  // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.
   for (const [, perCondition] of state.progress) {
     for (let i = 0; i < perCondition.length; i++) perCondition[i] = perCondition[i]?.filter((x) => x.ref !== e.referenceId) ?? [];
   }
+  for (const h of state.holdings) h.consumed = h.consumed.map((entries) => entries.filter((x) => x.ref !== e.referenceId));
   for (const r of e.revokedAwards) {
     const index = state.holdings.findIndex((h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank);
     if (index < 0) continue;
@@ -138,14 +145,14 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
     if (holding.consumed.length) {
       const perCondition = progressOf(state, holding.uid);
       holding.consumed.forEach((entries, i) => {
-        const back = entries.filter((x) => x.ref !== e.referenceId);
-        perCondition[i] = [...back, ...(perCondition[i] ?? [])].sort((a, b) => a.ts - b.ts);
+        perCondition[i] = [...entries, ...(perCondition[i] ?? [])].sort((a, b) => a.ts - b.ts);
       });
     }
   }
   for (const l of e.revokedLevels) {
     state.levelsReached.delete(l.uid);
     state.levelGrants.delete(l.uid);
+    state.levelOrigins.delete(l.uid);
   }
   for (const uid of e.effects.powerupsRemoved) state.powerupOrigins.delete(uid);
 }

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { addAmounts } from '../../shared/amount';
 import type { Effects } from '../../shared/events/common';
-import { catalogOf, failureOf, OTHER_PLAYER, playerSpec, type PlayerSpec } from '../../test/support/player-spec';
+import { catalogOf, failureOf, given, OTHER_PLAYER, playerSpec, type PlayerSpec } from '../../test/support/player-spec';
 import type { PlayerState } from '../player/state';
 
 const catalog = catalogOf(`
@@ -52,36 +53,38 @@ const activateAll = (p: PlayerSpec) => {
   for (const owned of p.state.powerups.values()) owned.activated = true;
 };
 
+/** The sum of every recorded event's effects. */
+const summed = (p: PlayerSpec) => {
+  const balances = new Map<string, number>();
+  let points = 0;
+  for (const e of p.recorded) {
+    const effects = (e.data as { effects: Effects }).effects;
+    points = addAmounts(points, effects.points);
+    for (const b of effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
+  }
+  return { points, balances };
+};
+
 describe('101: action is not reversible', () => {
-  const cases: [string, (p: PlayerSpec) => ReturnType<PlayerSpec['tryReverse']>][] = [
-    ['the referenceId is unknown', (p) => p.tryReverse('nope', { name: 'play' })],
-    ['the name is not the original one', (p) => p.tryReverse('ref-2', { name: 'grind' })],
-    ['the action belongs to another player', (p) => p.tryReverse('ref-2', { playerId: OTHER_PLAYER })],
-    [
-      'it was already reversed',
-      (p) => {
-        p.reverse('ref-2');
-        return p.tryReverse('ref-2');
-      },
-    ],
-    [
-      'a prize to take back was spent',
-      (p) => {
-        p.process('shop'); // spends the 3 gems of ref-2
-        return p.tryReverse('ref-2');
-      },
-    ],
+  const cases: [string, (p: PlayerSpec) => void, string, { name?: string; playerId?: string }][] = [
+    ['the referenceId is unknown', () => {}, 'nope', { name: 'play' }],
+    ['the name is not the original one', () => {}, 'ref-2', { name: 'grind' }],
+    ['the action belongs to another player', () => {}, 'ref-2', { playerId: OTHER_PLAYER }],
+    ['it was already reversed', (p) => p.reverse('ref-2'), 'ref-2', {}],
+    ['a prize to take back was spent', (p) => p.process('shop'), 'ref-2', {}], // the 3 gems of ref-2
   ];
 
-  test.each(cases)('when %s, and nothing changes', (_, when) => {
+  test.each(cases)('when %s, and nothing changes', (_, setup, ref, options) => {
     const p = playerSpec(catalog);
     p.process('earn');
     p.process('play');
-    const result = when(p);
+    setup(p);
     const events = p.recorded.length;
     const before = holdingsOf(p.state);
-    expect(failureOf(result).code).toBe(101);
-    expect(failureOf(result).message).toMatch(/^Action is not reversible/);
+
+    const failure = failureOf(p.tryReverse(ref, options));
+    expect(failure.code).toBe(101);
+    expect(failure.message).toMatch(/^Action is not reversible/);
     expect(p.recorded.length).toBe(events);
     expect(holdingsOf(p.state)).toEqual(before);
   });
@@ -178,11 +181,11 @@ describe('reversal', () => {
     const p = playerSpec(catalog);
     p.process('score'); // 15
     p.process('score'); // 30: level 2, with a boost
-    expect(p.state.powerups.size).toBe(1);
+    const [boost] = p.state.powerups.keys();
 
     const reversed = p.reverse('ref-1');
     expect(reversed.revokedLevels.map((l) => l.uid)).toEqual(['l2']);
-    expect(reversed.effects.powerupsRemoved).toEqual([...p.recorded[2].data.effects.powerupsGranted.map((x: { uid: string }) => x.uid)]);
+    expect(reversed.effects.powerupsRemoved).toEqual([boost]);
     expect(holdingsOf(p.state)).toMatchObject({ points: 15, balances: {}, levels: ['l1'], powerups: [] });
   });
 });
@@ -218,18 +221,6 @@ describe('reversal and powerups', () => {
 });
 
 describe('evolve of ActionReversed', () => {
-  /** The sum of every recorded event's effects. */
-  const summed = (p: PlayerSpec) => {
-    const balances = new Map<string, number>();
-    let points = 0;
-    for (const e of p.recorded) {
-      const effects = (e.data as { effects: Effects }).effects;
-      points = addAmounts(points, effects.points);
-      for (const b of effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
-    }
-    return { points, balances };
-  };
-
   test('leaves points and balances equal to the sum of the events effects', () => {
     const p = playerSpec(catalog);
     for (const name of ['get-boost', 'earn', 'play', 'grind', 'grind', 'grind', 'grind', 'unlock', 'grind', 'score']) p.process(name);
@@ -241,5 +232,53 @@ describe('evolve of ActionReversed', () => {
     expect(p.state.points).toBe(points);
     expect(p.state.balances).toEqual(balances);
     expect([...p.state.balances.values()].every((amount) => amount >= 0)).toBe(true);
+
+    // Replaying the stored (serialized) events gives the same state.
+    const replayed = given(JSON.parse(JSON.stringify(p.recorded))).state;
+    expect(holdingsOf(replayed)).toEqual(holdingsOf(p.state));
+    expect(replayed.progress).toEqual(p.state.progress);
+  });
+});
+
+describe('properties', () => {
+  const names = ['earn', 'play', 'grind', 'score', 'unlock', 'get-boost', 'activate'] as const;
+  /** Processes the actions in order ('activate' activates every owned powerup); returns their refs. */
+  const playAll = (p: PlayerSpec, steps: readonly (typeof names)[number][]) => {
+    const refs: string[] = [];
+    for (const step of steps) {
+      if (step === 'activate') activateAll(p);
+      else if (p.tryProcess(step, { ref: `r${refs.length}` }).ok) refs.push(`r${refs.length}`);
+    }
+    return refs;
+  };
+
+  test('reversing every action, latest first, leaves the player as registered', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...names), { maxLength: 30 }), (steps) => {
+        const p = playerSpec(catalog);
+        const refs = playAll(p, steps);
+        for (const ref of refs.reverse()) p.reverse(ref);
+        expect(holdingsOf(p.state)).toEqual({ points: 0, balances: {}, holdings: [], levels: refs.length ? ['l1'] : [], powerups: [] });
+        expect([...p.state.progress.values()].flat(2)).toEqual([]);
+      }),
+    );
+  });
+
+  test('whatever is reversed, in any order, balances are the sum of the effects and never negative', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...names), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 30 }), (steps, picks) => {
+        const p = playerSpec(catalog);
+        const refs = playAll(p, steps);
+        for (const pick of picks.slice(0, refs.length)) {
+          const result = p.tryReverse(refs[pick % refs.length]);
+          if (!result.ok) expect(result.failure.code).toBe(101);
+        }
+        const { points, balances } = summed(p);
+        expect(p.state.points).toBe(points);
+        expect(p.state.balances).toEqual(balances);
+        expect([...p.state.balances.values()].every((amount) => amount >= 0)).toBe(true);
+        expect(p.state.points).toBeGreaterThanOrEqual(0);
+      }),
+    );
   });
 });

@@ -48,7 +48,7 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerStat
   const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants)];
 
   const effects = noEffects();
-  effects.points = -pointsTaken;
+  effects.points = subtractAmounts(0, pointsTaken);
   const powerupDeliverables = new Set(catalog.deliverables.filter((d) => d.kind === 'Powerup').map((d) => d.uid));
   for (const g of taken) if (!powerupDeliverables.has(g.uid)) addBalance(effects, g.uid, -g.amount);
   if (original.cost) addBalance(effects, original.cost.deliverableUid, original.cost.amount);
@@ -119,10 +119,15 @@ function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog
  * Powerup instances to take back: all those the reversed action created, and for each award or
  * level of a later action that is revoked, as many instances of its powerups as it granted.
  */
-function powerupsTakenBack(state: PlayerState, ref: string, revokedAwards: RevokedAward[], revokedLevels: { grants: Grant[] }[], powerupDeliverables: ReadonlySet<string>): string[] {
+function powerupsTakenBack(state: PlayerState, ref: string, revokedAwards: RevokedAward[], revokedLevels: { uid: string; grants: Grant[] }[], powerupDeliverables: ReadonlySet<string>): string[] {
   const owned = [...state.powerupOrigins.entries()].filter(([uid]) => state.powerups.has(uid));
   const taken = new Set(owned.filter(([, origin]) => origin === ref).map(([uid]) => uid));
-  const later: { origin: string | null; grants: Grant[] }[] = [...revokedAwards.filter((a) => a.awardedBy !== ref).map((a) => ({ origin: a.awardedBy, grants: a.grants })), ...revokedLevels.map((l) => ({ origin: null, grants: l.grants }))];
+  const revoked: { origin: string | null; grants: Grant[] }[] = [
+    ...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })),
+    ...revokedLevels.map((l) => ({ origin: state.levelOrigins.get(l.uid) ?? null, grants: l.grants })),
+  ];
+  // What the reversed action itself granted is all taken above.
+  const later = revoked.filter((x) => x.origin !== ref);
   for (const { origin, grants } of later) {
     for (const g of grants) {
       if (!powerupDeliverables.has(g.uid)) continue;
