@@ -52,4 +52,13 @@ describe('BullMqJobScheduler specifics', () => {
       await scheduler.close();
     }
   });
+
+  it('throws StoreUnavailableError once closed', async () => {
+    const scheduler = new BullMqJobScheduler({ connection: REDIS_URL, queueName: `test-jobs-${randomUUID()}` });
+    await scheduler.close();
+    await scheduler.close();
+    await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(scheduler.cancel('job-1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(scheduler.start()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
 });

@@ -3,7 +3,7 @@
  * start() runs a Worker on it. BullMQ's delayed jobs, job ids, retries with exponential
  * backoff and stalled-job recovery give "runs once, at its time, survives restarts".
  */
-import { DelayedError, Job, Queue, RedisOptions, Worker } from 'bullmq';
+import { DelayedError, Job, Queue, RedisConnection, RedisOptions, Worker } from 'bullmq';
 import { createLogger } from '../logging/logger';
 import {
   DEFAULT_ATTEMPTS,
@@ -50,6 +50,18 @@ function bullJobId(jobId: string): string {
   return `j-${jobId.replace(/%/g, '%25').replace(/:/g, '%3A')}`;
 }
 
+/**
+ * BullMQ's connection, closed before it ever reached Redis, reports that failed first
+ * connection as an 'error' event after close() has removed every listener: an unhandled
+ * error that would crash the process. Nobody listening after close means nobody to tell.
+ */
+class ClosableConnection extends RedisConnection {
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'error' && this.listenerCount('error') === 0) return false;
+    return super.emit(event, ...args);
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -70,10 +82,11 @@ export class BullMqJobScheduler implements JobScheduler {
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.logger = options.logger ?? createLogger('info');
     // No offline queue: while Redis is down a command fails at once instead of piling up.
-    this.queue = new Queue<JobData>(options.queueName, {
-      connection: { ...this.connection(), enableOfflineQueue: false },
-      prefix: options.prefix,
-    });
+    this.queue = new Queue<JobData>(
+      options.queueName,
+      { connection: { ...this.connection(), enableOfflineQueue: false }, prefix: options.prefix },
+      ClosableConnection,
+    );
     // BullMQ emits connection trouble as 'error'; unheard, an 'error' event would crash the process.
     this.queue.on('error', (error) => this.logger.warn({ err: error }, 'job queue: redis error'));
   }
@@ -110,17 +123,18 @@ export class BullMqJobScheduler implements JobScheduler {
   async start(): Promise<void> {
     if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
     if (this.worker) return;
-    const worker = new Worker<JobData>(this.options.queueName, (job, token) => this.process(job, token), {
-      connection: this.connection(),
-      prefix: this.options.prefix,
-      concurrency: this.options.concurrency ?? 10,
-    });
+    const worker = new Worker<JobData>(
+      this.options.queueName,
+      (job, token) => this.process(job, token),
+      { connection: this.connection(), prefix: this.options.prefix, concurrency: this.options.concurrency ?? 10 },
+      ClosableConnection,
+    );
     worker.on('error', (error) => this.logger.warn({ err: error }, 'job worker: redis error'));
     // Emitted after every failed attempt; the job is final once its attempts are used up.
     worker.on('failed', (job, error) => {
       if (!job) return;
       const details = { jobId: job.data.jobId, type: job.name, attempt: job.attemptsMade, err: error };
-      if (job.attemptsMade >= this.attempts) this.logger.error(details, 'job failed; attempts used up');
+      if (job.attemptsMade >= (job.opts.attempts ?? 1)) this.logger.error(details, 'job failed; attempts used up');
       else this.logger.warn(details, 'job failed; will retry');
     });
     this.worker = worker;
@@ -173,6 +187,9 @@ export class BullMqJobScheduler implements JobScheduler {
    * BullMQ waits for a connection that is not ready yet without limit, hence the timer.
    */
   private async redis<T>(operation: Promise<T>): Promise<T> {
+    // If the timer wins (or we are closed), the operation may still fail later: that must not
+    // surface as an unhandled rejection.
+    operation.catch(() => undefined);
     if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -181,8 +198,6 @@ export class BullMqJobScheduler implements JobScheduler {
         this.timeoutMs,
       );
     });
-    // If the timer wins, the operation may still fail later: that must not surface as unhandled.
-    operation.catch(() => undefined);
     try {
       return await Promise.race([operation, timeout]);
     } catch (error) {

@@ -24,8 +24,8 @@ export interface SqliteJobSchedulerOptions extends JobSchedulerOptions {
   pollIntervalMs?: number;
   /**
    * How long a claimed job stays claimed. A process that dies mid-run leaves its claim
-   * behind; after this long another process runs the job again. A handler running longer
-   * than this may also be run a second time. Default 300000 (5 minutes).
+   * behind; once it runs out, the job runs again (in any process, the restarted one too).
+   * A handler running longer than this may be run a second time elsewhere. Default 300000.
    */
   lockMs?: number;
   /** Jobs this process runs at the same time. Default 10. */
@@ -106,6 +106,8 @@ export class SqliteJobScheduler implements JobScheduler {
     try {
       db = new Database(filePath, { timeout: 5000 });
       db.pragma('journal_mode = WAL');
+      // A scheduled job is as durable as the event that asked for it: synced on every commit.
+      db.pragma('synchronous = FULL');
       db.exec(SCHEMA);
     } catch (error) {
       db?.close();
