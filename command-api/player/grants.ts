@@ -1,4 +1,5 @@
 import { addAmounts } from '../../shared/amount';
+import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
 import { DELIVERABLE_TYPE_CODE, noEffects, type Effects, type Grant, type PowerupInstance } from '../../shared/events/common';
 import type { LevelReached } from '../../shared/events/player-events';
@@ -28,7 +29,7 @@ export function grantOf(deliverable: Deliverable, amount: number): Grant {
 /** Powerup deliverables become owned instances, one per unit granted; the rest add to balances. */
 export function effectsOfGrants(catalog: Catalog, grants: readonly Grant[], env: DecisionEnv, into: Effects = noEffects()): Effects {
   for (const g of grants) {
-    const d = catalog.deliverables.find((x) => x.uid === g.uid);
+    const d = indexCatalog(catalog).deliverableByUid.get(g.uid);
     if (d?.kind === 'Powerup' && d.powerup) {
       for (let i = 0; i < Math.floor(g.amount); i++) into.powerupsGranted.push(newPowerupInstance(d, env));
     } else {
@@ -64,7 +65,7 @@ function newPowerupInstance(d: Deliverable, env: DecisionEnv): PowerupInstance {
 
 /** Levels newly reached at a points total, lowest first, each with the deliverables it grants. */
 export function levelsReachedAt(catalog: Catalog, state: PlayerState, totalPoints: number): LevelReached[] {
-  const byUid = new Map(catalog.deliverables.map((d) => [d.uid, d]));
+  const byUid = indexCatalog(catalog).deliverableByUid;
   return catalog.levels
     .filter((l) => l.isActive && l.target <= totalPoints && !state.levelsReached.has(l.uid))
     .sort((a, b) => a.level - b.level)

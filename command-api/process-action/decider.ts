@@ -1,4 +1,5 @@
 import { addAmounts, multiplyAmount } from '../../shared/amount';
+import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
 import { fail, ok, type Result } from '../../shared/http/envelope';
 import { noEffects, type Grant } from '../../shared/events/common';
@@ -48,7 +49,8 @@ export function registration(catalog: Catalog, state: PlayerState, playerId: str
  */
 export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerState, env: ProcessActionEnv): Result<ProcessActionDecision> {
   const { catalog } = env;
-  const action = catalog.actions.find((a) => a.identifier === cmd.name);
+  const index = indexCatalog(catalog);
+  const action = index.actionByIdentifier.get(cmd.name);
   if (!action || !action.isActive) return fail(5004, 'Action does not exist or is inactive');
   if (state.processed.has(cmd.referenceId)) return fail(2601, 'Duplicate action');
 
@@ -64,7 +66,7 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
     player = { ...state, balances, levelsReached: new Map([...state.levelsReached, ...registered.data.levels.map((l) => [l.uid, l.level] as const)]) };
   }
 
-  const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
+  const deliverables = index.deliverableByUid;
   let cost: ActionProcessed['cost'] = null;
   if (action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
@@ -246,7 +248,7 @@ function applyPowerups(state: PlayerState, env: DecisionEnv, deliverables: Reado
         amount = multiplyAmount(amount, p.instance.multiplier);
         used.add(p.instance.uid);
       }
-      return amount === g.amount && !active.some((p) => used.has(p.instance.uid)) ? g : { ...g, amount };
+      return amount === g.amount ? g : { ...g, amount };
     }),
   );
   return { grantLists: out, uses: [...used] };

@@ -1,3 +1,4 @@
+import { indexCatalog } from '../../shared/catalog/catalog-index';
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/event-store/port';
 import type { ActionProcessed, ActionResult } from '../../shared/events/player-events';
 import { fail, ok, type Result } from '../../shared/http/envelope';
@@ -50,7 +51,7 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
     const limited = processed.awards.filter((a) => a.limited).map((a) => a.uid);
     let short = false;
     for (const uid of limited) {
-      const trigger = catalog.triggers.find((t) => t.uid === uid)!;
+      const trigger = indexCatalog(catalog).triggerByUid.get(uid)!;
       if (await takeActivation(deps.events, uid, trigger.limit, cmd.referenceId, cmd.playerId, metadata)) activations.add(uid);
       else {
         exhausted.add(uid);
