@@ -1,6 +1,7 @@
 import type { Catalog } from '../shared/catalog/schema';
 import type { EventMetadata, EventStore } from '../shared/event-store/port';
 import type { RequestContext } from '../shared/http/route';
+import type { JobScheduler } from '../shared/jobs/port';
 import type { DecisionEnv } from './player/grants';
 import type { PlayerRepository } from './player/repository';
 
@@ -13,6 +14,8 @@ export interface PublishedCatalog {
 export interface CommandDeps {
   events: EventStore;
   players: PlayerRepository;
+  /** Delayed work that must survive a restart: provision settlement, powerup expiry. */
+  jobs: JobScheduler;
   catalog(): PublishedCatalog;
   now(): number;
   random(): number;
@@ -25,4 +28,9 @@ export const decisionEnv = (deps: CommandDeps): DecisionEnv => ({ now: deps.now(
 
 export function requestMetadata(ctx: RequestContext, deps: CommandDeps): EventMetadata {
   return { correlationId: ctx.correlationId, causationId: ctx.correlationId, keyName: ctx.key.name, catalogVersion: deps.catalog().version };
+}
+
+/** Metadata of events a scheduled job appends: the job is their cause. */
+export function jobMetadata(jobId: string, deps: CommandDeps): EventMetadata {
+  return { correlationId: jobId, causationId: jobId, keyName: 'scheduler', catalogVersion: deps.catalog().version };
 }

@@ -7,7 +7,11 @@ import { processActionRoute } from '../command-api/process-action/route';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
 import { reverseActionRoute } from '../command-api/reverse-action/route';
+import { buyBundleRoute } from '../command-api/buy-bundle/route';
+import { registerProvisionJobs } from '../command-api/provision-transactions/handler';
+import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import type { CommandDeps, PublishedCatalog } from '../command-api/deps';
+import { bundleStockProjector } from '../projections/bundle-stock';
 import { catalogViewsProjector } from '../projections/catalog-views';
 import { leaderboardsProjector } from '../projections/leaderboards';
 import { ProjectionRunner } from '../projections/runner';
@@ -27,8 +31,12 @@ import { newUid, secureRandom } from './ids';
 import type { Logger } from './logging/logger';
 import { MemoryReadStore } from './read-store/memory';
 import type { ReadStore } from './read-store/port';
+import { BullMqJobScheduler } from './jobs/bullmq';
+import { SqliteJobScheduler } from './jobs/embedded';
+import type { JobScheduler } from './jobs/port';
 import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/port';
+import { RedisRateLimiter } from './rate-limit/redis';
 
 /** A start-up problem the operator must fix (bad catalog, bad keys file): one line per problem. */
 export class ConfigurationError extends Error {
@@ -90,26 +98,35 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let current: PublishedCatalog = { version: published.version, catalog: published.catalog };
 
   const readStore = new MemoryReadStore();
-  const projections = new ProjectionRunner(events, readStore, [catalogViewsProjector, leaderboardsProjector], log);
+  const projections = new ProjectionRunner(events, readStore, [catalogViewsProjector, leaderboardsProjector, bundleStockProjector], log);
   await projections.start();
   await projections.waitFor(await events.headPosition(), 60 * 60_000);
+
+  // With REDIS_URL, jobs and rate limits are shared by every process of the deployment.
+  const jobs: JobScheduler = config.redisUrl
+    ? new BullMqJobScheduler({ connection: config.redisUrl, queueName: 'jobs', prefix: config.redisPrefix, logger: log })
+    : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { logger: log });
+  const limiter: RateLimiter = config.redisUrl ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rate:`) : new MemoryRateLimiter();
 
   const deps: CommandDeps = {
     events,
     players: new PlayerRepository(events),
+    jobs,
     catalog: () => current,
     now,
     random: options.random ?? secureRandom,
     newUid,
     staleReservationMs: 30_000,
   };
-  const limiter: RateLimiter = new MemoryRateLimiter();
+  registerProvisionJobs(deps);
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [
     processActionRoute(deps),
     reverseActionRoute(deps),
     actionResponseRoute(deps),
     registerPlayerRoute(deps),
+    buyBundleRoute(deps),
+    ...provisionTransactionRoutes(deps),
     playerProfileRoute(deps),
     ...adminRoutes({ store: readStore, now }),
   ];
@@ -130,6 +147,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await projections.waitFor(position, config.minPositionWaitMs);
     },
   });
+  await jobs.start();
   ready = true;
 
   // Another process may publish a newer catalog version: follow it.
@@ -158,6 +176,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ready = false;
       clearInterval(follow);
       if (server) await new Promise<void>((r) => server!.close(() => r()));
+      await jobs.close();
       await projections.stop();
       await limiter.close();
       await events.close();

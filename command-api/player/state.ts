@@ -2,6 +2,7 @@ import { addAmounts } from '../../shared/amount';
 import type { Effects, Grant, PowerupInstance } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, Award, LevelReached, ProgressEntry } from '../../shared/events/player-events';
 import type { RecordedEvent } from '../../shared/event-store/port';
+import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
 export interface Holding extends Award {
@@ -18,13 +19,24 @@ export interface OwnedPowerup {
   expired: boolean;
 }
 
+export type ProvisionStatus = 'Pending' | 'Completed' | 'Refunded' | 'Failed';
+
+/** A store purchase or an action's cost: the Transaction of api.md. */
 export interface ProvisionState {
   uid: string;
   referenceType: 'Store' | 'Action';
-  status: 'Pending' | 'Completed' | 'Refunded' | 'Failed';
+  status: ProvisionStatus;
   failureReason: 'Cancelled' | 'TimedOut' | null;
+  /** The bundle bought (Store), or null (Action). */
   bundleUid: string | null;
-  cost: { deliverableUid: string; label: string; amount: number };
+  /** The purchase holds one unit of the bundle's global stock while Pending or Completed. */
+  stockTaken: boolean;
+  cost: ProvisionCost;
+  /** What the purchase grants (Pending) or granted (Completed). */
+  contents: Grant[];
+  /** Powerup instances the contents created. */
+  powerupUids: string[];
+  pendingUntil: number | null;
   createDate: number;
   updateDate: number;
 }
@@ -128,6 +140,23 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     state.levelOrigins.set(l.uid, e.referenceId);
   }
   for (const p of e.effects.powerupsGranted) state.powerupOrigins.set(p.uid, e.referenceId);
+  if (e.cost) {
+    const { provisionUid, ...cost } = e.cost;
+    state.provisions.set(provisionUid, {
+      uid: provisionUid,
+      referenceType: 'Action',
+      status: 'Completed',
+      failureReason: null,
+      bundleUid: null,
+      stockTaken: false,
+      cost,
+      contents: [],
+      powerupUids: [],
+      pendingUntil: null,
+      createDate: e.timestamp,
+      updateDate: e.timestamp,
+    });
+  }
 }
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
@@ -155,6 +184,41 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
     state.levelOrigins.delete(l.uid);
   }
   for (const uid of e.effects.powerupsRemoved) state.powerupOrigins.delete(uid);
+  const costProvision = e.refund && state.provisions.get(e.refund.provisionUid);
+  if (costProvision) Object.assign(costProvision, { status: 'Refunded', updateDate: e.reversedAt });
+}
+
+function applyProvisionEvent(state: PlayerState, type: string, data: unknown): void {
+  if (type === 'BundlePurchased') {
+    const e = data as BundlePurchased;
+    state.provisions.set(e.provisionUid, {
+      uid: e.provisionUid,
+      referenceType: 'Store',
+      status: e.status,
+      failureReason: null,
+      bundleUid: e.bundleUid,
+      stockTaken: e.stockTaken,
+      cost: e.cost,
+      contents: e.contents,
+      powerupUids: e.effects.powerupsGranted.map((p) => p.uid),
+      pendingUntil: e.pendingUntil,
+      createDate: e.purchasedAt,
+      updateDate: e.purchasedAt,
+    });
+    return;
+  }
+  const e = data as ProvisionCompleted | ProvisionFailed | ProvisionRefunded;
+  const provision = state.provisions.get(e.provisionUid);
+  if (!provision) return;
+  if (type === 'ProvisionCompleted') {
+    const c = e as ProvisionCompleted;
+    Object.assign(provision, { status: 'Completed', pendingUntil: null, powerupUids: c.effects.powerupsGranted.map((p) => p.uid), updateDate: c.completedAt });
+  } else if (type === 'ProvisionFailed') {
+    const f = e as ProvisionFailed;
+    Object.assign(provision, { status: 'Failed', failureReason: f.reason, pendingUntil: null, stockTaken: false, updateDate: f.failedAt });
+  } else if (type === 'ProvisionRefunded') {
+    Object.assign(provision, { status: 'Refunded', stockTaken: false, updateDate: (e as ProvisionRefunded).refundedAt });
+  }
 }
 
 /** Folds one recorded player event into the state (mutating it: states are owned by one loader). */
@@ -170,6 +234,12 @@ export function evolve(state: PlayerState, event: RecordedEvent): PlayerState {
       break;
     case 'ActionReversed':
       applyActionReversed(state, data as unknown as ActionReversed);
+      break;
+    case 'BundlePurchased':
+    case 'ProvisionCompleted':
+    case 'ProvisionFailed':
+    case 'ProvisionRefunded':
+      applyProvisionEvent(state, event.type, data);
       break;
     default:
       break;

@@ -23,6 +23,8 @@ export interface ProcessActionEnv extends DecisionEnv {
   catalog: Catalog;
   /** Limited triggers with no activation left over all players. */
   exhaustedTriggers: ReadonlySet<string>;
+  /** The uid of the action cost's provision: chosen once per request, so a re-decision keeps it. */
+  costProvisionUid: string;
 }
 
 export type PlayerEventOut = { type: 'PlayerRegistered' | 'ActionProcessed'; data: unknown };
@@ -71,7 +73,7 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
   if (action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
     if (balanceOf(player, currency.uid) < action.cost) return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
-    cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
+    cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.costProvisionUid };
   }
 
   // pointGap: within the gap the action still counts for conditions but earns no points itself.

@@ -4,7 +4,8 @@ import type { ActionProcessed, ActionResult } from '../../shared/events/player-e
 import { fail, ok, type Result } from '../../shared/http/envelope';
 import { decisionEnv, type CommandDeps } from '../deps';
 import { completeReference, readReference, releaseReference, reserveReference, type ReferenceStatus } from '../references/reference-stream';
-import { returnActivation, takeActivation } from '../trigger-limits/limit-stream';
+import { returnStock, takeStock, TRIGGER_ACTIVATIONS } from '../limited-stock/stock-stream';
+import { openProvision } from '../provisions/provision-stream';
 import { decideProcessAction, type ProcessActionCommand } from './decider';
 
 const MAX_ATTEMPTS = 50;
@@ -26,16 +27,18 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
   if (reference.status === 'reserved' || reference.status === 'completed') return fail(2601, 'Duplicate action');
 
   let reserved: number | null = null;
+  const costProvisionUid = deps.newUid();
+  let costProvisionOpened = false;
   const exhausted = new Set<string>();
   const activations = new Set<string>();
   const giveBack = async (keep: ReadonlySet<string>) => {
-    for (const uid of activations) if (!keep.has(uid)) await returnActivation(deps.events, uid, cmd.referenceId, cmd.playerId, metadata);
+    for (const uid of activations) if (!keep.has(uid)) await returnStock(deps.events, TRIGGER_ACTIVATIONS, uid, cmd.referenceId, cmd.playerId, metadata);
   };
 
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { state, revision } = await deps.players.load(cmd.playerId);
     const { catalog } = deps.catalog();
-    const decision = decideProcessAction(cmd, state, { ...decisionEnv(deps), catalog, exhaustedTriggers: exhausted });
+    const decision = decideProcessAction(cmd, state, { ...decisionEnv(deps), catalog, exhaustedTriggers: exhausted, costProvisionUid });
     if (!decision.ok) {
       await giveBack(new Set());
       // The player already has it (a recovered or raced attempt): finish the record, report the duplicate.
@@ -52,13 +55,17 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
     let short = false;
     for (const uid of limited) {
       const trigger = indexCatalog(catalog).triggerByUid.get(uid)!;
-      if (await takeActivation(deps.events, uid, trigger.limit, cmd.referenceId, cmd.playerId, metadata)) activations.add(uid);
+      if (await takeStock(deps.events, TRIGGER_ACTIVATIONS, uid, trigger.limit, cmd.referenceId, cmd.playerId, metadata)) activations.add(uid);
       else {
         exhausted.add(uid);
         short = true;
       }
     }
     if (short) continue;
+    if (processed.cost && !costProvisionOpened) {
+      await openProvision(deps.events, { provisionUid: costProvisionUid, playerId: cmd.playerId, referenceType: 'Action', bundleUid: null, openedAt: deps.now() }, metadata);
+      costProvisionOpened = true;
+    }
     let appended;
     try {
       appended = await deps.players.append(cmd.playerId, decision.value.events, revision, metadata);
@@ -108,7 +115,7 @@ export async function recoverReference(referenceId: string, reference: Extract<R
       const event = await deps.players.eventAt(reference.playerId, revision);
       await completeReference(deps.events, referenceId, reference.revision, { playerId: reference.playerId, playerRevision: revision, result: (event!.data as ActionProcessed).result }, metadata);
     } else {
-      for (const t of deps.catalog().catalog.triggers.filter((x) => x.limited)) await returnActivation(deps.events, t.uid, referenceId, reference.playerId, metadata);
+      for (const t of deps.catalog().catalog.triggers.filter((x) => x.limited)) await returnStock(deps.events, TRIGGER_ACTIVATIONS, t.uid, referenceId, reference.playerId, metadata);
       await releaseReference(deps.events, referenceId, reference.revision, 'recovered after an interrupted attempt', metadata);
     }
   } catch (e) {

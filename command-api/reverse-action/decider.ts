@@ -20,7 +20,7 @@ const NOT_REVERSIBLE = 'Action is not reversible';
  * or a later action) whose condition no longer holds without it, the levels the lower points
  * no longer reach, and the cost refunded. 101 with nothing changed when it cannot be done.
  */
-export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerState, original: ActionProcessed | null, catalog: Catalog): Result<ActionReversed> {
+export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerState, original: ActionProcessed | null, catalog: Catalog, now: number): Result<ActionReversed> {
   if (!original || original.playerId !== cmd.playerId || !state.processed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
   if (original.actionName !== cmd.name) return fail(101, `${NOT_REVERSIBLE}: name does not match the original action`);
   if (state.reversed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: already reversed`);
@@ -64,6 +64,7 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerStat
     referenceId: cmd.referenceId,
     actionName: original.actionName,
     timestamp: original.timestamp,
+    reversedAt: now,
     actionPoints: original.actionPoints,
     actionGrants,
     revokedAwards,

@@ -6,6 +6,7 @@ import { canonicalPlayerId } from '../../shared/ids';
 import type { ReadStore } from '../../shared/read-store/port';
 import { parseSeasonKey } from '../../shared/time/season';
 import { LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../projections/leaderboards';
+import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../projections/bundle-stock';
 import { VIEW_COLLECTIONS, type ViewDocument } from './views';
 
 export interface ReadDeps {
@@ -17,7 +18,11 @@ const noInput = (): Result<Record<string, never>> => ok({});
 const byId = (param: string) => (input: { params: Record<string, string> }) => ok({ id: input.params[param] });
 
 /** A list view: entries in catalog order (levels by level); `activeOnly` as api.md says of the list. */
-function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyRoute['tiers'], activeOnly: boolean): AnyRoute {
+/** Fills in what the catalog alone does not know. */
+type Enrich = (views: unknown[], deps: ReadDeps) => Promise<unknown[]>;
+const asIs: Enrich = async (views) => views;
+
+function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyRoute['tiers'], activeOnly: boolean, enrich = asIs): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
@@ -25,13 +30,13 @@ function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyR
     parse: noInput,
     async handle() {
       const docs = await deps.store.collection<ViewDocument>(collection).find(activeOnly ? { isActive: true } : {}, { sort: { order: 1 } });
-      return ok(docs.map((d) => d.list));
+      return ok(await enrich(docs.map((d) => d.list), deps));
     },
   });
 }
 
 /** A detail view: the entry by uid, wrapped in an array as api.md's examples show. */
-function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string]): AnyRoute {
+function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string], enrich = asIs): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
@@ -39,7 +44,7 @@ function detailRoute(deps: ReadDeps, path: string, param: string, collection: st
     parse: byId(param),
     async handle({ id }) {
       const doc = await deps.store.collection<ViewDocument>(collection).findOne({ _id: id });
-      return doc ? ok([doc.detail]) : fail(notFound[0], notFound[1]);
+      return doc ? ok(await enrich([doc.detail], deps)) : fail(notFound[0], notFound[1]);
     },
   });
 }
@@ -125,10 +130,24 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         return ok([{ ...view.detail, standings: rows, ...(playerId ? { player } : {}) }]);
       },
     }),
-    listRoute(deps, '/v1/admin/stores', C.stores, ALL_TIERS, false),
-    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, ALL_TIERS, [9008, 'Store does not exist']),
+    listRoute(deps, '/v1/admin/stores', C.stores, ALL_TIERS, false, withRemainingStock),
+    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, ALL_TIERS, [9008, 'Store does not exist'], withRemainingStock),
   ];
 }
+
+interface StoreView {
+  storeBundles: { uid: string; initialStock: number; remainingStock: number }[];
+}
+
+/** remainingStock from the stock read model: 0 stays 0 for unlimited bundles (initialStock 0). */
+const withRemainingStock: Enrich = async (views, deps) => {
+  const stock = deps.store.collection<BundleStockDoc>(BUNDLE_STOCK_COLLECTION);
+  const taken = new Map((await stock.find({})).map((d) => [d._id, d.taken]));
+  return (views as StoreView[]).map((store) => ({
+    ...store,
+    storeBundles: store.storeBundles.map((b) => ({ ...b, remainingStock: b.initialStock > 0 ? Math.max(0, b.initialStock - (taken.get(b.uid) ?? 0)) : 0 })),
+  }));
+};
 
 const examplePeriod = (season: NonNullable<BoardDoc['season']>) => ({ daily: '2026-11-21', weekly: '2026-W47', monthly: '2026-11' })[season];
 

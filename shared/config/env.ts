@@ -9,6 +9,8 @@ export interface RunConfig {
   eventStoreUrl: string | null;
   mongoUrl: string | null;
   redisUrl: string | null;
+  /** Prefix of every Redis key the service writes (jobs, rate limits). */
+  redisPrefix: string;
   /** Bound on how long a read waits for `X-Min-Position` to be projected. */
   minPositionWaitMs: number;
   logLevel: string;
@@ -29,6 +31,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
     redisUrl: env.REDIS_URL || null,
+    redisPrefix: env.REDIS_PREFIX || 'gamification',
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -100,6 +100,8 @@ export const actionReversedSchema = z.object({
   actionName: z.string(),
   /** Timestamp of the original action (its leaderboard period). */
   timestamp: z.number(),
+  /** Unix ms of the reversal. */
+  reversedAt: z.number(),
   /** Points the original action earned by itself (pointGap and multiplier applied). */
   actionPoints: z.number(),
   actionGrants: z.array(grantSchema),

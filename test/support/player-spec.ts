@@ -148,7 +148,7 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
         multiplier: o.multiplier ?? 1,
         details: Object.entries(o.details ?? {}).map(([n, value]) => ({ name: n, value: String(value) })),
       };
-      const decision = decideProcessAction(cmd, state, { ...env, catalog, exhaustedTriggers });
+      const decision = decideProcessAction(cmd, state, { ...env, catalog, exhaustedTriggers, costProvisionUid: env.newUid() });
       if (decision.ok) record(decision.value.events);
       return decision;
     },
@@ -163,7 +163,7 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
     tryReverse(ref, o = {}) {
       const revision = state.processed.get(ref);
       const original = revision === undefined ? null : (recorded[revision].data as ActionProcessed);
-      const decision = decideReverseAction({ playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' }, state, original, catalog);
+      const decision = decideReverseAction({ playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' }, state, original, catalog, env.now);
       if (decision.ok) record([{ type: 'ActionReversed', data: decision.value }]);
       return decision;
     },

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { ALL_TIERS } from '../../shared/auth/access';
+import { fail, ok } from '../../shared/http/envelope';
+import { text } from '../../shared/http/fields';
+import { defineRoute, parseBody } from '../../shared/http/route';
+import { canonicalPlayerId } from '../../shared/ids';
+import { requestMetadata, type CommandDeps } from '../deps';
+import { buyBundle } from './handler';
+
+const buyBody = z.object({ playerId: text(), referenceId: text() });
+
+/** POST /v1/store/buy: `referenceId` is the bundle's uid. */
+export const buyBundleRoute = (deps: CommandDeps) =>
+  defineRoute({
+    method: 'POST',
+    path: '/v1/store/buy',
+    tiers: ALL_TIERS,
+    parse(input) {
+      const parsed = parseBody(buyBody)(input);
+      if (!parsed.ok) return parsed;
+      const playerId = canonicalPlayerId(parsed.value.playerId);
+      return playerId ? ok({ playerId, bundleUid: parsed.value.referenceId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+    },
+    async handle(cmd, ctx) {
+      const bought = await buyBundle(cmd, requestMetadata(ctx, deps), deps);
+      if (!bought.ok) return bought;
+      const { purchase, position } = bought.value;
+      return {
+        ok: true,
+        position,
+        value: {
+          playerId: purchase.playerId,
+          provisionUid: purchase.provisionUid,
+          cost: purchase.cost.amount,
+          costLabel: purchase.cost.label,
+          costDeliverableUid: purchase.cost.deliverableUid,
+          status: purchase.status,
+          updateDate: purchase.purchasedAt,
+          deliverables: purchase.contents.map((g) => ({ amount: g.amount, label: g.label, type: g.type, imageName: g.imageName, details: g.details })),
+        },
+      };
+    },
+  });

@@ -1,0 +1,67 @@
+import type { EventMetadata, EventStore } from '../../shared/event-store/port';
+import { newEventId } from '../../shared/ids';
+import { retryOnConflict } from '../retry';
+
+/**
+ * A resource shared by all players and limited in number: activations of a limited trigger,
+ * the stock of a limited bundle, a limited chest prize. Each has its own stream of units taken
+ * and returned, keyed by holder (the action, purchase or opening that holds them). A take is an
+ * append at the expected revision, so concurrent takes can never exceed the limit.
+ */
+export interface LimitedStock {
+  /** The resource's stream: `<prefix>-<uid>`. */
+  prefix: string;
+  taken: string;
+  returned: string;
+}
+
+export const TRIGGER_ACTIVATIONS: LimitedStock = { prefix: 'trigger-limit', taken: 'TriggerActivationTaken', returned: 'TriggerActivationReturned' };
+export const BUNDLE_STOCK: LimitedStock = { prefix: 'bundle-stock', taken: 'BundleStockTaken', returned: 'BundleStockReturned' };
+
+export const stockStream = (kind: LimitedStock, resourceUid: string): string => `${kind.prefix}-${resourceUid}`;
+
+export interface StockUnitsEvent {
+  resourceUid: string;
+  /** The referenceId, provisionUid or opening that holds the units. */
+  holder: string;
+  playerId: string;
+  units: number;
+}
+
+/** Units held per holder, and the stream revision they were read at. */
+export async function readStock(events: EventStore, kind: LimitedStock, resourceUid: string): Promise<{ held: Map<string, number>; total: number; revision: number }> {
+  const held = new Map<string, number>();
+  let revision = -1;
+  for (const e of await events.readStream(stockStream(kind, resourceUid))) {
+    const d = e.data as StockUnitsEvent;
+    if (e.type === kind.taken) held.set(d.holder, (held.get(d.holder) ?? 0) + d.units);
+    else if (e.type === kind.returned) held.delete(d.holder);
+    revision = e.revision;
+  }
+  let total = 0;
+  for (const n of held.values()) total += n;
+  return { held, total, revision };
+}
+
+/** Takes `units` for a holder, all or none (idempotent per holder); false when not enough are left. */
+export function takeStock(events: EventStore, kind: LimitedStock, resourceUid: string, limit: number, holder: string, playerId: string, metadata: EventMetadata, units = 1): Promise<boolean> {
+  return retryOnConflict(async () => {
+    const { held, total, revision } = await readStock(events, kind, resourceUid);
+    if (held.has(holder)) return true;
+    if (total + units > limit) return false;
+    const data: StockUnitsEvent = { resourceUid, holder, playerId, units };
+    await events.appendToStream(stockStream(kind, resourceUid), [{ id: newEventId(), type: kind.taken, data, metadata }], revision === -1 ? 'no_stream' : revision);
+    return true;
+  });
+}
+
+/** Returns everything a holder took (a reversal, a refund, a decision that was not written); idempotent. */
+export function returnStock(events: EventStore, kind: LimitedStock, resourceUid: string, holder: string, playerId: string, metadata: EventMetadata): Promise<void> {
+  return retryOnConflict(async () => {
+    const { held, revision } = await readStock(events, kind, resourceUid);
+    const units = held.get(holder);
+    if (units === undefined) return;
+    const data: StockUnitsEvent = { resourceUid, holder, playerId, units };
+    await events.appendToStream(stockStream(kind, resourceUid), [{ id: newEventId(), type: kind.returned, data, metadata }], revision);
+  });
+}

@@ -1,0 +1,30 @@
+import type { StockUnitsEvent } from '../command-api/limited-stock/stock-stream';
+import { BUNDLE_STOCK } from '../command-api/limited-stock/stock-stream';
+import type { Projector } from './runner';
+
+export const BUNDLE_STOCK_COLLECTION = 'bundle_stock';
+
+/** Units of a limited bundle held by purchases; `revision` guards against a redelivered event. */
+export interface BundleStockDoc extends Record<string, unknown> {
+  _id: string;
+  taken: number;
+  revision: number;
+}
+
+/**
+ * Stock taken per bundle, kept apart from the store views: a catalog republish replaces those
+ * whole, and the store routes merge the two when read.
+ */
+export const bundleStockProjector: Projector = {
+  name: 'bundle-stock',
+  collections: [BUNDLE_STOCK_COLLECTION],
+  handles: new Set([BUNDLE_STOCK.taken, BUNDLE_STOCK.returned]),
+  async apply(event, store) {
+    const data = event.data as StockUnitsEvent;
+    const collection = store.collection<BundleStockDoc>(BUNDLE_STOCK_COLLECTION);
+    const doc = (await collection.findOne({ _id: data.resourceUid })) ?? { _id: data.resourceUid, taken: 0, revision: -1 };
+    if (event.revision <= doc.revision) return;
+    const taken = doc.taken + (event.type === BUNDLE_STOCK.taken ? data.units : -data.units);
+    await collection.replaceOne({ _id: doc._id }, { _id: doc._id, taken, revision: event.revision }, { upsert: true });
+  },
+};
