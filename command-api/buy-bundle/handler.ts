@@ -38,7 +38,7 @@ export async function buyBundle(cmd: BuyBundleCommand, metadata: EventMetadata, 
     if (!opened) {
       await openProvision(deps.events, { provisionUid, playerId: cmd.playerId, referenceType: 'Store', bundleUid: purchase.bundleUid, openedAt: startedAt }, metadata);
       if (purchase.stockTaken || purchase.status === 'Pending') {
-        await scheduleSettlement(provisionUid, startedAt + deps.staleReservationMs, deps);
+        await scheduleSettlement(provisionUid, Math.min(startedAt + deps.staleReservationMs, purchase.pendingUntil ?? Infinity), deps);
         settlementScheduled = true;
       }
       opened = true;
