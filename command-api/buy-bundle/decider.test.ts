@@ -247,7 +247,7 @@ describe('a refund', () => {
     const p = rich();
     const purchase = buy(p, 'boosts');
     const refunded = tryTransact(p, 'refund', purchase.provisionUid);
-    expect(refunded.ok && refunded.value.data.powerupsRemoved).toHaveLength(2);
+    expect(refunded.ok && refunded.value.type === 'ProvisionRefunded' && refunded.value.data.powerupsRemoved).toHaveLength(2);
     expect(p.state.powerups.size).toBe(0);
 
     const q = rich();
