@@ -195,6 +195,34 @@ describe('POST /v1/action/delete', () => {
   });
 });
 
+describe('POST /v1/action/delete input and access', () => {
+  it('answers 1001 for a missing body or field, 1002 for a bad player', async () => {
+    const none = await t.http.post('/v1/action/delete').set(server);
+    expect([none.status, none.body.code]).toEqual([400, 1001]);
+    expect((await t.http.post('/v1/action/delete').set(server).send({ referenceId: 'r', playerId: newPlayer() })).body).toEqual({ code: 1001, data: 'name: is required' });
+    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'login', playerId: newPlayer() })).body).toEqual({ code: 1001, data: 'referenceId: is required' });
+    const bad = await t.http.post('/v1/action/delete').set(server).send({ name: 'login', referenceId: 'r', playerId: 'nobody' });
+    expect([bad.status, bad.body.code]).toEqual([400, 1002]);
+  });
+
+  it('answers 4001 without a key, 4002 for a Client key without a domain, 4003 for a Client key, 4004 for its nested actions', async () => {
+    const body = { name: 'login', referenceId: ref(), playerId: newPlayer() };
+    const anonymous = await t.http.post('/v1/action/delete').send(body);
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, 4001]);
+    expect((await t.http.post('/v1/action/delete').set({ AuthKey: client.AuthKey }).send(body)).body.code).toBe(4002);
+    expect((await t.http.post('/v1/action/delete').set(client).send(body)).body.code).toBe(4003);
+    expect((await t.http.post('/v1/action/delete').set(client).send({ ...body, actions: [] })).body.code).toBe(4004);
+  });
+
+  it('lets Mobile keys reverse, and get-response answers 1001 without a referenceId', async () => {
+    const playerId = newPlayer();
+    const referenceId = ref();
+    await process_({ name: 'login', referenceId, playerId }, mobile);
+    expect((await t.http.post('/v1/action/delete').set(mobile).send({ name: 'login', referenceId, playerId })).body).toEqual({ code: 200 });
+    expect((await t.http.get('/v1/action/get-response').set(server)).body.code).toBe(1001);
+  });
+});
+
 describe('players', () => {
   it('registers a player once (5002 with HTTP 200 after) and shows the username on leaderboards', async () => {
     const playerId = newPlayer();
