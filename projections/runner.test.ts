@@ -3,6 +3,7 @@ import { SqliteEventStore } from '../shared/event-store/sqlite';
 import type { RecordedEvent } from '../shared/event-store/port';
 import { MemoryReadStore } from '../shared/read-store/memory';
 import type { ReadStore } from '../shared/read-store/port';
+import { LogCheckpointWatcher } from './log-checkpoint-watcher';
 import { CHECKPOINTS, ProjectionRunner, type Projector } from './runner';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
@@ -56,5 +57,20 @@ describe('ProjectionRunner', () => {
     expect(await runner.waitFor(1000, 50)).toBe(false);
     await runner.stop();
     await events.close();
+  });
+});
+
+describe('LogCheckpointWatcher', () => {
+  it('lets a reader in another process wait for a position, including events no projector handles', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    const runner = new ProjectionRunner(events, store, [counter], pino({ level: 'silent' }));
+    await runner.start();
+    const watcher = new LogCheckpointWatcher(store);
+    await events.appendToStream('s-1', [counted('00000000-0000-4000-8000-000000000011')], 'no_stream');
+    const { position } = await events.appendToStream('other', [{ id: '00000000-0000-4000-8000-000000000012', type: 'Unhandled', data: {}, metadata }], 'no_stream');
+    expect(await watcher.waitFor(position, 5000)).toBe(true);
+    expect(await watcher.waitFor(position + 1000, 100)).toBe(false);
+    await runner.stop();
   });
 });

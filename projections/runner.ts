@@ -13,6 +13,9 @@ export interface Projector {
 }
 
 export const CHECKPOINTS = 'checkpoints';
+/** The checkpoint of the whole log: how far the runner got, for readers in other processes. */
+export const LOG_CHECKPOINT = '$log';
+const LOG_CHECKPOINT_EVERY_MS = 20;
 const RETRY_AFTER_FAULT_MS = 1000;
 
 interface Waiter {
@@ -30,6 +33,7 @@ export class ProjectionRunner {
   private processed = 0;
   private waiters: Waiter[] = [];
   private retryTimer: NodeJS.Timeout | null = null;
+  private logCheckpointTimer: NodeJS.Timeout | null = null;
   private stopped = true;
 
   constructor(
@@ -84,6 +88,17 @@ export class ProjectionRunner {
     }
     this.processed = event.position;
     if (this.waiters.length) this.releaseWaiters();
+    this.logCheckpointTimer ??= setTimeout(() => void this.writeLogCheckpoint(), LOG_CHECKPOINT_EVERY_MS);
+  }
+
+  /** Batched: one write per interval, however many events it covers. */
+  private async writeLogCheckpoint(): Promise<void> {
+    this.logCheckpointTimer = null;
+    try {
+      await this.store.collection(CHECKPOINTS).updateOne({ _id: LOG_CHECKPOINT }, { $max: { position: this.processed } }, { upsert: true });
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'log checkpoint not written; the next event retries');
+    }
   }
 
   private releaseWaiters(): void {
@@ -120,6 +135,7 @@ export class ProjectionRunner {
       for (const c of p.collections) await this.store.dropCollection(c);
       await this.store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
     }
+    await this.store.collection(CHECKPOINTS).deleteMany({ _id: LOG_CHECKPOINT });
     this.processed = 0;
     await this.start();
   }
@@ -128,6 +144,10 @@ export class ProjectionRunner {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.logCheckpointTimer) {
+      clearTimeout(this.logCheckpointTimer);
+      await this.writeLogCheckpoint();
+    }
     const sub = this.subscription;
     this.subscription = null;
     if (sub) await sub.close();

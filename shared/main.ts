@@ -1,12 +1,16 @@
 import { readRunConfig } from './config/env';
 import { createLogger } from './logging/logger';
+import { ROLES, type Role } from './roles';
 import { ConfigurationError, startService } from './service';
 
-/** `npm start`: the whole service in one process on the embedded defaults (decisions.md §1). */
+/**
+ * `npm start`: the whole service in one process (decisions.md §1); `npm run start:command`,
+ * `start:read` and `start:projector` run one role each.
+ */
 async function main(): Promise<void> {
-  const role = process.argv[2] ?? 'all';
-  if (role !== 'all') {
-    console.error(`role "${role}" needs EVENTSTORE_URL/MONGO_URL/REDIS_URL support, which this build does not have yet; use "all"`);
+  const role = (process.argv[2] ?? 'all') as Role;
+  if (!ROLES.includes(role)) {
+    console.error(`unknown role "${role}": use one of ${ROLES.join(', ')}`);
     process.exit(2);
   }
   let config;
@@ -18,10 +22,12 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   try {
-    const service = await startService({ config, log, announce: (line) => console.log(line) });
+    const service = await startService({ config, log, role, announce: (line) => console.log(line) });
     await service.listen();
-    console.log(`Gamification service listening on http://localhost:${config.port} (data in ${config.dataDir}, catalog ${config.catalogFile})`);
+    console.log(`Gamification service (${role}) listening on http://localhost:${config.port} (data in ${config.dataDir}, catalog ${config.catalogFile})`);
+    // Graceful: stop taking requests, let the ones in flight finish, close subscriptions and stores.
     const stop = async () => {
+      log.info({ role }, 'shutting down');
       await service.close();
       process.exit(0);
     };

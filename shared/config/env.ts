@@ -8,6 +8,8 @@ export interface RunConfig {
   apiKeysFile: string | null;
   eventStoreUrl: string | null;
   mongoUrl: string | null;
+  /** Database of the read models on MONGO_URL. */
+  mongoDatabase: string;
   redisUrl: string | null;
   /** Prefix of every Redis key the service writes (jobs, rate limits). */
   redisPrefix: string;
@@ -30,6 +32,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
     apiKeysFile: env.API_KEYS_FILE ? path.resolve(env.API_KEYS_FILE) : null,
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
+    mongoDatabase: env.MONGO_DATABASE || 'gamification',
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'gamification',
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
