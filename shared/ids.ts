@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /** Service-generated uids: 32 lowercase hex characters (decisions.md §4). */
 export const newUid = (): string => randomBytes(16).toString('hex');
@@ -6,7 +6,7 @@ export const newUid = (): string => randomBytes(16).toString('hex');
 export const newEventId = (): string => randomUUID();
 
 /** Uniform in [0, 1) from the CSPRNG, with 48 bits of precision. */
-export const secureRandom = (): number => randomInt(0, 2 ** 48) / 2 ** 48;
+export const secureRandom = (): number => randomBytes(6).readUIntBE(0, 6) / 2 ** 48;
 
 const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;
 
