@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ALL_TIERS } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/http/envelope';
 import { text } from '../../shared/http/fields';
+import { buyResultShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import { requestMetadata, type CommandDeps } from '../deps';
@@ -15,6 +16,12 @@ export const buyBundleRoute = (deps: CommandDeps) =>
     method: 'POST',
     path: '/v1/store/buy',
     tiers: ALL_TIERS,
+    doc: {
+      summary: 'Buy a store bundle (referenceId is the bundle uid)',
+      body: buyBody,
+      response: buyResultShape,
+      errors: { 1001: 'Payload is null, or a field is missing', 1002: 'Invalid player (not a UUID, or unknown)', 9001: 'Insufficient funds', 9008: 'Bundle does not exist (unknown, store inactive or closed)', 9009: 'Bundle out of stock' },
+    },
     parse(input) {
       const parsed = parseBody(buyBody)(input);
       if (!parsed.ok) return parsed;

@@ -3,12 +3,13 @@ import { ALL_TIERS } from '../../shared/auth/access';
 import { fail, ok, type Result } from '../../shared/http/envelope';
 import { decimal, details, FUTURE_TOLERANCE_MS, text } from '../../shared/http/fields';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
+import { processResultShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import { requestMetadata, type CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
 
-const actionBody = z.object({
+export const actionBody = z.object({
   name: text(),
   referenceId: text(),
   playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }),
@@ -16,6 +17,9 @@ const actionBody = z.object({
   multiplier: decimal().refine((m) => m > 0, 'must be greater than 0').optional(),
   details: details().optional(),
 });
+
+/** The outer action may carry further actions, applied after it (decisions.md §3). */
+export const actionBodyWithNested = actionBody.extend({ actions: z.array(actionBody).optional() });
 
 /** Validates one action body (outer or nested) into a command; `now` is the default timestamp. */
 export function parseActionBody(body: unknown, now: number): Result<ProcessActionCommand> {
@@ -48,6 +52,7 @@ export const processActionRoute = (deps: CommandDeps) =>
     tiers: ALL_TIERS,
     acceptsNestedActions: true,
     rateLimited: true,
+    doc: { summary: 'Process a player action', body: actionBodyWithNested, response: processResultShape, errors: { 1001: 'Payload is null, or a field is missing or invalid (the message names it)', 1002: 'Invalid player: playerId must be a UUID', 2601: 'Duplicate action (referenceId already used)', 5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)', 5004: 'Action does not exist or is inactive', 9001: 'Insufficient funds for the action cost' } },
     parse: (input) => parseWithNested(input, deps.now()),
     async handle({ outer, nested }, ctx) {
       const metadata = requestMetadata(ctx, deps);

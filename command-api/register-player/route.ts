@@ -7,8 +7,9 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { decisionEnv, requestMetadata, type CommandDeps } from '../deps';
 import { registration } from '../process-action/decider';
 import { retryOnConflict } from '../retry';
+import { registeredShape } from '../../shared/http/wire-shapes';
 
-const body = z.object({
+const registerBody = z.object({
   playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }),
   username: z.string({ error: 'must be a string' }).min(1).max(MAX_STRING).optional(),
   imageName: z.string({ error: 'must be a string' }).max(MAX_STRING).nullable().optional(),
@@ -20,8 +21,9 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
     method: 'POST',
     path: '/v1/player/create',
     tiers: SERVER_MOBILE,
+    doc: { summary: 'Register a player ahead of their first action', body: registerBody, response: registeredShape, errors: { 1001: 'Payload is null, or a field is invalid', 1002: 'Invalid player: playerId must be a UUID', 5002: 'PlayerId already exists (HTTP 200)' } },
     parse: (input) => {
-      const parsed = parseBody(body)(input);
+      const parsed = parseBody(registerBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
       return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');

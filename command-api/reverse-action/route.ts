@@ -2,7 +2,7 @@ import { SERVER_MOBILE } from '../../shared/auth/access';
 import { ok } from '../../shared/http/envelope';
 import { defineRoute } from '../../shared/http/route';
 import { requestMetadata, type CommandDeps } from '../deps';
-import { parseActionBody, parseWithNested } from '../process-action/route';
+import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
 
 export const reverseActionRoute = (deps: CommandDeps) =>
@@ -12,6 +12,11 @@ export const reverseActionRoute = (deps: CommandDeps) =>
     tiers: SERVER_MOBILE,
     acceptsNestedActions: true,
     rateLimited: true,
+    doc: {
+      summary: 'Reverse a processed action: compensating events take back all it granted and refund its cost',
+      body: actionBodyWithNested,
+      errors: { 1001: 'Payload is null, or a field is missing or invalid', 1002: 'Invalid player: playerId must be a UUID', 101: 'Action is not reversible (unknown, name or player differ, already reversed, or a prize was spent)' },
+    },
     // Same body as process; a future timestamp is not an error for a reversal, so "now" is far ahead.
     parse: (input) => parseWithNested(input, Number.MAX_SAFE_INTEGER),
     async handle({ outer, nested }, ctx) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actionResultShape } from '../../shared/http/wire-shapes';
 import { ALL_TIERS } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/http/envelope';
 import { text } from '../../shared/http/fields';
@@ -7,13 +8,16 @@ import { requestMetadata, type CommandDeps } from '../../command-api/deps';
 import { recoverReference } from '../../command-api/process-action/handler';
 import { readReference } from '../../command-api/references/reference-stream';
 
+const responseQuery = z.object({ referenceId: text() });
+
 /** GET /v1/action/get-response: the original result, read from the reference stream. */
 export const actionResponseRoute = (deps: CommandDeps) =>
   defineRoute({
     method: 'GET',
     path: '/v1/action/get-response',
     tiers: ALL_TIERS,
-    parse: ({ query }) => parseWith(z.object({ referenceId: text() }), query),
+    doc: { summary: 'The result of an earlier process request', query: responseQuery, response: actionResultShape, errors: { 1001: 'referenceId is missing', 5001: 'Action not found' } },
+    parse: ({ query }) => parseWith(responseQuery, query),
     async handle({ referenceId }, ctx) {
       let reference = await readReference(deps.events, referenceId);
       if (reference.status === 'reserved' && deps.now() - reference.reservedAt >= deps.staleReservationMs) {

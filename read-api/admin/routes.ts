@@ -7,6 +7,19 @@ import type { ReadStore } from '../../shared/read-store/port';
 import { parseSeasonKey } from '../../shared/time/season';
 import { LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../projections/leaderboards';
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../projections/bundle-stock';
+import {
+  actionDetailShape,
+  actionShape,
+  badgeDetailShape,
+  badgeShape,
+  leaderboardDetailShape,
+  leaderboardShape,
+  levelShape,
+  rankSetShape,
+  storeShape,
+  triggerDetailShape,
+  triggerShape,
+} from '../../shared/http/wire-shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from './views';
 
 export interface ReadDeps {
@@ -22,11 +35,15 @@ const byId = (param: string) => (input: { params: Record<string, string> }) => o
 type Enrich = (views: unknown[], deps: ReadDeps) => Promise<unknown[]>;
 const asIs: Enrich = async (views) => views;
 
-function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyRoute['tiers'], activeOnly: boolean, enrich = asIs): AnyRoute {
+/** What the OpenAPI document says of a view: a one-line summary and the shape of one element. */
+type ViewDoc = [summary: string, element: z.ZodType];
+
+function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyRoute['tiers'], activeOnly: boolean, [summary, element]: ViewDoc, enrich = asIs): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
     tiers,
+    doc: { summary, response: z.array(element), errors: {} },
     parse: noInput,
     async handle() {
       const docs = await deps.store.collection<ViewDocument>(collection).find(activeOnly ? { isActive: true } : {}, { sort: { order: 1 } });
@@ -36,11 +53,12 @@ function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyR
 }
 
 /** A detail view: the entry by uid, wrapped in an array as api.md's examples show. */
-function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string], enrich = asIs): AnyRoute {
+function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string], [summary, element]: ViewDoc, enrich = asIs): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
     tiers,
+    doc: { summary: `${summary} (a one-element array)`, response: z.array(element), errors: { [notFound[0]]: notFound[1] } },
     parse: byId(param),
     async handle({ id }) {
       const doc = await deps.store.collection<ViewDocument>(collection).findOne({ _id: id });
@@ -48,6 +66,8 @@ function detailRoute(deps: ReadDeps, path: string, param: string, collection: st
     },
   });
 }
+
+const ranksQuery = z.object({ isactive: z.enum(['true', 'false'], { error: 'isactive: must be true or false' }).optional() });
 
 const standingsQuery = z.object({
   top: z
@@ -86,29 +106,36 @@ async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: n
 export function adminRoutes(deps: ReadDeps): AnyRoute[] {
   const C = VIEW_COLLECTIONS;
   return [
-    listRoute(deps, '/v1/admin/actions', C.actions, ['Server'], true),
-    detailRoute(deps, '/v1/admin/actions/:actionID', 'actionID', C.actions, ['Server'], [9001, 'Action does not exist']),
-    listRoute(deps, '/v1/admin/badges', C.badges, ['Server'], true),
-    detailRoute(deps, '/v1/admin/badges/:badgeID', 'badgeID', C.badges, ['Server'], [9004, 'Badge does not exist']),
-    listRoute(deps, '/v1/admin/triggers', C.triggers, ['Server'], true),
-    detailRoute(deps, '/v1/admin/triggers/:triggerID', 'triggerID', C.triggers, ['Server'], [9005, 'Trigger does not exist']),
-    listRoute(deps, '/v1/admin/levels', C.levels, ['Server'], false),
+    listRoute(deps, '/v1/admin/actions', C.actions, ['Server'], true, ['The active actions, with their actionObjects', actionShape]),
+    detailRoute(deps, '/v1/admin/actions/:actionID', 'actionID', C.actions, ['Server'], [9001, 'Action does not exist'], ['An action with its deliverables', actionDetailShape]),
+    listRoute(deps, '/v1/admin/badges', C.badges, ['Server'], true, ['The active badges', badgeShape]),
+    detailRoute(deps, '/v1/admin/badges/:badgeID', 'badgeID', C.badges, ['Server'], [9004, 'Badge does not exist'], ['A badge with its deliverables', badgeDetailShape]),
+    listRoute(deps, '/v1/admin/triggers', C.triggers, ['Server'], true, ['The active triggers', triggerShape]),
+    detailRoute(deps, '/v1/admin/triggers/:triggerID', 'triggerID', C.triggers, ['Server'], [9005, 'Trigger does not exist'], ['A trigger with its deliverables', triggerDetailShape]),
+    listRoute(deps, '/v1/admin/levels', C.levels, ['Server'], false, ['The levels, by level number', levelShape]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/ranks',
       tiers: ['Server'],
-      parse: ({ query }) => parseWith(z.object({ isactive: z.enum(['true', 'false'], { error: 'isactive: must be true or false' }).optional() }), query),
+      doc: { summary: 'The rank sets; isactive=true or false keeps only active or inactive ones', query: ranksQuery, response: z.array(rankSetShape), errors: { 1001: 'isactive is not true or false' } },
+      parse: ({ query }) => parseWith(ranksQuery, query),
       async handle({ isactive }) {
         const filter = isactive === undefined ? {} : { isActive: isactive === 'true' };
         const docs = await deps.store.collection<ViewDocument>(C.ranks).find(filter, { sort: { order: 1 } });
         return ok(docs.map((d) => d.list));
       },
     }),
-    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, ALL_TIERS, false),
+    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, ALL_TIERS, false, ['Every leaderboard, without standings', leaderboardShape]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/leaderboards/:leaderboardID',
       tiers: ALL_TIERS,
+      doc: {
+        summary: 'A leaderboard with its standings (a one-element array)',
+        query: standingsQuery,
+        response: z.array(leaderboardDetailShape),
+        errors: { 1001: 'top outside 1..1000, or season not a period of the board', 1002: 'Invalid player: playerId must be a UUID', 9007: 'Leaderboard does not exist' },
+      },
       parse: ({ params, query }) => {
         const q = parseWith(standingsQuery, query);
         if (!q.ok) return q;
@@ -130,8 +157,8 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         return ok([{ ...view.detail, standings: rows, ...(playerId ? { player } : {}) }]);
       },
     }),
-    listRoute(deps, '/v1/admin/stores', C.stores, ALL_TIERS, false, withRemainingStock),
-    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, ALL_TIERS, [9008, 'Store does not exist'], withRemainingStock),
+    listRoute(deps, '/v1/admin/stores', C.stores, ALL_TIERS, false, ['Every store with its bundles and remaining stock', storeShape], withRemainingStock),
+    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, ALL_TIERS, [9008, 'Store does not exist'], ['A store with its bundles and remaining stock', storeShape], withRemainingStock),
   ];
 }
 

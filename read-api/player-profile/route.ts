@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { profileShape } from '../../shared/http/wire-shapes';
 import { ALL_TIERS } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/http/envelope';
 import { defineRoute, parseBody } from '../../shared/http/route';
@@ -6,6 +7,8 @@ import { canonicalPlayerId } from '../../shared/ids';
 import type { CommandDeps } from '../../command-api/deps';
 import { currentLevel } from '../../command-api/player/state';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
+
+const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }) });
 
 /**
  * POST /v1/player/profile: points, level, badges with ranks and balances, read from the player's
@@ -16,8 +19,9 @@ export const playerProfileRoute = (deps: CommandDeps) =>
     method: 'POST',
     path: '/v1/player/profile',
     tiers: ALL_TIERS.filter((t) => t !== 'Client'),
+    doc: { summary: 'A player\'s points, level, badges and balances', body: profileBody, response: profileShape, errors: { 1001: 'Payload is null, or playerId is missing', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' } },
     parse: (input) => {
-      const parsed = parseBody(z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }) }))(input);
+      const parsed = parseBody(profileBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
       return playerId ? ok({ playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');

@@ -7,14 +7,22 @@ import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+/** Requests whose body was sent but empty (`Content-Length: 0`): the parser makes them `{}`, decisions.md §2 calls them absent. */
+const emptyBodies = new WeakSet<object>();
+const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true, verify: (req, _res, raw) => void (raw.length === 0 && emptyBodies.add(req)) });
 
 /**
  * The HTTP shell shared by every role: security headers, correlation ids, request logs,
  * body parsing whose errors are reported after authentication, the routes, and an error
  * handler that never leaks a stack trace.
  */
-export function createHttpApp(routes: AnyRoute[], deps: RouteDeps & { isReady(): boolean }): express.Express {
+export interface HttpAppDeps extends RouteDeps {
+  isReady(): boolean;
+  /** The OpenAPI document of the routes, served at /openapi.json, and its page at /docs. */
+  documentation: { document: object; page: string };
+}
+
+export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -43,7 +51,7 @@ export function createHttpApp(routes: AnyRoute[], deps: RouteDeps & { isReady():
         res.locals.bodyError = type === 'entity.too.large' ? failure(1001, `Payload too large: at most ${MAX_BODY_BYTES} bytes`) : failure(1001, 'Payload is null: the body is not valid JSON');
         res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
         req.body = undefined;
-      }
+      } else if (emptyBodies.has(req)) req.body = undefined;
       next();
     });
   });
@@ -51,6 +59,14 @@ export function createHttpApp(routes: AnyRoute[], deps: RouteDeps & { isReady():
   app.get('/health', (_req, res) => {
     if (deps.isReady()) res.json({ code: 200, data: { status: 'ok' } });
     else sendFailure(res, failure(503, 'Starting'));
+  });
+
+  // The API's own description is public, like /health.
+  app.get('/openapi.json', (_req, res) => {
+    res.json(deps.documentation.document);
+  });
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(deps.documentation.page);
   });
 
   const router = express.Router();

@@ -20,10 +20,24 @@ export interface RawInput {
 /** A handler's answer; `position` is the global position of what a write appended. */
 export type Reply = (Result<unknown> & { position?: number }) | { ok: true; value: undefined; position?: number };
 
+/** What the OpenAPI document says of a route (shared/http/openapi.ts). */
+export interface RouteDoc {
+  summary: string;
+  /** The JSON body of a POST. */
+  body?: z.ZodType;
+  /** Query parameters: an object schema of strings. */
+  query?: z.ZodObject;
+  /** `data` of a success; absent when a success carries none. */
+  response?: z.ZodType;
+  /** The endpoint's own error codes and their meaning here (auth, limit and fault codes are added). */
+  errors: Readonly<Record<number, string>>;
+}
+
 export interface Route<Input> {
   method: 'GET' | 'POST';
   path: string;
   tiers: readonly Tier[];
+  doc?: RouteDoc;
   /** process and delete accept nested `actions`, which a Client key may not send (4004). */
   acceptsNestedActions?: boolean;
   /** Counted against the key's rate limit (action submission). */

@@ -1,0 +1,121 @@
+/**
+ * The OpenAPI 3.1 document of the routes a process serves, generated from their zod schemas and
+ * error tables, and a readable HTML page of the same document.
+ */
+import { z } from 'zod';
+import type { AnyRoute } from './route';
+
+type JsonSchema = Record<string, unknown>;
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+};
+
+/** Codes every authenticated endpoint may answer, with their HTTP status (decisions.md §2, §3). */
+const COMMON_FAILURES: [status: string, codes: Record<number, string>][] = [
+  ['401', { 4001: 'Invalid AuthKey: missing or unknown key' }],
+  ['403', { 4002: 'Missing tenant domain (Client-tier keys)', 4003: 'Auth tier not allowed, or tenant domain not one of the key\u2019s' }],
+  ['413', { 1001: 'Payload too large: the body is over 64 KiB' }],
+  ['500', { 500: 'Internal error (no details are given)' }],
+  ['503', { 503: 'A backing store is not answering; retry later' }],
+];
+
+const failureBody = (codes: Record<number, string>): JsonSchema => ({
+  type: 'object',
+  required: ['code', 'data'],
+  properties: { code: { type: 'integer', enum: Object.keys(codes).map(Number) }, data: { type: 'string', description: 'a human-readable message' } },
+});
+
+const describeCodes = (codes: Record<number, string>) =>
+  Object.entries(codes)
+    .map(([code, meaning]) => `${code}: ${meaning}`)
+    .join('; ');
+
+function operation(route: AnyRoute): JsonSchema {
+  const doc = route.doc!;
+  const parameters: JsonSchema[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  if (doc.query) {
+    const shape = doc.query.shape as Record<string, z.ZodType>;
+    for (const [name, schema] of Object.entries(shape)) {
+      parameters.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: jsonSchema(schema, 'input') });
+    }
+  }
+  const success: JsonSchema = doc.response
+    ? { type: 'object', required: ['code', 'data'], properties: { code: { const: 200 }, data: jsonSchema(doc.response, 'output') } }
+    : { type: 'object', required: ['code'], properties: { code: { const: 200 } } };
+  const own = { ...doc.errors };
+  const nested: Record<number, string> = route.acceptsNestedActions ? { 4004: 'Nested actions not allowed for Client tier' } : {};
+  const responses: JsonSchema = { '200': { description: 'Success', content: { 'application/json': { schema: success } } } };
+  if (Object.keys(own).length) responses['400'] = { description: describeCodes(own), content: { 'application/json': { schema: failureBody(own) } } };
+  for (const [status, codes] of COMMON_FAILURES) {
+    if (status === '413' && route.method !== 'POST') continue;
+    const all = status === '403' ? { ...codes, ...nested } : codes;
+    responses[status] = { description: describeCodes(all), content: { 'application/json': { schema: failureBody(all) } } };
+  }
+  if (route.rateLimited) {
+    responses['429'] = {
+      description: describeCodes({ 429: 'Too many requests: the key\u2019s rate limit' }),
+      headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
+      content: { 'application/json': { schema: failureBody({ 429: '' }) } },
+    };
+  }
+  return {
+    summary: doc.summary,
+    description: `Tiers: ${route.tiers.join(', ')}.`,
+    tags: [route.path.split('/')[2]],
+    ...(parameters.length ? { parameters } : {}),
+    ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } } : {}),
+    responses,
+  };
+}
+
+export function openApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    if (!route.doc) continue;
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gamification engine',
+      version,
+      description: 'Every response is the envelope `{code, data}`: code 200 on success, else an error code with a text message. Keys go in `AuthKey` or `Authorization: Bearer`.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ AuthKey: [] }, { Bearer: [] }],
+    components: {
+      securitySchemes: {
+        AuthKey: { type: 'apiKey', in: 'header', name: 'AuthKey' },
+        Bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
+    paths,
+  };
+}
+
+const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+/** A plain page listing each endpoint with its fields and codes; no scripts. */
+export function documentationPage(document: JsonSchema): string {
+  const parts: string[] = [];
+  const paths = document.paths as Record<string, Record<string, JsonSchema>>;
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(operations)) {
+      parts.push(`<section><h2><code>${method.toUpperCase()} ${escape(path)}</code></h2><p>${escape(String(op.summary))} ${escape(String(op.description))}</p>`);
+      const body = (op.requestBody as { content: { 'application/json': { schema: JsonSchema } } } | undefined)?.content['application/json'].schema;
+      if (body) parts.push(`<h3>Body</h3><pre>${escape(JSON.stringify(body, null, 2))}</pre>`);
+      if (op.parameters) parts.push(`<h3>Parameters</h3><pre>${escape(JSON.stringify(op.parameters, null, 2))}</pre>`);
+      const responses = op.responses as Record<string, { description: string; content?: { 'application/json': { schema: JsonSchema } } }>;
+      parts.push(`<h3>Success</h3><pre>${escape(JSON.stringify(responses['200'].content!['application/json'].schema, null, 2))}</pre><h3>Failures</h3><ul>`);
+      for (const [status, r] of Object.entries(responses)) if (status !== '200') parts.push(`<li>HTTP ${status}: ${escape(r.description)}</li>`);
+      parts.push('</ul></section>');
+    }
+  }
+  const info = document.info as { title: string; version: string; description: string };
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(info.title)} API</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:.5rem;overflow:auto;font-size:.8rem}section{border-top:1px solid #ccc}</style></head>
+<body><h1>${escape(info.title)} API ${escape(info.version)}</h1><p>${escape(info.description)} The machine-readable document is at <a href="/openapi.json">/openapi.json</a>.</p>${parts.join('\n')}</body></html>`;
+}

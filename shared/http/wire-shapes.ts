@@ -1,0 +1,192 @@
+/**
+ * The response shapes of api.md (with decisions.md's answers to its gaps), as zod schemas: the
+ * OpenAPI document is generated from them, and tests parse real responses with them so the
+ * document cannot drift from what the service sends.
+ */
+import { z } from 'zod';
+import { actionResultSchema } from '../events/player-events';
+
+const nullableString = z.string().nullable();
+const localIso = z.string().describe('ISO 8601 local date-time, in the catalog time zone');
+
+export const deliverableItemShape = z.object({
+  label: z.string(),
+  uid: z.string(),
+  imageName: nullableString,
+  amount: z.number(),
+  type: z.enum(['Points', 'Prize', 'Content', 'Notification']),
+});
+
+const actionCommon = {
+  uid: z.string(),
+  identifier: z.string(),
+  points: z.number(),
+  pointGap: z.number().describe('seconds'),
+  cost: z.number(),
+  costLabel: nullableString,
+  createDate: localIso,
+  imageName: nullableString,
+  isUserAttribute: z.boolean(),
+  isActive: z.boolean(),
+  actionObjects: z
+    .array(z.object({ label: z.string(), actionUId: z.string(), type: z.number().int().describe('1 Number, 2 String, 3 Boolean, 4 Date, 5 Array'), typeLabel: z.string() }))
+    .nullable(),
+};
+export const actionShape = z.object(actionCommon);
+export const actionDetailShape = z.object({ ...actionCommon, deliverables: z.array(deliverableItemShape).nullable() });
+
+const badgeCommon = {
+  uid: z.string(),
+  label: z.string(),
+  points: z.number(),
+  description: nullableString,
+  startDate: localIso.nullable(),
+  endDate: localIso.nullable(),
+  requiredBadgeUId: nullableString,
+  imageName: nullableString,
+  isActive: z.boolean(),
+  type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
+};
+export const badgeShape = z.object(badgeCommon);
+export const badgeDetailShape = z.object({ ...badgeCommon, deliverables: z.array(deliverableItemShape) });
+const triggerCommon = { ...badgeCommon, randomizedPrize: z.boolean(), limited: z.boolean() };
+export const triggerShape = z.object(triggerCommon);
+export const triggerDetailShape = z.object({ ...triggerCommon, deliverables: z.array(deliverableItemShape) });
+
+export const levelShape = z.object({ uid: z.string(), label: z.string(), level: z.number(), description: z.string(), target: z.number(), imageName: nullableString, isActive: z.boolean() });
+export const rankSetShape = z.object({ uid: z.string(), label: z.string(), isActive: z.boolean() });
+
+const leaderboardCommon = {
+  uid: z.string(),
+  label: z.string(),
+  description: z.string(),
+  startDate: localIso.nullable(),
+  endDate: localIso.nullable(),
+  imageName: nullableString,
+  randomizedPrize: z.boolean(),
+  limited: z.boolean(),
+  isActive: z.boolean(),
+  type: z.number().int().describe('0 Standard, 1 Season'),
+};
+export const leaderboardShape = z.object(leaderboardCommon).catchall(z.unknown());
+export const standingShape = z.object({ rank: z.number().int(), points: z.number(), userId: z.string(), username: z.string(), imageName: nullableString });
+export const leaderboardDetailShape = z
+  .object({ ...leaderboardCommon, standings: z.array(standingShape), player: standingShape.nullable().optional().describe('with ?playerId: that player, even outside the top') })
+  .catchall(z.unknown());
+
+export const storeShape = z.object({
+  uid: z.string(),
+  label: z.string(),
+  description: nullableString,
+  startDate: localIso.nullable(),
+  endDate: localIso.nullable(),
+  isActive: z.boolean(),
+  imageName: nullableString,
+  storeBundles: z.array(
+    z.object({
+      uid: z.string(),
+      label: z.string(),
+      description: nullableString,
+      cost: z.number(),
+      costDeliverableUId: nullableString,
+      costLabel: nullableString,
+      imageName: nullableString,
+      costImageName: nullableString,
+      initialStock: z.number().describe('0 = unlimited'),
+      remainingStock: z.number().describe('0 when unlimited (initialStock 0)'),
+      storeBundleContents: z.array(z.object({ deliverableUid: z.string(), label: z.string(), amount: z.number(), type: z.number().int(), imageName: nullableString })),
+    }),
+  ),
+});
+
+export const actionResultShape = actionResultSchema.extend({
+  reversed: z.literal(true).optional().describe('get-response only: the action was reversed'),
+});
+export const processResultShape = actionResultShape.extend({
+  nested: z.array(z.union([actionResultShape, z.object({ code: z.number().int(), data: z.string() })])).optional().describe('results of the nested `actions`, in order'),
+});
+
+export const profileShape = z.object({
+  playerId: z.string(),
+  points: z.number(),
+  level: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: nullableString }).nullable(),
+  badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),
+  balances: z.array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() })),
+});
+
+export const transactionShape = z.object({
+  playerId: z.string(),
+  provisionUid: z.string(),
+  cost: z.number(),
+  costDeliverableUid: nullableString,
+  referenceType: z.enum(['Store', 'Action']),
+  status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']),
+  failureReason: z.enum(['Cancelled', 'TimedOut']).nullable(),
+  createDate: z.number().int().describe('Unix ms'),
+  updateDate: z.number().int().describe('Unix ms'),
+});
+
+export const buyResultShape = z.object({
+  playerId: z.string(),
+  provisionUid: z.string(),
+  cost: z.number(),
+  costLabel: nullableString,
+  costDeliverableUid: nullableString,
+  status: z.enum(['Pending', 'Completed']),
+  updateDate: z.number().int().describe('Unix ms'),
+  deliverables: z.array(z.object({ amount: z.number(), label: z.string(), type: z.number().int(), imageName: nullableString, details: z.array(z.object({ label: z.string(), value: z.string() })).nullable() })),
+});
+
+const scalingMode = z.enum(['None', 'PlayerLevel', 'Custom']);
+export const ownedChestShape = z.object({ chestDeliverableUid: z.string(), label: z.string(), imageName: nullableString, balance: z.number(), scalingMode, isActive: z.boolean() });
+export const chestOpenShape = z.object({
+  chestLabel: z.string(),
+  scalingMode,
+  playerLevel: z.number(),
+  drawCount: z.number().int(),
+  prizes: z.array(z.object({ label: z.string(), amount: z.number(), imageName: nullableString, type: z.number().int() }).catchall(z.unknown())),
+});
+export const chestPreviewShape = z.object({
+  chestLabel: z.string(),
+  scalingMode,
+  drawCountMin: z.number().int(),
+  drawCountMax: z.number().int(),
+  contents: z.array(
+    z.object({
+      rewardLabel: z.string(),
+      rewardImageName: nullableString,
+      type: z.number().int(),
+      amountMin: z.number(),
+      amountMax: z.number(),
+      probability: z.number().describe('raw draw weight'),
+      weightPct: z.number(),
+      limited: z.boolean(),
+      remainingStock: z.number().describe('-1 when unlimited'),
+    }),
+  ),
+});
+export const chestHistoryShape = z.object({ openedAt: z.number().int(), chestLabel: z.string(), rewardLabel: z.string(), rewardImageName: nullableString, type: z.number().int(), amount: z.number() });
+
+export const powerupShape = z.object({
+  uid: z.string(),
+  prizeLabel: z.string(),
+  prizeImageName: nullableString,
+  multiplier: z.number(),
+  isActive: z.boolean(),
+  isActivated: z.boolean(),
+  isValid: z.boolean(),
+  initialUseCount: z.number().int(),
+  remainingUseCount: z.number().int(),
+  powerupMaxUseCount: z.number().int().describe('0 = unlimited'),
+  powerupTimeoutSeconds: z.number(),
+  neverExpires: z.boolean(),
+  activatedAt: z.number().int().nullable().describe('Unix seconds'),
+  createdAt: z.number().int().describe('Unix seconds'),
+  expiresAt: z.number().int().describe('Unix seconds; 0 when it never expires'),
+  remainingSeconds: z.number().int().describe('-1 when it never expires'),
+  targetPrizes: z.array(z.object({ targetPrizeUid: z.string(), targetPrizeLabel: z.string(), targetPrizeImageName: nullableString, deliveryMethod: z.number().int() })),
+});
+
+export const textShape = z.string().describe('a confirmation message');
+
+export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString });

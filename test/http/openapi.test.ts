@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+import { actionResultShape, leaderboardDetailShape, processResultShape, profileShape, storeShape, transactionShape } from '../../shared/http/wire-shapes';
+import { server, startTestService, tempDir, type TestService } from '../support/service';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+type Document = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+
+describe('the OpenAPI document', () => {
+  it('is served without a key and passes a real OpenAPI 3.1 validator', async () => {
+    const res = await t.http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const file = path.join(tempDir(), 'openapi.json');
+    fs.writeFileSync(file, JSON.stringify(res.body));
+    // The validator is an ES module: it runs as its own CLI rather than inside jest's CommonJS.
+    const cli = path.resolve(__dirname, '../../node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, file]);
+    expect(JSON.parse(stdout)).toMatchObject({ valid: true });
+  });
+
+  it('lists every route the server registers, with its error codes', async () => {
+    const document = (await t.http.get('/openapi.json')).body as Document;
+    const listed = Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const registered = t.service.routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    expect(listed.sort()).toEqual(registered.sort());
+    const process = document.paths['/v1/action/process'].post.responses;
+    for (const code of ['1001', '1002', '2601', '5003', '5004']) expect(process['400'].description).toContain(`${code}:`);
+    expect(process['401'].description).toContain('4001');
+    expect(process['403'].description).toContain('4004');
+    expect(process['429']).toBeDefined();
+  });
+
+  it('has a readable page at /docs', async () => {
+    const res = await t.http.get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('text/html');
+    expect(res.text).toContain('POST /v1/store/buy');
+  });
+});
+
+describe('the documented shapes', () => {
+  // Strict: a field the service sends but the document does not name fails here.
+  const strictly = (shape: z.ZodType, value: unknown) => {
+    const strict = shape instanceof z.ZodObject ? shape.strict() : shape;
+    const parsed = strict.safeParse(value);
+    if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues, null, 2));
+  };
+
+  it('match what the service sends', async () => {
+    const playerId = randomUUID();
+    const processed = await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: `doc-${playerId}`, playerId, details: [{ name: 'amount', value: '120' }] });
+    strictly(processResultShape, processed.body.data);
+    const response = await t.http.get('/v1/action/get-response').query({ referenceId: `doc-${playerId}` }).set(server);
+    strictly(actionResultShape, response.body.data);
+    strictly(profileShape, (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data);
+    const stores = (await t.http.get('/v1/admin/stores').set(server)).body.data;
+    for (const store of stores) strictly(storeShape, store);
+    const boards = (await t.http.get('/v1/admin/leaderboards').set(server)).body.data;
+    const board = (await t.http.get(`/v1/admin/leaderboards/${boards[0].uid}`).query({ playerId }).set(server)).body.data[0];
+    strictly(leaderboardDetailShape, board);
+    if (processed.body.data.provisionUid) {
+      strictly(transactionShape, (await t.http.post('/v1/store/transaction-status').set(server).send({ provisionUid: processed.body.data.provisionUid })).body.data);
+    }
+  });
+});
