@@ -16,7 +16,7 @@ import type { ReadStore } from './read-store/port';
 
 /** Each port's adapter, chosen by decisions.md §1: a URL selects the production engine, else embedded. */
 export function openEventStore(config: RunConfig): EventStore {
-  return config.eventStoreUrl ? new KurrentDbEventStore(config.eventStoreUrl) : new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'));
+  return config.eventStoreUrl ? new KurrentDbEventStore(config.eventStoreUrl) : new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), { busyTimeoutMs: config.sqliteBusyTimeoutMs });
 }
 
 export async function openReadStore(config: RunConfig): Promise<ReadStore> {

@@ -10,33 +10,37 @@ import { reverseActionRoute } from '../command-api/reverse-action/route';
 import { buyBundleRoute } from '../command-api/buy-bundle/route';
 import { registerProvisionJobs } from '../command-api/provision-transactions/handler';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
+import { registerChestJobs } from '../command-api/open-chest/handler';
+import { openChestRoute } from '../command-api/open-chest/route';
+import { registerPowerupJobs } from '../command-api/powerup-activation/handler';
+import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import type { CommandDeps, PublishedCatalog } from '../command-api/deps';
-import { bundleStockProjector } from '../projections/bundle-stock';
-import { catalogViewsProjector } from '../projections/catalog-views';
-import { leaderboardsProjector } from '../projections/leaderboards';
+import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { actionResponseRoute } from '../read-api/action-response/route';
 import { adminRoutes } from '../read-api/admin/routes';
+import { auditRoutes } from '../read-api/audit/routes';
 import { playerProfileRoute } from '../read-api/player-profile/route';
+import { chestRoutes } from '../read-api/chests/routes';
+import { powerupListRoute } from '../read-api/powerups/route';
 import { authorize } from './auth/access';
 import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from './auth/keys';
 import { loadCatalogFile } from './catalog/load';
 import type { RunConfig } from './config/env';
-import { SqliteEventStore } from './event-store/sqlite';
 import type { EventStore } from './event-store/port';
 import { createHttpApp } from './http/app';
+import { documentationPage, openApiDocument } from './http/openapi';
 import { failure } from './http/envelope';
 import type { AnyRoute } from './http/route';
 import { newUid, secureRandom } from './ids';
 import type { Logger } from './logging/logger';
-import { MemoryReadStore } from './read-store/memory';
 import type { ReadStore } from './read-store/port';
-import { BullMqJobScheduler } from './jobs/bullmq';
-import { SqliteJobScheduler } from './jobs/embedded';
-import type { JobScheduler } from './jobs/port';
-import { MemoryRateLimiter } from './rate-limit/memory';
-import type { RateLimiter } from './rate-limit/port';
-import { RedisRateLimiter } from './rate-limit/redis';
+import { openEventStore, openJobScheduler, openRateLimiter, openReadStore } from './adapters';
+import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
+import { serves, type Role } from './roles';
+
+/** The package version: the OpenAPI document's version. */
+const SERVICE_VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 /** A start-up problem the operator must fix (bad catalog, bad keys file): one line per problem. */
 export class ConfigurationError extends Error {
@@ -48,6 +52,8 @@ export class ConfigurationError extends Error {
 
 export interface ServiceOptions {
   config: RunConfig;
+  /** Default 'all': command API, read API and projectors in one process. */
+  role?: Role;
   log: Logger;
   now?: () => number;
   random?: () => number;
@@ -61,6 +67,8 @@ export interface RunningService {
   readStore: ReadStore;
   projections: ProjectionRunner;
   deps: CommandDeps;
+  /** The API routes this process serves (its role's share). */
+  routes: AnyRoute[];
   /** The generated Server key when no keys file is configured. */
   devKey: string | null;
   listen(port?: number): Promise<Server>;
@@ -80,11 +88,14 @@ async function loadKeys(config: RunConfig, announce: (line: string) => void): Pr
 }
 
 /**
- * Starts the all-in-one service on the embedded adapters: command API, read API and projectors in
- * one process. Writes return after their events are projected, so a read right after sees them.
+ * Starts one role of the service (default: all of them in one process). In the all-in-one process
+ * writes return after their events are projected, so a read right after sees them; across
+ * processes a read waits (bounded) for the position a write returned in `X-Position`.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, log } = options;
+  const role = options.role ?? 'all';
+  if (role === 'projector' && !config.mongoUrl) throw new ConfigurationError(['MONGO_URL: the projector role writes read models that other processes read, so it needs MongoDB']);
   const now = options.now ?? Date.now;
   fs.mkdirSync(config.dataDir, { recursive: true });
 
@@ -92,21 +103,32 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (!loaded.ok) throw new ConfigurationError(loaded.problems);
   const { keys, devKey } = await loadKeys(config, options.announce ?? (() => undefined));
 
-  const events = new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'));
-  const published = await publishCatalog(events, loaded.catalog, loaded.hash, now(), { correlationId: 'startup', causationId: 'startup', keyName: 'operator' });
-  if (published.published) log.info({ catalogVersion: published.version }, 'catalog published');
-  let current: PublishedCatalog = { version: published.version, catalog: published.catalog };
+  const events = openEventStore(config);
+  let current: PublishedCatalog;
+  if (role === 'all' || role === 'command') {
+    // The writers publish the operator's file; readers follow what was published.
+    const published = await publishCatalog(events, loaded.catalog, loaded.hash, now(), { correlationId: 'startup', causationId: 'startup', keyName: 'operator' });
+    if (published.published) log.info({ catalogVersion: published.version }, 'catalog published');
+    current = { version: published.version, catalog: published.catalog };
+  } else {
+    const latest = await latestCatalog(events);
+    current = latest ? { version: latest.version, catalog: latest.catalog } : { version: 0, catalog: loaded.catalog };
+  }
 
-  const readStore = new MemoryReadStore();
-  const projections = new ProjectionRunner(events, readStore, [catalogViewsProjector, leaderboardsProjector, bundleStockProjector], log);
-  await projections.start();
-  await projections.waitFor(await events.headPosition(), 60 * 60_000);
+  const readStore = await openReadStore(config);
+  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log);
+  // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
+  const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
+  const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+  if (projectsHere) {
+    await projections.start();
+    await projections.waitFor(await events.headPosition(), 60 * 60_000);
+  }
 
-  // With REDIS_URL, jobs and rate limits are shared by every process of the deployment.
-  const jobs: JobScheduler = config.redisUrl
-    ? new BullMqJobScheduler({ connection: config.redisUrl, queueName: 'jobs', prefix: config.redisPrefix, logger: log })
-    : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { logger: log });
-  const limiter: RateLimiter = config.redisUrl ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rate:`) : new MemoryRateLimiter();
+  const jobs = openJobScheduler(config, log);
+  const limiter = openRateLimiter(config);
+  // Jobs run where commands are decided; a read process may still schedule (recovery on get-response).
+  const runsJobs = role === 'all' || role === 'command';
 
   const deps: CommandDeps = {
     events,
@@ -116,9 +138,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     now,
     random: options.random ?? secureRandom,
     newUid,
-    staleReservationMs: 30_000,
+    staleReservationMs: config.staleReservationMs,
   };
-  registerProvisionJobs(deps);
+  if (runsJobs) {
+    registerProvisionJobs(deps);
+    registerChestJobs(deps);
+    registerPowerupJobs(deps);
+  }
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [
     processActionRoute(deps),
@@ -128,11 +154,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     buyBundleRoute(deps),
     ...provisionTransactionRoutes(deps),
     playerProfileRoute(deps),
+    openChestRoute(deps),
+    ...chestRoutes(deps),
+    powerupListRoute(deps),
+    ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
+    ...auditRoutes({ events, store: readStore, projectors: projections.projectors, positions }),
   ];
   let ready = false;
-  const app = createHttpApp(routes, {
+  const served = routes.filter((r) => serves(role, r.path));
+  const document = openApiDocument(served, SERVICE_VERSION);
+  const app = createHttpApp(served, {
     log,
+    documentation: { document, page: documentationPage(document) },
     isReady: () => ready,
     authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
     async rateLimit(key) {
@@ -141,13 +175,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       return taken.allowed ? null : { ...failure(429, 'Too many requests: rate limit exceeded'), retryAfterSeconds: taken.retryAfterSeconds };
     },
     afterWrite: async (position) => {
-      await projections.waitFor(position, config.minPositionWaitMs);
+      if (role === 'all') await projections.waitFor(position, config.minPositionWaitMs);
     },
     waitForPosition: async (position) => {
-      await projections.waitFor(position, config.minPositionWaitMs);
+      await positions.waitFor(position, config.minPositionWaitMs);
     },
   });
-  await jobs.start();
+  if (runsJobs) await jobs.start();
   ready = true;
 
   // Another process may publish a newer catalog version: follow it.
@@ -167,6 +201,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     readStore,
     projections,
     deps,
+    routes: served,
     devKey,
     listen: (port = config.port) =>
       new Promise((resolve) => {

@@ -5,7 +5,9 @@ import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import YAML from 'yaml';
+import { playerStream } from '../command-api/player/repository';
 import { readRunConfig } from '../shared/config/env';
+import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { COMMAND_PATHS, serves } from '../shared/roles';
 import { startService } from '../shared/service';
 import { KEYS, tempDir, writeKeysFile } from './support/service';
@@ -76,7 +78,9 @@ const freePort = () =>
 /** Starts one role in its own process and resolves once it answers /health. */
 async function startRole(role: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'shared', 'main.ts'), role], {
+  // As `npm run start:<role>` runs it: tsx as a loader in the same process, so signals reach the service.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'shared', 'main.ts'), role], {
+    cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -106,13 +110,13 @@ const stopRole = (child: ChildProcess) =>
 describe('the command and read roles as separate processes', () => {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   let roles: { url: string; child: ChildProcess; output: () => string }[] = [];
+  const dataDir = tempDir();
 
   afterAll(async () => {
     await Promise.all(roles.map((r) => stopRole(r.child)));
   });
 
   it('an action processed through the command role is visible through the read role within the bounded wait', async () => {
-    const dataDir = tempDir();
     const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), REDIS_URL: redisUrl, REDIS_PREFIX: `test-roles-${randomUUID()}`, MIN_POSITION_WAIT_MS: '5000' };
     // The command role publishes the catalog first; the read role follows the published one.
     const command = await startRole('command', env);
@@ -153,7 +157,10 @@ describe('the command and read roles as separate processes', () => {
       headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'login', referenceId: `term-${playerId}`, playerId, actions }),
     });
-    await new Promise((r) => setTimeout(r, 30));
+    // In flight: the server has started writing the batch's events.
+    const log = new SqliteEventStore(path.join(dataDir, 'events.sqlite'), { readonly: true });
+    while ((await log.streamRevision(playerStream(playerId))) < 0) await new Promise((r) => setTimeout(r, 5));
+    await log.close();
     const exited = new Promise<number | null>((resolve) => command.child.once('exit', (code) => resolve(code)));
     command.child.kill('SIGTERM');
     const res = await inFlight;

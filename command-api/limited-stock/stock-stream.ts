@@ -17,6 +17,8 @@ export interface LimitedStock {
 
 export const TRIGGER_ACTIVATIONS: LimitedStock = { prefix: 'trigger-limit', taken: 'TriggerActivationTaken', returned: 'TriggerActivationReturned' };
 export const BUNDLE_STOCK: LimitedStock = { prefix: 'bundle-stock', taken: 'BundleStockTaken', returned: 'BundleStockReturned' };
+/** One stock per limited chest pool entry; a draw of the entry takes one unit. */
+export const CHEST_STOCK: LimitedStock = { prefix: 'chest-stock', taken: 'ChestStockTaken', returned: 'ChestStockReturned' };
 
 export const stockStream = (kind: LimitedStock, resourceUid: string): string => `${kind.prefix}-${resourceUid}`;
 

@@ -3,6 +3,7 @@ import type { Effects, Grant, PowerupInstance } from '../../shared/events/common
 import type { ActionProcessed, ActionReversed, Award, LevelReached, ProgressEntry } from '../../shared/events/player-events';
 import type { RecordedEvent } from '../../shared/event-store/port';
 import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
+import type { ChestOpened, PowerupActivated } from '../../shared/events/inventory-events';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
 export interface Holding extends Award {
@@ -65,6 +66,8 @@ export interface PlayerState {
   /** Reference (action, chest opening, purchase) whose decision created each powerup instance. */
   powerupOrigins: Map<string, string>;
   provisions: Map<string, ProvisionState>;
+  /** Chest openings by openingUid, oldest first: the chest history. */
+  chestOpenings: Map<string, ChestOpened>;
 }
 
 export const initialPlayerState = (playerId: string): PlayerState => ({
@@ -83,6 +86,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   powerups: new Map(),
   powerupOrigins: new Map(),
   provisions: new Map(),
+  chestOpenings: new Map(),
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -104,6 +108,12 @@ export const currentLevel = (state: PlayerState): number => {
 };
 
 export const balanceOf = (state: PlayerState, deliverableUid: string): number => state.balances.get(deliverableUid) ?? 0;
+
+/** Owned, not expired, uses left (decisions.md §11): whether it may be activated and applies when activated. */
+export const isValidPowerup = (owned: OwnedPowerup, nowMs: number): boolean =>
+  !owned.expired &&
+  (owned.instance.neverExpires || Math.floor(nowMs / 1000) < owned.instance.expiresAt) &&
+  (owned.instance.initialUseCount === 0 || owned.usesConsumed < owned.instance.initialUseCount);
 
 function progressOf(state: PlayerState, rule: string): ProgressEntry[][] {
   let p = state.progress.get(rule);
@@ -221,6 +231,24 @@ function applyProvisionEvent(state: PlayerState, type: string, data: unknown): v
   }
 }
 
+function applyChestOpened(state: PlayerState, e: ChestOpened): void {
+  state.chestOpenings.set(e.openingUid, e);
+  // Levels and powerups won from a chest have the opening as their origin, as an action's have the action.
+  for (const l of e.levels) {
+    reachLevel(state, l);
+    state.levelOrigins.set(l.uid, e.openingUid);
+  }
+  for (const p of e.effects.powerupsGranted) state.powerupOrigins.set(p.uid, e.openingUid);
+}
+
+function applyPowerupActivation(state: PlayerState, type: string, data: unknown): void {
+  const owned = state.powerups.get((data as { powerupUid: string }).powerupUid);
+  if (!owned) return;
+  if (type === 'PowerupActivated') Object.assign(owned, { activated: true, activatedAt: (data as PowerupActivated).activatedAt });
+  else if (type === 'PowerupDeactivated') Object.assign(owned, { activated: false, activatedAt: null });
+  else owned.expired = true;
+}
+
 /** Folds one recorded player event into the state (mutating it: states are owned by one loader). */
 export function evolve(state: PlayerState, event: RecordedEvent): PlayerState {
   const data = event.data as Record<string, unknown> & { effects?: Effects };
@@ -240,6 +268,14 @@ export function evolve(state: PlayerState, event: RecordedEvent): PlayerState {
     case 'ProvisionFailed':
     case 'ProvisionRefunded':
       applyProvisionEvent(state, event.type, data);
+      break;
+    case 'ChestOpened':
+      applyChestOpened(state, data as unknown as ChestOpened);
+      break;
+    case 'PowerupActivated':
+    case 'PowerupDeactivated':
+    case 'PowerupExpired':
+      applyPowerupActivation(state, event.type, data);
       break;
     default:
       break;

@@ -1,5 +1,5 @@
 import type { ActionProcessed } from '../../shared/events/player-events';
-import { catalogOf, DAY, failureOf, PLAYER, playerSpec, SECOND, T0, testEnv, type PlayerSpec } from '../../test/support/player-spec';
+import { activated, catalogOf, DAY, failureOf, PLAYER, playerSpec, SECOND, T0, testEnv, type PlayerSpec } from '../../test/support/player-spec';
 import { initialPlayerState } from '../player/state';
 import { registration } from './decider';
 
@@ -650,17 +650,11 @@ describe('powerups', () => {
       - { uid: l2, label: L2, level: 2, target: 1000, deliverables: [{ deliverable: gold, amount: 100 }] }
   `);
 
-  /**
-   * Given an owned powerup, activated. evolve has no PowerupActivated event yet, so this sets
-   * `activated` on the owned instance directly.
-   */
+  /** Given owned powerups, each activated by its PowerupActivated event. */
   const owning = (...boosts: ('boost-gold' | 'boost-all')[]): PlayerSpec => {
     const p = playerSpec(catalog);
     for (const b of boosts) p.process(`get-${b}`);
-    for (const owned of p.state.powerups.values()) {
-      owned.activated = true;
-      owned.activatedAt = Math.floor(p.env.now / 1000);
-    }
+    for (const uid of [...p.state.powerups.keys()]) p.given(activated(uid, p.env.now));
     return p;
   };
   const usesOf = (p: PlayerSpec) => [...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, o.usesConsumed]);

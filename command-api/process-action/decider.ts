@@ -5,7 +5,8 @@ import { fail, ok, type Result } from '../../shared/http/envelope';
 import { noEffects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionResult, Award, LevelReached, ProgressEntry } from '../../shared/events/player-events';
 import { addBalance, effectsOfGrants, grantOf, levelsReachedAt, type DecisionEnv } from '../player/grants';
-import { balanceOf, type PlayerState } from '../player/state';
+import { balanceOf, isValidPowerup, type PlayerState } from '../player/state';
+import { pickByWeight } from '../player/weighted-pick';
 import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedValue, withinDates, type CompiledRule } from './rules';
 
 export interface ProcessActionCommand {
@@ -222,18 +223,8 @@ function pickGrants(rule: CompiledRule, env: DecisionEnv, deliverables: Readonly
   if (!(rule.kind === 'trigger' && 'randomizedPrize' in def && def.randomizedPrize) || refs.length === 0) {
     return refs.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount));
   }
-  const weights = refs.map((x) => ('weight' in x && typeof x.weight === 'number' ? x.weight : 1));
-  const total = weights.reduce((a, b) => a + b, 0);
-  let roll = env.random() * total;
-  let index = refs.length - 1;
-  for (let i = 0; i < refs.length; i++) {
-    if (roll < weights[i]) {
-      index = i;
-      break;
-    }
-    roll -= weights[i];
-  }
-  return [grantOf(deliverables.get(refs[index].deliverable)!, refs[index].amount)];
+  const picked = pickByWeight(env.random, refs, (x) => ('weight' in x && typeof x.weight === 'number' ? x.weight : 1));
+  return [grantOf(deliverables.get(picked.deliverable)!, picked.amount)];
 }
 
 /** Multiplies target Prize amounts by every activated, valid powerup; reports which were used. */
@@ -258,8 +249,5 @@ function applyPowerups(state: PlayerState, env: DecisionEnv, deliverables: Reado
 
 /** Powerups that apply now: activated, not expired, uses left. */
 export function activePowerups(state: PlayerState, nowMs: number) {
-  const nowSeconds = Math.floor(nowMs / 1000);
-  return [...state.powerups.values()].filter(
-    (p) => p.activated && !p.expired && (p.instance.neverExpires || nowSeconds < p.instance.expiresAt) && (p.instance.initialUseCount === 0 || p.usesConsumed < p.instance.initialUseCount),
-  );
+  return [...state.powerups.values()].filter((p) => p.activated && isValidPowerup(p, nowMs));
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { addAmounts } from '../../shared/amount';
 import type { Effects } from '../../shared/events/common';
-import { catalogOf, failureOf, given, OTHER_PLAYER, playerSpec, type PlayerSpec } from '../../test/support/player-spec';
+import { activated, catalogOf, failureOf, given, OTHER_PLAYER, playerSpec, type PlayerSpec } from '../../test/support/player-spec';
 import type { PlayerState } from '../player/state';
 
 const catalog = catalogOf(`
@@ -48,9 +48,9 @@ const holdingsOf = (s: PlayerState) => ({
 });
 const heldUids = (p: PlayerSpec) => holdingsOf(p.state).holdings;
 
-/** Given an owned boost, activated: evolve has no PowerupActivated event yet, so this sets `activated` directly. */
+/** Every owned powerup activated by its PowerupActivated event. */
 const activateAll = (p: PlayerSpec) => {
-  for (const owned of p.state.powerups.values()) owned.activated = true;
+  for (const uid of [...p.state.powerups.keys()]) p.given(activated(uid, p.env.now));
 };
 
 /** The sum of every recorded event's effects. */

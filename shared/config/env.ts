@@ -15,6 +15,10 @@ export interface RunConfig {
   redisPrefix: string;
   /** Bound on how long a read waits for `X-Min-Position` to be projected. */
   minPositionWaitMs: number;
+  /** How old a reservation (reference, purchase, chest opening) must be before recovery may finish or release it. */
+  staleReservationMs: number;
+  /** How long an append to the embedded event store waits for another writer's lock before a 503. */
+  sqliteBusyTimeoutMs: number;
   logLevel: string;
 }
 
@@ -36,6 +40,17 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'gamification',
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
+    staleReservationMs: positiveMs(env, 'STALE_RESERVATION_MS', 30_000),
+    sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',
   };
+}
+
+/** A duration in ms from the environment: a whole number > 0, or the default when unset. */
+function positiveMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name}: must be a whole number of milliseconds above 0, got "${raw}"`);
+  return value;
 }

@@ -33,7 +33,7 @@ const describeCodes = (codes: Record<number, string>) =>
     .join('; ');
 
 function operation(route: AnyRoute): JsonSchema {
-  const doc = route.doc!;
+  const doc = route.doc;
   const parameters: JsonSchema[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   if (doc.query) {
     const shape = doc.query.shape as Record<string, z.ZodType>;
@@ -73,7 +73,6 @@ function operation(route: AnyRoute): JsonSchema {
 export function openApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
-    if (!route.doc) continue;
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }

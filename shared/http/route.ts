@@ -37,7 +37,7 @@ export interface Route<Input> {
   method: 'GET' | 'POST';
   path: string;
   tiers: readonly Tier[];
-  doc?: RouteDoc;
+  doc: RouteDoc;
   /** process and delete accept nested `actions`, which a Client key may not send (4004). */
   acceptsNestedActions?: boolean;
   /** Counted against the key's rate limit (action submission). */

@@ -190,3 +190,52 @@ export const powerupShape = z.object({
 export const textShape = z.string().describe('a confirmation message');
 
 export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString });
+
+const metadataShape = z.object({ correlationId: z.string(), causationId: z.string(), keyName: z.string(), catalogVersion: z.number() });
+export const auditEventShape = z.object({
+  position: z.number().int().describe('position in the global log'),
+  stream: z.string(),
+  revision: z.number().int(),
+  id: z.string(),
+  type: z.string(),
+  time: z.number().int().describe('Unix ms when it was recorded'),
+  data: z.record(z.string(), z.unknown()).describe('the event as recorded; player events carry `effects`, the signed balance changes'),
+  metadata: metadataShape,
+});
+
+const causalChainShape = z.object({
+  cause: z.string(),
+  correlationId: z.string(),
+  causationId: z.string(),
+  keyName: z.string(),
+  catalogVersion: z.number(),
+  time: z.number().int(),
+  events: z.array(z.object({ position: z.number().int(), stream: z.string(), revision: z.number().int(), type: z.string(), time: z.number().int(), summary: z.string() })),
+  balanceChanges: z.array(z.object({ position: z.number().int(), type: z.string(), balance: z.string().describe('a deliverable uid, or points'), before: z.number(), change: z.number(), after: z.number() })),
+  rules: z.record(z.string(), z.unknown()).nullable().describe('for an action: the catalog version, and the rule behind each award and level'),
+});
+export const traceShape = z.union([
+  z.object({
+    referenceId: z.string(),
+    playerId: z.string(),
+    actionName: z.string().nullable(),
+    status: z.enum(['reserved', 'completed', 'released']),
+    reversed: z.boolean(),
+    provisionUid: z.string().nullable(),
+    chains: z.array(causalChainShape),
+  }),
+  z.object({
+    provisionUid: z.string(),
+    playerId: z.string(),
+    referenceType: z.enum(['Store', 'Action']),
+    bundleUid: z.string().nullable(),
+    referenceId: z.string().nullable(),
+    status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']).nullable(),
+    chains: z.array(causalChainShape),
+  }),
+]);
+export const verificationShape = z.object({
+  differences: z.array(z.object({ collection: z.string(), _id: z.string(), path: z.string(), live: z.unknown(), rebuilt: z.unknown() })),
+  eventsReplayed: z.number().int(),
+  collections: z.array(z.string()),
+});

@@ -184,3 +184,9 @@ export function failureOf(result: Result<unknown>): Failure {
   if (result.ok) throw new Error('expected a failure, got success');
   return result.failure;
 }
+
+/** The PowerupActivated event of an owned powerup, at a time in Unix ms. */
+export const activated = (powerupUid: string, atMs: number, playerId = PLAYER) => ({
+  type: 'PowerupActivated',
+  data: { playerId, powerupUid, activatedAt: Math.floor(atMs / 1000), effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } },
+});

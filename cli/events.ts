@@ -1,0 +1,60 @@
+import { playerStream } from '../command-api/player/repository';
+import { auditEvent, summarizeEvent } from '../read-api/audit/events';
+import type { EventStore, RecordedEvent } from '../shared/event-store/port';
+import { canonicalPlayerId } from '../shared/ids';
+import { iso, UsageError, writeLine } from './output';
+
+const PAGE_SIZE = 1000;
+
+export interface EventsOptions {
+  player?: string;
+  stream?: string;
+  /** First stream revision shown. */
+  from?: number;
+  json: boolean;
+}
+
+/** `events`: one stream, readable or as NDJSON. Exit 1 when the stream has no events. */
+export async function showEvents(events: EventStore, options: EventsOptions): Promise<number> {
+  if ((options.player === undefined) === (options.stream === undefined)) throw new UsageError('events: give exactly one of --player <id> or --stream <name>');
+  let stream = options.stream!;
+  if (options.player !== undefined) {
+    const playerId = canonicalPlayerId(options.player);
+    if (!playerId) throw new UsageError(`events: --player must be a UUID, got "${options.player}"`);
+    stream = playerStream(playerId);
+  }
+  let revision = options.from ?? 0;
+  let shownAny = false;
+  for (;;) {
+    const page = await events.readStream(stream, { fromRevision: revision, maxCount: PAGE_SIZE });
+    for (const e of page) await writeLine(options.json ? JSON.stringify(auditEvent(e)) : eventLine(e));
+    shownAny ||= page.length > 0;
+    if (page.length < PAGE_SIZE) break;
+    revision = page[page.length - 1].revision + 1;
+  }
+  if (shownAny) return 0;
+  process.stderr.write(`no events in ${stream}${options.from ? ` from revision ${options.from}` : ''}\n`);
+  return 1;
+}
+
+/** time, stream@revision, position, type, who and which request, then what it says. */
+export function eventLine(e: RecordedEvent): string {
+  return `${iso(e.createdAt)}  ${e.streamName}@${e.revision}  #${e.position}  ${e.type}  key=${e.metadata.keyName} correlation=${e.metadata.correlationId}  ${summarizeEvent(e)}`;
+}
+
+export interface ExportOptions {
+  /** Export events after this position (exclusive). */
+  from?: number;
+  types?: ReadonlySet<string>;
+}
+
+/** `export`: the global log as NDJSON, one page in memory at a time. */
+export async function exportEvents(events: EventStore, options: ExportOptions): Promise<number> {
+  let position = options.from ?? 0;
+  for (;;) {
+    const page = await events.readAll({ fromPosition: position, maxCount: PAGE_SIZE });
+    for (const e of page) if (!options.types || options.types.has(e.type)) await writeLine(JSON.stringify(auditEvent(e)));
+    if (page.length < PAGE_SIZE) return 0;
+    position = page[page.length - 1].position;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * `gamification <command>`: replay, export and trace the event log, rebuild and verify read
+ * models, validate and diff catalogs. Reads the same environment as the service (DATA_DIR,
+ * EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, PORT) and never writes events.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readRunConfig, type RunConfig } from '../shared/config/env';
+import { KurrentDbEventStore } from '../shared/event-store/kurrentdb';
+import type { EventStore } from '../shared/event-store/port';
+import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { diffCatalog, validateCatalog } from './catalog';
+import { exportEvents, showEvents } from './events';
+import { UsageError } from './output';
+import { PROJECTORS } from '../projections/projectors';
+import { rebuild, verify } from './read-models';
+import { showTrace } from './trace';
+
+const USAGE = `Usage: gamification <command> [options]
+
+  events --player <id> | --stream <name> [--from <revision>] [--json]
+      A stream's events: time, stream@revision, position, type, key, correlation, summary.
+  trace --reference <referenceId> | --provision <provisionUid> [--json]
+      The causal chain: each request, its events, the rules behind its awards, balances before/after.
+  export [--from <position>] [--types <type,type>]
+      The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types.
+  rebuild [projector...]
+      Replay the log into fresh read models (${PROJECTORS.map((p) => p.name).join(', ')}) and report the rate.
+      With MONGO_URL, drops and refills them in MongoDB: stop the projector role first.
+  verify [--url <url>] [--key <key>]
+      Compare the live read models with a fresh replay; exit 1 on any difference. Embedded mode
+      asks the running server (default http://127.0.0.1:$PORT, key from --key, GAMIFICATION_KEY
+      or DATA_DIR/dev-api-key); with MONGO_URL, compares MongoDB here.
+  catalog validate <file>
+      One line per problem; exit 1 if any.
+  catalog diff <file>
+      Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.
+
+The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
+KurrentDB at EVENTSTORE_URL.`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+function args<O extends Options>(argv: string[], options: O, command: string) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${command}: ${(error as Error).message}`);
+  }
+}
+
+function position(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${option} must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+function openEventStore(config: RunConfig): EventStore {
+  if (config.eventStoreUrl) return new KurrentDbEventStore(config.eventStoreUrl);
+  const file = path.join(config.dataDir, 'events.sqlite');
+  if (!fs.existsSync(file)) throw new Error(`no event store at ${file}: set DATA_DIR to the service's data directory, or EVENTSTORE_URL`);
+  // WAL lets this reader in while the server writes.
+  return new SqliteEventStore(file, { readonly: true });
+}
+
+async function withEvents(config: RunConfig, use: (events: EventStore) => Promise<number>): Promise<number> {
+  const events = openEventStore(config);
+  try {
+    return await use(events);
+  } finally {
+    await events.close();
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const config = readRunConfig();
+  switch (command) {
+    case 'events': {
+      const { values } = args(rest, { player: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
+      return withEvents(config, (events) => showEvents(events, { player: values.player, stream: values.stream, from: position(values.from, '--from'), json: values.json }));
+    }
+    case 'trace': {
+      const { values } = args(rest, { reference: { type: 'string' }, provision: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
+      return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, json: values.json }));
+    }
+    case 'export': {
+      const { values } = args(rest, { from: { type: 'string' }, types: { type: 'string' } }, command);
+      const types = values.types === undefined ? undefined : new Set(values.types.split(',').map((t) => t.trim()).filter(Boolean));
+      return withEvents(config, (events) => exportEvents(events, { from: position(values.from, '--from'), types }));
+    }
+    case 'rebuild': {
+      const { positionals } = args(rest, {}, command);
+      return withEvents(config, (events) => rebuild(events, config, positionals));
+    }
+    case 'verify': {
+      const { values } = args(rest, { url: { type: 'string' }, key: { type: 'string' } }, command);
+      return verify(() => openEventStore(config), config, values);
+    }
+    case 'catalog': {
+      const { positionals } = args(rest, {}, command);
+      const [action, file] = positionals;
+      if (!file || positionals.length > 2 || (action !== 'validate' && action !== 'diff')) throw new UsageError('catalog: use "catalog validate <file>" or "catalog diff <file>"');
+      return action === 'validate' ? validateCatalog(file) : withEvents(config, (events) => diffCatalog(events, file));
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      console.error('Run "gamification help" for the commands.');
+      process.exitCode = 2;
+    } else {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
+import { PROJECTORS } from '../projections/projectors';
+import { CHECKPOINTS } from '../projections/runner';
+import { replay, verifyReadModels, type Verification } from '../projections/verify';
+import type { RunConfig } from '../shared/config/env';
+import type { EventStore } from '../shared/event-store/port';
+import { MemoryReadStore } from '../shared/read-store/memory';
+import { MongoReadStore } from '../shared/read-store/mongo';
+import type { ReadStore } from '../shared/read-store/port';
+import { shown, UsageError, writeLine } from './output';
+
+
+const LIVE_WAIT_MS = 10_000;
+
+/**
+ * `rebuild`: replays the log into fresh read models and reports the rate. With MONGO_URL the
+ * named projectors' collections are dropped and refilled (stop the projector role first); in
+ * embedded mode the live read models are in the server's memory and rebuilt at each start, so
+ * this replays into a fresh in-memory store: a dry run that times the replay.
+ */
+export async function rebuild(events: EventStore, config: RunConfig, names: string[]): Promise<number> {
+  const unknown = names.filter((n) => !PROJECTORS.some((p) => p.name === n));
+  if (unknown.length) throw new UsageError(`rebuild: unknown projector ${unknown.join(', ')}; the projectors are ${PROJECTORS.map((p) => p.name).join(', ')}`);
+  const selected = names.length ? PROJECTORS.filter((p) => names.includes(p.name)) : PROJECTORS;
+  const store: ReadStore = config.mongoUrl ? await MongoReadStore.connect(config.mongoUrl, config.mongoDatabase) : new MemoryReadStore();
+  try {
+    const head = await events.headPosition();
+    if (config.mongoUrl) {
+      for (const p of selected) {
+        for (const c of p.collections) await store.dropCollection(c);
+        await store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
+      }
+    }
+    const bar = progressBar(head);
+    const started = performance.now();
+    const count = await replay(events, store, selected, { to: head, onProgress: bar.update });
+    const seconds = Math.max(performance.now() - started, 1) / 1000;
+    bar.done();
+    if (config.mongoUrl) {
+      // The projector role resumes from here instead of replaying again.
+      for (const p of selected) await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: head } }, { upsert: true });
+    }
+    const where = config.mongoUrl ? `into MongoDB database ${config.mongoDatabase}` : 'into a fresh in-memory store (embedded mode: the server rebuilds its own read models at every start)';
+    await writeLine(`rebuilt ${selected.map((p) => p.name).join(', ')} ${where}`);
+    await writeLine(`${count} events in ${seconds.toFixed(2)} s: ${Math.round(count / seconds)} events/s`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A bar on stderr while replaying, only on a terminal; positions need not be contiguous, so it shows the position reached. */
+function progressBar(head: number): { update(position: number): void; done(): void } {
+  if (!process.stderr.isTTY || head === 0) return { update: () => undefined, done: () => undefined };
+  const width = 30;
+  return {
+    update(position) {
+      const done = Math.min(1, position / head);
+      process.stderr.write(`\r[${'#'.repeat(Math.round(done * width)).padEnd(width, '.')}] ${(done * 100).toFixed(0).padStart(3)}%  position ${position}/${head}`);
+    },
+    done: () => void process.stderr.write('\n'),
+  };
+}
+
+export interface VerifyOptions {
+  url?: string;
+  key?: string;
+}
+
+/**
+ * `verify`: compares the live read models with a fresh replay. With MONGO_URL they are read from
+ * MongoDB here; in embedded mode they live in the server's memory, so the server compares them
+ * (POST /v1/audit/verify). Exit 1 on any difference.
+ */
+export async function verify(openEvents: () => EventStore, config: RunConfig, options: VerifyOptions): Promise<number> {
+  const result = config.mongoUrl ? await verifyMongo(openEvents(), config) : await verifyOnServer(config, options);
+  for (const d of result.differences) await writeLine(`${d.collection}  ${d._id}  ${d.path || '(document)'}: live ${shown(d.live)}, rebuilt ${shown(d.rebuilt)}`);
+  const scope = `${result.collections.length} collections after replaying ${result.eventsReplayed} events`;
+  await writeLine(result.differences.length ? `${result.differences.length} difference(s) in ${scope}` : `read models match: ${scope}`);
+  return result.differences.length ? 1 : 0;
+}
+
+async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verification> {
+  const store = await MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  try {
+    const live = new LogCheckpointWatcher(store);
+    return await verifyReadModels(events, store, PROJECTORS, { waitForLive: (position) => live.waitFor(position, LIVE_WAIT_MS) });
+  } finally {
+    await store.close();
+    await events.close();
+  }
+}
+
+async function verifyOnServer(config: RunConfig, options: VerifyOptions): Promise<Verification> {
+  const url = `${(options.url ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '')}/v1/audit/verify`;
+  const key = options.key ?? process.env.GAMIFICATION_KEY ?? devKey(config.dataDir);
+  if (!key) throw new UsageError('verify: no API key: pass --key, set GAMIFICATION_KEY, or run where DATA_DIR holds the dev-api-key');
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { AuthKey: key } });
+  } catch (error) {
+    throw new Error(`verify: no server answering at ${url} (${(error as Error).message}); start it or pass --url`);
+  }
+  const body = (await response.json()) as { code: number; data: unknown };
+  if (body.code !== 200) throw new Error(`verify: the server answered ${body.code}: ${shown(body.data)}`);
+  return body.data as Verification;
+}
+
+function devKey(dataDir: string): string | undefined {
+  const file = path.join(dataDir, 'dev-api-key');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
+}

@@ -1,0 +1,62 @@
+import { traceProvision, traceReference, type ActionTrace, type CausalChain, type ProvisionTrace, type Rules } from '../read-api/audit/trace';
+import type { EventStore } from '../shared/event-store/port';
+import type { Grant } from '../shared/events/common';
+import { iso, UsageError, writeLine } from './output';
+
+export interface TraceOptions {
+  reference?: string;
+  provision?: string;
+  json: boolean;
+}
+
+/** `trace`: the causal chain of an action or a provision. Exit 1 when there is no such subject. */
+export async function showTrace(events: EventStore, options: TraceOptions): Promise<number> {
+  if ((options.reference === undefined) === (options.provision === undefined)) throw new UsageError('trace: give exactly one of --reference <referenceId> or --provision <provisionUid>');
+  const trace = options.reference !== undefined ? await traceReference(events, options.reference) : await traceProvision(events, options.provision!.toLowerCase());
+  if (!trace) {
+    process.stderr.write(options.reference !== undefined ? `no action with referenceId ${options.reference}\n` : `no provision ${options.provision}\n`);
+    return 1;
+  }
+  if (options.json) {
+    await writeLine(JSON.stringify(trace, null, 2));
+    return 0;
+  }
+  await writeLine('referenceType' in trace ? provisionHeader(trace) : actionHeader(trace));
+  for (const line of trace.chains.flatMap(chainLines)) await writeLine(line);
+  return 0;
+}
+
+function actionHeader(t: ActionTrace): string {
+  const flags = [t.status, ...(t.reversed ? ['reversed'] : []), ...(t.provisionUid ? [`cost provision ${t.provisionUid}`] : [])];
+  return `Action ${t.actionName ?? '?'}, reference ${t.referenceId}, player ${t.playerId}: ${flags.join(', ')}`;
+}
+
+function provisionHeader(t: ProvisionTrace): string {
+  const of = t.referenceType === 'Store' ? `bundle ${t.bundleUid}` : `cost of action ${t.referenceId ?? '?'}`;
+  return `Provision ${t.provisionUid} (${t.referenceType}, ${of}), player ${t.playerId}: ${t.status ?? 'never charged'}`;
+}
+
+function chainLines(chain: CausalChain, index: number): string[] {
+  const out = [
+    '',
+    `${index + 1}. ${chain.cause}: request ${chain.correlationId} by key "${chain.keyName}", catalog v${chain.catalogVersion}, ${iso(chain.time)}`,
+    '   events:',
+    ...chain.events.map((e) => `     #${e.position}  ${e.stream}@${e.revision}  ${e.type}  ${e.summary}`),
+  ];
+  if (chain.rules) out.push(...rulesLines(chain.rules));
+  out.push(chain.balanceChanges.length ? '   balance changes:' : '   balance changes: none');
+  for (const c of chain.balanceChanges) out.push(`     #${c.position}  ${c.type}  ${c.balance}: ${c.before} ${c.change < 0 ? '-' : '+'} ${Math.abs(c.change)} = ${c.after}`);
+  return out;
+}
+
+const grants = (list: Grant[]): string => (list.length ? `, grants ${list.map((g) => `${g.amount} ${g.uid}`).join(', ')}` : '');
+
+function rulesLines(rules: Rules): string[] {
+  const a = rules.action;
+  return [
+    `   rules (catalog v${rules.catalogVersion}):`,
+    `     action ${a.name} (${a.uid}): ${a.points} points x${a.multiplier}${grants(a.grants)}`,
+    ...rules.awards.map((w) => `     ${w.kind} ${w.uid} "${w.label}" ${w.ruleType}${w.rank ? ` rank ${w.rank.rank} "${w.rank.label}"` : ''}${w.limited ? ' (limited)' : ''}: ${w.points} points${grants(w.grants)}`),
+    ...rules.levels.map((l) => `     level ${l.level} ${l.uid} "${l.label}" (target ${l.target})${grants(l.grants)}`),
+  ];
+}

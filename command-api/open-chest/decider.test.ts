@@ -1,0 +1,321 @@
+import type { ChestOpened } from '../../shared/events/inventory-events';
+import type { Result } from '../../shared/http/envelope';
+import { catalogOf, failureOf, given, PLAYER, playerSpec, T0, testEnv, type PlayerSpec } from '../../test/support/player-spec';
+import { initialPlayerState } from '../player/state';
+import { chestStockUid, decideOpenChest, stockUnitsOf } from './decider';
+
+const catalog = catalogOf(`
+  version: 1
+  deliverables:
+    - { uid: gold, label: Gold, type: Prize, kind: Currency, imageName: "https://img.example.com/gold.png" }
+    - { uid: gems, label: Gems, type: Prize, kind: Currency }
+    - { uid: sword, label: Sword, type: Prize }
+    - { uid: boost, label: Boost, type: Prize, kind: Powerup, powerup: { multiplier: 2, neverExpires: true } }
+    - uid: chest-freq
+      label: Frequency chest
+      type: Prize
+      kind: Chest
+      chest:
+        drawCount: { min: 1, max: 3 }
+        pool:
+          - { reward: gold, amount: { min: 1, max: 3 }, weight: 70 }
+          - { reward: gems, amount: { min: 0.5, max: 1.5 }, weight: 25 }
+          - { reward: sword, amount: { min: 1, max: 1 }, weight: 5, stock: 1000 }
+    - uid: chest-limited
+      label: Limited chest
+      type: Prize
+      kind: Chest
+      chest:
+        drawCount: { min: 3, max: 3 }
+        pool:
+          - { reward: sword, amount: { min: 1, max: 1 }, weight: 1, stock: 5 }
+          - { reward: gems, amount: { min: 1, max: 1 }, weight: 0 }
+    - uid: chest-points
+      label: Points chest
+      type: Prize
+      kind: Chest
+      imageName: "https://img.example.com/chest.png"
+      chest: { pool: [{ reward: points, amount: { min: 150, max: 150 }, weight: 1 }] }
+    - uid: chest-boost
+      label: Boost chest
+      type: Prize
+      kind: Chest
+      chest: { pool: [{ reward: boost, amount: { min: 2, max: 2 }, weight: 1 }] }
+    - uid: chest-tiered
+      label: Tiered chest
+      type: Prize
+      kind: Chest
+      chest:
+        scalingMode: PlayerLevel
+        tiers:
+          - { minLevel: 1, maxLevel: 1, pool: [{ reward: gold, amount: { min: 5, max: 5 }, weight: 1 }] }
+          - { minLevel: 3, maxLevel: 9, drawCount: { min: 2, max: 2 }, pool: [{ reward: gems, amount: { min: 7, max: 7 }, weight: 1, stock: 10 }] }
+    - uid: chest-custom
+      label: Custom chest
+      type: Prize
+      kind: Chest
+      chest:
+        scalingMode: Custom
+        pool: [{ reward: gold, amount: { min: 10, max: 10 }, weight: 1 }]
+        scaling: [{ minLevel: 2, factor: 2 }, { minLevel: 3, factor: 2.5 }]
+    - uid: chest-later
+      label: Later chest
+      type: Prize
+      kind: Chest
+      chest: { startDate: 2026-07-01T00:00:00, endDate: 2026-08-01T00:00:00, pool: [{ reward: gold, amount: { min: 1, max: 1 }, weight: 1 }] }
+    - uid: chest-off
+      label: Retired chest
+      type: Prize
+      kind: Chest
+      isActive: false
+      chest: { pool: [{ reward: gold, amount: { min: 1, max: 1 }, weight: 1 }] }
+  actions:
+    - uid: act-chests
+      identifier: get-chests
+      deliverables:
+        - { deliverable: chest-freq, amount: 1 }
+        - { deliverable: chest-limited, amount: 2 }
+        - { deliverable: chest-points, amount: 2 }
+        - { deliverable: chest-boost, amount: 1 }
+        - { deliverable: chest-tiered, amount: 3 }
+        - { deliverable: chest-custom, amount: 3 }
+        - { deliverable: chest-later, amount: 1 }
+        - { deliverable: chest-off, amount: 1 }
+    - { identifier: climb, points: 100 }
+  levels:
+    - { uid: l1, label: L1, level: 1, target: 0 }
+    - { uid: l2, label: L2, level: 2, target: 100 }
+    - { uid: l3, label: L3, level: 3, target: 200, deliverables: [{ deliverable: sword, amount: 1 }, { deliverable: boost, amount: 1 }] }
+`);
+
+/** A registered player owning every chest of the catalog, at level 1. */
+const owner = (options: { now?: number; seed?: number } = {}): PlayerSpec => {
+  const p = playerSpec(catalog, options);
+  p.process('get-chests');
+  return p;
+};
+
+/** Opens a chest on the spec's state; a ChestOpened is recorded when it succeeds. */
+function open(p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<string, number> = new Map()): Result<ChestOpened> {
+  const decision = decideOpenChest({ playerId: p.state.playerId, chestUid }, p.state, { ...p.env, catalog: p.catalog, openingUid: p.env.newUid(), stockLeft });
+  if (decision.ok) p.given({ type: 'ChestOpened', data: decision.value });
+  return decision;
+}
+
+function opened(result: Result<ChestOpened>): ChestOpened {
+  if (!result.ok) throw new Error(`expected an opening, got ${result.failure.code}: ${result.failure.message}`);
+  return result.value;
+}
+
+const SWORD_STOCK = chestStockUid('chest-limited', null, 0);
+
+describe('opening a chest', () => {
+  test('records the rolled prizes in ChestOpened, consumes one chest and grants the prizes', () => {
+    const p = owner();
+    const e = opened(open(p, 'chest-custom'));
+    expect(e).toEqual({
+      playerId: PLAYER,
+      openingUid: expect.stringMatching(/^[0-9a-f]{32}$/),
+      chestDeliverableUid: 'chest-custom',
+      chestLabel: 'Custom chest',
+      scalingMode: 'Custom',
+      playerLevel: 1,
+      tier: null,
+      factor: 1,
+      prizes: [{ reward: 'gold', label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', amount: 10, stockUid: null }],
+      levels: [],
+      openedAt: T0,
+      effects: { points: 0, balances: [{ deliverableUid: 'gold', amount: 10 }, { deliverableUid: 'chest-custom', amount: -1 }], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+    });
+    expect(p.state.balances.get('chest-custom')).toBe(2);
+    expect(p.state.balances.get('gold')).toBe(10);
+    expect([...p.state.chestOpenings.keys()]).toEqual([e.openingUid]);
+  });
+
+  test('drawCount is in range; integer bounds give integers, decimal bounds decimals of at most 6 places', () => {
+    const p = owner();
+    const counts = new Set<number>();
+    for (let i = 0; i < 300; i++) {
+      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, p.state, { ...p.env, catalog, openingUid: 'o', stockLeft: new Map() }));
+      counts.add(e.prizes.length);
+      for (const prize of e.prizes) {
+        if (prize.reward === 'gold') expect([1, 2, 3]).toContain(prize.amount);
+        if (prize.reward === 'gems') {
+          expect(prize.amount).toBeGreaterThanOrEqual(0.5);
+          expect(prize.amount).toBeLessThanOrEqual(1.5);
+          expect(Math.round(prize.amount * 1e6) / 1e6).toBe(prize.amount);
+        }
+      }
+    }
+    expect([...counts].sort()).toEqual([1, 2, 3]);
+  });
+
+  test('replays never re-roll: the stored events fold to the same state', () => {
+    const p = owner({ seed: 7 });
+    for (let i = 0; i < 2; i++) open(p, 'chest-limited');
+    open(p, 'chest-freq');
+    const replayed = given(JSON.parse(JSON.stringify(p.recorded))).state;
+    expect(replayed.balances).toEqual(p.state.balances);
+    expect(replayed.chestOpenings).toEqual(p.state.chestOpenings);
+  });
+});
+
+describe('draw frequencies (20,000 openings, seeded)', () => {
+  /** Observed share of each reward over all draws, and of each draw count and gold amount. */
+  function observe(stockLeft: ReadonlyMap<string, number>) {
+    const p = owner({ seed: 2026 });
+    const rewards = new Map<string, number>();
+    const drawCounts = new Map<number, number>();
+    const goldAmounts = new Map<number, number>();
+    let draws = 0;
+    const env = { ...p.env, catalog, openingUid: 'o', stockLeft };
+    for (let i = 0; i < 20_000; i++) {
+      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, p.state, env));
+      drawCounts.set(e.prizes.length, (drawCounts.get(e.prizes.length) ?? 0) + 1);
+      for (const prize of e.prizes) {
+        draws++;
+        rewards.set(prize.reward, (rewards.get(prize.reward) ?? 0) + 1);
+        if (prize.reward === 'gold') goldAmounts.set(prize.amount, (goldAmounts.get(prize.amount) ?? 0) + 1);
+      }
+    }
+    const share = (m: Map<number | string, number>, total: number) => Object.fromEntries([...m].map(([k, n]) => [k, n / total]));
+    const gold = [...goldAmounts.values()].reduce((a, b) => a + b, 0);
+    return { rewards: share(rewards, draws), drawCounts: share(drawCounts, 20_000), goldAmounts: share(goldAmounts, gold), draws };
+  }
+
+  // About 40,000 draws: one standard deviation of a share is at most 0.25 percentage points,
+  // of the draw-count shares (20,000 openings) 0.34; the tolerance is 1 percentage point.
+  const TOLERANCE = 0.01;
+  const close = (observed: Record<string, number>, expected: Record<string, number>) => {
+    expect(Object.keys(observed).sort()).toEqual(Object.keys(expected).sort());
+    for (const [k, share] of Object.entries(expected)) expect(Math.abs(observed[k] - share)).toBeLessThan(TOLERANCE);
+  };
+
+  test('rewards follow the weights 70/25/5; draw counts and integer amounts are uniform', () => {
+    const { rewards, drawCounts, goldAmounts, draws } = observe(new Map());
+    expect(draws).toBeGreaterThan(35_000);
+    close(rewards, { gold: 0.7, gems: 0.25, sword: 0.05 });
+    close(drawCounts, { 1: 1 / 3, 2: 1 / 3, 3: 1 / 3 });
+    close(goldAmounts, { 1: 1 / 3, 2: 1 / 3, 3: 1 / 3 });
+  });
+
+  test('an exhausted entry is not drawn: the others share its weight (70/95, 25/95)', () => {
+    const { rewards } = observe(new Map([[chestStockUid('chest-freq', null, 2), 0]]));
+    close(rewards, { gold: 70 / 95, gems: 25 / 95 });
+  });
+});
+
+describe('limited entries', () => {
+  test('each draw of a limited entry names its stock: one unit per draw', () => {
+    const p = owner();
+    const e = opened(open(p, 'chest-limited'));
+    expect(e.prizes.map((x) => [x.reward, x.stockUid])).toEqual([
+      ['sword', SWORD_STOCK],
+      ['sword', SWORD_STOCK],
+      ['sword', SWORD_STOCK],
+    ]);
+    expect(stockUnitsOf(e.prizes)).toEqual(new Map([[SWORD_STOCK, 3]]));
+  });
+
+  test('a pool running out during the opening gives what is left (drawCount counts the prizes drawn)', () => {
+    const p = owner();
+    const e = opened(open(p, 'chest-limited', new Map([[SWORD_STOCK, 2]])));
+    expect(e.prizes).toHaveLength(2);
+    expect(p.state.balances.get('chest-limited')).toBe(1);
+  });
+
+  test('9012 when nothing is left to draw (a zero weight does not count): nothing consumed', () => {
+    const p = owner();
+    const before = p.recorded.length;
+    expect(failureOf(open(p, 'chest-limited', new Map([[SWORD_STOCK, 0]])))).toEqual({ code: 9012, message: 'Limited prize pool exhausted' });
+    expect(p.recorded).toHaveLength(before);
+    expect(p.state.balances.get('chest-limited')).toBe(2);
+  });
+});
+
+describe('rejections', () => {
+  test('9010: unknown, not a chest, inactive, or outside its window', () => {
+    const p = owner();
+    expect(failureOf(open(p, 'nope')).code).toBe(9010);
+    expect(failureOf(open(p, 'gold')).code).toBe(9010);
+    expect(failureOf(open(p, 'chest-off')).code).toBe(9010);
+    expect(failureOf(open(p, 'chest-later')).code).toBe(9010); // before 2026-07-01
+    p.env.now = Date.UTC(2026, 6, 15);
+    expect(open(p, 'chest-later').ok).toBe(true);
+    p.env.now = Date.UTC(2026, 7, 1) + 1000;
+    expect(failureOf(open(p, 'chest-later')).code).toBe(9010);
+  });
+
+  test('9020: the player is not registered', () => {
+    const decision = decideOpenChest({ playerId: PLAYER, chestUid: 'chest-custom' }, initialPlayerState(PLAYER), { ...testEnv(), catalog, openingUid: 'o', stockLeft: new Map() });
+    expect(failureOf(decision)).toEqual({ code: 9020, message: 'Player not found' });
+  });
+
+  test('9011: no chest of that kind left', () => {
+    const p = owner();
+    expect(open(p, 'chest-boost').ok).toBe(true);
+    expect(failureOf(open(p, 'chest-boost')).code).toBe(9011);
+    const fresh = playerSpec(catalog);
+    fresh.process('climb');
+    expect(failureOf(open(fresh, 'chest-custom')).code).toBe(9011);
+  });
+});
+
+describe('scaling modes', () => {
+  test('PlayerLevel: the tier holding the player level, with its own drawCount; 9013 when none does', () => {
+    const p = owner();
+    expect(opened(open(p, 'chest-tiered'))).toMatchObject({ scalingMode: 'PlayerLevel', playerLevel: 1, tier: 0, prizes: [{ reward: 'gold', amount: 5 }] });
+    p.process('climb'); // level 2: no tier
+    expect(failureOf(open(p, 'chest-tiered'))).toEqual({ code: 9013, message: "No reward tier for the player's level (2)" });
+    expect(p.state.balances.get('chest-tiered')).toBe(2);
+    p.process('climb'); // level 3
+    const e = opened(open(p, 'chest-tiered'));
+    expect(e).toMatchObject({ playerLevel: 3, tier: 1 });
+    expect(e.prizes.map((x) => [x.reward, x.amount, x.stockUid])).toEqual([
+      ['gems', 7, chestStockUid('chest-tiered', 1, 0)],
+      ['gems', 7, chestStockUid('chest-tiered', 1, 0)],
+    ]);
+  });
+
+  test('Custom: amounts multiplied by the factor of the highest minLevel reached (none below the first)', () => {
+    const p = owner();
+    expect(opened(open(p, 'chest-custom'))).toMatchObject({ playerLevel: 1, factor: 1, prizes: [{ amount: 10 }] });
+    p.process('climb');
+    expect(opened(open(p, 'chest-custom'))).toMatchObject({ playerLevel: 2, factor: 2, prizes: [{ amount: 20 }] });
+    p.process('climb');
+    expect(opened(open(p, 'chest-custom'))).toMatchObject({ playerLevel: 3, factor: 2.5, prizes: [{ amount: 25 }] });
+  });
+
+  test('None: one pool, no factor', () => {
+    expect(opened(open(owner(), 'chest-limited'))).toMatchObject({ scalingMode: 'None', tier: null, factor: 1 });
+  });
+});
+
+describe('points and powerups won', () => {
+  test('points count like action points: they add up and reach levels, with the levels grants', () => {
+    const p = owner();
+    const e = opened(open(p, 'chest-points'));
+    expect(e.prizes).toEqual([{ reward: 'points', label: 'Points', type: 0, imageName: null, amount: 150, stockUid: null }]);
+    expect(e.effects.points).toBe(150);
+    expect(e.levels.map((l) => l.uid)).toEqual(['l2']);
+    const second = opened(open(p, 'chest-points'));
+    expect(second.levels.map((l) => l.uid)).toEqual(['l3']);
+    expect(p.state.points).toBe(300);
+    expect([...p.state.levelsReached.keys()]).toEqual(['l1', 'l2', 'l3']);
+    expect(p.state.levelOrigins.get('l3')).toBe(second.openingUid);
+    // Level 3 grants a sword and a boost.
+    expect(p.state.balances.get('sword')).toBe(1);
+    expect([...p.state.powerupOrigins.values()]).toEqual([second.openingUid]);
+  });
+
+  test('a powerup won is an owned instance per unit, with the opening as origin', () => {
+    const p = owner();
+    const e = opened(open(p, 'chest-boost'));
+    expect(e.effects.powerupsGranted.map((x) => x.deliverableUid)).toEqual(['boost', 'boost']);
+    expect(p.state.balances.has('boost')).toBe(false);
+    expect([...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, p.state.powerupOrigins.get(o.instance.uid)])).toEqual([
+      ['boost', e.openingUid],
+      ['boost', e.openingUid],
+    ]);
+  });
+});

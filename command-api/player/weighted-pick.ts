@@ -1,0 +1,11 @@
+/** One item picked with probability weight / (sum of weights): the randomized trigger prize, a chest draw. */
+export function pickByWeight<T>(random: () => number, items: readonly T[], weightOf: (item: T) => number): T {
+  const total = items.reduce((sum, x) => sum + weightOf(x), 0);
+  let roll = random() * total;
+  for (const item of items) {
+    if (roll < weightOf(item)) return item;
+    roll -= weightOf(item);
+  }
+  // Rounding can leave the roll a hair past the last boundary.
+  return items[items.length - 1];
+}

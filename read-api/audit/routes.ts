@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { playerStream } from '../../command-api/player/repository';
+import type { Projector } from '../../projections/runner';
+import { verifyReadModels } from '../../projections/verify';
+import { SERVER_ONLY } from '../../shared/auth/access';
+import type { EventStore } from '../../shared/event-store/port';
+import { fail, ok } from '../../shared/http/envelope';
+import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
+import { auditEventShape, traceShape, verificationShape } from '../../shared/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/ids';
+import type { ReadStore } from '../../shared/read-store/port';
+import { auditEvent } from './events';
+import { traceProvision, traceReference } from './trace';
+
+export interface AuditDeps {
+  events: EventStore;
+  store: ReadStore;
+  projectors: readonly Projector[];
+  /** How far the live read models got, so verification compares them at the position it replayed to. */
+  positions: { waitFor(position: number, timeoutMs: number): Promise<boolean> };
+}
+
+const MAX_EVENTS = 1000;
+const DEFAULT_EVENTS = 100;
+const LIVE_WAIT_MS = 10_000;
+
+const wholeNumber = (message: string) => z.string().regex(/^\d+$/, message).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, message));
+
+const eventsQuery = z.object({
+  from: wholeNumber('must be a stream revision (a whole number)').optional(),
+  limit: wholeNumber(`must be a whole number from 1 to ${MAX_EVENTS}`)
+    .refine((n) => n >= 1 && n <= MAX_EVENTS, `must be a whole number from 1 to ${MAX_EVENTS}`)
+    .optional(),
+});
+
+const traceQuery = z.object({ referenceId: z.string().min(1).optional(), provisionUid: z.string().min(1).optional() });
+
+/** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */
+export function auditRoutes(deps: AuditDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/audit/players/:playerId/events',
+      tiers: SERVER_ONLY,
+      doc: {
+        summary: "A player's stream: every event with its metadata, from a revision",
+        query: eventsQuery,
+        response: z.array(auditEventShape),
+        errors: { 1001: 'from or limit is not a whole number in range', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
+      },
+      parse: ({ params, query }) => {
+        const playerId = canonicalPlayerId(params.playerId);
+        if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
+        const q = parseWith(eventsQuery, query);
+        return q.ok ? ok({ playerId, from: q.value.from ?? 0, limit: q.value.limit ?? DEFAULT_EVENTS }) : q;
+      },
+      async handle({ playerId, from, limit }) {
+        const stream = playerStream(playerId);
+        if ((await deps.events.streamRevision(stream)) < 0) return fail(5003, 'PlayerId does not exist');
+        return ok((await deps.events.readStream(stream, { fromRevision: from, maxCount: limit })).map(auditEvent));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/audit/trace',
+      tiers: SERVER_ONLY,
+      doc: {
+        summary: 'The causal chain of an action (referenceId) or a provision (provisionUid): requests, events, rules, balance changes before and after, reversals and refunds',
+        query: traceQuery,
+        response: traceShape,
+        errors: { 1001: 'Give exactly one of referenceId or provisionUid', 5001: 'Action not found', 9004: 'Transaction does not exist' },
+      },
+      parse: ({ query }) => {
+        const q = parseWith(traceQuery, query);
+        if (!q.ok) return q;
+        const { referenceId, provisionUid } = q.value;
+        if ((referenceId === undefined) === (provisionUid === undefined)) return fail(1001, 'Give exactly one of referenceId or provisionUid');
+        return ok(referenceId !== undefined ? { referenceId } : { provisionUid: provisionUid!.toLowerCase() });
+      },
+      async handle(subject) {
+        if ('referenceId' in subject) {
+          const trace = await traceReference(deps.events, subject.referenceId);
+          return trace ? ok(trace) : fail(5001, 'Action not found');
+        }
+        const trace = await traceProvision(deps.events, subject.provisionUid);
+        return trace ? ok(trace) : fail(9004, 'Transaction does not exist');
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/audit/verify',
+      tiers: SERVER_ONLY,
+      doc: { summary: 'Replay every event into fresh read models and compare them with the live ones', response: verificationShape, errors: {} },
+      parse: () => ok({}),
+      async handle() {
+        return ok(await verifyReadModels(deps.events, deps.store, deps.projectors, { waitForLive: (position) => deps.positions.waitFor(position, LIVE_WAIT_MS) }));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { CommandDeps } from '../../command-api/deps';
+import { chestDrawAt, findChest } from '../../command-api/open-chest/decider';
+import { CHEST_STOCK, readStock } from '../../command-api/limited-stock/stock-stream';
+import { levelsReachedAt } from '../../command-api/player/grants';
+import { currentLevel, initialPlayerState } from '../../command-api/player/state';
+import { multiplyAmount } from '../../shared/amount';
+import { ALL_TIERS } from '../../shared/auth/access';
+import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
+import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
+import { fail, ok, type Result } from '../../shared/http/envelope';
+import { text } from '../../shared/http/fields';
+import { chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
+import { canonicalPlayerId } from '../../shared/ids';
+
+/** Chest history `top` (decisions.md §10). */
+export const DEFAULT_HISTORY_TOP = 100;
+export const MAX_HISTORY_TOP = 1000;
+
+const listBody = z.object({ playerId: text() });
+// playerId is optional, but when sent it must name a player: 1002 like every other playerId.
+const previewBody = z.object({ chestDeliverableUId: text(), playerId: text().optional() });
+const historyTop = z.object({
+  top: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_HISTORY_TOP, `must be at most ${MAX_HISTORY_TOP}`).optional(),
+});
+const historyBody = listBody.extend(historyTop.shape);
+
+/**
+ * An absent or non-object body is 1001; a missing or invalid `fields` entry, or a playerId that is
+ * not a UUID, is 1002 (api.md); a bad `options` entry is 1001.
+ */
+function parseChestBody<F extends z.ZodObject, O extends z.ZodObject>(input: RawInput, fields: F, options: O): Result<z.infer<F> & z.infer<O>> {
+  const object = requireObject(input.body);
+  if (!object.ok) return object;
+  const required = parseWith(fields, object.value, 1002);
+  if (!required.ok) return required;
+  const optional = parseWith(options, object.value);
+  if (!optional.ok) return optional;
+  return ok({ ...required.value, ...optional.value });
+}
+
+const NO_OPTIONS = z.object({});
+const PLAYER_ERRORS = { 1001: 'Payload is null', 1002: 'Missing required field, or playerId is not a UUID', 9020: 'Player not found' };
+
+const playerIdOf = (value: string): Result<string> => {
+  const playerId = canonicalPlayerId(value);
+  return playerId ? ok(playerId) : fail(1002, 'Invalid player: playerId must be a UUID');
+};
+
+/** The level a new player starts at: what previews without a player show. */
+const startingLevel = (catalog: Catalog): number => Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/**
+ * POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
+ * state cache), preview the chest stock streams, so a write is visible at once.
+ */
+export const chestRoutes = (deps: CommandDeps) => [
+  defineRoute({
+    method: 'POST',
+    path: '/v1/chest/list',
+    tiers: ALL_TIERS,
+    doc: { summary: 'The chests a player owns (balance above 0)', body: listBody, response: z.array(ownedChestShape), errors: PLAYER_ERRORS },
+    parse(input) {
+      const body = parseChestBody(input, listBody, NO_OPTIONS);
+      return body.ok ? playerIdOf(body.value.playerId) : body;
+    },
+    async handle(playerId) {
+      const { state } = await deps.players.load(playerId);
+      if (!state.registered) return fail(9020, 'Player not found');
+      const { catalog } = deps.catalog();
+      return ok(
+        catalog.deliverables
+          .filter((d) => d.kind === 'Chest' && d.chest && (state.balances.get(d.uid) ?? 0) > 0)
+          .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, balance: state.balances.get(d.uid)!, scalingMode: d.chest!.scalingMode, isActive: d.isActive })),
+      );
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/chest/preview',
+    tiers: ALL_TIERS,
+    doc: {
+      summary: "A chest's prize pool, without points and powerups; with playerId, that player's tier or scaled amounts",
+      body: previewBody,
+      response: chestPreviewShape,
+      errors: { ...PLAYER_ERRORS, 9010: 'Chest not found, inactive, or outside its active window', 9013: "No reward tier for the player's level" },
+    },
+    parse(input): Result<{ chestUid: string; playerId: string | null }> {
+      const body = parseChestBody(input, previewBody, NO_OPTIONS);
+      if (!body.ok) return body;
+      const chestUid = body.value.chestDeliverableUId;
+      if (body.value.playerId === undefined) return ok({ chestUid, playerId: null });
+      const playerId = playerIdOf(body.value.playerId);
+      return playerId.ok ? ok({ chestUid, playerId: playerId.value }) : playerId;
+    },
+    async handle({ chestUid, playerId }) {
+      const { catalog } = deps.catalog();
+      const chest = findChest(catalog, chestUid, deps.now());
+      if (!chest.ok) return chest;
+      let level = startingLevel(catalog);
+      if (playerId) {
+        const { state } = await deps.players.load(playerId);
+        if (!state.registered) return fail(9020, 'Player not found');
+        level = currentLevel(state);
+      }
+      const draw = chestDrawAt(chest.value, level);
+      if (!draw.ok) return draw;
+      const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
+      // Points and powerups are won but not shown in previews (decisions.md §10).
+      const shown = draw.value.slots.filter((s) => s.entry.reward !== POINTS_REWARD && deliverables.get(s.entry.reward)?.kind !== 'Powerup');
+      const totalWeight = shown.reduce((sum, s) => sum + s.entry.weight, 0);
+      const contents = [];
+      for (const { entry, stockUid } of shown) {
+        const d = deliverables.get(entry.reward)!;
+        const remainingStock = stockUid === null ? -1 : Math.max(0, entry.stock! - (await readStock(deps.events, CHEST_STOCK, stockUid)).total);
+        contents.push({
+          rewardLabel: d.label,
+          rewardImageName: d.imageName,
+          type: DELIVERABLE_TYPE_CODE[d.type],
+          amountMin: multiplyAmount(entry.amount.min, draw.value.factor),
+          amountMax: multiplyAmount(entry.amount.max, draw.value.factor),
+          probability: entry.weight,
+          weightPct: totalWeight > 0 ? round2((entry.weight / totalWeight) * 100) : 0,
+          limited: stockUid !== null,
+          remainingStock,
+        });
+      }
+      return ok({
+        chestLabel: chest.value.deliverable.label,
+        scalingMode: chest.value.config.scalingMode,
+        drawCountMin: draw.value.drawCount.min,
+        drawCountMax: draw.value.drawCount.max,
+        contents,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/chest/history',
+    tiers: ALL_TIERS,
+    doc: {
+      summary: 'The rewards a player received from chests, one record per reward, most recent first',
+      body: historyBody,
+      response: z.array(chestHistoryShape),
+      errors: { ...PLAYER_ERRORS, 1001: 'Payload is null, or top is not an integer in 1..1000' },
+    },
+    parse(input) {
+      const body = parseChestBody(input, listBody, historyTop);
+      if (!body.ok) return body;
+      const playerId = playerIdOf(body.value.playerId);
+      return playerId.ok ? ok({ playerId: playerId.value, top: body.value.top ?? DEFAULT_HISTORY_TOP }) : playerId;
+    },
+    async handle({ playerId, top }) {
+      const { state } = await deps.players.load(playerId);
+      if (!state.registered) return fail(9020, 'Player not found');
+      const records = [];
+      for (const opened of [...state.chestOpenings.values()].reverse()) {
+        for (const p of opened.prizes) {
+          if (records.length === top) return ok(records);
+          records.push({ openedAt: opened.openedAt, chestLabel: opened.chestLabel, rewardLabel: p.label, rewardImageName: p.imageName, type: p.type, amount: p.amount });
+        }
+      }
+      return ok(records);
+    },
+  }),
+];

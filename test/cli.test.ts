@@ -1,0 +1,196 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../projections/leaderboards';
+import { KEYS, server, startTestService, type TestService } from './support/service';
+
+const CATALOG = `
+version: 1
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: sword, label: Sword, type: Prize, kind: Item }
+actions:
+  - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }] }
+  - { uid: act-fight, identifier: fight, points: 5, cost: 10, costDeliverable: gold }
+badges:
+  - { uid: b-fighter, label: Fighter, type: OneTimeOnly, points: 20, conditions: [{ action: fight }], deliverables: [{ deliverable: sword, amount: 1 }] }
+stores:
+  - uid: main
+    label: Main
+    bundles:
+      - { uid: rare, label: Rare sword, cost: 50, costDeliverable: gold, initialStock: 5, contents: [{ deliverable: sword, amount: 1 }] }
+leaderboards:
+  - { uid: lb-all, label: All-time, type: 0, startDate: 2020-01-01T00:00:00, endDate: 2100-01-01T00:00:00 }
+`;
+
+const BIN = path.resolve(__dirname, '..', 'bin', 'gamification.js');
+
+let t: TestService;
+let url: string;
+const playerId = randomUUID();
+const referenceId = `fight-${randomUUID()}`;
+let provisionUid: string;
+
+beforeAll(async () => {
+  t = await startTestService({ catalogYaml: CATALOG });
+  const listening = await t.service.listen(0);
+  url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+  const ok = async (path: string, body: object) => {
+    const res = await t.http.post(path).set(server).send(body);
+    expect(res.body.code).toBe(200);
+    return res.body.data;
+  };
+  await ok('/v1/action/process', { name: 'earn', playerId, referenceId: `earn-${randomUUID()}` });
+  await ok('/v1/action/process', { name: 'fight', playerId, referenceId });
+  await ok('/v1/action/delete', { name: 'fight', playerId, referenceId });
+  provisionUid = (await ok('/v1/store/buy', { playerId, referenceId: 'rare' })).provisionUid;
+  await ok('/v1/store/refund-transaction', { provisionUid });
+});
+afterAll(() => t.close());
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI as a user runs it, in a child process: asynchronous, so the in-process server keeps answering. */
+function cli(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, DATA_DIR: t.dataDir, EVENTSTORE_URL: '', MONGO_URL: '', GAMIFICATION_KEY: '' };
+    const child = execFile(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+  });
+}
+
+const writeCatalog = (name: string, text: string) => {
+  const file = path.join(t.dataDir, name);
+  fs.writeFileSync(file, text);
+  return file;
+};
+
+describe('gamification CLI', () => {
+  it('events: a player stream, readable and as JSON; exit 1 for an empty stream, 2 for bad arguments', async () => {
+    const [readable, json, empty, bad] = await Promise.all([
+      cli('events', '--player', playerId),
+      cli('events', '--stream', `player-${playerId}`, '--from', '1', '--json'),
+      cli('events', '--stream', 'nobody'),
+      cli('events', '--player', 'not-a-uuid'),
+    ]);
+    expect(readable.code).toBe(0);
+    const lines = readable.stdout.trim().split('\n');
+    expect(lines.map((l) => l.split(/\s+/)[3])).toEqual(['PlayerRegistered', 'ActionProcessed', 'ActionProcessed', 'ActionReversed', 'BundlePurchased', 'ProvisionRefunded']);
+    expect(lines[1]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT.*Z  player-${playerId}@1  #\\d+  ActionProcessed  key=backend correlation=\\S+  earn ref earn-\\S+ \\[points \\+10, gold \\+100\\]$`));
+    expect(lines[4]).toContain('bundle rare provision ' + provisionUid + ' Completed, cost 50 gold [sword +1, gold -50]');
+
+    expect(json.code).toBe(0);
+    const parsed = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(parsed.map((e) => e.revision)).toEqual([1, 2, 3, 4, 5]);
+    expect(parsed[0]).toMatchObject({ stream: `player-${playerId}`, type: 'ActionProcessed', metadata: { keyName: 'backend', catalogVersion: 1 } });
+
+    expect([empty.code, empty.stderr]).toEqual([1, 'no events in nobody\n']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--player must be a UUID');
+  });
+
+  it('trace: an action with its reversal, and a refunded purchase as JSON', async () => {
+    const [action, purchase, unknown] = await Promise.all([
+      cli('trace', '--reference', referenceId),
+      cli('trace', '--provision', provisionUid, '--json'),
+      cli('trace', '--reference', 'never-seen'),
+    ]);
+    expect(action.code).toBe(0);
+    expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: completed, reversed, cost provision`);
+    expect(action.stdout).toMatch(/1\. ActionProcessed: request \S+ by key "backend", catalog v1/);
+    expect(action.stdout).toContain('badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword');
+    expect(action.stdout).toContain('points: 10 + 25 = 35');
+    expect(action.stdout).toMatch(/2\. ActionReversed: request/);
+    expect(action.stdout).toContain('gold: 90 + 10 = 100');
+
+    expect(purchase.code).toBe(0);
+    const traced = JSON.parse(purchase.stdout);
+    expect(traced).toMatchObject({ provisionUid, status: 'Refunded' });
+    expect(traced.chains.map((c: { cause: string }) => c.cause)).toEqual(['BundlePurchased', 'ProvisionRefunded']);
+
+    expect([unknown.code, unknown.stderr]).toEqual([1, 'no action with referenceId never-seen\n']);
+  });
+
+  it('export: the whole log as NDJSON, or some types after a position', async () => {
+    const all = await t.service.events.readAll();
+    const from = all[3].position;
+    const [full, some] = await Promise.all([cli('export'), cli('export', '--from', String(from), '--types', 'ActionProcessed,BundlePurchased')]);
+    expect(full.code).toBe(0);
+    const exported = full.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(exported.map((e) => e.position)).toEqual(all.map((e) => e.position));
+    expect(exported[0]).toEqual({ position: all[0].position, stream: 'catalog', revision: 0, id: all[0].id, type: 'CatalogPublished', time: all[0].createdAt, data: all[0].data, metadata: all[0].metadata });
+    const picked = some.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(picked.map((e) => e.position)).toEqual(all.filter((e) => e.position > from && ['ActionProcessed', 'BundlePurchased'].includes(e.type)).map((e) => e.position));
+  });
+
+  it('catalog validate and diff', async () => {
+    const good = writeCatalog('good.yaml', CATALOG);
+    const bad = writeCatalog('bad.yaml', CATALOG.replace('costDeliverable: gold }', 'costDeliverable: silver }').replace('points: 20,', 'points: lots,'));
+    const changed = writeCatalog(
+      'changed.yaml',
+      `settings: { pendingTimeoutSeconds: 60 }\n${CATALOG.replace('points: 10,', 'points: 15,')
+        .replace(/ {2}- \{ uid: b-fighter.*\n/, '')
+        .replace('deliverables:\n', 'deliverables:\n  - { uid: gems, label: Gems, type: Prize, kind: Currency }\n')}`,
+    );
+    const [valid, invalid, missing, same, diff] = await Promise.all([
+      cli('catalog', 'validate', good),
+      cli('catalog', 'validate', bad),
+      cli('catalog', 'validate', path.join(t.dataDir, 'none.yaml')),
+      cli('catalog', 'diff', good),
+      cli('catalog', 'diff', changed),
+    ]);
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/good\.yaml: valid \(hash [0-9a-f]{12}\)/);
+    expect(invalid.code).toBe(1);
+    const problems = invalid.stdout.trim().split('\n');
+    expect(problems).toHaveLength(2);
+    expect(problems.some((p) => p.includes('badges[0].points'))).toBe(true);
+    expect(problems.some((p) => p.includes('silver'))).toBe(true);
+    expect([missing.code, missing.stdout.trim()]).toEqual([1, `${path.join(t.dataDir, 'none.yaml')}: file not found`]);
+
+    expect([same.code, same.stdout.trim()]).toEqual([0, 'same as published version 1']);
+    expect(diff.code).toBe(0);
+    const out = diff.stdout;
+    expect(out).toContain('against published version 1');
+    expect(out).toContain('  ~ pendingTimeoutSeconds: 900 -> 60');
+    expect(out).toContain('deliverables:\n  + gems (Gems)');
+    expect(out).toContain('actions:\n  ~ act-earn (earn): points');
+    expect(out).toContain('badges:\n  - b-fighter (Fighter)');
+    expect(out).toContain('stores: unchanged');
+  });
+
+  it('rebuild replays into fresh read models and prints the rate; unknown projectors are refused', async () => {
+    const [all, one, unknown] = await Promise.all([cli('rebuild'), cli('rebuild', 'leaderboards'), cli('rebuild', 'nope')]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('rebuilt catalog-views, leaderboards, bundle-stock into a fresh in-memory store');
+    expect(all.stdout).toMatch(new RegExp(`${(await t.service.events.readAll()).length} events in \\d+\\.\\d\\d s: \\d+ events/s`));
+    expect(one.stdout).toContain('rebuilt leaderboards ');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock');
+  });
+
+  it('verify asks the running server: exit 0 when the read models match, 1 with the difference when not', async () => {
+    const clean = await cli('verify', '--url', url, '--key', KEYS.server);
+    expect([clean.code, clean.stderr]).toEqual([0, '']);
+    expect(clean.stdout).toMatch(/^read models match: \d+ collections after replaying \d+ events\n$/);
+
+    const scores = t.service.readStore.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+    const [score] = await scores.find({ playerId });
+    try {
+      await scores.updateOne({ _id: score._id }, { $set: { score: 1 } });
+      const tampered = await cli('verify', '--url', url, '--key', KEYS.server);
+      expect(tampered.code).toBe(1);
+      expect(tampered.stdout).toContain(`lb_scores  ${score._id}  score: live 1, rebuilt ${score.score}\n1 difference(s)`);
+    } finally {
+      await scores.replaceOne({ _id: score._id }, score);
+    }
+    const noServer = await cli('verify', '--url', 'http://127.0.0.1:9', '--key', KEYS.server);
+    expect(noServer.code).toBe(1);
+    expect(noServer.stderr).toContain('no server answering at http://127.0.0.1:9/v1/audit/verify');
+  });
+});
