@@ -115,6 +115,16 @@ function pinnedStart(expected: ExpectedRevision): number | undefined {
   return typeof expected === 'number' ? expected + 1 : undefined;
 }
 
+interface PendingAppend {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly now: () => number;
@@ -128,7 +138,9 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
   private readonly selectHead: Database.Statement<[], { position: number | null }>;
-  private readonly appendTransaction: (stream: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
+  private readonly commitBatch: (batch: PendingAppend[]) => AppendOutcome[];
+  /** Appends waiting for the next group commit. */
+  private pending: PendingAppend[] = [];
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -156,15 +168,58 @@ export class SqliteEventStore implements EventStore {
     );
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
+    // Each append is a savepoint inside the batch's transaction: one that fails (a wrong
+    // expected revision) is undone alone, the others commit together.
+    const appendOne = this.db.transaction((p: PendingAppend) => this.appendSync(p.stream, p.events, p.expected));
     // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
     // writes gets SQLITE_BUSY at once (no busy wait) when another process wrote in between.
-    this.appendTransaction = this.db.transaction(this.appendSync.bind(this)).immediate;
+    this.commitBatch = this.db.transaction((batch: PendingAppend[]) =>
+      batch.map((p): AppendOutcome => {
+        try {
+          return { ok: true, result: appendOne(p) };
+        } catch (error) {
+          if (isUnavailable(error)) throw error;
+          return { ok: false, error };
+        }
+      }),
+    ).immediate;
   }
 
-  async appendToStream(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    const result = this.guard(() => this.appendTransaction(stream, events, expectedRevision));
-    if (events.length > 0) for (const subscription of this.subscriptions) subscription.wake();
-    return result;
+  /**
+   * Group commit: appends made in the same turn of the event loop share one transaction, so one
+   * disk sync acknowledges them all. Each still checks its own expected revision, in call order.
+   */
+  appendToStream(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      try {
+        this.assertOpen();
+      } catch (error) {
+        return reject(error);
+      }
+      this.pending.push({ stream, events, expected: expectedRevision, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let outcomes: AppendOutcome[];
+    try {
+      outcomes = this.guard(() => this.commitBatch(batch));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    let appended = false;
+    outcomes.forEach((outcome, i) => {
+      if (outcome.ok) {
+        appended ||= batch[i].events.length > 0;
+        batch[i].resolve(outcome.result);
+      } else batch[i].reject(outcome.error);
+    });
+    if (appended) for (const subscription of this.subscriptions) subscription.wake();
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -202,6 +257,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Appends already accepted are committed, not dropped.
+    this.flush();
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     this.db.close();

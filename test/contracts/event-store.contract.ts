@@ -89,6 +89,21 @@ export function eventStoreContract(
         expect(await store.streamRevision(stream)).toBe(2);
       });
 
+      it('decides concurrent appends one by one: of rivals at one revision exactly one wins, other streams are untouched', async () => {
+        const contested = newStream();
+        const others = [newStream(), newStream(), newStream()];
+        await store.appendToStream(contested, events(1), 'no_stream');
+        const rivals = Array.from({ length: 5 }, () => store.appendToStream(contested, events(1), 0));
+        const calm = others.map((s) => store.appendToStream(s, events(2), 'no_stream'));
+        const settled = await Promise.allSettled([...rivals, ...calm]);
+        const rivalOutcomes = settled.slice(0, 5);
+        expect(rivalOutcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const o of rivalOutcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedVersionError);
+        expect(settled.slice(5).every((o) => o.status === 'fulfilled')).toBe(true);
+        expect(await store.streamRevision(contested)).toBe(1);
+        for (const s of others) expect(await store.streamRevision(s)).toBe(1);
+      });
+
       it('reports -1 and no events for a stream that does not exist', async () => {
         const stream = newStream();
         expect(await store.streamRevision(stream)).toBe(-1);
