@@ -46,12 +46,19 @@ export class PlayerRepository {
     return event && event.revision === revision ? event : null;
   }
 
-  append(playerId: string, events: { type: string; data: unknown }[], expectedRevision: number, metadata: EventMetadata): Promise<AppendResult> {
-    return this.events.appendToStream(
-      playerStream(playerId),
-      events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata })),
-      expectedRevision === -1 ? 'no_stream' : expectedRevision,
-    );
+  async append(playerId: string, events: { type: string; data: unknown }[], expectedRevision: number, metadata: EventMetadata): Promise<AppendResult> {
+    const stream = playerStream(playerId);
+    const recorded = events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata }));
+    const result = await this.events.appendToStream(stream, recorded, expectedRevision === -1 ? 'no_stream' : expectedRevision);
+    // What was just written need not be read back: fold it into the cached state, if that state
+    // is the one the append followed (the expected revision held, so nothing came in between).
+    const cached = this.cache.get(playerId);
+    if (cached && cached.revision === expectedRevision) {
+      const first = result.nextExpectedRevision - recorded.length + 1;
+      recorded.forEach((e, i) => evolve(cached.state, { ...e, streamName: stream, revision: first + i, position: result.position, createdAt: Date.now() }));
+      cached.revision = result.nextExpectedRevision;
+    }
+    return result;
   }
 
   private remember(playerId: string, entry: Cached): void {

@@ -20,12 +20,6 @@ export interface Processed {
  * player events appended at the expected revision (re-deciding on conflict), reference completed.
  */
 export async function processAction(cmd: ProcessActionCommand, metadata: EventMetadata, deps: CommandDeps): Promise<Result<Processed>> {
-  let reference = await readReference(deps.events, cmd.referenceId);
-  if (reference.status === 'reserved' && deps.now() - reference.reservedAt >= deps.staleReservationMs) {
-    reference = await recoverReference(cmd.referenceId, reference, metadata, deps);
-  }
-  if (reference.status === 'reserved' || reference.status === 'completed') return fail(2601, 'Duplicate action');
-
   let reserved: number | null = null;
   const costProvisionUid = deps.newUid();
   let costProvisionOpened = false;
@@ -47,7 +41,7 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
       return decision;
     }
     if (reserved === null) {
-      reserved = await reserveReference(deps.events, cmd.referenceId, reference, { playerId: cmd.playerId, actionName: cmd.name, reservedAt: deps.now() }, metadata);
+      reserved = await reserve(cmd, metadata, deps);
       if (reserved === null) return fail(2601, 'Duplicate action');
     }
     const processed = decision.value.processed;
@@ -84,6 +78,21 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
   await giveBack(new Set());
   if (reserved !== null) await closing(() => releaseReference(deps.events, cmd.referenceId, reserved!, 'too many concurrent changes', metadata));
   return fail(503, 'Too many concurrent changes to this player; retry later');
+}
+
+/**
+ * Reserves the referenceId. Optimistic: most references are new, so the stream is not read
+ * first; a conflict reads it, recovers a reservation left by a crash, or reuses a released one.
+ */
+async function reserve(cmd: ProcessActionCommand, metadata: EventMetadata, deps: CommandDeps): Promise<number | null> {
+  const data = { playerId: cmd.playerId, actionName: cmd.name, reservedAt: deps.now() };
+  const first = await reserveReference(deps.events, cmd.referenceId, { status: 'none' }, data, metadata);
+  if (first !== null) return first;
+  let reference = await readReference(deps.events, cmd.referenceId);
+  if (reference.status === 'reserved' && deps.now() - reference.reservedAt >= deps.staleReservationMs) {
+    reference = await recoverReference(cmd.referenceId, reference, metadata, deps);
+  }
+  return reference.status === 'released' ? reserveReference(deps.events, cmd.referenceId, reference, data, metadata) : null;
 }
 
 /** Closes a reservation; if recovery already closed it, the player stream stays the truth. */

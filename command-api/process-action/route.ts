@@ -8,6 +8,7 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { requestMetadata, type CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
+import { runNested } from './nested';
 
 export const actionBody = z.object({
   name: text(),
@@ -59,16 +60,9 @@ export const processActionRoute = (deps: CommandDeps) =>
       const first = await processAction(outer, metadata, deps);
       if (!first.ok) return first;
       if (!nested.length) return { ok: true, value: first.value.result, position: first.value.position };
-      let position = first.value.position;
-      const results: unknown[] = [];
-      for (const body of nested) {
-        const cmd = parseActionBody(body, deps.now());
-        const r = cmd.ok ? await processAction(cmd.value, metadata, deps) : cmd;
-        if (r.ok) {
-          results.push(r.value.result);
-          position = Math.max(position, r.value.position);
-        } else results.push({ code: r.failure.code, data: r.failure.message });
-      }
+      const outcomes = await runNested(nested, (body) => parseActionBody(body, deps.now()), (cmd) => processAction(cmd, metadata, deps));
+      const position = Math.max(first.value.position, ...outcomes.map((r) => (r.ok ? r.value.position : 0)));
+      const results = outcomes.map((r) => (r.ok ? r.value.result : { code: r.failure.code, data: r.failure.message }));
       return { ok: true, value: { ...first.value.result, nested: results }, position };
     },
   });

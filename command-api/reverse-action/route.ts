@@ -4,6 +4,7 @@ import { defineRoute } from '../../shared/http/route';
 import { requestMetadata, type CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
+import { runNested } from '../process-action/nested';
 
 export const reverseActionRoute = (deps: CommandDeps) =>
   defineRoute({
@@ -24,14 +25,9 @@ export const reverseActionRoute = (deps: CommandDeps) =>
       const first = await reverseAction(outer, metadata, deps);
       if (!first.ok) return first;
       if (!nested.length) return { ok: true, value: undefined, position: first.value.position };
-      let position = first.value.position;
-      const results: unknown[] = [];
-      for (const body of nested) {
-        const cmd = parseActionBody(body, Number.MAX_SAFE_INTEGER);
-        const r = cmd.ok ? await reverseAction(cmd.value, metadata, deps) : cmd;
-        if (r.ok) position = Math.max(position, r.value.position);
-        results.push(r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message });
-      }
+      const outcomes = await runNested(nested, (body) => parseActionBody(body, Number.MAX_SAFE_INTEGER), (cmd) => reverseAction(cmd, metadata, deps));
+      const position = Math.max(first.value.position, ...outcomes.map((r) => (r.ok ? r.value.position : 0)));
+      const results = outcomes.map((r) => (r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message }));
       return { ...ok({ nested: results }), position };
     },
   });
