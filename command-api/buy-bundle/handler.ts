@@ -36,11 +36,13 @@ export async function buyBundle(cmd: BuyBundleCommand, metadata: EventMetadata, 
     if (!decision.ok) return abandon(decision);
     const purchase = decision.value;
     if (!opened) {
-      await openProvision(deps.events, { provisionUid, playerId: cmd.playerId, referenceType: 'Store', bundleUid: purchase.bundleUid, openedAt: startedAt }, metadata);
+      // The job first: should the job queue be down, the purchase stops (503) before anything is written.
+      // A job that finds no provision record has nothing to do.
       if (purchase.stockTaken || purchase.status === 'Pending') {
         await scheduleSettlement(provisionUid, Math.min(startedAt + deps.staleReservationMs, purchase.pendingUntil ?? Infinity), deps);
         settlementScheduled = true;
       }
+      await openProvision(deps.events, { provisionUid, playerId: cmd.playerId, referenceType: 'Store', bundleUid: purchase.bundleUid, openedAt: startedAt }, metadata);
       opened = true;
     }
     if (purchase.stockTaken && !stockHeld) {

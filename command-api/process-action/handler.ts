@@ -38,6 +38,8 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
       // The player already has it (a recovered or raced attempt): finish the record, report the duplicate.
       if (reserved !== null && decision.failure.code === 2601) await closing(() => finishFromPlayerStream(cmd, reserved!, metadata, deps));
       else if (reserved !== null) await closing(() => releaseReference(deps.events, cmd.referenceId, reserved!, `rejected: ${decision.failure.code}`, metadata));
+      // A repeat of an action the player has, whose record a crash left reserved: finish the record.
+      else if (decision.failure.code === 2601) await recoverIfStale(cmd.referenceId, metadata, deps);
       return decision;
     }
     if (reserved === null) {
@@ -93,6 +95,12 @@ async function reserve(cmd: ProcessActionCommand, metadata: EventMetadata, deps:
     reference = await recoverReference(cmd.referenceId, reference, metadata, deps);
   }
   return reference.status === 'released' ? reserveReference(deps.events, cmd.referenceId, reference, data, metadata) : null;
+}
+
+/** Recovers the reference when a crash left it reserved longer than the stale window. */
+async function recoverIfStale(referenceId: string, metadata: EventMetadata, deps: CommandDeps): Promise<void> {
+  const reference = await readReference(deps.events, referenceId);
+  if (reference.status === 'reserved' && deps.now() - reference.reservedAt >= deps.staleReservationMs) await recoverReference(referenceId, reference, metadata, deps);
 }
 
 /** Closes a reservation; if recovery already closed it, the player stream stays the truth. */

@@ -11,8 +11,8 @@ import { registeredShape } from '../../shared/http/wire-shapes';
 
 const registerBody = z.object({
   playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }),
-  username: z.string({ error: 'must be a string' }).min(1).max(MAX_STRING).optional(),
-  imageName: z.string({ error: 'must be a string' }).max(MAX_STRING).nullable().optional(),
+  username: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`).optional(),
+  imageName: z.string({ error: 'must be a string' }).max(MAX_STRING, `must be at most ${MAX_STRING} characters`).nullable().optional(),
 });
 
 /** POST /v1/player/create: registers a player ahead of their first action (decisions.md §5). */

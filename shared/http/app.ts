@@ -80,7 +80,14 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
       deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'store unavailable');
       return sendFailure(res, failure(503, 'Service unavailable: a backing store is not answering; retry later'));
     }
-    deps.log.error({ correlationId: res.locals.correlationId, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unexpected fault');
+    // A client's malformed request that express itself rejects (a path segment that is not valid
+    // percent-encoding: URIError with status 400) is the client's fault, not a 500.
+    const status = (err as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
+      return sendFailure(res, failure(1001, 'Bad request: the URL or request is malformed'), 400);
+    }
+    // The class and message, never the stack: no log line carries a stack trace.
+    deps.log.error({ correlationId: res.locals.correlationId, errorClass: err instanceof Error ? err.constructor.name : typeof err, err: err instanceof Error ? err.message : String(err) }, 'unexpected fault');
     if (res.headersSent) return;
     sendFailure(res, failure(500, 'Internal error'));
   });

@@ -9,6 +9,7 @@
  *   expect(p.state.points).toBe(30);
  */
 import { parseCatalog } from '../../shared/catalog/load';
+import { seededRandom } from './seeded-random';
 import type { Catalog } from '../../shared/catalog/schema';
 import type { RecordedEvent } from '../../shared/event-store/port';
 import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
@@ -38,17 +39,7 @@ function dedent(text: string): string {
   return lines.map((l) => l.slice(indent)).join('\n');
 }
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+export { seededRandom };
 
 /** A deterministic env: fixed clock, seeded randomness, uids counting up as 32 hex digits. */
 export function testEnv(now = T0, seed = 42): DecisionEnv {

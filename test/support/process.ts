@@ -30,6 +30,8 @@ export async function startServerProcess(env: Record<string, string>, options: {
   const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'shared', 'main.ts'), role], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: tsx runs the service in a child of its own, and a kill must reach both.
+    detached: true,
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -41,15 +43,26 @@ export async function startServerProcess(env: Record<string, string>, options: {
     if (ok) return { url, port, child, output: () => out };
     await new Promise((r) => setTimeout(r, 100));
   }
-  child.kill('SIGKILL');
+  killGroup(child, 'SIGKILL');
   throw new Error(`${role} did not start: ${out}`);
 }
 
-/** Ends a child with a signal (SIGKILL by default: no shutdown code runs) and waits for its exit. */
+/**
+ * Signals a server started by startServerProcess and everything in its process group: tsx's
+ * cli runs the service in a child process, which a signal to the cli alone does not reach.
+ */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Ends a server with a signal (SIGKILL by default: no shutdown code runs) and waits for its exit. */
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill(signal);
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
+  killGroup(child, signal);
   await exited;
 }
 
@@ -64,4 +77,35 @@ export async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 10_00
       await new Promise((r) => setTimeout(r, intervalMs));
     }
   }
+}
+
+/** A throwaway redis-server (no persistence) on `port`, once it accepts connections. Never the shared one. */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  try {
+    await eventually(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const socket = net.connect(port, '127.0.0.1', () => {
+            socket.destroy();
+            resolve();
+          });
+          socket.once('error', reject);
+        }),
+      5000,
+      50,
+    );
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return child;
+}
+
+/** SIGKILLs a child started without its own process group (redis-server) and waits for its exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
 }

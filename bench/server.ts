@@ -1,0 +1,126 @@
+/**
+ * Child process: the all-in-one service (startService) on the embedded adapters, as `npm start`
+ * runs it, on a port of its own. Started by bench/run.ts with:
+ *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL  the run contract (decisions.md §1)
+ *   BENCH_TRACK_LAG=1  record, for each player-stream append, the time from its commit until the
+ *                      projection runner has handled it (figure 3)
+ * and answers IPC requests: stats, lag-start, lag-stop, profile-start, profile-stop, stop.
+ */
+import type { AddressInfo } from 'node:net';
+import { readRunConfig } from '../shared/config/env';
+import { createLogger } from '../shared/logging/logger';
+import { startService } from '../shared/service';
+import { serveIpc } from './ipc';
+import { startCpuProfile, type CpuProfile } from './profile';
+
+async function main(): Promise<void> {
+  const config = readRunConfig({
+    PORT: '0',
+    DATA_DIR: process.env.BENCH_DATA_DIR,
+    CATALOG_FILE: process.env.BENCH_CATALOG,
+    API_KEYS_FILE: process.env.BENCH_KEYS,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
+  });
+  const log = createLogger(config.logLevel);
+  const started = performance.now();
+  const service = await startService({ config, log });
+  const startupMs = performance.now() - started;
+  const server = await service.listen(0);
+
+  // Figure 3: commit -> projected, per player-stream append. The runner has no hook for this, so
+  // the bench wraps this process's EventStore instance and uses the runner's public waitFor.
+  let lags: number[] | null = null;
+  let lagPending = 0;
+  if (process.env.BENCH_TRACK_LAG === '1') {
+    const events = service.events;
+    const append = events.appendToStream.bind(events);
+    events.appendToStream = async (stream, batch, expected) => {
+      const result = await append(stream, batch, expected);
+      if (lags && batch.length && stream.startsWith('player-')) {
+        const committed = performance.now();
+        const into = lags;
+        lagPending++;
+        void service.projections.waitFor(result.position, 60_000).then((projected) => {
+          lagPending--;
+          into.push(projected ? performance.now() - committed : Number.POSITIVE_INFINITY);
+        });
+      }
+      return result;
+    };
+  }
+
+  // BENCH_TRACE_STORE=1: time spent in the EventStore per operation and stream kind.
+  const storeTrace: Record<string, { calls: number; ms: number; events: number }> = {};
+  if (process.env.BENCH_TRACE_STORE === '1') {
+    const events = service.events as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const op of ['appendToStream', 'readStream', 'streamRevision', 'readAll', 'headPosition']) {
+      const original = events[op].bind(service.events);
+      events[op] = async (...args: unknown[]) => {
+        const kind = `${op} ${typeof args[0] === 'string' ? args[0].replace(/-[^]*$/, '') : ''}`.trim();
+        const t0 = performance.now();
+        try {
+          return await original(...args);
+        } finally {
+          const entry = (storeTrace[kind] ??= { calls: 0, ms: 0, events: 0 });
+          entry.calls++;
+          entry.ms += performance.now() - t0;
+          if (op === 'appendToStream') entry.events += (args[1] as unknown[]).length;
+        }
+      };
+    }
+  }
+
+  let stopProfile: ((file: string) => Promise<CpuProfile>) | null = null;
+
+  serveIpc(
+    {
+      stats: async (request) => {
+        if (request.gc && typeof global.gc === 'function') global.gc();
+        const usage = process.resourceUsage();
+        const mem = process.memoryUsage();
+        return {
+          maxRssBytes: usage.maxRSS * 1024,
+          rssBytes: mem.rss,
+          heapUsedBytes: mem.heapUsed,
+          heapTotalBytes: mem.heapTotal,
+          externalBytes: mem.external,
+          projectedPosition: service.projections.position,
+          headPosition: await service.events.headPosition(),
+          userCpuMs: usage.userCPUTime / 1000,
+          systemCpuMs: usage.systemCPUTime / 1000,
+          storeTrace,
+        };
+      },
+      'lag-start': () => {
+        lags = [];
+      },
+      'lag-stop': async () => {
+        const deadline = Date.now() + 10_000;
+        while (lagPending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        const out = lags ?? [];
+        lags = null;
+        return out;
+      },
+      'profile-start': async (request) => {
+        stopProfile = await startCpuProfile(Number(request.intervalUs ?? 250));
+      },
+      'profile-stop': async (request) => {
+        if (!stopProfile) throw new Error('no profile running');
+        const stop = stopProfile;
+        stopProfile = null;
+        await stop(String(request.file));
+        return { file: request.file };
+      },
+      stop: async () => {
+        await service.close();
+        process.exit(0);
+      },
+    },
+    { port: (server.address() as AddressInfo).port, startupMs, headPosition: await service.events.headPosition() },
+  );
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,139 @@
+/**
+ * Child process for the work without HTTP: writing event-store files (figures 4 and 5) and
+ * timing a projection rebuild (figure 4), in a process of its own so its heap and CPU are not
+ * the runner's. Requests: generate, seed-history, rebuild, stop.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { PROJECTORS } from '../projections/projectors';
+import { ProjectionRunner } from '../projections/runner';
+import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { newEventId } from '../shared/ids';
+import { MemoryReadStore } from '../shared/read-store/memory';
+import { playerStream } from '../command-api/player/repository';
+import { serveIpc, type IpcRequest } from './ipc';
+import { startCpuProfile } from './profile';
+import { appendHistory, loadBenchCatalog, playerHistory, publishBenchCatalog, SEED_METADATA } from './seed';
+import { playerId, runTag } from './workload';
+
+const DAY = 86_400_000;
+/** Placeholders in template histories, replaced per player. */
+const TEMPLATE_PLAYER = 'ffffffff-ffff-4fff-8fff-ffffffffffff';
+const TEMPLATE_REF = 'TPLREF';
+
+function freshFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+}
+
+function fileBytes(file: string): number {
+  return ['', '-wal'].reduce((sum, s) => sum + (fs.existsSync(file + s) ? fs.statSync(file + s).size : 0), 0);
+}
+
+/**
+ * Figure 4's log: `events` player events over players of `perPlayer` events each. A few template
+ * histories come from the real decider; each player gets one with its own playerId and
+ * referenceIds (JSON text substitution, then parsed again, so every append stores fresh objects
+ * exactly as the decider shaped them). One append per player: big batches, durable commits.
+ */
+async function generate(request: IpcRequest) {
+  const file = String(request.file);
+  const total = Number(request.events);
+  const perPlayer = Number(request.perPlayer ?? 50);
+  const templates = Number(request.templates ?? 64);
+  freshFile(file);
+  const started = performance.now();
+  const { catalog, hash } = await loadBenchCatalog(String(request.catalogFile));
+  const events = new SqliteEventStore(file);
+  await publishBenchCatalog(events, catalog, hash);
+
+  const span = 90 * DAY;
+  // Past timestamps only: template t starts t hours later (all within 4 days).
+  const startTs = Date.now() - span - 4 * DAY;
+  const shapes: { type: string; json: string }[][] = [];
+  for (let t = 0; t < templates; t++) {
+    const history = [...playerHistory(catalog, TEMPLATE_PLAYER, { actions: perPlayer * 2, maxEvents: perPlayer, startTs: startTs + t * 3_600_000, stepMs: Math.floor(span / perPlayer), refPrefix: TEMPLATE_REF, seed: 1000 + t })];
+    shapes.push(history.slice(0, perPlayer).map((e) => ({ type: e.type, json: JSON.stringify(e.data) })));
+  }
+  const templateMs = performance.now() - started;
+
+  const tag = runTag();
+  let written = 0;
+  let players = 0;
+  let dataBytes = 0;
+  // Several players' appends in flight at once: the store may commit them together.
+  const inFlight: Promise<unknown>[] = [];
+  while (written < total) {
+    const player = playerId(tag, players);
+    const shape = shapes[players % shapes.length].slice(0, Math.min(perPlayer, total - written));
+    const refPrefix = `${tag}p${players}`;
+    const batch = shape.map((s) => {
+      const json = s.json.split(TEMPLATE_PLAYER).join(player).split(TEMPLATE_REF).join(refPrefix);
+      dataBytes += json.length;
+      return { id: newEventId(), type: s.type, data: JSON.parse(json) as unknown, metadata: SEED_METADATA };
+    });
+    inFlight.push(events.appendToStream(playerStream(player), batch, 'no_stream'));
+    if (inFlight.length >= 20) await Promise.all(inFlight.splice(0));
+    written += batch.length;
+    players++;
+  }
+  await Promise.all(inFlight);
+  const head = await events.headPosition();
+  await events.close();
+  const ms = performance.now() - started;
+  return { events: written, players, head, ms, templateMs, eventsPerSec: written / (ms / 1000), avgDataBytes: dataBytes / written, fileBytes: fileBytes(file) };
+}
+
+/** Figure 5's data directory: one player with `events` prior events, straight from the decider. */
+async function seedHistory(request: IpcRequest) {
+  const dataDir = String(request.dataDir);
+  const file = path.join(dataDir, 'events.sqlite');
+  freshFile(file);
+  const started = performance.now();
+  const { catalog, hash } = await loadBenchCatalog(String(request.catalogFile));
+  const events = new SqliteEventStore(file);
+  await publishBenchCatalog(events, catalog, hash);
+  const count = Number(request.events);
+  const stepMs = 60_000;
+  const player = String(request.player);
+  const written = await appendHistory(
+    events,
+    player,
+    playerHistory(catalog, player, { actions: count * 2, maxEvents: count, startTs: Date.now() - (count + 60) * stepMs, stepMs, refPrefix: `${runTag()}-hist`, seed: 7 }),
+    1000,
+  );
+  await events.close();
+  return { events: written, ms: performance.now() - started, fileBytes: fileBytes(file) };
+}
+
+/** Figure 4: a fresh runner (empty in-memory read models, the service's projectors) catching up on the whole log. */
+async function rebuild(request: IpcRequest) {
+  const file = String(request.file);
+  const events = new SqliteEventStore(file);
+  const head = await events.headPosition();
+  const store = new MemoryReadStore();
+  const runner = new ProjectionRunner(events, store, PROJECTORS, pino({ level: 'silent' }));
+  const stop = request.profileFile ? await startCpuProfile(1000) : null;
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  await runner.start();
+  const done = await runner.waitFor(head, 60 * 60_000);
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  if (stop) await stop(String(request.profileFile));
+  const scores = await store.collection('lb_scores').countDocuments({});
+  await runner.stop();
+  await events.close();
+  return { events: head, done, ms, eventsPerSec: head / (ms / 1000), cpuMs: (cpu.user + cpu.system) / 1000, scoreDocs: scores, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+}
+
+serveIpc(
+  {
+    generate,
+    'seed-history': seedHistory,
+    rebuild,
+    stop: () => process.exit(0),
+  },
+  {},
+);

@@ -1,0 +1,155 @@
+/**
+ * A backing store that stops answering: the request gets 503 in the envelope with a clear message,
+ * nothing is half-written, and the same request succeeds once the store is back.
+ * (a) the embedded event store's file is locked by another writer longer than the busy timeout;
+ * (b) a private Redis (rate limits, jobs) is killed, then restarted on the same port.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { ChildProcess } from 'node:child_process';
+import { playerStream } from '../command-api/player/repository';
+import { eventually, freePort, startRedisServer, stopChild } from './support/process';
+import { mobile, server, startTestService, type TestService } from './support/service';
+
+const CATALOG = `
+version: 1
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: gems, label: Gems, type: Prize, kind: Currency }
+  - { uid: hoodie, label: Hoodie, type: Prize }
+actions:
+  - { identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }, { deliverable: gems, amount: 50 }] }
+stores:
+  - uid: shop
+    label: Shop
+    bundles:
+      - { uid: sword, label: Sword, cost: 30, costDeliverable: gold, contents: [{ deliverable: hoodie, amount: 1 }] }
+      - { uid: shipped, label: Shipped hoodie, cost: 10, costDeliverable: gems, initialStock: 5, requiresFulfillment: true, contents: [{ deliverable: hoodie, amount: 1 }] }
+`;
+const UNAVAILABLE = { code: 503, data: 'Service unavailable: a backing store is not answering; retry later' };
+
+const profileOf = async (t: TestService, playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body;
+
+describe('the embedded event store locked by another writer', () => {
+  let t: TestService;
+  let lock: Database.Database;
+  beforeAll(async () => {
+    t = await startTestService({ catalogYaml: CATALOG, env: { SQLITE_BUSY_TIMEOUT_MS: '200' } });
+    lock = new Database(path.join(t.dataDir, 'events.sqlite'));
+  });
+  afterAll(async () => {
+    if (lock.inTransaction) lock.exec('ROLLBACK');
+    lock.close();
+    await t.close();
+  });
+
+  it('answers 503 to every write while the lock is held, writes nothing, and the same requests succeed once it is released', async () => {
+    const playerId = randomUUID();
+    expect((await t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId: randomUUID() })).body.code).toBe(200);
+    const before = await profileOf(t, playerId);
+    const head = await t.service.events.headPosition();
+
+    const referenceId = randomUUID();
+    const writes: [string, Record<string, unknown>][] = [
+      ['/v1/action/process', { name: 'earn', playerId, referenceId }],
+      ['/v1/store/buy', { playerId, referenceId: 'sword' }],
+      ['/v1/store/buy', { playerId, referenceId: 'shipped' }],
+      ['/v1/player/create', { playerId: randomUUID() }],
+    ];
+    // Another process holds the write lock (BEGIN IMMEDIATE) longer than the service's busy timeout.
+    lock.exec('BEGIN IMMEDIATE');
+    for (const [urlPath, body] of writes) {
+      const started = Date.now();
+      const res = await t.http.post(urlPath).set(server).send(body);
+      expect([urlPath, res.status, res.body]).toEqual([urlPath, 503, UNAVAILABLE]);
+      // It gave up after the busy timeout, it did not hang.
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+    // Reads go on (WAL), and nothing was written.
+    expect(await t.service.events.headPosition()).toBe(head);
+    expect(await profileOf(t, playerId)).toEqual(before);
+    expect((await t.http.get('/v1/action/get-response').query({ referenceId }).set(server)).body.code).toBe(5001);
+
+    lock.exec('ROLLBACK');
+    for (const [urlPath, body] of writes) {
+      const res = await t.http.post(urlPath).set(server).send(body);
+      expect([urlPath, res.status, res.body.code]).toEqual([urlPath, 200, 200]);
+    }
+    const processed = (await t.service.events.readStream(playerStream(playerId))).filter((e) => e.type === 'ActionProcessed');
+    expect(processed).toHaveLength(2);
+    expect((await profileOf(t, playerId)).data.points).toBe(20);
+    // The reference was not left reserved by the failed attempt: a repeat is a plain duplicate.
+    expect((await t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId })).body.code).toBe(2601);
+  });
+});
+
+describe('Redis (rate limits and jobs) going away', () => {
+  let port: number;
+  let redis: ChildProcess;
+  let t: TestService;
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedisServer(port);
+    t = await startTestService({ catalogYaml: CATALOG, env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `unavailable-${randomUUID()}` } });
+  });
+  afterAll(async () => {
+    // Closing the job queue waits for Redis (BullMQ's worker.close() hangs while it is away): if a
+    // failed test left it down, bring it back and wait until the queue answers again.
+    if (redis.exitCode !== null || redis.signalCode !== null) {
+      redis = await startRedisServer(port);
+      await eventually(() => t.service.deps.jobs.schedule('probe', 'probe', Date.now() + 3_600_000, {}), 15_000, 200);
+      await t.service.deps.jobs.cancel('probe');
+    }
+    await t.close();
+    await stopChild(redis);
+  }, 40_000);
+
+  it('answers 503 to a rate-limited action and to a purchase that needs a job, writes nothing, and recovers when Redis is back', async () => {
+    const playerId = randomUUID();
+    expect((await t.http.post('/v1/action/process').set(mobile).send({ name: 'earn', playerId, referenceId: randomUUID() })).body.code).toBe(200);
+    const before = await profileOf(t, playerId);
+    const head = await t.service.events.headPosition();
+
+    await stopChild(redis);
+    const referenceId = randomUUID();
+    const action = () => t.http.post('/v1/action/process').set(mobile).send({ name: 'earn', playerId, referenceId });
+    const purchase = () => t.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'shipped' });
+
+    const refused = await action();
+    expect([refused.status, refused.body]).toEqual([503, UNAVAILABLE]);
+    const started = Date.now();
+    const notBought = await purchase();
+    expect([notBought.status, notBought.body]).toEqual([503, UNAVAILABLE]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await t.service.events.headPosition()).toBe(head);
+    expect(await profileOf(t, playerId)).toEqual(before);
+
+    // A purchase that needs no job does not need Redis.
+    const unaffected = await t.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'sword' });
+    expect(unaffected.body.code).toBe(200);
+
+    redis = await startRedisServer(port);
+    const retried = await eventuallyOk(action);
+    expect(retried.data.earnedPoints).toBe(10);
+    const bought = await eventuallyOk(purchase);
+    expect(bought.data.status).toBe('Pending');
+    const after = await profileOf(t, playerId);
+    expect(after.data.points).toBe(20);
+    expect(Object.fromEntries(after.data.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]))).toEqual({ gold: 170, gems: 90, hoodie: 1 });
+  }, 30_000);
+});
+
+/** Repeats a request until it succeeds (Redis needs a moment to be reconnected), at most 10 s. */
+async function eventuallyOk(send: () => Promise<{ body: { code: number; data?: any } }>): Promise<{ code: number; data?: any }> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await send();
+    if (res.body.code === 200 || Date.now() > deadline) {
+      expect(res.body.code).toBe(200);
+      return res.body;
+    }
+    expect(res.body.code).toBe(503);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
