@@ -30,19 +30,43 @@ export interface StockUnitsEvent {
   units: number;
 }
 
+export interface StockState {
+  /** Units per holder: read it, never change it (it is the cached state). */
+  held: ReadonlyMap<string, number>;
+  total: number;
+  /** Stream revision the state was read at; -1 for a stream not yet written. */
+  revision: number;
+}
+
+/**
+ * States by store and stream, caught up by reading only the events appended since: a limited
+ * trigger is checked on every qualifying action, long after its stream has grown.
+ */
+const cache = new WeakMap<EventStore, Map<string, { held: Map<string, number>; total: number; revision: number }>>();
+
 /** Units held per holder, and the stream revision they were read at. */
-export async function readStock(events: EventStore, kind: LimitedStock, resourceUid: string): Promise<{ held: Map<string, number>; total: number; revision: number }> {
-  const held = new Map<string, number>();
-  let revision = -1;
-  for (const e of await events.readStream(stockStream(kind, resourceUid))) {
+export async function readStock(events: EventStore, kind: LimitedStock, resourceUid: string): Promise<StockState> {
+  const stream = stockStream(kind, resourceUid);
+  let streams = cache.get(events);
+  if (!streams) cache.set(events, (streams = new Map()));
+  const known = streams.get(stream);
+  const fresh = await events.readStream(stream, { fromRevision: (known?.revision ?? -1) + 1 });
+  // Another read may have caught the same entry up while this one awaited.
+  const state = streams.get(stream) ?? known ?? { held: new Map<string, number>(), total: 0, revision: -1 };
+  for (const e of fresh) {
+    if (e.revision <= state.revision) continue;
     const d = e.data as StockUnitsEvent;
-    if (e.type === kind.taken) held.set(d.holder, (held.get(d.holder) ?? 0) + d.units);
-    else if (e.type === kind.returned) held.delete(d.holder);
-    revision = e.revision;
+    if (e.type === kind.taken) {
+      state.held.set(d.holder, (state.held.get(d.holder) ?? 0) + d.units);
+      state.total += d.units;
+    } else if (e.type === kind.returned) {
+      state.total -= state.held.get(d.holder) ?? 0;
+      state.held.delete(d.holder);
+    }
+    state.revision = e.revision;
   }
-  let total = 0;
-  for (const n of held.values()) total += n;
-  return { held, total, revision };
+  streams.set(stream, state);
+  return state;
 }
 
 /** Takes `units` for a holder, all or none (idempotent per holder); false when not enough are left. */

@@ -55,6 +55,8 @@ export interface PlayerState {
   /** Reference of the action that reached each level (levels of the registration have none). */
   levelOrigins: Map<string, string>;
   holdings: Holding[];
+  /** The same holdings by badge or trigger uid: rule evaluation asks this on every action. */
+  holdingsByUid: Map<string, Holding[]>;
   /** Qualifying entries per rule uid, per condition index, not yet consumed by an award. */
   progress: Map<string, ProgressEntry[][]>;
   /** Timestamp of the last point award per action identifier (pointGap). */
@@ -79,6 +81,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   levelGrants: new Map(),
   levelOrigins: new Map(),
   holdings: [],
+  holdingsByUid: new Map(),
   progress: new Map(),
   lastPointAward: new Map(),
   processed: new Map(),
@@ -143,7 +146,11 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
         perCondition[i] = (perCondition[i] ?? []).filter((x) => !used.has(x.ref));
       });
     }
-    state.holdings.push({ ...award, awardedBy: e.referenceId, awardedAt: e.timestamp });
+    const holding = { ...award, awardedBy: e.referenceId, awardedAt: e.timestamp };
+    state.holdings.push(holding);
+    const same = state.holdingsByUid.get(holding.uid);
+    if (same) same.push(holding);
+    else state.holdingsByUid.set(holding.uid, [holding]);
   }
   for (const l of e.levels) {
     reachLevel(state, l);
@@ -180,6 +187,9 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
     const index = state.holdings.findIndex((h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank);
     if (index < 0) continue;
     const [holding] = state.holdings.splice(index, 1);
+    const same = state.holdingsByUid.get(holding.uid)!;
+    same.splice(same.indexOf(holding), 1);
+    if (!same.length) state.holdingsByUid.delete(holding.uid);
     // What the revoked award had consumed counts again, as if the award had not happened.
     if (holding.consumed.length) {
       const perCondition = progressOf(state, holding.uid);

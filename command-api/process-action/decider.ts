@@ -148,7 +148,7 @@ function evaluateRules(cmd: ProcessActionCommand, state: PlayerState, env: Proce
   const progress: ActionProcessed['progress'] = [];
   const awards: Award[] = [];
   const t = cmd.timestamp;
-  const holds = (uid: string) => state.holdings.some((h) => h.uid === uid) || awards.some((a) => a.uid === uid);
+  const holds = (uid: string) => state.holdingsByUid.has(uid) || awards.some((a) => a.uid === uid);
 
   for (const rule of rules.byAction.get(cmd.name) ?? []) {
     const def = rule.def;
@@ -201,7 +201,7 @@ function ruleAward(rule: CompiledRule, rank: Award['rank'], points: number, gran
 
 /** Ranks are earned in ascending order, several in one action when thresholds allow. */
 function rankAwards(rule: CompiledRule, state: PlayerState, current: ProgressEntry[][], deliverables: ReadonlyMap<string, Deliverable>): Award[] {
-  const held = new Set(state.holdings.filter((h) => h.uid === rule.def.uid && h.rank).map((h) => h.rank!.rank));
+  const held = new Set((state.holdingsByUid.get(rule.def.uid) ?? []).filter((h) => h.rank).map((h) => h.rank!.rank));
   const out: Award[] = [];
   const ranks = [...(rule.rankSet?.ranks ?? [])].sort((a, b) => a.rank - b.rank);
   for (const rank of ranks) {

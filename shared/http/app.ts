@@ -25,6 +25,8 @@ export interface HttpAppDeps extends RouteDeps {
 export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // Answers are per request and per key; hashing every body for an ETag costs more than it saves.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(helmet());
 
