@@ -62,6 +62,22 @@ class ClosableConnection extends RedisConnection {
   }
 }
 
+/** How long close() waits for the worker's running jobs and for Redis. */
+const CLOSE_WAIT_MS = 5000;
+
+/** Whether `operation` settled within `ms`; it keeps running (and failing quietly) otherwise. */
+async function within(operation: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([operation.then(() => true, () => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -144,8 +160,13 @@ export class BullMqJobScheduler implements JobScheduler {
   close(): Promise<void> {
     this.closing ??= (async () => {
       // The worker first: it finishes its running jobs, which still need the queue's connection.
-      await this.worker?.close();
-      await this.queue.close();
+      // With Redis gone that wait has no end, so it is bounded: a job cut off runs again elsewhere
+      // (delivery is at least once), and a shutdown must not hang on a store that is away.
+      if (this.worker && !(await within(this.worker.close(), CLOSE_WAIT_MS))) {
+        this.logger.warn({ waitedMs: CLOSE_WAIT_MS }, 'job worker did not close in time (redis away?); closing it without waiting');
+        await within(this.worker.close(true), CLOSE_WAIT_MS);
+      }
+      if (!(await within(this.queue.close(), CLOSE_WAIT_MS))) await this.queue.disconnect().catch(() => undefined);
     })();
     return this.closing;
   }
