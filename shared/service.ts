@@ -6,6 +6,7 @@ import { PlayerRepository } from '../command-api/player/repository';
 import { processActionRoute } from '../command-api/process-action/route';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
+import { registerReversalJobs } from '../command-api/reverse-action/handler';
 import { reverseActionRoute } from '../command-api/reverse-action/route';
 import { buyBundleRoute } from '../command-api/buy-bundle/route';
 import { registerProvisionJobs } from '../command-api/provision-transactions/handler';
@@ -144,6 +145,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     registerProvisionJobs(deps);
     registerChestJobs(deps);
     registerPowerupJobs(deps);
+    registerReversalJobs(deps);
   }
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as stock from '../../command-api/limited-stock/stock-stream';
 import { server, startTestService, type TestService } from '../support/service';
 
 /** Players must be registered first here: process answers 5003 for unknown ones. */
@@ -75,5 +76,38 @@ describe('a crash between the reference and the player stream', () => {
     expect(original.body.data).toMatchObject({ referenceId, playerId, earnedPoints: 10 });
     expect((await earn(playerId, referenceId)).body.code).toBe(2601);
     expect(await points(playerId)).toBe(10);
+  });
+});
+
+describe('a crash between a reversal and giving back its limited trigger activations', () => {
+  const LIMITED = `
+version: 1
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+actions:
+  - { identifier: spin, points: 1 }
+triggers:
+  - { uid: t-jackpot, label: Jackpot, type: OneTimeOnly, limited: true, limit: 1, conditions: [{ action: spin }], deliverables: [{ deliverable: gold, amount: 5 }] }
+`;
+  it('gives them back by the scheduled job, once', async () => {
+    const s = await startTestService({ catalogYaml: LIMITED, env: { STALE_RESERVATION_MS: '300' } });
+    try {
+      const [first, second] = [randomUUID(), randomUUID()];
+      const spin = (playerId: string, referenceId: string) => s.http.post('/v1/action/process').set(server).send({ name: 'spin', referenceId, playerId });
+      expect((await spin(first, 'jackpot-1')).body.data.triggers).toEqual([{ uid: 't-jackpot', label: 'Jackpot', points: 0 }]);
+      jest.spyOn(stock, 'returnStock').mockRejectedValueOnce(new Error('process killed after the player append'));
+      expect((await s.http.post('/v1/action/delete').set(server).send({ name: 'spin', referenceId: 'jackpot-1', playerId: first })).status).toBe(500);
+      // The activation is still taken: another player cannot have it yet.
+      expect((await spin(second, 'jackpot-2')).body.data.triggers).toBeNull();
+      let held = true;
+      for (let i = 0; i < 50 && held; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        held = (await stock.readStock(s.service.events, stock.TRIGGER_ACTIVATIONS, 't-jackpot')).total > 0;
+      }
+      expect(held).toBe(false);
+      expect((await spin(second, 'jackpot-3')).body.data.triggers).toEqual([{ uid: 't-jackpot', label: 'Jackpot', points: 0 }]);
+    } finally {
+      await s.close();
+    }
   });
 });
