@@ -37,6 +37,11 @@ export interface ScoreDoc {
   reachedAt: number;
   lastRef: string;
   previousReachedAt: number;
+  /**
+   * Position of the last event applied to the document: an event at or before it is a
+   * redelivery (after a restart from an older checkpoint) and is skipped.
+   */
+  appliedAt: number;
   [key: string]: unknown;
 }
 
@@ -60,11 +65,21 @@ interface Contribution {
  * Standings per board and period, from the decisions recorded in events: points earned (action,
  * badges, ranks, triggers; chest points) or the count of one action. A reversal subtracts what the
  * action and the awards it brought down had added, in the periods they were added to.
+ *
+ * Idempotent under redelivery (the runner may replay events the read models already hold): a
+ * score document records the position of the last event applied to it and skips events at or
+ * before it. A document that is missing (its count fell to 0) has no such record, so redelivered
+ * events rebuild it from nothing; that converges to missing again: from nothing the count stays at
+ * most the count the document had after each event, so the event that took that to 0 takes the
+ * rebuilt one to 0 too. Replaying events against the boards of a later catalog would not be
+ * idempotent, hence `checkpointAround` CatalogPublished: a redelivery never starts before the
+ * latest catalog applied.
  */
 export const leaderboardsProjector: Projector = {
   name: 'leaderboards',
   collections: Object.values(LEADERBOARD_COLLECTIONS),
   handles: new Set(['CatalogPublished', 'PlayerRegistered', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
+  checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store) {
     switch (event.type) {
       case 'CatalogPublished':
@@ -78,7 +93,26 @@ export const leaderboardsProjector: Projector = {
         return applyContributions(event, store);
     }
   },
+  reset(store) {
+    boardsByStore.delete(store);
+  },
 };
+
+/**
+ * The boards of each read store, as its lb_boards collection holds them: read once, then replaced
+ * by publishBoards, the only writer (the runner calls `reset` when it drops the collection). Keyed
+ * by the store object, so a fresh store (a rebuild, a verification) starts from its own.
+ */
+const boardsByStore = new WeakMap<ReadStore, readonly BoardDoc[]>();
+
+async function boardsOf(store: ReadStore): Promise<readonly BoardDoc[]> {
+  let boards = boardsByStore.get(store);
+  if (!boards) {
+    boards = await store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).find({});
+    boardsByStore.set(store, boards);
+  }
+  return boards;
+}
 
 async function publishBoards(published: CatalogPublished, store: ReadStore): Promise<void> {
   const tz = published.catalog.settings.timezone;
@@ -91,10 +125,15 @@ async function publishBoards(published: CatalogPublished, store: ReadStore): Pro
     action: l.metric === 'points' ? null : l.metric.action,
     timezone: tz,
   }));
-  await store.collection(LEADERBOARD_COLLECTIONS.boards).bulkWrite([
+  boardsByStore.delete(store);
+  const collection = store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards);
+  await collection.bulkWrite([
     { deleteMany: { filter: { _id: { $nin: boards.map((b) => b._id) } } } },
     ...boards.map((b) => ({ replaceOne: { filter: { _id: b._id }, replacement: b, upsert: true } })),
   ]);
+  // Read back rather than kept as built: the store's order (new boards after the kept ones) is
+  // the order scores are written in, as when every event read the boards.
+  boardsByStore.set(store, await collection.find({}));
 }
 
 function contributionsOf(event: RecordedEvent, board: BoardDoc): Contribution[] {
@@ -119,40 +158,58 @@ function contributionsOf(event: RecordedEvent, board: BoardDoc): Contribution[] 
   return [];
 }
 
+interface Pending {
+  board: string;
+  period: string;
+  contributions: Contribution[];
+}
+
 async function applyContributions(event: RecordedEvent, store: ReadStore): Promise<void> {
   const playerId = (event.data as { playerId: string }).playerId;
-  const boards = await store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).find({});
-  const scores = store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  for (const board of boards) {
+  // An event's contributions by score document, each document in the order first reached. Only
+  // a reversal gives one document several (its own and earlier awards' in one period), and none
+  // of those raises the count, so a document is never deleted then created again by one event.
+  const byDocument = new Map<string, Pending>();
+  for (const board of await boardsOf(store)) {
     for (const c of contributionsOf(event, board)) {
       const period = periodOf(board, c.ts);
       if (period === null) continue;
       const id = scoreId(board._id, period, playerId);
-      const current = await scores.findOne({ _id: id });
-      const score = addAmounts(current?.score ?? 0, c.amount);
-      const count = (current?.count ?? 0) + c.count;
-      if (count <= 0) {
-        await scores.deleteMany({ _id: id });
-        continue;
-      }
-      const raised = c.amount > 0;
-      // Undoing the latest contribution restores when the score was reached before it.
-      const reachedAt = raised ? event.position : current && c.ref === current.lastRef ? current.previousReachedAt : current?.reachedAt ?? event.position;
-      await scores.replaceOne(
-        { _id: id },
-        {
-          _id: id,
-          board: board._id,
-          period,
-          playerId,
-          score,
-          count,
-          reachedAt,
-          lastRef: raised ? c.ref : current?.lastRef ?? c.ref,
-          previousReachedAt: raised ? current?.reachedAt ?? event.position : current?.previousReachedAt ?? event.position,
-        },
-        { upsert: true },
-      );
+      const pending = byDocument.get(id);
+      if (pending) pending.contributions.push(c);
+      else byDocument.set(id, { board: board._id, period, contributions: [c] });
     }
   }
+  if (byDocument.size === 0) return;
+  const scores = store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+  for (const [id, { board, period, contributions }] of byDocument) {
+    const stored = await scores.findOne({ _id: id });
+    if (stored && event.position <= (stored.appliedAt ?? 0)) continue;
+    let current: ScoreDoc | null = stored;
+    for (const c of contributions) current = contribute(current, c, { id, board, period, playerId, position: event.position });
+    if (current) await scores.replaceOne({ _id: id }, current, { upsert: true });
+    else if (stored) await scores.deleteMany({ _id: id });
+  }
+}
+
+/** A score document after one contribution; null when its count falls to 0 (it leaves the standings). */
+function contribute(current: ScoreDoc | null, c: Contribution, at: { id: string; board: string; period: string; playerId: string; position: number }): ScoreDoc | null {
+  const score = addAmounts(current?.score ?? 0, c.amount);
+  const count = (current?.count ?? 0) + c.count;
+  if (count <= 0) return null;
+  const raised = c.amount > 0;
+  // Undoing the latest contribution restores when the score was reached before it.
+  const reachedAt = raised ? at.position : current && c.ref === current.lastRef ? current.previousReachedAt : current?.reachedAt ?? at.position;
+  return {
+    _id: at.id,
+    board: at.board,
+    period: at.period,
+    playerId: at.playerId,
+    score,
+    count,
+    reachedAt,
+    lastRef: raised ? c.ref : current?.lastRef ?? c.ref,
+    previousReachedAt: raised ? current?.reachedAt ?? at.position : current?.previousReachedAt ?? at.position,
+    appliedAt: at.position,
+  };
 }

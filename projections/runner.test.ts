@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../shared/event-store/port';
 import { MemoryReadStore } from '../shared/read-store/memory';
 import type { ReadStore } from '../shared/read-store/port';
 import { LogCheckpointWatcher } from './log-checkpoint-watcher';
-import { CHECKPOINTS, ProjectionRunner, type Projector } from './runner';
+import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from './runner';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
 const counted = (id: string) => ({ id, type: 'Counted', data: { n: 1 }, metadata });
@@ -30,8 +30,9 @@ describe('ProjectionRunner', () => {
     const head = await events.headPosition();
     expect(await runner.waitFor(head, 5000)).toBe(true);
     expect(await store.collection('counts').findOne({ _id: 's-1' })).toEqual({ _id: 's-1', n: 2 });
-    expect(await store.collection(CHECKPOINTS).findOne({ _id: 'counter' })).toEqual({ _id: 'counter', position: head });
+    // Checkpoints are written in batches; stopping writes them.
     await runner.stop();
+    expect(await store.collection(CHECKPOINTS).findOne({ _id: 'counter' })).toEqual({ _id: 'counter', position: head });
 
     // A restarted runner resumes after its checkpoint: nothing is counted twice.
     await events.appendToStream('s-1', [counted('00000000-0000-4000-8000-000000000003')], 1);
@@ -47,6 +48,72 @@ describe('ProjectionRunner', () => {
     expect(await store.collection('counts').findOne({ _id: 's-1' })).toEqual({ _id: 's-1', n: 3 });
     await expect(again.rebuild(['nope'])).rejects.toThrow('unknown projector');
     await again.stop();
+    await events.close();
+  });
+
+  it('writes checkpoints in batches: at least every 1000 events, and soon after the log goes idle', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    const checkpoints = store.collection<{ _id: string; position: number }>(CHECKPOINTS);
+    let writes = 0;
+    const updateOne = checkpoints.updateOne.bind(checkpoints);
+    checkpoints.updateOne = (...args) => {
+      writes++;
+      return updateOne(...args);
+    };
+    let lag = 0;
+    const watching: Projector = {
+      name: 'watching',
+      collections: ['watched'],
+      handles: new Set(['Counted']),
+      async apply(event) {
+        lag = Math.max(lag, event.position - ((await checkpoints.findOne({ _id: 'watching' }))?.position ?? 0));
+      },
+    };
+    const batch = Array.from({ length: 2500 }, (_, i) => counted(`00000000-0000-4000-8000-${String(100000 + i).padStart(12, '0')}`));
+    await events.appendToStream('s-1', batch, 'no_stream');
+    const head = await events.headPosition();
+    const runner = new ProjectionRunner(events, store, [watching], pino({ level: 'silent' }));
+    await runner.start();
+    expect(await runner.waitFor(head, 5000)).toBe(true);
+    // Applied is what waitFor waits for; the checkpoint follows.
+    expect(lag).toBeGreaterThan(1);
+    expect(lag).toBeLessThanOrEqual(1000);
+    expect(writes).toBeLessThan(50);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await checkpoints.findOne({ _id: 'watching' })).toEqual({ _id: 'watching', position: head });
+    expect(await checkpoints.findOne({ _id: LOG_CHECKPOINT })).toEqual({ _id: LOG_CHECKPOINT, position: head });
+    await runner.stop();
+    await events.close();
+  });
+
+  it('writes the checkpoints just before and just after an event of checkpointAround', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    const checkpoints = store.collection<{ _id: string; position: number }>(CHECKPOINTS);
+    const seen: [string, number, number | undefined][] = [];
+    const guarded: Projector = {
+      name: 'guarded',
+      collections: [],
+      handles: new Set(['Counted', 'Barrier']),
+      checkpointAround: new Set(['Barrier']),
+      async apply(event) {
+        seen.push([event.type, event.position, (await checkpoints.findOne({ _id: 'guarded' }))?.position]);
+      },
+    };
+    const ids = [21, 22, 23, 24, 25].map((n) => `00000000-0000-4000-8000-0000000000${n}`);
+    await events.appendToStream('s-1', [counted(ids[0]), counted(ids[1]), { id: ids[2], type: 'Barrier', data: {}, metadata }, counted(ids[3]), counted(ids[4])], 'no_stream');
+    const runner = new ProjectionRunner(events, store, [guarded], pino({ level: 'silent' }));
+    await runner.start();
+    expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
+    await runner.stop();
+    expect(seen).toEqual([
+      ['Counted', 1, undefined],
+      ['Counted', 2, undefined],
+      ['Barrier', 3, 2],
+      ['Counted', 4, 3],
+      ['Counted', 5, 3],
+    ]);
     await events.close();
   });
 

@@ -63,7 +63,7 @@ class ClosableConnection extends RedisConnection {
 }
 
 /** How long close() waits for the worker's running jobs and for Redis. */
-const CLOSE_WAIT_MS = 5000;
+const CLOSE_WAIT_MS = 2000;
 
 /** Whether `operation` settled within `ms`; it keeps running (and failing quietly) otherwise. */
 async function within(operation: Promise<unknown>, ms: number): Promise<boolean> {
@@ -165,8 +165,10 @@ export class BullMqJobScheduler implements JobScheduler {
       if (this.worker && !(await within(this.worker.close(), CLOSE_WAIT_MS))) {
         this.logger.warn({ waitedMs: CLOSE_WAIT_MS }, 'job worker did not close in time (redis away?); closing it without waiting');
         await within(this.worker.close(true), CLOSE_WAIT_MS);
+        // Drop the connections, or they keep trying to reconnect (and hold the process open).
+        await within(this.worker.disconnect(), CLOSE_WAIT_MS);
       }
-      if (!(await within(this.queue.close(), CLOSE_WAIT_MS))) await this.queue.disconnect().catch(() => undefined);
+      if (!(await within(this.queue.close(), CLOSE_WAIT_MS))) await within(this.queue.disconnect(), CLOSE_WAIT_MS);
     })();
     return this.closing;
   }

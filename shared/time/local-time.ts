@@ -100,11 +100,70 @@ export function isValidTimeZone(timeZone: string): boolean {
 export function localDateTimeAt(ms: number, timeZone: string): LocalDateTime {
   const year = new Date(ms).getUTCFullYear();
   if (!Number.isFinite(ms) || year < 1 || year > 9999) throw new RangeError(`instant out of range: ${ms}`);
+  // As Intl reads an instant: milliseconds truncated (TimeClip), then the second rounded down.
+  const second = Math.floor(Math.trunc(ms) / 1000) * 1000;
+  if (timeZone === 'UTC') return utcFields(second);
+  const offset = cachedOffset(second, timeZone);
+  if (offset !== undefined) {
+    const t = utcFields(second + offset);
+    // Intl shows the years before 1 without their era: leave those (and after 9999) to it.
+    if (t.year >= 1 && t.year <= 9999) return t;
+  }
+  return intlDateTimeAt(second, timeZone);
+}
+
+/** The fields a UTC clock shows at `ms` (a whole second). */
+function utcFields(ms: number): LocalDateTime {
+  const d = new Date(ms);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
+}
+
+/** The wall-clock reading as Intl gives it: the reference the cached offsets are taken from. */
+function intlDateTimeAt(ms: number, timeZone: string): LocalDateTime {
   const t: LocalDateTime = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
   for (const part of formatterFor(timeZone).formatToParts(ms)) {
     if (part.type in t) t[part.type as keyof LocalDateTime] = Number(part.value);
   }
   return t;
+}
+
+/*
+ * Intl is slow (a formatToParts per call), and projections ask for the local time of every event.
+ * Offsets are cached per zone and per SLOT_MS slot of UTC time: a slot whose first and last
+ * seconds have the same offset has that offset throughout, so any instant in it is the UTC
+ * reading of the instant plus the offset. A slot holding a change of offset (whatever minute or
+ * second the change falls on: :30 and :45 zones, historical local mean times with seconds) is
+ * marked mixed, and its instants go to Intl. The one assumption: a zone never changes its offset
+ * and back again within one slot, which no time zone has ever done (changes are months apart).
+ */
+const SLOT_MS = 15 * 60_000;
+/** Slots remembered per zone before the cache starts over (about 10 years of 15-minute slots). */
+const MAX_SLOTS_PER_ZONE = 350_000;
+/** Offset in ms of a slot of constant offset; NaN for a slot holding a change. */
+const offsetSlots = new Map<string, Map<number, number>>();
+
+/** The offset in force throughout the slot of `ms` (a whole second), or undefined when the slot holds a change. */
+function cachedOffset(ms: number, timeZone: string): number | undefined {
+  const slot = Math.floor(ms / SLOT_MS);
+  const slots = offsetSlots.get(timeZone);
+  let offset = slots?.get(slot);
+  if (offset === undefined) {
+    const start = slot * SLOT_MS;
+    // Throws RangeError for an unknown zone, before anything is cached for it.
+    const first = intlOffsetAt(start, timeZone);
+    offset = first === intlOffsetAt(start + SLOT_MS - 1000, timeZone) ? first : Number.NaN;
+    if (!slots) offsetSlots.set(timeZone, new Map([[slot, offset]]));
+    else {
+      if (slots.size >= MAX_SLOTS_PER_ZONE) slots.clear();
+      slots.set(slot, offset);
+    }
+  }
+  return Number.isNaN(offset) ? undefined : offset;
+}
+
+/** Offset of the zone from UTC at the instant `ms` (a whole second), in ms, from Intl. */
+function intlOffsetAt(ms: number, timeZone: string): number {
+  return wallTimeAsUtcMs(intlDateTimeAt(ms, timeZone)) - ms;
 }
 
 /** `YYYY-MM-DDThh:mm:ss` of the instant `ms` in `timeZone`. */

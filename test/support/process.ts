@@ -27,10 +27,12 @@ export interface ChildServer {
 export async function startServerProcess(env: Record<string, string>, options: { role?: string; port?: number } = {}): Promise<ChildServer> {
   const role = options.role ?? 'all';
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'shared', 'main.ts'), role], {
+  // As the npm start scripts run it: tsx as a loader, in the service's own process.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'shared', 'main.ts'), role], {
+    cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: tsx runs the service in a child of its own, and a kill must reach both.
+    // Its own process group, so a kill reaches anything it started.
     detached: true,
   });
   let out = '';
@@ -47,10 +49,7 @@ export async function startServerProcess(env: Record<string, string>, options: {
   throw new Error(`${role} did not start: ${out}`);
 }
 
-/**
- * Signals a server started by startServerProcess and everything in its process group: tsx's
- * cli runs the service in a child process, which a signal to the cli alone does not reach.
- */
+/** Signals a server started by startServerProcess and everything in its process group. */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     process.kill(-child.pid!, signal);
