@@ -24,6 +24,7 @@ if (MONGO_URL) {
     },
   );
 } else {
+  // Skipped, not passed: no MongoDB server can run on this machine; set MONGO_URL to run the contract.
   describe.skip('MongoDB contract (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => {
     it('runs the ReadStore contract against MongoDB', () => undefined);
   });
