@@ -170,7 +170,19 @@ export class SqliteEventStore implements EventStore {
     this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
     // Each append is a savepoint inside the batch's transaction: one that fails (a wrong
     // expected revision) is undone alone, the others commit together.
-    const appendOne = this.db.transaction((p: PendingAppend) => this.appendSync(p.stream, p.events, p.expected));
+    // Most appends are new events at the expected revision: they skip the per-event duplicate
+    // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
+    // a fresh savepoint: a retried append then gets its earlier result, as it always did.
+    const appendNew = this.db.transaction((p: PendingAppend) => this.appendSync(p.stream, p.events, p.expected, false));
+    const appendChecked = this.db.transaction((p: PendingAppend) => this.appendSync(p.stream, p.events, p.expected, true));
+    const appendOne = (p: PendingAppend): AppendResult => {
+      try {
+        return appendNew(p);
+      } catch (error) {
+        if (!(error instanceof WrongExpectedVersionError) && (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+        return appendChecked(p);
+      }
+    };
     // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
     // writes gets SQLITE_BUSY at once (no busy wait) when another process wrote in between.
     this.commitBatch = this.db.transaction((batch: PendingAppend[]) =>
@@ -264,9 +276,9 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  private appendSync(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+  private appendSync(stream: string, events: NewEvent[], expected: ExpectedRevision, checkDuplicates: boolean): AppendResult {
     const actual = this.currentRevision(stream);
-    const duplicate = this.findDuplicate(stream, events, expected, actual);
+    const duplicate = checkDuplicates ? this.findDuplicate(stream, events, expected, actual) : undefined;
     if (duplicate) return duplicate;
     if (!revisionMatches(expected, actual)) throw new WrongExpectedVersionError(stream, expected, actual);
     // An empty append only checks the revision, as in EventStoreDB; position 0: nothing to wait for.
