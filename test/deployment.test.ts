@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import YAML from 'yaml';
@@ -10,6 +8,7 @@ import { readRunConfig } from '../shared/config/env';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { COMMAND_PATHS, serves } from '../shared/roles';
 import { startService } from '../shared/service';
+import { startServerProcess, stopProcess, type ChildServer } from './support/process';
 import { KEYS, tempDir, writeKeysFile } from './support/service';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -67,60 +66,23 @@ describe('the deployment files', () => {
   });
 });
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-
-/** Starts one role in its own process and resolves once it answers /health. */
-async function startRole(role: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
-  const port = await freePort();
-  // As `npm run start:<role>` runs it: tsx as a loader in the same process, so signals reach the service.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'shared', 'main.ts'), role], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${role} exited: ${out}`);
-    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
-    if (ok) return { url, child, output: () => out };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${role} did not start: ${out}`);
-}
-
 /** Response bodies are checked field by field. */
 const json = async (res: Response): Promise<any> => res.json();
 
-const stopRole = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
 describe('the command and read roles as separate processes', () => {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  let roles: { url: string; child: ChildProcess; output: () => string }[] = [];
+  let roles: ChildServer[] = [];
   const dataDir = tempDir();
 
   afterAll(async () => {
-    await Promise.all(roles.map((r) => stopRole(r.child)));
+    await Promise.all(roles.map((r) => stopProcess(r.child, 'SIGTERM')));
   });
 
   it('an action processed through the command role is visible through the read role within the bounded wait', async () => {
     const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), REDIS_URL: redisUrl, REDIS_PREFIX: `test-roles-${randomUUID()}`, MIN_POSITION_WAIT_MS: '5000' };
     // The command role publishes the catalog first; the read role follows the published one.
-    const command = await startRole('command', env);
-    const read = await startRole('read', env);
+    const command = await startServerProcess(env, { role: 'command' });
+    const read = await startServerProcess(env, { role: 'read' });
     roles = [command, read];
     const base = (p: string) => (ingressRole(p) === 'command' ? command.url : read.url);
     const headers = { AuthKey: KEYS.server, 'Content-Type': 'application/json' };

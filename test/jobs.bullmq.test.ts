@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Queue } from 'bullmq';
 import { BullMqJobScheduler } from '../shared/jobs/bullmq';
 import { JobLogger, StoreUnavailableError } from '../shared/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
+import { freePort } from './support/process';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -22,23 +22,11 @@ jobsContract('BullMqJobScheduler', async () => {
   };
 });
 
-/** A local port nothing listens on: taken from the OS, then released. */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 describe('BullMqJobScheduler specifics', () => {
   it('rejects schedule and cancel with StoreUnavailableError, promptly, when Redis cannot be reached', async () => {
     const silent: JobLogger = { warn: () => {}, error: () => {} };
     const scheduler = new BullMqJobScheduler({
-      connection: `redis://127.0.0.1:${await unusedPort()}`,
+      connection: `redis://127.0.0.1:${await freePort()}`,
       queueName: `test-jobs-${randomUUID()}`,
       timeoutMs: 500,
       logger: silent,

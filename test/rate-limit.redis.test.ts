@@ -1,11 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../shared/rate-limit/port';
 import { RedisRateLimiter } from '../shared/rate-limit/redis';
 import { rateLimitContract } from './contracts/rate-limit.contract';
+import { eventually, freePort, startRedisServer, stopChild } from './support/process';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Every key this file writes to the shared Redis starts with this; afterAll deletes them. */
@@ -13,19 +12,6 @@ const PREFIX = `test:rate-limit:${randomUUID()}:`;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Retries `attempt` until it passes or `timeoutMs` is over. */
-async function eventually(attempt: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
 }
 
 let admin: Redis;
@@ -87,26 +73,26 @@ describe('RedisRateLimiter specifics', () => {
     const setting = { perSecond: 100, burst: 100 };
 
     beforeEach(async () => {
-      port = await unusedPort();
+      port = await freePort();
       server = await startRedisServer(port);
     });
 
     afterEach(async () => {
-      if (server) await kill(server);
+      if (server) await stopChild(server);
     });
 
     it('throws StoreUnavailableError within 3 s while Redis is down, and works again once it is back', async () => {
       const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, 'rl:');
       try {
         expect(await limiter.take('k', setting)).toEqual({ allowed: true });
-        await kill(server!);
+        await stopChild(server!);
 
         const startedAt = Date.now();
         await expect(limiter.take('k', setting)).rejects.toBeInstanceOf(StoreUnavailableError);
         expect(Date.now() - startedAt).toBeLessThan(3000);
 
         server = await startRedisServer(port);
-        await eventually(async () => expect(await limiter.take('k', setting)).toEqual({ allowed: true }));
+        await eventually(async () => expect(await limiter.take('k', setting)).toEqual({ allowed: true }), 5000, 50);
       } finally {
         await limiter.close();
       }
@@ -121,14 +107,14 @@ describe('RedisRateLimiter specifics', () => {
         await expect(limiter.take('k', setting)).rejects.toBeInstanceOf(StoreUnavailableError);
         expect(Date.now() - startedAt).toBeLessThan(3000);
         server!.kill('SIGCONT');
-        await eventually(async () => expect(await limiter.take('k', setting)).toEqual({ allowed: true }));
+        await eventually(async () => expect(await limiter.take('k', setting)).toEqual({ allowed: true }), 5000, 50);
       } finally {
         await limiter.close();
       }
     });
 
     it('throws StoreUnavailableError promptly when Redis is down from the start', async () => {
-      await kill(server!);
+      await stopChild(server!);
       server = undefined;
       const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, 'rl:');
       try {
@@ -141,47 +127,3 @@ describe('RedisRateLimiter specifics', () => {
     });
   });
 });
-
-/** A local port nothing listens on: taken from the OS, then released. */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** A throwaway redis-server (no persistence) on `port`, once it accepts connections. */
-async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  try {
-    await eventually(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const socket = connect(port, '127.0.0.1', () => {
-            socket.destroy();
-            resolve();
-          });
-          socket.once('error', reject);
-        }),
-    );
-  } catch (error) {
-    await kill(child);
-    throw error;
-  }
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
