@@ -1,4 +1,4 @@
-import { canonicalPlayerId, newUid, secureRandom } from './ids';
+import { canonicalPlayerId, newEventId, newUid, secureRandom } from './ids';
 
 describe('secureRandom', () => {
   it('is uniform in [0, 1)', () => {
@@ -16,6 +16,19 @@ describe('secureRandom', () => {
 describe('ids', () => {
   it('service uids are 32 lowercase hex characters', () => {
     expect(newUid()).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('event ids are UUIDv7: the creation time in the first 48 bits, version 7, RFC variant, unique', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 1000 }, newEventId);
+    const after = Date.now();
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const time = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('canonicalises player ids with or without dashes, any case; anything else is null', () => {
