@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   EventStore,
   NewEvent,
+  RecordedEvent,
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '../shared/event-store/port';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { WalCheckpointer } from '../shared/event-store/sqlite-checkpointer';
 import { eventStoreContract } from './contracts/event-store.contract';
 
 /** A fresh directory per store, so the -wal and -shm files go with it. */
@@ -100,6 +102,88 @@ describe('SqliteEventStore specifics', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await store.appendToStream('s', [event()], 'no_stream');
     await waitFor(() => seen.length === 1, 500);
+  });
+
+  it('hands its own committed events to a subscription exactly as they read back from the file', async () => {
+    const store = open({ pollIntervalMs: 60_000 });
+    const seen: RecordedEvent[] = [];
+    store.subscribeToAll({ onEvent: (e) => void seen.push(e) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Concurrent appends share a group commit; the one at a wrong revision writes nothing.
+    const results = await Promise.allSettled([
+      store.appendToStream('a', [event({ x: 1, nested: { y: [1, 2] } }), event({ n: null })], 'no_stream'),
+      store.appendToStream('b', [event({ z: 'text' })], 'no_stream'),
+      store.appendToStream('a', [event()], 5),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    await waitFor(() => seen.length === 3, 500);
+    expect(seen).toEqual(await store.readAll());
+  });
+
+  it('interleaved with another instance writing to the file, a subscription gets every event once, in order', async () => {
+    const store = open({ pollIntervalMs: 10 });
+    const other = open();
+    const seen: number[] = [];
+    store.subscribeToAll({ onEvent: (e) => void seen.push(e.position) });
+    for (let i = 0; i < 30; i++) {
+      // This instance's batches follow on from the other's events only some of the time.
+      await Promise.all([store.appendToStream(`mine-${i}`, [event(), event()], 'no_stream'), i % 3 === 0 ? other.appendToStream(`theirs-${i}`, [event()], 'no_stream') : null]);
+    }
+    const all = (await store.readAll()).map((e) => e.position);
+    expect(all).toHaveLength(70);
+    await waitFor(() => seen.length >= all.length, 2000);
+    expect(seen).toEqual(all);
+  });
+
+  it('a stream read to its end and appended to here still shows what another instance appends to it', async () => {
+    const store = open();
+    const other = open();
+    await store.appendToStream('shared', [event()], 'no_stream');
+    expect(await store.readStream('shared')).toHaveLength(1);
+    expect((await store.appendToStream('shared', [event()], 0)).nextExpectedRevision).toBe(1);
+    // Nothing after revision 1 yet, as far as anyone knows...
+    expect(await store.readStream('shared', { fromRevision: 2 })).toEqual([]);
+    expect(await store.streamRevision('shared')).toBe(1);
+    // ...until another connection writes.
+    await other.appendToStream('shared', [event({ from: 'other' })], 1);
+    expect((await store.readStream('shared', { fromRevision: 2 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+    expect(await store.streamRevision('shared')).toBe(2);
+    expect(await store.readStream('never-written', { fromRevision: 0 })).toEqual([]);
+    await other.appendToStream('never-written', [event()], 'no_stream');
+    expect(await store.readStream('never-written', { fromRevision: 0 })).toHaveLength(1);
+  });
+
+  it('a retried append answering its earlier revision does not hide what was appended after it', async () => {
+    const store = open();
+    const first = event();
+    await store.appendToStream('retried', [first], 'no_stream');
+    expect(await store.readStream('retried')).toHaveLength(1);
+    await store.appendToStream('retried', [event({ n: 2 })], 0);
+    // The retry is answered with the first append's result, revision 0...
+    expect((await store.appendToStream('retried', [first], 'any')).nextExpectedRevision).toBe(0);
+    // ...while the stream stays at revision 1, with its second event readable.
+    expect(await store.streamRevision('retried')).toBe(1);
+    expect((await store.readStream('retried', { fromRevision: 1 })).map((e) => e.data)).toEqual([{ n: 2 }]);
+  });
+
+  it('checkpoints its WAL into the database file from a worker thread, so the WAL is reused and stays small', async () => {
+    const store = open();
+    const walSize = () => statSync(`${file}-wal`).size;
+    const written = 8 * 400 * 1200;
+    for (let round = 0; round < 8; round++) {
+      await store.appendToStream(`bulk-${round}`, Array.from({ length: 400 }, () => event({ text: 'x'.repeat(1200) })), 'no_stream');
+      // Every page committed so far reaches the database file without any further commit.
+      await waitFor(() => statSync(file).size >= (round + 1) * 400 * 1200, 5000);
+    }
+    // A WAL never started over would hold every page written (more than `written`); SQLite's own
+    // checkpoint, off here, would not run before 1000 pages, about 4 MB.
+    expect(walSize()).toBeLessThan(written);
+    expect(await store.readAll()).toHaveLength(3200);
+  });
+
+  it('reports a checkpointer whose worker cannot open the file (the store then checkpoints in its commits again)', async () => {
+    const failed = new Promise<Error>((resolve) => new WalCheckpointer(join(file, 'no-such-dir', 'events.db'), resolve));
+    expect((await failed).message).toMatch(/unable to open|directory does not exist|cannot open/i);
   });
 
   it('catches up over several pages in order, each event once', async () => {

@@ -16,6 +16,7 @@ import {
   Subscription,
   WrongExpectedVersionError,
 } from './port';
+import { WalCheckpointer } from './sqlite-checkpointer';
 
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes. Default 50. */
@@ -33,6 +34,8 @@ export interface SqliteEventStoreOptions {
 
 /** Rows per read while a subscription catches up, so a long replay never loads the whole log. */
 const PAGE_SIZE = 1000;
+/** Streams whose current revision is remembered (see `knownRevisions`); the oldest go first. */
+const KNOWN_REVISIONS_LIMIT = 100_000;
 
 /**
  * SQLite result codes (primary part of the extended code) meaning the file cannot be read or
@@ -125,6 +128,13 @@ interface PendingAppend {
 
 type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
+/** What a group commit wrote: the log's head before it, and its events, in position order. */
+interface CommittedBatch {
+  outcomes: AppendOutcome[];
+  headBefore: number;
+  recorded: RecordedEvent[];
+}
+
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly now: () => number;
@@ -138,9 +148,19 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
   private readonly selectHead: Database.Statement<[], { position: number | null }>;
-  private readonly commitBatch: (batch: PendingAppend[]) => AppendOutcome[];
+  private readonly selectDataVersion: Database.Statement<[], number>;
+  /**
+   * Current revisions of streams this connection has read to the end or appended to since,
+   * so that reading "what came after revision N" of such a stream (a cached player state
+   * catching up) needs no query. Valid while no other connection commits to the file:
+   * `PRAGMA data_version` changes when one does, and then the whole map is forgotten.
+   */
+  private readonly knownRevisions = new Map<string, number>();
+  private dataVersion = -1;
+  private readonly commitBatch: (batch: PendingAppend[]) => CommittedBatch;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
+  private readonly checkpointer: WalCheckpointer | undefined;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -158,6 +178,13 @@ export class SqliteEventStore implements EventStore {
       throw new StoreUnavailableError(`cannot open event store ${filePath}: ${String(error)}`, error);
     }
     this.db = db;
+    if (!(options.readonly ?? false) && filePath !== ':memory:' && filePath !== '') {
+      db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new WalCheckpointer(filePath, () => {
+        // Without the worker, SQLite checkpoints inside commits again, so the WAL cannot grow without end.
+        if (!this.closed) this.db.pragma('wal_autocheckpoint = 1000');
+      });
+    }
     this.insertEvent = this.db.prepare(
       'INSERT INTO events (stream, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
@@ -168,33 +195,46 @@ export class SqliteEventStore implements EventStore {
     );
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
+    this.selectDataVersion = this.db.prepare('PRAGMA data_version').pluck() as Database.Statement<[], number>;
     // Each append is a savepoint inside the batch's transaction: one that fails (a wrong
     // expected revision) is undone alone, the others commit together.
     // Most appends are new events at the expected revision: they skip the per-event duplicate
     // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
     // a fresh savepoint: a retried append then gets its earlier result, as it always did.
-    const appendNew = this.db.transaction((p: PendingAppend) => this.appendSync(p.stream, p.events, p.expected, false));
-    const appendChecked = this.db.transaction((p: PendingAppend) => this.appendSync(p.stream, p.events, p.expected, true));
-    const appendOne = (p: PendingAppend): AppendResult => {
+    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[]) => this.appendSync(p, false, recorded));
+    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[]) => this.appendSync(p, true, recorded));
+    const appendOne = (p: PendingAppend, recorded: RecordedEvent[]): AppendResult => {
+      // Events of a savepoint that is undone must not be reported as written.
+      const mark = recorded.length;
       try {
-        return appendNew(p);
+        return appendNew(p, recorded);
       } catch (error) {
+        recorded.length = mark;
         if (!(error instanceof WrongExpectedVersionError) && (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
-        return appendChecked(p);
+        try {
+          return appendChecked(p, recorded);
+        } catch (again) {
+          recorded.length = mark;
+          throw again;
+        }
       }
     };
     // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
     // writes gets SQLITE_BUSY at once (no busy wait) when another process wrote in between.
-    this.commitBatch = this.db.transaction((batch: PendingAppend[]) =>
-      batch.map((p): AppendOutcome => {
+    this.commitBatch = this.db.transaction((batch: PendingAppend[]): CommittedBatch => {
+      // The write lock is held from here to the commit, so every event after this head is the batch's.
+      const headBefore = this.selectHead.get()?.position ?? 0;
+      const recorded: RecordedEvent[] = [];
+      const outcomes = batch.map((p): AppendOutcome => {
         try {
-          return { ok: true, result: appendOne(p) };
+          return { ok: true, result: appendOne(p, recorded) };
         } catch (error) {
           if (isUnavailable(error)) throw error;
           return { ok: false, error };
         }
-      }),
-    ).immediate;
+      });
+      return { outcomes, headBefore, recorded };
+    }).immediate;
   }
 
   /**
@@ -217,30 +257,40 @@ export class SqliteEventStore implements EventStore {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let outcomes: AppendOutcome[];
+    let committed: CommittedBatch;
     try {
-      outcomes = this.guard(() => this.commitBatch(batch));
+      committed = this.guard(() => this.commitBatch(batch));
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
     }
-    let appended = false;
-    outcomes.forEach((outcome, i) => {
-      if (outcome.ok) {
-        appended ||= batch[i].events.length > 0;
-        batch[i].resolve(outcome.result);
-      } else batch[i].reject(outcome.error);
+    // From the events written, not the results: a retried append answers its earlier, older revision.
+    for (const event of committed.recorded) if (this.knownRevisions.has(event.streamName)) this.knownRevisions.set(event.streamName, event.revision);
+    committed.outcomes.forEach((outcome, i) => {
+      if (outcome.ok) batch[i].resolve(outcome.result);
+      else batch[i].reject(outcome.error);
     });
-    if (appended) for (const subscription of this.subscriptions) subscription.wake();
+    if (committed.recorded.length) for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, committed.recorded);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const rows = this.guard(() => this.selectStream.all(stream, options.fromRevision ?? 0, options.maxCount ?? -1));
-    return rows.map(toRecorded);
+    const from = options.fromRevision ?? 0;
+    const maxCount = options.maxCount ?? -1;
+    return this.guard(() => {
+      const known = this.knownRevision(stream);
+      if (known !== undefined && from > known) return [];
+      const rows = this.selectStream.all(stream, from, maxCount);
+      // Read to the end: the last row is the current revision, or no row from 0 means no stream.
+      if (maxCount < 0 || rows.length < maxCount) {
+        if (rows.length) this.rememberRevision(stream, rows[rows.length - 1].revision);
+        else if (from === 0) this.rememberRevision(stream, -1);
+      }
+      return rows.map(toRecorded);
+    });
   }
 
   async streamRevision(stream: string): Promise<number> {
-    return this.guard(() => this.currentRevision(stream));
+    return this.guard(() => this.knownRevision(stream) ?? this.currentRevision(stream));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -273,10 +323,12 @@ export class SqliteEventStore implements EventStore {
     this.flush();
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.checkpointer?.stop();
     this.db.close();
   }
 
-  private appendSync(stream: string, events: NewEvent[], expected: ExpectedRevision, checkDuplicates: boolean): AppendResult {
+  /** Appends one stream's events, adding what it wrote to `recorded`. */
+  private appendSync({ stream, events, expected }: PendingAppend, checkDuplicates: boolean, recorded: RecordedEvent[]): AppendResult {
     const actual = this.currentRevision(stream);
     const duplicate = checkDuplicates ? this.findDuplicate(stream, events, expected, actual) : undefined;
     if (duplicate) return duplicate;
@@ -289,16 +341,10 @@ export class SqliteEventStore implements EventStore {
     let position = 0;
     for (const event of events) {
       revision += 1;
-      const { lastInsertRowid } = this.insertEvent.run(
-        stream,
-        revision,
-        event.id,
-        event.type,
-        JSON.stringify(event.data) ?? 'null',
-        JSON.stringify(event.metadata),
-        createdAt,
-      );
+      const data = JSON.stringify(event.data) ?? 'null';
+      const { lastInsertRowid } = this.insertEvent.run(stream, revision, event.id, event.type, data, JSON.stringify(event.metadata), createdAt);
       position = Number(lastInsertRowid);
+      recorded.push({ ...event, data: event.data === undefined ? null : event.data, streamName: stream, revision, position, createdAt });
     }
     return { nextExpectedRevision: revision, position };
   }
@@ -342,6 +388,22 @@ export class SqliteEventStore implements EventStore {
     return this.guard(() => this.selectAll.all(fromPosition, maxCount)).map(toRecorded);
   }
 
+  /** The remembered revision of a stream, once no other connection has committed since it was learnt. */
+  private knownRevision(stream: string): number | undefined {
+    const version = this.selectDataVersion.get()!;
+    if (version !== this.dataVersion) {
+      this.knownRevisions.clear();
+      this.dataVersion = version;
+    }
+    return this.knownRevisions.get(stream);
+  }
+
+  private rememberRevision(stream: string, revision: number): void {
+    this.knownRevisions.delete(stream);
+    this.knownRevisions.set(stream, revision);
+    if (this.knownRevisions.size > KNOWN_REVISIONS_LIMIT) this.knownRevisions.delete(this.knownRevisions.keys().next().value!);
+  }
+
   private currentRevision(stream: string): number {
     return this.selectRevision.get(stream)?.revision ?? -1;
   }
@@ -367,6 +429,13 @@ class SqliteSubscription implements Subscription {
   private closing = false;
   /** Set by an append since the last page was read, so the loop does not go idle on it. */
   private wakeRequested = false;
+  /**
+   * Events this process committed, handed over as they were appended instead of read back, and
+   * the position of the last event the subscription has or holds: a batch is taken only when it
+   * follows on from that position with nothing in between (no other process wrote there).
+   */
+  private handed: RecordedEvent[] = [];
+  private tail = -1;
   private endIdle: (() => void) | undefined;
   private readonly stopped: Promise<void>;
 
@@ -387,7 +456,15 @@ class SqliteSubscription implements Subscription {
     });
   }
 
-  wake(): void {
+  /**
+   * Events committed by this process after `headBefore`. Subscribers get the appended objects
+   * themselves (events are not changed once appended); otherwise the next page is read.
+   */
+  offer(headBefore: number, events: RecordedEvent[]): void {
+    if (headBefore === this.tail) {
+      for (const event of events) this.handed.push(event);
+      this.tail = events[events.length - 1].position;
+    }
     this.wakeRequested = true;
     this.endIdle?.();
   }
@@ -404,7 +481,15 @@ class SqliteSubscription implements Subscription {
     await yieldToEventLoop();
     while (!this.closing) {
       this.wakeRequested = false;
-      const page = this.readPage(position);
+      const handedOver = this.handed.length > 0;
+      let page: RecordedEvent[];
+      if (handedOver) {
+        page = this.handed;
+        this.handed = [];
+      } else {
+        page = this.readPage(position);
+        this.tail = page.length ? page[page.length - 1].position : position;
+      }
       for (const event of page) {
         if (this.closing) return;
         await this.options.onEvent(event);
@@ -412,7 +497,8 @@ class SqliteSubscription implements Subscription {
       }
       // Between full pages, still let timers and I/O run: a replay with a synchronous
       // handler would otherwise starve the process (awaits alone only drain microtasks).
-      if (page.length === PAGE_SIZE) await yieldToEventLoop();
+      // After a hand-over, nothing is left to read unless another process wrote: the poll finds that.
+      if (page.length === PAGE_SIZE && !handedOver) await yieldToEventLoop();
       else await this.idle();
     }
   }
