@@ -47,56 +47,72 @@ export interface PlayerState {
   registered: boolean;
   playerId: string;
   points: number;
-  balances: Map<string, number>;
+  balances: ReadonlyMap<string, number>;
   /** Level number of each level reached, by level uid. */
-  levelsReached: Map<string, number>;
+  levelsReached: ReadonlyMap<string, number>;
   /** What reaching each level granted, to take back if the level is lost. */
-  levelGrants: Map<string, Grant[]>;
+  levelGrants: ReadonlyMap<string, Grant[]>;
   /** Reference of the action that reached each level (levels of the registration have none). */
-  levelOrigins: Map<string, string>;
+  levelOrigins: ReadonlyMap<string, string>;
   holdings: Holding[];
   /** The same holdings by badge or trigger uid: rule evaluation asks this on every action. */
-  holdingsByUid: Map<string, Holding[]>;
+  holdingsByUid: ReadonlyMap<string, Holding[]>;
   /** Qualifying entries per rule uid, per condition index, not yet consumed by an award. */
-  progress: Map<string, ProgressEntry[][]>;
+  progress: ReadonlyMap<string, ProgressEntry[][]>;
   /** Timestamp of the last point award per action identifier (pointGap). */
-  lastPointAward: Map<string, number>;
+  lastPointAward: ReadonlyMap<string, number>;
   /** Player-stream revision of each processed action, by referenceId. */
-  processed: Map<string, number>;
-  reversed: Set<string>;
-  powerups: Map<string, OwnedPowerup>;
+  processed: ReadonlyMap<string, number>;
+  reversed: ReadonlySet<string>;
+  powerups: ReadonlyMap<string, OwnedPowerup>;
   /** Reference (action, chest opening, purchase) whose decision created each powerup instance. */
-  powerupOrigins: Map<string, string>;
-  provisions: Map<string, ProvisionState>;
+  powerupOrigins: ReadonlyMap<string, string>;
+  provisions: ReadonlyMap<string, ProvisionState>;
   /** Chest openings by openingUid, oldest first: the chest history. */
-  chestOpenings: Map<string, ChestOpened>;
+  chestOpenings: ReadonlyMap<string, ChestOpened>;
+}
+
+/**
+ * A player's collections start as one shared empty instance and get their own on first write
+ * (`own`): most players use few of them, and an empty Map costs about 170 bytes, which for a
+ * cache of 100,000 players is hundreds of MiB. Only this module writes player state.
+ */
+const NOTHING: ReadonlyMap<never, never> = new Map<never, never>();
+const NO_REFERENCES: ReadonlySet<string> = new Set();
+
+type CollectionKey = { [K in keyof PlayerState]: PlayerState[K] extends ReadonlyMap<string, unknown> ? K : never }[keyof PlayerState];
+type Writable<M> = M extends ReadonlyMap<infer Key, infer Value> ? Map<Key, Value> : never;
+
+function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<PlayerState[K]> {
+  if (state[key] === NOTHING) (state as unknown as Record<K, Map<string, unknown>>)[key] = new Map();
+  return state[key] as Writable<PlayerState[K]>;
 }
 
 export const initialPlayerState = (playerId: string): PlayerState => ({
   registered: false,
   playerId,
   points: 0,
-  balances: new Map(),
-  levelsReached: new Map(),
-  levelGrants: new Map(),
-  levelOrigins: new Map(),
+  balances: NOTHING,
+  levelsReached: NOTHING,
+  levelGrants: NOTHING,
+  levelOrigins: NOTHING,
   holdings: [],
-  holdingsByUid: new Map(),
-  progress: new Map(),
-  lastPointAward: new Map(),
-  processed: new Map(),
-  reversed: new Set(),
-  powerups: new Map(),
-  powerupOrigins: new Map(),
-  provisions: new Map(),
-  chestOpenings: new Map(),
+  holdingsByUid: NOTHING,
+  progress: NOTHING,
+  lastPointAward: NOTHING,
+  processed: NOTHING,
+  reversed: NO_REFERENCES,
+  powerups: NOTHING,
+  powerupOrigins: NOTHING,
+  provisions: NOTHING,
+  chestOpenings: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
   state.points = addAmounts(state.points, effects.points);
-  for (const b of effects.balances) state.balances.set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
-  for (const p of effects.powerupsGranted) state.powerups.set(p.uid, { instance: p, activated: false, activatedAt: null, usesConsumed: 0, expired: false });
-  for (const uid of effects.powerupsRemoved) state.powerups.delete(uid);
+  for (const b of effects.balances) own(state, 'balances').set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
+  for (const p of effects.powerupsGranted) own(state, 'powerups').set(p.uid, { instance: p, activated: false, activatedAt: null, usesConsumed: 0, expired: false });
+  for (const uid of effects.powerupsRemoved) own(state, 'powerups').delete(uid);
   for (const u of effects.powerupUses) {
     const owned = state.powerups.get(u.uid);
     if (owned) owned.usesConsumed += u.uses;
@@ -120,19 +136,19 @@ export const isValidPowerup = (owned: OwnedPowerup, nowMs: number): boolean =>
 
 function progressOf(state: PlayerState, rule: string): ProgressEntry[][] {
   let p = state.progress.get(rule);
-  if (!p) state.progress.set(rule, (p = []));
+  if (!p) own(state, 'progress').set(rule, (p = []));
   return p;
 }
 
 function reachLevel(state: PlayerState, l: LevelReached): void {
-  state.levelsReached.set(l.uid, l.level);
-  state.levelGrants.set(l.uid, l.grants);
+  own(state, 'levelsReached').set(l.uid, l.level);
+  own(state, 'levelGrants').set(l.uid, l.grants);
 }
 
 function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
-  state.processed.set(e.referenceId, revision);
+  own(state, 'processed').set(e.referenceId, revision);
   // The gap runs from the latest award: a backdated action must not move it back.
-  if (e.pointsAwarded) state.lastPointAward.set(e.actionName, Math.max(e.timestamp, state.lastPointAward.get(e.actionName) ?? e.timestamp));
+  if (e.pointsAwarded) own(state, 'lastPointAward').set(e.actionName, Math.max(e.timestamp, state.lastPointAward.get(e.actionName) ?? e.timestamp));
   for (const p of e.progress) {
     const perCondition = progressOf(state, p.rule);
     (perCondition[p.condition] ??= []).push(p.entry);
@@ -150,16 +166,16 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     state.holdings.push(holding);
     const same = state.holdingsByUid.get(holding.uid);
     if (same) same.push(holding);
-    else state.holdingsByUid.set(holding.uid, [holding]);
+    else own(state, 'holdingsByUid').set(holding.uid, [holding]);
   }
   for (const l of e.levels) {
     reachLevel(state, l);
-    state.levelOrigins.set(l.uid, e.referenceId);
+    own(state, 'levelOrigins').set(l.uid, e.referenceId);
   }
-  for (const p of e.effects.powerupsGranted) state.powerupOrigins.set(p.uid, e.referenceId);
+  for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.referenceId);
   if (e.cost) {
     const { provisionUid, ...cost } = e.cost;
-    state.provisions.set(provisionUid, {
+    own(state, 'provisions').set(provisionUid, {
       uid: provisionUid,
       referenceType: 'Action',
       status: 'Completed',
@@ -177,7 +193,8 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
 }
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
-  state.reversed.add(e.referenceId);
+  if (state.reversed === NO_REFERENCES) state.reversed = new Set();
+  (state.reversed as Set<string>).add(e.referenceId);
   // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.
   for (const [, perCondition] of state.progress) {
     for (let i = 0; i < perCondition.length; i++) perCondition[i] = perCondition[i]?.filter((x) => x.ref !== e.referenceId) ?? [];
@@ -189,7 +206,7 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
     const [holding] = state.holdings.splice(index, 1);
     const same = state.holdingsByUid.get(holding.uid)!;
     same.splice(same.indexOf(holding), 1);
-    if (!same.length) state.holdingsByUid.delete(holding.uid);
+    if (!same.length) own(state, 'holdingsByUid').delete(holding.uid);
     // What the revoked award had consumed counts again, as if the award had not happened.
     if (holding.consumed.length) {
       const perCondition = progressOf(state, holding.uid);
@@ -199,11 +216,11 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
     }
   }
   for (const l of e.revokedLevels) {
-    state.levelsReached.delete(l.uid);
-    state.levelGrants.delete(l.uid);
-    state.levelOrigins.delete(l.uid);
+    own(state, 'levelsReached').delete(l.uid);
+    own(state, 'levelGrants').delete(l.uid);
+    own(state, 'levelOrigins').delete(l.uid);
   }
-  for (const uid of e.effects.powerupsRemoved) state.powerupOrigins.delete(uid);
+  for (const uid of e.effects.powerupsRemoved) own(state, 'powerupOrigins').delete(uid);
   const costProvision = e.refund && state.provisions.get(e.refund.provisionUid);
   if (costProvision) Object.assign(costProvision, { status: 'Refunded', updateDate: e.reversedAt });
 }
@@ -211,7 +228,7 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
 function applyProvisionEvent(state: PlayerState, type: string, data: unknown): void {
   if (type === 'BundlePurchased') {
     const e = data as BundlePurchased;
-    state.provisions.set(e.provisionUid, {
+    own(state, 'provisions').set(e.provisionUid, {
       uid: e.provisionUid,
       referenceType: 'Store',
       status: e.status,
@@ -242,13 +259,13 @@ function applyProvisionEvent(state: PlayerState, type: string, data: unknown): v
 }
 
 function applyChestOpened(state: PlayerState, e: ChestOpened): void {
-  state.chestOpenings.set(e.openingUid, e);
+  own(state, 'chestOpenings').set(e.openingUid, e);
   // Levels and powerups won from a chest have the opening as their origin, as an action's have the action.
   for (const l of e.levels) {
     reachLevel(state, l);
-    state.levelOrigins.set(l.uid, e.openingUid);
+    own(state, 'levelOrigins').set(l.uid, e.openingUid);
   }
-  for (const p of e.effects.powerupsGranted) state.powerupOrigins.set(p.uid, e.openingUid);
+  for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.openingUid);
 }
 
 function applyPowerupActivation(state: PlayerState, type: string, data: unknown): void {
