@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { KurrentDbEventStore } from '../shared/event-store/kurrentdb';
 import { StoreUnavailableError } from '../shared/event-store/port';
 import { eventStoreContract } from './contracts/event-store.contract';
+import { freePort } from './support/process';
 
 const EVENTSTORE_URL = process.env.EVENTSTORE_URL;
 
@@ -17,21 +17,10 @@ if (EVENTSTORE_URL) {
   });
 }
 
-/** A local port nothing listens on: taken from the OS, then released. */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('KurrentDbEventStore without a server', () => {
   it('rejects appends, reads and subscriptions with StoreUnavailableError, promptly', async () => {
-    const store = new KurrentDbEventStore(`kurrentdb://127.0.0.1:${await unusedPort()}?tls=false&defaultDeadline=500`);
+    const store = new KurrentDbEventStore(`kurrentdb://127.0.0.1:${await freePort()}?tls=false&defaultDeadline=500`);
     const stream = `unreachable-${randomUUID()}`;
     const metadata = { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 };
     try {
@@ -56,7 +45,7 @@ describe('KurrentDbEventStore without a server', () => {
   });
 
   it('throws StoreUnavailableError once closed', async () => {
-    const store = new KurrentDbEventStore(`kurrentdb://127.0.0.1:${await unusedPort()}?tls=false`);
+    const store = new KurrentDbEventStore(`kurrentdb://127.0.0.1:${await freePort()}?tls=false`);
     await store.close();
     await store.close();
     await expect(store.readStream('s')).rejects.toBeInstanceOf(StoreUnavailableError);

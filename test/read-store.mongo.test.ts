@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../shared/event-store/port';
 import { MongoReadStore } from '../shared/read-store/mongo';
 import { readStoreContract } from './contracts/read-store.contract';
+import { freePort } from './support/process';
 
 const MONGO_URL = process.env.MONGO_URL;
 
@@ -31,21 +31,10 @@ if (MONGO_URL) {
   });
 }
 
-/** A local port nothing listens on: taken from the OS, then released. */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('MongoReadStore without a server', () => {
   it('rejects connecting with StoreUnavailableError within the server selection timeout', async () => {
-    const url = `mongodb://127.0.0.1:${await unusedPort()}/?serverSelectionTimeoutMS=500`;
+    const url = `mongodb://127.0.0.1:${await freePort()}/?serverSelectionTimeoutMS=500`;
     const startedAt = Date.now();
     await expect(MongoReadStore.connect(url, `test_${randomUUID().slice(0, 8)}`)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(Date.now() - startedAt).toBeLessThan(3000);
