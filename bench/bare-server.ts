@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { serveIpc } from './ipc';
+import { cpuMicros, serveIpc } from './ipc';
 
 const app = express();
 app.disable('x-powered-by');
@@ -21,6 +21,7 @@ const server = app.listen(0, () => {
   serveIpc(
     {
       stats: () => ({ maxRssBytes: process.resourceUsage().maxRSS * 1024 }),
+      cpu: () => cpuMicros(),
       stop: () => {
         server.close();
         process.exit(0);

@@ -38,6 +38,12 @@ export function serveIpc(handlers: Record<string, Handler>, ready: Record<string
   process.send({ type: 'ready', ...ready });
 }
 
+/** CPU time this process has used so far (user + system), in microseconds. */
+export function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 export interface Child {
   pid: number;
   ready: Record<string, unknown>;

@@ -120,6 +120,35 @@ class Outcomes {
   }
 }
 
+/**
+ * CPU time a child spends inside measured windows (summed over rounds), read over IPC when a
+ * window opens and closes. The asks run one after another, in window order.
+ */
+class CpuMeter {
+  micros = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private openedAt = 0;
+
+  constructor(private readonly child: Child) {}
+
+  readonly onWindow = (phase: 'start' | 'end'): void => {
+    this.then(async () => {
+      const now = await this.child.ask<number>('cpu');
+      if (phase === 'start') this.openedAt = now;
+      else this.micros += now - this.openedAt;
+    });
+  };
+
+  /** Runs `step` after the asks already queued. */
+  then(step: () => Promise<unknown>): void {
+    this.queue = this.queue.then(step);
+  }
+
+  settled(): Promise<unknown> {
+    return this.queue;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Figure 1: process vs a bare express endpoint, 50 connections.
 
@@ -138,11 +167,13 @@ async function figure1(ctx: Context): Promise<void> {
   const profileFile = path.join(RESULTS_DIR, 'profile-process.cpuprofile');
   const bareRuns: LoadResult[] = [];
   const processRuns: LoadResult[] = [];
+  const bareCpu = new CpuMeter(bare);
+  const processCpu = new CpuMeter(server);
   for (let round = 0; round < rounds; round++) {
     // The first round warms up each side fully; later ones only reopen their connections.
     const warmupMs = round === 0 ? config.warmupMs : Math.min(config.warmupMs, 500);
-    bareRuns.push(await closedLoop({ port: bare.ready.port as number, connections: config.connections, warmupMs, durationMs: slice, next: () => post(bareBodies()) }));
-    let profiling: Promise<unknown> = Promise.resolve();
+    bareRuns.push(await closedLoop({ port: bare.ready.port as number, connections: config.connections, warmupMs, durationMs: slice, next: () => post(bareBodies()), onWindow: bareCpu.onWindow }));
+    await bareCpu.settled();
     processRuns.push(
       await closedLoop({
         port: server.ready.port as number,
@@ -151,14 +182,13 @@ async function figure1(ctx: Context): Promise<void> {
         durationMs: slice,
         next: () => post(bodies()),
         onAnswer: (_spec, answer) => outcomes.addAnswer(answer),
-        onWindow: config.profile
-          ? (phase) => {
-              profiling = profiling.then(() => (phase === 'start' ? server.ask('profile-start', { intervalUs: 250 }) : server.ask('profile-stop', { file: profileFile })));
-            }
-          : undefined,
+        onWindow: (phase) => {
+          processCpu.onWindow(phase);
+          if (config.profile) processCpu.then(() => (phase === 'start' ? server.ask('profile-start', { intervalUs: 250 }) : server.ask('profile-stop', { file: profileFile })));
+        },
       }),
     );
-    await profiling;
+    await processCpu.settled();
   }
   const stats = await server.ask<Record<string, unknown>>('stats');
   await Promise.all([bare.stop(), server.stop()]);
@@ -167,6 +197,10 @@ async function figure1(ctx: Context): Promise<void> {
   log(`  bare: ${b.perSecond.toFixed(0)} req/s, p50 ${b.p50Ms.toFixed(2)} ms, p99 ${b.p99Ms.toFixed(2)} ms; per round ${bareRuns.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}`);
   log(`  process: ${s.perSecond.toFixed(0)} actions/s, p50 ${s.p50Ms.toFixed(2)} ms, p99 ${s.p99Ms.toFixed(2)} ms; per round ${processRuns.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}`);
   log(`  outcomes ${JSON.stringify(outcomes)}`);
+  // CPU time per answer does not depend on how the load generator shares the cores.
+  const bareCpuUs = bareCpu.micros / b.requests;
+  const processCpuUs = processCpu.micros / s.requests;
+  log(`  server CPU per answer: bare ${bareCpuUs.toFixed(0)} us, process ${processCpuUs.toFixed(0)} us (ratio bare / process ${(bareCpuUs / processCpuUs).toFixed(2)})`);
   if (config.profile) ctx.profiles.push(profileFile);
   const trace = (stats as { storeTrace?: Record<string, { calls: number; ms: number }> }).storeTrace ?? {};
   for (const [kind, t] of Object.entries(trace).sort((x, y) => y[1].ms - x[1].ms)) {
@@ -179,7 +213,9 @@ async function figure1(ctx: Context): Promise<void> {
   row(ctx, 1, 'ratio process / bare', ratio, '', { op: '>=', limit: 0.7 });
   row(ctx, 1, 'process p50', s.p50Ms, 'ms');
   row(ctx, 1, 'process p99', s.p99Ms, 'ms', { op: '<=', limit: 50 });
-  ctx.details.figure1 = { connections: config.connections, players: config.players, rounds, bare: b, process: s, ratio, outcomes, serverStats: stats, profiled: config.profile };
+  row(ctx, 1, 'server CPU per request: bare', bareCpuUs, 'us');
+  row(ctx, 1, 'server CPU per action: process', processCpuUs, 'us');
+  ctx.details.figure1 = { connections: config.connections, players: config.players, rounds, bare: b, process: s, ratio, bareCpuUs, processCpuUs, outcomes, serverStats: stats, profiled: config.profile };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,6 +227,8 @@ async function figure2(ctx: Context): Promise<void> {
   const server = await startServer(ctx, 'fig2');
   const outcomes = new Outcomes();
   const bodies = mixedBodies({ players: config.players, seed: 2, nested: config.nestedBatch });
+  const profileFile = path.join(RESULTS_DIR, 'profile-nested.cpuprofile');
+  const cpu = new CpuMeter(server);
   const run = await closedLoop({
     port: server.ready.port as number,
     connections: config.nestedConnections,
@@ -198,13 +236,32 @@ async function figure2(ctx: Context): Promise<void> {
     durationMs: config.durationMs,
     next: () => post(bodies()),
     onAnswer: (_spec, answer) => outcomes.addAnswer(answer),
+    onWindow: (phase) => {
+      cpu.onWindow(phase);
+      if (config.profile) cpu.then(() => (phase === 'start' ? server.ask('profile-start', { intervalUs: 250 }) : server.ask('profile-stop', { file: profileFile })));
+    },
   });
+  await cpu.settled();
+  if (config.profile) ctx.profiles.push(profileFile);
   await server.stop();
   const s = summaryOf(run);
   const actionsPerSec = outcomes.actions / (run.elapsedMs / 1000);
-  log(`  nested: ${actionsPerSec.toFixed(0)} actions/s (${s.perSecond.toFixed(1)} requests/s, request p50 ${s.p50Ms.toFixed(0)} ms); outcomes ${JSON.stringify(outcomes)}`);
+  const cpuUsPerAction = cpu.micros / outcomes.actions;
+  log(`  nested: ${actionsPerSec.toFixed(0)} actions/s (${s.perSecond.toFixed(1)} requests/s, request p50 ${s.p50Ms.toFixed(0)} ms), server CPU ${cpuUsPerAction.toFixed(0)} us/action; outcomes ${JSON.stringify(outcomes)}`);
   row(ctx, 2, 'nested throughput', actionsPerSec, 'actions/s', { op: '>=', limit: 20_000, shown: '20,000' });
-  ctx.details.figure2 = { connections: config.nestedConnections, batch: config.nestedBatch, actionsPerSec, requests: s, outcomes };
+  row(ctx, 2, 'server CPU per nested action', cpuUsPerAction, 'us');
+
+  // What the event store alone allows: the three appends of an action, with nothing else.
+  const worker = await spawn(ctx, 'worker.ts', { logFile: path.join(ctx.tmp, 'worker-fig2.log') });
+  let floor: Record<string, number>;
+  try {
+    floor = await worker.ask<Record<string, number>>('store-floor', { file: path.join(ctx.tmp, 'fig2-floor', 'events.sqlite'), concurrency: 100, players: config.players, durationMs: Math.min(config.durationMs, 10_000) });
+  } finally {
+    await worker.stop();
+  }
+  log(`  event store alone (3 durable appends per action, 100 in flight): ${floor.actionsPerSec.toFixed(0)} actions/s, ${floor.cpuUsPerAction.toFixed(0)} us CPU per action`);
+  row(ctx, 2, 'event store alone, 3 appends/action', floor.actionsPerSec, 'actions/s');
+  ctx.details.figure2 = { connections: config.nestedConnections, batch: config.nestedBatch, actionsPerSec, cpuUsPerAction, requests: s, outcomes, storeFloor: floor };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { readRunConfig } from '../shared/config/env';
 import { createLogger } from '../shared/logging/logger';
 import { startService } from '../shared/service';
-import { serveIpc } from './ipc';
+import { cpuMicros, serveIpc } from './ipc';
 import { startCpuProfile, type CpuProfile } from './profile';
 
 async function main(): Promise<void> {
@@ -74,6 +74,7 @@ async function main(): Promise<void> {
 
   serveIpc(
     {
+      cpu: () => cpuMicros(),
       stats: async (request) => {
         if (request.gc && typeof global.gc === 'function') global.gc();
         const usage = process.resourceUsage();

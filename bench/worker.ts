@@ -1,7 +1,7 @@
 /**
  * Child process for the work without HTTP: writing event-store files (figures 4 and 5) and
  * timing a projection rebuild (figure 4), in a process of its own so its heap and CPU are not
- * the runner's. Requests: generate, seed-history, rebuild, stop.
+ * the runner's. Requests: generate, seed-history, rebuild, store-floor, stop.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -128,9 +128,51 @@ async function rebuild(request: IpcRequest) {
   return { events: head, done, ms, eventsPerSec: head / (ms / 1000), cpuMs: (cpu.user + cpu.system) / 1000, scoreDocs: scores, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 
+/**
+ * Figure 2's floor: the event store alone doing what one action costs it (reference reserved,
+ * player event appended at its revision, reference completed), with events the size of the
+ * service's (about 130, 960 and 360 bytes of data), `concurrency` actions in flight, each on a
+ * player of its own at a time, for `durationMs`. No HTTP, rules or projections.
+ */
+async function storeFloor(request: IpcRequest) {
+  const file = String(request.file);
+  freshFile(file);
+  const events = new SqliteEventStore(file);
+  const concurrency = Number(request.concurrency);
+  const players = Math.max(concurrency, Number(request.players));
+  const durationMs = Number(request.durationMs);
+  const tag = runTag();
+  const revisions = new Map<string, number>();
+  const event = (type: string, data: object) => ({ id: newEventId(), type, data, metadata: SEED_METADATA });
+  let actions = 0;
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  const loop = async (lane: number) => {
+    // Lane i takes players i, i + concurrency, ...: no two actions of one player at once.
+    for (let n = lane; performance.now() - started < durationMs; n += concurrency) {
+      const referenceId = `${tag}-f${n}`;
+      const player = playerStream(playerId(tag, n % players));
+      const reference = `reference-${referenceId}`;
+      const reserved = await events.appendToStream(reference, [event('ReferenceReserved', { referenceId, playerId: player, pad: 'r'.repeat(60) })], 'no_stream');
+      const revision = revisions.get(player) ?? -1;
+      const appended = await events.appendToStream(player, [event('ActionProcessed', { referenceId, pad: 'p'.repeat(900) })], revision === -1 ? 'no_stream' : revision);
+      revisions.set(player, appended.nextExpectedRevision);
+      await events.appendToStream(reference, [event('ReferenceCompleted', { referenceId, pad: 'c'.repeat(300) })], reserved.nextExpectedRevision);
+      actions++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, lane) => loop(lane)));
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  await events.close();
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  return { actions, actionsPerSec: actions / (ms / 1000), cpuUsPerAction: (cpu.user + cpu.system) / actions };
+}
+
 serveIpc(
   {
     generate,
+    'store-floor': storeFloor,
     'seed-history': seedHistory,
     rebuild,
     stop: () => process.exit(0),
