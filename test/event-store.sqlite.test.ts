@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import {
   EventStore,
   NewEvent,
@@ -118,6 +119,25 @@ describe('SqliteEventStore specifics', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     await waitFor(() => seen.length === 3, 500);
     expect(seen).toEqual(await store.readAll());
+  });
+
+  it('an error that undoes the whole group commit fails every append of it, and none of them is written', async () => {
+    const store = open();
+    await store.appendToStream('before', [event()], 'no_stream');
+    // RAISE(ROLLBACK) ends the whole transaction, not just the failing append's savepoint.
+    const other = new Database(file);
+    other.exec(`CREATE TRIGGER poison BEFORE INSERT ON events WHEN NEW.type = 'Poison' BEGIN SELECT RAISE(ROLLBACK, 'poisoned'); END`);
+    other.close();
+    const results = await Promise.allSettled([
+      store.appendToStream('a', [event()], 'no_stream'),
+      store.appendToStream('b', [{ ...event(), type: 'Poison' }], 'no_stream'),
+      store.appendToStream('c', [event()], 'no_stream'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect((await store.readAll()).map((e) => e.streamName)).toEqual(['before']);
+    // The store goes on: the next group commit is whole again.
+    await store.appendToStream('c', [event()], 'no_stream');
+    expect((await store.readAll()).map((e) => e.streamName)).toEqual(['before', 'c']);
   });
 
   it('interleaved with another instance writing to the file, a subscription gets every event once, in order', async () => {

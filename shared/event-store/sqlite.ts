@@ -229,7 +229,9 @@ export class SqliteEventStore implements EventStore {
         try {
           return { ok: true, result: appendOne(p, recorded) };
         } catch (error) {
-          if (isUnavailable(error)) throw error;
+          // An error that ended the whole transaction (not just this append's savepoint) fails
+          // the batch: the appends after it would otherwise run, and commit, outside of it.
+          if (isUnavailable(error) || !this.db.inTransaction) throw error;
           return { ok: false, error };
         }
       });
