@@ -206,6 +206,17 @@ describe('SqliteEventStore specifics', () => {
     expect((await failed).message).toMatch(/unable to open|directory does not exist|cannot open/i);
   });
 
+  it('goes back to SQLite checkpointing in its commits when the checkpoint worker ends', async () => {
+    const store = open();
+    // The store's internals, reached on purpose: nothing outside can kill its worker.
+    const internals = store as unknown as { db: Database.Database; checkpointer: { worker: { terminate(): Promise<number> } } };
+    expect(internals.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await internals.checkpointer.worker.terminate();
+    await waitFor(() => internals.db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 2000);
+    await store.appendToStream('after', [event()], 'no_stream');
+    expect(await store.readStream('after')).toHaveLength(1);
+  });
+
   it('catches up over several pages in order, each event once', async () => {
     const store = open();
     const total = 2500;

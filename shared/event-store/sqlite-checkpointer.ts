@@ -30,8 +30,12 @@ parentPort.on('message', () => {
 export class WalCheckpointer {
   private readonly worker: Worker;
   private readonly stopped: Promise<void>;
+  private stopping = false;
 
-  /** `onFailure` runs if the worker dies: the caller then goes back to automatic checkpoints. */
+  /**
+   * `onFailure` runs once if the worker ends other than by `stop` (an error, or killed): the
+   * caller then goes back to automatic checkpoints.
+   */
   constructor(file: string, onFailure: (error: Error) => void) {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -39,11 +43,18 @@ export class WalCheckpointer {
     });
     // A store someone forgot to close must not keep the process alive.
     this.worker.unref();
-    this.worker.on('error', onFailure);
-    this.stopped = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    let failure: Error | undefined;
+    this.worker.on('error', (error) => (failure = error));
+    this.stopped = new Promise((resolve) =>
+      this.worker.once('exit', (code) => {
+        if (!this.stopping) onFailure(failure ?? new Error(`the checkpoint worker exited with code ${code}`));
+        resolve();
+      }),
+    );
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     this.worker.postMessage('stop');
     await this.stopped;
   }
