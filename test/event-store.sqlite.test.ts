@@ -173,6 +173,46 @@ describe('SqliteEventStore specifics', () => {
     expect(await store.readStream('never-written', { fromRevision: 0 })).toHaveLength(1);
   });
 
+  it('checks each append of one group commit against what the ones before it wrote, though it reads no revision first', async () => {
+    const store = open();
+    await store.appendToStream('known', [event()], 'no_stream');
+    expect(await store.readStream('known')).toHaveLength(1); // revision 0 is now remembered
+    await store.appendToStream('taken', [event()], 'no_stream');
+    // One turn of the event loop: one group commit.
+    const outcomes = await Promise.allSettled([
+      store.appendToStream('known', [event({ n: 'a' })], 0),
+      store.appendToStream('known', [event({ n: 'b' })], 0), // the remembered revision is stale by now
+      store.appendToStream('known', [event({ n: 'c' })], 1),
+      store.appendToStream('taken', [event()], 'no_stream'),
+      store.appendToStream('fresh', [event()], 'no_stream'),
+      store.appendToStream('fresh', [event(), event()], 'no_stream'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    const actual = (o: PromiseSettledResult<unknown>) => ((o as PromiseRejectedResult).reason as WrongExpectedVersionError).actual;
+    expect(outcomes.map((o) => (o.status === 'rejected' ? [(o.reason as Error).constructor.name, actual(o)] : null))).toEqual([
+      null,
+      ['WrongExpectedVersionError', 1],
+      null,
+      ['WrongExpectedVersionError', 0],
+      null,
+      ['WrongExpectedVersionError', 0],
+    ]);
+    expect((await store.readStream('known')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 'a' }, { n: 'c' }]);
+    expect(await store.readStream('taken')).toHaveLength(1);
+    expect(await store.readStream('fresh')).toHaveLength(1);
+  });
+
+  it("appends at the stream's real revision after another instance wrote to a stream this one remembers", async () => {
+    const store = open();
+    const other = open();
+    await store.appendToStream('shared', [event()], 'no_stream');
+    expect(await store.readStream('shared')).toHaveLength(1); // remembered at revision 0
+    await other.appendToStream('shared', [event({ from: 'other' })], 0);
+    await expect(store.appendToStream('shared', [event()], 0)).rejects.toMatchObject({ actual: 1 });
+    expect((await store.appendToStream('shared', [event({ n: 3 })], 1)).nextExpectedRevision).toBe(2);
+    expect((await other.readStream('shared')).map((e) => e.data)).toEqual([{ n: 1 }, { from: 'other' }, { n: 3 }]);
+  });
+
   it('a retried append answering its earlier revision does not hide what was appended after it', async () => {
     const store = open();
     const first = event();
@@ -194,6 +234,9 @@ describe('SqliteEventStore specifics', () => {
       await store.appendToStream(`bulk-${round}`, Array.from({ length: 400 }, () => event({ text: 'x'.repeat(1200) })), 'no_stream');
       // Every page committed so far reaches the database file without any further commit.
       await waitFor(() => statSync(file).size >= (round + 1) * 400 * 1200, 5000);
+      // The WAL starts over only if the checkpoint has also synced the file and recorded that it
+      // is done when the next append begins, a moment after its last page is copied.
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
     // A WAL never started over would hold every page written (more than `written`); SQLite's own
     // checkpoint, off here, would not run before 1000 pages, about 4 MB.

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import {
   AppendResult,
+  EventMetadata,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -126,6 +127,9 @@ interface PendingAppend {
   reject(error: unknown): void;
 }
 
+/** JSON of an event's metadata (the same object is encoded once per group commit). */
+type MetadataEncoder = (metadata: EventMetadata) => string;
+
 type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
 /** What a group commit wrote: the log's head before it, and its events, in position order. */
@@ -196,23 +200,24 @@ export class SqliteEventStore implements EventStore {
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
     this.selectDataVersion = this.db.prepare('PRAGMA data_version').pluck() as Database.Statement<[], number>;
-    // Each append is a savepoint inside the batch's transaction: one that fails (a wrong
-    // expected revision) is undone alone, the others commit together.
+    // Each append of several events is a savepoint inside the batch's transaction: one that
+    // fails (a wrong expected revision) is undone alone, the others commit together. An append
+    // of one event needs none: a failed INSERT undoes only itself (SQLite's ABORT).
     // Most appends are new events at the expected revision: they skip the per-event duplicate
     // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
     // a fresh savepoint: a retried append then gets its earlier result, as it always did.
-    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[]) => this.appendSync(p, false, recorded));
-    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[]) => this.appendSync(p, true, recorded));
-    const appendOne = (p: PendingAppend, recorded: RecordedEvent[]): AppendResult => {
+    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendSync(p, false, recorded, encoded));
+    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendSync(p, true, recorded, encoded));
+    const appendOne = (p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult => {
       // Events of a savepoint that is undone must not be reported as written.
       const mark = recorded.length;
       try {
-        return appendNew(p, recorded);
+        return p.events.length === 1 ? this.appendSync(p, false, recorded, encoded) : appendNew(p, recorded, encoded);
       } catch (error) {
         recorded.length = mark;
         if (!(error instanceof WrongExpectedVersionError) && (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
         try {
-          return appendChecked(p, recorded);
+          return appendChecked(p, recorded, encoded);
         } catch (again) {
           recorded.length = mark;
           throw again;
@@ -222,12 +227,21 @@ export class SqliteEventStore implements EventStore {
     // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
     // writes gets SQLITE_BUSY at once (no busy wait) when another process wrote in between.
     this.commitBatch = this.db.transaction((batch: PendingAppend[]): CommittedBatch => {
-      // The write lock is held from here to the commit, so every event after this head is the batch's.
+      // The write lock is held from here to the commit, so every event after this head is the
+      // batch's, and remembered revisions checked now stay valid until the commit.
       const headBefore = this.selectHead.get()?.position ?? 0;
+      this.forgetRevisionsIfOthersWrote();
       const recorded: RecordedEvent[] = [];
+      // The appends of one request share a metadata object: it is encoded once per batch.
+      const encodedMetadata = new Map<EventMetadata, string>();
+      const encoded: MetadataEncoder = (metadata) => {
+        let json = encodedMetadata.get(metadata);
+        if (json === undefined) encodedMetadata.set(metadata, (json = JSON.stringify(metadata)));
+        return json;
+      };
       const outcomes = batch.map((p): AppendOutcome => {
         try {
-          return { ok: true, result: appendOne(p, recorded) };
+          return { ok: true, result: appendOne(p, recorded, encoded) };
         } catch (error) {
           // An error that ended the whole transaction (not just this append's savepoint) fails
           // the batch: the appends after it would otherwise run, and commit, outside of it.
@@ -329,9 +343,15 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  /** Appends one stream's events, adding what it wrote to `recorded`. */
-  private appendSync({ stream, events, expected }: PendingAppend, checkDuplicates: boolean, recorded: RecordedEvent[]): AppendResult {
-    const actual = this.currentRevision(stream);
+  /**
+   * Appends one stream's events, adding what it wrote to `recorded`. Unchecked, the stream's
+   * revision is taken from what is known without a query where that is safe: a stream expected
+   * not to exist is written at revision 0, and a remembered revision is never ahead of the
+   * stream. Either way UNIQUE (stream, revision) refuses an event whose revision is taken, and
+   * the append is then tried again, checked, against the stream's revision read from the file.
+   */
+  private appendSync({ stream, events, expected }: PendingAppend, checkDuplicates: boolean, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
+    const actual = checkDuplicates ? this.currentRevision(stream) : this.assumedRevision(stream, expected);
     const duplicate = checkDuplicates ? this.findDuplicate(stream, events, expected, actual) : undefined;
     if (duplicate) return duplicate;
     if (!revisionMatches(expected, actual)) throw new WrongExpectedVersionError(stream, expected, actual);
@@ -344,11 +364,17 @@ export class SqliteEventStore implements EventStore {
     for (const event of events) {
       revision += 1;
       const data = JSON.stringify(event.data) ?? 'null';
-      const { lastInsertRowid } = this.insertEvent.run(stream, revision, event.id, event.type, data, JSON.stringify(event.metadata), createdAt);
+      const { lastInsertRowid } = this.insertEvent.run(stream, revision, event.id, event.type, data, encoded(event.metadata), createdAt);
       position = Number(lastInsertRowid);
       recorded.push({ ...event, data: event.data === undefined ? null : event.data, streamName: stream, revision, position, createdAt });
     }
     return { nextExpectedRevision: revision, position };
+  }
+
+  /** See appendSync: the revision an unchecked append may assume, querying only when nothing is known. */
+  private assumedRevision(stream: string, expected: ExpectedRevision): number {
+    if (expected === 'no_stream') return -1;
+    return this.knownRevisions.get(stream) ?? this.currentRevision(stream);
   }
 
   /**
@@ -392,12 +418,16 @@ export class SqliteEventStore implements EventStore {
 
   /** The remembered revision of a stream, once no other connection has committed since it was learnt. */
   private knownRevision(stream: string): number | undefined {
+    this.forgetRevisionsIfOthersWrote();
+    return this.knownRevisions.get(stream);
+  }
+
+  private forgetRevisionsIfOthersWrote(): void {
     const version = this.selectDataVersion.get()!;
     if (version !== this.dataVersion) {
       this.knownRevisions.clear();
       this.dataVersion = version;
     }
-    return this.knownRevisions.get(stream);
   }
 
   private rememberRevision(stream: string, revision: number): void {
