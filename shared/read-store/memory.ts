@@ -204,7 +204,7 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       if (doc._id !== current._id) {
         throw new Error(`replacing ${current._id} in ${this.name} would modify the immutable field _id`);
       }
-      if (isDeepStrictEqual(doc, current)) return { matchedCount: 1, modifiedCount: 0, upsertedCount: 0 };
+      if (sameValue(doc, current)) return { matchedCount: 1, modifiedCount: 0, upsertedCount: 0 };
       // Map.set on an existing key keeps the document's insertion position.
       this.docs()!.set(doc._id, doc);
       return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
@@ -287,6 +287,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Deep equality as isDeepStrictEqual's, fast for what documents hold (plain objects and arrays
+ * of plain values); anything else is left to isDeepStrictEqual.
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b)) return isDeepStrictEqual(a, b);
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!Object.hasOwn(b, key) || !sameValue(a[key], b[key])) return false;
+  return true;
 }
 
 /** Deep copy, fast for what documents hold (plain objects, arrays, dates); anything else via structuredClone. */

@@ -335,6 +335,18 @@ export function readStoreContract(
         expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 })).toMatchObject({ matchedCount: 1, modifiedCount: 0 });
       });
 
+      it('compares nested values: the same ones are not a modification, one differing deep inside is', async () => {
+        const c = fresh();
+        const doc = { _id: 'a', list: [{ k: 'x', v: [1, 2] }, null], at: { day: '2026-11-22', zero: 0 } };
+        await c.insertOne(doc);
+        expect(await c.replaceOne({ _id: 'a' }, JSON.parse(JSON.stringify(doc)) as typeof doc)).toMatchObject({ modifiedCount: 0 });
+        expect(await c.replaceOne({ _id: 'a' }, { ...doc, list: [{ k: 'x', v: [1, 3] }, null] })).toMatchObject({ modifiedCount: 1 });
+        expect(await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: 0, more: true } })).toMatchObject({ modifiedCount: 1 });
+        expect(await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: 0, more: true } })).toMatchObject({ modifiedCount: 0 });
+        expect(await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: '0', more: true } })).toMatchObject({ modifiedCount: 1 });
+        expect(await c.findOne({ _id: 'a' })).toEqual({ ...doc, at: { day: '2026-11-22', zero: '0', more: true } });
+      });
+
       it('rejects a replacement with another _id', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'a', n: 1 });
