@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   EventStore,
@@ -202,6 +203,21 @@ describe('SqliteEventStore specifics', () => {
     expect(await store.readStream('fresh')).toHaveLength(1);
   });
 
+  it('checks an empty append against the real revision, in the group commit that wrote it too', async () => {
+    const store = open();
+    await store.appendToStream('known', [event()], 'no_stream');
+    expect(await store.readStream('known')).toHaveLength(1); // revision 0 is now remembered
+    await expect(store.appendToStream('known', [], 'no_stream')).rejects.toMatchObject({ actual: 0 });
+    const outcomes = await Promise.allSettled([
+      store.appendToStream('known', [event()], 0),
+      store.appendToStream('known', [], 0),
+      store.appendToStream('known', [], 'any'),
+    ]);
+    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { nextExpectedRevision: 1 } });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { actual: 1 } });
+    expect(outcomes[2]).toMatchObject({ status: 'fulfilled', value: { nextExpectedRevision: 1 } });
+  });
+
   it("appends at the stream's real revision after another instance wrote to a stream this one remembers", async () => {
     const store = open();
     const other = open();
@@ -258,6 +274,19 @@ describe('SqliteEventStore specifics', () => {
     await waitFor(() => internals.db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 2000);
     await store.appendToStream('after', [event()], 'no_stream');
     expect(await store.readStream('after')).toHaveLength(1);
+  });
+
+  it('finishes close() in a process that has nothing else to keep it alive (a script, a CLI command)', () => {
+    const script = join(dirname(file), 'close.ts');
+    writeFileSync(
+      script,
+      `import { SqliteEventStore } from ${JSON.stringify(join(__dirname, '../shared/event-store/sqlite'))};
+       const store = new SqliteEventStore(${JSON.stringify(file)});
+       store.appendToStream('s', [], 'any').then(() => store.close()).then(() => console.log('closed'));`,
+    );
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('closed');
   });
 
   it('catches up over several pages in order, each event once', async () => {

@@ -55,6 +55,8 @@ export class WalCheckpointer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // Unreferenced, the worker would let a process with nothing else to do exit before it ends.
+    this.worker.ref();
     this.worker.postMessage('stop');
     await this.stopped;
   }

@@ -351,7 +351,8 @@ export class SqliteEventStore implements EventStore {
    * the append is then tried again, checked, against the stream's revision read from the file.
    */
   private appendSync({ stream, events, expected }: PendingAppend, checkDuplicates: boolean, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
-    const actual = checkDuplicates ? this.currentRevision(stream) : this.assumedRevision(stream, expected);
+    // An empty append inserts nothing that UNIQUE could refuse: it always reads the revision.
+    const actual = checkDuplicates || events.length === 0 ? this.currentRevision(stream) : this.assumedRevision(stream, expected);
     const duplicate = checkDuplicates ? this.findDuplicate(stream, events, expected, actual) : undefined;
     if (duplicate) return duplicate;
     if (!revisionMatches(expected, actual)) throw new WrongExpectedVersionError(stream, expected, actual);
