@@ -1,7 +1,7 @@
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/event-store/port';
 import type { BundlePurchased } from '../../shared/events/provision-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { fail, ok, TOO_MANY_CONCURRENT_CHANGES, type Result } from '../../shared/http/envelope';
 import { decisionEnv, type CommandDeps } from '../deps';
 import { BUNDLE_STOCK, returnStock, takeStock } from '../limited-stock/stock-stream';
 import { scheduleSettlement, settleJobId } from '../provision-transactions/handler';
@@ -63,5 +63,5 @@ export async function buyBundle(cmd: BuyBundleCommand, metadata: EventMetadata, 
     if (purchase.status === 'Completed' && settlementScheduled) await deps.jobs.cancel(settleJobId(provisionUid));
     return ok({ purchase, position });
   }
-  return abandon(fail(503, 'Too many concurrent changes to this player; retry later'));
+  return abandon(fail(503, TOO_MANY_CONCURRENT_CHANGES));
 }

@@ -1,6 +1,6 @@
 import { WrongExpectedVersionError, type EventMetadata, type EventStore } from '../../shared/event-store/port';
 import type { ChestOpened } from '../../shared/events/inventory-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { fail, ok, TOO_MANY_CONCURRENT_CHANGES, type Result } from '../../shared/http/envelope';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
 import { CHEST_STOCK, readStock, returnStock, takeStock } from '../limited-stock/stock-stream';
 import { decideOpenChest, findChest, limitedSlots, stockUnitsOf, type OpenChestCommand } from './decider';
@@ -88,7 +88,7 @@ export async function openChest(cmd: OpenChestCommand, metadata: EventMetadata, 
     if (settlementScheduled) await deps.jobs.cancel(settleOpeningJobId(openingUid));
     return ok({ opened, position });
   }
-  return abandon(fail(503, 'Too many concurrent changes to this player; retry later'));
+  return abandon(fail(503, TOO_MANY_CONCURRENT_CHANGES));
 }
 
 /** Units left of each limited stock, counting those this opening already holds as its own. */

@@ -1,7 +1,7 @@
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/event-store/port';
 import type { ActionProcessed, ActionResult } from '../../shared/events/player-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { fail, ok, TOO_MANY_CONCURRENT_CHANGES, type Result } from '../../shared/http/envelope';
 import { decisionEnv, type CommandDeps } from '../deps';
 import { completeReference, readReference, releaseReference, reserveReference, type ReferenceStatus } from '../references/reference-stream';
 import { returnStock, takeStock, TRIGGER_ACTIVATIONS } from '../limited-stock/stock-stream';
@@ -29,7 +29,7 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
     for (const uid of activations) if (!keep.has(uid)) await returnStock(deps.events, TRIGGER_ACTIVATIONS, uid, cmd.referenceId, cmd.playerId, metadata);
   };
 
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  attempts: for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { state, revision } = await deps.players.load(cmd.playerId);
     const { catalog } = deps.catalog();
     const decision = decideProcessAction(cmd, state, { ...decisionEnv(deps), catalog, exhaustedTriggers: exhausted, costProvisionUid });
@@ -51,7 +51,16 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
     let short = false;
     for (const uid of limited) {
       const trigger = indexCatalog(catalog).triggerByUid.get(uid)!;
-      if (await takeStock(deps.events, TRIGGER_ACTIVATIONS, uid, trigger.limit, cmd.referenceId, cmd.playerId, metadata)) activations.add(uid);
+      let taken: boolean;
+      try {
+        taken = await takeStock(deps.events, TRIGGER_ACTIVATIONS, uid, trigger.limit, cmd.referenceId, cmd.playerId, metadata);
+      } catch (e) {
+        // The trigger's activations stayed contended through every retry: give up as below, so
+        // that the referenceId is free for the client's retry at once.
+        if (e instanceof WrongExpectedVersionError) break attempts;
+        throw e;
+      }
+      if (taken) activations.add(uid);
       else {
         exhausted.add(uid);
         short = true;
@@ -79,7 +88,7 @@ export async function processAction(cmd: ProcessActionCommand, metadata: EventMe
   }
   await giveBack(new Set());
   if (reserved !== null) await closing(() => releaseReference(deps.events, cmd.referenceId, reserved!, 'too many concurrent changes', metadata));
-  return fail(503, 'Too many concurrent changes to this player; retry later');
+  return fail(503, TOO_MANY_CONCURRENT_CHANGES);
 }
 
 /**

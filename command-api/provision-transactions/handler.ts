@@ -1,5 +1,5 @@
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/event-store/port';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { fail, ok, TOO_MANY_CONCURRENT_CHANGES, type Result } from '../../shared/http/envelope';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
 import { BUNDLE_STOCK, returnStock } from '../limited-stock/stock-stream';
 import { findProvision } from '../provisions/provision-stream';
@@ -52,7 +52,7 @@ export async function transact(op: TransactionOperation, provisionUid: string, m
     const after = await deps.players.load(opened.playerId);
     return ok({ transaction: transactionView(opened.playerId, after.state.provisions.get(provisionUid)!), position });
   }
-  return fail(503, 'Too many concurrent changes to this player; retry later');
+  return fail(503, TOO_MANY_CONCURRENT_CHANGES);
 }
 
 /** A request moved the provision out of Pending and returned its stock: the job has nothing left to do. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { StoreUnavailableError } from '../event-store/port';
-import { failure, sendFailure } from './envelope';
+import { StoreUnavailableError, WrongExpectedVersionError } from '../event-store/port';
+import { failure, sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
 import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -78,6 +78,11 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   app.use((_req: Request, res: Response) => sendFailure(res, failure(404, 'Not found'), 404));
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // A retry loop over a shared stream (stock, activations) that kept losing: contention, not a fault.
+    if (err instanceof WrongExpectedVersionError) {
+      deps.log.warn({ correlationId: res.locals.correlationId, err: err.message }, 'gave up on a contended stream');
+      return sendFailure(res, failure(503, TOO_MANY_CONCURRENT_CHANGES));
+    }
     if (err instanceof StoreUnavailableError) {
       deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'store unavailable');
       return sendFailure(res, failure(503, 'Service unavailable: a backing store is not answering; retry later'));

@@ -13,6 +13,9 @@ export interface Failure {
 
 export const failure = (code: number, message: string): Failure => ({ code, message });
 
+/** 503: a stream stayed contended through every retry of a decision; the request changed nothing for good. */
+export const TOO_MANY_CONCURRENT_CHANGES = 'Too many concurrent changes; retry later';
+
 /** What a handler or decider returns: a value, or a domain failure (never a thrown string). */
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });

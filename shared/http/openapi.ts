@@ -18,7 +18,7 @@ const COMMON_FAILURES: [status: string, codes: Record<number, string>][] = [
   ['403', { 4002: 'Missing tenant domain (Client-tier keys)', 4003: 'Auth tier not allowed, or tenant domain not one of the key\u2019s' }],
   ['413', { 1001: 'Payload too large: the body is over 64 KiB' }],
   ['500', { 500: 'Internal error (no details are given)' }],
-  ['503', { 503: 'A backing store is not answering; retry later' }],
+  ['503', { 503: 'A backing store is not answering, or too many concurrent changes to one stream; retry later' }],
 ];
 
 const failureBody = (codes: Record<number, string>): JsonSchema => ({

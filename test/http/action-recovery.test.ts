@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as stock from '../../command-api/limited-stock/stock-stream';
+import { WrongExpectedVersionError } from '../../shared/event-store/port';
 import { server, startTestService, type TestService } from '../support/service';
 
 /** Players must be registered first here: process answers 5003 for unknown ones. */
@@ -106,6 +107,55 @@ triggers:
       }
       expect(held).toBe(false);
       expect((await spin(second, 'jackpot-3')).body.data.triggers).toEqual([{ uid: 't-jackpot', label: 'Jackpot', points: 0 }]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('a limited stock contended through every retry', () => {
+  const CONTENDED = `
+version: 1
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: sword, label: Sword, type: Prize, kind: Item }
+  - { uid: box, label: Box, type: Prize, kind: Chest, chest: { pool: [{ reward: sword, amount: { min: 1, max: 1 }, weight: 1, stock: 5 }] } }
+actions:
+  - { identifier: spin, points: 1 }
+  - { identifier: get-box, deliverables: [{ deliverable: box, amount: 1 }] }
+triggers:
+  - { uid: t-jackpot, label: Jackpot, type: OneTimeOnly, limited: true, limit: 1, conditions: [{ action: spin }], deliverables: [{ deliverable: gold, amount: 5 }] }
+`;
+  const BUSY = { code: 503, data: 'Too many concurrent changes; retry later' };
+
+  it('answers 503 and changes nothing; the retry is processed at once, with the same referenceId', async () => {
+    const s = await startTestService({ catalogYaml: CONTENDED });
+    try {
+      const playerId = randomUUID();
+      const append = s.service.events.appendToStream.bind(s.service.events);
+      // Every other request wins the race for the stock streams first.
+      jest
+        .spyOn(s.service.events, 'appendToStream')
+        .mockImplementation(async (stream, events, expected) =>
+          /^(trigger-limit|chest-stock)-/.test(stream) ? Promise.reject(new WrongExpectedVersionError(stream, expected, 0)) : append(stream, events, expected),
+        );
+      const post = (path: string, body: object) => s.http.post(path).set(server).send(body);
+      const spun = await post('/v1/action/process', { name: 'spin', referenceId: 'spin-1', playerId });
+      expect([spun.status, spun.body]).toEqual([503, BUSY]);
+      expect((await post('/v1/action/process', { name: 'get-box', referenceId: 'box-1', playerId })).body.code).toBe(200);
+      const opened = await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' });
+      expect([opened.status, opened.body]).toEqual([503, BUSY]);
+      const profile = async () => (await post('/v1/player/profile', { playerId })).body.data;
+      expect(await profile()).toMatchObject({ points: 0, balances: [{ deliverableUid: 'box', amount: 1 }] });
+      expect(await stock.readStock(s.service.events, stock.TRIGGER_ACTIVATIONS, 't-jackpot')).toMatchObject({ total: 0 });
+
+      jest.restoreAllMocks();
+      const retried = await post('/v1/action/process', { name: 'spin', referenceId: 'spin-1', playerId });
+      expect(retried.body.data.triggers).toEqual([{ uid: 't-jackpot', label: 'Jackpot', points: 0 }]);
+      expect((await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' })).body.code).toBe(200);
+      const after = await profile();
+      expect(after.points).toBe(1);
+      expect(Object.fromEntries(after.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]))).toEqual({ gold: 5, sword: 1 });
     } finally {
       await s.close();
     }
