@@ -129,7 +129,11 @@ class CpuMeter {
   private queue: Promise<unknown> = Promise.resolve();
   private openedAt = 0;
 
-  constructor(private readonly child: Child) {}
+  /** With `profileFile`, the child is also CPU-profiled over the measured windows, written there. */
+  constructor(
+    private readonly child: Child,
+    private readonly profileFile?: string,
+  ) {}
 
   readonly onWindow = (phase: 'start' | 'end'): void => {
     this.then(async () => {
@@ -137,6 +141,8 @@ class CpuMeter {
       if (phase === 'start') this.openedAt = now;
       else this.micros += now - this.openedAt;
     });
+    const file = this.profileFile;
+    if (file) this.then(() => (phase === 'start' ? this.child.ask('profile-start', { intervalUs: 250 }) : this.child.ask('profile-stop', { file })));
   };
 
   /** Runs `step` after the asks already queued. */
@@ -168,7 +174,7 @@ async function figure1(ctx: Context): Promise<void> {
   const bareRuns: LoadResult[] = [];
   const processRuns: LoadResult[] = [];
   const bareCpu = new CpuMeter(bare);
-  const processCpu = new CpuMeter(server);
+  const processCpu = new CpuMeter(server, config.profile ? profileFile : undefined);
   for (let round = 0; round < rounds; round++) {
     // The first round warms up each side fully; later ones only reopen their connections.
     const warmupMs = round === 0 ? config.warmupMs : Math.min(config.warmupMs, 500);
@@ -182,10 +188,7 @@ async function figure1(ctx: Context): Promise<void> {
         durationMs: slice,
         next: () => post(bodies()),
         onAnswer: (_spec, answer) => outcomes.addAnswer(answer),
-        onWindow: (phase) => {
-          processCpu.onWindow(phase);
-          if (config.profile) processCpu.then(() => (phase === 'start' ? server.ask('profile-start', { intervalUs: 250 }) : server.ask('profile-stop', { file: profileFile })));
-        },
+        onWindow: processCpu.onWindow,
       }),
     );
     await processCpu.settled();
@@ -228,7 +231,7 @@ async function figure2(ctx: Context): Promise<void> {
   const outcomes = new Outcomes();
   const bodies = mixedBodies({ players: config.players, seed: 2, nested: config.nestedBatch });
   const profileFile = path.join(RESULTS_DIR, 'profile-nested.cpuprofile');
-  const cpu = new CpuMeter(server);
+  const cpu = new CpuMeter(server, config.profile ? profileFile : undefined);
   const run = await closedLoop({
     port: server.ready.port as number,
     connections: config.nestedConnections,
@@ -236,10 +239,7 @@ async function figure2(ctx: Context): Promise<void> {
     durationMs: config.durationMs,
     next: () => post(bodies()),
     onAnswer: (_spec, answer) => outcomes.addAnswer(answer),
-    onWindow: (phase) => {
-      cpu.onWindow(phase);
-      if (config.profile) cpu.then(() => (phase === 'start' ? server.ask('profile-start', { intervalUs: 250 }) : server.ask('profile-stop', { file: profileFile })));
-    },
+    onWindow: cpu.onWindow,
   });
   await cpu.settled();
   if (config.profile) ctx.profiles.push(profileFile);
