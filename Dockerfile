@@ -6,4 +6,7 @@ RUN npm install --no-audit --no-fund
 COPY . .
 ENV PORT=8080
 EXPOSE 8080
-CMD ["npm", "start"]
+# Ready for writes (GET /health/ready; liveness alone is GET /health): README, "Operating it".
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["node", "-e", "fetch('http://localhost:'+process.env.PORT+'/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+# node itself, not npm: the signals docker stop sends reach the service (npm start execs node too).
+CMD ["node", "--import", "tsx", "app/main.ts", "all"]

@@ -1,8 +1,38 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects, one run (`npm test`, README "The two commands"):
+ * - embedded: every suite, the service on its embedded adapters (no server needed);
+ * - redis: the suites that need the shared Redis (REDIS_URL, default redis://127.0.0.1:6379):
+ *   the Redis adapters' own suites, and the HTTP, crash, concurrency and deployment suites a
+ *   second time with the service's jobs and rate limits on Redis, each service under a key
+ *   prefix of its own. Its global setup fails the run at once, in one line, when Redis does not
+ *   answer. `npx jest --selectProjects embedded` runs without Redis.
+ * @type {import('jest').Config}
+ */
+const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': 'ts-jest' },
-  testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+/** Suites that talk to the shared Redis themselves. */
+const REDIS_ADAPTER_SUITES = ['<rootDir>/test/jobs.bullmq.test.ts', '<rootDir>/test/rate-limit.redis.test.ts'];
+
+module.exports = {
   testTimeout: 30000,
+  projects: [
+    {
+      ...common,
+      displayName: 'embedded',
+      testMatch: ['<rootDir>/**/*.test.ts'],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, ...REDIS_ADAPTER_SUITES],
+    },
+    {
+      ...common,
+      displayName: 'redis',
+      testMatch: [...REDIS_ADAPTER_SUITES, '<rootDir>/test/http/*.test.ts', '<rootDir>/test/crash.test.ts', '<rootDir>/test/concurrency.test.ts', '<rootDir>/test/deployment.test.ts'],
+      globalSetup: '<rootDir>/test/support/require-redis.ts',
+      // Read by test/support/backing.ts: services started by these suites use Redis.
+      globals: { SERVICES_ON_REDIS: true },
+    },
+  ],
 };

@@ -1,18 +1,26 @@
 /**
  * Writes event-store files straight through the EventStore port (no HTTP): player histories as
- * the real decider (decideProcessAction) produces them, appended in big batches.
+ * the real decider (decideProcessAction) produces them, every stream each decision writes (the
+ * player's events, the referenceId's record, a cost's provision), appended in big batches.
  */
+import { checkStoreFormat } from '../app/store-format';
 import { decideProcessAction } from '../command-api/process-action/decider';
-import { evolve, initialPlayerState } from '../command-api/player/state';
-import { playerStream } from '../command-api/player/repository';
 import { publishCatalog } from '../command-api/publish-catalog/publish';
 import type { Catalog } from '../shared/catalog/schema';
 import { loadCatalogFile } from '../shared/catalog/load';
-import type { EventMetadata, EventStore } from '../shared/event-store/port';
+import type { EventMetadata, EventStore, StreamAppend } from '../shared/event-store/port';
+import { playerEventOf } from '../shared/events';
 import { newEventId } from '../shared/ids';
+import { SqliteJobScheduler } from '../shared/jobs/embedded';
+import { PlayerStates } from '../shared/player/player-states';
+import { evolve, initialPlayerState } from '../shared/player/state';
+import { StockStates } from '../shared/stock/stock-states';
+import { playerStream } from '../shared/streams';
 import { actionBody, prng } from './workload';
 
+/** One event of a seeded history, with the stream it goes to. */
 export interface SeedEvent {
+  stream: string;
   type: string;
   data: unknown;
 }
@@ -25,16 +33,21 @@ export async function loadBenchCatalog(file: string): Promise<{ catalog: Catalog
   return { catalog: loaded.catalog, hash: loaded.hash };
 }
 
-/** Publishes the catalog as the service does at start, so a service started on the file finds it current. */
+/** Declares the store's format and publishes the catalog as the service does at start, so a service started on the file finds both current. */
 export async function publishBenchCatalog(events: EventStore, catalog: Catalog, hash: string): Promise<void> {
-  await publishCatalog(events, catalog, hash, Date.now(), SEED_METADATA);
+  await checkStoreFormat(events, true);
+  const jobs = new SqliteJobScheduler(':memory:');
+  const deps = { events, players: new PlayerStates(events), stocks: new StockStates(events), jobs, catalog: () => ({ version: 0, catalog }), now: Date.now, random: Math.random, newUid: newEventId, idempotencyRetentionMs: 0 };
+  const published = await publishCatalog(deps, catalog, hash, Date.now(), SEED_METADATA);
+  await jobs.close();
+  if (!published.ok) throw new Error(published.failure.message);
 }
 
 /**
  * One player's history, action after action of the bench mix through the real decider, the
- * state evolved by each decision's events as the repository would. Rejected actions (a cost the
- * player cannot pay) leave no event, as in the service. Limited triggers count as exhausted, so
- * no trigger-limit stream is needed.
+ * state evolved by each decision's player events as the service would. Rejected actions (a cost
+ * the player cannot pay) leave no event, as in the service. Limited triggers count as exhausted,
+ * so no trigger-limit stream is needed. `maxEvents` bounds the player's own events.
  */
 export function* playerHistory(
   catalog: Catalog,
@@ -43,45 +56,58 @@ export function* playerHistory(
 ): Generator<SeedEvent> {
   const maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
   const random = prng(options.seed);
-  const exhausted = new Set(catalog.triggers.filter((t) => t.limited).map((t) => t.uid));
+  const exhausted = new Map(catalog.triggers.filter((t) => t.limited).map((t) => [t.uid, t.limit]));
   const state = initialPlayerState(player);
+  const stream = playerStream(player);
   let revision = -1;
   let uid = 0;
   for (let i = 0; i < options.actions && revision + 1 < maxEvents; i++) {
     const body = actionBody(player, `${options.refPrefix}-${i}`, random);
     const ts = options.startTs + i * options.stepMs;
     const newUid = () => (uid++).toString(16).padStart(32, '0');
-    // Not an object literal at the call: extra fields (the decider's env grows) stay harmless.
-    const env = { now: ts, random, newUid, catalog, exhaustedTriggers: exhausted, costProvisionUid: newUid() };
-    const decision = decideProcessAction({ playerId: player, referenceId: body.referenceId, name: body.name, timestamp: ts, multiplier: 1, details: body.details ?? [] }, state, env);
+    const cmd = { playerId: player, referenceId: body.referenceId, name: body.name, timestamp: ts, multiplier: 1, details: body.details ?? [] };
+    const decision = decideProcessAction(cmd, { player: state, playerRevision: revision, referenceTaken: false, activationsTaken: exhausted }, { now: ts, random, newUid, catalog });
     if (!decision.ok) continue;
-    for (const e of decision.value.events) {
-      revision++;
-      evolve(state, { id: '', type: e.type, data: e.data, metadata: SEED_METADATA, streamName: playerStream(player), revision, position: 0, createdAt: ts });
-      yield e;
+    for (const write of decision.value.writes) {
+      for (const e of write.events) {
+        if (write.stream === stream) {
+          revision++;
+          evolve(state, playerEventOf({ id: '', type: e.type, data: e.data, metadata: SEED_METADATA, streamName: stream, revision, position: 0, createdAt: ts })!);
+        }
+        yield { stream: write.stream, type: e.type, data: e.data };
+      }
     }
   }
 }
 
-/** Appends a player's events in batches at exact expected revisions. */
+/**
+ * Appends a player's history in batches of about `batchSize` of its own events: each batch one
+ * atomic append of the player's stream at its exact revision and the new streams of its actions.
+ */
 export async function appendHistory(events: EventStore, player: string, history: Iterable<SeedEvent>, batchSize: number): Promise<number> {
+  const own = playerStream(player);
   let expected: number | 'no_stream' = 'no_stream';
-  let batch: SeedEvent[] = [];
+  let batch = new Map<string, SeedEvent[]>();
+  let ownCount = 0;
   let count = 0;
   const flush = async () => {
-    if (!batch.length) return;
-    const r = await events.appendToStream(
-      playerStream(player),
-      batch.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: SEED_METADATA })),
-      expected,
-    );
-    expected = r.nextExpectedRevision;
-    count += batch.length;
-    batch = [];
+    if (!batch.size) return;
+    const appends: StreamAppend[] = [...batch].map(([stream, list]) => ({
+      stream,
+      events: list.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: SEED_METADATA })),
+      expectedRevision: stream === own ? expected : 'no_stream',
+    }));
+    const r = await events.appendToStreams(appends);
+    if (r.revisions[own] !== undefined) expected = r.revisions[own];
+    count += appends.reduce((n, a) => n + a.events.length, 0);
+    batch = new Map();
+    ownCount = 0;
   };
   for (const e of history) {
-    batch.push(e);
-    if (batch.length >= batchSize) await flush();
+    const list = batch.get(e.stream);
+    if (list) list.push(e);
+    else batch.set(e.stream, [e]);
+    if (e.stream === own && ++ownCount >= batchSize) await flush();
   }
   await flush();
   return count;

@@ -1,7 +1,7 @@
 /**
  * Child process: the all-in-one service (startService) on the embedded adapters, as `npm start`
  * runs it, on a port of its own. Started by bench/run.ts with:
- *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL  the run contract (decisions.md §1)
+ *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL  the service's own settings (README, "Configuration")
  *   BENCH_TRACK_LAG=1  record, for each player-stream append, the time from its commit until the
  *                      projection runner has handled it (figure 3)
  * and answers IPC requests: stats, lag-start, lag-stop, profile-start, profile-stop, stop.
@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import { readRunConfig } from '../shared/config/env';
 import { createLogger } from '../shared/logging/logger';
-import { startService } from '../shared/service';
+import { startService } from '../app/service';
 import { cpuMicros, serveIpc } from './ipc';
 import { startCpuProfile, type CpuProfile } from './profile';
 
@@ -33,10 +33,10 @@ async function main(): Promise<void> {
   let lagPending = 0;
   if (process.env.BENCH_TRACK_LAG === '1') {
     const events = service.events;
-    const append = events.appendToStream.bind(events);
-    events.appendToStream = async (stream, batch, expected) => {
-      const result = await append(stream, batch, expected);
-      if (lags && batch.length && stream.startsWith('player-')) {
+    const append = events.appendToStreams.bind(events);
+    events.appendToStreams = async (appends) => {
+      const result = await append(appends);
+      if (lags && appends.some((a) => a.stream.startsWith('player-'))) {
         const committed = performance.now();
         const into = lags;
         lagPending++;

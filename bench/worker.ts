@@ -8,10 +8,11 @@ import path from 'node:path';
 import pino from 'pino';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
+import type { NewEvent } from '../shared/event-store/port';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { newEventId } from '../shared/ids';
 import { MemoryReadStore } from '../shared/read-store/memory';
-import { playerStream } from '../command-api/player/repository';
+import { playerStream, referenceStream } from '../shared/streams';
 import { serveIpc, type IpcRequest } from './ipc';
 import { startCpuProfile } from './profile';
 import { appendHistory, loadBenchCatalog, playerHistory, publishBenchCatalog, SEED_METADATA } from './seed';
@@ -51,10 +52,11 @@ async function generate(request: IpcRequest) {
   const span = 90 * DAY;
   // Past timestamps only: template t starts t hours later (all within 4 days).
   const startTs = Date.now() - span - 4 * DAY;
-  const shapes: { type: string; json: string }[][] = [];
+  // A template: the streams each event goes to and its JSON; `perPlayer` is the count of the player's own events.
+  const shapes: { stream: string; type: string; json: string }[][] = [];
   for (let t = 0; t < templates; t++) {
     const history = [...playerHistory(catalog, TEMPLATE_PLAYER, { actions: perPlayer * 2, maxEvents: perPlayer, startTs: startTs + t * 3_600_000, stepMs: Math.floor(span / perPlayer), refPrefix: TEMPLATE_REF, seed: 1000 + t })];
-    shapes.push(history.slice(0, perPlayer).map((e) => ({ type: e.type, json: JSON.stringify(e.data) })));
+    shapes.push(history.map((e) => ({ stream: e.stream, type: e.type, json: JSON.stringify(e.data) })));
   }
   const templateMs = performance.now() - started;
 
@@ -66,16 +68,29 @@ async function generate(request: IpcRequest) {
   const inFlight: Promise<unknown>[] = [];
   while (written < total) {
     const player = playerId(tag, players);
-    const shape = shapes[players % shapes.length].slice(0, Math.min(perPlayer, total - written));
+    const shape = shapes[players % shapes.length].slice(0, total - written);
     const refPrefix = `${tag}p${players}`;
-    const batch = shape.map((s) => {
-      const json = s.json.split(TEMPLATE_PLAYER).join(player).split(TEMPLATE_REF).join(refPrefix);
+    // Every uid of the template (a cost's provision, a powerup instance) is the player's own.
+    const uids = new Map<string, string>();
+    const own = (text: string) =>
+      text
+        .split(TEMPLATE_PLAYER)
+        .join(player)
+        .split(TEMPLATE_REF)
+        .join(refPrefix)
+        .replace(/\b[0-9a-f]{32}\b/g, (uid) => uids.get(uid) ?? (uids.set(uid, newEventId().replace(/-/g, '')), uids.get(uid)!));
+    const byStream = new Map<string, NewEvent[]>();
+    for (const e of shape) {
+      const json = own(e.json);
       dataBytes += json.length;
-      return { id: newEventId(), type: s.type, data: JSON.parse(json) as unknown, metadata: SEED_METADATA };
-    });
-    inFlight.push(events.appendToStream(playerStream(player), batch, 'no_stream'));
+      const stream = own(e.stream);
+      const list = byStream.get(stream) ?? [];
+      list.push({ id: newEventId(), type: e.type, data: JSON.parse(json) as unknown, metadata: SEED_METADATA });
+      byStream.set(stream, list);
+    }
+    inFlight.push(events.appendToStreams([...byStream].map(([stream, list]) => ({ stream, events: list, expectedRevision: 'no_stream' as const }))));
     if (inFlight.length >= 20) await Promise.all(inFlight.splice(0));
-    written += batch.length;
+    written += shape.length;
     players++;
   }
   await Promise.all(inFlight);
@@ -129,10 +144,10 @@ async function rebuild(request: IpcRequest) {
 }
 
 /**
- * Figure 2's floor: the event store alone doing what one action costs it (reference reserved,
- * player event appended at its revision, reference completed), with events the size of the
- * service's (about 130, 960 and 360 bytes of data), `concurrency` actions in flight, each on a
- * player of its own at a time, for `durationMs`. No HTTP, rules or projections.
+ * Figure 2's floor: the event store alone doing what one action costs it (one atomic append of
+ * the player's event at its revision and the referenceId's record, expected new), with events
+ * the size of the service's (about 960 and 130 bytes of data), `concurrency` actions in flight,
+ * each on a player of its own at a time, for `durationMs`. No HTTP, rules or projections.
  */
 async function storeFloor(request: IpcRequest) {
   const file = String(request.file);
@@ -152,12 +167,13 @@ async function storeFloor(request: IpcRequest) {
     for (let n = lane; performance.now() - started < durationMs; n += concurrency) {
       const referenceId = `${tag}-f${n}`;
       const player = playerStream(playerId(tag, n % players));
-      const reference = `reference-${referenceId}`;
-      const reserved = await events.appendToStream(reference, [event('ReferenceReserved', { referenceId, playerId: player, pad: 'r'.repeat(60) })], 'no_stream');
+      const reference = referenceStream(referenceId);
       const revision = revisions.get(player) ?? -1;
-      const appended = await events.appendToStream(player, [event('ActionProcessed', { referenceId, pad: 'p'.repeat(900) })], revision === -1 ? 'no_stream' : revision);
-      revisions.set(player, appended.nextExpectedRevision);
-      await events.appendToStream(reference, [event('ReferenceCompleted', { referenceId, pad: 'c'.repeat(300) })], reserved.nextExpectedRevision);
+      const appended = await events.appendToStreams([
+        { stream: player, events: [event('ActionProcessed', { referenceId, pad: 'p'.repeat(900) })], expectedRevision: revision === -1 ? 'no_stream' : revision },
+        { stream: reference, events: [event('ReferenceRecorded', { referenceId, playerId: player, actionName: 'bench', playerRevision: revision + 1, pad: 'r'.repeat(40) })], expectedRevision: 'no_stream' },
+      ]);
+      revisions.set(player, appended.revisions[player]);
       actions++;
     }
   };

@@ -2,7 +2,7 @@
  * What the benchmark sends: the action mix, player ids and reference ids, and the keys file and
  * catalog the service under test is started with.
  */
-import { seededRandom } from '../test/support/seeded-random';
+import { seededRandom } from './seeded-random';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import path from 'node:path';
 export const BENCH_CATALOG_FILE = path.join(__dirname, 'catalog.yaml');
 export const SERVER_KEY = 'bench-server-key-0123456789abcdef';
 
-/** The keys file of the service under test: one Server key, unlimited (decisions.md §12). */
+/** The keys file of the service under test: one Server key, with no rate limit. */
 export function writeKeysFile(dir: string): string {
   const file = path.join(dir, 'keys.yaml');
   fs.writeFileSync(file, ['keys:', `  - { name: bench, tier: Server, key: "${SERVER_KEY}", rateLimit: { perSecond: 0 } }`, ''].join('\n'));

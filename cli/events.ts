@@ -1,5 +1,7 @@
-import { playerStream } from '../command-api/player/repository';
+/** `events`: a stream, or the whole log, readable or as JSON. */
+import { playerStream } from '../shared/streams';
 import { auditEvent, summarizeEvent } from '../read-api/audit/events';
+import { feedRecord, matches, type FeedFilter } from '../read-api/feed/records';
 import type { EventStore, RecordedEvent } from '../shared/event-store/port';
 import { canonicalPlayerId } from '../shared/ids';
 import { iso, UsageError, writeLine } from './output';
@@ -45,15 +47,15 @@ export function eventLine(e: RecordedEvent): string {
 export interface ExportOptions {
   /** Export events after this position (exclusive). */
   from?: number;
-  types?: ReadonlySet<string>;
+  filter: FeedFilter;
 }
 
-/** `export`: the global log as NDJSON, one page in memory at a time. */
+/** `export`: the global log as NDJSON, one page in memory at a time: the event feed's records. */
 export async function exportEvents(events: EventStore, options: ExportOptions): Promise<number> {
   let position = options.from ?? 0;
   for (;;) {
     const page = await events.readAll({ fromPosition: position, maxCount: PAGE_SIZE });
-    for (const e of page) if (!options.types || options.types.has(e.type)) await writeLine(JSON.stringify(auditEvent(e)));
+    for (const e of page) if (matches(e, options.filter)) await writeLine(JSON.stringify(feedRecord(e)));
     if (page.length < PAGE_SIZE) return 0;
     position = page[page.length - 1].position;
   }

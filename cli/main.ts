@@ -1,21 +1,28 @@
 /**
  * `gamification <command>`: replay, export and trace the event log, rebuild and verify read
- * models, validate and diff catalogs. Reads the same environment as the service (DATA_DIR,
- * EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, PORT) and never writes events.
+ * models, validate and diff catalogs, show the jobs queue and the webhooks. Reads the same environment as the
+ * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
+ * never writes events.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readRunConfig, type RunConfig } from '../shared/config/env';
+import { ConfigurationError } from '../app/configuration-error';
+import { checkStoreFormat } from '../app/store-format';
+import type { FeedFilter } from '../read-api/feed/records';
 import { KurrentDbEventStore } from '../shared/event-store/kurrentdb';
+import { STREAM_KINDS, type StreamKind } from '../shared/streams';
 import type { EventStore } from '../shared/event-store/port';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { diffCatalog, validateCatalog } from './catalog';
 import { exportEvents, showEvents } from './events';
+import { showJobs } from './jobs';
 import { UsageError } from './output';
 import { PROJECTORS } from '../projections/projectors';
 import { rebuild, verify } from './read-models';
 import { showTrace } from './trace';
+import { redeliverWebhook, showWebhooks } from './webhooks';
 
 const USAGE = `Usage: gamification <command> [options]
 
@@ -23,8 +30,9 @@ const USAGE = `Usage: gamification <command> [options]
       A stream's events: time, stream@revision, position, type, key, correlation, summary.
   trace --reference <referenceId> | --provision <provisionUid> [--json]
       The causal chain: each request, its events, the rules behind its awards, balances before/after.
-  export [--from <position>] [--types <type,type>]
-      The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types.
+  export [--from <position>] [--types <type,type>] [--streams <kind,kind>]
+      The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types
+      or stream kinds (player, reference, provision, ...): the records of GET /v1/feed/events.
   rebuild [projector...]
       Replay the log into fresh read models (${PROJECTORS.map((p) => p.name).join(', ')}) and report the rate.
       With MONGO_URL, drops and refills them in MongoDB: stop the projector role first.
@@ -32,6 +40,14 @@ const USAGE = `Usage: gamification <command> [options]
       Compare the live read models with a fresh replay; exit 1 on any difference. Embedded mode
       asks the running server (default http://127.0.0.1:$PORT, key from --key, GAMIFICATION_KEY
       or DATA_DIR/dev-api-key); with MONGO_URL, compares MongoDB here.
+  jobs [--json]
+      The jobs queue: how many jobs wait, are delayed, run and failed, and the latest failures
+      (REDIS_URL and REDIS_PREFIX: BullMQ; else DATA_DIR/jobs.sqlite).
+  webhooks [--url <url>] [--key <key>] [--json]
+      Each webhook: how far it got in the log, delivered, waiting and failed deliveries, the failures.
+  webhooks redeliver <webhook> --after <position> [--url <url>] [--key <key>]
+      Send the webhook's events after the position again (failed ones included), in order.
+      Both ask the running server, as verify does (a Server key; an Auditor key for the list).
   catalog validate <file>
       One line per problem; exit 1 if any.
   catalog diff <file>
@@ -56,16 +72,27 @@ function position(value: string | undefined, option: string): number | undefined
   return Number(value);
 }
 
-function openEventStore(config: RunConfig): EventStore {
-  if (config.eventStoreUrl) return new KurrentDbEventStore(config.eventStoreUrl);
-  const file = path.join(config.dataDir, 'events.sqlite');
-  if (!fs.existsSync(file)) throw new Error(`no event store at ${file}: set DATA_DIR to the service's data directory, or EVENTSTORE_URL`);
-  // WAL lets this reader in while the server writes.
-  return new SqliteEventStore(file, { readonly: true });
+/** The service's event store, read-only where it can be, refused when it holds another stored format. */
+async function openEventStore(config: RunConfig): Promise<EventStore> {
+  let events: EventStore;
+  if (config.eventStoreUrl) events = await KurrentDbEventStore.connect(config.eventStoreUrl);
+  else {
+    const file = path.join(config.dataDir, 'events.sqlite');
+    if (!fs.existsSync(file)) throw new Error(`no event store at ${file}: set DATA_DIR to the service's data directory, or EVENTSTORE_URL`);
+    // WAL lets this reader in while the server writes.
+    events = new SqliteEventStore(file, { readonly: true });
+  }
+  try {
+    await checkStoreFormat(events, false);
+  } catch (error) {
+    await events.close();
+    throw error instanceof ConfigurationError ? new Error(error.problems.join('\n')) : error;
+  }
+  return events;
 }
 
 async function withEvents(config: RunConfig, use: (events: EventStore) => Promise<number>): Promise<number> {
-  const events = openEventStore(config);
+  const events = await openEventStore(config);
   try {
     return await use(events);
   } finally {
@@ -86,9 +113,13 @@ async function run(argv: string[]): Promise<number> {
       return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, json: values.json }));
     }
     case 'export': {
-      const { values } = args(rest, { from: { type: 'string' }, types: { type: 'string' } }, command);
-      const types = values.types === undefined ? undefined : new Set(values.types.split(',').map((t) => t.trim()).filter(Boolean));
-      return withEvents(config, (events) => exportEvents(events, { from: position(values.from, '--from'), types }));
+      const { values } = args(rest, { from: { type: 'string' }, types: { type: 'string' }, streams: { type: 'string' } }, command);
+      const listed = (text: string | undefined) => (text === undefined ? undefined : text.split(',').map((t) => t.trim()).filter(Boolean));
+      const streams = listed(values.streams);
+      const unknown = streams?.filter((k) => !STREAM_KINDS.includes(k as StreamKind));
+      if (unknown?.length) throw new UsageError(`export: --streams takes stream kinds (${STREAM_KINDS.join(', ')}), got "${unknown.join(', ')}"`);
+      const filter: FeedFilter = { ...(values.types ? { types: new Set(listed(values.types)) } : {}), ...(streams ? { streams: new Set(streams as StreamKind[]) } : {}) };
+      return withEvents(config, (events) => exportEvents(events, { from: position(values.from, '--from'), filter }));
     }
     case 'rebuild': {
       const { positionals } = args(rest, {}, command);
@@ -97,6 +128,17 @@ async function run(argv: string[]): Promise<number> {
     case 'verify': {
       const { values } = args(rest, { url: { type: 'string' }, key: { type: 'string' } }, command);
       return verify(() => openEventStore(config), config, values);
+    }
+    case 'jobs': {
+      const { values } = args(rest, { json: { type: 'boolean', default: false } }, command);
+      return showJobs(config, { json: values.json });
+    }
+    case 'webhooks': {
+      const { values, positionals } = args(rest, { url: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean', default: false }, after: { type: 'string' } }, command);
+      const server = { url: values.url, key: values.key };
+      if (positionals.length === 0) return showWebhooks(config, { ...server, json: values.json });
+      if (positionals[0] !== 'redeliver' || positionals.length !== 2 || values.after === undefined) throw new UsageError('webhooks: use "webhooks" or "webhooks redeliver <webhook> --after <position>"');
+      return redeliverWebhook(config, { ...server, webhook: positionals[1], after: position(values.after, '--after')! });
     }
     case 'catalog': {
       const { positionals } = args(rest, {}, command);

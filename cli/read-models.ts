@@ -1,15 +1,16 @@
-import fs from 'node:fs';
-import path from 'node:path';
+/** `rebuild` and `verify`: the read models replayed from the log, and checked against the live ones. */
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
 import { CHECKPOINTS } from '../projections/runner';
-import { replay, verifyReadModels, type Verification } from '../projections/verify';
+import { replay, verifyReadModels } from '../projections/verify';
+import type { Verification } from '../shared/read-models/verification';
 import type { RunConfig } from '../shared/config/env';
 import type { EventStore } from '../shared/event-store/port';
 import { MemoryReadStore } from '../shared/read-store/memory';
 import { MongoReadStore } from '../shared/read-store/mongo';
 import type { ReadStore } from '../shared/read-store/port';
 import { shown, UsageError, writeLine } from './output';
+import { askServer, type ServerOptions } from './server';
 
 
 const LIVE_WAIT_MS = 10_000;
@@ -64,21 +65,17 @@ function progressBar(head: number): { update(position: number): void; done(): vo
   };
 }
 
-export interface VerifyOptions {
-  url?: string;
-  key?: string;
-}
-
 /**
  * `verify`: compares the live read models with a fresh replay. With MONGO_URL they are read from
  * MongoDB here; in embedded mode they live in the server's memory, so the server compares them
  * (POST /v1/audit/verify). Exit 1 on any difference.
  */
-export async function verify(openEvents: () => EventStore, config: RunConfig, options: VerifyOptions): Promise<number> {
-  const result = config.mongoUrl ? await verifyMongo(openEvents(), config) : await verifyOnServer(config, options);
+export async function verify(openEvents: () => Promise<EventStore>, config: RunConfig, options: ServerOptions): Promise<number> {
+  const result = config.mongoUrl ? await verifyMongo(await openEvents(), config) : await verifyOnServer(config, options);
   for (const d of result.differences) await writeLine(`${d.collection}  ${d._id}  ${d.path || '(document)'}: live ${shown(d.live)}, rebuilt ${shown(d.rebuilt)}`);
-  const scope = `${result.collections.length} collections after replaying ${result.eventsReplayed} events`;
-  await writeLine(result.differences.length ? `${result.differences.length} difference(s) in ${scope}` : `read models match: ${scope}`);
+  const scope = `${result.collections.length} collections after replaying ${result.eventsReplayed} events (${(result.ms / 1000).toFixed(1)} s)`;
+  const found = `${result.differences.length}${result.truncated ? ' (the first; the check stopped there)' : ''} difference(s)`;
+  await writeLine(result.differences.length ? `${found} in ${scope}` : `read models match: ${scope}`);
   return result.differences.length ? 1 : 0;
 }
 
@@ -93,22 +90,6 @@ async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verif
   }
 }
 
-async function verifyOnServer(config: RunConfig, options: VerifyOptions): Promise<Verification> {
-  const url = `${(options.url ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '')}/v1/audit/verify`;
-  const key = options.key ?? process.env.GAMIFICATION_KEY ?? devKey(config.dataDir);
-  if (!key) throw new UsageError('verify: no API key: pass --key, set GAMIFICATION_KEY, or run where DATA_DIR holds the dev-api-key');
-  let response: Response;
-  try {
-    response = await fetch(url, { method: 'POST', headers: { AuthKey: key } });
-  } catch (error) {
-    throw new Error(`verify: no server answering at ${url} (${(error as Error).message}); start it or pass --url`);
-  }
-  const body = (await response.json()) as { code: number; data: unknown };
-  if (body.code !== 200) throw new Error(`verify: the server answered ${body.code}: ${shown(body.data)}`);
-  return body.data as Verification;
-}
-
-function devKey(dataDir: string): string | undefined {
-  const file = path.join(dataDir, 'dev-api-key');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
+function verifyOnServer(config: RunConfig, options: ServerOptions): Promise<Verification> {
+  return askServer<Verification>('verify', config, options, { method: 'POST', path: '/v1/audit/verify' });
 }

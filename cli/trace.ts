@@ -1,3 +1,4 @@
+/** `trace`: the causal chain of an action or a provision, readable or as JSON. */
 import { traceProvision, traceReference, type ActionTrace, type CausalChain, type ProvisionTrace, type Rules } from '../read-api/audit/trace';
 import type { EventStore } from '../shared/event-store/port';
 import type { Grant } from '../shared/events/common';
@@ -27,13 +28,13 @@ export async function showTrace(events: EventStore, options: TraceOptions): Prom
 }
 
 function actionHeader(t: ActionTrace): string {
-  const flags = [t.status, ...(t.reversed ? ['reversed'] : []), ...(t.provisionUid ? [`cost provision ${t.provisionUid}`] : [])];
-  return `Action ${t.actionName ?? '?'}, reference ${t.referenceId}, player ${t.playerId}: ${flags.join(', ')}`;
+  const flags = [t.reversed ? 'reversed' : 'processed', ...(t.provisionUid ? [`cost provision ${t.provisionUid}`] : [])];
+  return `Action ${t.actionName}, reference ${t.referenceId}, player ${t.playerId}: ${flags.join(', ')}`;
 }
 
 function provisionHeader(t: ProvisionTrace): string {
   const of = t.referenceType === 'Store' ? `bundle ${t.bundleUid}` : `cost of action ${t.referenceId ?? '?'}`;
-  return `Provision ${t.provisionUid} (${t.referenceType}, ${of}), player ${t.playerId}: ${t.status ?? 'never charged'}`;
+  return `Provision ${t.provisionUid} (${t.referenceType}, ${of}), player ${t.playerId}: ${t.status}`;
 }
 
 function chainLines(chain: CausalChain, index: number): string[] {

@@ -1,33 +1,34 @@
-import type { Catalog } from '../shared/catalog/schema';
+import type { PublishedCatalog } from '../shared/catalog/published';
+import type { CommandOrigin } from './command';
 import type { EventMetadata, EventStore } from '../shared/event-store/port';
 import type { RequestContext } from '../shared/http/route';
 import type { JobScheduler } from '../shared/jobs/port';
-import type { DecisionEnv } from './player/grants';
-import type { PlayerRepository } from './player/repository';
-
-export interface PublishedCatalog {
-  version: number;
-  catalog: Catalog;
-}
+import type { PlayerStates } from '../shared/player/player-states';
+import type { DecisionEnv } from '../shared/rules/decision-env';
+import type { StockStates } from '../shared/stock/stock-states';
 
 /** What command handlers need; the clock and randomness are here so tests can fix them. */
 export interface CommandDeps {
   events: EventStore;
-  players: PlayerRepository;
-  /** Delayed work that must survive a restart: provision settlement, powerup expiry. */
+  players: PlayerStates;
+  stocks: StockStates;
+  /** Business-time work that must survive a restart: a Pending provision's timeout, a powerup's expiry. */
   jobs: JobScheduler;
   catalog(): PublishedCatalog;
   now(): number;
   random(): number;
   newUid(): string;
-  /** How old a reservation must be before recovery may finish or release it. */
-  staleReservationMs: number;
+  /** How long an Idempotency-Key is honoured after its request. */
+  idempotencyRetentionMs: number;
 }
 
+/** The outside world a decision sees: one clock reading per command, randomness, new uids. */
 export const decisionEnv = (deps: CommandDeps): DecisionEnv => ({ now: deps.now(), random: deps.random, newUid: deps.newUid });
 
-export function requestMetadata(ctx: RequestContext, deps: CommandDeps): EventMetadata {
-  return { correlationId: ctx.correlationId, causationId: ctx.correlationId, keyName: ctx.key.name, catalogVersion: deps.catalog().version };
+/** A request's command: its events' metadata (the request is their cause), and its Idempotency-Key. */
+export function requestOrigin(ctx: RequestContext, deps: CommandDeps): CommandOrigin {
+  const metadata = { correlationId: ctx.correlationId, causationId: ctx.correlationId, keyName: ctx.key.name, catalogVersion: deps.catalog().version };
+  return { metadata, idempotency: ctx.idempotency };
 }
 
 /** Metadata of events a scheduled job appends: the job is their cause. */

@@ -1,15 +1,6 @@
-import type { StockUnitsEvent } from '../command-api/limited-stock/stock-stream';
-import { BUNDLE_STOCK } from '../command-api/limited-stock/stock-stream';
+import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../shared/read-models/bundle-stock';
+import { BUNDLE_STOCK } from '../shared/streams';
 import type { Projector } from './runner';
-
-export const BUNDLE_STOCK_COLLECTION = 'bundle_stock';
-
-/** Units of a limited bundle held by purchases; `revision` guards against a redelivered event. */
-export interface BundleStockDoc extends Record<string, unknown> {
-  _id: string;
-  taken: number;
-  revision: number;
-}
 
 /**
  * Stock taken per bundle, kept apart from the store views: a catalog republish replaces those
@@ -20,7 +11,8 @@ export const bundleStockProjector: Projector = {
   collections: [BUNDLE_STOCK_COLLECTION],
   handles: new Set([BUNDLE_STOCK.taken, BUNDLE_STOCK.returned]),
   async apply(event, store) {
-    const data = event.data as StockUnitsEvent;
+    if (event.type !== BUNDLE_STOCK.taken && event.type !== BUNDLE_STOCK.returned) return;
+    const data = event.data;
     const collection = store.collection<BundleStockDoc>(BUNDLE_STOCK_COLLECTION);
     const doc = (await collection.findOne({ _id: data.resourceUid })) ?? { _id: data.resourceUid, taken: 0, revision: -1 };
     if (event.revision <= doc.revision) return;

@@ -1,5 +1,5 @@
-import type { CatalogPublished } from '../command-api/publish-catalog/publish';
-import { catalogViews, VIEW_COLLECTIONS } from '../read-api/admin/views';
+import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
+import { catalogViews } from './catalog-view-documents';
 import type { Projector } from './runner';
 
 /**
@@ -11,7 +11,8 @@ export const catalogViewsProjector: Projector = {
   collections: Object.values(VIEW_COLLECTIONS),
   handles: new Set(['CatalogPublished']),
   async apply(event, store) {
-    const published = event.data as CatalogPublished;
+    if (event.type !== 'CatalogPublished') return;
+    const published = event.data;
     const views = catalogViews(published.catalog, published.publishedAt);
     for (const [kind, docs] of Object.entries(views) as [keyof typeof VIEW_COLLECTIONS, (typeof views)[keyof typeof views]][]) {
       const collection = store.collection(VIEW_COLLECTIONS[kind]);

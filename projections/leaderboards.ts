@@ -1,96 +1,82 @@
-import type { CatalogPublished } from '../command-api/publish-catalog/publish';
-import { addAmounts } from '../shared/amount';
-import type { Leaderboard } from '../shared/catalog/schema';
-import type { RecordedEvent } from '../shared/event-store/port';
-import type { ActionProcessed, ActionReversed } from '../shared/events/player-events';
-import type { ReadStore } from '../shared/read-store/port';
+/** The leaderboards projector: standings per board and period, from the points and action counts events record. */
+import { addAmounts, subtractAmounts } from '../shared/amount';
+import { operatorEventOf, playerEventOf, type PlayerEvent, type Recorded } from '../shared/events';
+import type { CatalogPublished } from '../shared/events/operator-events';
+import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, scoreCountId, type BoardDoc, type LiveContribution, type ScoreCountDoc, type ScoreDoc } from '../shared/read-models/leaderboards';
+import type { Collection, ReadStore } from '../shared/read-store/port';
+import { CATALOG_STREAM, playerStream } from '../shared/streams';
 import { localIsoToEpochMs } from '../shared/time/local-time';
-import { seasonPeriod } from '../shared/time/season';
-import type { Projector } from './runner';
-
-export const LEADERBOARD_COLLECTIONS = { boards: 'lb_boards', scores: 'lb_scores', players: 'lb_players' } as const;
-
-/** The period key of a Standard board: one period for its whole life. */
-export const STANDARD_PERIOD = 'all';
-
-export interface BoardDoc {
-  _id: string;
-  type: 0 | 1;
-  season: Leaderboard['season'];
-  startMs: number | null;
-  endMs: number | null;
-  /** null: points; else the action identifier counted. */
-  action: string | null;
-  timezone: string;
-  [key: string]: unknown;
-}
-
-export interface ScoreDoc {
-  _id: string;
-  board: string;
-  period: string;
-  playerId: string;
-  score: number;
-  /** Contributions still in effect; the entry leaves the standings at 0. */
-  count: number;
-  /** Position of the event that last raised the score: the earlier reacher ranks first in a tie. */
-  reachedAt: number;
-  lastRef: string;
-  previousReachedAt: number;
-  /**
-   * Position of the last event applied to the document: an event at or before it is a
-   * redelivery (after a restart from an older checkpoint) and is skipped.
-   */
-  appliedAt: number;
-  [key: string]: unknown;
-}
-
-/** The period of a board an instant falls in, or null outside the board's dates. */
-export function periodOf(board: BoardDoc, ts: number): string | null {
-  if ((board.startMs !== null && ts < board.startMs) || (board.endMs !== null && ts > board.endMs)) return null;
-  return board.type === 1 && board.season ? seasonPeriod(ts, board.season, board.timezone) : STANDARD_PERIOD;
-}
+import type { LogReader, Projector } from './runner';
 
 const scoreId = (board: string, period: string, playerId: string) => `${board}|${period}|${playerId}`;
 
-interface Contribution {
-  ts: number;
-  amount: number;
-  /** +1 a new contribution, -1 a reversed one, 0 a correction of an existing one. */
-  count: number;
-  ref: string;
+/**
+ * Live contributions a score document keeps one by one: the latest, so that a reversal of one of
+ * them gives the exact new tie-break (the position of the latest live contribution left). Older
+ * ones are kept as their total only, so a document stays small however long the period. Should
+ * reversals take out every kept one while older ones are left, the document is counted again
+ * from the player's stream (see recount): the answer stays exact, at the cost of one read.
+ */
+export const LATEST_KEPT = 16;
+
+/** What one event does to one score document. */
+type Change =
+  /** A new contribution: an action's earned points (or its count, on an action board), a chest's points. */
+  | { kind: 'add'; ref: string; ts: number; points: number }
+  /** The reversed action's own contribution leaves; `points` is what is left of it. */
+  | { kind: 'remove'; ref: string; ts: number; points: number }
+  /** An award of a later action, revoked by a reversal: that action's contribution shrinks, and leaves at 0. */
+  | { kind: 'reduce'; ref: string; ts: number; points: number };
+
+/** A score document's live contributions: the latest one by one (oldest first), the older as their total. */
+interface Tally {
+  latest: LiveContribution[];
+  earlier: number;
 }
 
 /**
  * Standings per board and period, from the decisions recorded in events: points earned (action,
- * badges, ranks, triggers; chest points) or the count of one action. A reversal subtracts what the
- * action and the awards it brought down had added, in the periods they were added to.
+ * badges, ranks, triggers; chest points) or the count of one action. A score is the sum of the
+ * player's live contributions; in a tie, the player whose latest live contribution came first in
+ * the log ranks first. A reversal takes out the reversed action's contribution and the points of
+ * later awards it brought down, in the periods they were added to, so the standings, ties
+ * included, are those of a history without the reversed action.
  *
- * Idempotent under redelivery (the runner may replay events the read models already hold): a
- * score document records the position of the last event applied to it and skips events at or
- * before it. A document that is missing (its count fell to 0) has no such record, so redelivered
- * events rebuild it from nothing; that converges to missing again: from nothing the count stays at
- * most the count the document had after each event, so the event that took that to 0 takes the
- * rebuilt one to 0 too. Replaying events against the boards of a later catalog would not be
- * idempotent, hence `checkpointAround` CatalogPublished: a redelivery never starts before the
- * latest catalog applied.
+ * Beside each score document, how many players hold each score, from which a rank is summed.
+ *
+ * Idempotent under redelivery (the runner may replay events the read models already hold, and a
+ * crash may come between two writes of one event): a score document records the position of the
+ * last event applied to it and skips events before it; for that last event it only finishes moving
+ * its player's count (from `countedBefore` to its score), and each count records the last event
+ * that moved it, so no event moves it twice. A document left without live contributions stays,
+ * out of the standings, to keep that record. Replaying events against the boards of a later
+ * catalog would not be idempotent, hence `checkpointAround` CatalogPublished: a redelivery never
+ * starts before the latest catalog applied.
  */
 export const leaderboardsProjector: Projector = {
   name: 'leaderboards',
   collections: Object.values(LEADERBOARD_COLLECTIONS),
+  // Standings of a board and period, best first and earlier reacher first in a tie; a player's
+  // rank, from the counts of the scores above theirs in the same board and period.
+  indexes: [
+    { collection: LEADERBOARD_COLLECTIONS.scores, keys: { board: 1, period: 1, score: -1, reachedAt: 1 } },
+    { collection: LEADERBOARD_COLLECTIONS.scoreCounts, keys: { board: 1, period: 1, score: -1 } },
+  ],
   handles: new Set(['CatalogPublished', 'PlayerRegistered', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
   checkpointAround: new Set(['CatalogPublished']),
-  async apply(event, store) {
+  async apply(event, store, log) {
     switch (event.type) {
       case 'CatalogPublished':
-        return publishBoards(event.data as CatalogPublished, store);
+        return publishBoards(event.data, store);
       case 'PlayerRegistered': {
-        const d = event.data as { playerId: string; username: string; imageName: string | null };
+        const d = event.data;
         await store.collection(LEADERBOARD_COLLECTIONS.players).replaceOne({ _id: d.playerId }, { _id: d.playerId, username: d.username, imageName: d.imageName }, { upsert: true });
         return;
       }
-      default:
-        return applyContributions(event, store);
+      case 'ActionProcessed':
+      case 'ActionReversed':
+      case 'ChestOpened':
+        return applyContributions(event, store, log);
     }
   },
   reset(store) {
@@ -114,9 +100,10 @@ async function boardsOf(store: ReadStore): Promise<readonly BoardDoc[]> {
   return boards;
 }
 
-async function publishBoards(published: CatalogPublished, store: ReadStore): Promise<void> {
+/** The boards a published catalog defines, as the lb_boards collection holds them. */
+function boardsOfCatalog(published: CatalogPublished): BoardDoc[] {
   const tz = published.catalog.settings.timezone;
-  const boards: BoardDoc[] = published.catalog.leaderboards.map((l) => ({
+  return published.catalog.leaderboards.map((l) => ({
     _id: l.uid,
     type: l.type,
     season: l.season,
@@ -125,6 +112,10 @@ async function publishBoards(published: CatalogPublished, store: ReadStore): Pro
     action: l.metric === 'points' ? null : l.metric.action,
     timezone: tz,
   }));
+}
+
+async function publishBoards(published: CatalogPublished, store: ReadStore): Promise<void> {
+  const boards = boardsOfCatalog(published);
   boardsByStore.delete(store);
   const collection = store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards);
   await collection.bulkWrite([
@@ -136,80 +127,133 @@ async function publishBoards(published: CatalogPublished, store: ReadStore): Pro
   boardsByStore.set(store, await collection.find({}));
 }
 
-function contributionsOf(event: RecordedEvent, board: BoardDoc): Contribution[] {
-  const ref = (event.data as { referenceId?: string }).referenceId ?? event.id;
+/** The player events that move standings. */
+type ScoringEvent = Recorded<Extract<PlayerEvent, { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' }>>;
+
+const isScoring = (event: Recorded<PlayerEvent>): event is ScoringEvent => event.type === 'ActionProcessed' || event.type === 'ActionReversed' || event.type === 'ChestOpened';
+
+function changesOf(event: ScoringEvent, board: BoardDoc): Change[] {
   if (event.type === 'ActionProcessed') {
-    const e = event.data as ActionProcessed;
-    if (board.action !== null) return e.actionName === board.action ? [{ ts: e.timestamp, amount: 1, count: 1, ref }] : [];
-    return e.result.earnedPoints !== 0 ? [{ ts: e.timestamp, amount: e.result.earnedPoints, count: 1, ref }] : [];
+    const e = event.data;
+    const ref = e.referenceId;
+    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
+    return e.result.earnedPoints > 0 ? [{ kind: 'add', ref, ts: e.timestamp, points: e.result.earnedPoints }] : [];
   }
   if (event.type === 'ActionReversed') {
-    const e = event.data as ActionReversed;
-    if (board.action !== null) return e.actionName === board.action ? [{ ts: e.timestamp, amount: -1, count: -1, ref }] : [];
+    const e = event.data;
+    const ref = e.referenceId;
+    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
     const own = e.revokedAwards.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
-    const out: Contribution[] = own !== 0 ? [{ ts: e.timestamp, amount: -own, count: -1, ref }] : [];
-    for (const a of e.revokedAwards) if (a.awardedBy !== e.referenceId && a.points !== 0) out.push({ ts: a.awardedAt, amount: -a.points, count: 0, ref: a.awardedBy });
+    const out: Change[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
+    for (const a of e.revokedAwards) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
     return out;
   }
-  if (event.type === 'ChestOpened' && board.action === null) {
-    const e = event.data as { openedAt: number; effects: { points: number } };
-    return e.effects.points !== 0 ? [{ ts: e.openedAt, amount: e.effects.points, count: 1, ref }] : [];
+  const e = event.data;
+  return board.action === null && e.effects.points > 0 ? [{ kind: 'add', ref: e.openingUid, ts: e.openedAt, points: e.effects.points }] : [];
+}
+
+/** A change applied to a tally; `position` is the event's. `keep` bounds the contributions kept one by one. */
+function applyChange(tally: Tally, change: Change, position: number, keep: number): void {
+  const { latest } = tally;
+  if (change.kind === 'add') {
+    latest.push([change.ref, position, change.points]);
+    if (latest.length > keep) tally.earlier = addAmounts(tally.earlier, latest.shift()![2]);
+    return;
   }
-  return [];
+  const index = latest.findIndex(([ref]) => ref === change.ref);
+  if (index >= 0) {
+    const [ref, at, points] = latest[index];
+    const left = change.kind === 'remove' ? 0 : subtractAmounts(points, change.points);
+    if (left > 0) latest[index] = [ref, at, left];
+    else latest.splice(index, 1);
+  } else {
+    // An older contribution, known by its share of the total only.
+    tally.earlier = Math.max(0, subtractAmounts(tally.earlier, change.points));
+  }
 }
 
 interface Pending {
   board: string;
   period: string;
-  contributions: Contribution[];
+  changes: Change[];
 }
 
-async function applyContributions(event: RecordedEvent, store: ReadStore): Promise<void> {
-  const playerId = (event.data as { playerId: string }).playerId;
-  // An event's contributions by score document, each document in the order first reached. Only
-  // a reversal gives one document several (its own and earlier awards' in one period), and none
-  // of those raises the count, so a document is never deleted then created again by one event.
+async function applyContributions(event: ScoringEvent, store: ReadStore, log: LogReader): Promise<void> {
+  const playerId = event.data.playerId;
+  // An event's changes by score document, each document in the order first reached. Only a
+  // reversal gives one document several (its own and earlier awards' in one period).
   const byDocument = new Map<string, Pending>();
   for (const board of await boardsOf(store)) {
-    for (const c of contributionsOf(event, board)) {
+    for (const c of changesOf(event, board)) {
       const period = periodOf(board, c.ts);
       if (period === null) continue;
       const id = scoreId(board._id, period, playerId);
       const pending = byDocument.get(id);
-      if (pending) pending.contributions.push(c);
-      else byDocument.set(id, { board: board._id, period, contributions: [c] });
+      if (pending) pending.changes.push(c);
+      else byDocument.set(id, { board: board._id, period, changes: [c] });
     }
   }
   if (byDocument.size === 0) return;
   const scores = store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  for (const [id, { board, period, contributions }] of byDocument) {
+  const counts = store.collection<ScoreCountDoc>(LEADERBOARD_COLLECTIONS.scoreCounts);
+  for (const [id, { board, period, changes }] of byDocument) {
     const stored = await scores.findOne({ _id: id });
-    if (stored && event.position <= (stored.appliedAt ?? 0)) continue;
-    let current: ScoreDoc | null = stored;
-    for (const c of contributions) current = contribute(current, c, { id, board, period, playerId, position: event.position });
-    if (current) await scores.replaceOne({ _id: id }, current, { upsert: true });
-    else if (stored) await scores.deleteMany({ _id: id });
+    if (stored && event.position < stored.appliedAt) continue;
+    let moved = stored;
+    if (!stored || event.position > stored.appliedAt) {
+      let tally: Tally = stored?.inStandings ? { latest: stored.latest, earlier: stored.earlier } : { latest: [], earlier: 0 };
+      for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
+      if (tally.latest.length === 0 && tally.earlier > 0) tally = await recount(log, { board, period, playerId }, event.position);
+      // Never in the standings and still out of them: nothing to record.
+      if (!stored && tally.latest.length === 0) continue;
+      moved = documentOf({ id, board, period, playerId }, tally, event.position, countedScore(stored));
+      await scores.replaceOne({ _id: id }, moved, { upsert: true });
+    }
+    const from = moved!.countedBefore;
+    const to = countedScore(moved);
+    if (from === to) continue;
+    if (from !== null) await moveCount(counts, { board, period, score: from, delta: -1, position: event.position });
+    if (to !== null) await moveCount(counts, { board, period, score: to, delta: 1, position: event.position });
   }
 }
 
-/** A score document after one contribution; null when its count falls to 0 (it leaves the standings). */
-function contribute(current: ScoreDoc | null, c: Contribution, at: { id: string; board: string; period: string; playerId: string; position: number }): ScoreDoc | null {
-  const score = addAmounts(current?.score ?? 0, c.amount);
-  const count = (current?.count ?? 0) + c.count;
-  if (count <= 0) return null;
-  const raised = c.amount > 0;
-  // Undoing the latest contribution restores when the score was reached before it.
-  const reachedAt = raised ? at.position : current && c.ref === current.lastRef ? current.previousReachedAt : current?.reachedAt ?? at.position;
-  return {
-    _id: at.id,
-    board: at.board,
-    period: at.period,
-    playerId: at.playerId,
-    score,
-    count,
-    reachedAt,
-    lastRef: raised ? c.ref : current?.lastRef ?? c.ref,
-    previousReachedAt: raised ? current?.reachedAt ?? at.position : current?.previousReachedAt ?? at.position,
-    appliedAt: at.position,
-  };
+/** A score document from its tally; without live contributions it is out of the standings. */
+function documentOf(at: { id: string; board: string; period: string; playerId: string }, tally: Tally, position: number, countedBefore: number | null): ScoreDoc {
+  const inStandings = tally.latest.length > 0;
+  const score = tally.latest.reduce((sum, [, , points]) => addAmounts(sum, points), tally.earlier);
+  const reachedAt = inStandings ? tally.latest[tally.latest.length - 1][1] : 0;
+  return { _id: at.id, board: at.board, period: at.period, playerId: at.playerId, score, inStandings, reachedAt, latest: tally.latest, earlier: tally.earlier, appliedAt: position, countedBefore };
+}
+
+/** Moves the number of players holding a score by one, once per event: a count this event already moved is left alone. */
+async function moveCount(counts: Collection<ScoreCountDoc>, move: { board: string; period: string; score: number; delta: 1 | -1; position: number }): Promise<void> {
+  const { board, period, score, delta, position } = move;
+  const _id = scoreCountId(board, period, score);
+  // Read, then written whole: the projector is the only writer, and both are lookups by _id.
+  const stored = await counts.findOne({ _id });
+  if (stored && position <= stored.appliedAt) return;
+  await counts.replaceOne({ _id }, { _id, board, period, score, players: (stored?.players ?? 0) + delta, appliedAt: position }, { upsert: true });
+}
+
+/**
+ * A score document counted from the player's stream, up to and including `upTo`: each scoring
+ * event against the boards of the catalog published before it, as they were when it was first
+ * applied. For the rare reversal that takes out every contribution a document keeps one by one.
+ */
+async function recount(log: LogReader, doc: { board: string; period: string; playerId: string }, upTo: number): Promise<Tally> {
+  const catalogs = (await log.readStream(CATALOG_STREAM)).flatMap((recorded) => {
+    const e = operatorEventOf(recorded);
+    return e?.type === 'CatalogPublished' && e.position < upTo ? [{ position: e.position, board: boardsOfCatalog(e.data).find((b) => b._id === doc.board) }] : [];
+  });
+  const tally: Tally = { latest: [], earlier: 0 };
+  for (const recorded of await log.readStream(playerStream(doc.playerId))) {
+    if (recorded.position > upTo) break;
+    const event = playerEventOf(recorded);
+    if (!event || !isScoring(event)) continue;
+    const board = catalogs.filter((c) => c.position < event.position).pop()?.board;
+    if (!board) continue;
+    for (const c of changesOf(event, board)) if (periodOf(board, c.ts) === doc.period) applyChange(tally, c, event.position, Infinity);
+  }
+  const older = tally.latest.splice(0, Math.max(0, tally.latest.length - LATEST_KEPT));
+  return { latest: tally.latest, earlier: older.reduce((sum, [, , points]) => addAmounts(sum, points), 0) };
 }

@@ -1,3 +1,4 @@
+/** How far the projections of another process got, read from the shared checkpoint. */
 import type { ReadStore } from '../shared/read-store/port';
 import { CHECKPOINTS, LOG_CHECKPOINT } from './runner';
 

@@ -5,18 +5,18 @@
  * whatever checkpoint the runner had written by then.
  */
 import pino from 'pino';
-import { publishCatalog } from '../command-api/publish-catalog/publish';
-import { BUNDLE_STOCK, stockStream } from '../command-api/limited-stock/stock-stream';
-import { playerStream } from '../command-api/player/repository';
-import { parseCatalog } from '../shared/catalog/load';
 import type { EventStore, RecordedEvent } from '../shared/event-store/port';
+import { domainEventOf, type EventType } from '../shared/events';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { MemoryReadStore } from '../shared/read-store/memory';
-import type { ReadStore } from '../shared/read-store/port';
-import { LEADERBOARD_COLLECTIONS, leaderboardsProjector } from './leaderboards';
+import type { Document, ReadStore } from '../shared/read-store/port';
+import { LEADERBOARD_COLLECTIONS, scoreCountId, type ScoreCountDoc, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { BUNDLE_STOCK, playerStream, stockStream } from '../shared/streams';
+import { publishYaml } from '../test/support/command-deps';
+import { leaderboardsProjector } from './leaderboards';
 import { PROJECTORS } from './projectors';
 import { CHECKPOINTS, ProjectionRunner } from './runner';
-import { compareCollection, replay } from './verify';
+import { collectionDifferences, replay } from './verify';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
 const log = pino({ level: 'silent' });
@@ -52,28 +52,25 @@ const BOARDS_V2 = `
   - { uid: lb-weekly, label: Weekly, type: 1, season: weekly }
   - { uid: lb-players, label: Players, type: 0, metric: { action: play } }`;
 
-async function publish(events: EventStore, boards: string, now: number): Promise<void> {
-  const parsed = parseCatalog(catalogText(boards), 'catalog.yaml');
-  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
-  await publishCatalog(events, parsed.catalog, parsed.hash, now, metadata);
-}
+const publish = (events: EventStore, boards: string, now: number) => publishYaml(events, catalogText(boards), now, metadata);
 
 /** A log with every kind of event the projectors handle: actions, reversals (with awards of earlier periods), chests, stock, two catalogs. */
 async function writeLog(events: EventStore): Promise<void> {
   // Around Lord Howe's 30-minute change of 2026-04-05 (02:00 +11 -> 01:30 +10:30, at 15:00 UTC).
   const t0 = Date.UTC(2026, 3, 4, 12);
   const revisions = new Map<string, number>();
-  const append = async (stream: string, type: string, data: object) => {
+  // Events written as the projectors read them: only the fields they use.
+  const append = async (stream: string, type: EventType, data: object) => {
     const expected = revisions.get(stream) ?? 'no_stream';
-    const r = await events.appendToStream(stream, [{ id: crypto.randomUUID(), type, data, metadata }], expected);
-    revisions.set(stream, r.nextExpectedRevision);
+    const r = await events.appendToStreams([{ stream, events: [{ id: crypto.randomUUID(), type, data, metadata }], expectedRevision: expected }]);
+    revisions.set(stream, r.revisions[stream]);
   };
   const players = ['p-1', 'p-2', 'p-3'];
   const action = (p: string, name: string, ref: string, timestamp: number, earnedPoints: number) =>
     append(playerStream(p), 'ActionProcessed', { playerId: p, referenceId: ref, actionName: name, timestamp, actionPoints: earnedPoints, result: { earnedPoints } });
   const reversal = (p: string, name: string, ref: string, timestamp: number, actionPoints: number, revokedAwards: { awardedBy: string; awardedAt: number; points: number }[]) =>
     append(playerStream(p), 'ActionReversed', { playerId: p, referenceId: ref, actionName: name, timestamp, reversedAt: timestamp, actionPoints, revokedAwards });
-  const stock = (type: string, holder: string, units: number) => append(stockStream(BUNDLE_STOCK, 'b-gold'), type, { resourceUid: 'b-gold', holder, playerId: 'p-1', units });
+  const stock = (type: EventType, holder: string, units: number) => append(stockStream(BUNDLE_STOCK, 'b-gold'), type, { resourceUid: 'b-gold', holder, playerId: 'p-1', units });
 
   // Before any catalog: no board to reach (a runner that kept the boards of a dropped store would find some).
   await action('p-0', 'earn', 'r0', t0 - HOUR, 10);
@@ -84,7 +81,7 @@ async function writeLog(events: EventStore): Promise<void> {
   await action('p-1', 'play', 'r3', t0 + 3 * HOUR + 20 * 60_000, 3);
   await stock(BUNDLE_STOCK.taken, 'buy-1', 1);
   await action('p-1', 'earn', 'r4', t0 + 4 * HOUR, 25); // 10 + a badge of 15
-  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openedAt: t0 + 5 * HOUR, effects: { points: 7 } });
+  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-1', openedAt: t0 + 5 * HOUR, effects: { points: 7 } });
   await stock(BUNDLE_STOCK.taken, 'buy-2', 2);
   await action('p-3', 'earn', 'r5', t0 + DAY, 10);
   // Reversing r4 takes back its own badge and one r1 brought (awarded in r1's period).
@@ -100,7 +97,7 @@ async function writeLog(events: EventStore): Promise<void> {
   await reversal('p-2', 'play', 'r6', t0 + DAY + HOUR, 3, []);
   await action('p-2', 'earn', 'r8', t0 + 2 * DAY, 10);
   await reversal('p-2', 'earn', 'r2', t0 + 2 * HOUR, 10, []);
-  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openedAt: t0 + 9 * DAY, effects: { points: 4 } });
+  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-2', openedAt: t0 + 9 * DAY, effects: { points: 4 } });
   await reversal('p-2', 'earn', 'r8', t0 + 2 * DAY, 10, []);
   await action('p-2', 'play', 'r9', t0 + 2 * DAY, 3);
   await stock(BUNDLE_STOCK.taken, 'buy-3', 1);
@@ -108,9 +105,33 @@ async function writeLog(events: EventStore): Promise<void> {
 
 const collections = [...new Set(PROJECTORS.flatMap((p) => p.collections))].sort();
 
+class SimulatedCrash extends Error {}
+
+/** `store` whose collections take `writes` more writes, then fail every one as a crash would stop them. */
+function failingAfter(store: ReadStore, writes: number): ReadStore {
+  let left = writes;
+  const write = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    if (left-- <= 0) throw new SimulatedCrash('crashed');
+    return operation(...args);
+  };
+  return Object.assign(Object.create(store) as ReadStore, {
+    collection: <T extends Document>(name: string) => {
+      const c = store.collection<T>(name);
+      return { findOne: c.findOne.bind(c), find: c.find.bind(c), countDocuments: c.countDocuments.bind(c), insertOne: write(c.insertOne.bind(c)), updateOne: write(c.updateOne.bind(c)), replaceOne: write(c.replaceOne.bind(c)), deleteMany: write(c.deleteMany.bind(c)), bulkWrite: write(c.bulkWrite.bind(c)) };
+    },
+  });
+}
+
+/** A new store holding the same documents: the read models a crashed process left in MongoDB. */
+async function copyOf(store: ReadStore): Promise<MemoryReadStore> {
+  const copy = new MemoryReadStore();
+  for (const name of await store.listCollections()) for (const doc of await store.collection(name).find({})) await copy.collection(name).insertOne(doc);
+  return copy;
+}
+
 async function differences(live: ReadStore, reference: ReadStore) {
   const out = [];
-  for (const name of collections) out.push(...compareCollection(name, await live.collection(name).find({}), await reference.collection(name).find({})));
+  for (const name of collections) out.push(...(await collectionDifferences(name, live, reference)));
   return out;
 }
 
@@ -130,12 +151,61 @@ describe('redelivery after a crash', () => {
     await events.close();
   });
 
-  it('the log reaches every board, a deleted score and the stock', async () => {
-    const scores = await reference.collection(LEADERBOARD_COLLECTIONS.scores).find({});
+  it('the log reaches every board, a score that left the standings and the stock', async () => {
+    const scores = await reference.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores).find({});
     expect(new Set(scores.map((s) => s.board))).toEqual(new Set(['lb-points', 'lb-daily', 'lb-earners', 'lb-weekly', 'lb-players']));
-    // Reached by r2 and r6, left when both were reversed.
-    expect(scores.map((s) => s._id)).not.toContain('lb-daily|2026-04-05|p-2');
+    // Reached by r2 and r6, out of the standings when both were reversed.
+    expect(scores.find((s) => s._id === 'lb-daily|2026-04-05|p-2')).toMatchObject({ inStandings: false });
     expect(await reference.collection('bundle_stock').findOne({ _id: 'b-gold' })).toMatchObject({ taken: 3 });
+    // Players per score: exactly the score documents in the standings.
+    const held = new Map<string, number>();
+    for (const s of scores) if (s.inStandings) held.set(scoreCountId(s.board, s.period, s.score), (held.get(scoreCountId(s.board, s.period, s.score)) ?? 0) + 1);
+    const counts = await reference.collection<ScoreCountDoc>(LEADERBOARD_COLLECTIONS.scoreCounts).find({});
+    expect(new Map(counts.filter((c) => c.players !== 0).map((c) => [c._id, c.players]))).toEqual(held);
+    expect(counts.some((c) => c.players === 0)).toBe(true);
+  });
+
+  /**
+   * A crash between two writes of one event (event k's j-th write never happens, nor anything
+   * after it), then a restart from any checkpoint the runner may have written: the read models of
+   * a clean replay.
+   */
+  it('a crash between two writes of one event, then a restart, gives the read models of a clean replay', async () => {
+    const head = all[all.length - 1].position;
+    let cases = 0;
+    for (const crashed of all) {
+      const k = crashed.position;
+      const typed = domainEventOf(crashed)!;
+      for (let j = 1; ; j++) {
+        const store = new MemoryReadStore();
+        if (k > all[0].position) await replay(events, store, PROJECTORS, { to: k - 1 });
+        const failing = failingAfter(store, j - 1);
+        let crashedInside = false;
+        try {
+          for (const p of PROJECTORS) if (p.handles.has(typed.type)) await p.apply(typed, failing, events);
+        } catch (error) {
+          if (!(error instanceof SimulatedCrash)) throw error;
+          crashedInside = true;
+        }
+        // Every write of event k came through: the crash points of this event are done.
+        if (!crashedInside) break;
+        // The runner writes the checkpoints just before applying a catalog: a crash inside one restarts right before it.
+        const lastCatalog = all.filter((e) => e.type === 'CatalogPublished' && e.position <= k).pop();
+        for (let c = lastCatalog ? lastCatalog.position - 1 : 0; c < k; c++) {
+          const restarted = await copyOf(store);
+          for (const p of PROJECTORS) await restarted.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: c } }, { upsert: true });
+          leaderboardsProjector.reset!(restarted);
+          const runner = new ProjectionRunner(events, restarted, PROJECTORS, log);
+          await runner.start();
+          expect(await runner.waitFor(head, 5000)).toBe(true);
+          await runner.stop();
+          const found = await differences(restarted, reference);
+          if (found.length) throw new Error(`crash at write ${j} of ${k}, checkpoint ${c}: ${JSON.stringify(found, null, 1)}`);
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBeGreaterThan(100);
   });
 
   /**
@@ -173,10 +243,11 @@ describe('redelivery after a crash', () => {
     expect((r4.data as { revokedAwards: unknown[] }).revokedAwards).toHaveLength(2);
     const store = new MemoryReadStore();
     for (const e of all) {
+      const typed = domainEventOf(e)!;
       for (const p of PROJECTORS) {
-        if (!p.handles.has(e.type)) continue;
-        await p.apply(e, store);
-        await p.apply(e, store);
+        if (!p.handles.has(typed.type)) continue;
+        await p.apply(typed, store, events);
+        await p.apply(typed, store, events);
       }
     }
     expect(await differences(store, reference)).toEqual([]);

@@ -1,20 +1,23 @@
 import pino from 'pino';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
-import type { RecordedEvent } from '../shared/event-store/port';
+import type { DomainEvent, Recorded } from '../shared/events';
+import { appendOne } from '../test/support/append-one';
 import { MemoryReadStore } from '../shared/read-store/memory';
 import type { ReadStore } from '../shared/read-store/port';
 import { LogCheckpointWatcher } from './log-checkpoint-watcher';
 import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from './runner';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
-const counted = (id: string) => ({ id, type: 'Counted', data: { n: 1 }, metadata });
+/** The events these tests count: any event type the runner knows serves. */
+const COUNTED = 'TriggerActivationTaken';
+const counted = (id: string) => ({ id, type: COUNTED, data: { resourceUid: 't', holder: id, playerId: 'p', units: 1 }, metadata });
 
-/** Counts Counted events per stream; applying one event twice would count it twice. */
+/** Counts events per stream; applying one event twice would count it twice. */
 const counter: Projector = {
   name: 'counter',
   collections: ['counts'],
-  handles: new Set(['Counted']),
-  async apply(event: RecordedEvent, store: ReadStore) {
+  handles: new Set([COUNTED]),
+  async apply(event: Recorded<DomainEvent>, store: ReadStore) {
     await store.collection('counts').updateOne({ _id: event.streamName }, { $inc: { n: 1 } }, { upsert: true });
   },
 };
@@ -24,7 +27,7 @@ describe('ProjectionRunner', () => {
     const events = new SqliteEventStore(':memory:');
     const store = new MemoryReadStore();
     const log = pino({ level: 'silent' });
-    await events.appendToStream('s-1', [counted('00000000-0000-4000-8000-000000000001'), counted('00000000-0000-4000-8000-000000000002')], 'no_stream');
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000001'), counted('00000000-0000-4000-8000-000000000002')], 'no_stream');
     const runner = new ProjectionRunner(events, store, [counter], log);
     await runner.start();
     const head = await events.headPosition();
@@ -35,7 +38,7 @@ describe('ProjectionRunner', () => {
     expect(await store.collection(CHECKPOINTS).findOne({ _id: 'counter' })).toEqual({ _id: 'counter', position: head });
 
     // A restarted runner resumes after its checkpoint: nothing is counted twice.
-    await events.appendToStream('s-1', [counted('00000000-0000-4000-8000-000000000003')], 1);
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000003')], 1);
     const again = new ProjectionRunner(events, store, [counter], log);
     await again.start();
     expect(await again.waitFor(await events.headPosition(), 5000)).toBe(true);
@@ -65,13 +68,13 @@ describe('ProjectionRunner', () => {
     const watching: Projector = {
       name: 'watching',
       collections: ['watched'],
-      handles: new Set(['Counted']),
+      handles: new Set([COUNTED]),
       async apply(event) {
         lag = Math.max(lag, event.position - ((await checkpoints.findOne({ _id: 'watching' }))?.position ?? 0));
       },
     };
     const batch = Array.from({ length: 2500 }, (_, i) => counted(`00000000-0000-4000-8000-${String(100000 + i).padStart(12, '0')}`));
-    await events.appendToStream('s-1', batch, 'no_stream');
+    await appendOne(events, 's-1', batch, 'no_stream');
     const head = await events.headPosition();
     const runner = new ProjectionRunner(events, store, [watching], pino({ level: 'silent' }));
     await runner.start();
@@ -95,24 +98,24 @@ describe('ProjectionRunner', () => {
     const guarded: Projector = {
       name: 'guarded',
       collections: [],
-      handles: new Set(['Counted', 'Barrier']),
-      checkpointAround: new Set(['Barrier']),
+      handles: new Set([COUNTED, 'StoreFormatDeclared']),
+      checkpointAround: new Set(['StoreFormatDeclared']),
       async apply(event) {
         seen.push([event.type, event.position, (await checkpoints.findOne({ _id: 'guarded' }))?.position]);
       },
     };
     const ids = [21, 22, 23, 24, 25].map((n) => `00000000-0000-4000-8000-0000000000${n}`);
-    await events.appendToStream('s-1', [counted(ids[0]), counted(ids[1]), { id: ids[2], type: 'Barrier', data: {}, metadata }, counted(ids[3]), counted(ids[4])], 'no_stream');
+    await appendOne(events, 's-1', [counted(ids[0]), counted(ids[1]), { id: ids[2], type: 'StoreFormatDeclared', data: { version: 2 }, metadata }, counted(ids[3]), counted(ids[4])], 'no_stream');
     const runner = new ProjectionRunner(events, store, [guarded], pino({ level: 'silent' }));
     await runner.start();
     expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
     await runner.stop();
     expect(seen).toEqual([
-      ['Counted', 1, undefined],
-      ['Counted', 2, undefined],
-      ['Barrier', 3, 2],
-      ['Counted', 4, 3],
-      ['Counted', 5, 3],
+      [COUNTED, 1, undefined],
+      [COUNTED, 2, undefined],
+      ['StoreFormatDeclared', 3, 2],
+      [COUNTED, 4, 3],
+      [COUNTED, 5, 3],
     ]);
     await events.close();
   });
@@ -128,14 +131,14 @@ describe('ProjectionRunner', () => {
 });
 
 describe('LogCheckpointWatcher', () => {
-  it('lets a reader in another process wait for a position, including events no projector handles', async () => {
+  it('lets a reader in another process wait for a position, including events no projector handles or this version knows', async () => {
     const events = new SqliteEventStore(':memory:');
     const store = new MemoryReadStore();
     const runner = new ProjectionRunner(events, store, [counter], pino({ level: 'silent' }));
     await runner.start();
     const watcher = new LogCheckpointWatcher(store);
-    await events.appendToStream('s-1', [counted('00000000-0000-4000-8000-000000000011')], 'no_stream');
-    const { position } = await events.appendToStream('other', [{ id: '00000000-0000-4000-8000-000000000012', type: 'Unhandled', data: {}, metadata }], 'no_stream');
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000011')], 'no_stream');
+    const { position } = await appendOne(events, 'other', [{ id: '00000000-0000-4000-8000-000000000012', type: 'Unhandled', data: {}, metadata }], 'no_stream');
     expect(await watcher.waitFor(position, 5000)).toBe(true);
     expect(await watcher.waitFor(position + 1000, 100)).toBe(false);
     await runner.stop();

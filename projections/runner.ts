@@ -1,6 +1,8 @@
-import type { EventStore, RecordedEvent, Subscription } from '../shared/event-store/port';
+import { StoreFaultError, type EventStore, type RecordedEvent, type Subscription } from '../shared/event-store/port';
+import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/events';
 import type { Logger } from '../shared/logging/logger';
-import type { ReadStore } from '../shared/read-store/port';
+import type { IndexKeys, ReadStore } from '../shared/read-store/port';
+import { PROJECTIONS_VERSION } from './version';
 
 /**
  * Turns events into read models. Handlers are idempotent: delivery is at least once, and after a
@@ -11,21 +13,33 @@ export interface Projector {
   name: string;
   /** Collections it owns: dropped on rebuild. */
   collections: readonly string[];
+  /** The indexes the readers of its collections need (MongoDB creates them; the memory store scans). */
+  indexes?: readonly { collection: string; keys: IndexKeys }[];
   /** Event types it handles; others are skipped without touching the read store. */
-  handles: ReadonlySet<string>;
-  apply(event: RecordedEvent, store: ReadStore): Promise<void>;
+  handles: ReadonlySet<EventType>;
+  /** `log`: streams it may read, for the rare decision its read models alone cannot make. */
+  apply(event: Recorded<DomainEvent>, store: ReadStore, log: LogReader): Promise<void>;
   /**
    * Event types that change how the projector applies the events after them (the leaderboards'
    * board definitions), so that replaying earlier events against the state they leave would not
    * be idempotent: the runner writes the projector's checkpoint just before applying one (the
    * redelivery after a crash then starts at it, never before it) and just after.
    */
-  checkpointAround?: ReadonlySet<string>;
+  checkpointAround?: ReadonlySet<EventType>;
   /** Forgets what the projector remembers in memory about `store`: the runner has dropped its collections. */
   reset?(store: ReadStore): void;
 }
 
+/** What a projector may read of the event log besides the events it is given. */
+export type LogReader = Pick<EventStore, 'readStream'>;
+
 export const CHECKPOINTS = 'checkpoints';
+/**
+ * Which log and which projectors the read models were built from: the id of the log's first
+ * event and the projections' version. Read models built from another log (a new event store
+ * behind old read models) or by another version are rebuilt.
+ */
+const ORIGIN = '$origin';
 /** The checkpoint of the whole log: how far the runner got, for readers in other processes. */
 export const LOG_CHECKPOINT = '$log';
 /**
@@ -39,7 +53,8 @@ const RETRY_AFTER_FAULT_MS = 1000;
 
 interface Waiter {
   position: number;
-  resolve(): void;
+  /** true: the position is projected; false: it never will be (the store has a lasting fault). */
+  resolve(reached: boolean): void;
 }
 
 /**
@@ -61,12 +76,16 @@ export class ProjectionRunner {
   private retryTimer: NodeJS.Timeout | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
   private stopped = true;
+  /** The store's lasting fault that ended the subscription: nothing more will be projected. */
+  private fault: StoreFaultError | null = null;
 
   constructor(
     private readonly events: EventStore,
     private readonly store: ReadStore,
     readonly projectors: readonly Projector[],
     private readonly log: Logger,
+    /** Told of each event once every projector has it (the service's projection-lag metric). */
+    private readonly onProjected?: (event: RecordedEvent) => void,
   ) {}
 
   /** Position up to which every projector has handled the log. */
@@ -76,10 +95,17 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     this.stopped = false;
+    await this.rebuildIfOfAnotherOrigin();
+    this.fault = null;
+    for (const p of this.projectors) for (const { collection, keys } of p.indexes ?? []) await this.store.ensureIndex(collection, keys);
     const checkpoints = this.store.collection<{ _id: string; position: number }>(CHECKPOINTS);
+    // The log checkpoint is written after the projectors' of its batch: every event up to it was
+    // applied by each projector that handles it, so none resumes before it (a projector that
+    // handles few events would otherwise have the runner read everything after its last one).
+    const log = (await checkpoints.findOne({ _id: LOG_CHECKPOINT }))?.position ?? 0;
     for (const p of this.projectors) {
       const doc = await checkpoints.findOne({ _id: p.name });
-      this.checkpoints.set(p.name, doc?.position ?? 0);
+      this.checkpoints.set(p.name, Math.max(doc?.position ?? 0, log));
       this.written.set(p.name, doc?.position ?? 0);
     }
     const from = Math.min(...this.projectors.map((p) => this.checkpoints.get(p.name) ?? 0));
@@ -92,10 +118,17 @@ export class ProjectionRunner {
       fromPosition: from,
       onEvent: (event) => this.handle(event),
       onError: (error) => {
+        this.subscription = null;
+        // The store itself reported its lasting fault, once: retrying would only repeat it.
+        if (error instanceof StoreFaultError) {
+          this.fault = error;
+          for (const w of this.waiters) w.resolve(false);
+          this.waiters = [];
+          return;
+        }
         // A fault (store down, projector bug) must not stop the read side for good:
         // resubscribe from the checkpoints, re-handling idempotently.
         this.log.error({ err: error.message }, 'projection subscription dropped; resubscribing');
-        this.subscription = null;
         if (this.stopped) return;
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
@@ -109,17 +142,20 @@ export class ProjectionRunner {
    * Applies an event to the read models. Checkpoints are kept in memory and written in batches
    * (see writeCheckpoints): the projectors are idempotent under the redelivery that allows.
    */
-  private async handle(event: RecordedEvent): Promise<void> {
+  private async handle(recorded: RecordedEvent): Promise<void> {
+    // A type this version does not know (written by a newer one) moves no read model here.
+    const event = domainEventOf(recorded);
     for (const projector of this.projectors) {
-      if (!projector.handles.has(event.type)) continue;
+      if (!event || !projector.handles.has(event.type)) continue;
       if (event.position <= (this.checkpoints.get(projector.name) ?? 0)) continue;
       const around = projector.checkpointAround?.has(event.type) ?? false;
       if (around) await this.writeCheckpoints(true);
-      await projector.apply(event, this.store);
+      await projector.apply(event, this.store, this.events);
       this.checkpoints.set(projector.name, event.position);
       if (around) await this.writeCheckpoints(true);
     }
-    this.processed = event.position;
+    this.processed = recorded.position;
+    this.onProjected?.(recorded);
     if (this.waiters.length) this.releaseWaiters();
     if (++this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
     else this.checkpointTimer ??= setTimeout(() => void this.writeCheckpoints(false), CHECKPOINT_EVERY_MS);
@@ -149,19 +185,20 @@ export class ProjectionRunner {
 
   private releaseWaiters(): void {
     const still: Waiter[] = [];
-    for (const w of this.waiters) (w.position <= this.processed ? w.resolve() : still.push(w));
+    for (const w of this.waiters) (w.position <= this.processed ? w.resolve(true) : still.push(w));
     this.waiters = still;
   }
 
-  /** Resolves true once `position` is projected, or false after `timeoutMs`. */
+  /** Resolves true once `position` is projected, or false after `timeoutMs` (at once when the store has a lasting fault). */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (position <= this.processed) return Promise.resolve(true);
+    if (this.fault) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         position,
-        resolve: () => {
+        resolve: (reached) => {
           clearTimeout(timer);
-          resolve(true);
+          resolve(reached);
         },
       };
       const timer = setTimeout(() => {
@@ -172,16 +209,34 @@ export class ProjectionRunner {
     });
   }
 
+  private async rebuildIfOfAnotherOrigin(): Promise<void> {
+    const checkpoints = this.store.collection<{ _id: string; logStart?: string | null; version?: number }>(CHECKPOINTS);
+    const [first] = await this.events.readAll({ maxCount: 1 });
+    const origin = { _id: ORIGIN, logStart: first?.id ?? null, version: PROJECTIONS_VERSION };
+    const found = await checkpoints.findOne({ _id: ORIGIN });
+    if (found?.logStart === origin.logStart && found.version === origin.version) return;
+    if (found || (await checkpoints.countDocuments({})) > 0) {
+      this.log.warn({ was: found ?? null, now: origin }, 'read models of another log or version: rebuilding them');
+      await this.drop(this.projectors);
+      await checkpoints.deleteMany({});
+    }
+    await checkpoints.replaceOne({ _id: ORIGIN }, origin, { upsert: true });
+  }
+
+  private async drop(projectors: readonly Projector[]): Promise<void> {
+    for (const p of projectors) {
+      for (const c of p.collections) await this.store.dropCollection(c);
+      p.reset?.(this.store);
+      await this.store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
+    }
+  }
+
   /** Drops the named projectors' read models and checkpoints and replays the log into them. */
   async rebuild(names: readonly string[] = this.projectors.map((p) => p.name)): Promise<void> {
     const unknown = names.filter((n) => !this.projectors.some((p) => p.name === n));
     if (unknown.length) throw new Error(`unknown projector: ${unknown.join(', ')}`);
     await this.stop();
-    for (const p of this.projectors.filter((x) => names.includes(x.name))) {
-      for (const c of p.collections) await this.store.dropCollection(c);
-      p.reset?.(this.store);
-      await this.store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
-    }
+    await this.drop(this.projectors.filter((x) => names.includes(x.name)));
     await this.store.collection(CHECKPOINTS).deleteMany({ _id: LOG_CHECKPOINT });
     this.processed = 0;
     await this.start();

@@ -5,8 +5,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { EventStore } from '../shared/event-store/port';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import type { Document, ReadStore } from '../shared/read-store/port';
+import { domainEventOf } from '../shared/events';
+import type { Difference, Verification } from '../shared/read-models/verification';
+import type { Collection, Document, ReadStore } from '../shared/read-store/port';
 import type { Projector } from './runner';
 
 const PAGE_SIZE = 1000;
@@ -33,7 +34,8 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
     const page = await events.readAll({ fromPosition: position, maxCount: PAGE_SIZE });
     for (const event of page) {
       if (event.position > options.to) return count;
-      for (const projector of projectors) if (projector.handles.has(event.type)) await projector.apply(event, store);
+      const typed = domainEventOf(event);
+      if (typed) for (const projector of projectors) if (projector.handles.has(typed.type)) await projector.apply(typed, store, events);
       position = event.position;
       count += 1;
     }
@@ -43,35 +45,25 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
   return count;
 }
 
-export interface Difference {
-  collection: string;
-  _id: string;
-  /** Dotted path of the field that differs; empty when the document is missing on one side. */
-  path: string;
-  /** undefined (absent from JSON) when the field or document is missing on that side. */
-  live: unknown;
-  rebuilt: unknown;
-}
-
-export interface Verification {
-  differences: Difference[];
-  eventsReplayed: number;
-  collections: string[];
-}
-
 export interface VerifyOptions {
   /** Resolves once the live read models have projected `position` (or gave up waiting). */
   waitForLive?(position: number): Promise<unknown>;
 }
 
+/** Differences listed at most: past them the check stops (a projector gone wrong differs everywhere). */
+export const MAX_DIFFERENCES = 1000;
+
 /**
- * Replays every event into fresh in-memory read models and compares them, collection by
- * collection and document by document, with `live`. Checkpoints are not compared: they record
- * progress, not state.
+ * Replays every event into fresh read models and compares them, collection by collection and
+ * document by document, with `live`. Memory stays bounded: the log is read a page at a time,
+ * the replay goes to a scratch store of the live store's kind (MongoDB: a database on the
+ * server), and collections are compared a page of documents at a time. Checkpoints are not
+ * compared: they record progress, not state.
  */
 export async function verifyReadModels(events: EventStore, live: ReadStore, projectors: readonly Projector[], options: VerifyOptions = {}): Promise<Verification> {
+  const startedAt = performance.now();
   const collections = [...new Set(projectors.flatMap((p) => p.collections))].sort();
-  const rebuilt = new MemoryReadStore();
+  const rebuilt = await live.scratch();
   let eventsReplayed = 0;
   let position = 0;
   try {
@@ -81,27 +73,55 @@ export async function verifyReadModels(events: EventStore, live: ReadStore, proj
       position = head;
       await options.waitForLive?.(head);
       const differences: Difference[] = [];
-      for (const name of collections) differences.push(...compareCollection(name, await live.collection(name).find({}), await rebuilt.collection(name).find({})));
-      if (differences.length === 0 || round === MAX_ROUNDS || (await events.headPosition()) === head) return { differences, eventsReplayed, collections };
+      for (const name of collections) {
+        differences.push(...(await collectionDifferences(name, live, rebuilt, MAX_DIFFERENCES + 1 - differences.length)));
+        if (differences.length > MAX_DIFFERENCES) break;
+      }
+      const truncated = differences.length > MAX_DIFFERENCES;
+      if (differences.length === 0 || round === MAX_ROUNDS || (await events.headPosition()) === head) {
+        return { differences: differences.slice(0, MAX_DIFFERENCES), truncated, eventsReplayed, collections, ms: Math.round(performance.now() - startedAt) };
+      }
     }
   } finally {
     await rebuilt.close();
   }
 }
 
-/** Differences between two versions of a collection, by _id then field path. */
-export function compareCollection(collection: string, live: Document[], rebuilt: Document[]): Difference[] {
-  const liveById = new Map(live.map((d) => [d._id, d]));
-  const rebuiltById = new Map(rebuilt.map((d) => [d._id, d]));
-  const ids = [...new Set([...liveById.keys(), ...rebuiltById.keys()])].sort();
-  const out: Difference[] = [];
-  for (const _id of ids) {
-    const a = liveById.get(_id);
-    const b = rebuiltById.get(_id);
-    if (!a || !b) out.push({ collection, _id, path: '', live: a, rebuilt: b });
-    else for (const [path, x, y] of differingFields(a, b)) out.push({ collection, _id, path, live: x, rebuilt: y });
+/**
+ * The differences between the live and rebuilt versions of a collection, by _id then field path,
+ * at most `limit`: each rebuilt page against the live documents of its ids, then each live page
+ * for ids the rebuilt version lacks. A page of each side in memory at a time.
+ */
+export async function collectionDifferences(collection: string, live: ReadStore, rebuilt: ReadStore, limit = MAX_DIFFERENCES): Promise<Difference[]> {
+  const found: Difference[] = [];
+  for await (const page of pagesOf(rebuilt.collection(collection))) {
+    const other = new Map((await live.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => [d._id, d]));
+    for (const doc of page) found.push(...documentDifferences(collection, other.get(doc._id), doc));
+    if (found.length >= limit) return found.slice(0, limit);
   }
-  return out;
+  for await (const page of pagesOf(live.collection(collection))) {
+    const other = new Set((await rebuilt.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => d._id));
+    for (const doc of page) if (!other.has(doc._id)) found.push(...documentDifferences(collection, doc, undefined));
+    if (found.length >= limit) return found.slice(0, limit);
+  }
+  return found;
+}
+
+/** A collection's documents in pages of PAGE_SIZE, in _id order: each page starts after the last _id of the one before. */
+async function* pagesOf(collection: Collection): AsyncGenerator<Document[]> {
+  let after: string | null = null;
+  for (;;) {
+    const page: Document[] = await collection.find(after === null ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: PAGE_SIZE });
+    if (page.length > 0) yield page;
+    if (page.length < PAGE_SIZE) return;
+    after = page[page.length - 1]._id;
+  }
+}
+
+/** The differences of one document: missing on a side, or each field that differs. */
+function documentDifferences(collection: string, live: Document | undefined, rebuilt: Document | undefined): Difference[] {
+  if (!live || !rebuilt) return [{ collection, _id: (live ?? rebuilt)!._id, path: '', live, rebuilt }];
+  return differingFields(live, rebuilt).map(([path, x, y]) => ({ collection, _id: live._id, path, live: x, rebuilt: y }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
-/** Service-generated uids: 32 lowercase hex characters (decisions.md §4). */
+/** Service-generated uids: 32 lowercase hex characters. */
 export const newUid = (): string => randomBytes(16).toString('hex');
 
 /**

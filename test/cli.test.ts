@@ -3,8 +3,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../projections/leaderboards';
-import { KEYS, server, startTestService, type TestService } from './support/service';
+import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { eventually } from './support/process';
+import { KEYS, server, startTestService, tempDir, type TestService } from './support/service';
+import { newSecret, startReceiver, writeWebhooksFile } from './support/webhook-receiver';
 
 const CATALOG = `
 version: 1
@@ -59,7 +61,7 @@ interface Run {
 /** The CLI as a user runs it, in a child process: asynchronous, so the in-process server keeps answering. */
 function cli(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const env = { ...process.env, DATA_DIR: t.dataDir, EVENTSTORE_URL: '', MONGO_URL: '', GAMIFICATION_KEY: '' };
+    const env = { ...process.env, DATA_DIR: t.dataDir, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '', GAMIFICATION_KEY: '' };
     const child = execFile(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
   });
 }
@@ -101,7 +103,7 @@ describe('gamification CLI', () => {
       cli('trace', '--reference', 'never-seen'),
     ]);
     expect(action.code).toBe(0);
-    expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: completed, reversed, cost provision`);
+    expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: reversed, cost provision`);
     expect(action.stdout).toMatch(/1\. ActionProcessed: request \S+ by key "backend", catalog v1/);
     expect(action.stdout).toContain('badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword');
     expect(action.stdout).toContain('points: 10 + 25 = 35');
@@ -123,7 +125,9 @@ describe('gamification CLI', () => {
     expect(full.code).toBe(0);
     const exported = full.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(exported.map((e) => e.position)).toEqual(all.map((e) => e.position));
-    expect(exported[0]).toEqual({ position: all[0].position, stream: 'catalog', revision: 0, id: all[0].id, type: 'CatalogPublished', time: all[0].createdAt, data: all[0].data, metadata: all[0].metadata });
+    // The log opens with the store's format, then the first catalog.
+    expect(exported[0]).toMatchObject({ stream: 'store-format', type: 'StoreFormatDeclared', data: { version: 2 } });
+    expect(exported[1]).toEqual({ position: all[1].position, stream: 'catalog', revision: 0, id: all[1].id, type: 'CatalogPublished', time: all[1].createdAt, data: all[1].data, metadata: all[1].metadata });
     const picked = some.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(picked.map((e) => e.position)).toEqual(all.filter((e) => e.position > from && ['ActionProcessed', 'BundlePurchased'].includes(e.type)).map((e) => e.position));
   });
@@ -174,10 +178,22 @@ describe('gamification CLI', () => {
     expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock');
   });
 
+  it('jobs: the queue as one line of counts, or as JSON; exit 1 without a job store', async () => {
+    // A purchase timeout an hour away: delayed.
+    await t.service.deps.jobs.schedule('provision-timeout', `provision-timeout-${randomUUID()}`, Date.now() + 3_600_000, { provisionUid: 'f'.repeat(32) });
+    const [line, json] = await Promise.all([cli('jobs'), cli('jobs', '--json')]);
+    expect([line.code, line.stdout]).toEqual([0, 'jobs: 0 waiting, 1 delayed, 0 running, 0 failed\n']);
+    expect([json.code, JSON.parse(json.stdout)]).toEqual([0, { waiting: 0, delayed: 1, running: 0, failed: 0, recentFailures: [] }]);
+    const elsewhere = await new Promise<Run>((resolve) => {
+      const child = execFile(process.execPath, [BIN, 'jobs'], { env: { ...process.env, DATA_DIR: path.join(t.dataDir, 'nowhere'), REDIS_URL: '' } }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+    });
+    expect([elsewhere.code, elsewhere.stderr]).toEqual([1, `no job store at ${path.join(t.dataDir, 'nowhere', 'jobs.sqlite')}: set DATA_DIR to the service's data directory, or REDIS_URL (and REDIS_PREFIX)\n`]);
+  });
+
   it('verify asks the running server: exit 0 when the read models match, 1 with the difference when not', async () => {
     const clean = await cli('verify', '--url', url, '--key', KEYS.server);
     expect([clean.code, clean.stderr]).toEqual([0, '']);
-    expect(clean.stdout).toMatch(/^read models match: \d+ collections after replaying \d+ events\n$/);
+    expect(clean.stdout).toMatch(/^read models match: \d+ collections after replaying \d+ events \(\d+\.\d s\)\n$/);
 
     const scores = t.service.readStore.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
     const [score] = await scores.find({ playerId });
@@ -192,5 +208,38 @@ describe('gamification CLI', () => {
     const noServer = await cli('verify', '--url', 'http://127.0.0.1:9', '--key', KEYS.server);
     expect(noServer.code).toBe(1);
     expect(noServer.stderr).toContain('no server answering at http://127.0.0.1:9/v1/audit/verify');
+  });
+
+  it('webhooks lists each webhook with its failures (Auditor key), and redelivers after a position (Server key)', async () => {
+    const secret = newSecret();
+    const receiver = await startReceiver(secret);
+    receiver.answer = () => 500;
+    const dir = tempDir();
+    const file = writeWebhooksFile(dir, { name: 'crm', url: receiver.url, secret, events: ['ActionProcessed'] });
+    const w = await startTestService({ dataDir: dir, catalogYaml: CATALOG, env: { WEBHOOKS_FILE: file, WEBHOOK_MAX_ATTEMPTS: '1' } });
+    try {
+      const listening = await w.service.listen(0);
+      const wurl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+      expect((await w.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() })).body.code).toBe(200);
+      await eventually(async () => expect((await w.http.get('/v1/admin/webhooks').set(server)).body.data[0].failed).toBe(1));
+      const list = await cli('webhooks', '--url', wurl, '--key', KEYS.auditor);
+      expect([list.code, list.stderr]).toEqual([0, '']);
+      expect(list.stdout).toMatch(/^crm {2}http:\/\/127\.0\.0\.1:\d+\/hooks {2}position (\d+) of \1 \(0 behind\) {2}0 delivered, 0 waiting, 1 failed\n {2}failed {2}position \d+ {2}ActionProcessed {2}\S+ {2}after 1 attempt\(s\): HTTP 500\n {2}last attempt \S+: failed \(HTTP 500\)\n$/);
+      const json = await cli('webhooks', '--json', '--url', wurl, '--key', KEYS.auditor);
+      const [view] = JSON.parse(json.stdout);
+      expect(view).toMatchObject({ name: 'crm', failed: 1 });
+
+      receiver.answer = () => 204;
+      const failedAt = view.failures[0].position;
+      const again = await cli('webhooks', 'redeliver', 'crm', '--after', String(failedAt - 1), '--url', wurl, '--key', KEYS.server);
+      expect([again.code, again.stdout]).toEqual([0, `crm: the events after position ${failedAt - 1} are sent again (it was at ${view.cursor})\n`]);
+      await eventually(async () => expect(receiver.accepted.map((r) => r.position)).toEqual([failedAt]));
+      const refused = await cli('webhooks', 'redeliver', 'crm', '--after', String(failedAt - 1), '--url', wurl, '--key', KEYS.auditor);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('webhooks redeliver: the server answered 4003')]);
+      expect((await cli('webhooks', 'redeliver', 'crm')).code).toBe(2);
+    } finally {
+      await w.close();
+      await receiver.close();
+    }
   });
 });

@@ -6,7 +6,7 @@
  * The store is given latency (support/latency.ts) so that the races really interleave.
  */
 import { randomUUID } from 'node:crypto';
-import { playerStream } from '../command-api/player/repository';
+import { playerStream } from '../shared/streams';
 import { addAmounts } from '../shared/amount';
 import type { RecordedEvent } from '../shared/event-store/port';
 import type { Effects } from '../shared/events/common';

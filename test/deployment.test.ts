@@ -2,25 +2,37 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { supportsMultiStreamAppend } from '../shared/event-store/kurrentdb';
 import YAML from 'yaml';
-import { playerStream } from '../command-api/player/repository';
+import { playerStream } from '../shared/streams';
 import { readRunConfig } from '../shared/config/env';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
-import { COMMAND_PATHS, serves } from '../shared/roles';
-import { startService } from '../shared/service';
+import request from 'supertest';
+import { COMMAND_PATHS, DEFAULT_PORTS, ROLES, servedBy } from '../app/roles';
+import { PUBLIC_PATHS } from '../shared/http/app';
+import { startService } from '../app/service';
+import { backing } from './support/backing';
 import { startServerProcess, stopProcess, type ChildServer } from './support/process';
 import { KEYS, tempDir, writeKeysFile } from './support/service';
 
 const ROOT = path.resolve(__dirname, '..');
 
-/** `location = /path { proxy_pass http://role; }` and `location /prefix/ { ... }` of the ingress. */
+/** The ingress's directives (its comments left out). */
+const INGRESS = fs.readFileSync(path.join(ROOT, 'deploy', 'ingress.conf'), 'utf8').replace(/#.*$/gm, '');
+
+/**
+ * `location = /path { proxy_pass $role; }` and `location /prefix/ { ... }` of the ingress, each
+ * variable resolved by its `set $role http://role:8080;` to the compose service it names.
+ */
 function ingressTable(): { exact: Map<string, string>; prefixes: [string, string][] } {
-  const conf = fs.readFileSync(path.join(ROOT, 'deploy', 'ingress.conf'), 'utf8');
+  const services = new Map([...INGRESS.matchAll(/set\s+\$(\w+)\s+http:\/\/(\w+):8080;/g)].map((m) => [m[1], m[2]]));
   const exact = new Map<string, string>();
   const prefixes: [string, string][] = [];
-  for (const m of conf.matchAll(/location\s+(=\s+)?(\S+)\s*\{\s*proxy_pass\s+http:\/\/(\w+);\s*\}/g)) {
-    if (m[1]) exact.set(m[2], m[3]);
-    else prefixes.push([m[2], m[3]]);
+  for (const m of INGRESS.matchAll(/location\s+(=\s+)?(\S+)\s*\{\s*proxy_pass\s+\$(\w+);\s*\}/g)) {
+    const service = services.get(m[3]);
+    if (!service) throw new Error(`ingress: $${m[3]} is not set`);
+    if (m[1]) exact.set(m[2], service);
+    else prefixes.push([m[2], service]);
   }
   return { exact, prefixes: prefixes.sort((a, b) => b[0].length - a[0].length) };
 }
@@ -37,32 +49,83 @@ describe('the deployment files', () => {
   it('compose runs KurrentDB, MongoDB, Redis, the three roles and the ingress, with healthchecks and volumes', () => {
     const services = compose.services;
     expect(Object.keys(services)).toEqual(expect.arrayContaining(['kurrentdb', 'mongo', 'redis', 'command', 'read', 'projector', 'ingress']));
-    for (const [role, script] of [['command', 'start:command'], ['read', 'start:read'], ['projector', 'start:projector']]) {
+    for (const role of ['command', 'read', 'projector']) {
       const s = services[role];
-      expect(s.command).toEqual(['npm', 'run', script]);
-      expect(s.environment).toMatchObject({ EVENTSTORE_URL: expect.stringMatching(/^kurrentdb:\/\/kurrentdb:2113/), MONGO_URL: 'mongodb://mongo:27017', REDIS_URL: 'redis://redis:6379', PORT: '8080' });
-      expect(s.healthcheck.test.join(' ')).toContain('/health');
+      // node itself, so that docker stop's SIGTERM reaches the service (npm would not pass it on).
+      expect(s.command).toEqual(['node', '--import', 'tsx', 'app/main.ts', role]);
+      expect(s.environment).toMatchObject({ EVENTSTORE_URL: expect.stringMatching(/^kurrentdb:\/\/kurrentdb:2113/), MONGO_URL: expect.stringMatching(/^mongodb:\/\/mongo:27017\/\?/), REDIS_URL: 'redis://redis:6379', PORT: '8080' });
+      // A MongoDB that is away gives up in seconds.
+      expect(new URL(s.environment.MONGO_URL).searchParams.get('serverSelectionTimeoutMS')).toBe('3000');
+      // Readiness of the role itself on its port, with time to catch up with the log first.
+      expect(s.healthcheck.test.join(' ')).toContain("process.env.PORT+'/health/ready'");
+      expect(s.healthcheck.start_period).toBeDefined();
       expect(Object.keys(s.depends_on)).toEqual(expect.arrayContaining(['kurrentdb', 'mongo', 'redis']));
     }
     for (const name of ['kurrentdb', 'mongo', 'redis', 'ingress']) expect(services[name].healthcheck).toBeDefined();
+    // The ingress is healthy when a request gets through it, not merely when its file parses.
+    expect(services.ingress.healthcheck.test.join(' ')).toContain('http://localhost:8080/health');
+    // The read role serves the read models the projector keeps.
+    expect(services.read.depends_on.projector).toEqual({ condition: 'service_healthy' });
     for (const name of ['kurrentdb', 'mongo', 'redis']) expect(services[name].volumes[0]).toMatch(new RegExp(`^${Object.keys(compose.volumes).find((v) => services[name].volumes[0].startsWith(v))}:`));
     expect(services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction']));
+    // Every image a pinned release, never a moving tag; KurrentDB's one the adapter accepts (multi-stream appends).
+    for (const [name, service] of Object.entries(services) as [string, { image?: string }][]) {
+      if (service.image) expect([name, service.image.split(':').pop()]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+    }
+    expect(supportsMultiStreamAppend(String(services.kurrentdb.image).split(':').pop()!)).toBe(true);
     expect(services.ingress.ports).toEqual(['8080:8080']);
     expect(services.ingress.volumes[0]).toMatch(/^\.\/deploy\/ingress\.conf:/);
-    const npmScripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
-    for (const script of ['start', 'start:command', 'start:read', 'start:projector']) expect(npmScripts[script]).toBeDefined();
+    expect(services.embedded.command).toEqual(['node', '--import', 'tsx', 'app/main.ts', 'all']);
   });
 
-  it('the ingress routes every registered path to the role that serves it', async () => {
+  it('the image runs node itself, with a readiness healthcheck', () => {
+    const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "app\/main\.ts", "all"\]$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\/health\/ready/m);
+  });
+
+  it('every npm script runs: the start scripts exec node (signals reach it), and every file a script names exists', () => {
+    const npmScripts: Record<string, string> = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
+    for (const [script, role] of [['start', 'all'], ['start:command', 'command'], ['start:read', 'read'], ['start:projector', 'projector']]) {
+      expect([script, npmScripts[script]]).toEqual([script, `exec node --import tsx app/main.ts ${role}`]);
+    }
+    for (const [script, line] of Object.entries(npmScripts)) {
+      for (const file of line.split(/\s+/).filter((word) => /\.(ts|js|json)$/.test(word))) expect([script, file, fs.existsSync(path.join(ROOT, file))]).toEqual([script, file, true]);
+    }
+  });
+
+  it('the ingress routes every registered path to the role that serves it, and the public paths too', async () => {
     const service = await startService({ config: readRunConfig({ DATA_DIR: tempDir(), API_KEYS_FILE: writeKeysFile(tempDir()) }), log: pino({ level: 'silent' }) });
     try {
       const apiPaths = service.routes.map((r) => r.path);
       expect(apiPaths.length).toBeGreaterThan(20);
-      for (const p of apiPaths) expect([p, ingressRole(p.replace(/:\w+/g, 'x'))]).toEqual([p, serves('command', p) ? 'command' : 'read']);
+      for (const p of apiPaths) expect([p, ingressRole(p.replace(/:\w+/g, 'x'))]).toEqual([p, servedBy(p)]);
       for (const p of COMMAND_PATHS) expect(ingressTable().exact.get(p)).toBe('command');
+      // Served by every role without a key: the ingress sends them to one, and they answer there.
+      for (const p of Object.values(PUBLIC_PATHS)) {
+        expect([p, ingressRole(p)]).toEqual([p, 'read']);
+        expect([p, (await request(service.app).get(p)).status]).toEqual([p, 200]);
+      }
     } finally {
       await service.close();
     }
+  });
+
+  it('the ingress finds recreated role containers again, and keeps the client\'s request id', () => {
+    // Docker's DNS, looked up again at most 10 s after the last time; upstreams only through variables.
+    expect(INGRESS).toMatch(/^resolver 127\.0\.0\.11 valid=10s\b/m);
+    expect(INGRESS).not.toMatch(/\bupstream\b|proxy_pass\s+http:/);
+    // X-Request-Id: the client's, else one nginx makes.
+    const map = /map \$http_x_request_id \$(\w+) \{\s*default \$http_x_request_id;\s*""\s+\$request_id;\s*\}/.exec(INGRESS);
+    expect(map).not.toBeNull();
+    expect(INGRESS).toContain(`proxy_set_header X-Request-Id $${map![1]};`);
+  });
+
+  it('gives each role its own default port, so that roles started side by side do not collide; PORT wins', () => {
+    expect(DEFAULT_PORTS.all).toBe(8080);
+    expect(new Set(Object.values(DEFAULT_PORTS)).size).toBe(ROLES.length);
+    expect(readRunConfig({}, DEFAULT_PORTS.command).port).toBe(8081);
+    expect(readRunConfig({ PORT: '9000' }, DEFAULT_PORTS.read).port).toBe(9000);
   });
 });
 
@@ -70,16 +133,17 @@ describe('the deployment files', () => {
 const json = async (res: Response): Promise<any> => res.json();
 
 describe('the command and read roles as separate processes', () => {
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const stores = backing();
   let roles: ChildServer[] = [];
   const dataDir = tempDir();
 
   afterAll(async () => {
     await Promise.all(roles.map((r) => stopProcess(r.child, 'SIGTERM')));
+    await stores.release();
   });
 
   it('an action processed through the command role is visible through the read role within the bounded wait', async () => {
-    const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), REDIS_URL: redisUrl, REDIS_PREFIX: `test-roles-${randomUUID()}`, MIN_POSITION_WAIT_MS: '5000' };
+    const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), MIN_POSITION_WAIT_MS: '5000', ...stores.env };
     // The command role publishes the catalog first; the read role follows the published one.
     const command = await startServerProcess(env, { role: 'command' });
     const read = await startServerProcess(env, { role: 'read' });
@@ -106,8 +170,19 @@ describe('the command and read roles as separate processes', () => {
     const standings = await json(await fetch(`${base(standingsPath)}${standingsPath}?playerId=${playerId}`, { headers: { ...headers, 'X-Min-Position': position! } }));
     expect(standings.data[0].player).toMatchObject({ userId: playerId, points: body.data.earnedPoints });
 
-    // A write path sent to the read role is not served there: the ingress must route it.
-    expect((await fetch(read.url + processPath, { method: 'POST', headers, body: '{}' })).status).toBe(404);
+    // A read asking for a position the read models have not reached in time: 503, never an older answer.
+    const beyond = await fetch(`${base(standingsPath)}${standingsPath}?playerId=${playerId}`, { headers: { ...headers, 'X-Min-Position': String(Number(position) + 1_000_000) } });
+    expect([beyond.status, beyond.headers.get('Retry-After'), await json(beyond)]).toEqual([
+      503,
+      '1',
+      { code: 503, data: `Read models behind: position ${Number(position) + 1_000_000} is not projected yet; retry` },
+    ]);
+
+    // A path sent to a role that does not serve it says which role does (the ingress routes it there).
+    const misrouted = await fetch(read.url + processPath, { method: 'POST', headers, body: '{}' });
+    expect([misrouted.status, await json(misrouted)]).toEqual([404, { code: 404, data: 'Not served here: POST /v1/action/process is served by the command role' }]);
+    const misread = await fetch(`${command.url}${standingsPath}`, { headers });
+    expect([misread.status, await json(misread)]).toEqual([404, { code: 404, data: `Not served here: GET ${standingsPath} is served by the read role` }]);
   }, 60_000);
 
   it('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {

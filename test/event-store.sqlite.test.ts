@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  EventStore,
-  NewEvent,
-  RecordedEvent,
-  StoreUnavailableError,
-  WrongExpectedVersionError,
-} from '../shared/event-store/port';
+import { EventStore, NewEvent, RecordedEvent, StoreFaultError, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { WalCheckpointer } from '../shared/event-store/sqlite-checkpointer';
+import pino from 'pino';
+import { ProjectionRunner } from '../projections/runner';
+import { MemoryReadStore } from '../shared/read-store/memory';
 import { eventStoreContract } from './contracts/event-store.contract';
+import { appendOne } from './support/append-one';
 
 /** A fresh directory per store, so the -wal and -shm files go with it. */
 function tempDbFile(): { file: string; remove: () => void } {
@@ -77,14 +75,14 @@ describe('SqliteEventStore specifics', () => {
   it('keeps appended events across closing and reopening the file', async () => {
     const first = open();
     const appended = [event({ a: 1 }), event({ b: 0.1 })];
-    const result = await first.appendToStream('player-1', appended, 'no_stream');
+    const result = await appendOne(first, 'player-1', appended, 'no_stream');
     await first.close();
 
     const reopened = open();
     const stored = await reopened.readStream('player-1');
     expect(stored.map((e) => [e.id, e.data])).toEqual(appended.map((e) => [e.id, e.data]));
     expect(await reopened.headPosition()).toBe(result.position);
-    expect((await reopened.appendToStream('player-1', [event()], 1)).position).toBeGreaterThan(result.position);
+    expect((await appendOne(reopened, 'player-1', [event()], 1)).position).toBeGreaterThan(result.position);
   });
 
   it('delivers to a subscription events appended by another instance on the same file', async () => {
@@ -92,7 +90,7 @@ describe('SqliteEventStore specifics', () => {
     const reader = open({ pollIntervalMs: 50 });
     const seen: string[] = [];
     reader.subscribeToAll({ onEvent: (e) => void seen.push(e.streamName) });
-    await writer.appendToStream('other-process', [event(), event()], 'no_stream');
+    await appendOne(writer, 'other-process', [event(), event()], 'no_stream');
     await waitFor(() => seen.length === 2, 1000);
     expect(seen).toEqual(['other-process', 'other-process']);
   });
@@ -102,7 +100,7 @@ describe('SqliteEventStore specifics', () => {
     const seen: number[] = [];
     store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await store.appendToStream('s', [event()], 'no_stream');
+    await appendOne(store, 's', [event()], 'no_stream');
     await waitFor(() => seen.length === 1, 500);
   });
 
@@ -113,9 +111,9 @@ describe('SqliteEventStore specifics', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     // Concurrent appends share a group commit; the one at a wrong revision writes nothing.
     const results = await Promise.allSettled([
-      store.appendToStream('a', [event({ x: 1, nested: { y: [1, 2] } }), event({ n: null })], 'no_stream'),
-      store.appendToStream('b', [event({ z: 'text' })], 'no_stream'),
-      store.appendToStream('a', [event()], 5),
+      appendOne(store, 'a', [event({ x: 1, nested: { y: [1, 2] } }), event({ n: null })], 'no_stream'),
+      appendOne(store, 'b', [event({ z: 'text' })], 'no_stream'),
+      appendOne(store, 'a', [event()], 5),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     await waitFor(() => seen.length === 3, 500);
@@ -124,20 +122,20 @@ describe('SqliteEventStore specifics', () => {
 
   it('an error that undoes the whole group commit fails every append of it, and none of them is written', async () => {
     const store = open();
-    await store.appendToStream('before', [event()], 'no_stream');
+    await appendOne(store, 'before', [event()], 'no_stream');
     // RAISE(ROLLBACK) ends the whole transaction, not just the failing append's savepoint.
     const other = new Database(file);
     other.exec(`CREATE TRIGGER poison BEFORE INSERT ON events WHEN NEW.type = 'Poison' BEGIN SELECT RAISE(ROLLBACK, 'poisoned'); END`);
     other.close();
     const results = await Promise.allSettled([
-      store.appendToStream('a', [event()], 'no_stream'),
-      store.appendToStream('b', [{ ...event(), type: 'Poison' }], 'no_stream'),
-      store.appendToStream('c', [event()], 'no_stream'),
+      appendOne(store, 'a', [event()], 'no_stream'),
+      appendOne(store, 'b', [{ ...event(), type: 'Poison' }], 'no_stream'),
+      appendOne(store, 'c', [event()], 'no_stream'),
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect((await store.readAll()).map((e) => e.streamName)).toEqual(['before']);
     // The store goes on: the next group commit is whole again.
-    await store.appendToStream('c', [event()], 'no_stream');
+    await appendOne(store, 'c', [event()], 'no_stream');
     expect((await store.readAll()).map((e) => e.streamName)).toEqual(['before', 'c']);
   });
 
@@ -148,7 +146,7 @@ describe('SqliteEventStore specifics', () => {
     store.subscribeToAll({ onEvent: (e) => void seen.push(e.position) });
     for (let i = 0; i < 30; i++) {
       // This instance's batches follow on from the other's events only some of the time.
-      await Promise.all([store.appendToStream(`mine-${i}`, [event(), event()], 'no_stream'), i % 3 === 0 ? other.appendToStream(`theirs-${i}`, [event()], 'no_stream') : null]);
+      await Promise.all([appendOne(store, `mine-${i}`, [event(), event()], 'no_stream'), i % 3 === 0 ? appendOne(other, `theirs-${i}`, [event()], 'no_stream') : null]);
     }
     const all = (await store.readAll()).map((e) => e.position);
     expect(all).toHaveLength(70);
@@ -159,34 +157,34 @@ describe('SqliteEventStore specifics', () => {
   it('a stream read to its end and appended to here still shows what another instance appends to it', async () => {
     const store = open();
     const other = open();
-    await store.appendToStream('shared', [event()], 'no_stream');
+    await appendOne(store, 'shared', [event()], 'no_stream');
     expect(await store.readStream('shared')).toHaveLength(1);
-    expect((await store.appendToStream('shared', [event()], 0)).nextExpectedRevision).toBe(1);
+    expect((await appendOne(store, 'shared', [event()], 0)).nextExpectedRevision).toBe(1);
     // Nothing after revision 1 yet, as far as anyone knows...
     expect(await store.readStream('shared', { fromRevision: 2 })).toEqual([]);
     expect(await store.streamRevision('shared')).toBe(1);
     // ...until another connection writes.
-    await other.appendToStream('shared', [event({ from: 'other' })], 1);
+    await appendOne(other, 'shared', [event({ from: 'other' })], 1);
     expect((await store.readStream('shared', { fromRevision: 2 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
     expect(await store.streamRevision('shared')).toBe(2);
     expect(await store.readStream('never-written', { fromRevision: 0 })).toEqual([]);
-    await other.appendToStream('never-written', [event()], 'no_stream');
+    await appendOne(other, 'never-written', [event()], 'no_stream');
     expect(await store.readStream('never-written', { fromRevision: 0 })).toHaveLength(1);
   });
 
   it('checks each append of one group commit against what the ones before it wrote, though it reads no revision first', async () => {
     const store = open();
-    await store.appendToStream('known', [event()], 'no_stream');
+    await appendOne(store, 'known', [event()], 'no_stream');
     expect(await store.readStream('known')).toHaveLength(1); // revision 0 is now remembered
-    await store.appendToStream('taken', [event()], 'no_stream');
+    await appendOne(store, 'taken', [event()], 'no_stream');
     // One turn of the event loop: one group commit.
     const outcomes = await Promise.allSettled([
-      store.appendToStream('known', [event({ n: 'a' })], 0),
-      store.appendToStream('known', [event({ n: 'b' })], 0), // the remembered revision is stale by now
-      store.appendToStream('known', [event({ n: 'c' })], 1),
-      store.appendToStream('taken', [event()], 'no_stream'),
-      store.appendToStream('fresh', [event()], 'no_stream'),
-      store.appendToStream('fresh', [event(), event()], 'no_stream'),
+      appendOne(store, 'known', [event({ n: 'a' })], 0),
+      appendOne(store, 'known', [event({ n: 'b' })], 0), // the remembered revision is stale by now
+      appendOne(store, 'known', [event({ n: 'c' })], 1),
+      appendOne(store, 'taken', [event()], 'no_stream'),
+      appendOne(store, 'fresh', [event()], 'no_stream'),
+      appendOne(store, 'fresh', [event(), event()], 'no_stream'),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected']);
     const actual = (o: PromiseSettledResult<unknown>) => ((o as PromiseRejectedResult).reason as WrongExpectedVersionError).actual;
@@ -203,40 +201,52 @@ describe('SqliteEventStore specifics', () => {
     expect(await store.readStream('fresh')).toHaveLength(1);
   });
 
-  it('checks an empty append against the real revision, in the group commit that wrote it too', async () => {
+  it('undoes a multi-stream append whose later stream conflicts, inside a group commit whose other appends commit', async () => {
     const store = open();
-    await store.appendToStream('known', [event()], 'no_stream');
+    await appendOne(store, 'known', [event()], 'no_stream');
     expect(await store.readStream('known')).toHaveLength(1); // revision 0 is now remembered
-    await expect(store.appendToStream('known', [], 'no_stream')).rejects.toMatchObject({ actual: 0 });
     const outcomes = await Promise.allSettled([
-      store.appendToStream('known', [event()], 0),
-      store.appendToStream('known', [], 0),
-      store.appendToStream('known', [], 'any'),
+      store.appendToStreams([
+        { stream: 'first', events: [event({ n: 'first' })], expectedRevision: 'no_stream' },
+        { stream: 'known', events: [event({ n: 'kept' })], expectedRevision: 0 },
+      ]),
+      // Its first stream would be written before its second one conflicts: all of it is undone.
+      store.appendToStreams([
+        { stream: 'second', events: [event(), event()], expectedRevision: 'no_stream' },
+        { stream: 'known', events: [event({ n: 'lost' })], expectedRevision: 0 },
+      ]),
+      store.appendToStreams([
+        { stream: 'third', events: [event()], expectedRevision: 'no_stream' },
+        { stream: 'known', events: [event({ n: 'next' })], expectedRevision: 1 },
+      ]),
     ]);
-    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { nextExpectedRevision: 1 } });
-    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { actual: 1 } });
-    expect(outcomes[2]).toMatchObject({ status: 'fulfilled', value: { nextExpectedRevision: 1 } });
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'WrongExpectedVersionError', streamName: 'known', actual: 1 });
+    expect(await store.streamRevision('second')).toBe(-1);
+    expect((await store.readStream('known')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 'kept' }, { n: 'next' }]);
+    const logged = (await store.readAll()).map((e) => e.streamName);
+    expect(logged).toEqual(['known', 'first', 'known', 'third', 'known']);
   });
 
   it("appends at the stream's real revision after another instance wrote to a stream this one remembers", async () => {
     const store = open();
     const other = open();
-    await store.appendToStream('shared', [event()], 'no_stream');
+    await appendOne(store, 'shared', [event()], 'no_stream');
     expect(await store.readStream('shared')).toHaveLength(1); // remembered at revision 0
-    await other.appendToStream('shared', [event({ from: 'other' })], 0);
-    await expect(store.appendToStream('shared', [event()], 0)).rejects.toMatchObject({ actual: 1 });
-    expect((await store.appendToStream('shared', [event({ n: 3 })], 1)).nextExpectedRevision).toBe(2);
+    await appendOne(other, 'shared', [event({ from: 'other' })], 0);
+    await expect(appendOne(store, 'shared', [event()], 0)).rejects.toMatchObject({ actual: 1 });
+    expect((await appendOne(store, 'shared', [event({ n: 3 })], 1)).nextExpectedRevision).toBe(2);
     expect((await other.readStream('shared')).map((e) => e.data)).toEqual([{ n: 1 }, { from: 'other' }, { n: 3 }]);
   });
 
   it('a retried append answering its earlier revision does not hide what was appended after it', async () => {
     const store = open();
     const first = event();
-    await store.appendToStream('retried', [first], 'no_stream');
+    await appendOne(store, 'retried', [first], 'no_stream');
     expect(await store.readStream('retried')).toHaveLength(1);
-    await store.appendToStream('retried', [event({ n: 2 })], 0);
+    await appendOne(store, 'retried', [event({ n: 2 })], 0);
     // The retry is answered with the first append's result, revision 0...
-    expect((await store.appendToStream('retried', [first], 'any')).nextExpectedRevision).toBe(0);
+    expect((await appendOne(store, 'retried', [first], 'any')).nextExpectedRevision).toBe(0);
     // ...while the stream stays at revision 1, with its second event readable.
     expect(await store.streamRevision('retried')).toBe(1);
     expect((await store.readStream('retried', { fromRevision: 1 })).map((e) => e.data)).toEqual([{ n: 2 }]);
@@ -247,7 +257,7 @@ describe('SqliteEventStore specifics', () => {
     const walSize = () => statSync(`${file}-wal`).size;
     const written = 8 * 400 * 1200;
     for (let round = 0; round < 8; round++) {
-      await store.appendToStream(`bulk-${round}`, Array.from({ length: 400 }, () => event({ text: 'x'.repeat(1200) })), 'no_stream');
+      await appendOne(store, `bulk-${round}`, Array.from({ length: 400 }, () => event({ text: 'x'.repeat(1200) })), 'no_stream');
       // Every page committed so far reaches the database file without any further commit.
       await waitFor(() => statSync(file).size >= (round + 1) * 400 * 1200, 5000);
       // The WAL starts over only if the checkpoint has also synced the file and recorded that it
@@ -272,7 +282,7 @@ describe('SqliteEventStore specifics', () => {
     expect(internals.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     await internals.checkpointer.worker.terminate();
     await waitFor(() => internals.db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 2000);
-    await store.appendToStream('after', [event()], 'no_stream');
+    await appendOne(store, 'after', [event()], 'no_stream');
     expect(await store.readStream('after')).toHaveLength(1);
   });
 
@@ -282,7 +292,7 @@ describe('SqliteEventStore specifics', () => {
       script,
       `import { SqliteEventStore } from ${JSON.stringify(join(__dirname, '../shared/event-store/sqlite'))};
        const store = new SqliteEventStore(${JSON.stringify(file)});
-       store.appendToStream('s', [], 'any').then(() => store.close()).then(() => console.log('closed'));`,
+       store.appendToStreams([{ stream: 's', events: [${JSON.stringify(event())}], expectedRevision: 'any' }]).then(() => store.close()).then(() => console.log('closed'));`,
     );
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 20_000 });
     expect(run.stderr).toBe('');
@@ -293,7 +303,7 @@ describe('SqliteEventStore specifics', () => {
     const store = open();
     const total = 2500;
     for (let i = 0; i < total; i += 500) {
-      await store.appendToStream('bulk', Array.from({ length: 500 }, (_, n) => event({ n: i + n })), 'any');
+      await appendOne(store, 'bulk', Array.from({ length: 500 }, (_, n) => event({ n: i + n })), 'any');
     }
     const seen: number[] = [];
     const subscription = store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
@@ -307,10 +317,10 @@ describe('SqliteEventStore specifics', () => {
     const writer = open();
     const seen: number[] = [];
     store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
-    await writer.appendToStream('s', [event()], 'no_stream');
+    await appendOne(writer, 's', [event()], 'no_stream');
     await waitFor(() => seen.length === 1, 1000);
     await store.close();
-    await writer.appendToStream('s', [event()], 0);
+    await appendOne(writer, 's', [event()], 0);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(seen).toEqual([0]);
   });
@@ -318,8 +328,8 @@ describe('SqliteEventStore specifics', () => {
   it('rejects an event id already used in another stream, writing nothing', async () => {
     const store = open();
     const shared = event();
-    await store.appendToStream('a', [shared], 'no_stream');
-    const error = await store.appendToStream('b', [event(), shared], 'any').catch((thrown: unknown) => thrown);
+    await appendOne(store, 'a', [shared], 'no_stream');
+    const error = await appendOne(store, 'b', [event(), shared], 'any').catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(WrongExpectedVersionError);
     expect((error as Error).message).toContain(shared.id);
@@ -329,8 +339,8 @@ describe('SqliteEventStore specifics', () => {
   it("rejects a partial duplicate with 'any' as a wrong expected version", async () => {
     const store = open();
     const stored = event();
-    await store.appendToStream('s', [stored], 'no_stream');
-    await expect(store.appendToStream('s', [stored, event()], 'any')).rejects.toMatchObject({
+    await appendOne(store, 's', [stored], 'no_stream');
+    await expect(appendOne(store, 's', [stored, event()], 'any')).rejects.toMatchObject({
       name: 'WrongExpectedVersionError',
       actual: 0,
     });
@@ -339,7 +349,7 @@ describe('SqliteEventStore specifics', () => {
 
   it('records createdAt from the injected clock', async () => {
     const store = open({ now: () => 1_700_000_000_123 });
-    await store.appendToStream('s', [event(), event()], 'no_stream');
+    await appendOne(store, 's', [event(), event()], 'no_stream');
     expect((await store.readStream('s')).map((e) => e.createdAt)).toEqual([1_700_000_000_123, 1_700_000_000_123]);
   });
 
@@ -347,10 +357,10 @@ describe('SqliteEventStore specifics', () => {
   // produced by opening the connection read-only, which SQLite enforces for any user.
   it('throws StoreUnavailableError when appending to a store it cannot write', async () => {
     const writer = open();
-    await writer.appendToStream('s', [event()], 'no_stream');
+    await appendOne(writer, 's', [event()], 'no_stream');
     const readonly = open({ readonly: true });
     expect(await readonly.streamRevision('s')).toBe(0);
-    await expect(readonly.appendToStream('s', [event()], 0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(appendOne(readonly, 's', [event()], 0)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(await readonly.streamRevision('s')).toBe(0);
   });
 
@@ -358,10 +368,63 @@ describe('SqliteEventStore specifics', () => {
     expect(() => new SqliteEventStore(join(file, 'missing-dir', 'events.db'))).toThrow(StoreUnavailableError);
   });
 
+  it('notices that its file was deleted or replaced: a lasting fault, reported once, and every write refused', async () => {
+    for (const replace of [false, true]) {
+      const faults: string[] = [];
+      const store = open({ onFault: (reason) => faults.push(reason) });
+      await appendOne(store, 's', [event()], 'no_stream');
+      expect(store.writeProblem()).toBeNull();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+      if (replace) new SqliteEventStore(file).close();
+      const refused = await appendOne(store, 's', [event()], 0).then(() => null, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(StoreFaultError);
+      await expect(appendOne(store, 't', [event()], 'any')).rejects.toBeInstanceOf(StoreFaultError);
+      expect(store.writeProblem()).toEqual({ reason: expect.stringContaining('was deleted or replaced while the service was running'), lasting: true });
+      expect(faults).toEqual([(refused as Error).message]);
+      await store.close();
+    }
+  });
+
+  it('refuses, with checkIntegrity, to open a damaged file, naming the first problem quick_check found', async () => {
+    const store = open();
+    for (let i = 0; i < 20; i++) await appendOne(store, `s${i}`, Array.from({ length: 50 }, () => event({ text: 'x'.repeat(200) })), 'no_stream');
+    await store.close();
+    expect(() => open({ checkIntegrity: true }).close()).not.toThrow();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0), 0, 4096, 8192);
+    closeSync(fd);
+    expect(() => open({ checkIntegrity: true })).toThrow(StoreFaultError);
+    expect(() => open({ checkIntegrity: true })).toThrow(/is damaged \((quick_check: |SQLITE_CORRUPT)/);
+  });
+
+  it('a read that finds the file damaged while open is a lasting fault: reported once, writes refused, a projection runner stops waiting', async () => {
+    const writer = open();
+    for (let i = 0; i < 40; i++) await appendOne(writer, `s${i}`, Array.from({ length: 50 }, () => event({ text: 'x'.repeat(200) })), 'no_stream');
+    await writer.close();
+    const faults: string[] = [];
+    const store = open({ onFault: (reason) => faults.push(reason) });
+    // Damaged under it, before it has read those pages.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(8192, 0xff), 0, 8192, Math.floor(statSync(file).size / 2));
+    closeSync(fd);
+    const logged: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+    const runner = new ProjectionRunner(store, new MemoryReadStore(), [{ name: 'all', collections: [], handles: new Set(['TriggerActivationTaken']), apply: async () => undefined }], log);
+    await runner.start();
+    // It gives up at once, and does not resubscribe (and log it) every second.
+    expect(await runner.waitFor(await store.headPosition(), 3000)).toBe(false);
+    await runner.stop();
+    expect(logged).toEqual([]);
+    await expect(store.readAll()).rejects.toBeInstanceOf(StoreFaultError);
+    await expect(appendOne(store, 'more', [event()], 'any')).rejects.toBeInstanceOf(StoreFaultError);
+    expect(store.writeProblem()).toEqual({ reason: expect.stringMatching(/is damaged \(SQLITE_CORRUPT/), lasting: true });
+    expect(faults).toHaveLength(1);
+  });
+
   it('throws StoreUnavailableError once closed', async () => {
     const store = open();
     await store.close();
-    await expect(store.appendToStream('s', [event()], 'any')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(appendOne(store, 's', [event()], 'any')).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.readAll()).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(() => store.subscribeToAll({ onEvent: () => undefined })).toThrow(StoreUnavailableError);
   });

@@ -1,30 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
 import { BullMqJobScheduler } from '../shared/jobs/bullmq';
-import { JobLogger, StoreUnavailableError } from '../shared/jobs/port';
+import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
 import { freePort } from './support/process';
+import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** Every fixture gets its own queue on the shared Redis; destroy deletes all of its keys. */
+/** Every fixture gets its own key prefix on the shared Redis; destroy deletes all of its keys. */
 jobsContract('BullMqJobScheduler', async () => {
-  const queueName = `test-jobs-${randomUUID()}`;
+  const prefix = `test-jobs-${randomUUID()}`;
   return {
-    // Put back quickly a job the other worker has no handler for, to stay within the test's time.
-    open: async (options) =>
-      new BullMqJobScheduler({ ...options, connection: REDIS_URL, queueName, unhandledDelayMs: 100 }),
-    destroy: async () => {
-      const queue = new Queue(queueName, { connection: { url: REDIS_URL } });
-      await queue.obliterate({ force: true });
-      await queue.close();
-    },
+    open: async (options) => new BullMqJobScheduler({ ...options, connection: TEST_REDIS_URL, queueName: 'jobs', prefix }),
+    destroy: () => deleteRedisKeys(`${prefix}:`),
   };
 });
 
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('BullMqJobScheduler specifics', () => {
-  it('rejects schedule and cancel with StoreUnavailableError, promptly, when Redis cannot be reached', async () => {
-    const silent: JobLogger = { warn: () => {}, error: () => {} };
+  const silent: JobLogger = { warn: () => {}, error: () => {} };
+
+  it('rejects schedule and overview with StoreUnavailableError, promptly, when Redis cannot be reached', async () => {
     const scheduler = new BullMqJobScheduler({
       connection: `redis://127.0.0.1:${await freePort()}`,
       queueName: `test-jobs-${randomUUID()}`,
@@ -34,7 +35,7 @@ describe('BullMqJobScheduler specifics', () => {
     try {
       const startedAt = Date.now();
       await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(scheduler.cancel('job-1')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(scheduler.overview()).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(Date.now() - startedAt).toBeLessThan(2000);
     } finally {
       await scheduler.close();
@@ -42,11 +43,60 @@ describe('BullMqJobScheduler specifics', () => {
   });
 
   it('throws StoreUnavailableError once closed', async () => {
-    const scheduler = new BullMqJobScheduler({ connection: REDIS_URL, queueName: `test-jobs-${randomUUID()}` });
+    const scheduler = new BullMqJobScheduler({ connection: TEST_REDIS_URL, queueName: `test-jobs-${randomUUID()}` });
     await scheduler.close();
     await scheduler.close();
     await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(scheduler.cancel('job-1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(scheduler.overview()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(scheduler.start()).rejects.toBeInstanceOf(StoreUnavailableError);
   });
+
+  it('runs again a job whose process stopped mid-run, each interrupted run counting as an attempt, and fails it when they are used', async () => {
+    const prefix = `test-jobs-${randomUUID()}`;
+    const logs: { level: string; message: string; details: object }[] = [];
+    const logger: JobLogger = {
+      warn: (details, message) => logs.push({ level: 'warn', message, details }),
+      error: (details, message) => logs.push({ level: 'error', message, details }),
+    };
+    // A short lock, so that a run cut off is noticed within the test's time.
+    const open = () => new BullMqJobScheduler({ connection: TEST_REDIS_URL, queueName: 'jobs', prefix, attempts: 2, lockMs: 500, logger });
+    const hung: BullMqJobScheduler[] = [];
+    let runs = 0;
+    /** A process whose run never ends, shut down while it runs: after 2 s its worker is closed without waiting. */
+    const stuckProcess = async () => {
+      const scheduler = open();
+      hung.push(scheduler);
+      scheduler.handle('stuck', () => {
+        runs += 1;
+        return new Promise<void>(() => undefined);
+      });
+      await scheduler.start();
+      return scheduler;
+    };
+    try {
+      const first = await stuckProcess();
+      await first.schedule('stuck', 'job-1', Date.now(), {});
+      await waitFor(() => runs === 1, 5000);
+      await first.close();
+
+      // The next process takes the job again once the lock has run out: attempt 2, cut off too.
+      const second = await stuckProcess();
+      await waitFor(() => runs === 2, 10_000);
+      await second.close();
+
+      // A third process finds the job with both attempts used: failed, not run a third time.
+      const third = open();
+      hung.push(third);
+      third.handle('stuck', async () => void (runs += 1));
+      await third.start();
+      await waitFor(() => logs.some((entry) => entry.level === 'error'), 10_000);
+      expect(runs).toBe(2);
+      expect(logs.filter((entry) => entry.level === 'error')).toEqual([{ level: 'error', message: JOB_FAILED, details: expect.objectContaining({ jobId: 'job-1', type: 'stuck' }) }]);
+      expect(logs.some((entry) => entry.message.startsWith('job run interrupted'))).toBe(true);
+      expect(await third.overview()).toMatchObject({ waiting: 0, delayed: 0, running: 0, failed: 1, recentFailures: [{ type: 'stuck', jobId: 'job-1', attempts: 2 }] });
+    } finally {
+      await Promise.all(hung.map((scheduler) => scheduler.close()));
+      await deleteRedisKeys(`${prefix}:`);
+    }
+  }, 40_000);
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteJobScheduler } from '../shared/jobs/embedded';
-import { JobLogger, StoreUnavailableError } from '../shared/jobs/port';
+import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
 
 /** A fresh directory per store, so the -wal and -shm files go with it. */
@@ -76,6 +76,35 @@ describe('SqliteJobScheduler specifics', () => {
     expect(healthyRunAt - claimedAt).toBeGreaterThanOrEqual(190);
   });
 
+  it('counts a run whose claim ran out as an attempt, and fails the job when they are used', async () => {
+    const logs: { level: string; message: string; details: object }[] = [];
+    const logger: JobLogger = {
+      warn: (details, message) => logs.push({ level: 'warn', message, details }),
+      error: (details, message) => logs.push({ level: 'error', message, details }),
+    };
+    // Two processes whose runs never finish, like processes that died mid-run.
+    let runs = 0;
+    const releases: (() => void)[] = [];
+    for (let n = 0; n < 2; n++) {
+      const dying = open({ lockMs: 150, attempts: 2, logger });
+      dying.handle('test', () => new Promise<void>((resolve) => void (runs += 1, releases.push(resolve))));
+      await dying.start();
+      if (n === 0) await dying.schedule('test', 'job-1', Date.now(), {});
+      await waitFor(() => runs === n + 1);
+    }
+    // A healthy one finds both attempts used once the second claim runs out: failed, not run again.
+    const healthy = open({ lockMs: 150, attempts: 2, logger });
+    healthy.handle('test', async () => void (runs += 1));
+    await healthy.start();
+    await waitFor(() => logs.some((entry) => entry.level === 'error'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    releases.forEach((release) => release());
+    expect(runs).toBe(2);
+    expect(logs.filter((entry) => entry.level === 'error')).toEqual([{ level: 'error', message: JOB_FAILED, details: expect.objectContaining({ jobId: 'job-1', type: 'test', attempt: 2 }) }]);
+    expect(logs.filter((entry) => entry.message.startsWith('job run interrupted'))).toHaveLength(1);
+    expect(await healthy.overview()).toMatchObject({ failed: 1, running: 0, recentFailures: [{ jobId: 'job-1', attempts: 2, reason: expect.stringContaining('interrupted') }] });
+  });
+
   it('throws StoreUnavailableError when the file cannot be opened', () => {
     expect(() => new SqliteJobScheduler(join(file, 'missing-dir', 'jobs.db'))).toThrow(StoreUnavailableError);
   });
@@ -85,7 +114,7 @@ describe('SqliteJobScheduler specifics', () => {
     await scheduler.close();
     await scheduler.close();
     await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(scheduler.cancel('job-1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(scheduler.overview()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(scheduler.start()).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });

@@ -23,11 +23,32 @@ if (MONGO_URL) {
       }
     },
   );
+  describe('MongoReadStore indexes', () => {
+    it('creates a declared index once, and again after the collection is dropped', async () => {
+      const indexDb = `test_indexes_${randomUUID().slice(0, 8)}`;
+      const store = await MongoReadStore.connect(MONGO_URL, indexDb);
+      const admin = new MongoClient(MONGO_URL);
+      try {
+        const keys = { board: 1, period: 1, score: -1 } as const;
+        await store.ensureIndex('scores', keys);
+        await store.ensureIndex('scores', keys);
+        const named = async () => (await admin.db(indexDb).collection('scores').indexes()).map((i) => i.key);
+        expect(await named()).toEqual([{ _id: 1 }, keys]);
+        await store.dropCollection('scores');
+        expect(await named()).toEqual([{ _id: 1 }, keys]);
+      } finally {
+        await store.close();
+        await admin.db(indexDb).dropDatabase();
+        await admin.close();
+      }
+    });
+  });
 } else {
   // Without a server the suite is reported as skipped, with the reason in its name: never as passed.
   const skipped = describe.skip;
   skipped('MongoDB contract (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => {
     it('runs the ReadStore contract against MongoDB', () => undefined);
+    it('creates declared indexes, and again after a drop', () => undefined);
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * Security: keys held only as digests and compared in constant time, tenant domains, the body and
- * field limits of decisions.md §12, security headers, and no secret nor stack trace in any
+ * field limits (README, "Limits"), security headers, and no secret nor stack trace in any
  * response or log line. (Rate limits: test/http/rate-limit.test.ts.)
  */
 import crypto, { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import { KeyRing, parseKeysFile, sha256 } from '../shared/auth/keys';
 import { readRunConfig } from '../shared/config/env';
 import { createLogger } from '../shared/logging/logger';
 import { MAX_BODY_BYTES } from '../shared/http/app';
-import { startService, type RunningService } from '../shared/service';
+import { startService, type RunningService } from '../app/service';
 import { eventually } from './support/process';
 import { client, KEYS, mobile, server, tempDir, writeKeysFile } from './support/service';
 
@@ -142,7 +142,7 @@ describe('tenant domains of Client keys', () => {
   });
 });
 
-describe('body and field limits (decisions.md §12)', () => {
+describe('body and field limits', () => {
   const postPaths = () => svc.routes.filter((r) => r.method === 'POST').map((r) => r.path);
 
   it('a body over 64 KiB is refused with HTTP 413 and code 1001 on every POST endpoint; one just under is read', async () => {
@@ -193,7 +193,7 @@ describe('body and field limits (decisions.md §12)', () => {
     const query = await http.get('/v1/action/get-response').query({ referenceId: long }).set(server);
     expect([query.status, query.body.code]).toEqual([400, 1001]);
 
-    // The chest and powerup endpoints answer 1002 for their required fields (api.md), an over-long one included.
+    // The chest and powerup endpoints answer 1002 for their required fields, an over-long one included.
     for (const [path, body] of [
       ['/v1/chest/open', { playerId, chestDeliverableUId: long }],
       ['/v1/powerup/activate', { playerId, powerupUId: long }],
@@ -269,7 +269,6 @@ describe('no secret and no stack trace in any response or log line', () => {
     jest.spyOn(svc.deps.players, 'load').mockRejectedValue(new Error('job handler exploded'));
     await svc.deps.jobs.schedule('expire-powerup', 'security-test-job', Date.now(), { playerId, powerupUid: 'p' });
     await eventually(async () => expect(logLines.some((l) => l.includes('job handler exploded'))).toBe(true), 5000, 50);
-    await svc.deps.jobs.cancel('security-test-job');
     jest.restoreAllMocks();
 
     for (const res of answers) {

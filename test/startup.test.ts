@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import pino from 'pino';
+import { startService } from '../app/service';
+import { readRunConfig } from '../shared/config/env';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { server, startTestService, tempDir } from './support/service';
+import { childEnv } from './support/process';
 
 const root = path.resolve(__dirname, '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -18,7 +22,7 @@ actions: [{ uid: act-a, identifier: a, points: -1 }]
 badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ action: missing }] }]
 `,
     );
-    const run = spawnSync(tsx, [path.join(root, 'shared', 'main.ts')], { env: { ...process.env, DATA_DIR: dir, CATALOG_FILE: catalog, PORT: '0' }, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(tsx, [path.join(root, 'app', 'main.ts')], { env: childEnv({ DATA_DIR: dir, CATALOG_FILE: catalog, PORT: '0' }), encoding: 'utf8', timeout: 60_000 });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('actions[0].points');
     expect(run.stderr).toContain('badges[0].rankSet');
@@ -52,6 +56,22 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
     }
   });
 
+  it('prints the generated development key once, when it is made; afterwards only where it is kept', async () => {
+    const dataDir = tempDir();
+    const start = async () => {
+      const lines: string[] = [];
+      const service = await startService({ config: readRunConfig({ DATA_DIR: dataDir }), log: pino({ level: 'silent' }), announce: (line) => lines.push(line) });
+      await service.close();
+      return { lines, key: service.devKey! };
+    };
+    const keyFile = path.join(dataDir, 'dev-api-key');
+    const first = await start();
+    expect(first.lines).toEqual([`No API_KEYS_FILE: generated a development Server key, kept in ${keyFile}: ${first.key}`]);
+    const second = await start();
+    expect(second.key).toBe(first.key);
+    expect(second.lines).toEqual([`No API_KEYS_FILE: using the development Server key kept in ${keyFile}`]);
+  });
+
   it('publishes a changed catalog as a new version', async () => {
     const dataDir = tempDir();
     const yaml = (points: number) => `version: 1\nactions: [{ uid: act-a, identifier: a, points: ${points} }]\n`;
@@ -64,6 +84,62 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
       expect(view.body.data[0].points).toBe(2);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('the stored format', () => {
+  const storeFile = (dataDir: string) => path.join(dataDir, 'events.sqlite');
+  const startProcess = (dataDir: string) =>
+    spawnSync(tsx, [path.join(root, 'app', 'main.ts')], { env: childEnv({ DATA_DIR: dataDir, PORT: '0', API_KEYS_FILE: '' }), encoding: 'utf8', timeout: 60_000 });
+
+  it('is declared in a new store, before anything else is written', async () => {
+    const dataDir = tempDir();
+    const t = await startTestService({ dataDir });
+    await t.close();
+    const store = new SqliteEventStore(storeFile(dataDir));
+    const [first, second] = await store.readAll({ maxCount: 2 });
+    await store.close();
+    expect([first.streamName, first.type, first.data]).toEqual(['store-format', 'StoreFormatDeclared', { version: 2 }]);
+    expect(second.type).toBe('CatalogPublished');
+  });
+
+  it('refuses to start on a store of the earlier format (events, no declaration), in one line saying what to do', async () => {
+    const dataDir = tempDir();
+    const store = new SqliteEventStore(storeFile(dataDir));
+    const metadata = { correlationId: 'old', causationId: 'old', keyName: 'old', catalogVersion: 1 };
+    await store.appendToStreams([{ stream: 'reference-r1', events: [{ id: crypto.randomUUID(), type: 'ReferenceReserved', data: { referenceId: 'r1' }, metadata }], expectedRevision: 'no_stream' }]);
+    await store.close();
+    const run = startProcess(dataDir);
+    expect(run.status).toBe(1);
+    const problems = run.stderr.split('\n').filter((line) => line.startsWith('  '));
+    expect(problems).toEqual(['  event store: holds events of an earlier stored format (before format 2), which this version cannot read; start on an empty data directory (DATA_DIR) or a new KurrentDB database']);
+    await expect(startTestService({ dataDir })).rejects.toThrow(/earlier stored format/);
+  });
+
+  it('refuses a store declared in a format it does not know', async () => {
+    const dataDir = tempDir();
+    const store = new SqliteEventStore(storeFile(dataDir));
+    const metadata = { correlationId: 'new', causationId: 'new', keyName: 'new', catalogVersion: 1 };
+    await store.appendToStreams([{ stream: 'store-format', events: [{ id: crypto.randomUUID(), type: 'StoreFormatDeclared', data: { version: 3 }, metadata }], expectedRevision: 'no_stream' }]);
+    await store.close();
+    await expect(startTestService({ dataDir })).rejects.toThrow('event store: holds stored format 3, and this version of the service reads format 2 only; run the newer version that wrote it');
+  });
+});
+
+describe('two processes starting on one new store at once', () => {
+  it('both start: one publishes the catalog and declares the format, the other finds them', async () => {
+    const dataDir = tempDir();
+    const [a, b] = await Promise.all([startTestService({ dataDir }), startTestService({ dataDir })]);
+    try {
+      expect(a.service.deps.catalog().version).toBe(1);
+      expect(b.service.deps.catalog().version).toBe(1);
+      const store = new SqliteEventStore(path.join(dataDir, 'events.sqlite'));
+      expect(await store.readStream('catalog')).toHaveLength(1);
+      expect(await store.readStream('store-format')).toHaveLength(1);
+      await store.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
-import { playerStream } from '../command-api/player/repository';
+import { playerStream } from '../shared/streams';
 import { eventually, freePort, startRedisServer, startServerProcess, stopChild } from './support/process';
 import { mobile, server, startTestService, tempDir, writeKeysFile, type TestService } from './support/service';
 
@@ -98,8 +98,7 @@ describe('Redis (rate limits and jobs) going away', () => {
     // left it down, bring it back and wait until the queue answers again.
     if (redis.exitCode !== null || redis.signalCode !== null) {
       redis = await startRedisServer(port);
-      await eventually(() => t.service.deps.jobs.schedule('probe', 'probe', Date.now() + 3_600_000, {}), 15_000, 200);
-      await t.service.deps.jobs.cancel('probe');
+      await eventually(() => t.service.deps.jobs.overview(), 15_000, 200);
     }
     await t.close();
     await stopChild(redis);

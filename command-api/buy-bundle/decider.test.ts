@@ -1,6 +1,9 @@
-import { catalogOf, DAY, failureOf, PLAYER, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
-import { decideTransaction, transactionView, type TransactionOperation } from '../provision-transactions/decider';
-import { balanceOf } from '../player/state';
+import { provisionRecordOf, transactionView } from '../../shared/provisions';
+import { BUNDLE_STOCK, provisionStream, stockStream } from '../../shared/streams';
+import { catalogOf, DAY, failureOf, PLAYER, playerEvents, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
+import { decideTimeout, decideTransaction, type TransactionOperation, type TransactionState } from '../provision-transactions/decider';
+import { balanceOf } from '../../shared/player/state';
+import type { RecordedEvent } from '../../shared/event-store/port';
 import { decideBuyBundle } from './decider';
 
 /** T0 is 2026-06-01: the main store is open from 2026-01-01 to 2027-01-01. */
@@ -31,24 +34,72 @@ const catalog = catalogOf(`
     - { uid: over, label: Over, endDate: 2026-05-31T23:59:59, bundles: [{ uid: over-pack, label: Over pack, cost: 1, costDeliverable: gold, contents: [{ deliverable: sword, amount: 1 }] }] }
 `);
 
-let uids = 0;
-/** Buys for the spec's player; a successful purchase is recorded on its stream. */
+/** Units of each limited bundle taken by other players' purchases. */
+const takenElsewhere = new Map<string, number>();
+
+/** Buys for the spec's player; a successful purchase is recorded on its streams. */
 function tryBuy(p: PlayerSpec, bundleUid: string) {
-  const decision = decideBuyBundle({ playerId: PLAYER, bundleUid }, p.state, { ...p.env, catalog, provisionUid: `prov-${++uids}` });
-  if (decision.ok) p.given({ type: 'BundlePurchased', data: decision.value });
+  const limited = (p.catalog.stores.flatMap((st) => st.bundles).find((b) => b.uid === bundleUid)?.initialStock ?? 0) > 0;
+  const stockTaken = limited ? ownTaken(p, bundleUid) + (takenElsewhere.get(bundleUid) ?? 0) : null;
+  const decision = decideBuyBundle({ playerId: PLAYER, bundleUid }, { player: p.state, stockTaken }, { ...p.env, catalog });
+  if (decision.ok) p.apply(decision.value);
   return decision;
 }
 function buy(p: PlayerSpec, bundleUid: string) {
   const decision = tryBuy(p, bundleUid);
   if (!decision.ok) throw new Error(`buy failed: ${decision.failure.code} ${decision.failure.message}`);
-  return decision.value;
+  return decision.value.answer;
 }
-function tryTransact(p: PlayerSpec, op: TransactionOperation, provisionUid: string) {
-  const decision = decideTransaction(op, provisionUid, p.state, { ...p.env, catalog });
-  if (decision.ok) p.given(decision.value);
+
+/** The units the spec's streams hold of a bundle's stock. */
+function ownTaken(p: PlayerSpec, bundleUid: string): number {
+  return (p.streams.get(stockStream(BUNDLE_STOCK, bundleUid)) ?? []).reduce((sum, e) => sum + (e.type === 'BundleStockTaken' ? 1 : e.type === 'BundleStockReturned' ? -1 : 0), 0);
+}
+
+/** A provision's stream as recorded events, as the transaction endpoints read it. */
+function provisionEvents(p: PlayerSpec, uid: string): RecordedEvent[] {
+  const events = p.streams.get(provisionStream(uid)) ?? [];
+  return events.map((e, revision) => ({ ...e, id: `p-${revision}`, metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 }, streamName: provisionStream(uid), revision, position: revision + 1, createdAt: T0 }));
+}
+
+function transactionState(p: PlayerSpec, provisionUid: string): TransactionState {
+  const record = provisionRecordOf(provisionEvents(p, provisionUid));
+  if (!record) throw new Error(`no provision ${provisionUid}`);
+  return { record, player: p.state };
+}
+
+function tryTransact(p: PlayerSpec, op: TransactionOperation | 'timeout', provisionUid: string) {
+  if (!p.streams.has(provisionStream(provisionUid))) return decideTransaction(op === 'timeout' ? 'cancel' : op, { record: unknownRecord(provisionUid), player: p.state }, { ...p.env, catalog });
+  if (op === 'timeout') {
+    const timedOut = decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog });
+    p.apply(timedOut);
+    return timedOut.writes.length ? { ok: true as const, value: timedOut } : failureOfTimeout(p, provisionUid);
+  }
+  const decision = decideTransaction(op, transactionState(p, provisionUid), { ...p.env, catalog });
+  if (decision.ok) p.apply(decision.value);
   return decision;
 }
-const status = (p: PlayerSpec, uid: string) => transactionView(PLAYER, p.state.provisions.get(uid)!);
+
+/** What the timeout's "nothing to do" is in the state table's codes, to test both the same way. */
+function failureOfTimeout(p: PlayerSpec, provisionUid: string) {
+  return decideTransaction('cancel', transactionState(p, provisionUid), { ...p.env, catalog });
+}
+
+/** A record for a uid with no provision stream: the decision must not find it on the player. */
+const unknownRecord = (provisionUid: string) => ({
+  opened: { provisionUid, playerId: PLAYER, referenceType: 'Store' as const, bundleUid: null, referenceId: null, cost: { deliverableUid: null, label: null, amount: 0 }, status: 'Pending' as const, createDate: T0 },
+  status: 'Pending' as const,
+  failureReason: null,
+  updateDate: T0,
+});
+
+/** The player event a successful move wrote. */
+function moved(result: ReturnType<typeof tryTransact>) {
+  if (!result.ok) throw new Error(`expected a move, got ${result.failure.code}`);
+  return playerEvents(result.value)[0];
+}
+
+const status = (p: PlayerSpec, uid: string) => transactionView(provisionRecordOf(provisionEvents(p, uid))!);
 
 /** A registered player holding `gold`. */
 function rich(gold = 300): PlayerSpec {
@@ -144,7 +195,7 @@ describe('a bundle that requires fulfillment', () => {
     const { provisionUid } = buy(p, 'shipped');
     p.env.now = T0 + 5000;
     const completed = tryTransact(p, 'complete', provisionUid);
-    expect(completed.ok && completed.value.type).toBe('ProvisionCompleted');
+    expect(moved(completed).type).toBe('ProvisionCompleted');
     expect(balanceOf(p.state, 'shield')).toBe(1);
     expect(status(p, provisionUid)).toMatchObject({ status: 'Completed', createDate: T0, updateDate: T0 + 5000 });
   });
@@ -153,17 +204,76 @@ describe('a bundle that requires fulfillment', () => {
     const p = rich();
     const { provisionUid } = buy(p, 'shipped');
     const cancelled = tryTransact(p, 'cancel', provisionUid);
-    expect(cancelled.ok && cancelled.value.data).toMatchObject({ reason: 'Cancelled', returned: { amount: 30 } });
+    expect(moved(cancelled).data).toMatchObject({ reason: 'Cancelled', returned: { amount: 30 } });
     expect(balanceOf(p.state, 'gold')).toBe(300);
     expect(status(p, provisionUid)).toMatchObject({ status: 'Failed', failureReason: 'Cancelled' });
   });
 
-  test('the timeout fails it with reason TimedOut and returns the currency', () => {
+  test('the timeout fails it with reason TimedOut and returns the currency, once due', () => {
     const p = rich();
-    const { provisionUid } = buy(p, 'shipped');
+    const { provisionUid, pendingUntil } = buy(p, 'shipped');
+    p.env.now = pendingUntil! - 1;
+    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({ writes: [], jobs: [], answer: { dueAt: pendingUntil } });
+    p.env.now = pendingUntil!;
     expect(tryTransact(p, 'timeout', provisionUid).ok).toBe(true);
-    expect(status(p, provisionUid)).toMatchObject({ status: 'Failed', failureReason: 'TimedOut' });
+    expect(status(p, provisionUid)).toMatchObject({ status: 'Failed', failureReason: 'TimedOut', updateDate: pendingUntil });
     expect(balanceOf(p.state, 'gold')).toBe(300);
+    // Run again (a job delivered twice): nothing left to do.
+    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({ writes: [], jobs: [], answer: { dueAt: null } });
+  });
+
+  test('a Pending purchase schedules its timeout with the purchase; a completed one needs none', () => {
+    const p = rich();
+    const pending = tryBuy(p, 'shipped');
+    const completed = tryBuy(p, 'sword-pack');
+    if (!pending.ok || !completed.ok) throw new Error('buy failed');
+    const { provisionUid } = pending.value.answer;
+    expect(pending.value.jobs).toEqual([{ type: 'provision-timeout', id: `provision-timeout-${provisionUid}`, runAt: T0 + 60_000, payload: { provisionUid } }]);
+    expect(completed.value.jobs).toEqual([]);
+  });
+});
+
+describe('what a purchase and a move write, in one append', () => {
+  test('a purchase: the player event, the provision record (expected new), a limited unit taken at the revision read', () => {
+    const p = rich();
+    const bought = tryBuy(p, 'rare');
+    if (!bought.ok) throw new Error('buy failed');
+    const { provisionUid } = bought.value.answer;
+    expect(bought.value.writes.map((w) => [w.stream, w.events.map((e) => e.type), w.expectedRevision])).toEqual([
+      [`player-${PLAYER}`, ['BundlePurchased'], undefined],
+      [provisionStream(provisionUid), ['ProvisionOpened'], 'no_stream'],
+      [stockStream(BUNDLE_STOCK, 'rare'), ['BundleStockTaken'], undefined],
+    ]);
+    expect(p.streams.get(stockStream(BUNDLE_STOCK, 'rare'))).toEqual([{ type: 'BundleStockTaken', data: { resourceUid: 'rare', holder: provisionUid, playerId: PLAYER, units: 1 } }]);
+  });
+
+  test('9009 once the stock is all taken, whoever took it, with nothing recorded', () => {
+    const p = rich(1000);
+    takenElsewhere.set('rare', 3);
+    try {
+      buy(p, 'rare');
+      buy(p, 'rare'); // 5 of 5 taken
+      const before = p.recorded.length;
+      expect(failureOf(tryBuy(p, 'rare'))).toEqual({ code: 9009, message: 'Bundle out of stock' });
+      expect(p.recorded.length).toBe(before);
+    } finally {
+      takenElsewhere.delete('rare');
+    }
+  });
+
+  test('a refund gives the unit back (any revision) and records the status on the provision', () => {
+    const p = rich();
+    const { provisionUid } = buy(p, 'rare');
+    p.env.now = T0 + DAY;
+    const refunded = tryTransact(p, 'refund', provisionUid);
+    if (!refunded.ok) throw new Error('refund failed');
+    expect(refunded.value.writes.map((w) => [w.stream, w.events.map((e) => e.type), w.expectedRevision])).toEqual([
+      [`player-${PLAYER}`, ['ProvisionRefunded'], undefined],
+      [provisionStream(provisionUid), ['ProvisionStatusChanged'], undefined],
+      [stockStream(BUNDLE_STOCK, 'rare'), ['BundleStockReturned'], 'any'],
+    ]);
+    expect(ownTaken(p, 'rare')).toBe(0);
+    expect(status(p, provisionUid)).toMatchObject({ status: 'Refunded', updateDate: T0 + DAY });
   });
 });
 
@@ -228,7 +338,7 @@ describe('a refund', () => {
     const p = rich();
     const { provisionUid } = buy(p, 'sword-pack');
     const refunded = tryTransact(p, 'refund', provisionUid);
-    expect(refunded.ok && refunded.value.data).toMatchObject({ returned: { amount: 100 }, removed: [{ uid: 'sword' }, { uid: 'shield' }] });
+    expect(moved(refunded).data).toMatchObject({ returned: { amount: 100 }, removed: [{ uid: 'sword' }, { uid: 'shield' }] });
     expect([balanceOf(p.state, 'gold'), balanceOf(p.state, 'sword'), balanceOf(p.state, 'shield')]).toEqual([300, 0, 0]);
   });
 
@@ -247,7 +357,8 @@ describe('a refund', () => {
     const p = rich();
     const purchase = buy(p, 'boosts');
     const refunded = tryTransact(p, 'refund', purchase.provisionUid);
-    expect(refunded.ok && refunded.value.type === 'ProvisionRefunded' && refunded.value.data.powerupsRemoved).toHaveLength(2);
+    const event = moved(refunded);
+    expect(event.type === 'ProvisionRefunded' && event.data.powerupsRemoved).toHaveLength(2);
     expect(p.state.powerups.size).toBe(0);
 
     const q = rich();

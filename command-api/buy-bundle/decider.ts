@@ -1,11 +1,16 @@
+/** Buying a store bundle: the rules of a purchase (availability, price, stock, fulfillment). */
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { BundlePurchased } from '../../shared/events/provision-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { fail, ok, type Result } from '../../shared/result';
 import { localIsoToEpochMs } from '../../shared/time/local-time';
-import { addBalance, effectsOfGrants, grantOf, type DecisionEnv } from '../player/grants';
-import { balanceOf, type PlayerState } from '../player/state';
+import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { balanceOf, type PlayerState } from '../../shared/player/state';
+import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
+import { decision, type Decision, type StreamWrite } from '../command';
+import { provisionTimeout } from '../provision-transactions/timeout';
 
 export interface BuyBundleCommand {
   /** Canonical lowercase dashed uuid. */
@@ -13,19 +18,25 @@ export interface BuyBundleCommand {
   bundleUid: string;
 }
 
+export interface BuyBundleState {
+  player: PlayerState;
+  /** Units of the bundle's stock held by purchases; null for an unlimited bundle (no stock to read). */
+  stockTaken: number | null;
+}
+
 export interface BuyBundleEnv extends DecisionEnv {
   catalog: Catalog;
-  /** Chosen once per request, so a re-decision after a conflict keeps it. */
-  provisionUid: string;
 }
 
 /**
  * A purchase: the cost is charged and, unless the bundle requires fulfillment, the contents
- * granted in the same event. Stock is not the player's to decide: the handler takes it from
- * the bundle's stock stream before this event is appended.
+ * granted in the same event. Written with it, in one append: one unit of a limited bundle's
+ * stock (at the revision read, so it is never oversold) and the provision's record. A Pending
+ * purchase needs its timeout job, scheduled before the append.
  */
-export function decideBuyBundle(cmd: BuyBundleCommand, state: PlayerState, env: BuyBundleEnv): Result<BundlePurchased> {
+export function decideBuyBundle(cmd: BuyBundleCommand, state: BuyBundleState, env: BuyBundleEnv): Result<Decision<BundlePurchased>> {
   const { catalog } = env;
+  const { player } = state;
   const index = indexCatalog(catalog);
   const found = index.bundleByUid.get(cmd.bundleUid);
   if (!found) return fail(9008, 'Bundle does not exist');
@@ -35,27 +46,41 @@ export function decideBuyBundle(cmd: BuyBundleCommand, state: PlayerState, env: 
   if ((store.startDate && env.now < localIsoToEpochMs(store.startDate, tz)) || (store.endDate && env.now > localIsoToEpochMs(store.endDate, tz))) {
     return fail(9008, 'Bundle does not exist: its store is not open now');
   }
-  if (!state.registered) return fail(1002, 'Invalid player: no player with this playerId');
+  if (!player.registered) return fail(1002, 'Invalid player: no player with this playerId');
 
   const currency = bundle.costDeliverable ? index.deliverableByUid.get(bundle.costDeliverable)! : null;
-  if (bundle.cost > 0 && currency && balanceOf(state, currency.uid) < bundle.cost) {
-    return fail(9001, `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${balanceOf(state, currency.uid)}`);
+  if (bundle.cost > 0 && currency && balanceOf(player, currency.uid) < bundle.cost) {
+    return fail(9001, `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${balanceOf(player, currency.uid)}`);
   }
+  // initialStock 0 means unlimited.
+  const limited = bundle.initialStock > 0;
+  if (limited && (state.stockTaken ?? bundle.initialStock) >= bundle.initialStock) return fail(9009, 'Bundle out of stock');
+
   const contents = bundle.contents.map((c) => grantOf(index.deliverableByUid.get(c.deliverable)!, c.amount));
-  const effects = bundle.requiresFulfillment ? noEffects() : effectsOfGrants(catalog, contents, env);
+  const granted = bundle.requiresFulfillment ? ok(noEffects()) : effectsOfGrants(catalog, contents, env);
+  if (!granted.ok) return granted;
+  const effects = granted.value;
   if (bundle.cost > 0 && currency) addBalance(effects, currency.uid, -bundle.cost);
-  return ok({
+  const purchase: BundlePurchased = {
     playerId: cmd.playerId,
-    provisionUid: env.provisionUid,
+    provisionUid: env.newUid(),
     storeUid: store.uid,
     bundleUid: bundle.uid,
     bundleLabel: bundle.label,
     cost: { deliverableUid: currency?.uid ?? null, label: currency?.label ?? null, amount: bundle.cost },
-    stockTaken: bundle.initialStock > 0,
+    stockTaken: limited,
     status: bundle.requiresFulfillment ? 'Pending' : 'Completed',
     contents,
     pendingUntil: bundle.requiresFulfillment ? env.now + catalog.settings.pendingTimeoutSeconds * 1000 : null,
     purchasedAt: env.now,
     effects,
-  });
+  };
+  const { provisionUid } = purchase;
+  const opened = { provisionUid, playerId: cmd.playerId, referenceType: 'Store' as const, bundleUid: bundle.uid, referenceId: null, cost: purchase.cost, status: purchase.status, createDate: env.now };
+  const writes: StreamWrite[] = [
+    { stream: playerStream(cmd.playerId), events: [{ type: 'BundlePurchased', data: purchase }] },
+    { stream: provisionStream(provisionUid), events: [{ type: 'ProvisionOpened', data: opened }], expectedRevision: 'no_stream' },
+  ];
+  if (limited) writes.push({ stream: stockStream(BUNDLE_STOCK, bundle.uid), events: [{ type: BUNDLE_STOCK.taken, data: { resourceUid: bundle.uid, holder: provisionUid, playerId: cmd.playerId, units: 1 } }] });
+  return ok(decision(purchase, writes, purchase.pendingUntil === null ? [] : [provisionTimeout(provisionUid, purchase.pendingUntil)]));
 }

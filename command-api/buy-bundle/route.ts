@@ -1,11 +1,13 @@
+/** POST /v1/store/buy. */
 import { z } from 'zod';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/http/envelope';
+import { WRITERS } from '../../shared/auth/access';
+import { fail, ok } from '../../shared/result';
 import { text } from '../../shared/http/fields';
 import { buyResultShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { requestMetadata, type CommandDeps } from '../deps';
+import { replyOf } from '../command';
+import { requestOrigin, type CommandDeps } from '../deps';
 import { buyBundle } from './handler';
 
 const buyBody = z.object({ playerId: text(), referenceId: text() });
@@ -14,13 +16,14 @@ const buyBody = z.object({ playerId: text(), referenceId: text() });
 export const buyBundleRoute = (deps: CommandDeps) =>
   defineRoute({
     method: 'POST',
+    idempotent: true,
     path: '/v1/store/buy',
-    tiers: ALL_TIERS,
+    tiers: WRITERS,
     doc: {
       summary: 'Buy a store bundle (referenceId is the bundle uid)',
       body: buyBody,
       response: buyResultShape,
-      errors: { 1001: 'Payload is null, or a field is missing', 1002: 'Invalid player (not a UUID, or unknown)', 9001: 'Insufficient funds', 9008: 'Bundle does not exist (unknown, store inactive or closed)', 9009: 'Bundle out of stock' },
+      errors: { 1001: 'Payload is null, a field is missing, or the contents would take a balance out of range', 1002: 'Invalid player (not a UUID, or unknown)', 9001: 'Insufficient funds', 9008: 'Bundle does not exist (unknown, store inactive or closed)', 9009: 'Bundle out of stock' },
     },
     parse(input) {
       const parsed = parseBody(buyBody)(input);
@@ -29,22 +32,15 @@ export const buyBundleRoute = (deps: CommandDeps) =>
       return playerId ? ok({ playerId, bundleUid: parsed.value.referenceId }) : fail(1002, 'Invalid player: playerId must be a UUID');
     },
     async handle(cmd, ctx) {
-      const bought = await buyBundle(cmd, requestMetadata(ctx, deps), deps);
-      if (!bought.ok) return bought;
-      const { purchase, position } = bought.value;
-      return {
-        ok: true,
-        position,
-        value: {
-          playerId: purchase.playerId,
-          provisionUid: purchase.provisionUid,
-          cost: purchase.cost.amount,
-          costLabel: purchase.cost.label,
-          costDeliverableUid: purchase.cost.deliverableUid,
-          status: purchase.status,
-          updateDate: purchase.purchasedAt,
-          deliverables: purchase.contents.map((g) => ({ amount: g.amount, label: g.label, type: g.type, imageName: g.imageName, details: g.details })),
-        },
-      };
+      return replyOf(await buyBundle(cmd, requestOrigin(ctx, deps), deps), (purchase) => ({
+        playerId: purchase.playerId,
+        provisionUid: purchase.provisionUid,
+        cost: purchase.cost.amount,
+        costLabel: purchase.cost.label,
+        costDeliverableUid: purchase.cost.deliverableUid,
+        status: purchase.status,
+        updateDate: purchase.purchasedAt,
+        deliverables: purchase.contents.map((g) => ({ amount: g.amount, label: g.label, type: g.type, imageName: g.imageName, details: g.details })),
+      }));
     },
   });

@@ -1,8 +1,11 @@
+import type { Decision } from '../command';
 import type { ChestOpened } from '../../shared/events/inventory-events';
-import type { Result } from '../../shared/http/envelope';
-import { catalogOf, failureOf, given, PLAYER, playerSpec, T0, testEnv, type PlayerSpec } from '../../test/support/player-spec';
-import { initialPlayerState } from '../player/state';
-import { chestStockUid, decideOpenChest, stockUnitsOf } from './decider';
+import { initialPlayerState } from '../../shared/player/state';
+import type { Result } from '../../shared/result';
+import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../shared/rules/chests';
+import { CHEST_STOCK, stockStream } from '../../shared/streams';
+import { catalogOf, failureOf, given, PLAYER, playerSpec, streamsOf, T0, testEnv, written, type PlayerSpec } from '../../test/support/player-spec';
+import { decideOpenChest } from './decider';
 
 const catalog = catalogOf(`
   version: 1
@@ -95,16 +98,23 @@ const owner = (options: { now?: number; seed?: number } = {}): PlayerSpec => {
   return p;
 };
 
-/** Opens a chest on the spec's state; a ChestOpened is recorded when it succeeds. */
-function open(p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<string, number> = new Map()): Result<ChestOpened> {
-  const decision = decideOpenChest({ playerId: p.state.playerId, chestUid }, p.state, { ...p.env, catalog: p.catalog, openingUid: p.env.newUid(), stockLeft });
-  if (decision.ok) p.given({ type: 'ChestOpened', data: decision.value });
+/** Units taken of a chest's limited entries when `left` of each is left (entries not named: none taken). */
+function takenWhenLeft(chestUid: string, left: ReadonlyMap<string, number>): Map<string, number> {
+  const chest = findChest(catalog, chestUid, T0);
+  if (!chest.ok) return new Map();
+  return new Map(limitedSlots(chest.value).map(({ stockUid, limit }) => [stockUid, left.has(stockUid) ? limit - left.get(stockUid)! : 0]));
+}
+
+/** Opens a chest on the spec's state, with `stockLeft` units left of limited entries; what it writes is recorded when it succeeds. */
+function open(p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<string, number> = new Map()): Result<Decision<ChestOpened>> {
+  const decision = decideOpenChest({ playerId: p.state.playerId, chestUid }, { player: p.state, stockTaken: takenWhenLeft(chestUid, stockLeft) }, { ...p.env, catalog: p.catalog });
+  if (decision.ok) p.apply(decision.value);
   return decision;
 }
 
-function opened(result: Result<ChestOpened>): ChestOpened {
+function opened(result: Result<Decision<ChestOpened>>): ChestOpened {
   if (!result.ok) throw new Error(`expected an opening, got ${result.failure.code}: ${result.failure.message}`);
-  return result.value;
+  return result.value.answer;
 }
 
 const SWORD_STOCK = chestStockUid('chest-limited', null, 0);
@@ -136,7 +146,7 @@ describe('opening a chest', () => {
     const p = owner();
     const counts = new Set<number>();
     for (let i = 0; i < 300; i++) {
-      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, p.state, { ...p.env, catalog, openingUid: 'o', stockLeft: new Map() }));
+      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, { player: p.state, stockTaken: takenWhenLeft('chest-freq', new Map()) }, { ...p.env, catalog }));
       counts.add(e.prizes.length);
       for (const prize of e.prizes) {
         if (prize.reward === 'gold') expect([1, 2, 3]).toContain(prize.amount);
@@ -168,9 +178,10 @@ describe('draw frequencies (20,000 openings, seeded)', () => {
     const drawCounts = new Map<number, number>();
     const goldAmounts = new Map<number, number>();
     let draws = 0;
-    const env = { ...p.env, catalog, openingUid: 'o', stockLeft };
+    const env = { ...p.env, catalog };
+    const state = { player: p.state, stockTaken: takenWhenLeft('chest-freq', stockLeft) };
     for (let i = 0; i < 20_000; i++) {
-      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, p.state, env));
+      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, state, env));
       drawCounts.set(e.prizes.length, (drawCounts.get(e.prizes.length) ?? 0) + 1);
       for (const prize of e.prizes) {
         draws++;
@@ -217,6 +228,16 @@ describe('limited entries', () => {
     expect(stockUnitsOf(e.prizes)).toEqual(new Map([[SWORD_STOCK, 3]]));
   });
 
+  test("the units drawn are taken from the entry's stock in the same append, at the revision read", () => {
+    const p = owner();
+    const result = open(p, 'chest-limited');
+    if (!result.ok) throw new Error('open failed');
+    const { openingUid } = result.value.answer;
+    expect(streamsOf(result.value)).toEqual([`player-${PLAYER}`, stockStream(CHEST_STOCK, SWORD_STOCK)]);
+    expect(written(result.value, stockStream(CHEST_STOCK, SWORD_STOCK))).toEqual([{ type: 'ChestStockTaken', data: { resourceUid: SWORD_STOCK, holder: openingUid, playerId: PLAYER, units: 3 } }]);
+    expect(result.value.writes[1].expectedRevision).toBeUndefined();
+  });
+
   test('a pool running out during the opening gives what is left (drawCount counts the prizes drawn)', () => {
     const p = owner();
     const e = opened(open(p, 'chest-limited', new Map([[SWORD_STOCK, 2]])));
@@ -247,7 +268,7 @@ describe('rejections', () => {
   });
 
   test('9020: the player is not registered', () => {
-    const decision = decideOpenChest({ playerId: PLAYER, chestUid: 'chest-custom' }, initialPlayerState(PLAYER), { ...testEnv(), catalog, openingUid: 'o', stockLeft: new Map() });
+    const decision = decideOpenChest({ playerId: PLAYER, chestUid: 'chest-custom' }, { player: initialPlayerState(PLAYER), stockTaken: new Map() }, { ...testEnv(), catalog });
     expect(failureOf(decision)).toEqual({ code: 9020, message: 'Player not found' });
   });
 

@@ -1,13 +1,18 @@
+/** Opening a chest: the draw and what it grants. */
 import { addAmounts, multiplyAmount, roundAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { POINTS_REWARD, type Catalog, type ChestConfig, type ChestPoolEntry, type Deliverable, type NumberRange } from '../../shared/catalog/types';
+import { POINTS_REWARD, type Catalog, type NumberRange } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
-import { localIsoToEpochMs } from '../../shared/time/local-time';
-import { addBalance, effectsOfGrants, grantOf, levelsReachedAt, type DecisionEnv } from '../player/grants';
-import { balanceOf, currentLevel, type PlayerState } from '../player/state';
-import { pickByWeight } from '../player/weighted-pick';
+import { balanceOf, type PlayerState } from '../../shared/player/state';
+import { fail, ok, type Result } from '../../shared/result';
+import { chestDrawAt, findChest, stockUnitsOf } from '../../shared/rules/chests';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
+import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
+import { pickByWeight } from '../../shared/rules/weighted-pick';
+import { CHEST_STOCK, playerStream, stockStream } from '../../shared/streams';
+import { decision, type Decision } from '../command';
 
 export interface OpenChestCommand {
   /** Canonical lowercase dashed uuid. */
@@ -15,83 +20,14 @@ export interface OpenChestCommand {
   chestUid: string;
 }
 
+export interface OpenChestState {
+  player: PlayerState;
+  /** Units taken so far of each limited pool entry of the chest, by stock uid. */
+  stockTaken: ReadonlyMap<string, number>;
+}
+
 export interface OpenChestEnv extends DecisionEnv {
   catalog: Catalog;
-  /** Chosen once per request, so a re-decision keeps it. */
-  openingUid: string;
-  /** Units left of limited pool entries, by stock uid, as the handler read them; absent: the configured stock. */
-  stockLeft: ReadonlyMap<string, number>;
-}
-
-export interface Chest {
-  deliverable: Deliverable;
-  config: ChestConfig;
-}
-
-/** A pool entry with the uid of its global stock (null when unlimited). */
-export interface PoolSlot {
-  entry: ChestPoolEntry;
-  stockUid: string | null;
-}
-
-/** What a chest draws from at one player level. */
-export interface ChestDraw {
-  slots: PoolSlot[];
-  drawCount: NumberRange;
-  /** PlayerLevel: index of the tier; else null. */
-  tier: number | null;
-  /** Custom: the amount factor for the level; else 1. */
-  factor: number;
-}
-
-/**
- * The stream of a limited pool entry is named by its place in the chest (`<chest>.pool.<i>` or
- * `<chest>.tier<t>.<i>`): entries have no uid of their own, and the same reward may appear twice.
- */
-export const chestStockUid = (chestUid: string, tier: number | null, entry: number): string => `${chestUid}.${tier === null ? 'pool' : `tier${tier}`}.${entry}`;
-
-const slotsOf = (chestUid: string, tier: number | null, pool: readonly ChestPoolEntry[]): PoolSlot[] =>
-  pool.map((entry, i) => ({ entry, stockUid: entry.stock === null ? null : chestStockUid(chestUid, tier, i) }));
-
-/** Every limited entry of a chest, over all its tiers, with its configured stock. */
-export function limitedSlots(chest: Chest): { stockUid: string; limit: number }[] {
-  const uid = chest.deliverable.uid;
-  const all = [...slotsOf(uid, null, chest.config.pool), ...chest.config.tiers.flatMap((t, i) => slotsOf(uid, i, t.pool))];
-  return all.filter((s) => s.stockUid !== null).map((s) => ({ stockUid: s.stockUid!, limit: s.entry.stock! }));
-}
-
-/** An active chest deliverable within its window, else 9010. */
-export function findChest(catalog: Catalog, chestUid: string, nowMs: number): Result<Chest> {
-  const d = indexCatalog(catalog).deliverableByUid.get(chestUid);
-  if (!d || d.kind !== 'Chest' || !d.chest) return fail(9010, 'Chest not found');
-  if (!d.isActive) return fail(9010, 'Chest not found: it is inactive');
-  const c = d.chest;
-  const tz = catalog.settings.timezone;
-  if ((c.startDate && nowMs < localIsoToEpochMs(c.startDate, tz)) || (c.endDate && nowMs > localIsoToEpochMs(c.endDate, tz))) {
-    return fail(9010, 'Chest not found: it is outside its active window');
-  }
-  return ok({ deliverable: d, config: c });
-}
-
-/** The pool, draw count and amount factor of a chest at a player level; 9013 when no tier holds it. */
-export function chestDrawAt(chest: Chest, level: number): Result<ChestDraw> {
-  const { config, deliverable } = chest;
-  if (config.scalingMode === 'PlayerLevel') {
-    const tier = config.tiers.findIndex((t) => t.minLevel <= level && level <= t.maxLevel);
-    if (tier < 0) return fail(9013, `No reward tier for the player's level (${level})`);
-    const t = config.tiers[tier];
-    return ok({ slots: slotsOf(deliverable.uid, tier, t.pool), drawCount: t.drawCount ?? config.drawCount, tier, factor: 1 });
-  }
-  // Custom: the factor of the highest minLevel the player has reached; below the first, amounts stay as configured.
-  const factor = config.scalingMode === 'Custom' ? ([...config.scaling].reverse().find((s) => s.minLevel <= level)?.factor ?? 1) : 1;
-  return ok({ slots: slotsOf(deliverable.uid, null, config.pool), drawCount: config.drawCount, tier: null, factor });
-}
-
-/** Units of each limited stock an opening took: one per draw of the entry. */
-export function stockUnitsOf(prizes: readonly ChestPrize[]): Map<string, number> {
-  const units = new Map<string, number>();
-  for (const p of prizes) if (p.stockUid) units.set(p.stockUid, (units.get(p.stockUid) ?? 0) + 1);
-  return units;
 }
 
 const uniformInt = (random: () => number, min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
@@ -105,21 +41,23 @@ function rollAmount(random: () => number, range: NumberRange): number {
 /**
  * Opens one chest: the draw count is rolled, then each draw picks an entry by weight among those
  * still available (a limited entry with no units left is not drawn) and rolls its amount. The
- * roll goes into ChestOpened, so replays never re-roll. Stock is not the player's to decide: the
- * handler takes what the prizes name before this event is appended.
+ * roll goes into ChestOpened, so replays never re-roll; each limited entry drawn takes its units
+ * from its stock stream in the same append, at the revision read, so no prize is ever drawn
+ * beyond its stock. Answers the ChestOpened.
  */
-export function decideOpenChest(cmd: OpenChestCommand, state: PlayerState, env: OpenChestEnv): Result<ChestOpened> {
+export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, env: OpenChestEnv): Result<Decision<ChestOpened>> {
   const { catalog } = env;
+  const { player } = state;
   const chest = findChest(catalog, cmd.chestUid, env.now);
   if (!chest.ok) return chest;
-  if (!state.registered) return fail(9020, 'Player not found');
-  if (balanceOf(state, cmd.chestUid) < 1) return fail(9011, 'Player does not own this chest');
-  const playerLevel = currentLevel(state);
+  if (!player.registered) return fail(9020, 'Player not found');
+  if (balanceOf(player, cmd.chestUid) < 1) return fail(9011, 'Player does not own this chest');
+  const playerLevel = currentLevel(player);
   const draw = chestDrawAt(chest.value, playerLevel);
   if (!draw.ok) return draw;
   const { slots, drawCount, tier, factor } = draw.value;
 
-  const left = new Map(slots.filter((s) => s.stockUid).map((s) => [s.stockUid!, env.stockLeft.get(s.stockUid!) ?? s.entry.stock!]));
+  const left = new Map(slots.filter((s) => s.stockUid).map((s) => [s.stockUid!, s.entry.stock! - (state.stockTaken.get(s.stockUid!) ?? 0)]));
   const available = () => slots.filter((s) => s.entry.weight > 0 && (s.stockUid === null || left.get(s.stockUid)! > 0));
   if (available().length === 0) return fail(9012, 'Limited prize pool exhausted');
 
@@ -147,15 +85,17 @@ export function decideOpenChest(cmd: OpenChestCommand, state: PlayerState, env: 
 
   const points = prizes.filter((p) => p.reward === POINTS_REWARD).reduce((sum, p) => addAmounts(sum, p.amount), 0);
   // Points won count like action points: the levels they reach are reached now, with their grants.
-  const levels = points > 0 ? levelsReachedAt(catalog, state, addAmounts(state.points, points)) : [];
+  const levels = points > 0 ? levelsReachedAt(catalog, player, addAmounts(player.points, points)) : [];
   const grants = [...prizes.filter((p) => p.reward !== POINTS_REWARD).map((p) => grantOf(deliverables.get(p.reward)!, p.amount)), ...levels.flatMap((l) => l.grants)];
-  const effects = effectsOfGrants(catalog, grants, env);
+  const granted = effectsOfGrants(catalog, grants, env);
+  if (!granted.ok) return granted;
+  const effects = granted.value;
   effects.points = points;
   addBalance(effects, cmd.chestUid, -1);
 
-  return ok({
+  const opened: ChestOpened = {
     playerId: cmd.playerId,
-    openingUid: env.openingUid,
+    openingUid: env.newUid(),
     chestDeliverableUid: cmd.chestUid,
     chestLabel: chest.value.deliverable.label,
     scalingMode: chest.value.config.scalingMode,
@@ -166,5 +106,10 @@ export function decideOpenChest(cmd: OpenChestCommand, state: PlayerState, env: 
     levels,
     openedAt: env.now,
     effects,
-  });
+  };
+  const stockTaken = [...stockUnitsOf(prizes)].map(([stockUid, units]) => ({
+    stream: stockStream(CHEST_STOCK, stockUid),
+    events: [{ type: CHEST_STOCK.taken, data: { resourceUid: stockUid, holder: opened.openingUid, playerId: cmd.playerId, units } }],
+  }));
+  return ok(decision(opened, [{ stream: playerStream(cmd.playerId), events: [{ type: 'ChestOpened', data: opened }] }, ...stockTaken]));
 }

@@ -1,6 +1,6 @@
 import type { ActionProcessed } from '../../shared/events/player-events';
 import { catalogOf, failureOf, PLAYER, playerSpec, SECOND, T0, type PlayerSpec } from '../../test/support/player-spec';
-import { initialPlayerState } from '../player/state';
+import { initialPlayerState } from '../../shared/player/state';
 import { decideActivatePowerup, decideDeactivatePowerup, decideExpirePowerup } from './decider';
 
 const catalog = catalogOf(`
@@ -21,12 +21,12 @@ const catalog = catalogOf(`
 /** Activates a powerup on the spec's state; the PowerupActivated is recorded when it succeeds. */
 const activate = (p: PlayerSpec, powerupUid: string) => {
   const decision = decideActivatePowerup({ playerId: PLAYER, powerupUid }, p.state, p.env.now);
-  if (decision.ok) p.given({ type: 'PowerupActivated', data: decision.value });
+  if (decision.ok) p.apply(decision.value);
   return decision;
 };
 const deactivate = (p: PlayerSpec, powerupUid: string) => {
   const decision = decideDeactivatePowerup({ playerId: PLAYER, powerupUid }, p.state, p.env.now);
-  if (decision.ok) p.given({ type: 'PowerupDeactivated', data: decision.value });
+  if (decision.ok) p.apply(decision.value);
   return decision;
 };
 
@@ -47,15 +47,27 @@ const amounts = (e: ActionProcessed) => (e.result.deliverables ?? []).map((d) =>
 const usesOf = (p: PlayerSpec) => [...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, o.usesConsumed]);
 
 describe('activate', () => {
-  test('records PowerupActivated (Unix seconds) and the instance is activated', () => {
+  test('records PowerupActivated (Unix seconds), the instance is activated, and its expiry is scheduled with it', () => {
     const { p, uids } = owning('boost-gold');
     p.env.now = T0 + 1500;
     const decision = activate(p, uids[0]);
+    const event = { playerId: PLAYER, powerupUid: uids[0], activatedAt: T0 / 1000 + 1, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } };
     expect(decision).toEqual({
       ok: true,
-      value: { playerId: PLAYER, powerupUid: uids[0], activatedAt: T0 / 1000 + 1, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } },
+      value: {
+        answer: event,
+        writes: [{ stream: `player-${PLAYER}`, events: [{ type: 'PowerupActivated', data: event }] }],
+        // Granted at T0 with a lifetime of 3600 s.
+        jobs: [{ type: 'expire-powerup', id: `expire-powerup-${uids[0]}`, runAt: T0 + 3600 * SECOND, payload: { playerId: PLAYER, powerupUid: uids[0] } }],
+      },
     });
     expect(p.state.powerups.get(uids[0])).toMatchObject({ activated: true, activatedAt: T0 / 1000 + 1 });
+  });
+
+  test('a powerup that never expires needs no expiry job', () => {
+    const { p, uids } = owning('boost-all');
+    const decision = activate(p, uids[0]);
+    expect(decision.ok && decision.value.jobs).toEqual([]);
   });
 
   test('9020 for an unknown player; 9021 when missing, not owned or already active', () => {
@@ -92,7 +104,7 @@ describe('deactivate', () => {
   test('records PowerupDeactivated; the instance is no longer activated', () => {
     const { p, uids } = activated('boost-gold');
     const decision = deactivate(p, uids[0]);
-    expect(decision).toMatchObject({ ok: true, value: { playerId: PLAYER, powerupUid: uids[0], deactivatedAt: T0 / 1000 } });
+    expect(decision).toMatchObject({ ok: true, value: { answer: { playerId: PLAYER, powerupUid: uids[0], deactivatedAt: T0 / 1000 }, jobs: [] } });
     expect(p.state.powerups.get(uids[0])).toMatchObject({ activated: false, activatedAt: null });
   });
 
@@ -111,15 +123,16 @@ describe('expiry (the job decision)', () => {
   test('waits until expiresAt, then records PowerupExpired once; nothing for a powerup that never expires', () => {
     const { p, uids } = activated('boost-gold', 'boost-all');
     const [gold, all] = uids;
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3599 * SECOND)).toEqual({ kind: 'wait', untilMs: T0 + 3600 * SECOND });
+    const nothing = { writes: [], jobs: [], answer: { dueAt: null } };
+    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3599 * SECOND)).toEqual({ writes: [], jobs: [], answer: { dueAt: T0 + 3600 * SECOND } });
     const decision = decideExpirePowerup(PLAYER, gold, p.state, T0 + 3600 * SECOND);
-    expect(decision).toEqual({ kind: 'expire', event: { playerId: PLAYER, powerupUid: gold, expiredAt: T0 / 1000 + 3600, effects: expect.any(Object) } });
-    if (decision.kind === 'expire') p.given({ type: 'PowerupExpired', data: decision.event });
+    expect(decision.writes).toEqual([{ stream: `player-${PLAYER}`, events: [{ type: 'PowerupExpired', data: { playerId: PLAYER, powerupUid: gold, expiredAt: T0 / 1000 + 3600, effects: expect.any(Object) } }] }]);
+    p.apply(decision);
     expect(p.state.powerups.get(gold)?.expired).toBe(true);
     // A rerun of the job finds it done.
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3601 * SECOND)).toEqual({ kind: 'nothing' });
-    expect(decideExpirePowerup(PLAYER, all, p.state, T0 + 1e9)).toEqual({ kind: 'nothing' });
-    expect(decideExpirePowerup(PLAYER, 'gone', p.state, T0 + 1e9)).toEqual({ kind: 'nothing' });
+    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3601 * SECOND)).toEqual(nothing);
+    expect(decideExpirePowerup(PLAYER, all, p.state, T0 + 1e9)).toEqual(nothing);
+    expect(decideExpirePowerup(PLAYER, 'gone', p.state, T0 + 1e9)).toEqual(nothing);
   });
 });
 

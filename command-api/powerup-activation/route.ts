@@ -1,18 +1,20 @@
+/** POST /v1/powerup/activate and /v1/powerup/deactivate. */
 import { z } from 'zod';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { WRITERS } from '../../shared/auth/access';
+import { fail, ok, type Result } from '../../shared/result';
 import { text } from '../../shared/http/fields';
 import { textShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { requestMetadata, type CommandDeps } from '../deps';
+import { replyOf } from '../command';
+import { requestOrigin, type CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
 
 const powerupBody = z.object({ playerId: text(), powerupUId: text() });
 const BODY_ERRORS = { 1001: 'Payload is null', 1002: 'Missing required field (playerId or powerupUId), or playerId is not a UUID', 9020: 'Player not found' };
 
-/** An absent or non-object body is 1001; a missing required field of an object is 1002 (api.md). */
+/** An absent or non-object body is 1001; a missing required field of an object is 1002. */
 function parsePowerupCommand(input: RawInput): Result<PowerupCommand> {
   const object = requireObject(input.body);
   if (!object.ok) return object;
@@ -26,24 +28,24 @@ function parsePowerupCommand(input: RawInput): Result<PowerupCommand> {
 export const powerupActivationRoutes = (deps: CommandDeps) => [
   defineRoute({
     method: 'POST',
+    idempotent: true,
     path: '/v1/powerup/activate',
-    tiers: ALL_TIERS,
+    tiers: WRITERS,
     doc: { summary: 'Activate an owned powerup instance', body: powerupBody, response: textShape, errors: { ...BODY_ERRORS, 9021: 'Powerup not found, not owned, already active, expired or used up' } },
     parse: parsePowerupCommand,
     async handle(cmd, ctx) {
-      const done = await activatePowerup(cmd, requestMetadata(ctx, deps), deps);
-      return done.ok ? { ok: true, value: `Powerup ${cmd.powerupUid} activated`, position: done.value.position } : done;
+      return replyOf(await activatePowerup(cmd, requestOrigin(ctx, deps), deps), () => `Powerup ${cmd.powerupUid} activated`);
     },
   }),
   defineRoute({
     method: 'POST',
+    idempotent: true,
     path: '/v1/powerup/deactivate',
-    tiers: ALL_TIERS,
+    tiers: WRITERS,
     doc: { summary: 'Deactivate an activated powerup instance', body: powerupBody, response: textShape, errors: { ...BODY_ERRORS, 9023: 'Powerup not found, not owned, or not active' } },
     parse: parsePowerupCommand,
     async handle(cmd, ctx) {
-      const done = await deactivatePowerup(cmd, requestMetadata(ctx, deps), deps);
-      return done.ok ? { ok: true, value: `Powerup ${cmd.powerupUid} deactivated`, position: done.value.position } : done;
+      return replyOf(await deactivatePowerup(cmd, requestOrigin(ctx, deps), deps), () => `Powerup ${cmd.powerupUid} deactivated`);
     },
   }),
 ];

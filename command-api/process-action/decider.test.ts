@@ -1,7 +1,9 @@
 import type { ActionProcessed } from '../../shared/events/player-events';
-import { activated, catalogOf, DAY, failureOf, PLAYER, playerSpec, SECOND, T0, testEnv, type PlayerSpec } from '../../test/support/player-spec';
-import { initialPlayerState } from '../player/state';
-import { registration } from './decider';
+import { initialPlayerState } from '../../shared/player/state';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { activated, catalogOf, DAY, failureOf, PLAYER, playerEvents, playerSpec, SECOND, streamsOf, T0, testEnv, written, type PlayerSpec } from '../../test/support/player-spec';
+import { registrationOf } from '../register-player/decider';
+import { decideProcessAction } from './decider';
 
 /** Deliverables every catalog of this file shares. */
 const BASE = `
@@ -38,7 +40,7 @@ describe('the action result', () => {
       - { uid: l2, label: Regular, level: 2, target: 30, imageName: "https://img/l2.png", deliverables: [{ deliverable: banner, amount: 1 }] }
   `);
 
-  test('has the shape of decisions.md §6, everything granted listed', () => {
+  test('has the documented shape (README, "Actions"), everything granted listed', () => {
     const p = playerSpec(catalog);
     p.process('topup');
     const purchase = p.process('purchase');
@@ -235,12 +237,12 @@ describe('actions and players', () => {
   test('auto-registration emits PlayerRegistered first, once, reaching level 1', () => {
     const p = playerSpec(catalog);
     const first = p.tryProcess('play');
-    expect(first.ok && first.value.events.map((e) => e.type)).toEqual(['PlayerRegistered', 'ActionProcessed']);
+    expect(first.ok && playerEvents(first.value).map((e) => e.type)).toEqual(['PlayerRegistered', 'ActionProcessed']);
     expect(p.state.registered).toBe(true);
     expect([...p.state.levelsReached]).toEqual([['l1', 1]]);
     expect(p.state.balances.get('gems')).toBe(1); // level 1's deliverable, with the registration
     const second = p.tryProcess('play');
-    expect(second.ok && second.value.events.map((e) => e.type)).toEqual(['ActionProcessed']);
+    expect(second.ok && playerEvents(second.value).map((e) => e.type)).toEqual(['ActionProcessed']);
   });
 
   test('5003 for an unknown player when autoRegisterPlayers is false; a registered one plays', () => {
@@ -249,7 +251,9 @@ describe('actions and players', () => {
     expect(failureOf(p.tryProcess('play'))).toEqual({ code: 5003, message: 'PlayerId does not exist' });
     expect(p.recorded).toEqual([]);
 
-    p.given(registration(closed, initialPlayerState(PLAYER), PLAYER, testEnv()));
+    const registered = registrationOf(closed, initialPlayerState(PLAYER), PLAYER, testEnv());
+    if (!registered.ok) throw new Error(registered.failure.message);
+    p.given({ type: 'PlayerRegistered', data: registered.value });
     expect(p.process('play').result.earnedPoints).toBe(1);
   });
 
@@ -257,6 +261,58 @@ describe('actions and players', () => {
     const p = playerSpec(catalog);
     p.process('play', { ref: 'r' });
     expect(failureOf(p.tryProcess('play', { ref: 'r' })).code).toBe(2601);
+  });
+
+  test("2601 for a referenceId another player's action recorded, and nothing written", () => {
+    const p = playerSpec(catalog);
+    const cmd = { playerId: PLAYER, referenceId: 'theirs', name: 'play', timestamp: T0, multiplier: 1, details: [] };
+    const decided = decideProcessAction(cmd, { player: p.state, playerRevision: -1, referenceTaken: true, activationsTaken: new Map() }, { ...testEnv(), catalog });
+    expect(failureOf(decided)).toEqual({ code: 2601, message: 'Duplicate action' });
+  });
+});
+
+describe('what one action writes, in one append', () => {
+  const catalog = game(`
+    actions:
+      - { identifier: earn, deliverables: [{ deliverable: gold, amount: 20 }] }
+      - { identifier: spin, points: 1, cost: 5, costDeliverable: gold }
+    triggers:
+      - { uid: t-limited, label: Limited, type: OneTimeOnly, limited: true, limit: 3, conditions: [{ action: spin }] }
+  `);
+
+  test("the player's events, the referenceId's record naming their revision, an activation taken, the cost's provision", () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { ref: 'first' }); // PlayerRegistered at 0, ActionProcessed at 1
+    const spin = p.tryProcess('spin', { ref: 'second' });
+    if (!spin.ok) throw new Error('spin failed');
+    const provisionUid = spin.value.answer.provisionUid!;
+    expect(streamsOf(spin.value)).toEqual([playerStream(PLAYER), referenceStream('second'), stockStream(TRIGGER_ACTIVATIONS, 't-limited'), provisionStream(provisionUid)]);
+    expect(written(spin.value, referenceStream('second'))).toEqual([{ type: 'ReferenceRecorded', data: { referenceId: 'second', playerId: PLAYER, actionName: 'spin', playerRevision: 2 } }]);
+    expect(written(spin.value, stockStream(TRIGGER_ACTIVATIONS, 't-limited'))).toEqual([{ type: 'TriggerActivationTaken', data: { resourceUid: 't-limited', holder: 'second', playerId: PLAYER, units: 1 } }]);
+    expect(written(spin.value, provisionStream(provisionUid))).toEqual([
+      {
+        type: 'ProvisionOpened',
+        data: { provisionUid, playerId: PLAYER, referenceType: 'Action', bundleUid: null, referenceId: 'second', cost: { deliverableUid: 'gold', label: 'Gold', amount: 5 }, status: 'Completed', createDate: T0 },
+      },
+    ]);
+    const provisionWrite = spin.value.writes.find((w) => w.stream === provisionStream(provisionUid))!;
+    expect(provisionWrite.expectedRevision).toBe('no_stream');
+  });
+
+  test("a new player's reference names the revision after its registration", () => {
+    const p = playerSpec(catalog);
+    const first = p.tryProcess('earn', { ref: 'r' });
+    expect(first.ok && written(first.value, referenceStream('r'))).toEqual([{ type: 'ReferenceRecorded', data: { referenceId: 'r', playerId: PLAYER, actionName: 'earn', playerRevision: 1 } }]);
+  });
+
+  test('a limited trigger whose activations are all taken does not fire, and its stock is not written', () => {
+    const p = playerSpec(catalog);
+    p.process('earn');
+    const cmd = { playerId: PLAYER, referenceId: 'late', name: 'spin', timestamp: T0, multiplier: 1, details: [] };
+    const late = decideProcessAction(cmd, { player: p.state, playerRevision: 1, referenceTaken: false, activationsTaken: new Map([['t-limited', 3]]) }, { ...testEnv(), catalog });
+    if (!late.ok) throw new Error('late failed');
+    expect(late.value.answer.triggers).toBeNull();
+    expect(streamsOf(late.value)).not.toContain(stockStream(TRIGGER_ACTIVATIONS, 't-limited'));
   });
 });
 

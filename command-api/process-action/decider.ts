@@ -1,13 +1,19 @@
+/** Processing an action: every rule it triggers (points, badges, ranks, triggers, levels, powerups, cost). */
 import { addAmounts, multiplyAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
-import { fail, ok, type Result } from '../../shared/http/envelope';
 import { noEffects, type Grant } from '../../shared/events/common';
-import type { ActionProcessed, ActionResult, Award, LevelReached, ProgressEntry } from '../../shared/events/player-events';
-import { addBalance, effectsOfGrants, grantOf, levelsReachedAt, type DecisionEnv } from '../player/grants';
-import { balanceOf, isValidPowerup, type PlayerState } from '../player/state';
-import { pickByWeight } from '../player/weighted-pick';
-import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedValue, withinDates, type CompiledRule } from './rules';
+import type { ActionProcessed, ActionResult, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../../shared/events/player-events';
+import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
+import { fail, ok, type Result } from '../../shared/result';
+import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedDetailOutOfRange, summedValue, withinDates, type CompiledRule } from '../../shared/rules/conditions';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
+import { levelsReachedAt } from '../../shared/rules/levels';
+import { pickByWeight } from '../../shared/rules/weighted-pick';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { decision, type Decision, type StreamWrite } from '../command';
+import { registrationOf } from '../register-player/decider';
 
 export interface ProcessActionCommand {
   /** Canonical lowercase dashed uuid. */
@@ -20,53 +26,50 @@ export interface ProcessActionCommand {
   details: { name: string; value: string }[];
 }
 
+export interface ProcessActionState {
+  player: PlayerState;
+  /** Revision of the player's stream the state is folded up to (-1: a new player). */
+  playerRevision: number;
+  /** The referenceId is recorded already, by this player or another. */
+  referenceTaken: boolean;
+  /** Activations taken so far of each limited trigger the action can award, by trigger uid. */
+  activationsTaken: ReadonlyMap<string, number>;
+}
+
 export interface ProcessActionEnv extends DecisionEnv {
   catalog: Catalog;
-  /** Limited triggers with no activation left over all players. */
-  exhaustedTriggers: ReadonlySet<string>;
-  /** The uid of the action cost's provision: chosen once per request, so a re-decision keeps it. */
-  costProvisionUid: string;
 }
 
-export type PlayerEventOut = { type: 'PlayerRegistered' | 'ActionProcessed'; data: unknown };
-
-export interface ProcessActionDecision {
-  events: PlayerEventOut[];
-  processed: ActionProcessed;
-}
-
-/** A player known to the rules: registered, or registered by this decision. */
-export function registration(catalog: Catalog, state: PlayerState, playerId: string, env: DecisionEnv, username?: string, imageName?: string | null) {
-  const levels = levelsReachedAt(catalog, state, 0);
-  const grants = levels.flatMap((l) => l.grants);
-  return {
-    type: 'PlayerRegistered' as const,
-    data: { playerId, username: username ?? playerId, imageName: imageName ?? null, registeredAt: env.now, levels, effects: effectsOfGrants(catalog, grants, env) },
-  };
+/** Limited triggers with a condition on an action: the stocks a decision on it must read. */
+export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
+  return (compileRules(catalog).byAction.get(actionName) ?? []).flatMap((rule) => ('limited' in rule.def && rule.def.limited ? [{ uid: rule.def.uid, limit: rule.def.limit }] : []));
 }
 
 /**
  * Decides everything one action earns: the action's points and deliverables, badges, ranks,
  * triggers and levels, powerup multipliers, and the cost. The whole decision goes into one
- * ActionProcessed event, so replays and reversals never re-run the rules.
+ * ActionProcessed event, so replays and reversals never re-run the rules. Written with it, in one
+ * append: the referenceId's record (expected not to exist: a second one is the duplicate), one
+ * activation of each limited trigger awarded, and the cost's provision.
  */
-export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerState, env: ProcessActionEnv): Result<ProcessActionDecision> {
+export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessActionState, env: ProcessActionEnv): Result<Decision<ActionResult>> {
   const { catalog } = env;
   const index = indexCatalog(catalog);
   const action = index.actionByIdentifier.get(cmd.name);
   if (!action || !action.isActive) return fail(5004, 'Action does not exist or is inactive');
-  if (state.processed.has(cmd.referenceId)) return fail(2601, 'Duplicate action');
+  if (state.referenceTaken || state.player.processed.has(cmd.referenceId)) return fail(2601, 'Duplicate action');
 
-  const events: PlayerEventOut[] = [];
-  let player = state;
-  if (!state.registered) {
+  let registered: PlayerRegistered | null = null;
+  let player = state.player;
+  if (!player.registered) {
     if (!catalog.settings.autoRegisterPlayers) return fail(5003, 'PlayerId does not exist');
-    const registered = registration(catalog, state, cmd.playerId, env);
-    events.push(registered);
+    const registration = registrationOf(catalog, player, cmd.playerId, env);
+    if (!registration.ok) return registration;
+    registered = registration.value;
     // Levels reached at registration must not be granted again below; what they grant can pay the cost.
-    const balances = new Map(state.balances);
-    for (const b of registered.data.effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
-    player = { ...state, balances, levelsReached: new Map([...state.levelsReached, ...registered.data.levels.map((l) => [l.uid, l.level] as const)]) };
+    const balances = new Map(player.balances);
+    for (const b of registered.effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
+    player = { ...player, balances, levelsReached: new Map([...player.levelsReached, ...registered.levels.map((l) => [l.uid, l.level] as const)]) };
   }
 
   const deliverables = index.deliverableByUid;
@@ -74,7 +77,7 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
   if (action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
     if (balanceOf(player, currency.uid) < action.cost) return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
-    cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.costProvisionUid };
+    cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
   }
 
   // pointGap: within the gap the action still counts for conditions but earns no points itself.
@@ -84,7 +87,10 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
   const actionGrants = action.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, multiplyAmount(x.amount, cmd.multiplier)));
 
   const details = new Map(cmd.details.map((d) => [d.name, d.value]));
-  const { progress, awards } = evaluateRules(cmd, player, env, details, deliverables);
+  const outOfRange = summedDetailOutOfRange(compileRules(catalog).byAction.get(cmd.name) ?? [], cmd.name, details);
+  if (outOfRange) return fail(1001, outOfRange);
+  const exhausted = (trigger: string, limit: number) => (state.activationsTaken.get(trigger) ?? limit) >= limit;
+  const { progress, awards } = evaluateRules(cmd, player, env, details, deliverables, exhausted);
 
   const awardPoints = awards.reduce((sum, a) => addAmounts(sum, a.points), 0);
   const earnedPoints = addAmounts(actionPoints, awardPoints);
@@ -97,7 +103,9 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
   const poweredLevels: LevelReached[] = levels.map((l, i) => ({ ...l, grants: rest[awards.length + i] }));
   const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants)];
 
-  const effects = effectsOfGrants(catalog, allGrants, env, noEffects());
+  const granted = effectsOfGrants(catalog, allGrants, env, noEffects());
+  if (!granted.ok) return granted;
+  const effects = granted.value;
   effects.points = earnedPoints;
   if (cost) addBalance(effects, cost.deliverableUid, -cost.amount);
   effects.powerupUses = powered.uses.map((uid) => ({ uid, uses: 1 }));
@@ -132,8 +140,23 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: PlayerStat
     result,
     effects,
   };
-  events.push({ type: 'ActionProcessed', data: processed });
-  return ok({ events, processed });
+  const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
+  const writes: StreamWrite[] = [
+    { stream: playerStream(cmd.playerId), events: playerEvents },
+    {
+      stream: referenceStream(cmd.referenceId),
+      events: [{ type: 'ReferenceRecorded', data: { referenceId: cmd.referenceId, playerId: cmd.playerId, actionName: action.identifier, playerRevision: state.playerRevision + playerEvents.length } }],
+    },
+    ...poweredAwards
+      .filter((a) => a.limited)
+      .map((a) => ({ stream: stockStream(TRIGGER_ACTIVATIONS, a.uid), events: [{ type: TRIGGER_ACTIVATIONS.taken, data: { resourceUid: a.uid, holder: cmd.referenceId, playerId: cmd.playerId, units: 1 } }] })),
+  ];
+  if (cost) {
+    const { provisionUid, ...charged } = cost;
+    const opened = { provisionUid, playerId: cmd.playerId, referenceType: 'Action' as const, bundleUid: null, referenceId: cmd.referenceId, cost: charged, status: 'Completed' as const, createDate: cmd.timestamp };
+    writes.push({ stream: provisionStream(provisionUid), events: [{ type: 'ProvisionOpened', data: opened }], expectedRevision: 'no_stream' });
+  }
+  return ok(decision(result, writes));
 }
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
@@ -143,7 +166,14 @@ interface RuleOutcome {
   awards: Award[];
 }
 
-function evaluateRules(cmd: ProcessActionCommand, state: PlayerState, env: ProcessActionEnv, details: ReadonlyMap<string, string>, deliverables: ReadonlyMap<string, Deliverable>): RuleOutcome {
+function evaluateRules(
+  cmd: ProcessActionCommand,
+  state: PlayerState,
+  env: ProcessActionEnv,
+  details: ReadonlyMap<string, string>,
+  deliverables: ReadonlyMap<string, Deliverable>,
+  exhausted: (trigger: string, limit: number) => boolean,
+): RuleOutcome {
   const rules = compileRules(env.catalog);
   const progress: ActionProcessed['progress'] = [];
   const awards: Award[] = [];
@@ -167,7 +197,8 @@ function evaluateRules(cmd: ProcessActionCommand, state: PlayerState, env: Proce
     });
     if (!qualified) continue;
     if (def.requiredBadge && !holds(def.requiredBadge)) continue;
-    if (rule.kind === 'trigger' && 'limited' in def && def.limited && env.exhaustedTriggers.has(def.uid)) continue;
+    // A limited trigger with no activation left over all players does not fire.
+    if (rule.kind === 'trigger' && 'limited' in def && def.limited && exhausted(def.uid, def.limit)) continue;
 
     const counted = rule.conditions.map((c, i) => countedEntries(c, current[i] ?? [], t));
     if (!rule.conditions.every((c, i) => challengeHolds(c, counted[i]))) continue;

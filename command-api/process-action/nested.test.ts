@@ -1,4 +1,4 @@
-import { fail, ok } from '../../shared/http/envelope';
+import { fail, ok } from '../../shared/result';
 import { runNested } from './nested';
 
 describe('runNested', () => {

@@ -1,4 +1,6 @@
-import type { Result } from '../../shared/http/envelope';
+import { ok, type Result } from '../../shared/result';
+import { earlierAnswer, recordAnswer, type CommandOrigin, type Decided } from '../command';
+import type { CommandDeps } from '../deps';
 
 /**
  * Runs the nested actions of a request: each player's in request order, different players' at
@@ -27,4 +29,33 @@ export async function runNested<Cmd extends { playerId: string }, Out>(
     }),
   );
   return results;
+}
+
+/**
+ * A request of an outer action and nested ones (process, delete): the outer one first (if it
+ * fails, the request answers that failure and runs no nested action), then the nested ones.
+ * Each is its own command with its own append; the request's Idempotency-Key, if any, is checked
+ * before the first and recorded with the whole answer after the last (command.ts, earlierAnswer).
+ */
+export async function runWithNested<Cmd extends { playerId: string }, One, All>(
+  deps: CommandDeps,
+  origin: CommandOrigin,
+  request: { outer: Cmd; nested: readonly unknown[] },
+  parse: (body: unknown) => Result<Cmd>,
+  run: (cmd: Cmd, origin: CommandOrigin) => Promise<Result<Decided<One>>>,
+  combine: (first: One, nested: Result<Decided<One>>[]) => All,
+): Promise<Result<Decided<All>>> {
+  const earlier = await earlierAnswer<All>(deps, origin.idempotency);
+  if (earlier) return earlier;
+  const each: CommandOrigin = { metadata: origin.metadata, idempotency: null };
+  const first = await run(request.outer, each);
+  let outcome: Result<All> = first.ok ? ok(combine(first.value.answer, [])) : first;
+  let position = first.ok ? first.value.position : undefined;
+  if (first.ok) {
+    const results = await runNested(request.nested, parse, (cmd) => run(cmd, each));
+    outcome = ok(combine(first.value.answer, results));
+    position = Math.max(position ?? 0, ...results.map((r) => (r.ok ? (r.value.position ?? 0) : 0)));
+  }
+  if (origin.idempotency) return recordAnswer(deps, origin, outcome);
+  return outcome.ok ? ok({ answer: outcome.value, position }) : outcome;
 }

@@ -1,14 +1,17 @@
+/** POST /v1/action/process, with nested actions; the action body is shared with /v1/action/delete. */
 import { z } from 'zod';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { WRITERS } from '../../shared/auth/access';
+import type { ApiKey } from '../../shared/auth/keys';
+import { fail, ok, type Result } from '../../shared/result';
 import { decimal, details, FUTURE_TOLERANCE_MS, text } from '../../shared/http/fields';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { processResultShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
-import { requestMetadata, type CommandDeps } from '../deps';
+import { replyOf } from '../command';
+import { requestOrigin, type CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
-import { runNested } from './nested';
+import { runWithNested } from './nested';
 
 export const actionBody = z.object({
   name: text(),
@@ -19,7 +22,7 @@ export const actionBody = z.object({
   details: details().optional(),
 });
 
-/** The outer action may carry further actions, applied after it (decisions.md §3). */
+/** The outer action may carry further actions, applied after it in order, each with its own result. */
 export const actionBodyWithNested = actionBody.extend({ actions: z.array(actionBody).optional() });
 
 /** Validates one action body (outer or nested) into a command; `now` is the default timestamp. */
@@ -35,7 +38,7 @@ export function parseActionBody(body: unknown, now: number): Result<ProcessActio
   return ok({ playerId, referenceId: parsed.value.referenceId, name: parsed.value.name, timestamp, multiplier: parsed.value.multiplier ?? 1, details: parsed.value.details ?? [] });
 }
 
-/** The outer action, and the nested `actions` applied after it in order (decisions.md §3). */
+/** The outer action, and the nested `actions` applied after it in order. */
 export function parseWithNested(input: RawInput, now: number): Result<{ outer: ProcessActionCommand; nested: unknown[] }> {
   const object = requireObject(input.body);
   if (!object.ok) return object;
@@ -43,26 +46,44 @@ export function parseWithNested(input: RawInput, now: number): Result<{ outer: P
   if (!outer.ok) return outer;
   const nested = object.value.actions;
   if (nested !== undefined && !Array.isArray(nested)) return fail(1001, 'actions: must be an array of action bodies');
+  // Nesting is one level deep: a deeper `actions` is refused, not dropped, and nothing runs.
+  const deeper = ((nested as unknown[] | undefined) ?? []).findIndex((body) => isObject(body) && body.actions !== undefined);
+  if (deeper >= 0) return fail(1001, `actions[${deeper}].actions: a nested action cannot carry actions of its own (nesting is one level deep)`);
   return ok({ outer: outer.value, nested: (nested as unknown[] | undefined) ?? [] });
 }
+
+/** Refuses (1001, never caps) an action whose multiplier is above the key's `maxMultiplier`. */
+export function withinKeyMultiplier(cmd: Result<ProcessActionCommand>, key: ApiKey): Result<ProcessActionCommand> {
+  if (cmd.ok && cmd.value.multiplier > key.maxMultiplier) return fail(1001, `multiplier: must be at most ${key.maxMultiplier} for this key`);
+  return cmd;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const processActionRoute = (deps: CommandDeps) =>
   defineRoute({
     method: 'POST',
     path: '/v1/action/process',
-    tiers: ALL_TIERS,
+    tiers: WRITERS,
     acceptsNestedActions: true,
     rateLimited: true,
-    doc: { summary: 'Process a player action', body: actionBodyWithNested, response: processResultShape, errors: { 1001: 'Payload is null, or a field is missing or invalid (the message names it)', 1002: 'Invalid player: playerId must be a UUID', 2601: 'Duplicate action (referenceId already used)', 5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)', 5004: 'Action does not exist or is inactive', 9001: 'Insufficient funds for the action cost' } },
+    idempotent: true,
+    doc: { summary: 'Process a player action', body: actionBodyWithNested, response: processResultShape, errors: { 1001: 'Payload is null, a field is missing or invalid (the message names it), a multiplier above the key\'s maxMultiplier, a nested action with actions of its own, or an amount the action would take out of range', 1002: 'Invalid player: playerId must be a UUID', 2601: 'Duplicate action (referenceId already used)', 5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)', 5004: 'Action does not exist or is inactive', 9001: 'Insufficient funds for the action cost' } },
     parse: (input) => parseWithNested(input, deps.now()),
-    async handle({ outer, nested }, ctx) {
-      const metadata = requestMetadata(ctx, deps);
-      const first = await processAction(outer, metadata, deps);
-      if (!first.ok) return first;
-      if (!nested.length) return { ok: true, value: first.value.result, position: first.value.position };
-      const outcomes = await runNested(nested, (body) => parseActionBody(body, deps.now()), (cmd) => processAction(cmd, metadata, deps));
-      const position = Math.max(first.value.position, ...outcomes.map((r) => (r.ok ? r.value.position : 0)));
-      const results = outcomes.map((r) => (r.ok ? r.value.result : { code: r.failure.code, data: r.failure.message }));
-      return { ok: true, value: { ...first.value.result, nested: results }, position };
+    async handle(request, ctx) {
+      const origin = requestOrigin(ctx, deps);
+      // A multiplier above the key's limit is bad input: refused before anything runs or is recorded.
+      const outer = withinKeyMultiplier(ok(request.outer), ctx.key);
+      if (!outer.ok) return outer;
+      if (!request.nested.length) return replyOf(await processAction(request.outer, origin, deps), (result) => result);
+      const all = await runWithNested(
+        deps,
+        origin,
+        request,
+        (body) => withinKeyMultiplier(parseActionBody(body, deps.now()), ctx.key),
+        (cmd, each) => processAction(cmd, each, deps),
+        (first, nested) => ({ ...first, nested: nested.map((r) => (r.ok ? r.value.answer : { code: r.failure.code, data: r.failure.message })) }),
+      );
+      return replyOf(all, (result) => result);
     },
   });

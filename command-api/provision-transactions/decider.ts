@@ -3,79 +3,100 @@ import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { ProvisionCompleted, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
-import { addBalance, effectsOfGrants, type DecisionEnv } from '../player/grants';
-import { balanceOf, type PlayerState, type ProvisionState } from '../player/state';
+import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/player/state';
+import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/provisions';
+import { fail, ok, type Result } from '../../shared/result';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { addBalance, effectsOfGrants } from '../../shared/rules/grants';
+import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
+import { decision, type Decision, type StreamWrite } from '../command';
 
-/** `timeout` is the scheduled job's cancel: the same move, with its own reason. */
-export type TransactionOperation = 'complete' | 'cancel' | 'timeout' | 'refund';
+/** What a client may do to a provision; its timeout is the job's (decideTimeout). */
+export type TransactionOperation = 'complete' | 'cancel' | 'refund';
 
-export type ProvisionEventOut =
-  | { type: 'ProvisionCompleted'; data: ProvisionCompleted }
-  | { type: 'ProvisionFailed'; data: ProvisionFailed }
-  | { type: 'ProvisionRefunded'; data: ProvisionRefunded };
-
-/** The Transaction object of api.md, with decisions.md §9's failureReason. */
-export function transactionView(playerId: string, p: ProvisionState) {
-  return {
-    playerId,
-    provisionUid: p.uid,
-    cost: p.cost.amount,
-    costDeliverableUid: p.cost.deliverableUid,
-    referenceType: p.referenceType,
-    status: p.status,
-    failureReason: p.failureReason,
-    createDate: p.createDate,
-    updateDate: p.updateDate,
-  };
-}
-export type Transaction = ReturnType<typeof transactionView>;
-
-export function findTransaction(state: PlayerState, provisionUid: string): Result<ProvisionState> {
-  const p = state.provisions.get(provisionUid);
-  return p ? ok(p) : fail(9004, 'Transaction does not exist');
+export interface TransactionState {
+  /** The provision's own record (whose it is, its status). */
+  record: ProvisionRecord;
+  /** Its player, whose stream holds what the provision charged and granted. */
+  player: PlayerState;
 }
 
-/** The state table of api.md's Transaction status, with decisions.md §9 for Failed and refunds. */
-export function decideTransaction(op: TransactionOperation, provisionUid: string, state: PlayerState, env: DecisionEnv & { catalog: Catalog }): Result<ProvisionEventOut> {
-  const found = findTransaction(state, provisionUid);
-  if (!found.ok) return found;
-  const p = found.value;
-  const base = { playerId: state.playerId, provisionUid };
+export type TransactionEnv = DecisionEnv & { catalog: Catalog };
+
+type PlayerProvisionEvent = { type: 'ProvisionCompleted'; data: ProvisionCompleted } | { type: 'ProvisionFailed'; data: ProvisionFailed } | { type: 'ProvisionRefunded'; data: ProvisionRefunded };
+
+/**
+ * The transaction state table: Pending -> Completed (complete) or Failed (cancel, timeout);
+ * Completed store purchase -> Refunded (refund). Any operation on a Failed one is 9003.
+ */
+export function decideTransaction(op: TransactionOperation, state: TransactionState, env: TransactionEnv): Result<Decision<Transaction>> {
+  const p = state.player.provisions.get(state.record.opened.provisionUid);
+  if (!p) return fail(9004, 'Transaction does not exist');
   if (p.status === 'Failed') return fail(9003, 'Transaction already failed');
-
   if (op === 'refund') {
     if (p.referenceType !== 'Store') return fail(9009, 'Only store transactions can be refunded');
     if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
     if (p.status !== 'Completed') return fail(9008, 'Only completed transactions can be refunded');
-    return refund(p, state, env, base);
+    const refunded = refund(p, state.player, env);
+    return refunded.ok ? ok(moved(state, p, refunded.value, env)) : refunded;
   }
   if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
   if (p.status === 'Completed') return fail(9002, 'Transaction already completed');
-
   if (op === 'complete') {
     const effects = effectsOfGrants(env.catalog, p.contents, env);
-    return ok({ type: 'ProvisionCompleted', data: { ...base, completedAt: env.now, contents: p.contents, effects } });
+    if (!effects.ok) return effects;
+    return ok(moved(state, p, { type: 'ProvisionCompleted', data: { playerId: state.player.playerId, provisionUid: p.uid, completedAt: env.now, contents: p.contents, effects: effects.value } }, env));
   }
+  return ok(moved(state, p, failure(state.player, p, 'Cancelled', env), env));
+}
+
+/**
+ * The timeout job's decision: a Pending provision past its `pendingUntil` fails (TimedOut),
+ * returning currency and stock; one not yet due says when it is; anything else needs nothing.
+ */
+export function decideTimeout(state: TransactionState, env: TransactionEnv): Decision<{ dueAt: number | null }> {
+  const p = state.player.provisions.get(state.record.opened.provisionUid);
+  if (!p || p.status !== 'Pending' || p.pendingUntil === null) return decision({ dueAt: null }, []);
+  if (env.now < p.pendingUntil) return decision({ dueAt: p.pendingUntil }, []);
+  return { ...moved(state, p, failure(state.player, p, 'TimedOut', env), env), answer: { dueAt: null } };
+}
+
+function failure(player: PlayerState, p: ProvisionState, reason: 'Cancelled' | 'TimedOut', env: TransactionEnv): PlayerProvisionEvent {
   const effects = noEffects();
   if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
-  return ok({ type: 'ProvisionFailed', data: { ...base, reason: op === 'cancel' ? 'Cancelled' : 'TimedOut', failedAt: env.now, returned: p.cost, effects } });
+  return { type: 'ProvisionFailed', data: { playerId: player.playerId, provisionUid: p.uid, reason, failedAt: env.now, returned: p.cost, effects } };
 }
 
 /** Returns the currency and takes the contents back; none of it if the player already spent them. */
-function refund(p: ProvisionState, state: PlayerState, env: DecisionEnv & { catalog: Catalog }, base: { playerId: string; provisionUid: string }): Result<ProvisionEventOut> {
+function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Result<PlayerProvisionEvent> {
   const deliverables = indexCatalog(env.catalog).deliverableByUid;
   const effects = noEffects();
   if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
   for (const g of p.contents) if (deliverables.get(g.uid)?.kind !== 'Powerup') addBalance(effects, g.uid, -g.amount);
   for (const b of effects.balances) {
-    if (addAmounts(balanceOf(state, b.deliverableUid), b.amount) < 0) return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
+    if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0) return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
   }
-  if (p.powerupUids.some((uid) => !state.powerups.has(uid))) return fail(9011, 'Refund would make a balance negative: a powerup of this bundle is no longer owned');
+  if (p.powerupUids.some((uid) => !player.powerups.has(uid))) return fail(9011, 'Refund would make a balance negative: a powerup of this bundle is no longer owned');
   effects.powerupsRemoved = [...p.powerupUids];
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
-  return ok({
-    type: 'ProvisionRefunded',
-    data: { ...base, refundedAt: env.now, returned: p.cost, removed: p.contents, powerupsRemoved: p.powerupUids, effects },
-  });
+  return ok({ type: 'ProvisionRefunded', data: { playerId: player.playerId, provisionUid: p.uid, refundedAt: env.now, returned: p.cost, removed: p.contents, powerupsRemoved: p.powerupUids, effects } });
+}
+
+/**
+ * The move written at once: the player's event, the provision's new status, and, for a purchase
+ * that failed or was refunded, its unit of the bundle's stock given back.
+ */
+function moved(state: TransactionState, p: ProvisionState, event: PlayerProvisionEvent, env: TransactionEnv): Decision<Transaction> {
+  const status = event.type === 'ProvisionCompleted' ? 'Completed' : event.type === 'ProvisionFailed' ? 'Failed' : 'Refunded';
+  const failureReason = event.type === 'ProvisionFailed' ? event.data.reason : null;
+  const { playerId } = state.player;
+  const writes: StreamWrite[] = [
+    { stream: playerStream(playerId), events: [event] },
+    { stream: provisionStream(p.uid), events: [{ type: 'ProvisionStatusChanged', data: { provisionUid: p.uid, playerId, status, failureReason, updateDate: env.now } }] },
+  ];
+  if (status !== 'Completed' && p.stockTaken && p.bundleUid) {
+    // A return can never exceed the stock: it needs no revision.
+    writes.push({ stream: stockStream(BUNDLE_STOCK, p.bundleUid), events: [{ type: BUNDLE_STOCK.returned, data: { resourceUid: p.bundleUid, holder: p.uid, playerId, units: 1 } }], expectedRevision: 'any' });
+  }
+  return decision(transactionView({ ...state.record, status, failureReason, updateDate: env.now }), writes);
 }

@@ -1,35 +1,48 @@
+import type { PublishedCatalog } from '../../shared/catalog/published';
 import type { Catalog } from '../../shared/catalog/schema';
 import type { EventMetadata, EventStore } from '../../shared/event-store/port';
-import { newEventId } from '../../shared/ids';
-import type { PublishedCatalog } from '../deps';
-
-export const CATALOG_STREAM = 'catalog';
-
-export interface CatalogPublished {
-  version: number;
-  hash: string;
-  /** Unix ms. */
-  publishedAt: number;
-  catalog: Catalog;
-}
+import { operatorEventOf } from '../../shared/events';
+import type { CatalogPublished } from '../../shared/events/operator-events';
+import { ok, type Result } from '../../shared/result';
+import { CATALOG_STREAM } from '../../shared/streams';
+import { decision, runCommand, type Decision } from '../command';
+import type { CommandDeps } from '../deps';
 
 /** The latest published catalog, or null before the first publication. */
 export async function latestCatalog(events: EventStore): Promise<CatalogPublished | null> {
   const revision = await events.streamRevision(CATALOG_STREAM);
   if (revision < 0) return null;
   const [last] = await events.readStream(CATALOG_STREAM, { fromRevision: revision, maxCount: 1 });
-  return last.data as CatalogPublished;
+  const e = operatorEventOf(last);
+  return e?.type === 'CatalogPublished' ? e.data : null;
 }
 
 /**
- * Publishes the catalog as a new version when it differs from the latest one (by content hash),
- * so every change of rules is on the record; an unchanged file publishes nothing.
+ * A catalog that differs from the latest published version (by content hash) is published as
+ * the next version, so every change of rules is on the record; an unchanged file publishes
+ * nothing. Answers the version in force.
  */
-export async function publishCatalog(events: EventStore, catalog: Catalog, hash: string, now: number, metadata: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>): Promise<PublishedCatalog & { published: boolean }> {
-  const latest = await latestCatalog(events);
-  if (latest && latest.hash === hash) return { version: latest.version, catalog: latest.catalog, published: false };
+export function decidePublication(catalog: Catalog, hash: string, latest: CatalogPublished | null, now: number): Decision<PublishedCatalog & { published: boolean }> {
+  if (latest && latest.hash === hash) return decision({ version: latest.version, catalog: latest.catalog, published: false }, []);
   const version = (latest?.version ?? 0) + 1;
-  const data: CatalogPublished = { version, hash, publishedAt: now, catalog };
-  await events.appendToStream(CATALOG_STREAM, [{ id: newEventId(), type: 'CatalogPublished', data, metadata: { ...metadata, catalogVersion: version } }], latest ? version - 2 : 'no_stream');
-  return { version, catalog, published: true };
+  return decision({ version, catalog, published: true }, [{ stream: CATALOG_STREAM, events: [{ type: 'CatalogPublished', data: { version, hash, publishedAt: now, catalog } }] }]);
+}
+
+/**
+ * Publishes the operator's catalog at start. Two processes starting at once both succeed: the one
+ * that loses the race reads the winner's version and, if it is the same catalog, uses it.
+ */
+export async function publishCatalog(deps: CommandDeps, catalog: Catalog, hash: string, now: number, origin: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>): Promise<Result<PublishedCatalog & { published: boolean }>> {
+  type Publication = PublishedCatalog & { published: boolean };
+  const outcome = await runCommand<Publication>(
+    deps,
+    // A CatalogPublished is recorded under the version it publishes.
+    (publication) => ({ ...origin, catalogVersion: publication.version }),
+    async (read) => {
+      const events = await read.stream(CATALOG_STREAM);
+      const last = events.length ? operatorEventOf(events[events.length - 1]) : null;
+      return ok(decidePublication(catalog, hash, last?.type === 'CatalogPublished' ? last.data : null, now));
+    },
+  );
+  return outcome.ok ? ok(outcome.value.answer) : outcome;
 }

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { addAmounts } from '../../shared/amount';
 import type { Effects } from '../../shared/events/common';
-import { activated, catalogOf, failureOf, given, OTHER_PLAYER, playerSpec, type PlayerSpec } from '../../test/support/player-spec';
-import type { PlayerState } from '../player/state';
+import type { PlayerState } from '../../shared/player/state';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { activated, catalogOf, failureOf, given, OTHER_PLAYER, PLAYER, playerSpec, streamsOf, T0, written, type PlayerSpec } from '../../test/support/player-spec';
 
 const catalog = catalogOf(`
   version: 1
@@ -101,7 +102,7 @@ describe('reversal', () => {
     const reversed = p.reverse('ref-2');
     expect(reversed.revokedAwards.map((a) => [a.uid, a.awardedBy, a.limited])).toEqual([
       ['b-first', 'ref-2', false],
-      ['t-play', 'ref-2', true], // the handler returns the limited activation
+      ['t-play', 'ref-2', true], // its activation goes back to the trigger's stock
     ]);
     expect(reversed.revokedLevels.map((l) => l.uid)).toEqual(['l2']);
     expect(reversed.refund).toEqual(play.cost);
@@ -114,6 +115,21 @@ describe('reversal', () => {
       { deliverableUid: 'gold', amount: 5 },
     ]);
     expect(holdingsOf(p.state)).toEqual(before);
+  });
+
+  test("writes, in one append, the player's reversal, the reference's mark, the limited activation given back and the cost refunded", () => {
+    const p = playerSpec(catalog);
+    p.process('earn');
+    const play = p.process('play');
+    const reversal = p.tryReverse('ref-2');
+    if (!reversal.ok) throw new Error('reversal failed');
+    const provisionUid = play.cost!.provisionUid;
+    expect(streamsOf(reversal.value)).toEqual([playerStream(PLAYER), referenceStream('ref-2'), stockStream(TRIGGER_ACTIVATIONS, 't-play'), provisionStream(provisionUid)]);
+    expect(written(reversal.value, referenceStream('ref-2'))).toEqual([{ type: 'ReferenceReversed', data: { referenceId: 'ref-2', playerId: PLAYER, reversedAt: T0 } }]);
+    expect(written(reversal.value, stockStream(TRIGGER_ACTIVATIONS, 't-play'))).toEqual([{ type: 'TriggerActivationReturned', data: { resourceUid: 't-play', holder: 'ref-2', playerId: PLAYER, units: 1 } }]);
+    expect(written(reversal.value, provisionStream(provisionUid))).toEqual([{ type: 'ProvisionStatusChanged', data: { provisionUid, playerId: PLAYER, status: 'Refunded', failureReason: null, updateDate: T0 } }]);
+    // Given back units and a provision's status need no revision: nothing concurrent can make them wrong.
+    expect(reversal.value.writes.map((w) => w.expectedRevision)).toEqual([undefined, undefined, 'any', 'any']);
   });
 
   test('an action that earned nothing reverses to no change', () => {

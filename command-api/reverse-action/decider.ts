@@ -1,11 +1,14 @@
+/** Reversing an action: the compensation of everything it granted, and of what fell with it. */
 import { addAmounts, subtractAmounts } from '../../shared/amount';
 import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
-import { fail, ok, type Result } from '../../shared/http/envelope';
-import { addBalance } from '../player/grants';
-import { balanceOf, type Holding, type PlayerState } from '../player/state';
-import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../process-action/rules';
+import { balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
+import { fail, ok, type Result } from '../../shared/result';
+import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
+import { addBalance } from '../../shared/rules/grants';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { decision, type Decision, type StreamWrite } from '../command';
 
 export interface ReverseActionCommand {
   playerId: string;
@@ -13,19 +16,31 @@ export interface ReverseActionCommand {
   name: string;
 }
 
+export interface ReverseActionState {
+  /** The referenceId's record: the player whose action it is, and whether it was reversed; null when unknown. */
+  reference: { playerId: string; reversed: boolean } | null;
+  player: PlayerState;
+  /** The ActionProcessed to reverse, from the player's stream; null when the player has none of that referenceId. */
+  original: ActionProcessed | null;
+}
+
 const NOT_REVERSIBLE = 'Action is not reversible';
 
 /**
  * Decides the compensation of a processed action: everything it granted, every award (of this
  * or a later action) whose condition no longer holds without it, the levels the lower points
- * no longer reach, and the cost refunded. 101 with nothing changed when it cannot be done.
+ * no longer reach, and the cost refunded. Written with it, in one append: the reversal on the
+ * referenceId's record, the activations of revoked limited triggers given back, and the cost's
+ * provision Refunded. 101 with nothing changed when it cannot be done.
  */
-export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerState, original: ActionProcessed | null, catalog: Catalog, now: number): Result<ActionReversed> {
-  if (!original || original.playerId !== cmd.playerId || !state.processed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
+export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseActionState, env: { catalog: Catalog; now: number }): Result<Decision<ActionReversed>> {
+  const { reference, player, original } = state;
+  if (!reference || reference.playerId !== cmd.playerId || !original || !player.processed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
   if (original.actionName !== cmd.name) return fail(101, `${NOT_REVERSIBLE}: name does not match the original action`);
-  if (state.reversed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: already reversed`);
+  if (reference.reversed || player.reversed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: already reversed`);
 
-  const revoked = holdingsToRevoke(state, original, catalog);
+  const { catalog, now } = env;
+  const revoked = holdingsToRevoke(player, original, catalog);
   const revokedAwards: RevokedAward[] = revoked.map((h) => ({
     kind: h.kind,
     uid: h.uid,
@@ -38,11 +53,11 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerStat
   }));
 
   const pointsTaken = revokedAwards.reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
-  const pointsAfter = subtractAmounts(state.points, pointsTaken);
+  const pointsAfter = subtractAmounts(player.points, pointsTaken);
   // Levels whose target the remaining points no longer reach are lost, with what they granted.
   const revokedLevels = catalog.levels
-    .filter((l) => state.levelsReached.has(l.uid) && l.target > pointsAfter)
-    .map((l) => ({ uid: l.uid, level: l.level, grants: state.levelGrants.get(l.uid) ?? [] }));
+    .filter((l) => player.levelsReached.has(l.uid) && l.target > pointsAfter)
+    .map((l) => ({ uid: l.uid, level: l.level, grants: player.levelGrants.get(l.uid) ?? [] }));
 
   const actionGrants = original.actionGrants;
   const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants)];
@@ -54,12 +69,12 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerStat
   if (original.cost) addBalance(effects, original.cost.deliverableUid, original.cost.amount);
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   for (const b of effects.balances) {
-    if (addAmounts(balanceOf(state, b.deliverableUid), b.amount) < 0) return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
+    if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0) return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
   }
-  effects.powerupsRemoved = powerupsTakenBack(state, original.referenceId, revokedAwards, revokedLevels, powerupDeliverables);
-  effects.powerupUses = original.effects.powerupUses.filter((u) => state.powerups.has(u.uid)).map((u) => ({ uid: u.uid, uses: -u.uses }));
+  effects.powerupsRemoved = powerupsTakenBack(player, original.referenceId, revokedAwards, revokedLevels, powerupDeliverables);
+  effects.powerupUses = original.effects.powerupUses.filter((u) => player.powerups.has(u.uid)).map((u) => ({ uid: u.uid, uses: -u.uses }));
 
-  return ok({
+  const reversed: ActionReversed = {
     playerId: cmd.playerId,
     referenceId: cmd.referenceId,
     actionName: original.actionName,
@@ -71,9 +86,25 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: PlayerStat
     revokedLevels,
     refund: original.cost,
     effects,
-  });
+  };
+  const writes: StreamWrite[] = [
+    { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
+    { stream: referenceStream(cmd.referenceId), events: [{ type: 'ReferenceReversed', data: { referenceId: cmd.referenceId, playerId: cmd.playerId, reversedAt: now } }] },
+    // An activation goes back to every player: a return can never exceed the limit, so it needs no revision.
+    ...revokedAwards
+      .filter((a) => a.limited)
+      .map((a): StreamWrite => ({
+        stream: stockStream(TRIGGER_ACTIVATIONS, a.uid),
+        events: [{ type: TRIGGER_ACTIVATIONS.returned, data: { resourceUid: a.uid, holder: a.awardedBy, playerId: cmd.playerId, units: 1 } }],
+        expectedRevision: 'any',
+      })),
+  ];
+  if (original.cost) {
+    const refunded = { provisionUid: original.cost.provisionUid, playerId: cmd.playerId, status: 'Refunded' as const, failureReason: null, updateDate: now };
+    writes.push({ stream: provisionStream(original.cost.provisionUid), events: [{ type: 'ProvisionStatusChanged', data: refunded }], expectedRevision: 'any' });
+  }
+  return ok(decision(reversed, writes));
 }
-
 
 /** Holdings that fall with the action: its own awards, and those whose condition no longer holds. */
 function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog: Catalog): Holding[] {

@@ -1,10 +1,11 @@
+/** POST /v1/action/delete, with nested reversals. */
 import { SERVER_MOBILE } from '../../shared/auth/access';
-import { ok } from '../../shared/http/envelope';
 import { defineRoute } from '../../shared/http/route';
-import { requestMetadata, type CommandDeps } from '../deps';
+import { replyOf } from '../command';
+import { requestOrigin, type CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
-import { runNested } from '../process-action/nested';
+import { runWithNested } from '../process-action/nested';
 
 export const reverseActionRoute = (deps: CommandDeps) =>
   defineRoute({
@@ -13,6 +14,7 @@ export const reverseActionRoute = (deps: CommandDeps) =>
     tiers: SERVER_MOBILE,
     acceptsNestedActions: true,
     rateLimited: true,
+    idempotent: true,
     doc: {
       summary: 'Reverse a processed action: compensating events take back all it granted and refund its cost',
       body: actionBodyWithNested,
@@ -20,14 +22,18 @@ export const reverseActionRoute = (deps: CommandDeps) =>
     },
     // Same body as process; a future timestamp is not an error for a reversal, so "now" is far ahead.
     parse: (input) => parseWithNested(input, Number.MAX_SAFE_INTEGER),
-    async handle({ outer, nested }, ctx) {
-      const metadata = requestMetadata(ctx, deps);
-      const first = await reverseAction(outer, metadata, deps);
-      if (!first.ok) return first;
-      if (!nested.length) return { ok: true, value: undefined, position: first.value.position };
-      const outcomes = await runNested(nested, (body) => parseActionBody(body, Number.MAX_SAFE_INTEGER), (cmd) => reverseAction(cmd, metadata, deps));
-      const position = Math.max(first.value.position, ...outcomes.map((r) => (r.ok ? r.value.position : 0)));
-      const results = outcomes.map((r) => (r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message }));
-      return { ...ok({ nested: results }), position };
+    async handle(request, ctx) {
+      const origin = requestOrigin(ctx, deps);
+      // A reversal answers `{code: 200}` without data; with nested ones, `data.nested` has each outcome.
+      if (!request.nested.length) return replyOf(await reverseAction(request.outer, origin, deps), () => undefined);
+      const all = await runWithNested(
+        deps,
+        origin,
+        request,
+        (body) => parseActionBody(body, Number.MAX_SAFE_INTEGER),
+        (cmd, each) => reverseAction(cmd, each, deps),
+        (_first, nested) => ({ nested: nested.map((r) => (r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message })) }),
+      );
+      return replyOf(all, (result) => result);
     },
   });

@@ -1,30 +1,41 @@
+/** GET /v1/action/get-response. */
 import { z } from 'zod';
-import { actionResultShape } from '../../shared/http/wire-shapes';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/http/envelope';
+import { EVERY_TIER } from '../../shared/auth/access';
+import { playerEventOf, referenceEventOf } from '../../shared/events';
+import type { ReferenceRecorded } from '../../shared/events/reference-events';
 import { text } from '../../shared/http/fields';
 import { defineRoute, parseWith } from '../../shared/http/route';
-import { requestMetadata, type CommandDeps } from '../../command-api/deps';
-import { recoverReference } from '../../command-api/process-action/handler';
-import { readReference } from '../../command-api/references/reference-stream';
+import { actionResultShape } from '../../shared/http/wire-shapes';
+import { fail, ok } from '../../shared/result';
+import { referenceStream } from '../../shared/streams';
+import type { StreamReadDeps } from '../deps';
 
 const responseQuery = z.object({ referenceId: text() });
 
-/** GET /v1/action/get-response: the original result, read from the reference stream. */
-export const actionResponseRoute = (deps: CommandDeps) =>
+/**
+ * GET /v1/action/get-response: the original result, read from the player's stream at the
+ * revision the referenceId's record names, with `reversed: true` once reversed. The record and
+ * the action are written in one append, so whatever answers 2601 has a result here at once.
+ */
+export const actionResponseRoute = (deps: Pick<StreamReadDeps, 'events' | 'players'>) =>
   defineRoute({
     method: 'GET',
     path: '/v1/action/get-response',
-    tiers: ALL_TIERS,
+    tiers: EVERY_TIER,
     doc: { summary: 'The result of an earlier process request', query: responseQuery, response: actionResultShape, errors: { 1001: 'referenceId is missing', 5001: 'Action not found' } },
     parse: ({ query }) => parseWith(responseQuery, query),
-    async handle({ referenceId }, ctx) {
-      let reference = await readReference(deps.events, referenceId);
-      if (reference.status === 'reserved' && deps.now() - reference.reservedAt >= deps.staleReservationMs) {
-        reference = await recoverReference(referenceId, reference, requestMetadata(ctx, deps), deps);
+    async handle({ referenceId }) {
+      let recorded: ReferenceRecorded | null = null;
+      let reversed = false;
+      for (const event of await deps.events.readStream(referenceStream(referenceId))) {
+        const e = referenceEventOf(event);
+        if (e?.type === 'ReferenceRecorded') recorded = e.data;
+        if (e?.type === 'ReferenceReversed') reversed = true;
       }
-      if (reference.status !== 'completed') return fail(5001, 'Action not found');
-      const { state } = await deps.players.load(reference.playerId);
-      return ok(state.reversed.has(referenceId) ? { ...reference.result, reversed: true } : reference.result);
+      if (!recorded) return fail(5001, 'Action not found');
+      const event = await deps.players.eventAt(recorded.playerId, recorded.playerRevision);
+      const processed = event && playerEventOf(event);
+      if (processed?.type !== 'ActionProcessed') throw new Error(`reference ${referenceId} names revision ${recorded.playerRevision} of player ${recorded.playerId}, which is not its ActionProcessed`);
+      return ok(reversed ? { ...processed.data.result, reversed: true } : processed.data.result);
     },
   });

@@ -1,26 +1,15 @@
+/** GET /v1/admin/*: the catalog views, leaderboards and stores, from the read models. */
 import { z } from 'zod';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
+import { fail, ok, type Result } from '../../shared/result';
 import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import type { ReadStore } from '../../shared/read-store/port';
 import { parseSeasonKey } from '../../shared/time/season';
-import { LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../projections/leaderboards';
-import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../projections/bundle-stock';
-import {
-  actionDetailShape,
-  actionShape,
-  badgeDetailShape,
-  badgeShape,
-  leaderboardDetailShape,
-  leaderboardShape,
-  levelShape,
-  rankSetShape,
-  storeShape,
-  triggerDetailShape,
-  triggerShape,
-} from '../../shared/http/wire-shapes';
-import { VIEW_COLLECTIONS, type ViewDocument } from './views';
+import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreCountDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
+import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../shared/read-models/bundle-stock';
+import { actionDetailShape, actionShape, badgeDetailShape, badgeShape, leaderboardDetailShape, leaderboardShape, levelShape, rankSetShape, storeShape, triggerDetailShape, triggerShape } from '../../shared/http/wire-shapes';
+import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 
 export interface ReadDeps {
   store: ReadStore;
@@ -30,7 +19,7 @@ export interface ReadDeps {
 const noInput = (): Result<Record<string, never>> => ok({});
 const byId = (param: string) => (input: { params: Record<string, string> }) => ok({ id: input.params[param] });
 
-/** A list view: entries in catalog order (levels by level); `activeOnly` as api.md says of the list. */
+/** A list view: entries in catalog order (levels by level); `activeOnly` lists active entries only. */
 /** Fills in what the catalog alone does not know. */
 type Enrich = (views: unknown[], deps: ReadDeps) => Promise<unknown[]>;
 const asIs: Enrich = async (views) => views;
@@ -52,7 +41,7 @@ function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyR
   });
 }
 
-/** A detail view: the entry by uid, wrapped in an array as api.md's examples show. */
+/** A detail view: the entry by uid, wrapped in a one-element array. */
 function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string], [summary, element]: ViewDoc, enrich = asIs): AnyRoute {
   return defineRoute({
     method: 'GET',
@@ -80,25 +69,36 @@ const standingsQuery = z.object({
   playerId: z.string().optional(),
 });
 
-/** Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. */
+/**
+ * Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. A page
+ * is two queries whatever its size (its scores, then their players' names); a player's rank sums
+ * the counts of the distinct scores above theirs, without reading the players ahead.
+ */
 async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: number, playerId: string | null) {
   const scores = deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  const players = deps.store.collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players);
-  const rows = await scores.find({ board: board._id, period }, { sort: { score: -1, reachedAt: 1 }, limit: top });
-  const entry = async (doc: ScoreDoc, rank: number) => {
-    const p = await players.findOne({ _id: doc.playerId });
+  const rows = await scores.find({ board: board._id, period, inStandings: true }, { sort: { score: -1, reachedAt: 1 }, limit: top });
+  const mine = playerId ? await scores.findOne({ _id: `${board._id}|${period}|${playerId}` }) : null;
+  const inStandings = mine && countedScore(mine) !== null ? mine : null;
+  const players = await deps.store
+    .collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players)
+    .find({ _id: { $in: [...new Set([...rows, ...(inStandings ? [inStandings] : [])].map((doc) => doc.playerId))] } });
+  const names = new Map(players.map((p) => [p._id, p]));
+  const entry = (doc: ScoreDoc, rank: number) => {
+    const p = names.get(doc.playerId);
     return { rank, points: doc.score, userId: doc.playerId, username: p?.username ?? doc.playerId, imageName: p?.imageName ?? null };
   };
   const out = [];
   let rank = 0;
   for (let i = 0; i < rows.length; i++) {
     if (i === 0 || rows[i].score !== rows[i - 1].score) rank = i + 1;
-    out.push(await entry(rows[i], rank));
+    out.push(entry(rows[i], rank));
   }
   let player = undefined;
   if (playerId) {
-    const mine = await scores.findOne({ _id: `${board._id}|${period}|${playerId}` });
-    player = mine ? await entry(mine, 1 + (await scores.countDocuments({ board: board._id, period, score: { $gt: mine.score } }))) : null;
+    if (inStandings) {
+      const above = await deps.store.collection<ScoreCountDoc>(LEADERBOARD_COLLECTIONS.scoreCounts).find({ board: board._id, period, score: { $gt: inStandings.score } });
+      player = entry(inStandings, 1 + above.reduce((sum, count) => sum + count.players, 0));
+    } else player = null;
   }
   return { standings: out, player };
 }
@@ -106,17 +106,17 @@ async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: n
 export function adminRoutes(deps: ReadDeps): AnyRoute[] {
   const C = VIEW_COLLECTIONS;
   return [
-    listRoute(deps, '/v1/admin/actions', C.actions, ['Server'], true, ['The active actions, with their actionObjects', actionShape]),
-    detailRoute(deps, '/v1/admin/actions/:actionID', 'actionID', C.actions, ['Server'], [9001, 'Action does not exist'], ['An action with its deliverables', actionDetailShape]),
-    listRoute(deps, '/v1/admin/badges', C.badges, ['Server'], true, ['The active badges', badgeShape]),
-    detailRoute(deps, '/v1/admin/badges/:badgeID', 'badgeID', C.badges, ['Server'], [9004, 'Badge does not exist'], ['A badge with its deliverables', badgeDetailShape]),
-    listRoute(deps, '/v1/admin/triggers', C.triggers, ['Server'], true, ['The active triggers', triggerShape]),
-    detailRoute(deps, '/v1/admin/triggers/:triggerID', 'triggerID', C.triggers, ['Server'], [9005, 'Trigger does not exist'], ['A trigger with its deliverables', triggerDetailShape]),
-    listRoute(deps, '/v1/admin/levels', C.levels, ['Server'], false, ['The levels, by level number', levelShape]),
+    listRoute(deps, '/v1/admin/actions', C.actions, OPERATORS, true, ['The active actions, with their actionObjects', actionShape]),
+    detailRoute(deps, '/v1/admin/actions/:actionID', 'actionID', C.actions, OPERATORS, [9001, 'Action does not exist'], ['An action with its deliverables', actionDetailShape]),
+    listRoute(deps, '/v1/admin/badges', C.badges, OPERATORS, true, ['The active badges', badgeShape]),
+    detailRoute(deps, '/v1/admin/badges/:badgeID', 'badgeID', C.badges, OPERATORS, [9004, 'Badge does not exist'], ['A badge with its deliverables', badgeDetailShape]),
+    listRoute(deps, '/v1/admin/triggers', C.triggers, OPERATORS, true, ['The active triggers', triggerShape]),
+    detailRoute(deps, '/v1/admin/triggers/:triggerID', 'triggerID', C.triggers, OPERATORS, [9005, 'Trigger does not exist'], ['A trigger with its deliverables', triggerDetailShape]),
+    listRoute(deps, '/v1/admin/levels', C.levels, OPERATORS, false, ['The levels, by level number', levelShape]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/ranks',
-      tiers: ['Server'],
+      tiers: OPERATORS,
       doc: { summary: 'The rank sets; isactive=true or false keeps only active or inactive ones', query: ranksQuery, response: z.array(rankSetShape), errors: { 1001: 'isactive is not true or false' } },
       parse: ({ query }) => parseWith(ranksQuery, query),
       async handle({ isactive }) {
@@ -125,11 +125,11 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         return ok(docs.map((d) => d.list));
       },
     }),
-    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, ALL_TIERS, false, ['Every leaderboard, without standings', leaderboardShape]),
+    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, EVERY_TIER, false, ['Every leaderboard, without standings', leaderboardShape]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/leaderboards/:leaderboardID',
-      tiers: ALL_TIERS,
+      tiers: EVERY_TIER,
       doc: {
         summary: 'A leaderboard with its standings (a one-element array)',
         query: standingsQuery,
@@ -157,8 +157,8 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         return ok([{ ...view.detail, standings: rows, ...(playerId ? { player } : {}) }]);
       },
     }),
-    listRoute(deps, '/v1/admin/stores', C.stores, ALL_TIERS, false, ['Every store with its bundles and remaining stock', storeShape], withRemainingStock),
-    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, ALL_TIERS, [9008, 'Store does not exist'], ['A store with its bundles and remaining stock', storeShape], withRemainingStock),
+    listRoute(deps, '/v1/admin/stores', C.stores, EVERY_TIER, false, ['Every store with its bundles and remaining stock', storeShape], withRemainingStock),
+    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, EVERY_TIER, [9008, 'Store does not exist'], ['A store with its bundles and remaining stock', storeShape], withRemainingStock),
   ];
 }
 

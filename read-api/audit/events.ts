@@ -1,11 +1,6 @@
-import type { StockUnitsEvent } from '../../command-api/limited-stock/stock-stream';
-import type { ProvisionOpened } from '../../command-api/provisions/provision-stream';
-import type { CatalogPublished } from '../../command-api/publish-catalog/publish';
 import type { RecordedEvent } from '../../shared/event-store/port';
+import { domainEventOf, type DomainEvent } from '../../shared/events';
 import type { Effects } from '../../shared/events/common';
-import type { ChestOpened } from '../../shared/events/inventory-events';
-import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
-import type { BundlePurchased, ProvisionFailed } from '../../shared/events/provision-events';
 
 /** An event as the audit endpoints and the CLI's JSON output show it; `time` is when it was recorded (Unix ms). */
 export const auditEvent = (e: RecordedEvent) => ({
@@ -33,69 +28,72 @@ export function effectsSummary(effects: Effects): string {
 }
 
 /** One line: what the event says in domain words, then its changes in brackets. */
-export function summarizeEvent(event: RecordedEvent): string {
-  const data = event.data as { effects?: Effects };
-  const effects = data.effects ? effectsSummary(data.effects) : '';
+export function summarizeEvent(recorded: RecordedEvent): string {
+  const event = domainEventOf(recorded);
+  if (!event) return `${recorded.type} (not known to this version)`;
+  const effects = 'effects' in event.data ? effectsSummary(event.data.effects) : '';
   const what = describe(event);
   return effects ? `${what} [${effects}]` : what;
 }
 
-function describe({ type, data }: RecordedEvent): string {
-  const d = data as Record<string, unknown>;
-  switch (type) {
+function describe(event: DomainEvent): string {
+  switch (event.type) {
     case 'PlayerRegistered':
-      return `player ${d.playerId} "${d.username}"`;
+      return `player ${event.data.playerId} "${event.data.username}"`;
     case 'ActionProcessed': {
-      const e = data as ActionProcessed;
+      const e = event.data;
       const awards = e.awards.map((a) => `${a.kind} ${a.uid}${a.rank ? ` rank ${a.rank.rank}` : ''}`);
       const levels = e.levels.map((l) => `level ${l.level}`);
       const cost = e.cost ? [`cost ${e.cost.amount} ${e.cost.deliverableUid} (provision ${e.cost.provisionUid})`] : [];
       return [`${e.actionName} ref ${e.referenceId}`, ...awards, ...levels, ...cost].join(', ');
     }
     case 'ActionReversed': {
-      const e = data as ActionReversed;
+      const e = event.data;
       const revoked = e.revokedAwards.map((a) => `revoked ${a.kind} ${a.uid}${a.rank !== null ? ` rank ${a.rank}` : ''} of ${a.awardedBy}`);
       const levels = e.revokedLevels.map((l) => `revoked level ${l.level}`);
       const refund = e.refund ? [`refund ${e.refund.amount} ${e.refund.deliverableUid} (provision ${e.refund.provisionUid})`] : [];
       return [`${e.actionName} ref ${e.referenceId}`, ...revoked, ...levels, ...refund].join(', ');
     }
     case 'BundlePurchased': {
-      const e = data as BundlePurchased;
+      const e = event.data;
       return `bundle ${e.bundleUid} provision ${e.provisionUid} ${e.status}, cost ${e.cost.amount}${e.cost.deliverableUid ? ` ${e.cost.deliverableUid}` : ''}`;
     }
     case 'ProvisionFailed':
-      return `provision ${d.provisionUid} ${(data as ProvisionFailed).reason}`;
+      return `provision ${event.data.provisionUid} ${event.data.reason}`;
     case 'ProvisionCompleted':
     case 'ProvisionRefunded':
-      return `provision ${d.provisionUid}`;
+      return `provision ${event.data.provisionUid}`;
     case 'ProvisionOpened': {
-      const e = data as ProvisionOpened;
-      return `provision ${e.provisionUid} ${e.referenceType}${e.bundleUid ? ` bundle ${e.bundleUid}` : ''} player ${e.playerId}`;
+      const e = event.data;
+      return `provision ${e.provisionUid} ${e.referenceType}${e.bundleUid ? ` bundle ${e.bundleUid}` : ''}${e.referenceId ? ` ref ${e.referenceId}` : ''} player ${e.playerId} ${e.status}`;
     }
-    case 'ReferenceReserved':
-      return `ref ${d.referenceId} ${d.actionName} player ${d.playerId}`;
-    case 'ReferenceCompleted':
-      return `ref ${d.referenceId} player revision ${d.playerRevision}`;
-    case 'ReferenceReleased':
-      return `ref ${d.referenceId}: ${d.reason}`;
-    case 'CatalogPublished': {
-      const e = data as CatalogPublished;
-      return `version ${e.version} hash ${e.hash.slice(0, 12)}`;
+    case 'ProvisionStatusChanged':
+      return `provision ${event.data.provisionUid} ${event.data.status}${event.data.failureReason ? ` (${event.data.failureReason})` : ''}`;
+    case 'ReferenceRecorded':
+      return `ref ${event.data.referenceId} ${event.data.actionName} player ${event.data.playerId} at revision ${event.data.playerRevision}`;
+    case 'ReferenceReversed':
+      return `ref ${event.data.referenceId} reversed`;
+    case 'CatalogPublished':
+      return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)}`;
+    case 'StoreFormatDeclared':
+      return `format ${event.data.version}`;
+    case 'IdempotentRequestRecorded': {
+      const e = event.data;
+      return `key "${e.idempotencyKey}" of ${e.keyName}: ${e.outcome.ok ? 'answered' : `refused ${e.outcome.code}`}`;
     }
     case 'ChestOpened': {
-      const e = data as ChestOpened;
+      const e = event.data;
       return `${e.chestDeliverableUid} opening ${e.openingUid}, prizes ${e.prizes.map((p) => `${p.amount} ${p.reward}`).join(' ') || 'none'}`;
     }
-    default:
-      // Stock units (trigger activations, bundle and chest stock) share one shape.
-      if (typeof d.holder === 'string') {
-        const e = data as StockUnitsEvent;
-        return `${e.units} of ${e.resourceUid} held by ${e.holder}`;
-      }
-      if (typeof d.powerupUid === 'string') return `powerup ${d.powerupUid}`;
-      return Object.entries(d)
-        .filter(([, v]) => v === null || typeof v !== 'object')
-        .map(([k, v]) => `${k}=${String(v)}`)
-        .join(' ');
+    case 'PowerupActivated':
+    case 'PowerupDeactivated':
+    case 'PowerupExpired':
+      return `powerup ${event.data.powerupUid}`;
+    case 'TriggerActivationTaken':
+    case 'TriggerActivationReturned':
+    case 'BundleStockTaken':
+    case 'BundleStockReturned':
+    case 'ChestStockTaken':
+      return `${event.data.units} of ${event.data.resourceUid} held by ${event.data.holder}`;
   }
 }

@@ -1,23 +1,22 @@
 /**
  * The causal chain of an action or a provision, for auditors: each request that touched it (the
- * original one, a reversal, a refund, a cancel, the timeout job, a crash recovery), the events it
- * appended across streams, the catalog rules behind each award, and every balance change with
- * the balance before and after. Used by GET /v1/audit/trace and `gamification trace`.
+ * original one, a reversal, a refund, a cancel, the timeout job), the events it appended across
+ * streams, the catalog rules behind each award, and every balance change with the balance before
+ * and after. Used by GET /v1/audit/trace and `gamification trace`.
  *
- * A request's events are found by its correlationId in the streams it can write (reference,
- * player, provision, trigger-limit, bundle-stock), not by scanning the whole log: reads stay
- * proportional to the subject, whatever the size of the log.
+ * A request appends all its events at once, so its events are found by its correlationId in the
+ * streams it can have written (reference, player, provision, trigger-limit, bundle-stock), not by
+ * scanning the whole log: reads stay proportional to the subject, whatever the size of the log.
  */
-import { BUNDLE_STOCK, stockStream, TRIGGER_ACTIVATIONS } from '../../command-api/limited-stock/stock-stream';
-import { playerStream } from '../../command-api/player/repository';
-import { evolve, initialPlayerState, type PlayerState, type ProvisionStatus } from '../../command-api/player/state';
-import { findProvision, provisionStream } from '../../command-api/provisions/provision-stream';
-import { CATALOG_STREAM, type CatalogPublished } from '../../command-api/publish-catalog/publish';
-import { referenceStream } from '../../command-api/references/reference-stream';
 import { addAmounts } from '../../shared/amount';
 import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
-import type { Effects, Grant } from '../../shared/events/common';
+import { playerEventOf, referenceEventOf } from '../../shared/events';
+import type { Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, Award, LevelReached } from '../../shared/events/player-events';
+import type { ProvisionStatus } from '../../shared/events/provision-events';
+import { evolve, initialPlayerState } from '../../shared/player/state';
+import { provisionRecordOf } from '../../shared/provisions';
+import { BUNDLE_STOCK, playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { summarizeEvent } from './events';
 
 export interface TracedEvent {
@@ -67,13 +66,11 @@ export interface CausalChain {
 export interface ActionTrace {
   referenceId: string;
   playerId: string;
-  actionName: string | null;
-  /** The reference record: `released` when no attempt got onto the player stream. */
-  status: 'reserved' | 'completed' | 'released';
+  actionName: string;
   reversed: boolean;
   /** The provision of the action's cost, if it had one. */
   provisionUid: string | null;
-  /** In log order: the processing request first, then a reversal or recoveries. */
+  /** In log order: the processing request first, then its reversal. */
   chains: CausalChain[];
 }
 
@@ -84,9 +81,8 @@ export interface ProvisionTrace {
   bundleUid: string | null;
   /** The action whose cost it is (Action provisions). */
   referenceId: string | null;
-  /** null: the purchase never reached the player stream (rejected or interrupted), so nothing was charged. */
-  status: ProvisionStatus | null;
-  /** In log order: the purchase first, then completion, cancel, timeout or refund. */
+  status: ProvisionStatus;
+  /** In log order: the purchase (or action) first, then completion, cancel, timeout, refund or reversal. */
   chains: CausalChain[];
 }
 
@@ -95,62 +91,61 @@ interface PlayerHistory {
   events: RecordedEvent[];
 }
 
-const REFERENCE_STATUS = { ReferenceReserved: 'reserved', ReferenceCompleted: 'completed', ReferenceReleased: 'released' } as const;
-
-/** The trace of an action by its referenceId, or null when the reference was never reserved. */
+/** The trace of an action by its referenceId, or null when no action has that referenceId. */
 export async function traceReference(events: EventStore, referenceId: string): Promise<ActionTrace | null> {
   const reference = await events.readStream(referenceStream(referenceId));
-  if (reference.length === 0) return null;
-  const playerId = (reference[0].data as { playerId: string }).playerId;
+  const recorded = reference.map(referenceEventOf).find((e) => e?.type === 'ReferenceRecorded');
+  if (recorded?.type !== 'ReferenceRecorded') return null;
+  const { playerId, actionName } = recorded.data;
   const player = { playerId, events: await events.readStream(playerStream(playerId)) };
-  const { chains, processed } = await actionChains(events, referenceId, reference, player);
-  const last = reference[reference.length - 1].type as keyof typeof REFERENCE_STATUS;
-  return {
-    referenceId,
-    playerId,
-    actionName: processed?.actionName ?? ((reference[0].data as { actionName?: string }).actionName ?? null),
-    status: REFERENCE_STATUS[last],
-    reversed: chains.some((c) => c.cause === 'ActionReversed'),
-    provisionUid: processed?.cost?.provisionUid ?? null,
-    chains,
-  };
+  const { chains, processed, reversed } = await actionChains(events, referenceId, reference, player);
+  return { referenceId, playerId, actionName, reversed: reversed !== null, provisionUid: processed?.cost?.provisionUid ?? null, chains };
 }
 
 /** The trace of a store purchase or an action's cost by its provisionUid, or null when there is no such provision. */
 export async function traceProvision(events: EventStore, provisionUid: string): Promise<ProvisionTrace | null> {
-  const opened = await findProvision(events, provisionUid);
-  if (!opened) return null;
+  const provision = await events.readStream(provisionStream(provisionUid));
+  const record = provisionRecordOf(provision);
+  if (!record) return null;
+  const { opened } = record;
   const player = { playerId: opened.playerId, events: await events.readStream(playerStream(opened.playerId)) };
-  const base = { provisionUid, playerId: opened.playerId, referenceType: opened.referenceType, bundleUid: opened.bundleUid };
-  if (opened.referenceType === 'Action') {
+  const base = { provisionUid, playerId: opened.playerId, referenceType: opened.referenceType, bundleUid: opened.bundleUid, referenceId: opened.referenceId, status: record.status };
+  if (opened.referenceId !== null) {
     // An action's cost is charged and refunded by the action's own events: its trace is the action's.
-    const charged = player.events.find((e) => e.type === 'ActionProcessed' && (e.data as ActionProcessed).cost?.provisionUid === provisionUid);
-    const referenceId = charged ? (charged.data as ActionProcessed).referenceId : null;
-    const reference = referenceId ? await events.readStream(referenceStream(referenceId)) : [];
-    const { chains, state } = referenceId
-      ? await actionChains(events, referenceId, reference, player)
-      : chainsOf([await events.readStream(provisionStream(provisionUid)), player.events], player, new Set([provisionUid]), new Set([provisionUid]));
-    return { ...base, referenceId, status: state.provisions.get(provisionUid)?.status ?? null, chains };
+    const reference = await events.readStream(referenceStream(opened.referenceId));
+    return { ...base, chains: (await actionChains(events, opened.referenceId, reference, player)).chains };
   }
-  const streams = [await events.readStream(provisionStream(provisionUid)), player.events];
+  const streams = [provision, player.events];
   if (opened.bundleUid) streams.push(await events.readStream(stockStream(BUNDLE_STOCK, opened.bundleUid)));
   const subjects = new Set([provisionUid]);
-  const { chains, state } = chainsOf(streams, player, subjects, subjects);
-  return { ...base, referenceId: null, status: state.provisions.get(provisionUid)?.status ?? null, chains };
+  return { ...base, chains: chainsOf(streams, player, subjects, subjects) };
+}
+
+/** The action of a referenceId on the player's stream. */
+function processedOf(player: PlayerHistory, referenceId: string): ActionProcessed | null {
+  for (const recorded of player.events) {
+    const e = playerEventOf(recorded);
+    if (e?.type === 'ActionProcessed' && e.data.referenceId === referenceId) return e.data;
+  }
+  return null;
+}
+
+/** Its reversal, if any. */
+function reversalOf(player: PlayerHistory, referenceId: string): ActionReversed | null {
+  for (const recorded of player.events) {
+    const e = playerEventOf(recorded);
+    if (e?.type === 'ActionReversed' && e.data.referenceId === referenceId) return e.data;
+  }
+  return null;
 }
 
 async function actionChains(events: EventStore, referenceId: string, reference: RecordedEvent[], player: PlayerHistory) {
-  const about = (type: string) => player.events.find((e) => e.type === type && (e.data as { referenceId: string }).referenceId === referenceId);
-  const processed = about('ActionProcessed')?.data as ActionProcessed | undefined;
-  const reversed = about('ActionReversed')?.data as ActionReversed | undefined;
+  const processed = processedOf(player, referenceId);
+  const reversed = reversalOf(player, referenceId);
   const provisionUid = processed?.cost?.provisionUid;
 
-  // A request may take activations of any limited trigger of its catalog and give back those it
-  // did not keep; a reversal returns the activations of the awards it revokes.
-  const triggers = new Set((reversed?.revokedAwards ?? []).filter((a) => a.limited).map((a) => a.uid));
-  for (const version of new Set(reference.map((e) => e.metadata.catalogVersion))) {
-    for (const t of (await publishedCatalog(events, version))?.catalog.triggers ?? []) if (t.limited) triggers.add(t.uid);
-  }
+  // Activations of limited triggers are taken by the action's awards and given back by its reversal.
+  const triggers = new Set([...(processed?.awards ?? []), ...(reversed?.revokedAwards ?? [])].filter((a) => a.limited).map((a) => a.uid));
   const streams = [reference, player.events];
   if (provisionUid) streams.push(await events.readStream(provisionStream(provisionUid)));
   for (const uid of triggers) streams.push(await events.readStream(stockStream(TRIGGER_ACTIVATIONS, uid)));
@@ -158,13 +153,7 @@ async function actionChains(events: EventStore, referenceId: string, reference: 
   const subjects = new Set(provisionUid ? [referenceId, provisionUid] : [referenceId]);
   // Revoking an award returns the activation held by the action that earned it.
   const related = new Set([...subjects, ...(reversed?.revokedAwards ?? []).map((a) => a.awardedBy)]);
-  return { ...chainsOf(streams, player, subjects, related), processed };
-}
-
-async function publishedCatalog(events: EventStore, version: number): Promise<CatalogPublished | null> {
-  // Version n is the catalog stream's revision n - 1 (publishCatalog appends one version per revision).
-  const [event] = await events.readStream(CATALOG_STREAM, { fromRevision: version - 1, maxCount: 1 });
-  return event ? (event.data as CatalogPublished) : null;
+  return { chains: chainsOf(streams, player, subjects, related), processed, reversed };
 }
 
 /** The uids an event is about: an action's referenceId, a provision, the holder of stock units. */
@@ -178,7 +167,7 @@ function namesOf(event: RecordedEvent): string[] {
  * subject. A request's other events join its chain unless they are about something else: nested
  * actions share their request's correlationId, and each action's trace keeps its own.
  */
-function chainsOf(streams: RecordedEvent[][], player: PlayerHistory, subjects: ReadonlySet<string>, related: ReadonlySet<string>): { chains: CausalChain[]; state: PlayerState } {
+function chainsOf(streams: RecordedEvent[][], player: PlayerHistory, subjects: ReadonlySet<string>, related: ReadonlySet<string>): CausalChain[] {
   const all = streams.flat().sort((a, b) => a.position - b.position);
   const correlations = new Set<string>();
   for (const e of all) if (namesOf(e).some((n) => subjects.has(n))) correlations.add(e.metadata.correlationId);
@@ -189,8 +178,8 @@ function chainsOf(streams: RecordedEvent[][], player: PlayerHistory, subjects: R
     }),
   );
   const onPlayerStream = new Set(player.events);
-  const replay = replayBalances(player, new Set(grouped.flat().map((e) => e.position)));
-  const chains = grouped.map((chain): CausalChain => {
+  const changes = balanceChanges(player, new Set(grouped.flat().map((e) => e.position)));
+  return grouped.map((chain): CausalChain => {
     const first = chain[0];
     const decisive = chain.find((e) => onPlayerStream.has(e)) ?? chain[chain.length - 1];
     const action = chain.find((e) => e.type === 'ActionProcessed');
@@ -202,15 +191,16 @@ function chainsOf(streams: RecordedEvent[][], player: PlayerHistory, subjects: R
       catalogVersion: first.metadata.catalogVersion,
       time: first.createdAt,
       events: chain.map((e) => ({ position: e.position, stream: e.streamName, revision: e.revision, type: e.type, time: e.createdAt, summary: summarizeEvent(e) })),
-      balanceChanges: chain.flatMap((e) => replay.changes.get(e.position) ?? []),
+      balanceChanges: chain.flatMap((e) => changes.get(e.position) ?? []),
       rules: action ? rulesOf(action) : null,
     };
   });
-  return { chains, state: replay.state };
 }
 
 function rulesOf(event: RecordedEvent): Rules {
-  const e = event.data as ActionProcessed;
+  const typed = playerEventOf(event);
+  if (typed?.type !== 'ActionProcessed') throw new Error(`event ${event.id} is not an ActionProcessed`);
+  const e = typed.data;
   return {
     catalogVersion: event.metadata.catalogVersion,
     action: { uid: e.actionUid, name: e.actionName, points: e.actionPoints, multiplier: e.multiplier, grants: e.actionGrants },
@@ -223,13 +213,15 @@ function rulesOf(event: RecordedEvent): Rules {
  * Replays the player's stream as the command side does (evolve), noting the balances before
  * each event at `positions`: before + change = after, change by change.
  */
-function replayBalances(player: PlayerHistory, positions: ReadonlySet<number>): { changes: Map<number, BalanceChange[]>; state: PlayerState } {
+function balanceChanges(player: PlayerHistory, positions: ReadonlySet<number>): Map<number, BalanceChange[]> {
   const state = initialPlayerState(player.playerId);
   const changes = new Map<number, BalanceChange[]>();
-  for (const e of player.events) {
-    const effects = (e.data as { effects?: Effects }).effects;
-    if (effects && positions.has(e.position)) {
-      const change = (balance: string, before: number, amount: number): BalanceChange => ({ position: e.position, type: e.type, balance, before, change: amount, after: addAmounts(before, amount) });
+  for (const recorded of player.events) {
+    const e = playerEventOf(recorded);
+    if (!e) continue;
+    if (positions.has(recorded.position)) {
+      const { effects } = e.data;
+      const change = (balance: string, before: number, amount: number): BalanceChange => ({ position: recorded.position, type: e.type, balance, before, change: amount, after: addAmounts(before, amount) });
       const made: BalanceChange[] = [];
       if (effects.points !== 0) made.push(change('points', state.points, effects.points));
       const running = new Map(state.balances);
@@ -238,9 +230,9 @@ function replayBalances(player: PlayerHistory, positions: ReadonlySet<number>): 
         running.set(b.deliverableUid, c.after);
         made.push(c);
       }
-      changes.set(e.position, made);
+      changes.set(recorded.position, made);
     }
     evolve(state, e);
   }
-  return { changes, state };
+  return changes;
 }

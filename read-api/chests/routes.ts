@@ -1,20 +1,21 @@
 import { z } from 'zod';
-import type { CommandDeps } from '../../command-api/deps';
-import { chestDrawAt, findChest } from '../../command-api/open-chest/decider';
-import { CHEST_STOCK, readStock } from '../../command-api/limited-stock/stock-stream';
-import { levelsReachedAt } from '../../command-api/player/grants';
-import { currentLevel, initialPlayerState } from '../../command-api/player/state';
+import type { StreamReadDeps } from '../deps';
+import { chestDrawAt, findChest } from '../../shared/rules/chests';
+import { CHEST_STOCK } from '../../shared/streams';
+import { levelsReachedAt } from '../../shared/rules/levels';
+import { currentLevel } from '../../shared/rules/levels';
+import { initialPlayerState } from '../../shared/player/state';
 import { multiplyAmount } from '../../shared/amount';
-import { ALL_TIERS } from '../../shared/auth/access';
+import { EVERY_TIER } from '../../shared/auth/access';
 import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
-import { fail, ok, type Result } from '../../shared/http/envelope';
+import { fail, ok, type Result } from '../../shared/result';
 import { text } from '../../shared/http/fields';
 import { chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 
-/** Chest history `top` (decisions.md §10). */
+/** Chest history `top`: default 100, at most 1000. */
 export const DEFAULT_HISTORY_TOP = 100;
 export const MAX_HISTORY_TOP = 1000;
 
@@ -28,7 +29,7 @@ const historyBody = listBody.extend(historyTop.shape);
 
 /**
  * An absent or non-object body is 1001; a missing or invalid `fields` entry, or a playerId that is
- * not a UUID, is 1002 (api.md); a bad `options` entry is 1001.
+ * not a UUID, is 1002; a bad `options` entry is 1001.
  */
 function parseChestBody<F extends z.ZodObject, O extends z.ZodObject>(input: RawInput, fields: F, options: O): Result<z.infer<F> & z.infer<O>> {
   const object = requireObject(input.body);
@@ -57,11 +58,11 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
  * POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
  * state cache), preview the chest stock streams, so a write is visible at once.
  */
-export const chestRoutes = (deps: CommandDeps) => [
+export const chestRoutes = (deps: StreamReadDeps) => [
   defineRoute({
     method: 'POST',
     path: '/v1/chest/list',
-    tiers: ALL_TIERS,
+    tiers: EVERY_TIER,
     doc: { summary: 'The chests a player owns (balance above 0)', body: listBody, response: z.array(ownedChestShape), errors: PLAYER_ERRORS },
     parse(input) {
       const body = parseChestBody(input, listBody, NO_OPTIONS);
@@ -81,7 +82,7 @@ export const chestRoutes = (deps: CommandDeps) => [
   defineRoute({
     method: 'POST',
     path: '/v1/chest/preview',
-    tiers: ALL_TIERS,
+    tiers: EVERY_TIER,
     doc: {
       summary: "A chest's prize pool, without points and powerups; with playerId, that player's tier or scaled amounts",
       body: previewBody,
@@ -109,13 +110,13 @@ export const chestRoutes = (deps: CommandDeps) => [
       const draw = chestDrawAt(chest.value, level);
       if (!draw.ok) return draw;
       const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
-      // Points and powerups are won but not shown in previews (decisions.md §10).
+      // Points and powerups are won but not shown in previews.
       const shown = draw.value.slots.filter((s) => s.entry.reward !== POINTS_REWARD && deliverables.get(s.entry.reward)?.kind !== 'Powerup');
       const totalWeight = shown.reduce((sum, s) => sum + s.entry.weight, 0);
       const contents = [];
       for (const { entry, stockUid } of shown) {
         const d = deliverables.get(entry.reward)!;
-        const remainingStock = stockUid === null ? -1 : Math.max(0, entry.stock! - (await readStock(deps.events, CHEST_STOCK, stockUid)).total);
+        const remainingStock = stockUid === null ? -1 : Math.max(0, entry.stock! - (await deps.stocks.load(CHEST_STOCK, stockUid)).state.taken);
         contents.push({
           rewardLabel: d.label,
           rewardImageName: d.imageName,
@@ -140,7 +141,7 @@ export const chestRoutes = (deps: CommandDeps) => [
   defineRoute({
     method: 'POST',
     path: '/v1/chest/history',
-    tiers: ALL_TIERS,
+    tiers: EVERY_TIER,
     doc: {
       summary: 'The rewards a player received from chests, one record per reward, most recent first',
       body: historyBody,

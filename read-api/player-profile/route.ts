@@ -1,11 +1,11 @@
+/** POST /v1/player/profile. */
 import { z } from 'zod';
 import { profileShape } from '../../shared/http/wire-shapes';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/http/envelope';
+import { fail, ok } from '../../shared/result';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import type { CommandDeps } from '../../command-api/deps';
-import { currentLevel } from '../../command-api/player/state';
+import type { StreamReadDeps } from '../deps';
+import { currentLevel } from '../../shared/rules/levels';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 
 const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }) });
@@ -14,11 +14,11 @@ const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === u
  * POST /v1/player/profile: points, level, badges with ranks and balances, read from the player's
  * stream, so a write is visible at once.
  */
-export const playerProfileRoute = (deps: CommandDeps) =>
+export const playerProfileRoute = (deps: StreamReadDeps) =>
   defineRoute({
     method: 'POST',
     path: '/v1/player/profile',
-    tiers: ALL_TIERS.filter((t) => t !== 'Client'),
+    tiers: ['Server', 'Mobile', 'Auditor'],
     doc: { summary: 'A player\'s points, level, badges and balances', body: profileBody, response: profileShape, errors: { 1001: 'Payload is null, or playerId is missing', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' } },
     parse: (input) => {
       const parsed = parseBody(profileBody)(input);

@@ -1,8 +1,9 @@
+/** POST /v1/powerup/list. */
 import { z } from 'zod';
-import type { CommandDeps } from '../../command-api/deps';
-import { isValidPowerup } from '../../command-api/player/state';
-import { ALL_TIERS } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/http/envelope';
+import type { StreamReadDeps } from '../deps';
+import { isValidPowerup } from '../../shared/player/state';
+import { EVERY_TIER } from '../../shared/auth/access';
+import { fail, ok } from '../../shared/result';
 import { text } from '../../shared/http/fields';
 import { powerupShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
@@ -10,7 +11,7 @@ import { canonicalPlayerId } from '../../shared/ids';
 
 const listBody = z.object({ playerId: text() });
 
-/** deliveryMethod 1: the amount is multiplied (decisions.md §11). */
+/** deliveryMethod 1: the amount is multiplied (the only method). */
 const AMOUNT_MULTIPLIED = 1;
 
 /**
@@ -18,11 +19,11 @@ const AMOUNT_MULTIPLIED = 1;
  * in the order granted, read from the player's stream so a write is visible at once. Times are Unix
  * seconds; -1 stands for unlimited in remainingSeconds (neverExpires) and remainingUseCount.
  */
-export const powerupListRoute = (deps: CommandDeps) =>
+export const powerupListRoute = (deps: StreamReadDeps) =>
   defineRoute({
     method: 'POST',
     path: '/v1/powerup/list',
-    tiers: ALL_TIERS,
+    tiers: EVERY_TIER,
     doc: {
       summary: 'The powerup instances a player owns',
       body: listBody,

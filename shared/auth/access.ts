@@ -1,10 +1,16 @@
+/** Which key may call what: tiers, tenant domains, nested actions. */
 import type { Request } from 'express';
-import { failure, type Failure } from '../http/envelope';
+import { failure, type Failure } from '../result';
 import type { ApiKey, KeyRing, Tier } from './keys';
 
-export const ALL_TIERS: readonly Tier[] = ['Server', 'Mobile', 'Client'];
+/** Changes any key that writes may make: Client keys too, never Auditor keys (they only read). */
+export const WRITERS: readonly Tier[] = ['Server', 'Mobile', 'Client'];
+/** Changes only the game's own backends may make. */
 export const SERVER_MOBILE: readonly Tier[] = ['Server', 'Mobile'];
-export const SERVER_ONLY: readonly Tier[] = ['Server'];
+/** Reads every key may make. */
+export const EVERY_TIER: readonly Tier[] = ['Server', 'Mobile', 'Client', 'Auditor'];
+/** Reads for operators and auditors: the catalog's own views, the audit trail, the event feed. */
+export const OPERATORS: readonly Tier[] = ['Server', 'Auditor'];
 
 function presentedKey(req: Request): string | null {
   const authKey = req.get('AuthKey');
@@ -28,7 +34,7 @@ function tenantDomain(req: Request): string | null {
 }
 
 /**
- * The checks of decisions.md §3 in their order: 4001, 4002, 4003 (tenant mismatch),
+ * The key checks, in their order (README, "Auth"): 4001, 4002, 4003 (tenant mismatch),
  * 4004 (nested actions from a Client key), 4003 (tier not allowed).
  */
 export function authorize(req: Request, keys: KeyRing, tiers: readonly Tier[], sendsNestedActions: boolean): { ok: true; key: ApiKey } | { ok: false; failure: Failure } {

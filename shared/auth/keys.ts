@@ -1,10 +1,13 @@
+/** API keys: the keys file, the generated development key, and constant-time lookup. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
+import { formatPath } from '../catalog/problems';
+import { MAX_AMOUNT } from '../amount';
 
-export type Tier = 'Server' | 'Mobile' | 'Client';
+export type Tier = 'Server' | 'Mobile' | 'Client' | 'Auditor';
 
 export interface RateLimitSetting {
   perSecond: number;
@@ -18,16 +21,28 @@ export interface ApiKey {
   digest: Buffer;
   tenantDomains: string[];
   rateLimit: RateLimitSetting | null;
+  /** The largest `multiplier` an action sent with this key may carry. */
+  maxMultiplier: number;
 }
+
+/**
+ * Default largest request `multiplier` per tier (a key's `maxMultiplier` overrides it). Server
+ * keys belong to the operator's back end, which uses large multipliers for bulk grants; Mobile
+ * and Client keys sit in apps and browsers that anyone can script, so theirs stays small. Auditor
+ * keys send no actions.
+ */
+export const DEFAULT_MAX_MULTIPLIER: Readonly<Record<Tier, number>> = { Server: 1_000_000, Mobile: 10, Client: 10, Auditor: 0 };
 
 const keyEntry = z
   .object({
     name: z.string().min(1).max(100),
-    tier: z.enum(['Server', 'Mobile', 'Client']),
+    tier: z.enum(['Server', 'Mobile', 'Client', 'Auditor']),
     key: z.string().min(16, 'must be at least 16 characters').optional(),
     sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
     tenantDomains: z.array(z.string().min(1)).default([]),
     rateLimit: z.object({ perSecond: z.number().min(0), burst: z.number().min(0).optional() }).optional(),
+    // A multiplier scales amounts, which stay within MAX_AMOUNT: a larger limit could never be used.
+    maxMultiplier: z.number().gt(0, 'must be greater than 0').max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`).optional(),
   })
   .refine((k) => (k.key === undefined) !== (k.sha256 === undefined), { message: 'give exactly one of key or sha256' });
 
@@ -61,12 +76,9 @@ export function parseKeysFile(text: string, fileName: string): { ok: true; keys:
       digest: k.key !== undefined ? sha256(k.key) : Buffer.from(k.sha256!, 'hex'),
       tenantDomains: k.tenantDomains.map((d) => d.toLowerCase()),
       rateLimit: k.rateLimit ? { perSecond: k.rateLimit.perSecond, burst: k.rateLimit.burst ?? k.rateLimit.perSecond * 2 } : null,
+      maxMultiplier: k.maxMultiplier ?? DEFAULT_MAX_MULTIPLIER[k.tier],
     })),
   };
-}
-
-function formatPath(p: PropertyKey[]): string {
-  return p.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '');
 }
 
 /**
@@ -85,7 +97,7 @@ export function loadOrCreateDevKey(dataDir: string): { key: string; apiKey: ApiK
     fs.writeFileSync(file, key + '\n', { mode: 0o600 });
     created = true;
   }
-  return { key, created, apiKey: { name: 'dev', tier: 'Server', digest: sha256(key), tenantDomains: [], rateLimit: null } };
+  return { key, created, apiKey: { name: 'dev', tier: 'Server', digest: sha256(key), tenantDomains: [], rateLimit: null, maxMultiplier: DEFAULT_MAX_MULTIPLIER.Server } };
 }
 
 /** Finds the key whose digest matches, comparing against every key in constant time. */
@@ -100,5 +112,10 @@ export class KeyRing {
       if (timingSafeEqual(k.digest, digest) && found === null) found = k;
     }
     return found;
+  }
+
+  /** The tenant domains of the Client keys: the web origins that may call the API from a browser. */
+  clientDomains(): Set<string> {
+    return new Set(this.keys.filter((k) => k.tier === 'Client').flatMap((k) => k.tenantDomains));
   }
 }

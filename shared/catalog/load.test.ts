@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { canonicalJson, loadCatalogFile, parseCatalog } from './load';
+import { canonicalJson } from '../canonical-json';
+import { loadCatalogFile, parseCatalog } from './load';
 import { validCatalog } from './test-fixture';
 
 const DEMO = join(__dirname, '../../catalog/demo-catalog.yaml');
@@ -214,6 +215,24 @@ badges:
         'badges[0].endDate: must be after startDate (2026-02-01T00:00:00)',
         'badges[0].conditions[0].action: unknown action "sell"',
       ],
+    });
+  });
+});
+
+describe('numbers too large to hold', () => {
+  it('.inf, .nan and 1e400 (YAML) and 1e400 (JSON) are named as not finite', () => {
+    const yaml = 'version: 1\nactions:\n  - { identifier: a, points: .inf }\n  - { identifier: b, points: 1e400 }\n  - { identifier: c, points: .nan }\n';
+    expect(parseCatalog(yaml, 'c.yaml')).toEqual({
+      ok: false,
+      problems: [
+        'actions[0].points: must be a finite number, got Infinity (.inf, or a number too large to hold, such as 1e400)',
+        'actions[1].points: must be a finite number, got Infinity (.inf, or a number too large to hold, such as 1e400)',
+        'actions[2].points: must be a finite number, got NaN (.nan)',
+      ],
+    });
+    expect(parseCatalog('{"version": 1, "actions": [{"identifier": "a", "points": 1e400}]}', 'c.json')).toEqual({
+      ok: false,
+      problems: ['actions[0].points: must be a finite number, got Infinity (.inf, or a number too large to hold, such as 1e400)'],
     });
   });
 });

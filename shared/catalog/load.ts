@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { canonicalJson } from '../canonical-json';
 import { formatIssues, issueMessage } from './problems';
 import { CatalogSchema, SECTION_SCHEMAS } from './schema';
 import type { Catalog, CatalogSection } from './types';
@@ -52,20 +53,6 @@ export async function loadCatalogFile(path: string): Promise<CatalogParseResult>
  */
 export function catalogHash(catalog: Catalog): string {
   return createHash('sha256').update(canonicalJson(catalog)).digest('hex');
-}
-
-/** JSON with object keys sorted at every level (array order is kept: it is meaningful). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function parseJson(text: string): SyntaxResult {

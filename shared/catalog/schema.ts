@@ -1,5 +1,5 @@
 /**
- * zod schemas of the catalog format (catalog.md): the shape of every entry, the rules on single
+ * zod schemas of the catalog format (docs/catalog.md): the shape of every entry, the rules on single
  * values (formats, signs, integers) and defaults. Rules that relate several fields or entries
  * (references, uniqueness, ordering, fields that depend on a type or mode) are in validate.ts: they
  * read entries with their defaults applied, and still run on the entries the schema accepts when
@@ -9,22 +9,11 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { MAX_AMOUNT } from '../amount';
+import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone } from '../time/local-time';
-import {
-  type Action,
-  type Badge,
-  type Catalog,
-  type Deliverable,
-  FILTER_OPS,
-  type Filter,
-  type Leaderboard,
-  type Level,
-  type RankSet,
-  type Settings,
-  type Store,
-  type Trigger,
-} from './types';
+import { type Action, type Badge, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Trigger } from './types';
 
 // The catalog types are part of this module's API: importers of the schema get them here.
 export * from './types';
@@ -32,7 +21,7 @@ export * from './types';
 export const UID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * Uid of an entry the file gives none (decisions.md §4: 32 lowercase hex): a digest of the entry's
+ * Uid of an entry the file gives none (32 lowercase hex, like every service uid): a digest of the entry's
  * natural key, so it stays the same from one start to the next as long as that key does. The key
  * is the identifier of an action, the number of a level, the store uid and label of a bundle, and
  * the label of anything else; entries whose label may change should be given an explicit uid.
@@ -49,15 +38,24 @@ function decimalPlaces(n: number): number {
 }
 
 const NOT_NEGATIVE = 'must not be negative';
+const atMost = (limit: number, what?: string) => `must be at most ${limit.toLocaleString('en-US')}${what ? ` (${what})` : ''}`;
+const AMOUNT_LIMIT = atMost(MAX_AMOUNT, 'the largest amount the engine holds');
 
-// Amounts and points are kept exact to 6 decimal places (decisions.md §4); more cannot be honoured.
-const Decimal = z.number().refine((n) => decimalPlaces(n) <= 6, 'must have at most 6 decimal places');
+// Amounts and points are kept exact to 6 decimal places; more cannot be honoured. They stay
+// within MAX_AMOUNT, like every amount the engine holds.
+const Decimal = z
+  .number()
+  .min(-MAX_AMOUNT, `must be at least -${MAX_AMOUNT.toLocaleString('en-US')}`)
+  .max(MAX_AMOUNT, AMOUNT_LIMIT)
+  .refine((n) => decimalPlaces(n) <= 6, 'must have at most 6 decimal places');
 const NonNegativeDecimal = Decimal.min(0, NOT_NEGATIVE);
 const PositiveDecimal = Decimal.gt(0, 'must be greater than 0');
-const NonNegative = z.number().min(0, NOT_NEGATIVE);
-const Positive = z.number().gt(0, 'must be greater than 0');
-const NonNegativeInt = z.number().int().min(0, NOT_NEGATIVE);
-const PositiveInt = z.number().int().min(1, 'must be at least 1');
+const NonNegativeInt = z.number().int().min(0, NOT_NEGATIVE).max(MAX_COUNT, atMost(MAX_COUNT));
+const PositiveInt = z.number().int().min(1, 'must be at least 1').max(MAX_COUNT, atMost(MAX_COUNT));
+/** Seconds. */
+const Duration = z.number().min(0, NOT_NEGATIVE).max(MAX_COUNT, atMost(MAX_COUNT, 'seconds'));
+const Weight = z.number().min(0, NOT_NEGATIVE).max(MAX_WEIGHT, atMost(MAX_WEIGHT));
+const Factor = z.number().gt(0, 'must be greater than 0').max(MAX_FACTOR, atMost(MAX_FACTOR));
 
 const Text = z.string().min(1, 'must not be empty');
 const OptionalText = z.string().nullable().default(null);
@@ -98,7 +96,7 @@ const labelled = {
 // --- settings ---
 
 export const RateLimitSchema = z.strictObject({
-  perSecond: NonNegative.default(100),
+  perSecond: z.number().min(0, NOT_NEGATIVE).max(MAX_COUNT, atMost(MAX_COUNT)).default(100),
   burst: PositiveInt.default(200),
 });
 
@@ -119,16 +117,17 @@ export const GrantSchema = z.strictObject({ deliverable: Ref, amount: NonNegativ
 export const TriggerGrantSchema = z.strictObject({
   deliverable: Ref,
   amount: NonNegativeDecimal,
-  weight: NonNegative.nullable().default(null),
+  weight: Weight.nullable().default(null),
 });
 
 const AmountRange = z.strictObject({ min: NonNegativeDecimal, max: NonNegativeDecimal });
-const DrawCount = z.strictObject({ min: PositiveInt, max: PositiveInt });
+const DrawCountBound = PositiveInt.max(MAX_DRAW_COUNT, atMost(MAX_DRAW_COUNT, 'draws per opening'));
+const DrawCount = z.strictObject({ min: DrawCountBound, max: DrawCountBound });
 
 export const ChestPoolEntrySchema = z.strictObject({
   reward: Ref,
   amount: AmountRange,
-  weight: NonNegative,
+  weight: Weight,
   stock: NonNegativeInt.nullable().default(null),
 });
 
@@ -146,13 +145,13 @@ export const ChestSchema = z.strictObject({
       pool: list(ChestPoolEntrySchema),
     }),
   ),
-  scaling: list(z.strictObject({ minLevel: NonNegativeInt, factor: Positive })),
+  scaling: list(z.strictObject({ minLevel: NonNegativeInt, factor: Factor })),
 });
 
 export const PowerupSchema = z.strictObject({
-  multiplier: Positive,
+  multiplier: Factor,
   maxUseCount: NonNegativeInt.default(0),
-  timeoutSeconds: NonNegativeInt.default(0),
+  timeoutSeconds: Duration.int().default(0),
   neverExpires: z.boolean().default(false),
   targetPrizes: list(Ref),
 });
@@ -189,7 +188,7 @@ export const ActionSchema = z
     imageName: OptionalText,
     isActive: z.boolean().default(true),
     points: NonNegativeDecimal.default(0),
-    pointGap: NonNegative.default(0),
+    pointGap: Duration.default(0),
     cost: NonNegativeDecimal.default(0),
     costDeliverable: OptionalRef,
     isUserAttribute: z.boolean().default(false),
@@ -227,7 +226,7 @@ export const FilterSchema = z
 export const ChallengeSchema = z.strictObject({
   times: PositiveInt.nullable().default(null),
   sum: z.strictObject({ field: Text, atLeast: Decimal }).nullable().default(null),
-  withinDays: Positive.nullable().default(null),
+  withinDays: z.number().gt(0, 'must be greater than 0').max(MAX_WITHIN_DAYS, atMost(MAX_WITHIN_DAYS)).nullable().default(null),
   between: z.strictObject({ start: LocalIsoSchema, end: LocalIsoSchema }).nullable().default(null),
 });
 

@@ -1,7 +1,7 @@
 /**
- * The catalog as the rest of the code sees it: parsed from catalog.md's format, validated, with
+ * The catalog as the rest of the code sees it: parsed from the catalog format (docs/catalog.md), validated, with
  * every default applied (absent optional lists are [], absent optional values null). Field names
- * are catalog.md's. References hold the target's `uid`, except condition `action` and leaderboard
+ * are the format's. References hold the target's `uid`, except condition `action` and leaderboard
  * `metric.action`, which hold an action `identifier`.
  *
  * Invariants the validator guarantees beyond these types are noted on the fields.
@@ -162,7 +162,7 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 
 /**
  * A test on one action detail. Values are kept as strings (numbers and booleans in the file are
- * written out): decisions.md §6 compares as numbers when both sides parse as numbers.
+ * written out): filters compare as numbers when both sides parse as numbers.
  */
 export type Filter =
   | { name: string; op: Exclude<FilterOp, 'in'>; value: string }

@@ -446,3 +446,66 @@ describe('stores', () => {
     );
   });
 });
+
+describe('numbers stay within what the engine holds', () => {
+  it('amounts, points, costs and targets at most 1,000,000,000', () => {
+    expectProblems(
+      (c) => {
+        c.actions[0].points = 1e308;
+        c.actions[1].cost = 1_000_000_000.5;
+        c.levels[1].target = 2e9;
+        c.stores[0].bundles[0].contents[0].amount = 1e10;
+      },
+      'actions[0].points: must be at most 1,000,000,000 (the largest amount the engine holds)',
+      'actions[1].cost: must be at most 1,000,000,000 (the largest amount the engine holds)',
+      'levels[1].target: must be at most 1,000,000,000 (the largest amount the engine holds)',
+      'stores[0].bundles[0].contents[0].amount: must be at most 1,000,000,000 (the largest amount the engine holds)',
+    );
+    expect(problemsAfter((c) => (c.actions[0].points = 1_000_000_000))).toEqual([]);
+  });
+
+  it('weights at most 1,000,000 each and a total of at most 1,000,000,000; at most 100 draws per opening', () => {
+    expectProblems(
+      (c) => {
+        c.deliverables[2].chest.pool[0].weight = 1e308;
+        c.deliverables[2].chest.drawCount.max = 500_000;
+        c.triggers[0].deliverables[0].weight = 1e7;
+      },
+      'deliverables[2].chest.drawCount.max: must be at most 100 (draws per opening)',
+      'deliverables[2].chest.pool[0].weight: must be at most 1,000,000',
+      'triggers[0].deliverables[0].weight: must be at most 1,000,000',
+    );
+    expectProblems(
+      (c) => (c.deliverables[2].chest.pool = Array.from({ length: 1001 }, () => ({ reward: 'gold', amount: { min: 1, max: 1 }, weight: 1_000_000 }))),
+      'deliverables[2].chest.pool: total weight must be at most 1,000,000,000',
+    );
+  });
+
+  it('counts, stocks and limits at most 1,000,000,000; factors at most 1000', () => {
+    expectProblems(
+      (c) => {
+        c.deliverables[2].chest.pool[1].stock = 1e12;
+        c.deliverables[3].powerup.multiplier = 1e6;
+        c.triggers[0].limit = 1e10;
+      },
+      'deliverables[2].chest.pool[1].stock: must be at most 1,000,000,000',
+      'deliverables[3].powerup.multiplier: must be at most 1,000',
+      'triggers[0].limit: must be at most 1,000,000,000',
+    );
+  });
+
+  it('a grant makes at most 1000 powerups; scaled chest amounts stay in range', () => {
+    expectProblems(
+      (c) => {
+        c.actions[0].deliverables.push({ deliverable: 'boost', amount: 5000 });
+        c.deliverables[2].chest.pool.push({ reward: 'boost', amount: { min: 1, max: 2 }, weight: 1 });
+        c.deliverables[2].chest.pool[0].amount.max = 1_000_000_000;
+        c.deliverables[2].chest.scalingMode = 'Custom';
+        c.deliverables[2].chest.scaling = [{ minLevel: 1, factor: 1000 }];
+      },
+      'deliverables[2].chest.pool[0].amount.max: must be at most 1,000,000,000 once multiplied by the largest scaling factor (1000), the largest amount the engine holds',
+      'deliverables[2].chest.pool[2].amount.max: must be at most 1,000 once multiplied by the largest scaling factor (1000) for a powerup (each one granted is an instance the player keeps)',
+      'actions[0].deliverables[1].amount: must be at most 1,000 for a powerup (each one granted is an instance the player keeps)',
+    );
+  });
+});

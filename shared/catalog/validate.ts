@@ -1,5 +1,5 @@
 /**
- * The catalog rules that relate fields or entries (catalog.md "Validation rules" and what they
+ * The catalog rules that relate fields or entries (docs/catalog.md, "Validation: what stops the service from starting", and what they
  * imply): unique uids and identifiers, references to entries of the right kind, orderings, and
  * fields that depend on a type or mode. Every problem found is reported, one line each.
  *
@@ -7,25 +7,9 @@
  * schema rejected is known only by its raw uid (and identifier), so references to it are not
  * reported as unknown, but nothing that needs its content is checked.
  */
-import {
-  type Action,
-  type Badge,
-  CATALOG_SECTIONS,
-  type CatalogSection,
-  type ChestConfig,
-  type ChestPoolEntry,
-  type Condition,
-  type Deliverable,
-  type DeliverableGrant,
-  type Leaderboard,
-  type Level,
-  type NumberRange,
-  POINTS_REWARD,
-  type PowerupConfig,
-  type RankSet,
-  type Store,
-  type Trigger,
-} from './types';
+import { MAX_AMOUNT } from '../amount';
+import { MAX_POWERUPS_PER_GRANT, MAX_TOTAL_WEIGHT } from './limits';
+import { type Action, type Badge, CATALOG_SECTIONS, type CatalogSection, type ChestConfig, type ChestPoolEntry, type Condition, type Deliverable, type DeliverableGrant, type Leaderboard, type Level, type NumberRange, POINTS_REWARD, type PowerupConfig, type RankSet, type Store, type Trigger } from './types';
 
 export interface UnparsedEntry {
   section: CatalogSection;
@@ -190,7 +174,22 @@ class CatalogChecks {
   }
 
   private grants(path: string, grants: readonly DeliverableGrant[]): void {
-    grants.forEach((g, i) => this.refersTo(`${path}[${i}].deliverable`, g.deliverable, 'deliverable'));
+    grants.forEach((g, i) => {
+      if (this.refersTo(`${path}[${i}].deliverable`, g.deliverable, 'deliverable')) this.powerupAmount(`${path}[${i}].amount`, g.deliverable, g.amount);
+    });
+  }
+
+  /** Each powerup granted is an instance the player keeps: one grant makes at most MAX_POWERUPS_PER_GRANT. */
+  private powerupAmount(path: string, deliverable: string, amount: number, factor = 1): void {
+    if (this.deliverables.get(deliverable)?.kind === 'Powerup' && amount * factor > MAX_POWERUPS_PER_GRANT) {
+      const scaled = factor === 1 ? '' : ` once multiplied by the largest scaling factor (${factor})`;
+      this.report(path, `must be at most ${MAX_POWERUPS_PER_GRANT.toLocaleString('en-US')}${scaled} for a powerup (each one granted is an instance the player keeps)`);
+    }
+  }
+
+  /** Weights are relative: their total only has to be finite and far from float rounding. */
+  private totalWeight(path: string, weights: readonly number[]): void {
+    if (weights.reduce((total, w) => total + w, 0) > MAX_TOTAL_WEIGHT) this.report(path, `total weight must be at most ${MAX_TOTAL_WEIGHT.toLocaleString('en-US')}`);
   }
 
   private cost(path: string, cost: number, costDeliverable: string | null): void {
@@ -224,7 +223,9 @@ class CatalogChecks {
   private chest(path: string, c: ChestConfig): void {
     this.datesInOrder(path, c.startDate, c.endDate);
     this.range(`${path}.drawCount`, c.drawCount);
-    if (c.scalingMode !== 'PlayerLevel') this.pool(`${path}.pool`, c.pool);
+    // Custom amounts are multiplied by the factor of the player's level: the largest must keep them in range.
+    const factor = c.scalingMode === 'Custom' ? Math.max(1, ...c.scaling.map((s) => s.factor)) : 1;
+    if (c.scalingMode !== 'PlayerLevel') this.pool(`${path}.pool`, c.pool, factor);
     else if (c.pool.length > 0) this.report(`${path}.pool`, 'only for scalingMode None or Custom');
 
     if (c.scalingMode === 'PlayerLevel') {
@@ -233,7 +234,7 @@ class CatalogChecks {
         const tier = `${path}.tiers[${i}]`;
         if (t.minLevel > t.maxLevel) this.report(tier, `minLevel (${t.minLevel}) must not be greater than maxLevel (${t.maxLevel})`);
         if (t.drawCount) this.range(`${tier}.drawCount`, t.drawCount);
-        this.pool(`${tier}.pool`, t.pool);
+        this.pool(`${tier}.pool`, t.pool, 1);
       });
     } else if (c.tiers.length > 0) {
       this.report(`${path}.tiers`, 'only for scalingMode PlayerLevel');
@@ -252,16 +253,19 @@ class CatalogChecks {
     }
   }
 
-  private pool(path: string, pool: readonly ChestPoolEntry[]): void {
+  private pool(path: string, pool: readonly ChestPoolEntry[], factor: number): void {
     if (pool.length === 0) {
       this.report(path, 'at least one entry is required');
       return;
     }
     pool.forEach((e, i) => {
-      if (e.reward !== POINTS_REWARD) this.refersTo(`${path}[${i}].reward`, e.reward, 'deliverable');
+      const amount = `${path}[${i}].amount.max`;
+      if (e.reward !== POINTS_REWARD && this.refersTo(`${path}[${i}].reward`, e.reward, 'deliverable')) this.powerupAmount(amount, e.reward, e.amount.max, factor);
       this.range(`${path}[${i}].amount`, e.amount);
+      if (factor !== 1 && e.amount.max * factor > MAX_AMOUNT) this.report(amount, `must be at most ${MAX_AMOUNT.toLocaleString('en-US')} once multiplied by the largest scaling factor (${factor}), the largest amount the engine holds`);
     });
     if (pool.reduce((total, e) => total + e.weight, 0) <= 0) this.report(path, 'total weight must be greater than 0');
+    this.totalWeight(path, pool.map((e) => e.weight));
   }
 
   private powerup(path: string, p: PowerupConfig): void {
@@ -350,6 +354,7 @@ class CatalogChecks {
     this.grants(`${path}.deliverables`, t.deliverables);
     if (t.randomizedPrize) {
       if (t.deliverables.length === 0) this.report(`${path}.deliverables`, 'at least one deliverable is required when randomizedPrize is true');
+      this.totalWeight(`${path}.deliverables`, t.deliverables.map((g) => g.weight ?? 0));
       t.deliverables.forEach((g, i) => {
         if (g.weight === null || g.weight <= 0) this.report(`${path}.deliverables[${i}].weight`, 'must be greater than 0 when randomizedPrize is true');
       });

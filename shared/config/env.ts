@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** The run contract of decisions.md §1: everything the service reads from its environment. */
+/** Everything the service reads from its environment (README, "Configuration"). */
 export interface RunConfig {
   port: number;
   dataDir: string;
@@ -15,17 +15,22 @@ export interface RunConfig {
   redisPrefix: string;
   /** Bound on how long a read waits for `X-Min-Position` to be projected. */
   minPositionWaitMs: number;
-  /** How old a reservation (reference, purchase, chest opening) must be before recovery may finish or release it. */
-  staleReservationMs: number;
+  /** How long an Idempotency-Key is honoured after its request. */
+  idempotencyRetentionMs: number;
   /** How long an append to the embedded event store waits for another writer's lock before a 503. */
   sqliteBusyTimeoutMs: number;
+  /** How long a client may take to send a request's headers, and the whole request. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  /** The webhooks file (null: no webhooks) and how deliveries are made. */
+  webhooks: { file: string | null; concurrency: number; timeoutMs: number; retryBaseMs: number; maxAttempts: number };
   logLevel: string;
 }
 
 export const DEMO_CATALOG_FILE = path.resolve(__dirname, '..', '..', 'catalog', 'demo-catalog.yaml');
 
-export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
-  const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
+/** `defaultPort`: the HTTP port without PORT (each role has its own, app/roles.ts). */
+export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort = 8080): RunConfig {
+  const port = env.PORT === undefined || env.PORT === '' ? defaultPort : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`PORT: must be a port number, got "${env.PORT}"`);
   }
@@ -40,17 +45,54 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'gamification',
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
-    staleReservationMs: positiveMs(env, 'STALE_RESERVATION_MS', 30_000),
     sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
+    idempotencyRetentionMs: positiveHours(env, 'IDEMPOTENCY_KEY_RETENTION_HOURS', 24) * 3_600_000,
+    http: httpTimeouts(env),
+    webhooks: {
+      file: env.WEBHOOKS_FILE ? path.resolve(env.WEBHOOKS_FILE) : null,
+      concurrency: positiveWhole(env, 'WEBHOOK_CONCURRENCY', 16),
+      timeoutMs: webhookTimeout(env),
+      retryBaseMs: positiveMs(env, 'WEBHOOK_RETRY_BASE_MS', 5000),
+      maxAttempts: positiveWhole(env, 'WEBHOOK_MAX_ATTEMPTS', 15),
+    },
     logLevel: env.LOG_LEVEL || 'info',
   };
 }
 
+function httpTimeouts(env: NodeJS.ProcessEnv): RunConfig['http'] {
+  const headersTimeoutMs = positiveMs(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000);
+  const requestTimeoutMs = positiveMs(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000);
+  // Node refuses headers given more time than the whole request.
+  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
+/** A webhook's run (10 s of attempts, then the last one's answer) must end within its job's 30 s claim. */
+const MAX_WEBHOOK_TIMEOUT_MS = 15_000;
+
+function webhookTimeout(env: NodeJS.ProcessEnv): number {
+  const ms = positiveMs(env, 'WEBHOOK_TIMEOUT_MS', 5000);
+  if (ms > MAX_WEBHOOK_TIMEOUT_MS) throw new Error(`WEBHOOK_TIMEOUT_MS: must be at most ${MAX_WEBHOOK_TIMEOUT_MS} (a webhook run must end within its job's 30 s claim), got "${ms}"`);
+  return ms;
+}
+
 /** A duration in ms from the environment: a whole number > 0, or the default when unset. */
-function positiveMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+const positiveMs = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => positiveWhole(env, name, fallback, ' of milliseconds');
+
+/** A whole number > 0 from the environment, or the default when unset. */
+function positiveWhole(env: NodeJS.ProcessEnv, name: string, fallback: number, unit = ''): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name}: must be a whole number of milliseconds above 0, got "${raw}"`);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name}: must be a whole number${unit} above 0, got "${raw}"`);
+  return value;
+}
+
+/** A duration in hours from the environment: a number > 0 (fractions allowed), or the default when unset. */
+function positiveHours(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}: must be a number of hours above 0, got "${raw}"`);
   return value;
 }

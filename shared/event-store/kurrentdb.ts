@@ -1,17 +1,21 @@
 /**
- * Production EventStore adapter: KurrentDB (or EventStoreDB 22.6+) through
- * `@kurrent/kurrentdb-client`. Appends, stream revisions, idempotency by event id and
- * wrong-expected-version checks are the server's own; this file maps them onto the port.
+ * Production EventStore adapter: KurrentDB 25.1 or later through `@kurrent/kurrentdb-client`.
+ * Every append is the server's multi-stream append: one atomic write to one or several streams,
+ * each checked against its own expected revision. Revisions, idempotency by event id and
+ * revision checks are the server's own; this file maps them onto the port. `connect` refuses an
+ * older server up front.
  *
- * Positions. KurrentDB places an event in `$all` by a {commit, prepare} pair of log offsets.
- * The gRPC append this adapter uses writes every event as its own self-committed record, so
- * for each of them commit = prepare = the offset of that event's record: unique per event,
- * also between the events of one multi-event append, and increasing in `$all` order. The
- * port's single `position` is therefore the commit position (a byte offset, exact as a
- * number up to 8 PiB of log); the append result's commit position is the last event's.
- * Only legacy explicit transactions (TCP clients) give several events one commit position
- * with distinct prepares; exposing commit for those would make a checkpointed reader skip
- * events, so such an event is refused loudly (see toRecorded).
+ * Positions. KurrentDB places an event in `$all` by a {commit, prepare} pair of log offsets. A
+ * multi-stream append writes its events, in request order, as one run of self-committed records
+ * (an implicit transaction: no separate commit record), so for each event commit = prepare = the
+ * offset of its own record: unique per event, also between the events and streams of one append,
+ * and increasing in `$all` order. The port's single `position` is therefore the commit position
+ * (a byte offset, exact as a number up to 8 PiB of log). The server answers an append with the
+ * commit position of its last record, which is its last event's position, and a retry it
+ * recognises with the position of the first append's last event. Only legacy explicit
+ * transactions (TCP clients) give several events one commit position with distinct prepares;
+ * exposing commit for those would make a checkpointed reader skip events, so such an event is
+ * refused loudly (see toRecorded).
  *
  * Exclusive `fromPosition`: the server reads `$all` from an exact record offset, inclusive,
  * and rejects an offset inside a record. Positions this adapter hands out (event positions,
@@ -32,38 +36,86 @@ import {
   StreamNotFoundError,
   TimeoutError,
   UnavailableError,
+  UnknownError,
   WrongExpectedVersionError as KurrentWrongExpectedVersionError,
   convertToCommandError,
-  excludeSystemEvents,
   jsonEvent,
+  streamNameFilter,
 } from '@kurrent/kurrentdb-client';
 import type {
   AllStreamSubscription,
+  AppendStreamRequest,
   AppendStreamState,
   JSONType,
   Position,
   ReadPosition,
   RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import {
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-  StoreUnavailableError,
-  SubscribeOptions,
-  Subscription,
-  WrongExpectedVersionError,
-} from './port';
+import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
 
 export interface KurrentDbEventStoreOptions {
   /** Wait before resubscribing after the server dropped a subscription. Default 1000. */
   resubscribeDelayMs?: number;
 }
+
+/** The first KurrentDB release with multi-stream appends. */
+const MULTI_STREAM_APPEND_SINCE = { major: 25, minor: 1 };
+
+/** The client's version for a server without a features endpoint. */
+const UNKNOWN_VERSION = 'unknown';
+
+/**
+ * Whether a server of this version (as its features endpoint reports it, e.g. "25.1.0") has
+ * multi-stream appends. The client reports "unknown" for a server without that endpoint: one
+ * older than 21.10, so no.
+ */
+export function supportsMultiStreamAppend(serverVersion: string): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(serverVersion);
+  if (!match) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  const since = MULTI_STREAM_APPEND_SINCE;
+  return major > since.major || (major === since.major && minor >= since.minor);
+}
+
+/** The server is too old for this service: it cannot append to several streams atomically. */
+export class UnsupportedServerError extends Error {
+  constructor(readonly serverVersion: string) {
+    const { major, minor } = MULTI_STREAM_APPEND_SINCE;
+    const server = serverVersion === UNKNOWN_VERSION ? 'of unknown version (it has no features endpoint: before 21.10)' : serverVersion;
+    super(`KurrentDB server ${server} does not support multi-stream appends: this service needs KurrentDB ${major}.${minor} or later`);
+    this.name = 'UnsupportedServerError';
+  }
+}
+
+/**
+ * The client's record of what the server said about itself. It is behind a protected getter
+ * (the client's own multiStreamAppend consults it); this cast reads only the version, so that
+ * an old server is refused at start, by its version, instead of at every append.
+ */
+interface ClientCapabilities {
+  readonly capabilities: Promise<{ readonly serverVersion: string }>;
+}
+
+/**
+ * The record property that carries an event's metadata, as JSON. A multi-stream append takes
+ * only string-valued properties (the client refuses anything else) and our metadata has numbers
+ * and nested objects, so it travels whole, in one property. The server stores properties as the
+ * event's metadata and reads them back as one JSON object, adding its own `$schema.name` and
+ * `$schema.format`; the name has no `$` because the protocol reserves those keys for the server.
+ */
+const METADATA_PROPERTY = 'gamification.metadata';
+
+/**
+ * Domain events only. Every event of a `$` stream is the server's own (settings, system
+ * projections, persistent subscription configuration) and filtering by event type is not enough:
+ * `$persistentSubscriptionConfig` holds `PersistentConfig1` events. A `$`-typed event in a domain
+ * stream would still come through (a link written there by a user projection): this service runs
+ * no server projection that writes any.
+ */
+const domainStreams = () => streamNameFilter({ regex: '^[^$]' });
+
+/** gRPC status INTERNAL, which the client reports as an UnavailableError (see afterRefusal). */
+const GRPC_INTERNAL = 13;
 
 function toStreamState(expected: ExpectedRevision): AppendStreamState {
   if (expected === 'any') return ANY;
@@ -72,11 +124,14 @@ function toStreamState(expected: ExpectedRevision): AppendStreamState {
   return BigInt(expected);
 }
 
-function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no_stream') return actual === -1;
-  if (expected === 'stream_exists') return actual >= 0;
-  return actual === expected;
+/** Revision the first event of an append lands on, when the expected revision pins it. */
+function pinnedStart(expected: ExpectedRevision): number | undefined {
+  if (expected === 'no_stream') return 0;
+  return typeof expected === 'number' ? expected + 1 : undefined;
+}
+
+function toAppendRequest({ stream, events, expectedRevision }: StreamAppend): AppendStreamRequest {
+  return { streamName: stream, events: events.map(toEventData), expectedState: toStreamState(expectedRevision) };
 }
 
 function toEventData(event: NewEvent) {
@@ -85,8 +140,14 @@ function toEventData(event: NewEvent) {
     type: event.type,
     // undefined has no JSON form; stored as null, as the embedded store does.
     data: (event.data ?? null) as JSONType,
-    metadata: event.metadata,
+    metadata: { [METADATA_PROPERTY]: JSON.stringify(event.metadata) },
   });
+}
+
+/** See METADATA_PROPERTY. Events appended before multi-stream appends carry the metadata itself. */
+function fromStoredMetadata(stored: unknown): EventMetadata {
+  const encoded = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>)[METADATA_PROPERTY] : undefined;
+  return (typeof encoded === 'string' ? JSON.parse(encoded) : stored) as EventMetadata;
 }
 
 function toRecorded({ event }: { event?: KurrentRecordedEvent }): RecordedEvent {
@@ -107,7 +168,7 @@ function toRecorded({ event }: { event?: KurrentRecordedEvent }): RecordedEvent 
     id: event.id,
     type: event.type,
     data: event.data,
-    metadata: event.metadata as EventMetadata,
+    metadata: fromStoredMetadata(event.metadata),
     streamName: event.streamId,
     revision: Number(event.revision),
     position: Number(position.commit),
@@ -115,8 +176,20 @@ function toRecorded({ event }: { event?: KurrentRecordedEvent }): RecordedEvent 
   };
 }
 
+/** The server's conflict in the port's words: the stream it names and that stream's revision. */
+function toConflict(error: KurrentWrongExpectedVersionError): WrongExpectedVersionError {
+  const expected = typeof error.expectedState === 'bigint' ? Number(error.expectedState) : error.expectedState;
+  const actual = error.actualState === NO_STREAM ? -1 : Number(error.actualState);
+  return new WrongExpectedVersionError(error.streamName, expected, actual);
+}
+
 function at(position: number): Position {
   return { commit: BigInt(position), prepare: BigInt(position) };
+}
+
+/** Raw gRPC errors (some calls reject with them) as the client's own error classes. */
+function commandError(error: unknown): unknown {
+  return error instanceof Error ? convertToCommandError(error) : error;
 }
 
 /**
@@ -124,11 +197,9 @@ function at(position: number): Position {
  * deadline passed, server-side timeout or cancellation (e.g. shutting down).
  */
 function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
   // Discovery of a cluster gives up with a plain Error.
-  if (error.message.startsWith('Failed to discover')) return true;
-  // Some calls reject with the raw gRPC error (e.g. UNAVAILABLE before any connection).
-  const converted = convertToCommandError(error);
+  if (error instanceof Error && error.message.startsWith('Failed to discover')) return true;
+  const converted = commandError(error);
   return (
     converted instanceof UnavailableError ||
     converted instanceof NotLeaderError ||
@@ -138,12 +209,32 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
-function translate(error: unknown): unknown {
-  if (isUnavailable(error)) {
-    return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
-  }
-  return error;
+function unavailable(error: unknown): StoreUnavailableError {
+  return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
 }
+
+function translate(error: unknown): unknown {
+  return isUnavailable(error) ? unavailable(error) : error;
+}
+
+/**
+ * Reads also count UnknownError as unavailable. The native read path (readStream, readAll)
+ * reports every gRPC status it has no name for as UnknownError, CANCELLED among them: what a
+ * server going down answers the calls in flight, which must give a 503, not a 500. The same
+ * class carries faults that retrying will not cure (INVALID_ARGUMENT, FAILED_PRECONDITION,
+ * UNIMPLEMENTED: a request this adapter got wrong); those give a 503 too, every time, with the
+ * original error as the cause for the logs. Appends keep UnknownError as it is: there it mostly
+ * means a request the server refused.
+ */
+function translateRead(error: unknown): unknown {
+  return commandError(error) instanceof UnknownError ? unavailable(error) : translate(error);
+}
+
+/** What one stream's part of an append wrote: the revision and position of its last event. */
+type StreamWritten = { revision: number; position: number };
+
+/** How much of one stream's part of an append that stream already holds, as a retry finds it. */
+type Earlier = 'none' | 'some' | StreamWritten;
 
 export class KurrentDbEventStore implements EventStore {
   private readonly client: KurrentDBClient;
@@ -151,31 +242,42 @@ export class KurrentDbEventStore implements EventStore {
   private readonly subscriptions = new Set<KurrentDbSubscription>();
   private closed = false;
 
-  /** `connectionString`: `kurrentdb://` or `esdb://`, e.g. `kurrentdb://localhost:2113?tls=false`. */
+  /**
+   * Connects and checks that the server has multi-stream appends (KurrentDB 25.1+): refuses
+   * with UnsupportedServerError otherwise, with StoreUnavailableError when it cannot be reached.
+   */
+  static async connect(connectionString: string, options: KurrentDbEventStoreOptions = {}): Promise<KurrentDbEventStore> {
+    const store = new KurrentDbEventStore(connectionString, options);
+    try {
+      const serverVersion = await store.serverVersion();
+      if (!supportsMultiStreamAppend(serverVersion)) throw new UnsupportedServerError(serverVersion);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /**
+   * Does not contact the server (see `connect`). `connectionString`: `kurrentdb://` or
+   * `esdb://`, e.g. `kurrentdb://localhost:2113?tls=false`.
+   */
   constructor(connectionString: string, options: KurrentDbEventStoreOptions = {}) {
     this.client = KurrentDBClient.connectionString(connectionString);
     this.resubscribeDelayMs = options.resubscribeDelayMs ?? 1000;
   }
 
-  async appendToStream(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult> {
     this.assertOpen();
-    if (events.length === 0) return this.checkRevision(stream, expectedRevision);
+    checkAppends(appends);
     try {
-      const result = await this.client.appendToStream(stream, events.map(toEventData), {
-        streamState: toStreamState(expectedRevision),
-      });
-      const nextExpectedRevision = Number(result.nextExpectedRevision);
-      // A retry the server recognised may come back without a position: look the last event up.
-      const position = result.position
-        ? Number(result.position.commit)
-        : (await this.readStream(stream, { fromRevision: nextExpectedRevision, maxCount: 1 }))[0].position;
-      return { nextExpectedRevision, position };
+      const written = await this.client.multiStreamAppend(appends.map(toAppendRequest));
+      const revisions: Record<string, number> = {};
+      for (const { streamName, revision } of written.responses) revisions[streamName] = Number(revision);
+      // The commit position of the append's last record: its last event's (see the opening comment).
+      return { revisions, position: Number(written.position) };
     } catch (error) {
-      if (error instanceof KurrentWrongExpectedVersionError) {
-        const actual = error.actualState === NO_STREAM ? -1 : Number(error.actualState);
-        throw new WrongExpectedVersionError(stream, expectedRevision, actual);
-      }
-      throw translate(error);
+      return this.afterRefusal(appends, error);
     }
   }
 
@@ -194,14 +296,14 @@ export class KurrentDbEventStore implements EventStore {
     return last?.revision ?? -1;
   }
 
-  /** Domain events only: KurrentDB's own (`$`-typed) events are not part of the port's log. */
+  /** Domain events only (see domainStreams). */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
     const after = options.fromPosition ?? 0;
     const { maxCount } = options;
     const read = this.client.readAll({
       fromPosition: await this.readStart(after),
-      filter: excludeSystemEvents(),
+      filter: domainStreams(),
       // One more: the read is inclusive of its start, which is dropped below.
       maxCount: maxCount === undefined ? undefined : maxCount + 1,
     });
@@ -212,13 +314,13 @@ export class KurrentDbEventStore implements EventStore {
   /** Position of the last domain event, the last one a subscription delivers, so waiting for it ends. */
   async headPosition(): Promise<number> {
     this.assertOpen();
-    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: excludeSystemEvents() });
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: domainStreams() });
     const [last] = await this.collect(read);
     return last?.position ?? 0;
   }
 
   /**
-   * Catch-up then live, from a server subscription to `$all` without system events. A dropped
+   * Catch-up then live, from a server subscription to `$all`'s domain streams. A dropped
    * connection resubscribes from the last delivered position; a failing handler or any other
    * error stops it and is reported. Do not `await close()` from inside `onEvent`.
    */
@@ -228,11 +330,19 @@ export class KurrentDbEventStore implements EventStore {
       options,
       this.resubscribeDelayMs,
       (after) => this.readStart(after),
-      (start) => this.client.subscribeToAll({ fromPosition: start, filter: excludeSystemEvents() }),
+      (start) => this.client.subscribeToAll({ fromPosition: start, filter: domainStreams() }),
       () => this.subscriptions.delete(subscription),
     );
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  /**
+   * None known ahead of a write: the client reconnects by itself, and a write while the server
+   * is unreachable answers 503 on its own.
+   */
+  writeProblem(): WriteProblem | null {
+    return null;
   }
 
   async close(): Promise<void> {
@@ -242,14 +352,93 @@ export class KurrentDbEventStore implements EventStore {
     await this.client.dispose();
   }
 
+  private async serverVersion(): Promise<string> {
+    try {
+      return (await (this.client as unknown as ClientCapabilities).capabilities).serverVersion;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
   /**
-   * An empty append only checks the revision, as in the embedded store; position 0: nothing to
-   * wait for. Checked here because the server's answer cannot say "no stream" for it.
+   * An append the server refused. A conflict may be the retry of an append it wrote: then the
+   * first result (see earlierResult), else the conflict it names. Servers 25.1 to 26.0.2 answer
+   * an append to several streams of which some already hold their events (a partial retry) with
+   * an internal error instead of a conflict, which the client reports as unavailable: that one
+   * is examined here, and named as the conflict it is. Anything else keeps its meaning.
    */
-  private async checkRevision(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
-    const actual = await this.streamRevision(stream);
-    if (!revisionMatches(expected, actual)) throw new WrongExpectedVersionError(stream, expected, actual);
-    return { nextExpectedRevision: actual, position: 0 };
+  private async afterRefusal(appends: readonly StreamAppend[], error: unknown): Promise<AppendResult> {
+    const refusal = commandError(error);
+    const isConflict = refusal instanceof KurrentWrongExpectedVersionError;
+    if (isConflict || (refusal instanceof UnavailableError && refusal.code === GRPC_INTERNAL)) {
+      const earlier = await this.earlierResult(appends);
+      if (earlier) return earlier;
+      if (isConflict) throw toConflict(refusal);
+      const conflict = await this.conflictIn(appends);
+      if (conflict) throw conflict;
+    }
+    throw translate(error);
+  }
+
+  /**
+   * The result of the append these appends retry, when every stream already holds its events,
+   * in order, where the append puts them: right after the expected revision, or anywhere for
+   * 'any' and 'stream_exists'. Undefined otherwise. Pinned streams are looked at first: a
+   * conflict is common, a retry rare, and one read of a pinned stream usually tells.
+   */
+  private async earlierResult(appends: readonly StreamAppend[]): Promise<AppendResult | undefined> {
+    const pinnedFirst = [...appends].sort((a, b) => Number(pinnedStart(a.expectedRevision) === undefined) - Number(pinnedStart(b.expectedRevision) === undefined));
+    const written = new Map<string, StreamWritten>();
+    for (const append of pinnedFirst) {
+      const earlier = await this.earlier(append);
+      if (earlier === 'none' || earlier === 'some') return undefined;
+      written.set(append.stream, earlier);
+    }
+    const revisions: Record<string, number> = {};
+    for (const { stream } of appends) revisions[stream] = written.get(stream)!.revision;
+    return { revisions, position: Math.max(...[...written.values()].map((w) => w.position)) };
+  }
+
+  /**
+   * The conflict to name when the server could not: the first stream, in request order, that
+   * already holds some of its events or is not at its expected revision, as later servers name it.
+   */
+  private async conflictIn(appends: readonly StreamAppend[]): Promise<WrongExpectedVersionError | undefined> {
+    for (const append of appends) {
+      const actual = await this.streamRevision(append.stream);
+      if (!revisionMatches(append.expectedRevision, actual) || (await this.earlier(append)) !== 'none') {
+        return new WrongExpectedVersionError(append.stream, append.expectedRevision, actual);
+      }
+    }
+    return undefined;
+  }
+
+  private async earlier({ stream, events, expectedRevision }: StreamAppend): Promise<Earlier> {
+    const ids = new Set(events.map(({ id }) => id));
+    const start = pinnedStart(expectedRevision);
+    const candidates = start === undefined ? await this.findByIds(stream, ids) : await this.readStream(stream, { fromRevision: start, maxCount: events.length });
+    const held = candidates.filter(({ id }) => ids.has(id));
+    if (held.length === 0) return 'none';
+    const isRetry = held.length === events.length && held.every((e, i) => e.id === events[i].id && e.revision === held[0].revision + i);
+    if (!isRetry) return 'some';
+    const last = held[held.length - 1];
+    return { revision: last.revision, position: last.position };
+  }
+
+  /** The stream's events with these ids, in revision order, searched from the end, where a retry's are. */
+  private async findByIds(stream: string, ids: ReadonlySet<string>): Promise<RecordedEvent[]> {
+    const found: RecordedEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END })) {
+        const event = toRecorded(resolved);
+        if (ids.has(event.id)) found.unshift(event);
+        if (found.length === ids.size) break;
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw translateRead(error);
+    }
+    return found;
   }
 
   /**
@@ -264,15 +453,17 @@ export class KurrentDbEventStore implements EventStore {
     try {
       await this.client.readAll({ fromPosition: at(after), maxCount: 1 }).next();
       return at(after);
-    } catch (error) {
-      if (isUnavailable(error)) throw translate(error);
+    } catch {
+      // Refused. The server answers a position inside a record with gRPC UNKNOWN, which the
+      // native client reports as UnavailableError, as it does a server that is down: the read
+      // below tells them apart, failing too when the server is down.
     }
     try {
-      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: excludeSystemEvents() })) {
+      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: domainStreams() })) {
         if (event && event.position.commit <= BigInt(after)) return event.position;
       }
     } catch (error) {
-      throw translate(error);
+      throw translateRead(error);
     }
     return START;
   }
@@ -284,7 +475,7 @@ export class KurrentDbEventStore implements EventStore {
       for await (const resolved of read) events.push(toRecorded(resolved));
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
-      throw translate(error);
+      throw translateRead(error);
     }
     return events;
   }
@@ -353,7 +544,8 @@ class KurrentDbSubscription implements Subscription {
         }
       } catch (error) {
         if (error instanceof HandlerFailure) throw error.error;
-        const failure = translate(error);
+        // As for reads (see translateRead), an UnknownError counts as a dropped connection.
+        const failure = translateRead(error);
         if (!(failure instanceof StoreUnavailableError)) throw failure;
       } finally {
         await this.unsubscribe();

@@ -2,21 +2,10 @@
  * Embedded EventStore adapter: one SQLite file (better-sqlite3, WAL), shareable by several
  * processes. Behaves like EventStoreDB where the port makes it visible (see port.ts).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-  StoreUnavailableError,
-  SubscribeOptions,
-  Subscription,
-  WrongExpectedVersionError,
-} from './port';
+import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreFaultError, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
 import { WalCheckpointer } from './sqlite-checkpointer';
 
 export interface SqliteEventStoreOptions {
@@ -31,7 +20,22 @@ export interface SqliteEventStoreOptions {
   readonly?: boolean;
   /** How long a write waits for another process's write lock before giving up. Default 5000. */
   busyTimeoutMs?: number;
+  /** Told the number of appends of each group commit (the service's metrics). */
+  onGroupCommit?(appends: number): void;
+  /**
+   * Run `PRAGMA quick_check` when opening (the service does, at start): a damaged file is refused
+   * with a StoreFaultError instead of failing on some later read. Its cost: README, "Operating it".
+   */
+  checkIntegrity?: boolean;
+  /**
+   * Called once, with one line saying what is wrong and what to do, when the store finds a lasting
+   * fault while open (its file deleted, replaced or damaged): from then on it refuses every write.
+   */
+  onFault?(reason: string): void;
 }
+
+/** How often an open file store checks that its path still names the file it opened. */
+const SAME_FILE_CHECK_EVERY_MS = 1000;
 
 /** Rows per read while a subscription catches up, so a long replay never loads the whole log. */
 const PAGE_SIZE = 1000;
@@ -98,19 +102,26 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/** SQLite result codes meaning the file is damaged: a lasting fault, never retried. */
+const DAMAGED_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+const isDamaged = (error: unknown): boolean => DAMAGED_CODES.test(codeOf(error) ?? '');
+
+const damaged = (file: string, detail: string): string =>
+  `event store ${file} is damaged (${detail}); stop every process using it and restore the file from a backup (sqlite3's .recover can salvage the rows still readable)`;
+
+/** SQLite result codes of a file this process may not write (or create). */
+const NOT_WRITABLE_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM)/;
+
 function isUnavailable(error: unknown): boolean {
   // Checked by its code, not by class: the native module's error class may come from another module instance.
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  const primary = code.match(/^SQLITE_[A-Z]+/)?.[0];
+  const primary = codeOf(error)?.match(/^SQLITE_[A-Z]+/)?.[0];
   return primary !== undefined && UNAVAILABLE_CODES.has(primary);
-}
-
-function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no_stream') return actual === -1;
-  if (expected === 'stream_exists') return actual >= 0;
-  return actual === expected;
 }
 
 /** Revision the first event of an append must land on, when the expected revision pins it. */
@@ -120,11 +131,15 @@ function pinnedStart(expected: ExpectedRevision): number | undefined {
 }
 
 interface PendingAppend {
-  stream: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
+  appends: readonly StreamAppend[];
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
+}
+
+/** What one stream's part of an append wrote: the stream's last revision and the last position. */
+interface StreamWritten {
+  revision: number;
+  position: number;
 }
 
 /** JSON of an event's metadata (the same object is encoded once per group commit). */
@@ -145,6 +160,14 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private closed = false;
+  private readonly file: string;
+  private readonly readonly: boolean;
+  /** The file opened (null in memory): its path must keep naming it, or writes would go nowhere. */
+  private readonly opened: { dev: number; ino: number } | null;
+  /** A lasting fault found while open: every write is refused with it. */
+  private fault: string | null = null;
+  private readonly onFault: ((reason: string) => void) | undefined;
+  private readonly sameFileTimer: NodeJS.Timeout | undefined;
 
   private readonly insertEvent: Database.Statement<[string, number, string, string, string, string, number]>;
   private readonly selectStoredId: Database.Statement<[string], StoredId>;
@@ -165,24 +188,37 @@ export class SqliteEventStore implements EventStore {
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly onGroupCommit: ((appends: number) => void) | undefined;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.onGroupCommit = options.onGroupCommit;
+    this.file = filePath;
+    this.readonly = options.readonly ?? false;
+    this.onFault = options.onFault;
+    const inFile = filePath !== ':memory:' && filePath !== '';
     let db: Database.Database | undefined;
     try {
-      const readonly = options.readonly ?? false;
-      db = new Database(filePath, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5000 });
+      db = new Database(filePath, { readonly: this.readonly, fileMustExist: this.readonly, timeout: options.busyTimeoutMs ?? 5000 });
       db.pragma('journal_mode = WAL');
       // FULL syncs the WAL on every commit: an acknowledged append survives a power cut.
       db.pragma('synchronous = FULL');
       db.exec(SCHEMA);
+      if (options.checkIntegrity) {
+        const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
+        // The first problem is enough to say the file is damaged ("*** in database main ***" heads a list).
+        const first = problems.join('\n').split('\n').find((line) => !line.startsWith('***'));
+        if (problems.join() !== 'ok') throw new StoreFaultError(damaged(filePath, `quick_check: ${first}`));
+      }
     } catch (error) {
       db?.close();
-      throw new StoreUnavailableError(`cannot open event store ${filePath}: ${String(error)}`, error);
+      throw this.openFailure(error);
     }
     this.db = db;
-    if (!(options.readonly ?? false) && filePath !== ':memory:' && filePath !== '') {
+    this.opened = inFile ? fs.statSync(filePath) : null;
+    if (this.opened) this.sameFileTimer = setInterval(() => this.checkSameFile(), SAME_FILE_CHECK_EVERY_MS).unref();
+    if (!this.readonly && inFile) {
       db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new WalCheckpointer(filePath, () => {
         // Without the worker, SQLite checkpoints inside commits again, so the WAL cannot grow without end.
@@ -203,16 +239,17 @@ export class SqliteEventStore implements EventStore {
     // Each append of several events is a savepoint inside the batch's transaction: one that
     // fails (a wrong expected revision) is undone alone, the others commit together. An append
     // of one event needs none: a failed INSERT undoes only itself (SQLite's ABORT).
-    // Most appends are new events at the expected revision: they skip the per-event duplicate
+    // Most appends are new events at the expected revisions: they skip the per-event duplicate
     // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
-    // a fresh savepoint: a retried append then gets its earlier result, as it always did.
-    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendSync(p, false, recorded, encoded));
-    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendSync(p, true, recorded, encoded));
+    // a fresh savepoint: a retried append then gets its earlier result.
+    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendUnchecked(p.appends, recorded, encoded));
+    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendChecked(p.appends, recorded, encoded));
     const appendOne = (p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult => {
       // Events of a savepoint that is undone must not be reported as written.
       const mark = recorded.length;
       try {
-        return p.events.length === 1 ? this.appendSync(p, false, recorded, encoded) : appendNew(p, recorded, encoded);
+        const single = p.appends.length === 1 && p.appends[0].events.length === 1;
+        return single ? this.appendUnchecked(p.appends, recorded, encoded) : appendNew(p, recorded, encoded);
       } catch (error) {
         recorded.length = mark;
         if (!(error instanceof WrongExpectedVersionError) && (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
@@ -255,16 +292,19 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * Group commit: appends made in the same turn of the event loop share one transaction, so one
-   * disk sync acknowledges them all. Each still checks its own expected revision, in call order.
+   * disk sync acknowledges them all. Each is still all-or-nothing and checks its own expected
+   * revisions, in call order.
    */
-  appendToStream(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       try {
         this.assertOpen();
+        if (this.fault) throw new StoreFaultError(this.fault);
+        checkAppends(appends);
       } catch (error) {
         return reject(error);
       }
-      this.pending.push({ stream, events, expected: expectedRevision, resolve, reject });
+      this.pending.push({ appends, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -275,6 +315,9 @@ export class SqliteEventStore implements EventStore {
     if (batch.length === 0) return;
     let committed: CommittedBatch;
     try {
+      // Cheap (one stat per group commit), and nothing is acknowledged into a file no one can open again.
+      this.checkSameFile();
+      if (this.fault) throw new StoreFaultError(this.fault);
       committed = this.guard(() => this.commitBatch(batch));
     } catch (error) {
       for (const p of batch) p.reject(error);
@@ -287,6 +330,7 @@ export class SqliteEventStore implements EventStore {
       else batch[i].reject(outcome.error);
     });
     if (committed.recorded.length) for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, committed.recorded);
+    this.onGroupCommit?.(batch.length);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -333,32 +377,85 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
+  /**
+   * A lasting fault (deleted, replaced, damaged), else what stops writes now: the file or its WAL
+   * not writable by this process (a read-only DATA_DIR or mount).
+   */
+  writeProblem(): WriteProblem | null {
+    this.checkSameFile();
+    if (this.fault) return { reason: this.fault, lasting: true };
+    if (this.readonly) return { reason: `event store ${this.file} is open read-only`, lasting: false };
+    if (!this.opened) return null;
+    for (const file of [this.file, `${this.file}-wal`]) {
+      try {
+        fs.accessSync(file, fs.constants.W_OK);
+      } catch (error) {
+        if (codeOf(error) === 'ENOENT') continue;
+        return { reason: `cannot write ${file} (${codeOf(error)}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`, lasting: false };
+      }
+    }
+    return null;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     // Appends already accepted are committed, not dropped.
     this.flush();
     this.closed = true;
+    clearInterval(this.sameFileTimer);
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     await this.checkpointer?.stop();
     this.db.close();
   }
 
   /**
-   * Appends one stream's events, adding what it wrote to `recorded`. Unchecked, the stream's
-   * revision is taken from what is known without a query where that is safe: a stream expected
-   * not to exist is written at revision 0, and a remembered revision is never ahead of the
-   * stream. Either way UNIQUE (stream, revision) refuses an event whose revision is taken, and
-   * the append is then tried again, checked, against the stream's revision read from the file.
+   * Appends every stream's events, adding what it wrote to `recorded`, without looking for a
+   * retried append. Each stream's revision is taken from what is known without a query where
+   * that is safe: a stream expected not to exist is written at revision 0, and a remembered
+   * revision is never ahead of the stream. Either way UNIQUE (stream, revision) refuses an event
+   * whose revision is taken, and the append is then tried again, checked (appendChecked).
    */
-  private appendSync({ stream, events, expected }: PendingAppend, checkDuplicates: boolean, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
-    // An empty append inserts nothing that UNIQUE could refuse: it always reads the revision.
-    const actual = checkDuplicates || events.length === 0 ? this.currentRevision(stream) : this.assumedRevision(stream, expected);
-    const duplicate = checkDuplicates ? this.findDuplicate(stream, events, expected, actual) : undefined;
-    if (duplicate) return duplicate;
-    if (!revisionMatches(expected, actual)) throw new WrongExpectedVersionError(stream, expected, actual);
-    // An empty append only checks the revision, as in EventStoreDB; position 0: nothing to wait for.
-    if (events.length === 0) return { nextExpectedRevision: actual, position: 0 };
+  private appendUnchecked(appends: readonly StreamAppend[], recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
+    const revisions: Record<string, number> = {};
+    let position = 0;
+    for (const { stream, events, expectedRevision } of appends) {
+      const actual = this.assumedRevision(stream, expectedRevision);
+      if (!revisionMatches(expectedRevision, actual)) throw new WrongExpectedVersionError(stream, expectedRevision, actual);
+      const written = this.insert(stream, events, actual, recorded, encoded);
+      revisions[stream] = written.revision;
+      position = written.position;
+    }
+    return { revisions, position };
+  }
 
+  /**
+   * The checked append: a retry of an earlier append (every event id stored, each stream's at
+   * the revisions it pins) answers the earlier result; some ids stored and not others is a
+   * conflict, never a partial write; otherwise each stream's revision is read and checked.
+   */
+  private appendChecked(appends: readonly StreamAppend[], recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
+    const actuals = appends.map(({ stream }) => this.currentRevision(stream));
+    const earlier = appends.map((append, i) => this.findEarlier(append, actuals[i]));
+    if (earlier.every((e) => e !== undefined)) {
+      const revisions: Record<string, number> = {};
+      appends.forEach(({ stream }, i) => (revisions[stream] = earlier[i]!.revision));
+      return { revisions, position: Math.max(...earlier.map((e) => e!.position)) };
+    }
+    const retried = earlier.findIndex((e) => e !== undefined);
+    if (retried >= 0) throw new WrongExpectedVersionError(appends[retried].stream, appends[retried].expectedRevision, actuals[retried]);
+    const revisions: Record<string, number> = {};
+    let position = 0;
+    appends.forEach(({ stream, events, expectedRevision }, i) => {
+      if (!revisionMatches(expectedRevision, actuals[i])) throw new WrongExpectedVersionError(stream, expectedRevision, actuals[i]);
+      const written = this.insert(stream, events, actuals[i], recorded, encoded);
+      revisions[stream] = written.revision;
+      position = written.position;
+    });
+    return { revisions, position };
+  }
+
+  /** Writes one stream's events after revision `actual`. */
+  private insert(stream: string, events: readonly NewEvent[], actual: number, recorded: RecordedEvent[], encoded: MetadataEncoder): StreamWritten {
     const createdAt = this.now();
     let revision = actual;
     let position = 0;
@@ -369,47 +466,35 @@ export class SqliteEventStore implements EventStore {
       position = Number(lastInsertRowid);
       recorded.push({ ...event, data: event.data === undefined ? null : event.data, streamName: stream, revision, position, createdAt });
     }
-    return { nextExpectedRevision: revision, position };
+    return { revision, position };
   }
 
-  /** See appendSync: the revision an unchecked append may assume, querying only when nothing is known. */
+  /** See appendUnchecked: the revision an unchecked append may assume, querying only when nothing is known. */
   private assumedRevision(stream: string, expected: ExpectedRevision): number {
     if (expected === 'no_stream') return -1;
     return this.knownRevisions.get(stream) ?? this.currentRevision(stream);
   }
 
   /**
-   * The result of the earlier append when `events` is a retry of it, undefined when none of
-   * the ids are stored. Anything in between is a conflict, never a silent partial write.
+   * What an earlier append of this stream's events wrote, when these events are a retry of it;
+   * undefined when none of the ids are stored. Anything in between is a conflict.
    */
-  private findDuplicate(
-    stream: string,
-    events: NewEvent[],
-    expected: ExpectedRevision,
-    actual: number,
-  ): AppendResult | undefined {
+  private findEarlier({ stream, events, expectedRevision }: StreamAppend, actual: number): StreamWritten | undefined {
     const stored: StoredId[] = [];
-    const seen = new Set<string>();
     for (const event of events) {
-      if (seen.has(event.id)) throw new Error(`event id ${event.id} appears twice in one append to ${stream}`);
-      seen.add(event.id);
       const found = this.selectStoredId.get(event.id);
       if (!found) continue;
-      // EventStoreDB would store it again; the global unique id here cannot, so say so loudly.
+      // KurrentDB would store it again; the global unique id here cannot, so say so loudly.
       if (found.stream !== stream) throw new Error(`event id ${event.id} is already used in stream ${found.stream}`);
       stored.push(found);
     }
     if (stored.length === 0) return undefined;
-
     const first = stored[0].revision;
-    const start = pinnedStart(expected);
-    const isRetry =
-      stored.length === events.length &&
-      stored.every((found, index) => found.revision === first + index) &&
-      (start === undefined || first === start);
-    if (!isRetry) throw new WrongExpectedVersionError(stream, expected, actual);
+    const start = pinnedStart(expectedRevision);
+    const isRetry = stored.length === events.length && stored.every((found, index) => found.revision === first + index) && (start === undefined || first === start);
+    if (!isRetry) throw new WrongExpectedVersionError(stream, expectedRevision, actual);
     const last = stored[stored.length - 1];
-    return { nextExpectedRevision: last.revision, position: last.position };
+    return { revision: last.revision, position: last.position };
   }
 
   /** `maxCount` -1 means no limit. */
@@ -441,11 +526,44 @@ export class SqliteEventStore implements EventStore {
     return this.selectRevision.get(stream)?.revision ?? -1;
   }
 
+  /** The path no longer names the file opened (deleted, or replaced by another): a lasting fault. */
+  private checkSameFile(): void {
+    if (!this.opened || this.fault || this.closed) return;
+    let now: fs.Stats | null = null;
+    try {
+      now = fs.statSync(this.file);
+    } catch (error) {
+      // Only a file that is gone says anything: another error (a permission) is not a replacement.
+      if (codeOf(error) !== 'ENOENT') return;
+    }
+    if (now && now.dev === this.opened.dev && now.ino === this.opened.ino) return;
+    this.failWith(`event store ${this.file} was deleted or replaced while the service was running, so writes are stopped (they would be lost); restore the file and its -wal from a backup, then restart the service`);
+  }
+
+  /** Records a lasting fault (the first one found) and reports it once. */
+  private failWith(reason: string): StoreFaultError {
+    if (!this.fault) {
+      this.fault = reason;
+      this.onFault?.(reason);
+    }
+    return new StoreFaultError(this.fault);
+  }
+
+  /** Why the file could not be opened, as one line saying what to do. */
+  private openFailure(error: unknown): StoreUnavailableError {
+    if (error instanceof StoreUnavailableError) return error;
+    const detail = `${codeOf(error) ?? 'error'}: ${(error as Error).message}`;
+    if (isDamaged(error)) return new StoreFaultError(damaged(this.file, detail), error);
+    if (this.readonly || !NOT_WRITABLE_CODES.test(codeOf(error) ?? '')) return new StoreUnavailableError(`cannot open event store ${this.file} (${detail})`, error);
+    return new StoreUnavailableError(`cannot open event store ${this.file} for writing (${detail}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`, error);
+  }
+
   private guard<T>(operation: () => T): T {
     this.assertOpen();
     try {
       return operation();
     } catch (error) {
+      if (isDamaged(error)) throw this.failWith(damaged(this.file, `${codeOf(error)}: ${(error as Error).message}`));
       if (isUnavailable(error)) {
         throw new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Deliverable type codes of decisions.md §6. */
+/** Deliverable type codes in answers: 0 Points, 1 Prize, 2 Content, 3 Notification. */
 export const DELIVERABLE_TYPE_CODE = { Points: 0, Prize: 1, Content: 2, Notification: 3 } as const;
 
 /** A deliverable granted (or taken back) as it is shown in results: after multipliers and powerups. */

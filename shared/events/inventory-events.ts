@@ -10,7 +10,7 @@ export const chestPrizeSchema = z.object({
   type: z.number().int(),
   imageName: z.string().nullable(),
   amount: z.number(),
-  /** The limited stock this draw took one unit of (`chest-stock-<stockUid>`), or null when unlimited. */
+  /** The limited stock this draw took one unit of (stream `chest-stock-<stockUid>`), or null when unlimited. */
   stockUid: z.string().nullable(),
 });
 export type ChestPrize = z.infer<typeof chestPrizeSchema>;
@@ -22,7 +22,7 @@ export type ChestPrize = z.infer<typeof chestPrizeSchema>;
  */
 export const chestOpenedSchema = z.object({
   playerId: z.string(),
-  /** Chosen once per request: the holder of the stock this opening took. */
+  /** Names the opening: the holder of the chest stock it took, and what its trace is looked up by. */
   openingUid: z.string(),
   chestDeliverableUid: z.string(),
   chestLabel: z.string(),
@@ -51,10 +51,3 @@ export type PowerupDeactivated = z.infer<typeof powerupDeactivatedSchema>;
 /** Appended by the expiry job once `expiresAt` has passed; validity never waits for it. */
 export const powerupExpiredSchema = z.object({ playerId: z.string(), powerupUid: z.string(), expiredAt: z.number().int(), effects: effectsSchema });
 export type PowerupExpired = z.infer<typeof powerupExpiredSchema>;
-
-export const INVENTORY_EVENT_SCHEMAS = {
-  ChestOpened: chestOpenedSchema,
-  PowerupActivated: powerupActivatedSchema,
-  PowerupDeactivated: powerupDeactivatedSchema,
-  PowerupExpired: powerupExpiredSchema,
-} as const;

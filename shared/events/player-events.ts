@@ -57,6 +57,7 @@ export const playerRegisteredSchema = z.object({
   levels: z.array(levelReachedSchema),
   effects: effectsSchema,
 });
+export type PlayerRegistered = z.infer<typeof playerRegisteredSchema>;
 
 export const actionProcessedSchema = z.object({
   playerId: z.string(),
@@ -111,9 +112,3 @@ export const actionReversedSchema = z.object({
   effects: effectsSchema,
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;
-
-export const PLAYER_EVENT_SCHEMAS = {
-  PlayerRegistered: playerRegisteredSchema,
-  ActionProcessed: actionProcessedSchema,
-  ActionReversed: actionReversedSchema,
-} as const;

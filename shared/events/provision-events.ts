@@ -37,7 +37,7 @@ export const provisionCompletedSchema = z.object({
 });
 export type ProvisionCompleted = z.infer<typeof provisionCompletedSchema>;
 
-/** A Pending provision cancelled or timed out: the currency comes back (and the stock, on its own stream). */
+/** A Pending provision cancelled or timed out: the currency comes back (and the stock, on its own stream, in the same append). */
 export const provisionFailedSchema = z.object({
   playerId: z.string(),
   provisionUid: z.string(),
@@ -61,9 +61,36 @@ export const provisionRefundedSchema = z.object({
 });
 export type ProvisionRefunded = z.infer<typeof provisionRefundedSchema>;
 
-export const PROVISION_EVENT_SCHEMAS = {
-  BundlePurchased: bundlePurchasedSchema,
-  ProvisionCompleted: provisionCompletedSchema,
-  ProvisionFailed: provisionFailedSchema,
-  ProvisionRefunded: provisionRefundedSchema,
-} as const;
+export const provisionStatusSchema = z.enum(['Pending', 'Completed', 'Refunded', 'Failed']);
+export type ProvisionStatus = z.infer<typeof provisionStatusSchema>;
+export const failureReasonSchema = z.enum(['Cancelled', 'TimedOut']).nullable();
+
+/**
+ * First event of `provision-<uid>`, written with the purchase (or the action whose cost it is):
+ * whose provision it is and what the transaction endpoints show of it.
+ */
+export const provisionOpenedSchema = z.object({
+  provisionUid: z.string(),
+  playerId: z.string(),
+  referenceType: z.enum(['Store', 'Action']),
+  /** The bundle of a store purchase; null for an action's cost. */
+  bundleUid: z.string().nullable(),
+  /** The action whose cost it is; null for a store purchase. */
+  referenceId: z.string().nullable(),
+  cost: provisionCostSchema,
+  status: provisionStatusSchema,
+  /** Unix ms. */
+  createDate: z.number(),
+});
+export type ProvisionOpened = z.infer<typeof provisionOpenedSchema>;
+
+/** Every later status of the provision, in the same append as the player event that moved it. */
+export const provisionStatusChangedSchema = z.object({
+  provisionUid: z.string(),
+  playerId: z.string(),
+  status: provisionStatusSchema,
+  failureReason: failureReasonSchema,
+  /** Unix ms. */
+  updateDate: z.number(),
+});
+export type ProvisionStatusChanged = z.infer<typeof provisionStatusChangedSchema>;

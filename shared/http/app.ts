@@ -1,13 +1,23 @@
+/** The HTTP shell shared by every role: headers, request ids and logs, body parsing, routes, errors. */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { StoreUnavailableError, WrongExpectedVersionError } from '../event-store/port';
-import { failure, sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
+import { StoreFaultError, StoreUnavailableError, WrongExpectedVersionError, type WriteProblem } from '../event-store/port';
+import { failure } from '../result';
+import { sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
+import { OPERATORS } from '../auth/access';
+import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
+import { cors } from './cors';
 import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Requests whose body was sent but empty (`Content-Length: 0`): the parser makes them `{}`, decisions.md §2 calls them absent. */
+const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
+
+/** What every process serves without a key: liveness, readiness, and the API's own description. */
+export const PUBLIC_PATHS = { health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: '/docs' } as const;
+
+/** Requests whose body was sent but empty (`Content-Length: 0`): the parser makes them `{}`; they count as absent (1001). */
 const emptyBodies = new WeakSet<object>();
 const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true, verify: (req, _res, raw) => void (raw.length === 0 && emptyBodies.add(req)) });
 
@@ -17,9 +27,17 @@ const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () =
  * handler that never leaks a stack trace.
  */
 export interface HttpAppDeps extends RouteDeps {
-  isReady(): boolean;
-  /** The OpenAPI document of the routes, served at /openapi.json, and its page at /docs. */
+  metrics: ServiceMetrics;
+  /** The tenant domains of the Client keys: the origins browsers may call Client routes from. */
+  clientDomains: ReadonlySet<string>;
+  /** Start-up is over (and shutdown not begun). */
+  isStarted(): boolean;
+  /** What stops this process doing its work now (README, "Operating it"); lasting ones fail liveness too. */
+  workProblem(): WriteProblem | null;
+  /** The OpenAPI document of the API, served at /openapi.json, and its page at /docs. */
   documentation: { document: object; page: string };
+  /** Routes of the API another process serves: answered 404 saying which (`servedBy`, e.g. "the command role"). */
+  elsewhere: readonly { method: 'GET' | 'POST'; path: string; servedBy: string }[];
 }
 
 export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Express {
@@ -28,7 +46,9 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   // Answers are per request and per key; hashing every body for an ETag costs more than it saves.
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(helmet());
+  // Cross-Origin-Resource-Policy is the CORS middleware's: cross-origin exactly where CORS allows.
+  app.use(helmet({ crossOriginResourcePolicy: false }));
+  app.use(cors(routes, deps.clientDomains));
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const given = req.get('X-Request-Id');
@@ -37,10 +57,10 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     res.setHeader('X-Request-Id', correlationId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      deps.log.info(
-        { correlationId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, keyName: res.locals.keyName },
-        'request',
-      );
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      deps.log.info({ correlationId, method: req.method, path: req.path, status: res.statusCode, ms, keyName: res.locals.keyName }, 'request');
+      // By route pattern, not path: a label per player id would grow without end.
+      deps.metrics.request(req.method, (req.route as { path?: string } | undefined)?.path ?? 'unmatched', res.statusCode, ms / 1000);
     });
     next();
   });
@@ -58,21 +78,41 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     });
   });
 
-  app.get('/health', (_req, res) => {
-    if (deps.isReady()) res.json({ code: 200, data: { status: 'ok' } });
-    else sendFailure(res, failure(503, 'Starting'));
+  // Liveness: the process works, or needs the operator and a restart (a lasting fault).
+  app.get(PUBLIC_PATHS.health, (_req, res) => {
+    const problem = deps.isStarted() ? deps.workProblem() : null;
+    if (!deps.isStarted()) sendFailure(res, failure(503, 'Starting'));
+    else if (problem?.lasting) sendFailure(res, failure(503, `Not live: ${problem.reason}`));
+    else res.json({ code: 200, data: { status: 'ok' } });
+  });
+  // Readiness: the process can take its work now (a writer: writes).
+  app.get(PUBLIC_PATHS.ready, (_req, res) => {
+    const problem = deps.isStarted() ? deps.workProblem() : null;
+    if (!deps.isStarted()) sendFailure(res, failure(503, 'Starting'));
+    else if (problem) sendFailure(res, failure(503, `Not ready: ${problem.reason}`));
+    else res.json({ code: 200, data: { status: 'ready' } });
+  });
+
+  // For Prometheus: an operator's key (Server or Auditor), e.g. as `Authorization: Bearer <key>`.
+  app.get('/metrics', async (req, res) => {
+    const auth = deps.authorize(req, OPERATORS, false);
+    if (!auth.ok) return sendFailure(res, auth.failure);
+    res.type(METRICS_CONTENT_TYPE).send(await deps.metrics.text());
   });
 
   // The API's own description is public, like /health.
-  app.get('/openapi.json', (_req, res) => {
+  app.get(PUBLIC_PATHS.openApi, (_req, res) => {
     res.json(deps.documentation.document);
   });
-  app.get('/docs', (_req, res) => {
+  app.get(PUBLIC_PATHS.docs, (_req, res) => {
     res.type('html').send(deps.documentation.page);
   });
 
   const router = express.Router();
   mountRoutes(router, routes, deps);
+  for (const { method, path, servedBy } of deps.elsewhere) {
+    router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) => sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404));
+  }
   app.use(router);
 
   app.use((_req: Request, res: Response) => sendFailure(res, failure(404, 'Not found'), 404));
@@ -83,9 +123,11 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
       deps.log.warn({ correlationId: res.locals.correlationId, err: err.message }, 'gave up on a contended stream');
       return sendFailure(res, failure(503, TOO_MANY_CONCURRENT_CHANGES));
     }
+    // Reported once, when the store found it; every write since is refused the same way.
+    if (err instanceof StoreFaultError) return sendFailure(res, failure(503, STORE_UNAVAILABLE));
     if (err instanceof StoreUnavailableError) {
       deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'store unavailable');
-      return sendFailure(res, failure(503, 'Service unavailable: a backing store is not answering; retry later'));
+      return sendFailure(res, failure(503, STORE_UNAVAILABLE));
     }
     // A client's malformed request that express itself rejects (a path segment that is not valid
     // percent-encoding: URIError with status 400) is the client's fault, not a 500.

@@ -1,25 +1,16 @@
 import type { Response } from 'express';
+import type { Failure } from '../result';
 
 /**
- * The envelope of api.md: `{code, data}`; a failure carries a numeric code and a text.
- * HTTP statuses follow decisions.md §2.
+ * The envelope every answer is wrapped in: `{code: 200, data}` on success, `{code, data:
+ * "<message>"}` on failure; the HTTP status follows the code (README, "Envelope and statuses").
  */
-export interface Failure {
-  code: number;
-  message: string;
-  /** Seconds, for 429. */
-  retryAfterSeconds?: number;
-}
 
-export const failure = (code: number, message: string): Failure => ({ code, message });
-
-/** 503: a stream stayed contended through every retry of a decision; the request changed nothing for good. */
+/** 503: a stream stayed contended through every retry of a decision; the request changed nothing. */
 export const TOO_MANY_CONCURRENT_CHANGES = 'Too many concurrent changes; retry later';
 
-/** What a handler or decider returns: a value, or a domain failure (never a thrown string). */
-export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
-export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-export const fail = <T = never>(code: number, message: string): Result<T> => ({ ok: false, failure: { code, message } });
+/** 503: a read's X-Min-Position was not projected within MIN_POSITION_WAIT_MS (the message adds the position). */
+export const NOT_YET_PROJECTED = 'Read models behind';
 
 /** HTTP status of an envelope error code. */
 export function httpStatusOf(code: number): number {
@@ -32,11 +23,13 @@ export function httpStatusOf(code: number): number {
       return 403;
     case 429:
       return 429;
+    case 1003: // an Idempotency-Key reused for another request
+      return 422;
     case 500:
       return 500;
     case 503:
       return 503;
-    case 5002: // "PlayerId already exists" is informational (decisions.md §5)
+    case 5002: // "PlayerId already exists" is informational
       return 200;
     default:
       return 400;

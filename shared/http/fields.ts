@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Field limits of decisions.md §12. */
+/** Field limits (README, "Limits"). */
 export const MAX_STRING = 1000;
 export const MAX_DETAILS = 100;
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;

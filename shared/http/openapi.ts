@@ -3,6 +3,7 @@
  * error tables, and a readable HTML page of the same document.
  */
 import { z } from 'zod';
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
 import type { AnyRoute } from './route';
 
 type JsonSchema = Record<string, unknown>;
@@ -12,7 +13,7 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return rest;
 };
 
-/** Codes every authenticated endpoint may answer, with their HTTP status (decisions.md §2, §3). */
+/** Codes every authenticated endpoint may answer, with their HTTP status (README, "Envelope and statuses" and "Auth"). */
 const COMMON_FAILURES: [status: string, codes: Record<number, string>][] = [
   ['401', { 4001: 'Invalid AuthKey: missing or unknown key' }],
   ['403', { 4002: 'Missing tenant domain (Client-tier keys)', 4003: 'Auth tier not allowed, or tenant domain not one of the key\u2019s' }],
@@ -46,7 +47,24 @@ function operation(route: AnyRoute): JsonSchema {
     : { type: 'object', required: ['code'], properties: { code: { const: 200 } } };
   const own = { ...doc.errors };
   const nested: Record<number, string> = route.acceptsNestedActions ? { 4004: 'Nested actions not allowed for Client tier' } : {};
-  const responses: JsonSchema = { '200': { description: 'Success', content: { 'application/json': { schema: success } } } };
+  const replayHeader = { [REPLAYED_HEADER]: { description: 'true: the recorded answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } } };
+  const responses: JsonSchema = {
+    '200':
+      'live' in route
+        ? { description: 'Server-Sent Events: each `id: <position>`, `event: <type>`, `data: <the record as JSON>`; a comment every 15 s while quiet', content: { 'text/event-stream': { schema: { type: 'string' } } } }
+        : { description: 'Success', content: { 'application/json': { schema: success } }, ...(route.idempotent ? { headers: replayHeader } : {}) },
+  };
+  if (route.idempotent) {
+    own[1001] = `${own[1001] ?? 'Payload is null'}; or the ${IDEMPOTENCY_HEADER} header is malformed`;
+    responses['422'] = { description: describeCodes({ 1003: `${IDEMPOTENCY_HEADER} was already used for a different request` }), content: { 'application/json': { schema: failureBody({ 1003: '' }) } } };
+    parameters.push({
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description: `Makes the request safe to retry: the same key with the same request (within the retention, default 24 h) answers the first answer again, with ${REPLAYED_HEADER}: true, without doing it twice. Scoped to the API key.`,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    });
+  }
   if (Object.keys(own).length) responses['400'] = { description: describeCodes(own), content: { 'application/json': { schema: failureBody(own) } } };
   for (const [status, codes] of COMMON_FAILURES) {
     if (status === '413' && route.method !== 'POST') continue;
@@ -107,8 +125,9 @@ export function documentationPage(document: JsonSchema): string {
       const body = (op.requestBody as { content: { 'application/json': { schema: JsonSchema } } } | undefined)?.content['application/json'].schema;
       if (body) parts.push(`<h3>Body</h3><pre>${escape(JSON.stringify(body, null, 2))}</pre>`);
       if (op.parameters) parts.push(`<h3>Parameters</h3><pre>${escape(JSON.stringify(op.parameters, null, 2))}</pre>`);
-      const responses = op.responses as Record<string, { description: string; content?: { 'application/json': { schema: JsonSchema } } }>;
-      parts.push(`<h3>Success</h3><pre>${escape(JSON.stringify(responses['200'].content!['application/json'].schema, null, 2))}</pre><h3>Failures</h3><ul>`);
+      const responses = op.responses as Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
+      const [[type, success]] = Object.entries(responses['200'].content!);
+      parts.push(`<h3>Success (${escape(type)})</h3><pre>${escape(JSON.stringify(success.schema, null, 2))}</pre><h3>Failures</h3><ul>`);
       for (const [status, r] of Object.entries(responses)) if (status !== '200') parts.push(`<li>HTTP ${status}: ${escape(r.description)}</li>`);
       parts.push('</ul></section>');
     }

@@ -1,13 +1,18 @@
+/** Routes as data: what each one accepts, who may call it, how it parses and answers; mounted on express. */
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiKey, Tier } from '../auth/keys';
 import type { Logger } from '../logging/logger';
-import { fail, ok, sendData, sendFailure, type Failure, type Result } from './envelope';
+import { fail, failure, ok, type Failure, type Result } from '../result';
+import { NOT_YET_PROJECTED, sendData, sendFailure } from './envelope';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, type IdempotencyKey } from './idempotency';
 
 export interface RequestContext {
   correlationId: string;
   key: ApiKey;
   log: Logger;
+  /** The request's Idempotency-Key (routes that change state), or null. */
+  idempotency: IdempotencyKey | null;
 }
 
 /** What a request brings, before validation. `body` is undefined when absent. */
@@ -15,10 +20,14 @@ export interface RawInput {
   body: unknown;
   params: Record<string, string>;
   query: Record<string, unknown>;
+  header(name: string): string | undefined;
 }
 
-/** A handler's answer; `position` is the global position of what a write appended. */
-export type Reply = (Result<unknown> & { position?: number }) | { ok: true; value: undefined; position?: number };
+/**
+ * A handler's answer; `position` is the global position of what a write appended; `replayed`
+ * marks the recorded answer of an earlier request with the same Idempotency-Key.
+ */
+export type Reply = (Result<unknown> & { position?: number; replayed?: true }) | { ok: true; value: undefined; position?: number; replayed?: true };
 
 /** What the OpenAPI document says of a route (shared/http/openapi.ts). */
 export interface RouteDoc {
@@ -33,7 +42,7 @@ export interface RouteDoc {
   errors: Readonly<Record<number, string>>;
 }
 
-export interface Route<Input> {
+interface RouteBase<Input> {
   method: 'GET' | 'POST';
   path: string;
   tiers: readonly Tier[];
@@ -42,9 +51,29 @@ export interface Route<Input> {
   acceptsNestedActions?: boolean;
   /** Counted against the key's rate limit (action submission). */
   rateLimited?: boolean;
+  /** Changes state: takes an Idempotency-Key (README, "Safe retries"). */
+  idempotent?: boolean;
   parse(input: RawInput): Result<Input>;
+}
+
+/** A route answering one JSON envelope. */
+export interface JsonRoute<Input> extends RouteBase<Input> {
   handle(input: Input, ctx: RequestContext): Promise<Reply>;
 }
+
+/** One Server-Sent Event: `id` lets a client resume after it (`Last-Event-ID`). */
+export interface LiveMessage {
+  id: string;
+  event: string;
+  data: unknown;
+}
+
+/** A route answering a stream of Server-Sent Events, until the client goes (`signal` aborts then). */
+export interface LiveRoute<Input> extends RouteBase<Input> {
+  live(input: Input, ctx: RequestContext, signal: AbortSignal): AsyncIterable<LiveMessage>;
+}
+
+export type Route<Input> = JsonRoute<Input> | LiveRoute<Input>;
 
 // Erases the input type so routes of different inputs sit in one list.
 export type AnyRoute = Route<any>;
@@ -80,8 +109,8 @@ export interface RouteDeps {
   rateLimit(key: ApiKey): Promise<Failure | null>;
   /** After a write: in the all-in-one process, wait until the read models show it. */
   afterWrite(position: number): Promise<void>;
-  /** Before a read: wait (bounded) until the given position is projected. */
-  waitForPosition(position: number): Promise<void>;
+  /** Before a read: wait (bounded) until the given position is projected; false if it was not in time. */
+  waitForPosition(position: number): Promise<boolean>;
   log: Logger;
 }
 
@@ -103,19 +132,52 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
         const limited = await deps.rateLimit(auth.key);
         if (limited) return sendFailure(res, limited);
       }
-      const parsed = route.parse({ body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown> });
+      const parsed = route.parse({ body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, header: (name) => req.get(name) });
       if (!parsed.ok) return sendFailure(res, parsed.failure);
       const minPosition = Number(req.get('X-Min-Position'));
-      if (route.method === 'GET' && Number.isSafeInteger(minPosition) && minPosition > 0) await deps.waitForPosition(minPosition);
-      const ctx: RequestContext = { correlationId, key: auth.key, log: deps.log.child({ correlationId, keyName: auth.key.name }) };
+      if (route.method === 'GET' && Number.isSafeInteger(minPosition) && minPosition > 0 && !(await deps.waitForPosition(minPosition))) {
+        // Never an answer older than the client asked for: it may retry, or read without the header.
+        return sendFailure(res, { ...failure(503, `${NOT_YET_PROJECTED}: position ${minPosition} is not projected yet; retry`), retryAfterSeconds: 1 });
+      }
+      const idempotency = route.idempotent ? idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER), auth.key.name, route.method, route.path, body) : ok(null);
+      if (!idempotency.ok) return sendFailure(res, idempotency.failure);
+      const ctx: RequestContext = { correlationId, key: auth.key, log: deps.log.child({ correlationId, keyName: auth.key.name }), idempotency: idempotency.value };
+      if ('live' in route) return sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)));
       const reply = await route.handle(parsed.value, ctx);
       if (reply.position !== undefined) {
         res.setHeader('X-Position', String(reply.position));
         await deps.afterWrite(reply.position);
       }
+      if (reply.replayed || (!reply.ok && reply.failure.replayed)) res.setHeader(REPLAYED_HEADER, 'true');
       if (!reply.ok) return sendFailure(res, reply.failure);
       sendData(res, reply.value);
     });
+  }
+}
+
+/** A signal aborted when the client closes its connection. */
+function abortedWith(req: Request): AbortSignal {
+  const controller = new AbortController();
+  req.socket.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+/** How often a quiet event stream sends a comment, so proxies and clients keep the connection. */
+const KEEPALIVE_MS = 15_000;
+
+/** Server-Sent Events: each message as it comes, a comment while quiet, until the stream or the client ends. */
+async function sendLive(req: Request, res: Response, messages: AsyncIterable<LiveMessage>): Promise<void> {
+  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.flushHeaders();
+  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  try {
+    for await (const m of messages) {
+      if (req.socket.destroyed) break;
+      res.write(`id: ${m.id}\nevent: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`);
+    }
+  } finally {
+    clearInterval(keepalive);
+    res.end();
   }
 }
 

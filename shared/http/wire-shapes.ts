@@ -1,5 +1,5 @@
 /**
- * The response shapes of api.md (with decisions.md's answers to its gaps), as zod schemas: the
+ * The response shapes of the API, as zod schemas: the
  * OpenAPI document is generated from them, and tests parse real responses with them so the
  * document cannot drift from what the service sends.
  */
@@ -126,6 +126,15 @@ export const transactionShape = z.object({
   updateDate: z.number().int().describe('Unix ms'),
 });
 
+/** One of a player's provisions in their transaction history: the Transaction, with what it bought and cost. */
+export const transactionHistoryShape = transactionShape.extend({
+  costLabel: nullableString,
+  bundleUid: nullableString.describe('the bundle bought; null for an action\'s cost'),
+  bundleLabel: nullableString,
+  referenceId: nullableString.describe('the action whose cost it is; null for a purchase'),
+  contents: z.array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() })).describe('what the purchase grants (Pending) or granted'),
+});
+
 export const buyResultShape = z.object({
   playerId: z.string(),
   provisionUid: z.string(),
@@ -218,8 +227,7 @@ export const traceShape = z.union([
   z.object({
     referenceId: z.string(),
     playerId: z.string(),
-    actionName: z.string().nullable(),
-    status: z.enum(['reserved', 'completed', 'released']),
+    actionName: z.string(),
     reversed: z.boolean(),
     provisionUid: z.string().nullable(),
     chains: z.array(causalChainShape),
@@ -230,12 +238,22 @@ export const traceShape = z.union([
     referenceType: z.enum(['Store', 'Action']),
     bundleUid: z.string().nullable(),
     referenceId: z.string().nullable(),
-    status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']).nullable(),
+    status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']),
     chains: z.array(causalChainShape),
   }),
 ]);
 export const verificationShape = z.object({
   differences: z.array(z.object({ collection: z.string(), _id: z.string(), path: z.string(), live: z.unknown(), rebuilt: z.unknown() })),
+  truncated: z.boolean().describe('more differences than listed (at most 1,000 are)'),
   eventsReplayed: z.number().int(),
   collections: z.array(z.string()),
+  ms: z.number().int().describe('how long the replay and the comparison took'),
+});
+
+export const jobsOverviewShape = z.object({
+  waiting: z.number().int().describe('due, waiting for a free worker (for long only when no command process runs, or all are busy)'),
+  delayed: z.number().int().describe('due later: Pending purchases and activated powerups, and retries waiting out their backoff'),
+  running: z.number().int().describe('being run now, or by a process that died until its lock runs out'),
+  failed: z.number().int().describe('attempts used up: each needs an operator'),
+  recentFailures: z.array(z.object({ type: z.string(), jobId: z.string(), attempts: z.number().int(), failedAt: z.number().int().describe('Unix ms'), reason: z.string() })).describe('the latest failures, newest first'),
 });

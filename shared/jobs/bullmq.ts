@@ -1,53 +1,45 @@
 /**
- * Jobs adapter on BullMQ (Redis): one queue shared by every process; a process that calls
- * start() runs a Worker on it. BullMQ's delayed jobs, job ids, retries with exponential
+ * Jobs adapter on BullMQ (Redis): one queue per job type, shared by every process; a process
+ * that calls start() runs a Worker on the queue of each type it handles, so a worker only ever
+ * takes jobs it can run. BullMQ's delayed jobs, deduplication ids, retries with exponential
  * backoff and stalled-job recovery give "runs once, at its time, survives restarts".
  */
-import { DelayedError, Job, Queue, RedisConnection, RedisOptions, Worker } from 'bullmq';
+import { Job, Queue, RedisConnection, RedisOptions, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { createLogger } from '../logging/logger';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
+  DEFAULT_LOCK_MS,
+  FAILED_JOBS_KEPT,
+  JOB_FAILED,
   JobHandler,
   JobLogger,
   JobPayload,
   JobScheduler,
   JobSchedulerOptions,
+  JobsOverview,
+  RECENT_FAILURES,
   StoreUnavailableError,
 } from './port';
 
 export interface BullMqJobSchedulerOptions extends JobSchedulerOptions {
   /** Redis URL, e.g. `redis://127.0.0.1:6379`. */
   connection: string;
+  /** The queues are `<queueName>-<type>`. */
   queueName: string;
-  /** Prefix of the queue's Redis keys. Default 'bull'. */
+  /** Prefix of the queues' Redis keys. Default 'bull'. */
   prefix?: string;
-  /** Jobs this process runs at the same time. Default 10. */
+  /** Jobs of each type this process runs at the same time. Default 10. */
   concurrency?: number;
-  /** How long schedule()/cancel() wait for Redis before StoreUnavailableError. Default 2000. */
+  /** How long schedule() and overview() wait for Redis before StoreUnavailableError. Default 2000. */
   timeoutMs?: number;
-  /**
-   * A worker that took a job of a type it has no handler for puts it back for this long, so a
-   * process that has the handler can take it. Default 5000.
-   */
-  unhandledDelayMs?: number;
 }
 
-/** What a job carries in Redis: the caller's id (BullMQ's own id is an encoding of it). */
+/** What a job carries in Redis: the caller's id (BullMQ numbers its jobs itself). */
 interface JobData {
   jobId: string;
   payload: JobPayload;
-}
-
-/** How long schedule()/cancel() wait for a run of that job in progress to end. */
-const RUNNING_JOB_WAIT_MS = 10_000;
-
-/**
- * BullMQ refuses custom ids that are integers or contain ':'. A fixed prefix and escaping of
- * '%' and ':' map every caller id to an allowed one, never two ids to the same one.
- */
-function bullJobId(jobId: string): string {
-  return `j-${jobId.replace(/%/g, '%25').replace(/:/g, '%3A')}`;
 }
 
 /**
@@ -78,99 +70,168 @@ async function within(operation: Promise<unknown>, ms: number): Promise<boolean>
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export class BullMqJobScheduler implements JobScheduler {
-  private readonly queue: Queue<JobData>;
-  private worker: Worker<JobData> | undefined;
+  private readonly queues = new Map<string, Queue<JobData>>();
+  private readonly workers = new Map<string, Worker<JobData>>();
   private readonly handlers = new Map<string, JobHandler>();
+  /** The job types ever scheduled on this Redis and prefix, so that any process can list their queues. */
+  private readonly types: Redis;
+  private readonly typesKey: string;
+  /** Types this process has added to that set. */
+  private readonly recorded = new Set<string>();
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly lockMs: number;
   private readonly timeoutMs: number;
   private readonly logger: JobLogger;
+  private started = false;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: BullMqJobSchedulerOptions) {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.logger = options.logger ?? createLogger('info');
-    // No offline queue: while Redis is down a command fails at once instead of piling up.
-    this.queue = new Queue<JobData>(
-      options.queueName,
-      { connection: { ...this.connection(), enableOfflineQueue: false }, prefix: options.prefix },
-      ClosableConnection,
-    );
-    // BullMQ emits connection trouble as 'error'; unheard, an 'error' event would crash the process.
-    this.queue.on('error', (error) => this.logger.warn({ err: error }, 'job queue: redis error'));
+    this.typesKey = `${options.prefix ?? 'bull'}:${options.queueName}:types`;
+    // While Redis is down a command fails at the next failed reconnection instead of piling up.
+    this.types = new Redis(options.connection, { maxRetriesPerRequest: 0, disconnectTimeout: 200 });
+    this.types.on('error', (error) => this.logger.warn({ err: error }, 'job queue: redis error'));
   }
 
   async schedule(type: string, jobId: string, runAt: number, payload: JobPayload): Promise<void> {
-    const id = bullJobId(jobId);
-    // add() ignores an id that exists, so replacing is remove, then add.
-    await this.removeWhenNotRunning(id, jobId);
+    const queue = this.queue(type);
     await this.redis(
-      this.queue.add(
-        type,
-        { jobId, payload },
-        {
-          jobId: id,
-          delay: Math.max(0, runAt - Date.now()),
-          attempts: this.attempts,
-          backoff: { type: 'exponential', delay: this.backoffMs },
-          removeOnComplete: true,
-          // Failed jobs stay a while for inspection; a later schedule() of the id removes it first.
-          removeOnFail: { count: 1000 },
-        },
-      ),
+      (async () => {
+        if (!this.recorded.has(type)) {
+          await this.types.sadd(this.typesKey, type);
+          this.recorded.add(type);
+        }
+        await queue.add(
+          type,
+          { jobId, payload },
+          {
+            delay: Math.max(0, runAt - Date.now()),
+            attempts: this.attempts,
+            backoff: { type: 'exponential', delay: this.backoffMs },
+            removeOnComplete: true,
+            removeOnFail: { count: FAILED_JOBS_KEPT },
+            // One atomic step in Redis: a delayed job of this id is replaced; one running now
+            // (its own handler may be the caller) finishes, then runs again with what came last.
+            deduplication: { id: jobId, replace: true, keepLastIfActive: true },
+          },
+        );
+      })(),
     );
-  }
-
-  async cancel(jobId: string): Promise<void> {
-    await this.removeWhenNotRunning(bullJobId(jobId), jobId);
   }
 
   handle(type: string, handler: JobHandler): void {
     this.handlers.set(type, handler);
+    if (this.started) this.work(type);
   }
 
   async start(): Promise<void> {
     if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
-    if (this.worker) return;
-    const worker = new Worker<JobData>(
-      this.options.queueName,
-      (job, token) => this.process(job, token),
-      { connection: this.connection(), prefix: this.options.prefix, concurrency: this.options.concurrency ?? 10 },
-      ClosableConnection,
+    this.started = true;
+    for (const type of this.handlers.keys()) this.work(type);
+    await Promise.all([...this.workers.values()].map((worker) => worker.waitUntilReady()));
+  }
+
+  async overview(): Promise<JobsOverview> {
+    return this.redis(
+      (async () => {
+        const overview: JobsOverview = { waiting: 0, delayed: 0, running: 0, failed: 0, recentFailures: [] };
+        for (const type of await this.types.smembers(this.typesKey)) {
+          const queue = this.queue(type);
+          const counts = await queue.getJobCounts('wait', 'paused', 'prioritized', 'delayed', 'active', 'failed');
+          overview.waiting += counts.wait + counts.paused + counts.prioritized;
+          overview.delayed += counts.delayed;
+          overview.running += counts.active;
+          overview.failed += counts.failed;
+          for (const job of await queue.getFailed(0, RECENT_FAILURES - 1)) {
+            overview.recentFailures.push({ type, jobId: job.data.jobId, attempts: this.attemptsUsed(job), failedAt: job.finishedOn ?? job.timestamp, reason: job.failedReason });
+          }
+        }
+        overview.recentFailures = overview.recentFailures.sort((a, b) => b.failedAt - a.failedAt).slice(0, RECENT_FAILURES);
+        return overview;
+      })(),
     );
-    worker.on('error', (error) => this.logger.warn({ err: error }, 'job worker: redis error'));
-    // Emitted after every failed attempt; the job is final once its attempts are used up.
-    worker.on('failed', (job, error) => {
-      if (!job) return;
-      const details = { jobId: job.data.jobId, type: job.name, attempt: job.attemptsMade, err: error };
-      if (job.attemptsMade >= (job.opts.attempts ?? 1)) this.logger.error(details, 'job failed; attempts used up');
-      else this.logger.warn(details, 'job failed; will retry');
-    });
-    this.worker = worker;
-    await worker.waitUntilReady();
   }
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      // The worker first: it finishes its running jobs, which still need the queue's connection.
-      // With Redis gone that wait has no end, so it is bounded: a job cut off runs again elsewhere
-      // (delivery is at least once), and a shutdown must not hang on a store that is away.
-      if (this.worker && !(await within(this.worker.close(), CLOSE_WAIT_MS))) {
-        this.logger.warn({ waitedMs: CLOSE_WAIT_MS }, 'job worker did not close in time (redis away?); closing it without waiting');
-        await within(this.worker.close(true), CLOSE_WAIT_MS);
-        // Drop the connections, or they keep trying to reconnect (and hold the process open).
-        await within(this.worker.disconnect(), CLOSE_WAIT_MS);
-      }
-      if (!(await within(this.queue.close(), CLOSE_WAIT_MS))) await within(this.queue.disconnect(), CLOSE_WAIT_MS);
+      // The workers first: they stop taking jobs and finish their running ones, which still need the
+      // queues' connections. With Redis gone (or a run that hangs) that wait has no end, so it is
+      // bounded: a run cut off runs again elsewhere once its lock runs out (an attempt used), and a
+      // shutdown must not hang on a store that is away.
+      await Promise.all(
+        [...this.workers.values()].map(async (worker) => {
+          // Paused at once; the promise ends when the runs in progress have.
+          if (!(await within(worker.pause(), CLOSE_WAIT_MS))) {
+            this.logger.warn({ waitedMs: CLOSE_WAIT_MS, queue: worker.name }, 'job runs did not finish in time (redis away?); closing the worker without waiting');
+          }
+          // Forced: no more waiting for runs, and their locks are no longer renewed.
+          if (!(await within(worker.close(true), CLOSE_WAIT_MS))) await within(worker.disconnect(), CLOSE_WAIT_MS);
+        }),
+      );
+      await Promise.all(
+        [...this.queues.values()].map(async (queue) => {
+          if (!(await within(queue.close(), CLOSE_WAIT_MS))) await within(queue.disconnect(), CLOSE_WAIT_MS);
+        }),
+      );
+      this.types.disconnect();
     })();
     return this.closing;
+  }
+
+  private queue(type: string): Queue<JobData> {
+    if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
+    let queue = this.queues.get(type);
+    if (!queue) {
+      queue = new Queue<JobData>(this.queueName(type), { connection: { ...this.connection(), enableOfflineQueue: false }, prefix: this.options.prefix }, ClosableConnection);
+      // BullMQ emits connection trouble as 'error'; unheard, an 'error' event would crash the process.
+      queue.on('error', (error) => this.logger.warn({ err: error }, 'job queue: redis error'));
+      this.queues.set(type, queue);
+    }
+    return queue;
+  }
+
+  /** Runs the jobs of `type` in this process. */
+  private work(type: string): void {
+    if (this.workers.has(type)) return;
+    const handler = this.handlers.get(type)!;
+    const worker = new Worker<JobData>(this.queueName(type), (job) => handler(job.data.payload, job.data.jobId), {
+      connection: this.connection(),
+      prefix: this.options.prefix,
+      concurrency: this.options.concurrency ?? 10,
+      // A run holds its job's lock, renewed while it runs; a process that died leaves a lock that
+      // runs out, and the next check for stalled jobs puts its job back to run again.
+      lockDuration: this.lockMs,
+      stalledInterval: this.lockMs,
+      // Every run started counts as an attempt, interrupted ones included: a job started more
+      // often than its attempts is failed, not run again; BullMQ's own limit on stalls never comes first.
+      maxStartedAttempts: this.attempts,
+      maxStalledCount: this.attempts,
+    }, ClosableConnection);
+    worker.on('error', (error) => this.logger.warn({ err: error }, 'job worker: redis error'));
+    worker.on('stalled', (bullJobId) => this.logger.warn({ type, bullJobId }, 'job run interrupted (its process stopped); running it again'));
+    // Emitted after every failed attempt; only a job that will not run again has finished.
+    worker.on('failed', (job: Job<JobData> | undefined, error: Error) => {
+      if (!job) return;
+      const details = { jobId: job.data.jobId, type, attempt: this.attemptsUsed(job), err: error };
+      if (job.finishedOn !== undefined) this.logger.error(details, JOB_FAILED);
+      else this.logger.warn(details, 'job failed; will retry');
+    });
+    this.workers.set(type, worker);
+  }
+
+  /** Runs started; one more is counted when a job is taken only to be failed for having used them all. */
+  private attemptsUsed(job: Job<JobData>): number {
+    return Math.min(job.attemptsStarted, this.attempts);
+  }
+
+  private queueName(type: string): string {
+    return `${this.options.queueName}-${type}`;
   }
 
   /**
@@ -180,29 +241,6 @@ export class BullMqJobScheduler implements JobScheduler {
    */
   private connection(): RedisOptions {
     return { url: this.options.connection, disconnectTimeout: 200 };
-  }
-
-  private async process(job: Job<JobData>, token: string | undefined): Promise<void> {
-    const handler = this.handlers.get(job.name);
-    if (!handler) {
-      // Not ours to run: put it back without using an attempt (DelayedError tells BullMQ so).
-      this.logger.warn({ jobId: job.data.jobId, type: job.name }, 'job of a type without handler here; put back');
-      await job.moveToDelayed(Date.now() + (this.options.unhandledDelayMs ?? 5000), token);
-      throw new DelayedError();
-    }
-    await handler(job.data.payload, job.data.jobId);
-  }
-
-  /**
-   * Removes the job unless a worker is running it right now (BullMQ then answers 0); in that
-   * case waits for the run to end, so what the caller asked for applies to what comes after.
-   */
-  private async removeWhenNotRunning(id: string, jobId: string): Promise<void> {
-    const deadline = Date.now() + RUNNING_JOB_WAIT_MS;
-    while ((await this.redis(this.queue.remove(id))) === 0) {
-      if (Date.now() > deadline) throw new Error(`job ${jobId} is still running after ${RUNNING_JOB_WAIT_MS} ms`);
-      await sleep(50);
-    }
   }
 
   /**

@@ -3,18 +3,10 @@
  * survive a restart; in-process timers run them. Several processes may share the file: a
  * job is claimed with one conditional UPDATE before it runs, so only one of them runs it.
  */
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createLogger } from '../logging/logger';
-import {
-  DEFAULT_ATTEMPTS,
-  DEFAULT_BACKOFF_MS,
-  JobHandler,
-  JobLogger,
-  JobPayload,
-  JobScheduler,
-  JobSchedulerOptions,
-  StoreUnavailableError,
-} from './port';
+import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_LOCK_MS, FAILED_JOBS_KEPT, JOB_FAILED, JobHandler, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions, JobsOverview, RECENT_FAILURES, StoreUnavailableError } from './port';
 
 export interface SqliteJobSchedulerOptions extends JobSchedulerOptions {
   /**
@@ -22,20 +14,19 @@ export interface SqliteJobSchedulerOptions extends JobSchedulerOptions {
    * process's own schedule() re-arms the timer at once). Default 1000.
    */
   pollIntervalMs?: number;
-  /**
-   * How long a claimed job stays claimed. A process that dies mid-run leaves its claim
-   * behind; once it runs out, the job runs again (in any process, the restarted one too).
-   * A handler running longer than this may be run a second time elsewhere. Default 300000.
-   */
-  lockMs?: number;
   /** Jobs this process runs at the same time. Default 10. */
   concurrency?: number;
 }
 
 /**
  * `state` is 'scheduled', 'running' (claimed until `locked_until`) or 'failed' (attempts
- * used up, kept for inspection). `version` grows with every schedule() of the id: a run
- * settles only the version it claimed, so a re-schedule during a run is not lost.
+ * used up, kept for inspection; `run_at` is then when it failed). `attempts` counts the runs
+ * started. `version` grows with every schedule() of the id: a run settles only the version it
+ * claimed, so a re-schedule during a run is not lost.
+ *
+ * A claim is not renewed: a process that dies mid-run leaves it behind, and once `lockMs` has
+ * passed the job runs again (in any process, the restarted one too), counted as an attempt. A
+ * handler running longer than `lockMs` may be run a second time elsewhere.
  */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS jobs (
@@ -57,16 +48,33 @@ const SCHEMA = `
  */
 const MINE = `type IN (SELECT value FROM json_each(@types)) AND id NOT IN (SELECT value FROM json_each(@running))`;
 
+/** Claimed by a run whose claim has not run out (the row's old values, in an upsert's SET). */
+const LIVE_CLAIM = `state = 'running' AND locked_until > @now`;
+
 /** Scheduled and due, or claimed by a process whose claim has run out. */
 const DUE = `((state = 'scheduled' AND run_at <= @now) OR (state = 'running' AND locked_until <= @now))`;
 
 /** SQLite result codes meaning the file cannot be used right now (503), not a bug. */
 const UNAVAILABLE_CODES = /^SQLITE_(READONLY|CANTOPEN|IOERR|FULL|BUSY|LOCKED|PERM|PROTOCOL)/;
 
+/**
+ * The row as this run claimed it: a run settles its outcome only if nothing came since, neither a
+ * schedule() of the id (version) nor another claim after this one ran out (attempts).
+ */
+const CLAIMED = `id = @id AND version = @version AND attempts = @attempt AND state = 'running'`;
+
+interface Claim {
+  id: string;
+  version: number;
+  /** The attempt the claim started (the row's attempts after it). */
+  attempt: number;
+}
+
 interface JobRow {
   id: string;
   type: string;
   payload: string;
+  state: 'scheduled' | 'running';
   version: number;
   attempts: number;
 }
@@ -86,20 +94,24 @@ export class SqliteJobScheduler implements JobScheduler {
   private started = false;
   private closing: Promise<void> | undefined;
 
-  private readonly upsert: Database.Statement<[string, string, string, number]>;
-  private readonly remove: Database.Statement<[string]>;
+  private readonly upsert: Database.Statement<[{ id: string; type: string; payload: string; runAt: number; now: number }]>;
   private readonly selectDue: Database.Statement<[{ types: string; running: string; now: number; limit: number }], JobRow>;
   private readonly selectNextAt: Database.Statement<[{ types: string; running: string }], { at: number | null }>;
   private readonly claim: Database.Statement<[{ id: string; version: number; now: number; lockedUntil: number }]>;
-  private readonly complete: Database.Statement<[string, number]>;
-  private readonly retry: Database.Statement<[number, string, string, number]>;
-  private readonly fail: Database.Statement<[string, string, number]>;
+  private readonly complete: Database.Statement<[Claim]>;
+  private readonly release: Database.Statement<[Omit<Claim, 'version'>]>;
+  private readonly retry: Database.Statement<[Claim & { retryAt: number; error: string }]>;
+  private readonly fail: Database.Statement<[Claim & { now: number; error: string }]>;
+  private readonly failInterrupted: Database.Statement<[{ id: string; version: number; now: number; error: string }]>;
+  private readonly dropOldFailures: Database.Statement<[number]>;
+  private readonly countByState: Database.Statement<[{ now: number }], { waiting: number; delayed: number; running: number; failed: number }>;
+  private readonly selectFailures: Database.Statement<[number], { id: string; type: string; attempts: number; run_at: number; last_error: string | null }>;
 
   constructor(filePath: string, options: SqliteJobSchedulerOptions = {}) {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.lockMs = options.lockMs ?? 300_000;
+    this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
     this.concurrency = options.concurrency ?? 10;
     this.logger = options.logger ?? createLogger('info');
     let db: Database.Database | undefined;
@@ -111,17 +123,21 @@ export class SqliteJobScheduler implements JobScheduler {
       db.exec(SCHEMA);
     } catch (error) {
       db?.close();
-      throw new StoreUnavailableError(`cannot open job store ${filePath}: ${String(error)}`, error);
+      const { code, message } = error as { code?: string; message: string };
+      throw new StoreUnavailableError(`cannot open job store ${filePath} (${code ?? 'error'}: ${message}); make ${path.dirname(filePath)} and the files in it writable by the user the service runs as`, error);
     }
     this.db = db;
+    // A job running under a live claim keeps its claim: no other process may start it before that
+    // run ends; the run then finds its version changed and hands the job back, scheduled (release).
     this.upsert = db.prepare(`
-      INSERT INTO jobs (id, type, payload, run_at, state, attempts, version) VALUES (?, ?, ?, ?, 'scheduled', 0, 1)
+      INSERT INTO jobs (id, type, payload, run_at, state, attempts, version) VALUES (@id, @type, @payload, @runAt, 'scheduled', 0, 1)
       ON CONFLICT (id) DO UPDATE SET
-        type = excluded.type, payload = excluded.payload, run_at = excluded.run_at,
-        state = 'scheduled', attempts = 0, version = version + 1, locked_until = NULL, last_error = NULL`);
-    this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
+        type = excluded.type, payload = excluded.payload, run_at = excluded.run_at, version = version + 1, last_error = NULL,
+        state = CASE WHEN ${LIVE_CLAIM} THEN 'running' ELSE 'scheduled' END,
+        attempts = CASE WHEN ${LIVE_CLAIM} THEN attempts ELSE 0 END,
+        locked_until = CASE WHEN ${LIVE_CLAIM} THEN locked_until ELSE NULL END`);
     this.selectDue = db.prepare(
-      `SELECT id, type, payload, version, attempts FROM jobs WHERE ${MINE} AND ${DUE} ORDER BY run_at LIMIT @limit`,
+      `SELECT id, type, payload, state, version, attempts FROM jobs WHERE ${MINE} AND ${DUE} ORDER BY run_at LIMIT @limit`,
     );
     this.selectNextAt = db.prepare(`
       SELECT MIN(CASE state WHEN 'scheduled' THEN run_at ELSE locked_until END) AS at
@@ -130,22 +146,31 @@ export class SqliteJobScheduler implements JobScheduler {
     this.claim = db.prepare(`
       UPDATE jobs SET state = 'running', locked_until = @lockedUntil, attempts = attempts + 1
       WHERE id = @id AND version = @version AND ${DUE}`);
-    this.complete = db.prepare('DELETE FROM jobs WHERE id = ? AND version = ?');
-    this.retry = db.prepare(
-      `UPDATE jobs SET state = 'scheduled', run_at = ?, locked_until = NULL, last_error = ? WHERE id = ? AND version = ?`,
+    this.complete = db.prepare(`DELETE FROM jobs WHERE ${CLAIMED}`);
+    // The run's job was scheduled again while it ran (its version changed): it becomes a fresh job.
+    this.release = db.prepare(`UPDATE jobs SET state = 'scheduled', attempts = 0, locked_until = NULL WHERE id = @id AND attempts = @attempt AND state = 'running'`);
+    this.retry = db.prepare(`UPDATE jobs SET state = 'scheduled', run_at = @retryAt, locked_until = NULL, last_error = @error WHERE ${CLAIMED}`);
+    this.fail = db.prepare(`UPDATE jobs SET state = 'failed', run_at = @now, locked_until = NULL, last_error = @error WHERE ${CLAIMED}`);
+    // Of several processes that saw an interrupted run with no attempt left, exactly one fails it.
+    this.failInterrupted = db.prepare(`
+      UPDATE jobs SET state = 'failed', run_at = @now, locked_until = NULL, last_error = @error
+      WHERE id = @id AND version = @version AND state = 'running' AND locked_until <= @now`);
+    this.dropOldFailures = db.prepare(
+      `DELETE FROM jobs WHERE state = 'failed' AND id NOT IN (SELECT id FROM jobs WHERE state = 'failed' ORDER BY run_at DESC LIMIT ?)`,
     );
-    this.fail = db.prepare(
-      `UPDATE jobs SET state = 'failed', locked_until = NULL, last_error = ? WHERE id = ? AND version = ?`,
-    );
+    this.countByState = db.prepare(`
+      SELECT
+        COALESCE(SUM(state = 'scheduled' AND run_at <= @now), 0) AS waiting,
+        COALESCE(SUM(state = 'scheduled' AND run_at > @now), 0) AS delayed,
+        COALESCE(SUM(state = 'running'), 0) AS running,
+        COALESCE(SUM(state = 'failed'), 0) AS failed
+      FROM jobs`);
+    this.selectFailures = db.prepare(`SELECT id, type, attempts, run_at, last_error FROM jobs WHERE state = 'failed' ORDER BY run_at DESC LIMIT ?`);
   }
 
   async schedule(type: string, jobId: string, runAt: number, payload: JobPayload): Promise<void> {
-    this.guard(() => this.upsert.run(jobId, type, JSON.stringify(payload), runAt));
+    this.guard(() => this.upsert.run({ id: jobId, type, payload: JSON.stringify(payload), runAt, now: Date.now() }));
     this.arm();
-  }
-
-  async cancel(jobId: string): Promise<void> {
-    this.guard(() => this.remove.run(jobId));
   }
 
   handle(type: string, handler: JobHandler): void {
@@ -157,6 +182,13 @@ export class SqliteJobScheduler implements JobScheduler {
     this.assertOpen();
     this.started = true;
     this.tick();
+  }
+
+  async overview(): Promise<JobsOverview> {
+    return this.guard(() => ({
+      ...this.countByState.get({ now: Date.now() })!,
+      recentFailures: this.selectFailures.all(RECENT_FAILURES).map((row) => ({ type: row.type, jobId: row.id, attempts: row.attempts, failedAt: row.run_at, reason: row.last_error ?? '' })),
+    }));
   }
 
   close(): Promise<void> {
@@ -175,8 +207,17 @@ export class SqliteJobScheduler implements JobScheduler {
       const now = Date.now();
       const limit = this.concurrency - this.running.size;
       for (const row of this.selectDue.all({ ...this.mine(), now, limit })) {
+        // A claim that ran out: its run was interrupted (the process died), and that run was an attempt.
+        const interrupted = row.state === 'running';
+        if (interrupted && row.attempts >= this.attempts) {
+          const error = `interrupted: its last run never finished (attempt ${row.attempts} of ${this.attempts})`;
+          if (this.failInterrupted.run({ id: row.id, version: row.version, now, error }).changes === 1) this.failed(row, row.attempts, error);
+          continue;
+        }
         const claimed = this.claim.run({ id: row.id, version: row.version, now, lockedUntil: now + this.lockMs });
-        if (claimed.changes === 1) this.launch(row);
+        if (claimed.changes !== 1) continue;
+        if (interrupted) this.logger.warn({ jobId: row.id, type: row.type, attempt: row.attempts + 1 }, 'job run interrupted (its process stopped); running it again');
+        this.launch(row);
       }
     } catch (error) {
       // A busy or unreadable file: log and try again on the next poll.
@@ -194,32 +235,39 @@ export class SqliteJobScheduler implements JobScheduler {
   }
 
   private async execute(row: JobRow): Promise<void> {
-    const attempt = row.attempts + 1;
+    const claim: Claim = { id: row.id, version: row.version, attempt: row.attempts + 1 };
     try {
       await this.handlers.get(row.type)!(JSON.parse(row.payload) as JobPayload, row.id);
-      this.settle(() => this.complete.run(row.id, row.version));
+      if (!this.settle(() => this.complete.run(claim))) this.settle(() => this.release.run(claim));
     } catch (error) {
-      const details = { jobId: row.id, type: row.type, attempt, err: error };
-      if (attempt < this.attempts) {
-        const retryAt = Date.now() + this.backoffMs * 2 ** (attempt - 1);
-        this.logger.warn({ ...details, retryAt }, 'job failed; will retry');
-        this.settle(() => this.retry.run(retryAt, String(error), row.id, row.version));
-      } else {
-        this.logger.error(details, 'job failed; attempts used up');
-        this.settle(() => this.fail.run(String(error), row.id, row.version));
-      }
+      const details = { jobId: row.id, type: row.type, attempt: claim.attempt, err: error };
+      if (claim.attempt < this.attempts) {
+        const retryAt = Date.now() + this.backoffMs * 2 ** (claim.attempt - 1);
+        if (this.settle(() => this.retry.run({ ...claim, retryAt, error: String(error) }))) this.logger.warn({ ...details, retryAt }, 'job failed; will retry');
+        else this.settle(() => this.release.run(claim));
+      } else if (this.settle(() => this.fail.run({ ...claim, now: Date.now(), error: String(error) }))) {
+        this.failed(row, claim.attempt, error);
+      } else this.settle(() => this.release.run(claim));
     }
   }
 
+  /** A job whose attempts are used up: logged as failed; the oldest failures beyond those kept are dropped. */
+  private failed(row: JobRow, attempts: number, error: unknown): void {
+    this.logger.error({ jobId: row.id, type: row.type, attempt: attempts, err: error }, JOB_FAILED);
+    this.settle(() => this.dropOldFailures.run(FAILED_JOBS_KEPT));
+  }
+
   /**
-   * Records a run's outcome. If that fails, the claim stays until `lockMs` runs out and the
-   * job runs again then: at least once, never lost.
+   * Records a run's outcome; whether it applied (a run whose claim ran out, or whose job was
+   * scheduled again meanwhile, has nothing left to settle). If the write fails, the claim stays
+   * until `lockMs` runs out and the job runs again then: at least once, never lost.
    */
-  private settle(write: () => void): void {
+  private settle(write: () => Database.RunResult): boolean {
     try {
-      write();
+      return write().changes === 1;
     } catch (error) {
       this.logger.error({ err: error }, 'job store: recording a job outcome failed');
+      return false;
     }
   }
 

@@ -1,3 +1,4 @@
+/** The service's logger: pino, JSON lines. */
 import pino from 'pino';
 
 export type Logger = pino.Logger;

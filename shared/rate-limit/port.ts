@@ -1,5 +1,5 @@
 /**
- * The rate limiter port (decisions.md §12): a token bucket per key, refused requests get a
+ * The rate limiter port (README, "Limits"): a token bucket per key, refused requests get a
  * 429 with `Retry-After` (§2). In memory for one process; on Redis when several processes
  * must share one bucket. The Redis adapter throws `StoreUnavailableError` (503) when Redis
  * cannot be reached.

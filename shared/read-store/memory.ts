@@ -11,18 +11,8 @@ import { Context, Query } from 'mingo';
 import { Query as BaseQuery } from 'mingo/query';
 import * as queryOperators from 'mingo/operators/query';
 import * as updateOperatorModule from 'mingo/operators/update';
-import {
-  Collection,
-  Document,
-  DuplicateKeyError,
-  Filter,
-  FindOptions,
-  ReadStore,
-  Update,
-  UpdateOptions,
-  UpdateResult,
-  WriteOperation,
-} from './port';
+import { compare, resolve } from 'mingo/util';
+import { Collection, Document, DuplicateKeyError, Filter, FindOptions, ReadStore, Sort, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
 
 /*
  * mingo's top-level Query and update() copy its whole operator registry (a few hundred
@@ -36,7 +26,44 @@ type UpdateOperator = (expr: Record<string, unknown>) => (doc: Record<string, un
 // Looked up by the operator names of update documents; the operators validate their arguments.
 const updateOperators = updateOperatorModule as unknown as Record<string, UpdateOperator | undefined>;
 
-type Documents = Map<string, Document>;
+/** Told of every document a store sets or deletes and of every collection it drops (FileBackedReadStore keeps them in a file). */
+export interface ReadStoreChanges {
+  changed(collection: string, id: string): void;
+  dropped(collection: string): void;
+}
+
+/** One collection's documents by _id, telling `changes` what it sets and deletes. */
+class Documents extends Map<string, Document> {
+  constructor(
+    readonly collection: string,
+    private readonly changes: ReadStoreChanges | undefined,
+  ) {
+    super();
+  }
+
+  override set(id: string, doc: Document): this {
+    super.set(id, doc);
+    this.changes?.changed(this.collection, id);
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    const had = super.delete(id);
+    if (had) this.changes?.changed(this.collection, id);
+    return had;
+  }
+
+  override clear(): void {
+    if (this.changes) for (const id of this.keys()) this.changes.changed(this.collection, id);
+    super.clear();
+  }
+}
+
+/**
+ * Each collection's ids in order, as MongoDB's _id index holds them: made when a query pages by
+ * _id, dropped when a document is inserted or deleted (an update never changes an _id).
+ */
+const idOrder = new WeakMap<Documents, string[]>();
 
 const NOTHING: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
 const matchAll = new Query({});
@@ -46,21 +73,44 @@ export class MemoryReadStore implements ReadStore {
   private readonly collections = new Map<string, Documents>();
   private readonly handles = new Map<string, MemoryCollection<Document>>();
 
+  constructor(private readonly changes?: ReadStoreChanges) {}
+
   collection<T extends Document = Document>(name: string): Collection<T> {
     let handle = this.handles.get(name);
     if (!handle) {
-      handle = new MemoryCollection(name, this.collections);
+      handle = new MemoryCollection(name, this.collections, () => new Documents(name, this.changes));
       this.handles.set(name, handle);
     }
     return handle as unknown as Collection<T>;
   }
 
+  /** The stored document, not a copy, for a persistence layer that only serialises it (null: none). */
+  storedDocument(collection: string, id: string): Document | null {
+    return this.collections.get(collection)?.get(id) ?? null;
+  }
+
+  /** Documents read back from persistence, stored as they are without telling `changes`. */
+  load(collection: string, docs: Iterable<Document>): void {
+    let stored = this.collections.get(collection);
+    if (!stored) this.collections.set(collection, (stored = new Documents(collection, this.changes)));
+    for (const doc of docs) Map.prototype.set.call(stored, doc._id, doc);
+  }
+
+  /** The documents are in memory and queries scan them: there is nothing to index. */
+  async ensureIndex(): Promise<void> {}
+
   async dropCollection(name: string): Promise<void> {
     this.collections.delete(name);
+    this.changes?.dropped(name);
   }
 
   async listCollections(): Promise<string[]> {
     return [...this.collections.keys()];
+  }
+
+  /** The read models live in memory anyway: a replay to compare with them does too. */
+  async scratch(): Promise<ReadStore> {
+    return new MemoryReadStore();
   }
 
   async close(): Promise<void> {
@@ -73,6 +123,7 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   constructor(
     private readonly name: string,
     private readonly collections: Map<string, Documents>,
+    private readonly create: () => Documents,
   ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -82,12 +133,14 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const { sort, skip = 0, limit = 0 } = options;
+    if (sort && isIdOrder(sort)) return this.inIdOrder(filter, skip, limit).map((doc) => clone(doc) as T);
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
     // limit 0 means no limit, as on MongoDB. Without a sort the scan can stop early.
     const end = limit > 0 ? skip + limit : undefined;
     let docs = this.matching(filter, sorted ? Infinity : (end ?? Infinity));
-    // mingo's sort is stable, so ties keep the Map's insertion order.
-    if (sorted) docs = matchAll.find(docs).sort(sort).all() as Document[];
+    // mingo's sort is stable, so ties keep the Map's insertion order; a page far smaller than the
+    // matches is selected instead of sorting them all, in the same order.
+    if (sorted) docs = end !== undefined && end * 8 < docs.length ? firstInOrder(docs, sort, end) : (matchAll.find(docs).sort(sort).all() as Document[]);
     return docs.slice(skip, end).map((doc) => clone(doc) as T);
   }
 
@@ -128,6 +181,7 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   private applyDelete(filter: Filter): number {
     const docs = this.docs();
     if (!docs) return 0;
+    idOrder.delete(docs);
     if (isEmpty(filter)) {
       const count = docs.size;
       docs.clear();
@@ -138,20 +192,60 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return matched.length;
   }
 
+  /**
+   * Stored documents matching the filter in ascending _id order, from the first _id above the
+   * filter's `_id: {$gt}` if it has one (a page after the last _id of the previous one): a binary
+   * search and the page, not a sort of the collection.
+   */
+  private inIdOrder(filter: Filter, skip: number, limit: number): Document[] {
+    const docs = this.docs();
+    if (!docs) return [];
+    let ids = idOrder.get(docs);
+    if (!ids) {
+      ids = [...docs.keys()].sort();
+      idOrder.set(docs, ids);
+    }
+    const after = isPlainObject(filter._id) && typeof filter._id.$gt === 'string' ? filter._id.$gt : undefined;
+    let low = 0;
+    if (after !== undefined) {
+      let high = ids.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (ids[middle] <= after) low = middle + 1;
+        else high = middle;
+      }
+    }
+    const query = isEmpty(filter) ? undefined : compile(filter);
+    const end = limit > 0 ? skip + limit : Infinity;
+    const found: Document[] = [];
+    for (let i = low; i < ids.length && found.length < end; i++) {
+      const doc = docs.get(ids[i])!;
+      if (!query || query.test(doc)) found.push(doc);
+    }
+    return found.slice(skip);
+  }
+
   private docs(): Documents | undefined {
     return this.collections.get(this.name);
   }
 
-  /** Stored (not copied) documents matching the filter, in insertion order, at most `max`. */
+  /**
+   * Stored (not copied) documents matching the filter, at most `max`: in insertion order, or in the
+   * order of the ids the filter names by `_id` equality or `$in` (looked up, not scanned).
+   */
   private matching(filter: Filter, max = Infinity): Document[] {
     const docs = this.docs();
     if (!docs || max <= 0) return [];
-    const id = idEquality(filter);
-    if (id !== undefined) {
-      const doc = docs.get(id);
-      if (!doc) return [];
+    const ids = namedIds(filter);
+    if (ids !== undefined) {
       const idOnly = typeof filter._id === 'string' && Object.keys(filter).length === 1;
-      return idOnly || compile(filter).test(doc) ? [doc] : [];
+      const query = idOnly ? undefined : compile(filter);
+      const found: Document[] = [];
+      for (const id of new Set(ids)) {
+        const doc = docs.get(id);
+        if (doc && (!query || query.test(doc)) && found.push(doc) >= max) break;
+      }
+      return found;
     }
     const query = isEmpty(filter) ? undefined : compile(filter);
     const found: Document[] = [];
@@ -166,11 +260,12 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     if (typeof doc._id !== 'string') throw new TypeError(`_id must be a string in ${this.name}`);
     let docs = this.docs();
     if (!docs) {
-      docs = new Map();
+      docs = this.create();
       this.collections.set(this.name, docs);
     }
     if (docs.has(doc._id)) throw new DuplicateKeyError(this.name, doc._id);
     docs.set(doc._id, doc);
+    idOrder.delete(docs);
   }
 
   private applyUpdate(filter: Filter, update: Update, upsert: boolean): UpdateResult {
@@ -216,6 +311,50 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 }
 
+/**
+ * The first `count` of `docs` in `sort` order, ties in the order given, as mingo's stable sort
+ * would put them (its own comparison and path resolution): a heap of `count`, not a sort of all.
+ */
+function firstInOrder(docs: Document[], sort: Sort, count: number): Document[] {
+  const keys = Object.entries(sort);
+  const values = (doc: Document) => keys.map(([key]) => resolve(doc, key));
+  type Entry = { doc: Document; index: number; values: unknown[] };
+  /** Negative when `a` comes first. */
+  const order = (a: Entry, b: Entry): number => {
+    for (let k = 0; k < keys.length; k++) {
+      const c = compare(a.values[k], b.values[k]);
+      if (c !== 0) return keys[k][1] === -1 ? -c : c;
+    }
+    return a.index - b.index;
+  };
+  // A max-heap on `order`: its root is the last of the first `count` seen so far.
+  const heap: Entry[] = [];
+  const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j], heap[i]]);
+  const down = (i: number) => {
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let last = i;
+      if (left < heap.length && order(heap[left], heap[last]) > 0) last = left;
+      if (right < heap.length && order(heap[right], heap[last]) > 0) last = right;
+      if (last === i) return;
+      swap(i, last);
+      i = last;
+    }
+  };
+  docs.forEach((doc, index) => {
+    const entry = { doc, index, values: values(doc) };
+    if (heap.length < count) {
+      heap.push(entry);
+      for (let i = heap.length - 1; i > 0 && order(heap[i], heap[(i - 1) >> 1]) > 0; i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+    } else if (order(entry, heap[0]) < 0) {
+      heap[0] = entry;
+      down(0);
+    }
+  });
+  return heap.sort(order).map((entry) => entry.doc);
+}
+
 /** A compiled filter. $expr needs mingo's aggregation expressions too, hence its full registry. */
 function compile(filter: Filter): { test(doc: object): boolean } {
   return usesExpr(filter) ? new Query(filter) : new BaseQuery(filter, { context: QUERY_CONTEXT });
@@ -253,6 +392,20 @@ function forInsert(update: Update): Update {
   const { $setOnInsert, ...rest } = update;
   return { ...rest, $set: { ...(rest.$set as object), ...($setOnInsert as object) } };
 }
+
+/** The ids a filter names by `_id` equality or `$in`: each a Map get. */
+function namedIds(filter: Filter): readonly string[] | undefined {
+  const single = idEquality(filter);
+  if (single !== undefined) return [single];
+  const id = filter._id;
+  if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string')) return id.$in as string[];
+  return undefined;
+}
+
+const isIdOrder = (sort: Record<string, 1 | -1>): boolean => {
+  const keys = Object.keys(sort);
+  return keys.length === 1 && keys[0] === '_id' && sort._id === 1;
+};
 
 /** The _id a filter pins by equality, which makes the lookup a Map get. */
 function idEquality(filter: Filter): string | undefined {

@@ -1,67 +1,98 @@
 /**
  * Production ReadStore adapter: MongoDB through the official driver. The port's filters,
  * sorts and update documents are MongoDB's own, so they pass through unchanged; this file
- * maps results and errors, and keeps the indexes the read side's queries need.
+ * maps results and errors, and keeps the indexes the projectors declare.
  */
 import {
   AnyBulkWriteOperation,
   Collection as DriverCollection,
   Db,
-  IndexSpecification,
   MongoBulkWriteError,
   MongoClient,
+  MongoClientClosedError,
+  MongoClientOptions,
+  MongoError,
   MongoNetworkError,
   MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
+  MongoStalePrimaryError,
   MongoTopologyClosedError,
+  MongoWriteConcernError,
   UpdateFilter,
   Filter as DriverFilter,
 } from 'mongodb';
-import { LEADERBOARD_COLLECTIONS } from '../../projections/leaderboards';
+import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../event-store/port';
-import {
-  Collection,
-  Document,
-  DuplicateKeyError,
-  Filter,
-  FindOptions,
-  ReadStore,
-  Update,
-  UpdateOptions,
-  UpdateResult,
-  WriteOperation,
-} from './port';
-
-/**
- * Secondary indexes by collection; lookups by _id use the index MongoDB always has
- * (checkpoints, players, boards, score documents by id).
- */
-export const READ_MODEL_INDEXES: Readonly<Record<string, readonly IndexSpecification[]>> = {
-  // Standings of a board and period, best first and earlier reacher first in a tie, and the
-  // rank count of the same board and period (score greater than the player's): read-api/admin.
-  [LEADERBOARD_COLLECTIONS.scores]: [{ board: 1, period: 1, score: -1, reachedAt: 1 }],
-};
+import { Collection, Document, DuplicateKeyError, Filter, FindOptions, IndexKeys, ReadStore, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
 
 const DUPLICATE_KEY = 11000;
 
-/** The server can't be reached or can't take the write now; a retry later may succeed. */
-function isUnavailable(error: unknown): boolean {
+/**
+ * How long the driver may wait for a server (selection, connecting, a pooled connection, an
+ * answer) before the request gets its 503; the driver's own defaults hold a request 30 s or
+ * more. A URL option of the same name wins (README, "Operating it").
+ */
+export const MONGO_TIMEOUT_DEFAULTS = {
+  serverSelectionTimeoutMS: 3000,
+  connectTimeoutMS: 3000,
+  waitQueueTimeoutMS: 3000,
+  socketTimeoutMS: 10_000,
+} as const satisfies MongoClientOptions;
+
+/**
+ * Server error codes meaning "not now": the node cannot serve (stepping down, shutting down, not
+ * primary, recovering), the network between failed, or an operation ran out of time. The driver
+ * retries these once; when it gives up, a later retry by the client may succeed.
+ */
+const NOT_NOW_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  50, // MaxTimeMSExpired
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+  134, // ReadConcernMajorityNotAvailableYet
+]);
+
+/** Driver errors of the same meaning, by name where the driver does not export the class. */
+const NOT_NOW_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
+
+/** The server can't be reached or can't serve now; a retry later may succeed (503, not 500). */
+export function meansNotNow(error: unknown): boolean {
   // A bulk write wraps a failure that is not a write error (e.g. a dropped connection) in
   // MongoBulkWriteError, keeping the original as its errorResponse.
-  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isUnavailable(error.errorResponse);
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return meansNotNow(error.errorResponse);
+  if (!(error instanceof MongoError)) return false;
+  const code = error instanceof MongoWriteConcernError ? Number(error.result?.writeConcernError?.code ?? error.code) : error.code;
   return (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoTopologyClosedError ||
     error instanceof MongoNotConnectedError ||
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoOperationTimeoutError ||
+    error instanceof MongoStalePrimaryError ||
+    NOT_NOW_NAMES.has(error.name) ||
+    (typeof code === 'number' && NOT_NOW_CODES.has(code)) ||
     // The driver already retried once (e.g. through a primary election) and gave up.
-    (error instanceof MongoServerError && error.hasErrorLabel('RetryableWriteError'))
+    error.hasErrorLabel('RetryableWriteError') ||
+    error.hasErrorLabel('TransientTransactionError')
   );
 }
 
 function unavailableOr(error: unknown): unknown {
-  return isUnavailable(error) ? new StoreUnavailableError(`read store unavailable: ${(error as Error).message}`, error) : error;
+  return meansNotNow(error) ? new StoreUnavailableError(`read store unavailable: ${(error as Error).message}`, error) : error;
 }
 
 /** The _id an operation of a bulk write would insert: the replacement's own, or the filter's. */
@@ -73,23 +104,25 @@ function insertedId(op: WriteOperation): unknown {
 
 export class MongoReadStore implements ReadStore {
   private readonly handles = new Map<string, MongoCollection<Document>>();
+  /** Indexes declared per collection, created again after a drop. */
+  private readonly indexes = new Map<string, IndexKeys[]>();
 
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
+    /** A scratch store: closing drops its database and leaves the client to the store it came from. */
+    private readonly isScratch = false,
   ) {}
 
   /**
-   * Connects and creates the read models' indexes. Rejects with StoreUnavailableError when no
-   * server answers within the URL's serverSelectionTimeoutMS (default 30 s).
+   * Connects. Rejects with StoreUnavailableError when no server answers within
+   * serverSelectionTimeoutMS (3 s unless the URL says otherwise).
    */
   static async connect(url: string, dbName: string): Promise<MongoReadStore> {
-    const client = new MongoClient(url);
+    const client = new MongoClient(url, withTimeoutDefaults(url));
     try {
       await client.connect();
-      const store = new MongoReadStore(client, client.db(dbName));
-      for (const name of Object.keys(READ_MODEL_INDEXES)) await store.createIndexes(name);
-      return store;
+      return new MongoReadStore(client, client.db(dbName));
     } catch (error) {
       await client.close();
       throw unavailableOr(error);
@@ -105,7 +138,17 @@ export class MongoReadStore implements ReadStore {
     return handle as unknown as Collection<T>;
   }
 
-  /** Drops the documents and the collection's indexes, then recreates its indexes: a rebuild refills it. */
+  async ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
+    const declared = this.indexes.get(collection) ?? [];
+    if (!declared.some((k) => JSON.stringify(k) === JSON.stringify(keys))) this.indexes.set(collection, [...declared, keys]);
+    try {
+      await this.db.collection(collection).createIndex(keys);
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+  }
+
+  /** Drops the documents and the collection's indexes, then recreates its declared indexes: a rebuild refills it. */
   async dropCollection(name: string): Promise<void> {
     try {
       await this.db.dropCollection(name);
@@ -124,13 +167,22 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
+  async scratch(): Promise<ReadStore> {
+    return new MongoReadStore(this.client, this.client.db(`${this.db.databaseName}_scratch_${randomUUID().slice(0, 8)}`), true);
+  }
+
   async close(): Promise<void> {
     this.handles.clear();
-    await this.client.close();
+    if (!this.isScratch) return this.client.close();
+    try {
+      await this.db.dropDatabase();
+    } catch (error) {
+      throw unavailableOr(error);
+    }
   }
 
   private async createIndexes(name: string): Promise<void> {
-    for (const key of READ_MODEL_INDEXES[name] ?? []) await this.db.collection(name).createIndex(key);
+    for (const keys of this.indexes.get(name) ?? []) await this.db.collection(name).createIndex(keys);
   }
 }
 
@@ -204,6 +256,13 @@ class MongoCollection<T extends Document> implements Collection<T> {
       throw unavailableOr(error);
     }
   }
+}
+
+/** The timeouts the URL does not set itself, from MONGO_TIMEOUT_DEFAULTS (the driver lets passed options win over the URL's). */
+export function withTimeoutDefaults(url: string): MongoClientOptions {
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  const given = new Set([...new URLSearchParams(query).keys()].map((key) => key.toLowerCase()));
+  return Object.fromEntries(Object.entries(MONGO_TIMEOUT_DEFAULTS).filter(([option]) => !given.has(option.toLowerCase())));
 }
 
 function asFilter(filter: Filter): DriverFilter<Document> {

@@ -44,10 +44,24 @@ export interface Collection<T extends Document = Document> {
   bulkWrite(operations: WriteOperation[]): Promise<void>;
 }
 
+/** The fields of an index, in order: 1 ascending, -1 descending. */
+export type IndexKeys = Record<string, 1 | -1>;
+
 export interface ReadStore {
   collection<T extends Document = Document>(name: string): Collection<T>;
+  /**
+   * Makes sure a collection has an index (idempotent), and keeps it across dropCollection. The
+   * projector writing the collection declares what its readers' queries need.
+   */
+  ensureIndex(collection: string, keys: IndexKeys): Promise<void>;
   dropCollection(name: string): Promise<void>;
   listCollections(): Promise<string[]>;
+  /**
+   * An empty store of the same kind, where a verification replays the log to compare with this
+   * one (MongoDB: a database of its own on the same server, so the replay is not held in memory).
+   * Closing it deletes it.
+   */
+  scratch(): Promise<ReadStore>;
   close(): Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+/** Local date-times of the catalog's time zone, and leaderboard seasons. */
 export {
   DAY_MS,
   type LocalDateTime,

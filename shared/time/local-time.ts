@@ -1,7 +1,7 @@
 /**
  * Local date-times (`YYYY-MM-DDThh:mm:ss`, no zone) and their conversion to and from instants in
- * an IANA time zone, using only Intl. Catalog and API dates are local to `settings.timezone`
- * (decisions.md §4).
+ * an IANA time zone, using only Intl. Catalog and API dates are local to the catalog's
+ * `settings.timezone`.
  */
 
 /** The fields of a local date-time; every field is validated (month 1..12, day within the month...). */

@@ -1,5 +1,5 @@
 /**
- * Season periods of Season leaderboards (decisions.md §8): a board resets every day, ISO week
+ * Season periods of Season leaderboards (docs/catalog.md, "leaderboards"): a board resets every day, ISO week
  * (starting Monday) or month of the catalog time zone. A period is named by its key:
  * `2026-11-21` (daily), `2026-W47` (weekly), `2026-11` (monthly).
  */

@@ -4,14 +4,8 @@
  * global-log assertions are relative to positions captured in the test and filtered to them.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  RecordedEvent,
-  WrongExpectedVersionError,
-} from '../../shared/event-store/port';
+import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedVersionError } from '../../shared/event-store/port';
+import { appendOne } from '../support/append-one';
 
 const metadata: EventMetadata = {
   correlationId: 'corr-1',
@@ -68,7 +62,7 @@ export function eventStoreContract(
       actual: number,
     ): Promise<void> {
       const before = await store.readStream(stream);
-      const error = await store.appendToStream(stream, append, expected).then(
+      const error = await appendOne(store, stream, append, expected).then(
         () => undefined,
         (thrown: unknown) => thrown,
       );
@@ -80,9 +74,9 @@ export function eventStoreContract(
     describe('revisions', () => {
       it('numbers events of a stream from 0', async () => {
         const stream = newStream();
-        const first = await store.appendToStream(stream, events(1), 'no_stream');
+        const first = await appendOne(store, stream, events(1), 'no_stream');
         expect(first.nextExpectedRevision).toBe(0);
-        const second = await store.appendToStream(stream, events(2), 0);
+        const second = await appendOne(store, stream, events(2), 0);
         expect(second.nextExpectedRevision).toBe(2);
         expect(second.position).toBeGreaterThan(first.position);
         expect((await store.readStream(stream)).map((e) => e.revision)).toEqual([0, 1, 2]);
@@ -92,9 +86,9 @@ export function eventStoreContract(
       it('decides concurrent appends one by one: of rivals at one revision exactly one wins, other streams are untouched', async () => {
         const contested = newStream();
         const others = [newStream(), newStream(), newStream()];
-        await store.appendToStream(contested, events(1), 'no_stream');
-        const rivals = Array.from({ length: 5 }, () => store.appendToStream(contested, events(1), 0));
-        const calm = others.map((s) => store.appendToStream(s, events(2), 'no_stream'));
+        await appendOne(store, contested, events(1), 'no_stream');
+        const rivals = Array.from({ length: 5 }, () => appendOne(store, contested, events(1), 0));
+        const calm = others.map((s) => appendOne(store, s, events(2), 'no_stream'));
         const settled = await Promise.allSettled([...rivals, ...calm]);
         const rivalOutcomes = settled.slice(0, 5);
         expect(rivalOutcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
@@ -114,30 +108,30 @@ export function eventStoreContract(
     describe('expected revision', () => {
       it("'any' appends whether or not the stream exists", async () => {
         const stream = newStream();
-        expect((await store.appendToStream(stream, events(1), 'any')).nextExpectedRevision).toBe(0);
-        expect((await store.appendToStream(stream, events(1), 'any')).nextExpectedRevision).toBe(1);
+        expect((await appendOne(store, stream, events(1), 'any')).nextExpectedRevision).toBe(0);
+        expect((await appendOne(store, stream, events(1), 'any')).nextExpectedRevision).toBe(1);
       });
 
       it("'no_stream' appends to a new stream only", async () => {
         const stream = newStream();
-        await store.appendToStream(stream, events(2), 'no_stream');
+        await appendOne(store, stream, events(2), 'no_stream');
         await expectWrongVersion(stream, events(1), 'no_stream', 1);
       });
 
       it("'stream_exists' appends to an existing stream only", async () => {
         const stream = newStream();
         await expectWrongVersion(stream, events(1), 'stream_exists', -1);
-        await store.appendToStream(stream, events(1), 'no_stream');
-        expect((await store.appendToStream(stream, events(1), 'stream_exists')).nextExpectedRevision).toBe(1);
+        await appendOne(store, stream, events(1), 'no_stream');
+        expect((await appendOne(store, stream, events(1), 'stream_exists')).nextExpectedRevision).toBe(1);
       });
 
       it('an exact revision appends only when it is the current one', async () => {
         const stream = newStream();
         await expectWrongVersion(stream, events(1), 0, -1);
-        await store.appendToStream(stream, events(2), 'no_stream');
+        await appendOne(store, stream, events(2), 'no_stream');
         await expectWrongVersion(stream, events(1), 0, 1);
         await expectWrongVersion(stream, events(1), 5, 1);
-        expect((await store.appendToStream(stream, events(1), 1)).nextExpectedRevision).toBe(2);
+        expect((await appendOne(store, stream, events(1), 1)).nextExpectedRevision).toBe(2);
       });
     });
 
@@ -145,7 +139,7 @@ export function eventStoreContract(
       it('appends several events in one go, contiguous in the stream and ordered in the log', async () => {
         const stream = newStream();
         const batch = events(3);
-        const result = await store.appendToStream(stream, batch, 'no_stream');
+        const result = await appendOne(store, stream, batch, 'no_stream');
         const stored = await store.readStream(stream);
         expect(stored.map((e) => e.id)).toEqual(batch.map((e) => e.id));
         expect(stored.map((e) => e.revision)).toEqual([0, 1, 2]);
@@ -156,7 +150,7 @@ export function eventStoreContract(
 
       it('writes nothing of a multi-event append that fails its revision check', async () => {
         const stream = newStream();
-        await store.appendToStream(stream, events(1), 'no_stream');
+        await appendOne(store, stream, events(1), 'no_stream');
         await expectWrongVersion(stream, events(3), 'no_stream', 0);
         expect(await store.streamRevision(stream)).toBe(0);
       });
@@ -164,35 +158,196 @@ export function eventStoreContract(
       it('writes a retried append once and returns the original result', async () => {
         const stream = newStream();
         const head = event();
-        await store.appendToStream(stream, [head], 'no_stream');
+        await appendOne(store, stream, [head], 'no_stream');
         const batch = events(2);
-        const original = await store.appendToStream(stream, batch, 0);
-        expect(await store.appendToStream(stream, batch, 0)).toEqual(original);
-        expect(await store.appendToStream(stream, batch, 'any')).toEqual(original);
+        const original = await appendOne(store, stream, batch, 0);
+        expect(await appendOne(store, stream, batch, 0)).toEqual(original);
+        expect(await appendOne(store, stream, batch, 'any')).toEqual(original);
         expect((await store.readStream(stream)).map((e) => e.id)).toEqual([head, ...batch].map((e) => e.id));
       });
 
       it('returns the original result for a retried first append with no_stream', async () => {
         const stream = newStream();
         const batch = events(2);
-        const original = await store.appendToStream(stream, batch, 'no_stream');
-        expect(await store.appendToStream(stream, batch, 'no_stream')).toEqual(original);
+        const original = await appendOne(store, stream, batch, 'no_stream');
+        expect(await appendOne(store, stream, batch, 'no_stream')).toEqual(original);
         expect(await store.streamRevision(stream)).toBe(1);
       });
 
       it('rejects an append of which only some events are already stored', async () => {
         const stream = newStream();
         const [a, b] = events(2);
-        await store.appendToStream(stream, [a, b], 'no_stream');
+        await appendOne(store, stream, [a, b], 'no_stream');
         await expectWrongVersion(stream, [b, event()], 0, 1);
         expect(await store.streamRevision(stream)).toBe(1);
+      });
+    });
+
+    describe('atomic appends to several streams', () => {
+      const expectConflict = async (appends: Parameters<EventStore['appendToStreams']>[0], stream: string, actual: number) => {
+        const touched = await Promise.all(appends.map((a) => store.readStream(a.stream)));
+        const error = await store.appendToStreams(appends).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toBeInstanceOf(WrongExpectedVersionError);
+        expect(error).toMatchObject({ streamName: stream, actual });
+        expect(await Promise.all(appends.map((a) => store.readStream(a.stream)))).toEqual(touched);
+      };
+
+      it('writes every stream at its expected revision, in request order in the log', async () => {
+        const [a, b, c] = [newStream(), newStream(), newStream()];
+        await appendOne(store, b, events(2), 'no_stream');
+        const start = await store.headPosition();
+        const first = event('A');
+        const [second, third] = [event('B'), event('B')];
+        const last = event('C');
+        const result: AppendResult = await store.appendToStreams([
+          { stream: a, events: [first], expectedRevision: 'no_stream' },
+          { stream: b, events: [second, third], expectedRevision: 1 },
+          { stream: c, events: [last], expectedRevision: 'any' },
+        ]);
+        expect(result.revisions).toEqual({ [a]: 0, [b]: 3, [c]: 0 });
+        const logged = (await store.readAll({ fromPosition: start })).filter((e) => [a, b, c].includes(e.streamName));
+        expect(logged.map((e) => e.id)).toEqual([first, second, third, last].map((e) => e.id));
+        expect(result.position).toBe(logged[logged.length - 1].position);
+        expect((await store.readStream(b)).map((e) => e.revision)).toEqual([0, 1, 2, 3]);
+      });
+
+      it('writes nothing when any one stream is not at its expected revision, and names that stream', async () => {
+        const [a, b, c] = [newStream(), newStream(), newStream()];
+        await appendOne(store, b, events(1), 'no_stream');
+        await appendOne(store, c, events(3), 'no_stream');
+        await expectConflict(
+          [
+            { stream: a, events: events(1), expectedRevision: 'no_stream' },
+            { stream: b, events: events(1), expectedRevision: 0 },
+            { stream: c, events: events(1), expectedRevision: 1 },
+          ],
+          c,
+          2,
+        );
+        await expectConflict(
+          [
+            { stream: a, events: events(2), expectedRevision: 'no_stream' },
+            { stream: b, events: events(1), expectedRevision: 'no_stream' },
+          ],
+          b,
+          0,
+        );
+        expect(await store.streamRevision(a)).toBe(-1);
+      });
+
+      it('of concurrent appends that share a stream at one revision, exactly one writes, all of it', async () => {
+        const shared = newStream();
+        await appendOne(store, shared, events(1), 'no_stream');
+        const own = Array.from({ length: 6 }, () => newStream());
+        const outcomes = await Promise.allSettled(
+          own.map((stream) =>
+            store.appendToStreams([
+              { stream, events: events(2), expectedRevision: 'no_stream' },
+              { stream: shared, events: events(1), expectedRevision: 0 },
+            ]),
+          ),
+        );
+        const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+        expect(won).toHaveLength(1);
+        for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ name: 'WrongExpectedVersionError', streamName: shared, actual: 1 });
+        for (const [i, stream] of own.entries()) expect(await store.streamRevision(stream)).toBe(won.includes(i) ? 1 : -1);
+        expect(await store.streamRevision(shared)).toBe(1);
+      });
+
+      it('answers a full retry with the same event ids with the first result, writing nothing twice', async () => {
+        const [a, b] = [newStream(), newStream()];
+        await appendOne(store, b, events(1), 'no_stream');
+        const appends = [
+          { stream: a, events: events(2), expectedRevision: 'no_stream' as const },
+          { stream: b, events: events(1), expectedRevision: 0 },
+        ];
+        const original = await store.appendToStreams(appends);
+        expect(await store.appendToStreams(appends)).toEqual(original);
+        expect(await store.streamRevision(a)).toBe(1);
+        expect(await store.streamRevision(b)).toBe(1);
+      });
+
+      it('refuses a retry of which only some events were written', async () => {
+        const [a, b] = [newStream(), newStream()];
+        const written = events(1);
+        await appendOne(store, a, written, 'no_stream');
+        await expectConflict(
+          [
+            { stream: a, events: written, expectedRevision: 'no_stream' },
+            { stream: b, events: events(1), expectedRevision: 'no_stream' },
+          ],
+          a,
+          0,
+        );
+      });
+
+      it('refuses a stream named twice or a stream without events, writing nothing', async () => {
+        const a = newStream();
+        await expect(
+          store.appendToStreams([
+            { stream: a, events: events(1), expectedRevision: 'any' },
+            { stream: a, events: events(1), expectedRevision: 'any' },
+          ]),
+        ).rejects.toThrow(/appears twice/);
+        await expect(store.appendToStreams([{ stream: a, events: [], expectedRevision: 'any' }])).rejects.toThrow(/no events/);
+        expect(await store.streamRevision(a)).toBe(-1);
+      });
+
+      it('refuses an event holding a non-finite number (NaN, Infinity) anywhere in its data or metadata, writing nothing of the append', async () => {
+        const [a, b] = [newStream(), newStream()];
+        const refusals: [unknown, EventMetadata, RegExp][] = [
+          [{ effects: { points: Infinity } }, metadata, /non-finite number at data\.effects\.points/],
+          [{ prizes: [{ amount: 1 }, { amount: NaN }] }, metadata, /non-finite number at data\.prizes\[1\]\.amount/],
+          [-Infinity, metadata, /non-finite number at data$/],
+          [{ n: 1 }, { ...metadata, catalogVersion: Infinity }, /non-finite number at metadata\.catalogVersion/],
+        ];
+        for (const [data, meta, message] of refusals) {
+          await expect(
+            store.appendToStreams([
+              { stream: a, events: events(1), expectedRevision: 'any' },
+              { stream: b, events: [{ ...event('Happened', data), metadata: meta }], expectedRevision: 'any' },
+            ]),
+          ).rejects.toThrow(message);
+        }
+        expect([await store.streamRevision(a), await store.streamRevision(b)]).toEqual([-1, -1]);
+      });
+
+      it('hands each event of a multi-stream append to a subscription once, in log order', async () => {
+        const [a, b] = [newStream(), newStream()];
+        const start = await store.headPosition();
+        const seen: string[] = [];
+        const subscription = store.subscribeToAll({
+          fromPosition: start,
+          onEvent: (e) => {
+            if (e.streamName === a || e.streamName === b) seen.push(e.id);
+          },
+        });
+        try {
+          const appended: string[] = [];
+          for (let i = 0; i < 3; i++) {
+            const batch = [
+              { stream: a, events: events(1), expectedRevision: i === 0 ? ('no_stream' as const) : i - 1 },
+              { stream: b, events: events(2), expectedRevision: i === 0 ? ('no_stream' as const) : 2 * i - 1 },
+            ];
+            await store.appendToStreams(batch);
+            appended.push(...batch.flatMap((x) => x.events.map((e) => e.id)));
+          }
+          await waitFor(() => seen.length >= appended.length);
+          await sleep(50);
+          expect(seen).toEqual(appended);
+        } finally {
+          await subscription.close();
+        }
       });
     });
 
     describe('reading', () => {
       it('reads a stream from a revision, at most maxCount events', async () => {
         const stream = newStream();
-        await store.appendToStream(stream, events(5), 'no_stream');
+        await appendOne(store, stream, events(5), 'no_stream');
         const revisions = async (options: { fromRevision?: number; maxCount?: number }) =>
           (await store.readStream(stream, options)).map((e) => e.revision);
         expect(await revisions({ fromRevision: 2 })).toEqual([2, 3, 4]);
@@ -204,9 +359,9 @@ export function eventStoreContract(
       it('reads the global log in position order, after an exclusive position', async () => {
         const streams = [newStream(), newStream()];
         const start = await store.headPosition();
-        await store.appendToStream(streams[0], events(2), 'no_stream');
-        const middle = await store.appendToStream(streams[1], events(1), 'no_stream');
-        await store.appendToStream(streams[0], events(1), 1);
+        await appendOne(store, streams[0], events(2), 'no_stream');
+        const middle = await appendOne(store, streams[1], events(1), 'no_stream');
+        await appendOne(store, streams[0], events(1), 1);
         expect(await store.headPosition()).toBeGreaterThanOrEqual(middle.position);
 
         const mine = (all: RecordedEvent[]) => all.filter((e) => streams.includes(e.streamName));
@@ -236,7 +391,7 @@ export function eventStoreContract(
         };
         const meta: EventMetadata = { ...metadata, extra: { trace: ['a', 'ü'], ratio: 0.3 } };
         const appended: NewEvent = { id: randomUUID(), type: 'Ünïcode_Type', data, metadata: meta };
-        await store.appendToStream(stream, [appended], 'no_stream');
+        await appendOne(store, stream, [appended], 'no_stream');
         const [stored] = await store.readStream(stream);
         expect(stored).toMatchObject({ id: appended.id, type: appended.type, streamName: stream, revision: 0 });
         expect(stored.data).toStrictEqual(data);
@@ -252,8 +407,8 @@ export function eventStoreContract(
     describe('subscription to the log', () => {
       it('catches up after an exclusive position, then delivers live events in order', async () => {
         const stream = newStream();
-        const first = await store.appendToStream(stream, events(1), 'no_stream');
-        await store.appendToStream(stream, events(2), 0);
+        const first = await appendOne(store, stream, events(1), 'no_stream');
+        await appendOne(store, stream, events(2), 0);
         const seen: number[] = [];
         const subscription = store.subscribeToAll({
           fromPosition: first.position,
@@ -263,7 +418,7 @@ export function eventStoreContract(
         });
         try {
           await waitFor(() => seen.length === 2);
-          await store.appendToStream(stream, events(2), 2);
+          await appendOne(store, stream, events(2), 2);
           await waitFor(() => seen.length === 4);
           expect(seen).toEqual([1, 2, 3, 4]);
         } finally {
@@ -286,7 +441,7 @@ export function eventStoreContract(
           },
         });
         try {
-          await store.appendToStream(stream, events(2), 'no_stream');
+          await appendOne(store, stream, events(2), 'no_stream');
           await waitFor(() => seen.length === 1);
           await sleep(150);
           expect(seen).toEqual([0]);
@@ -314,15 +469,15 @@ export function eventStoreContract(
             handlerDone = true;
           },
         });
-        await store.appendToStream(stream, events(1), 'no_stream');
+        await appendOne(store, stream, events(1), 'no_stream');
         await waitFor(() => seen.length === 1);
 
         const closed = subscription.close().then(() => handlerDone);
-        await store.appendToStream(stream, events(1), 0);
+        await appendOne(store, stream, events(1), 0);
         await sleep(50);
         release();
         expect(await closed).toBe(true);
-        await store.appendToStream(stream, events(1), 1);
+        await appendOne(store, stream, events(1), 1);
         await sleep(150);
         expect(seen).toEqual([0]);
       });
@@ -342,7 +497,7 @@ export function eventStoreContract(
           onError: (error) => errors.push(error),
         });
         try {
-          await store.appendToStream(stream, events(2), 'no_stream');
+          await appendOne(store, stream, events(2), 'no_stream');
           await waitFor(() => errors.length === 1);
           expect(errors[0].message).toBe('handler failed');
           await sleep(100);

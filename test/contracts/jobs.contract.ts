@@ -4,7 +4,7 @@
  * processes sharing it. Delays are a few hundred ms so the suite stays fast.
  */
 import { randomUUID } from 'node:crypto';
-import { JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/jobs/port';
+import { JOB_FAILED, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/jobs/port';
 
 export interface JobStoreFixture {
   /** A scheduler on this fixture's store; every scheduler opened shares it. */
@@ -119,21 +119,6 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(runs.every((run) => run.payload.jobId === run.jobId)).toBe(true);
     });
 
-    it('does not run a cancelled job', async () => {
-      const runs: Run[] = [];
-      const scheduler = await worker(runs);
-      const cancelled = newId();
-      const kept = newId();
-      await scheduler.schedule('test', cancelled, Date.now() + 200, {});
-      await scheduler.schedule('test', kept, Date.now() + 300, {});
-      await scheduler.cancel(cancelled);
-      await scheduler.cancel(newId()); // unknown ids are fine
-
-      await waitFor(() => runs.length === 1);
-      await sleep(150);
-      expect(runs.map((run) => run.jobId)).toEqual([kept]);
-    });
-
     it('keeps one job per id: scheduling again replaces its time and payload', async () => {
       const runs: Run[] = [];
       const scheduler = await worker(runs);
@@ -147,6 +132,43 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(runs).toHaveLength(1);
       expect(runs[0].payload).toEqual({ version: 2 });
       expect(runs[0].at).toBeGreaterThanOrEqual(laterRunAt);
+    });
+
+    it('keeps the last of concurrent schedules of one id', async () => {
+      const runs: Run[] = [];
+      const scheduler = await worker(runs);
+      const jobId = newId();
+      const runAt = Date.now() + 300;
+      // Not awaited one by one: they reach the store together.
+      await Promise.all([1, 2, 3, 4, 5].map((version) => scheduler.schedule('test', jobId, runAt, { version })));
+
+      await waitFor(() => runs.length === 1);
+      await sleep(200);
+      expect(runs).toHaveLength(1);
+      expect(runs[0].payload).toEqual({ version: 5 });
+    });
+
+    it('lets a handler schedule its own job: the run finishes, and the job runs again at the new time', async () => {
+      const scheduler = await open();
+      const runs: Run[] = [];
+      let againAt = 0;
+      scheduler.handle('self', async (payload, jobId) => {
+        runs.push({ type: 'self', jobId, payload, at: Date.now() });
+        if (payload.round === 1) {
+          againAt = Date.now() + 300;
+          await scheduler.schedule('self', jobId, againAt, { round: 2 });
+        }
+      });
+      await scheduler.start();
+      const jobId = newId();
+      await scheduler.schedule('self', jobId, Date.now(), { round: 1 });
+
+      await waitFor(() => runs.length === 2);
+      await sleep(200);
+      expect(runs.map((run) => run.payload)).toEqual([{ round: 1 }, { round: 2 }]);
+      expect(runs[1].at).toBeGreaterThanOrEqual(againAt);
+      // The first run ended well: nothing was retried or failed.
+      expect(logs).toEqual([]);
     });
 
     it('retries a throwing handler with backoff until it succeeds', async () => {
@@ -184,9 +206,37 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       await waitFor(() => logs.some((entry) => entry.level === 'error'));
       await sleep(400);
       expect(calls).toBe(3);
-      expect(logs.filter((entry) => entry.level === 'error')).toEqual([
-        expect.objectContaining({ details: expect.objectContaining({ jobId, type: 'broken' }) }),
+      // Two retries announced, then one failure: the last attempt never says it will retry.
+      expect(logs.map((entry) => [entry.level, entry.message])).toEqual([
+        ['warn', 'job failed; will retry'],
+        ['warn', 'job failed; will retry'],
+        ['error', JOB_FAILED],
       ]);
+      expect(logs[2].details).toMatchObject({ jobId, type: 'broken', attempt: 3 });
+      // ...and the operator sees it.
+      const overview = await scheduler.overview();
+      expect(overview).toMatchObject({ failed: 1, recentFailures: [{ type: 'broken', jobId, attempts: 3, reason: expect.stringContaining('always fails') }] });
+      expect(Math.abs(overview.recentFailures[0].failedAt - Date.now())).toBeLessThan(5000);
+    });
+
+    it('shows the operator how many jobs wait, are delayed, run and failed', async () => {
+      const running = gate();
+      const scheduler = await open();
+      let started = 0;
+      scheduler.handle('slow', async () => {
+        started += 1;
+        await running.wait;
+      });
+      expect(await scheduler.overview()).toEqual({ waiting: 0, delayed: 0, running: 0, failed: 0, recentFailures: [] });
+      // Not started yet: a due job waits, a later one is delayed.
+      await scheduler.schedule('slow', newId(), Date.now() - 1000, {});
+      await scheduler.schedule('slow', newId(), Date.now() + 60_000, {});
+      expect(await scheduler.overview()).toMatchObject({ waiting: 1, delayed: 1, running: 0, failed: 0 });
+
+      await scheduler.start();
+      await waitFor(() => started === 1);
+      expect(await scheduler.overview()).toMatchObject({ waiting: 0, delayed: 1, running: 1, failed: 0 });
+      running.open();
     });
 
     it('keeps jobs across a restart: scheduled by one process, run by the next', async () => {
@@ -265,37 +315,37 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       await waitFor(() => runs.length === 1);
 
       const againAt = Date.now() + 200;
-      // Not awaited before the run ends: an adapter may wait for the run to finish first.
-      const again = scheduler.schedule('test', jobId, againAt, { version: 2 });
-      await sleep(50);
+      // Answered while the run goes on: it does not wait for the run (a handler may schedule its own job).
+      await scheduler.schedule('test', jobId, againAt, { version: 2 });
+      expect(runs).toHaveLength(1);
       firstRun.open();
-      await again;
 
       await waitFor(() => runs.length === 2);
       expect(runs[1].payload).toEqual({ version: 2 });
       expect(runs[1].at).toBeGreaterThanOrEqual(againAt);
     });
 
-    it('lets a run in progress finish on cancel, but never retries it', async () => {
-      const scheduler = await open();
-      const running = gate();
-      let calls = 0;
-      scheduler.handle('test', async () => {
-        calls += 1;
-        await running.wait;
-        throw new Error('fails after the cancel');
+    it('a job scheduled again from another process while it runs is not started there before the run ends', async () => {
+      const runsA: Run[] = [];
+      const runsB: Run[] = [];
+      const firstRun = gate();
+      const a = await worker(runsA, 'test', async () => {
+        if (runsA.length === 1) await firstRun.wait;
       });
-      await scheduler.start();
       const jobId = newId();
-      await scheduler.schedule('test', jobId, Date.now(), {});
-      await waitFor(() => calls === 1);
+      await a.schedule('test', jobId, Date.now(), { version: 1 });
+      await waitFor(() => runsA.length === 1);
+      const b = await worker(runsB, 'test');
 
-      const cancelled = scheduler.cancel(jobId);
-      await sleep(50);
-      running.open();
-      await cancelled;
-      await sleep(300);
-      expect(calls).toBe(1);
+      await b.schedule('test', jobId, Date.now(), { version: 2 });
+      // Long enough for B to have seen the job due, were it so.
+      await sleep(400);
+      expect([...runsA, ...runsB]).toHaveLength(1);
+      firstRun.open();
+
+      await waitFor(() => runsA.length + runsB.length === 2);
+      await sleep(200);
+      expect([...runsA, ...runsB].map((run) => run.payload)).toEqual([{ version: 1 }, { version: 2 }]);
     });
   });
 }

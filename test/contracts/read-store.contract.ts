@@ -94,6 +94,8 @@ export function readStoreContract(
         ['_id with another condition', { _id: 'a', tier: 'gold' }, ['a']],
         ['_id whose other condition fails', { _id: 'a', tier: 'silver' }, []],
         ['_id $in', { _id: { $in: ['a', 'd', 'zz'] } }, ['a', 'd']],
+        ['_id $in with another condition', { _id: { $in: ['a', 'b', 'c', 'a'] }, tier: 'gold' }, ['a', 'c']],
+        ['_id $gt, for paging by _id', { _id: { $gt: 'b' } }, ['c', 'd']],
         ['empty filter', {}, ['a', 'b', 'c', 'd']],
       ])('%s', async (_label, filter, expected) => {
         expect(ids(await c.find(filter, { sort: { _id: 1 } }))).toEqual(expected);
@@ -146,6 +148,21 @@ export function readStoreContract(
         const pages: string[] = [];
         for (let skip = 0; skip < all.length; skip += 4) pages.push(...ids(await c.find({}, { sort, skip, limit: 4 })));
         expect(pages).toEqual(all);
+      });
+
+      it('pages by _id after the last _id seen, also while documents come and go between pages', async () => {
+        const c2 = fresh();
+        for (const _id of ['k', 'c', 'x', 'a', 'm', 'f']) await c2.insertOne({ _id, odd: _id.charCodeAt(0) % 2 === 1 });
+        const page = async (after: string | null) => ids(await c2.find(after === null ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: 2 }));
+        expect(await page(null)).toEqual(['a', 'c']);
+        await c2.insertOne({ _id: 'b' }); // behind the pages read: not seen
+        await c2.insertOne({ _id: 'd' });
+        expect(await page('c')).toEqual(['d', 'f']);
+        await c2.deleteMany({ _id: 'k' });
+        expect(await page('f')).toEqual(['m', 'x']);
+        expect(await page('x')).toEqual([]);
+        // With a filter: only matching documents, still in _id order.
+        expect(ids(await c2.find({ _id: { $gt: 'a' }, odd: true }, { sort: { _id: 1 }, limit: 2 }))).toEqual(['c', 'm']);
       });
 
       it('limits without a sort', async () => {
@@ -467,6 +484,19 @@ export function readStoreContract(
           { _id: 'a', nested: { v: 1 }, value: { deep: { v: 1 } }, list: [{ k: 1 }] },
           { _id: 'b', nested: { v: 1 } },
         ]);
+      });
+    });
+
+    describe('scratch', () => {
+      it('is an empty store of its own, and closing it leaves this one working', async () => {
+        const name = nextName();
+        await store.collection(name).insertOne({ _id: 'live' });
+        const scratch = await store.scratch();
+        expect((await scratch.listCollections()).filter((c) => c.startsWith(prefix))).toEqual([]);
+        await scratch.collection(name).insertOne({ _id: 'replayed' });
+        expect(await store.collection(name).find({})).toEqual([{ _id: 'live' }]);
+        await scratch.close();
+        expect(await store.collection(name).find({})).toEqual([{ _id: 'live' }]);
       });
     });
 

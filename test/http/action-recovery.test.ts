@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import * as stock from '../../command-api/limited-stock/stock-stream';
-import { WrongExpectedVersionError } from '../../shared/event-store/port';
+import { StoreUnavailableError, WrongExpectedVersionError } from '../../shared/event-store/port';
+import { stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { server, startTestService, type TestService } from '../support/service';
 
 /** Players must be registered first here: process answers 5003 for unknown ones. */
@@ -42,45 +42,40 @@ describe('settings.autoRegisterPlayers: false', () => {
   });
 });
 
-describe('a crash between the reference and the player stream', () => {
-  it('before the player append: the reservation blocks repeats, then recovery releases it and a retry is processed once', async () => {
+describe('an action whose one append did not happen, or whose answer was lost', () => {
+  const response = (referenceId: string) => t.http.get('/v1/action/get-response').query({ referenceId }).set(server);
+
+  it('not appended (the store failed, the process died before it): no trace; the retry is processed at once', async () => {
     const playerId = await registered();
     const referenceId = ref();
-    jest.spyOn(t.service.deps.players, 'append').mockRejectedValueOnce(new Error('process killed'));
-    expect((await earn(playerId, referenceId)).status).toBe(500);
+    jest.spyOn(t.service.events, 'appendToStreams').mockRejectedValueOnce(new StoreUnavailableError('disk gone'));
+    expect((await earn(playerId, referenceId)).status).toBe(503);
     expect(await points(playerId)).toBe(0);
+    expect((await response(referenceId)).body.code).toBe(5001);
 
-    // While the attempt could still be in flight, the referenceId stays taken.
-    expect((await earn(playerId, referenceId)).body.code).toBe(2601);
-    expect((await t.http.get('/v1/action/get-response').query({ referenceId }).set(server)).body.code).toBe(5001);
-
-    clock += 31_000;
     const retried = await earn(playerId, referenceId);
-    expect(retried.body.code).toBe(200);
+    expect(retried.body.data).toMatchObject({ referenceId, earnedPoints: 10 });
     expect(await points(playerId)).toBe(10);
     expect((await earn(playerId, referenceId)).body.code).toBe(2601);
   });
 
-  it('after the player append: recovery completes the record from the player stream, nothing is applied twice', async () => {
+  it('appended, answer lost: the retry answers 2601 and get-response has the result at once; nothing applied twice', async () => {
     const playerId = await registered();
     const referenceId = ref();
-    const append = t.service.deps.players.append.bind(t.service.deps.players);
-    jest.spyOn(t.service.deps.players, 'append').mockImplementationOnce(async (...args) => {
-      await append(...args);
-      throw new Error('process killed after the player append');
+    const append = t.service.events.appendToStreams.bind(t.service.events);
+    jest.spyOn(t.service.events, 'appendToStreams').mockImplementationOnce(async (appends) => {
+      await append(appends);
+      throw new StoreUnavailableError('connection lost after the append');
     });
-    expect((await earn(playerId, referenceId)).status).toBe(500);
-    expect(await points(playerId)).toBe(10);
+    expect((await earn(playerId, referenceId)).status).toBe(503);
 
-    clock += 31_000;
-    const original = await t.http.get('/v1/action/get-response').query({ referenceId }).set(server);
-    expect(original.body.data).toMatchObject({ referenceId, playerId, earnedPoints: 10 });
     expect((await earn(playerId, referenceId)).body.code).toBe(2601);
+    expect((await response(referenceId)).body.data).toMatchObject({ referenceId, playerId, earnedPoints: 10 });
     expect(await points(playerId)).toBe(10);
   });
 });
 
-describe('a crash between a reversal and giving back its limited trigger activations', () => {
+describe('a reversal of an action that won a limited trigger', () => {
   const LIMITED = `
 version: 1
 deliverables:
@@ -90,23 +85,28 @@ actions:
 triggers:
   - { uid: t-jackpot, label: Jackpot, type: OneTimeOnly, limited: true, limit: 1, conditions: [{ action: spin }], deliverables: [{ deliverable: gold, amount: 5 }] }
 `;
-  it('gives them back by the scheduled job, once', async () => {
-    const s = await startTestService({ catalogYaml: LIMITED, env: { STALE_RESERVATION_MS: '300' } });
+  it('gives the activation back in its own append: the next player wins it at once; a failed reversal gives nothing back', async () => {
+    const s = await startTestService({ catalogYaml: LIMITED });
     try {
       const [first, second] = [randomUUID(), randomUUID()];
       const spin = (playerId: string, referenceId: string) => s.http.post('/v1/action/process').set(server).send({ name: 'spin', referenceId, playerId });
-      expect((await spin(first, 'jackpot-1')).body.data.triggers).toEqual([{ uid: 't-jackpot', label: 'Jackpot', points: 0 }]);
-      jest.spyOn(stock, 'returnStock').mockRejectedValueOnce(new Error('process killed after the player append'));
-      expect((await s.http.post('/v1/action/delete').set(server).send({ name: 'spin', referenceId: 'jackpot-1', playerId: first })).status).toBe(500);
-      // The activation is still taken: another player cannot have it yet.
+      const reverse = () => s.http.post('/v1/action/delete').set(server).send({ name: 'spin', referenceId: 'jackpot-1', playerId: first });
+      const jackpot = [{ uid: 't-jackpot', label: 'Jackpot', points: 0 }];
+      expect((await spin(first, 'jackpot-1')).body.data.triggers).toEqual(jackpot);
       expect((await spin(second, 'jackpot-2')).body.data.triggers).toBeNull();
-      let held = true;
-      for (let i = 0; i < 50 && held; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        held = (await stock.readStock(s.service.events, stock.TRIGGER_ACTIVATIONS, 't-jackpot')).total > 0;
-      }
-      expect(held).toBe(false);
-      expect((await spin(second, 'jackpot-3')).body.data.triggers).toEqual([{ uid: 't-jackpot', label: 'Jackpot', points: 0 }]);
+
+      jest.spyOn(s.service.events, 'appendToStreams').mockRejectedValueOnce(new StoreUnavailableError('disk gone'));
+      expect((await reverse()).status).toBe(503);
+      expect((await spin(second, 'jackpot-3')).body.data.triggers).toBeNull();
+
+      expect((await reverse()).body).toEqual({ code: 200 });
+      expect((await spin(second, 'jackpot-4')).body.data.triggers).toEqual(jackpot);
+      const stockEvents = (await s.service.events.readStream(stockStream(TRIGGER_ACTIVATIONS, 't-jackpot'))).map((e) => [e.type, (e.data as { holder: string }).holder]);
+      expect(stockEvents).toEqual([
+        ['TriggerActivationTaken', 'jackpot-1'],
+        ['TriggerActivationReturned', 'jackpot-1'],
+        ['TriggerActivationTaken', 'jackpot-4'],
+      ]);
     } finally {
       await s.close();
     }
@@ -132,13 +132,12 @@ triggers:
     const s = await startTestService({ catalogYaml: CONTENDED });
     try {
       const playerId = randomUUID();
-      const append = s.service.events.appendToStream.bind(s.service.events);
+      const append = s.service.events.appendToStreams.bind(s.service.events);
       // Every other request wins the race for the stock streams first.
-      jest
-        .spyOn(s.service.events, 'appendToStream')
-        .mockImplementation(async (stream, events, expected) =>
-          /^(trigger-limit|chest-stock)-/.test(stream) ? Promise.reject(new WrongExpectedVersionError(stream, expected, 0)) : append(stream, events, expected),
-        );
+      jest.spyOn(s.service.events, 'appendToStreams').mockImplementation(async (appends) => {
+        const contended = appends.find((a) => /^(trigger-limit|chest-stock)-/.test(a.stream));
+        return contended ? Promise.reject(new WrongExpectedVersionError(contended.stream, contended.expectedRevision, 0)) : append(appends);
+      });
       const post = (path: string, body: object) => s.http.post(path).set(server).send(body);
       const spun = await post('/v1/action/process', { name: 'spin', referenceId: 'spin-1', playerId });
       expect([spun.status, spun.body]).toEqual([503, BUSY]);
@@ -147,7 +146,7 @@ triggers:
       expect([opened.status, opened.body]).toEqual([503, BUSY]);
       const profile = async () => (await post('/v1/player/profile', { playerId })).body.data;
       expect(await profile()).toMatchObject({ points: 0, balances: [{ deliverableUid: 'box', amount: 1 }] });
-      expect(await stock.readStock(s.service.events, stock.TRIGGER_ACTIVATIONS, 't-jackpot')).toMatchObject({ total: 0 });
+      expect(await s.service.events.readStream(stockStream(TRIGGER_ACTIVATIONS, 't-jackpot'))).toEqual([]);
 
       jest.restoreAllMocks();
       const retried = await post('/v1/action/process', { name: 'spin', referenceId: 'spin-1', playerId });

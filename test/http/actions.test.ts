@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { catalogViewsProjector } from '../../projections/catalog-views';
-import { leaderboardsProjector, LEADERBOARD_COLLECTIONS } from '../../projections/leaderboards';
+import { leaderboardsProjector } from '../../projections/leaderboards';
+import { LEADERBOARD_COLLECTIONS } from '../../shared/read-models/leaderboards';
 import { ProjectionRunner } from '../../projections/runner';
 import { MemoryReadStore } from '../../shared/read-store/memory';
 import pino from 'pino';
@@ -20,7 +21,7 @@ const process_ = (body: Record<string, unknown>, headers: Record<string, string>
 const profile = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
 
 describe('POST /v1/action/process', () => {
-  it('awards points, badges, ranks and deliverables, and returns the result shape of decisions.md §6', async () => {
+  it('awards points, badges, ranks and deliverables, and returns the documented result shape', async () => {
     const playerId = newPlayer();
     const res = await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '120' }] });
     expect(res.status).toBe(200);
@@ -144,6 +145,27 @@ triggers:
     expect(res.body.data.nested).toHaveLength(2);
     expect(res.body.data.nested[0].badges[0].uid).toBe('b-first-purchase');
     expect(res.body.data.nested[1]).toEqual({ code: 5004, data: 'Action does not exist or is inactive' });
+  });
+
+  it('refuses a nested action carrying actions of its own (nesting is one level deep), naming it, and runs nothing', async () => {
+    const playerId = newPlayer();
+    const head = await t.service.events.headPosition();
+    const body = {
+      name: 'login',
+      referenceId: ref(),
+      playerId,
+      actions: [
+        { name: 'purchase', referenceId: ref(), playerId },
+        { name: 'purchase', referenceId: ref(), playerId, actions: [{ name: 'purchase', referenceId: ref(), playerId }] },
+      ],
+    };
+    const expected = { code: 1001, data: 'actions[1].actions: a nested action cannot carry actions of its own (nesting is one level deep)' };
+    const res = await process_(body);
+    expect([res.status, res.body]).toEqual([400, expected]);
+    // Even an empty list: the field is not silently dropped.
+    expect((await process_({ ...body, actions: [{ name: 'purchase', referenceId: ref(), playerId, actions: [] }] })).body).toEqual({ ...expected, data: expected.data.replace('[1]', '[0]') });
+    expect((await t.http.post('/v1/action/delete').set(server).send(body)).body).toEqual(expected);
+    expect(await t.service.events.headPosition()).toBe(head);
   });
 
   it('lets Client keys process with their tenant domain', async () => {
@@ -271,6 +293,11 @@ leaderboards:
         [4, d, 5],
       ]);
       expect((await board('lb-points', { top: '2' })).standings).toHaveLength(2);
+      // A player's own standing, ranked like the list, also from outside the page shown.
+      const rankOf = async (playerId: string) => (await board('lb-points', { top: '1', playerId })).player;
+      expect(await rankOf(b)).toMatchObject({ rank: 2, userId: b, points: 10 });
+      expect(await rankOf(d)).toMatchObject({ rank: 4, userId: d, points: 5 });
+      expect(await rankOf(a)).toMatchObject({ rank: 1, userId: a, points: 20 });
       expect((await board('lb-count')).standings.map((s: { userId: string; points: number }) => [s.userId, s.points])).toEqual([
         [a, 2],
         [c, 1],
@@ -289,6 +316,17 @@ leaderboards:
         [2, c, 10],
         [2, b, 10],
       ]);
+      expect(await rankOf(d)).toMatchObject({ rank: 1, points: 15 });
+      expect(await rankOf(b)).toMatchObject({ rank: 2, points: 10 });
+      // A player whose only contribution is reversed leaves the standings: no rank, and nobody's moves.
+      await own.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: 'b1', playerId: b });
+      expect(await rankOf(b)).toBeNull();
+      expect((await board('lb-points')).standings.map((s: { rank: number; userId: string }) => [s.rank, s.userId])).toEqual([
+        [1, d],
+        [2, a],
+        [2, c],
+      ]);
+      expect(await rankOf(c)).toMatchObject({ rank: 2, points: 10 });
 
       // Replaying the log into fresh read models gives the same standings.
       const fresh = new MemoryReadStore();
@@ -296,9 +334,49 @@ leaderboards:
       await replay.start();
       expect(await replay.waitFor(await own.service.events.headPosition(), 10_000)).toBe(true);
       await replay.stop();
-      const live = await own.service.readStore.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
-      const rebuilt = await fresh.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
-      expect(rebuilt).toEqual(live);
+      for (const collection of [LEADERBOARD_COLLECTIONS.scores, LEADERBOARD_COLLECTIONS.scoreCounts]) {
+        const live = await own.service.readStore.collection(collection).find({}, { sort: { _id: 1 } });
+        const rebuilt = await fresh.collection(collection).find({}, { sort: { _id: 1 } });
+        expect(rebuilt).toEqual(live);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('after reversals, in either order, ties rank as in a history without the reversed actions', async () => {
+    const own = await startTestService({
+      catalogYaml: `
+version: 1
+actions:
+  - { uid: act-a, identifier: score, points: 10 }
+  - { uid: act-b, identifier: bonus, points: 5 }
+leaderboards:
+  - { uid: lb-weekly, label: Weekly, type: 1, season: weekly }
+`,
+    });
+    try {
+      const standings = async () => (await own.http.get('/v1/admin/leaderboards/lb-weekly').set(server)).body.data[0].standings.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points]);
+      for (const order of [
+        ['r2', 'r1'],
+        ['r1', 'r2'],
+      ]) {
+        const [b, c] = [randomUUID(), randomUUID()];
+        const send = (name: string, playerId: string, referenceId: string) => own.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId });
+        await send('score', b, `${b}-b`); // B reaches 10
+        await send('score', c, `${c}-c`); // C reaches 10 after B
+        await send('bonus', b, `${b}-r1`);
+        await send('bonus', b, `${b}-r2`);
+        for (const r of order) expect((await own.http.post('/v1/action/delete').set(server).send({ name: 'bonus', playerId: b, referenceId: `${b}-${r}` })).body.code).toBe(200);
+        const mine = (await standings()).filter(([, userId]: [number, string]) => userId === b || userId === c);
+        expect([order, mine]).toEqual([
+          order,
+          [
+            [expect.any(Number), b, 10],
+            [expect.any(Number), c, 10],
+          ],
+        ]);
+      }
     } finally {
       await own.close();
     }

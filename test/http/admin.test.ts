@@ -7,10 +7,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('health', () => {
-  it('answers without a key', async () => {
+  it('answers liveness (/health) and readiness (/health/ready) without a key', async () => {
     const res = await t.http.get('/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 200, data: { status: 'ok' } });
+    const ready = await t.http.get('/health/ready');
+    expect([ready.status, ready.body]).toEqual([200, { code: 200, data: { status: 'ready' } }]);
   });
 });
 
@@ -227,5 +229,43 @@ describe('envelope', () => {
     expect(res.body.code).toBe(404);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('the jobs queue, for operators', () => {
+  it('shows a Pending purchase timeout as delayed until it has run, to Server keys only', async () => {
+    const own = await startTestService({
+      catalogYaml: `
+version: 1
+settings: { pendingTimeoutSeconds: 1 }
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: hoodie, label: Hoodie, type: Prize }
+actions:
+  - { identifier: earn, deliverables: [{ deliverable: gold, amount: 10 }] }
+stores:
+  - uid: shop
+    label: Shop
+    bundles: [{ uid: shipped, label: Shipped hoodie, cost: 5, costDeliverable: gold, requiresFulfillment: true, contents: [{ deliverable: hoodie, amount: 1 }] }]
+`,
+    });
+    try {
+      const jobs = async () => {
+        const res = await own.http.get('/v1/admin/jobs').set(server);
+        expect(res.status).toBe(200);
+        return res.body.data;
+      };
+      expect(await jobs()).toEqual({ waiting: 0, delayed: 0, running: 0, failed: 0, recentFailures: [] });
+      const playerId = '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b';
+      expect((await own.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId: 'earn-1' })).body.code).toBe(200);
+      const bought = await own.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'shipped' });
+      expect(bought.body.data.status).toBe('Pending');
+      expect(await jobs()).toMatchObject({ delayed: 1, failed: 0 });
+      for (let i = 0; i < 100 && (await jobs()).delayed > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await jobs()).toEqual({ waiting: 0, delayed: 0, running: 0, failed: 0, recentFailures: [] });
+      expect((await own.http.get('/v1/admin/jobs').set(mobile)).body.code).toBe(4003);
+    } finally {
+      await own.close();
+    }
   });
 });

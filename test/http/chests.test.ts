@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { CHEST_STOCK, takeStock } from '../../command-api/limited-stock/stock-stream';
-import { chestStockUid } from '../../command-api/open-chest/decider';
-import { settleChestOpening } from '../../command-api/open-chest/handler';
-import type { ChestOpened } from '../../shared/events/inventory-events';
+import { StoreUnavailableError } from '../../shared/event-store/port';
+import { chestStockUid } from '../../shared/rules/chests';
+import { CHEST_STOCK, stockStream } from '../../shared/streams';
 import { chestHistoryShape, chestOpenShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
 import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
@@ -225,7 +224,7 @@ describe('POST /v1/chest/open', () => {
     const results = await Promise.all(players.map((p) => open(p, 'chest-rare')));
     expect(results.filter((r) => r.body.code === 200)).toHaveLength(1);
     expect(results.filter((r) => r.body.code === 9012)).toHaveLength(3);
-    const taken = (await t.service.events.readStream(`chest-stock-${stockUid}`)).filter((e) => e.type === CHEST_STOCK.taken);
+    const taken = (await t.service.events.readStream(stockStream(CHEST_STOCK, stockUid))).filter((e) => e.type === CHEST_STOCK.taken);
     expect(taken).toHaveLength(1);
   });
 
@@ -273,31 +272,21 @@ describe('POST /v1/chest/open', () => {
   });
 });
 
-describe('crash recovery of an opening', () => {
-  it('the settlement job returns the units of an opening that never reached the player, and only then', async () => {
+describe('an opening whose one append fails', () => {
+  it('consumes no chest and takes no stock; the retry opens once', async () => {
     const playerId = await player('get-sword-chests');
     const stockUid = chestStockUid('chest-relic', null, 0);
-    const metadata = { correlationId: 'crash', causationId: 'crash', keyName: 'test', catalogVersion: 1 };
-    const { deps } = t.service;
-    const now = deps.now();
-    // An opening that took the only unit and died before its ChestOpened was appended.
-    expect(await takeStock(t.service.events, CHEST_STOCK, stockUid, 1, 'dead-opening', playerId, metadata)).toBe(true);
-    expect((await open(playerId, 'chest-relic')).body.code).toBe(9012);
-
-    // Still possibly in flight: the job looks again later and returns nothing now.
-    await settleChestOpening({ openingUid: 'dead-opening', playerId, startedAt: now, stockUids: [stockUid] }, deps);
-    await deps.jobs.cancel('settle-chest-opening-dead-opening');
-    expect((await preview({ chestDeliverableUId: 'chest-relic' })).data.contents[0].remainingStock).toBe(0);
-
-    await settleChestOpening({ openingUid: 'dead-opening', playerId, startedAt: now - 60_000, stockUids: [stockUid] }, deps);
+    const head = await t.service.events.headPosition();
+    jest.spyOn(t.service.events, 'appendToStreams').mockRejectedValueOnce(new StoreUnavailableError('disk gone'));
+    expect((await open(playerId, 'chest-relic')).status).toBe(503);
+    expect(await t.service.events.headPosition()).toBe(head);
     expect((await preview({ chestDeliverableUId: 'chest-relic' })).data.contents[0].remainingStock).toBe(1);
+    expect(await balanceOf(playerId, 'chest-relic')).toBe(2);
 
     expect((await open(playerId, 'chest-relic')).body.code).toBe(200);
-    // An opening on the player's stream keeps its unit, however late the job runs.
-    const recorded = (await t.service.events.readStream(`player-${playerId}`)).filter((e) => e.type === 'ChestOpened');
-    const opening = recorded[recorded.length - 1].data as ChestOpened;
-    await settleChestOpening({ openingUid: opening.openingUid, playerId, startedAt: now - 60_000, stockUids: [stockUid] }, deps);
+    expect(await balanceOf(playerId, 'chest-relic')).toBe(1);
     expect((await preview({ chestDeliverableUId: 'chest-relic' })).data.contents[0].remainingStock).toBe(0);
+    expect(await t.service.events.readStream(stockStream(CHEST_STOCK, stockUid))).toHaveLength(1);
   });
 });
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { actionResultShape, leaderboardDetailShape, processResultShape, profileShape, storeShape, transactionShape } from '../../shared/http/wire-shapes';
+import { actionResultShape, jobsOverviewShape, leaderboardDetailShape, processResultShape, profileShape, storeShape, transactionShape } from '../../shared/http/wire-shapes';
 import { server, startTestService, tempDir, type TestService } from '../support/service';
 
 let t: TestService;
@@ -68,6 +68,7 @@ describe('the documented shapes', () => {
     const boards = (await t.http.get('/v1/admin/leaderboards').set(server)).body.data;
     const board = (await t.http.get(`/v1/admin/leaderboards/${boards[0].uid}`).query({ playerId }).set(server)).body.data[0];
     strictly(leaderboardDetailShape, board);
+    strictly(jobsOverviewShape, (await t.http.get('/v1/admin/jobs').set(server)).body.data);
     if (processed.body.data.provisionUid) {
       strictly(transactionShape, (await t.http.post('/v1/store/transaction-status').set(server).send({ provisionUid: processed.body.data.provisionUid })).body.data);
     }

@@ -54,7 +54,7 @@ const owner = async (...actions: string[]) => {
 const goldOf = (result: { deliverables: { uid: string; amount: number }[] | null }) => result.deliverables?.find((d) => d.uid === 'gold')?.amount;
 
 describe('POST /v1/powerup/list', () => {
-  it('lists every owned instance with the fields of api.md (Unix seconds)', async () => {
+  it('lists every owned instance with every documented field (Unix seconds)', async () => {
     const before = Math.floor(Date.now() / 1000);
     const { playerId } = await owner('get-boost-gold', 'get-boost-all');
     const after = Math.floor(Date.now() / 1000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { settleProvision } from '../../command-api/provision-transactions/handler';
-import * as stock from '../../command-api/limited-stock/stock-stream';
-import { playerStream } from '../../command-api/player/repository';
+import { StoreUnavailableError } from '../../shared/event-store/port';
+import { BUNDLE_STOCK, stockStream } from '../../shared/streams';
+import { playerStream } from '../../shared/streams';
 import { addAmounts } from '../../shared/amount';
 import type { Effects } from '../../shared/events/common';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';
@@ -70,7 +70,7 @@ const balancesFromEvents = async (playerId: string) => {
 };
 
 describe('POST /v1/store/buy', () => {
-  it('charges, grants and answers the buy result of api.md, Completed', async () => {
+  it('charges, grants and answers the documented buy result, Completed', async () => {
     const playerId = await richPlayer();
     const res = await buy(playerId, 'sword-pack');
     expect(res.status).toBe(200);
@@ -234,7 +234,8 @@ describe('settlement', () => {
   it('times out a Pending provision after pendingTimeoutSeconds by the scheduled job: Failed (TimedOut), currency and stock back', async () => {
     const playerId = await richPlayer();
     const { provisionUid } = (await buy(playerId, 'shipped')).body.data;
-    const holds = async () => (await stock.readStock(t.service.events, stock.BUNDLE_STOCK, 'shipped')).held.has(provisionUid);
+    // Units this purchase holds of the bundle's stock: taken, and not yet returned.
+    const holds = async () => (await t.service.events.readStream(stockStream(BUNDLE_STOCK, 'shipped'))).filter((e) => (e.data as { holder: string }).holder === provisionUid).length === 1;
     expect(await holds()).toBe(true);
     clock += 1500;
     // The job runs on the real clock, one second after the purchase.
@@ -250,41 +251,34 @@ describe('settlement', () => {
     expect(await holds()).toBe(false);
   });
 
-  it('a crash between taking stock and charging the player: nothing charged, stock held until the job returns it', async () => {
+  it('a purchase whose one append fails writes nothing: no charge, no stock, no provision; the retry buys once', async () => {
     const playerId = await richPlayer();
     const before = await remainingStock('stocked');
-    jest.spyOn(t.service.deps.players, 'append').mockRejectedValueOnce(new Error('process killed'));
-    const crashed = await buy(playerId, 'stocked');
-    expect(crashed.status).toBe(500);
-    await t.service.projections.waitFor(await t.service.events.headPosition(), 5000);
-    expect(await remainingStock('stocked')).toBe(before - 1);
+    const head = await t.service.events.headPosition();
+    jest.spyOn(t.service.events, 'appendToStreams').mockRejectedValueOnce(new StoreUnavailableError('disk gone'));
+    const failed = await buy(playerId, 'stocked');
+    expect([failed.status, failed.body.code]).toEqual([503, 503]);
+    expect(await t.service.events.headPosition()).toBe(head);
+    expect(await remainingStock('stocked')).toBe(before);
     expect(await balances(playerId)).toEqual({ gold: 300 });
 
-    // The job finds no purchase on the player stream: too early, then past the in-flight window.
-    const provisionUid = (await t.service.events.readAll()).filter((e) => e.type === 'ProvisionOpened' && (e.data as { playerId: string }).playerId === playerId)[0].data as { provisionUid: string };
-    await settleProvision(provisionUid.provisionUid, t.service.deps);
-    await t.service.projections.waitFor(await t.service.events.headPosition(), 5000);
+    const retried = await buy(playerId, 'stocked');
+    expect(retried.body.data.status).toBe('Completed');
     expect(await remainingStock('stocked')).toBe(before - 1);
-    clock += 31_000;
-    await settleProvision(provisionUid.provisionUid, t.service.deps);
-    await settleProvision(provisionUid.provisionUid, t.service.deps);
-    await t.service.projections.waitFor(await t.service.events.headPosition(), 5000);
-    expect(await remainingStock('stocked')).toBe(before);
-    expect((await move('transaction-status', provisionUid.provisionUid)).body.code).toBe(9004);
-    expect(await balances(playerId)).toEqual({ gold: 300 });
-    expect(await balancesFromEvents(playerId)).toEqual({ gold: 300 });
+    expect(await balances(playerId)).toEqual({ gold: 280, sword: 1 });
+    expect(await balancesFromEvents(playerId)).toEqual({ gold: 280, sword: 1 });
   });
 
-  it('a crash between a refund and the stock return: the job returns the stock once, nothing granted twice', async () => {
+  it('a refund whose one append fails changes nothing: still Completed, stock still held; the retry refunds once', async () => {
     const playerId = await richPlayer();
     const { provisionUid } = (await buy(playerId, 'stocked')).body.data;
     const before = await remainingStock('stocked');
-    jest.spyOn(stock, 'returnStock').mockRejectedValueOnce(new Error('process killed'));
-    expect((await move('refund-transaction', provisionUid)).status).toBe(500);
-    expect((await move('transaction-status', provisionUid)).body.data.status).toBe('Refunded');
+    jest.spyOn(t.service.events, 'appendToStreams').mockRejectedValueOnce(new StoreUnavailableError('disk gone'));
+    expect((await move('refund-transaction', provisionUid)).status).toBe(503);
+    expect((await move('transaction-status', provisionUid)).body.data.status).toBe('Completed');
     expect(await remainingStock('stocked')).toBe(before);
-    await settleProvision(provisionUid, t.service.deps);
-    await settleProvision(provisionUid, t.service.deps);
+    expect((await move('refund-transaction', provisionUid)).body.data.status).toBe('Refunded');
+    expect((await move('refund-transaction', provisionUid)).body.code).toBe(9010);
     await t.service.projections.waitFor(await t.service.events.headPosition(), 5000);
     expect(await remainingStock('stocked')).toBe(before + 1);
     expect(await balances(playerId)).toEqual({ gold: 300 });
@@ -293,14 +287,12 @@ describe('settlement', () => {
 });
 
 describe('a Pending provision across a restart', () => {
-  it('still times out: the settlement job is kept on disk', async () => {
+  it('still times out: the timeout job is kept on disk', async () => {
     const first = await startTestService({ catalogYaml: CATALOG });
     const playerId = randomUUID();
     await first.http.post('/v1/action/process').set(server).send({ name: 'earn', referenceId: `restart-${++refs}`, playerId });
     const { provisionUid } = (await first.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'shipped' })).body.data;
-    await first.close();
-
-    const second = await startTestService({ catalogYaml: CATALOG, dataDir: first.dataDir });
+    const second = await first.restart();
     try {
       let status = 'Pending';
       for (let i = 0; i < 60 && status === 'Pending'; i++) {
@@ -311,5 +303,54 @@ describe('a Pending provision across a restart', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('POST /v1/store/transactions (a player\'s transaction history, Client keys too)', () => {
+  it('lists purchases and action costs newest first, with what each bought and its status, a page at a time', async () => {
+    const playerId = await richPlayer(300);
+    const sword = (await buy(playerId, 'sword-pack', client)).body.data.provisionUid;
+    const fight = (await t.http.post('/v1/action/process').set(server).send({ name: 'fight', referenceId: `fight-${++refs}`, playerId })).body.data.provisionUid;
+    const shipped = (await buy(playerId, 'shipped', client)).body.data.provisionUid;
+    await move('cancel-transaction', shipped);
+    const list = (body: object) => t.http.post('/v1/store/transactions').set(client).send({ playerId, ...body });
+
+    const all = await list({});
+    expect(all.body.code).toBe(200);
+    expect(all.body.data.map((x: { provisionUid: string }) => x.provisionUid)).toEqual([shipped, fight, sword]);
+    expect(all.body.data[0]).toEqual({
+      playerId,
+      provisionUid: shipped,
+      cost: 30,
+      costDeliverableUid: 'gold',
+      costLabel: 'Gold',
+      referenceType: 'Store',
+      status: 'Failed',
+      failureReason: 'Cancelled',
+      bundleUid: 'shipped',
+      bundleLabel: 'Shipped shield',
+      referenceId: null,
+      contents: [{ deliverableUid: 'shield', label: 'Shield', type: 1, amount: 1 }],
+      createDate: expect.any(Number),
+      updateDate: expect.any(Number),
+    });
+    expect(all.body.data[1]).toMatchObject({ provisionUid: fight, referenceType: 'Action', referenceId: expect.stringMatching(/^fight-/), bundleUid: null, cost: 10, status: 'Completed', contents: [] });
+
+    const first = await list({ top: 2 });
+    expect(first.body.data.map((x: { provisionUid: string }) => x.provisionUid)).toEqual([shipped, fight]);
+    const next = await list({ top: 2, before: fight });
+    expect(next.body.data.map((x: { provisionUid: string }) => x.provisionUid)).toEqual([sword]);
+    expect((await list({ top: 2, before: sword })).body.data).toEqual([]);
+  });
+
+  it('answers 9020 for an unknown player, 9004 for a `before` the player does not have, 1001 for a bad `top`, 1002 without a playerId', async () => {
+    const playerId = await richPlayer(100);
+    const list = (body: object) => t.http.post('/v1/store/transactions').set(client).send(body);
+    expect((await list({ playerId: randomUUID() })).body.code).toBe(9020);
+    expect((await list({ playerId, before: 'f'.repeat(32) })).body.code).toBe(9004);
+    expect((await list({ playerId, top: 0 })).body.code).toBe(1001);
+    expect((await list({ playerId, top: 101 })).body.code).toBe(1001);
+    expect((await list({})).body.code).toBe(1002);
+    expect((await list({ playerId })).body).toEqual({ code: 200, data: [] });
   });
 });

@@ -10,7 +10,7 @@ const pause = (maxMs: number) => new Promise<void>((resolve) => (Math.random() <
  * test could not fail. Returns a function that restores the store.
  */
 export function addLatency(events: EventStore, maxMs = 3): () => void {
-  const spies = (['readStream', 'appendToStream', 'streamRevision', 'readAll', 'headPosition'] as const).map((name) => {
+  const spies = (['readStream', 'appendToStreams', 'streamRevision', 'readAll', 'headPosition'] as const).map((name) => {
     const original = (events[name] as (...args: unknown[]) => Promise<unknown>).bind(events);
     return jest.spyOn(events, name).mockImplementation((async (...args: unknown[]) => {
       await pause(maxMs);

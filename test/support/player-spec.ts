@@ -8,16 +8,20 @@
  *   expect(first.result.badges).toEqual(...);                  // then
  *   expect(p.state.points).toBe(30);
  */
+import type { Decision } from '../../command-api/command';
+import { decideProcessAction, limitedTriggersOf } from '../../command-api/process-action/decider';
+import { decideReverseAction } from '../../command-api/reverse-action/decider';
+import { indexCatalog } from '../../shared/catalog/catalog-index';
 import { parseCatalog } from '../../shared/catalog/load';
-import { seededRandom } from './seeded-random';
 import type { Catalog } from '../../shared/catalog/schema';
 import type { RecordedEvent } from '../../shared/event-store/port';
-import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
-import type { Failure, Result } from '../../shared/http/envelope';
-import type { DecisionEnv } from '../../command-api/player/grants';
-import { evolve, initialPlayerState, type PlayerState } from '../../command-api/player/state';
-import { decideProcessAction, type ProcessActionDecision } from '../../command-api/process-action/decider';
-import { decideReverseAction } from '../../command-api/reverse-action/decider';
+import { playerEventOf, type DomainEvent, type PlayerEvent } from '../../shared/events';
+import type { ActionProcessed, ActionResult, ActionReversed } from '../../shared/events/player-events';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
+import type { Failure, Result } from '../../shared/result';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { playerStream } from '../../shared/streams';
+import { seededRandom } from '../../bench/seeded-random';
 
 export const PLAYER = '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001';
 export const OTHER_PLAYER = '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0002';
@@ -47,20 +51,38 @@ export function testEnv(now = T0, seed = 42): DecisionEnv {
   return { now, random: seededRandom(seed), newUid: () => (++n).toString(16).padStart(32, '0') };
 }
 
+/** The events a decision writes to one stream (none when it does not write there). */
+export function written(decision: Decision<unknown>, stream: string): DomainEvent[] {
+  return decision.writes.find((w) => w.stream === stream)?.events ?? [];
+}
+
+/** The streams a decision writes, in its order. */
+export const streamsOf = (decision: Decision<unknown>): string[] => decision.writes.map((w) => w.stream);
+
+/** The player events of a decision (written to the player's stream). */
+export function playerEvents(decision: Decision<unknown>, playerId = PLAYER): PlayerEvent[] {
+  return written(decision, playerStream(playerId)).flatMap((e) => {
+    const typed = playerEventOf({ ...e, id: 'e', metadata: SPEC_METADATA, streamName: playerStream(playerId), revision: 0, position: 0, createdAt: 0 });
+    return typed ? [typed] : [];
+  });
+}
+
+const SPEC_METADATA = { correlationId: 'spec', causationId: 'spec', keyName: 'spec', catalogVersion: 1 };
+
 /** Folds events in the order given, as they would be recorded on the player's stream. */
-export function given(events: readonly { type: string; data: unknown }[], playerId = PLAYER): { state: PlayerState; recorded: RecordedEvent[] } {
+export function given(events: readonly PlayerEvent[], playerId = PLAYER): { state: PlayerState; recorded: RecordedEvent[] } {
   const state = initialPlayerState(playerId);
   const recorded = events.map((e, revision) => recordedEvent(playerId, e, revision));
-  for (const e of recorded) evolve(state, e);
+  for (const e of recorded) evolve(state, playerEventOf(e)!);
   return { state, recorded };
 }
 
-function recordedEvent(playerId: string, e: { type: string; data: unknown }, revision: number): RecordedEvent {
+function recordedEvent(playerId: string, e: PlayerEvent, revision: number): RecordedEvent {
   return {
     id: `event-${revision}`,
     type: e.type,
     data: e.data,
-    metadata: { correlationId: 'spec', causationId: 'spec', keyName: 'spec', catalogVersion: 1 },
+    metadata: SPEC_METADATA,
     streamName: `player-${playerId}`,
     revision,
     position: revision + 1,
@@ -81,22 +103,26 @@ export interface ActOptions {
 export interface PlayerSpec {
   readonly catalog: Catalog;
   readonly env: DecisionEnv;
-  /** Limited triggers with no activation left (ProcessActionEnv.exhaustedTriggers). */
+  /** Limited triggers with no activation left over all players (the others have all theirs). */
   readonly exhaustedTriggers: Set<string>;
   readonly state: PlayerState;
   readonly recorded: RecordedEvent[];
+  /** What decisions wrote to streams other than the player's, by stream. */
+  readonly streams: Map<string, DomainEvent[]>;
   /** Appends events to the player's stream (folding them into the state). */
-  given(...events: { type: string; data: unknown }[]): PlayerSpec;
+  given(...events: PlayerEvent[]): PlayerSpec;
+  /** Records what a decision writes: its player events on the player's stream, the rest in `streams`. */
+  apply(decision: Decision<unknown>): void;
   /** Processes an action that must succeed; its events are recorded. */
   process(name: string, options?: ActOptions): ActionProcessed;
-  /** Processes an action; its events are recorded when it succeeds. */
-  tryProcess(name: string, options?: ActOptions): Result<ProcessActionDecision>;
+  /** Processes an action; its player events are recorded when it succeeds. */
+  tryProcess(name: string, options?: ActOptions): Result<Decision<ActionResult>>;
   /** Processes `count` actions of one name; returns the last. */
   repeat(count: number, name: string, options?: Omit<ActOptions, 'ref'>): ActionProcessed;
   /** Reverses a processed action that must be reversible; the ActionReversed is recorded. */
   reverse(ref: string, options?: { name?: string; playerId?: string }): ActionReversed;
   /** Reverses an action; the ActionReversed is recorded when it succeeds. */
-  tryReverse(ref: string, options?: { name?: string; playerId?: string }): Result<ActionReversed>;
+  tryReverse(ref: string, options?: { name?: string; playerId?: string }): Result<Decision<ActionReversed>>;
 }
 
 /**
@@ -108,16 +134,20 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
   const env = testEnv(options.now, options.seed);
   const state = initialPlayerState(playerId);
   const recorded: RecordedEvent[] = [];
+  const streams = new Map<string, DomainEvent[]>();
   const exhaustedTriggers = new Set<string>();
   let actions = 0;
 
-  const record = (events: readonly { type: string; data: unknown }[]) => {
+  const record = (events: readonly PlayerEvent[]) => {
     for (const e of events) {
       const r = recordedEvent(playerId, e, recorded.length);
       recorded.push(r);
-      evolve(state, r);
+      evolve(state, playerEventOf(r)!);
     }
   };
+  const triggers = indexCatalog(catalog).triggerByUid;
+  /** Another player's actions share a limited trigger's activations: the spec's exhausted ones have none left. */
+  const activationsTaken = (name: string) => new Map(limitedTriggersOf(catalog, name).map((t) => [t.uid, exhaustedTriggers.has(t.uid) ? triggers.get(t.uid)!.limit : 0]));
 
   const spec: PlayerSpec = {
     catalog,
@@ -125,9 +155,16 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
     exhaustedTriggers,
     state,
     recorded,
+    streams,
     given(...events) {
       record(events);
       return spec;
+    },
+    apply(decision) {
+      for (const { stream, events } of decision.writes) {
+        if (stream === playerStream(playerId)) record(playerEvents(decision, playerId));
+        else streams.set(stream, [...(streams.get(stream) ?? []), ...events]);
+      }
     },
     tryProcess(name, o = {}) {
       actions++;
@@ -139,12 +176,14 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
         multiplier: o.multiplier ?? 1,
         details: Object.entries(o.details ?? {}).map(([n, value]) => ({ name: n, value: String(value) })),
       };
-      const decision = decideProcessAction(cmd, state, { ...env, catalog, exhaustedTriggers, costProvisionUid: env.newUid() });
-      if (decision.ok) record(decision.value.events);
+      const decision = decideProcessAction(cmd, { player: state, playerRevision: recorded.length - 1, referenceTaken: false, activationsTaken: activationsTaken(name) }, { ...env, catalog });
+      if (decision.ok) spec.apply(decision.value);
       return decision;
     },
     process(name, o) {
-      return succeeded(spec.tryProcess(name, o)).processed;
+      const processed = playerEvents(succeeded(spec.tryProcess(name, o)), o?.playerId ?? playerId).find((e) => e.type === 'ActionProcessed');
+      if (processed?.type !== 'ActionProcessed') throw new Error('a processed action records an ActionProcessed');
+      return processed.data;
     },
     repeat(count, name, o) {
       let last: ActionProcessed | undefined;
@@ -153,13 +192,16 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
     },
     tryReverse(ref, o = {}) {
       const revision = state.processed.get(ref);
-      const original = revision === undefined ? null : (recorded[revision].data as ActionProcessed);
-      const decision = decideReverseAction({ playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' }, state, original, catalog, env.now);
-      if (decision.ok) record([{ type: 'ActionReversed', data: decision.value }]);
+      const at = revision === undefined ? null : playerEventOf(recorded[revision]);
+      const original = at?.type === 'ActionProcessed' ? at.data : null;
+      // The referenceId's record names the player whose action it is.
+      const reference = original ? { playerId, reversed: state.reversed.has(ref) } : null;
+      const decision = decideReverseAction({ playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' }, { reference, player: state, original }, { catalog, now: env.now });
+      if (decision.ok) spec.apply(decision.value);
       return decision;
     },
     reverse(ref, o) {
-      return succeeded(spec.tryReverse(ref, o));
+      return succeeded(spec.tryReverse(ref, o)).answer;
     },
   };
   return spec;
@@ -177,7 +219,7 @@ export function failureOf(result: Result<unknown>): Failure {
 }
 
 /** The PowerupActivated event of an owned powerup, at a time in Unix ms. */
-export const activated = (powerupUid: string, atMs: number, playerId = PLAYER) => ({
+export const activated = (powerupUid: string, atMs: number, playerId = PLAYER): PlayerEvent => ({
   type: 'PowerupActivated',
   data: { playerId, powerupUid, activatedAt: Math.floor(atMs / 1000), effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } },
 });

@@ -23,17 +23,33 @@ export interface ChildServer {
   output(): string;
 }
 
-/** Runs `shared/main.ts <role>` in its own process (as `npm start` does) and resolves once it answers /health. */
-export async function startServerProcess(env: Record<string, string>, options: { role?: string; port?: number } = {}): Promise<ChildServer> {
+/** The user id the tests run other processes as where permissions must apply (root ignores them). */
+export const NOBODY = { uid: 65534, gid: 65534 };
+
+/** The service's settings (README, "Configuration"): a child gets those its test gives, never the test runner's. */
+const SERVICE_SETTINGS = ['PORT', 'DATA_DIR', 'CATALOG_FILE', 'API_KEYS_FILE', 'EVENTSTORE_URL', 'MONGO_URL', 'MONGO_DATABASE', 'REDIS_URL', 'REDIS_PREFIX', 'LOG_LEVEL', 'MIN_POSITION_WAIT_MS', 'SQLITE_BUSY_TIMEOUT_MS', 'IDEMPOTENCY_KEY_RETENTION_HOURS', 'HTTP_HEADERS_TIMEOUT_MS', 'HTTP_REQUEST_TIMEOUT_MS', 'WEBHOOKS_FILE', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_BASE_MS', 'WEBHOOK_MAX_ATTEMPTS'];
+
+/** The environment of a service or CLI child: the test runner's, less the service's settings, plus `env`. */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.includes(name)));
+  return { ...inherited, ...env };
+}
+
+/**
+ * Runs `app/main.ts <role>` in its own process (as `npm start` does) and resolves once it answers
+ * /health. `user`: run it as that user (a test running as root needs one for file permissions).
+ */
+export async function startServerProcess(env: Record<string, string>, options: { role?: string; port?: number; user?: { uid: number; gid: number } } = {}): Promise<ChildServer> {
   const role = options.role ?? 'all';
   const port = options.port ?? (await freePort());
   // As the npm start scripts run it: tsx as a loader, in the service's own process.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'shared', 'main.ts'), role], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'app', 'main.ts'), role], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    env: childEnv({ LOG_LEVEL: 'warn', ...env, PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so a kill reaches anything it started.
     detached: true,
+    ...options.user,
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

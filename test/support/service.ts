@@ -4,20 +4,33 @@ import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
 import { readRunConfig } from '../../shared/config/env';
-import { startService, type RunningService } from '../../shared/service';
+import { startService, type RunningService } from '../../app/service';
+import { backing, type Backing } from './backing';
 
 export const KEYS = {
   server: 'server-key-0123456789abcdef',
   mobile: 'mobile-key-0123456789abcdef',
   client: 'client-key-0123456789abcdef',
   bare: 'bare-client-key-0123456789',
+  auditor: 'auditor-key-0123456789abcdef',
 } as const;
 
 export interface TestService {
   service: RunningService;
   dataDir: string;
   http: ReturnType<typeof request>;
+  /** Stops the service and deletes what it kept outside its data directory. */
   close(): Promise<void>;
+  /** Stops the service, keeping everything it stored, and starts it again on it. */
+  restart(): Promise<TestService>;
+}
+
+interface TestServiceOptions {
+  catalogYaml?: string;
+  env?: Record<string, string>;
+  now?: () => number;
+  /** A data directory of the test's (default: a fresh one). */
+  dataDir?: string;
 }
 
 export function tempDir(prefix = 'gam-'): string {
@@ -35,15 +48,22 @@ export function writeKeysFile(dir: string): string {
       `  - { name: app, tier: Mobile, key: "${KEYS.mobile}" }`,
       `  - { name: web, tier: Client, key: "${KEYS.client}", tenantDomains: ["play.example.com"] }`,
       `  - { name: bare, tier: Client, sha256: "${require('node:crypto').createHash('sha256').update(KEYS.bare).digest('hex')}" }`,
+      `  - { name: books, tier: Auditor, key: "${KEYS.auditor}" }`,
     ].join('\n'),
   );
   return file;
 }
 
-/** The all-in-one service on a fresh data directory, with the demo catalog unless one is given. */
-export async function startTestService(options: { catalogYaml?: string; env?: Record<string, string>; now?: () => number; dataDir?: string } = {}): Promise<TestService> {
-  const dataDir = options.dataDir ?? tempDir();
-  const env: Record<string, string> = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), ...options.env };
+/**
+ * The all-in-one service on a fresh data directory, with the demo catalog unless one is given; its
+ * jobs and rate limits on Redis in the "redis" test project (support/backing.ts).
+ */
+export function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  return startOn(options.dataDir ?? tempDir(), backing(), options);
+}
+
+async function startOn(dataDir: string, stores: Backing, options: TestServiceOptions): Promise<TestService> {
+  const env: Record<string, string> = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), ...stores.env, ...options.env };
   if (options.catalogYaml) {
     const file = path.join(dataDir, 'catalog.yaml');
     fs.writeFileSync(file, options.catalogYaml);
@@ -56,6 +76,11 @@ export async function startTestService(options: { catalogYaml?: string; env?: Re
     http: request(service.app),
     async close() {
       await service.close();
+      await stores.release();
+    },
+    async restart() {
+      await service.close();
+      return startOn(dataDir, stores, options);
     },
   };
 }
@@ -63,3 +88,4 @@ export async function startTestService(options: { catalogYaml?: string; env?: Re
 export const server = { AuthKey: KEYS.server };
 export const mobile = { AuthKey: KEYS.mobile };
 export const client = { AuthKey: KEYS.client, 'X-Tenant-Domain': 'play.example.com' };
+export const auditor = { AuthKey: KEYS.auditor };

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { RunConfig } from '../shared/config/env';
+import { KurrentDbEventStore } from '../shared/event-store/kurrentdb';
+import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { BullMqJobScheduler } from '../shared/jobs/bullmq';
+import { SqliteJobScheduler } from '../shared/jobs/embedded';
+import type { JobLogger, JobScheduler } from '../shared/jobs/port';
+import type { Logger } from '../shared/logging/logger';
+import type { ServiceMetrics } from '../shared/metrics';
+import type { Role } from './roles';
+import { MemoryRateLimiter } from '../shared/rate-limit/memory';
+import type { RateLimiter } from '../shared/rate-limit/port';
+import { RedisRateLimiter } from '../shared/rate-limit/redis';
+import { StoreUnavailableError, type EventStore } from '../shared/event-store/port';
+import { FileBackedReadStore } from '../shared/read-store/file-backed';
+import { MemoryReadStore } from '../shared/read-store/memory';
+import { MongoReadStore } from '../shared/read-store/mongo';
+import type { ReadStore } from '../shared/read-store/port';
+
+/** Each port's adapter: its URL set selects the production engine, else the embedded one (README, "Configuration"). */
+/** `onFault`: the embedded store found a lasting fault while running (its file deleted or damaged). */
+export async function openEventStore(config: RunConfig, metrics: ServiceMetrics, onFault: (reason: string) => void): Promise<EventStore> {
+  // The embedded file is checked (PRAGMA quick_check) before anything reads it.
+  if (config.eventStoreUrl) return KurrentDbEventStore.connect(config.eventStoreUrl);
+  return new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), { busyTimeoutMs: config.sqliteBusyTimeoutMs, checkIntegrity: true, onFault, onGroupCommit: (appends) => metrics.groupCommit(appends) });
+}
+
+/**
+ * MongoDB with MONGO_URL. Else the all-in-one process keeps its read models in memory and in
+ * `DATA_DIR/read-models.sqlite`, so a restart resumes the projections instead of replaying the
+ * log; a read process (or a second process on the same DATA_DIR) keeps its own in memory only.
+ */
+export async function openReadStore(config: RunConfig, role: Role, log: Logger): Promise<ReadStore> {
+  if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, config.mongoDatabase);
+  if (role !== 'all') return new MemoryReadStore();
+  const file = path.join(config.dataDir, 'read-models.sqlite');
+  try {
+    return new FileBackedReadStore(file, (error) => log.warn({ err: String(error) }, 'read models not written to their file; retrying with the next changes'));
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    log.warn({ file, err: error.message }, 'read models file in use by another process: keeping them in memory only');
+    return new MemoryReadStore();
+  }
+}
+
+/** With REDIS_URL, jobs and rate limits are shared by every process of the deployment. */
+export function openJobScheduler(config: RunConfig, log: JobLogger): JobScheduler {
+  return config.redisUrl
+    ? new BullMqJobScheduler({ connection: config.redisUrl, queueName: 'jobs', prefix: config.redisPrefix, logger: log })
+    : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { logger: log });
+}
+
+export function openRateLimiter(config: RunConfig): RateLimiter {
+  return config.redisUrl ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rate:`) : new MemoryRateLimiter();
+}

@@ -1,0 +1,72 @@
+import os from 'node:os';
+import { readRunConfig } from '../shared/config/env';
+import { StoreUnavailableError } from '../shared/event-store/port';
+import { createLogger } from '../shared/logging/logger';
+import { DEFAULT_PORTS, ROLES, type Role } from './roles';
+import { ConfigurationError } from './configuration-error';
+import { startService, type RunningService } from './service';
+
+/**
+ * `npm start`: the whole service in one process on the embedded stores, on port 8080;
+ * `npm run start:command`, `start:read` and `start:projector` run one role each, on 8081, 8082
+ * and 8083 unless PORT says otherwise. A start that fails ends with exit code 1 and lines saying
+ * what is wrong and what to do, never a stack trace.
+ */
+async function main(): Promise<void> {
+  const role = (process.argv[2] ?? 'all') as Role;
+  if (!ROLES.includes(role)) {
+    console.error(`unknown role "${role}": use one of ${ROLES.join(', ')}`);
+    process.exit(2);
+  }
+  let config;
+  try {
+    config = readRunConfig(process.env, DEFAULT_PORTS[role]);
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
+  }
+  const log = createLogger(config.logLevel);
+  // Until the service listens, a signal ends the process at once, as it would by default: run as a
+  // container's first process, node has no default handlers, and the signal would be ignored.
+  const duringStart = (signal: NodeJS.Signals) => process.exit(128 + os.constants.signals[signal]);
+  process.once('SIGTERM', duringStart);
+  process.once('SIGINT', duringStart);
+  let service: RunningService | undefined;
+  try {
+    service = await startService({ config, log, role, announce: (line) => console.log(line) });
+    await service.listen();
+  } catch (e) {
+    await service?.close();
+    cannotStart(e, config.port);
+  }
+  console.log(`Gamification service (${role}) listening on http://localhost:${config.port} (data in ${config.dataDir}, catalog ${config.catalogFile})`);
+  // Graceful: stop taking requests, let the ones in flight finish, close subscriptions and stores.
+  const stop = async () => {
+    log.info({ role }, 'shutting down');
+    await service.close();
+    process.exit(0);
+  };
+  process.off('SIGTERM', duringStart);
+  process.off('SIGINT', duringStart);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+function cannotStart(e: unknown, port: number): never {
+  if (e instanceof ConfigurationError) {
+    console.error('Cannot start: fix these problems and start again:');
+    for (const p of e.problems) console.error(`  ${p}`);
+  } else if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    console.error(`Cannot start: port ${port} is already in use; stop the process that holds it, or set PORT to a free port`);
+  } else if ((e as NodeJS.ErrnoException).code === 'EACCES' && (e as NodeJS.ErrnoException).syscall === 'listen') {
+    console.error(`Cannot start: port ${port} may not be listened on by this user; set PORT to a port above 1023`);
+  } else if (e instanceof StoreUnavailableError) {
+    // Its message says what is wrong with the store and what to do.
+    console.error(`Cannot start: ${e.message}`);
+  } else {
+    console.error(`Cannot start: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  }
+  process.exit(1);
+}
+
+void main();

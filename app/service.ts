@@ -1,0 +1,315 @@
+import fs from 'node:fs';
+import http, { type Server } from 'node:http';
+import path from 'node:path';
+import type express from 'express';
+import { buyBundleRoute } from '../command-api/buy-bundle/route';
+import type { CommandDeps } from '../command-api/deps';
+import { openChestRoute } from '../command-api/open-chest/route';
+import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
+import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
+import { processActionRoute } from '../command-api/process-action/route';
+import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
+import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
+import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
+import { registerPlayerRoute } from '../command-api/register-player/route';
+import { reverseActionRoute } from '../command-api/reverse-action/route';
+import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
+import { PROJECTORS } from '../projections/projectors';
+import { ProjectionRunner } from '../projections/runner';
+import { verifyReadModels } from '../projections/verify';
+import { actionResponseRoute } from '../read-api/action-response/route';
+import { jobsRoute } from '../read-api/admin/jobs';
+import { adminRoutes } from '../read-api/admin/routes';
+import { auditRoutes } from '../read-api/audit/routes';
+import { chestRoutes } from '../read-api/chests/routes';
+import { feedRoutes } from '../read-api/feed/routes';
+import { playerProfileRoute } from '../read-api/player-profile/route';
+import { powerupListRoute } from '../read-api/powerups/route';
+import { transactionHistoryRoute } from '../read-api/transactions/history-route';
+import { transactionStatusRoute } from '../read-api/transactions/route';
+import { authorize } from '../shared/auth/access';
+import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shared/auth/keys';
+import { loadCatalogFile } from '../shared/catalog/load';
+import type { PublishedCatalog } from '../shared/catalog/published';
+import type { RunConfig } from '../shared/config/env';
+import { StoreFaultError, type EventStore } from '../shared/event-store/port';
+import { createHttpApp } from '../shared/http/app';
+import { failure } from '../shared/result';
+import { documentationPage, openApiDocument } from '../shared/http/openapi';
+import type { AnyRoute } from '../shared/http/route';
+import { newUid, secureRandom } from '../shared/ids';
+import type { Logger } from '../shared/logging/logger';
+import { PlayerStates } from '../shared/player/player-states';
+import { FileBackedReadStore } from '../shared/read-store/file-backed';
+import { MemoryReadStore } from '../shared/read-store/memory';
+import type { ReadStore } from '../shared/read-store/port';
+import type { JobScheduler } from '../shared/jobs/port';
+import { ServiceMetrics } from '../shared/metrics';
+import { StockStates } from '../shared/stock/stock-states';
+import { openEventStore, openJobScheduler, openRateLimiter, openReadStore } from './adapters';
+import { ConfigurationError } from './configuration-error';
+import { servedBy, serves, type Role } from './roles';
+import { checkStoreFormat } from './store-format';
+import { parseWebhooksFile, type Webhook } from '../webhooks/config';
+import { WebhookDispatcher } from '../webhooks/dispatcher';
+import { webhookRoutes } from '../webhooks/routes';
+import { httpSender } from '../webhooks/sender';
+
+/** Idle keep-alive connections are closed after this long (Node's default, stated). */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
+
+/** How long a verification waits for the live read models to reach the position it replayed to. */
+const VERIFY_LIVE_WAIT_MS = 10_000;
+
+/** The package version: the OpenAPI document's version. */
+const SERVICE_VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+
+export interface ServiceOptions {
+  config: RunConfig;
+  /** Default 'all': command API, read API and projectors in one process. */
+  role?: Role;
+  log: Logger;
+  now?: () => number;
+  random?: () => number;
+  /** Where to find the dev key, and the key itself when it is generated (the CLI entry prints them). */
+  announce?: (line: string) => void;
+}
+
+export interface RunningService {
+  app: express.Express;
+  events: EventStore;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  deps: CommandDeps;
+  /** The API routes this process serves (its role's share). */
+  routes: AnyRoute[];
+  /** The generated Server key when no keys file is configured. */
+  devKey: string | null;
+  /** Rejects (EADDRINUSE: the port is taken) when the port cannot be listened on. */
+  listen(port?: number): Promise<Server>;
+  close(): Promise<void>;
+}
+
+async function loadKeys(config: RunConfig, announce: (line: string) => void): Promise<{ keys: ApiKey[]; devKey: string | null }> {
+  if (config.apiKeysFile) {
+    if (!fs.existsSync(config.apiKeysFile)) throw new ConfigurationError([`API_KEYS_FILE: no file at ${config.apiKeysFile}`]);
+    const parsed = parseKeysFile(fs.readFileSync(config.apiKeysFile, 'utf8'), config.apiKeysFile);
+    if (!parsed.ok) throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(config.apiKeysFile!)}: ${p}`));
+    return { keys: parsed.keys, devKey: null };
+  }
+  const file = path.join(config.dataDir, 'dev-api-key');
+  let dev: ReturnType<typeof loadOrCreateDevKey>;
+  try {
+    dev = loadOrCreateDevKey(config.dataDir);
+  } catch (error) {
+    throw new ConfigurationError([`DATA_DIR: cannot keep the development key in ${file} (${(error as Error).message}); make ${config.dataDir} writable by the user the service runs as, or set API_KEYS_FILE`]);
+  }
+  // The key is printed once, when it is made; afterwards only where it is.
+  announce(dev.created ? `No API_KEYS_FILE: generated a development Server key, kept in ${file}: ${dev.key}` : `No API_KEYS_FILE: using the development Server key kept in ${file}`);
+  return { keys: [dev.apiKey], devKey: dev.key };
+}
+
+/**
+ * The webhooks of WEBHOOKS_FILE, none without it; one line per problem stops the start. Their
+ * cursors must outlive the process that delivers them (one that runs jobs): they are kept in
+ * MongoDB, or in the all-in-one process's read models file.
+ */
+function loadWebhooks(config: RunConfig, role: Role): Webhook[] {
+  const file = config.webhooks.file;
+  if (!file) return [];
+  if (!fs.existsSync(file)) throw new ConfigurationError([`WEBHOOKS_FILE: no file at ${file}`]);
+  const parsed = parseWebhooksFile(fs.readFileSync(file, 'utf8'), file);
+  if (!parsed.ok) throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(file)}: ${p}`));
+  if (role === 'command' && !config.mongoUrl) throw new ConfigurationError(['WEBHOOKS_FILE: the command role keeps webhook cursors in the read store, which must outlive it: set MONGO_URL']);
+  return parsed.hooks;
+}
+
+/** Delivers the webhooks from a process that runs jobs. */
+async function startWebhooks(ctx: { config: RunConfig; hooks: Webhook[]; events: EventStore; readStore: ReadStore; jobs: JobScheduler; metrics: ServiceMetrics; log: Logger }): Promise<WebhookDispatcher | null> {
+  const { config, readStore, log } = ctx;
+  if (readStore instanceof MemoryReadStore) {
+    // A second all-in-one process on the same DATA_DIR: the first one, which holds the file, delivers.
+    log.warn({}, 'webhooks not delivered by this process: another one holds the read models file of DATA_DIR');
+    return null;
+  }
+  const dispatcher = new WebhookDispatcher({ hooks: ctx.hooks, events: ctx.events, store: readStore, jobs: ctx.jobs, send: httpSender(config.webhooks.timeoutMs), settings: config.webhooks, metrics: ctx.metrics, log });
+  await dispatcher.start();
+  // The new webhooks' cursors reach the file before anything is served: a crash right after
+  // must not restart them at a later head.
+  if (readStore instanceof FileBackedReadStore) readStore.flush();
+  return dispatcher;
+}
+
+/**
+ * Starts one role of the service (default: all of them in one process). In the all-in-one process
+ * writes return after their events are projected, so a read right after sees them; across
+ * processes a read waits (bounded) for the position a write returned in `X-Position`.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config, log } = options;
+  const role = options.role ?? 'all';
+  if (role === 'projector' && !config.mongoUrl) throw new ConfigurationError(['MONGO_URL: the projector role writes read models that other processes read, so it needs MongoDB']);
+  const now = options.now ?? Date.now;
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigurationError([`DATA_DIR: cannot create ${config.dataDir} (${(error as Error).message}); create it, writable by the user the service runs as`]);
+  }
+
+  const loaded = await loadCatalogFile(config.catalogFile);
+  if (!loaded.ok) throw new ConfigurationError(loaded.problems);
+  const { keys, devKey } = await loadKeys(config, options.announce ?? (() => undefined));
+  const hooks = loadWebhooks(config, role);
+
+  const metrics = new ServiceMetrics();
+  // Found while running (the file deleted or damaged): said once, here; every write is refused since.
+  const events = metrics.measured(await openEventStore(config, metrics, (reason) => log.error({ reason }, 'event store fault: writes stopped')));
+  const writes = role === 'all' || role === 'command';
+  await checkStoreFormat(events, writes);
+
+  const jobs = openJobScheduler(config, log);
+  metrics.watchJobs(jobs);
+  let current: PublishedCatalog = { version: 0, catalog: loaded.catalog };
+  const deps: CommandDeps = {
+    events,
+    players: new PlayerStates(events),
+    stocks: new StockStates(events),
+    jobs,
+    catalog: () => current,
+    now,
+    random: options.random ?? secureRandom,
+    newUid,
+    idempotencyRetentionMs: config.idempotencyRetentionMs,
+  };
+  if (writes) {
+    // The writers publish the operator's file; readers follow what was published.
+    const published = await publishCatalog(deps, loaded.catalog, loaded.hash, now(), { correlationId: 'startup', causationId: 'startup', keyName: 'operator' });
+    if (!published.ok) throw new Error(`publishing the catalog: ${published.failure.message}`);
+    if (published.value.published) log.info({ catalogVersion: published.value.version }, 'catalog published');
+    current = { version: published.value.version, catalog: published.value.catalog };
+  } else {
+    const latest = await latestCatalog(events);
+    if (latest) current = { version: latest.version, catalog: latest.catalog };
+  }
+
+  const readStore = await openReadStore(config, role, log);
+  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log, (event) => metrics.projected((Date.now() - event.createdAt) / 1000));
+  // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
+  const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
+  const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+  if (projectsHere) {
+    await projections.start();
+    const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
+    const problem = events.writeProblem();
+    if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
+  }
+
+  const limiter = openRateLimiter(config);
+  // Business-time jobs run where commands are decided.
+  if (writes) {
+    registerProvisionJobs(deps);
+    registerPowerupJobs(deps);
+  }
+  const dispatcher = writes && hooks.length ? await startWebhooks({ config, hooks, events, readStore, jobs, metrics, log }) : null;
+  const keyRing = new KeyRing(keys);
+  const routes: AnyRoute[] = [
+    processActionRoute(deps),
+    reverseActionRoute(deps),
+    actionResponseRoute(deps),
+    registerPlayerRoute(deps),
+    buyBundleRoute(deps),
+    transactionStatusRoute(deps),
+    transactionHistoryRoute(deps),
+    ...provisionTransactionRoutes(deps),
+    playerProfileRoute(deps),
+    openChestRoute(deps),
+    ...chestRoutes(deps),
+    powerupListRoute(deps),
+    ...powerupActivationRoutes(deps),
+    ...adminRoutes({ store: readStore, now }),
+    ...feedRoutes({ events }),
+    jobsRoute(jobs),
+    ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
+    ...auditRoutes({
+      events,
+      // Compared at the position replayed to, once the live read models have projected it.
+      verify: () => verifyReadModels(events, readStore, PROJECTORS, { waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS) }),
+    }),
+  ];
+  let started = false;
+  const served = routes.filter((r) => serves(role, r.path));
+  // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
+  const document = openApiDocument(routes, SERVICE_VERSION);
+  const app = createHttpApp(served, {
+    metrics,
+    elsewhere: routes.filter((r) => !serves(role, r.path)).map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
+    log,
+    documentation: { document, page: documentationPage(document) },
+    clientDomains: keyRing.clientDomains(),
+    isStarted: () => started,
+    // A process that takes no writes is kept from its work only by a lasting fault.
+    workProblem: () => {
+      const problem = events.writeProblem();
+      return writes || problem?.lasting ? problem : null;
+    },
+    authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
+    async rateLimit(key) {
+      const setting = key.rateLimit ?? current.catalog.settings.rateLimit;
+      const taken = await limiter.take(key.name, setting);
+      if (taken.allowed) return null;
+      metrics.rateLimitRefused(key.name);
+      return { ...failure(429, 'Too many requests: rate limit exceeded'), retryAfterSeconds: taken.retryAfterSeconds };
+    },
+    afterWrite: async (position) => {
+      if (role === 'all') await projections.waitFor(position, config.minPositionWaitMs);
+    },
+    waitForPosition: (position) => positions.waitFor(position, config.minPositionWaitMs),
+  });
+  if (writes) await jobs.start();
+  started = true;
+
+  // Another process may publish a newer catalog version: follow it.
+  const follow = setInterval(() => {
+    latestCatalog(events)
+      .then((latest) => {
+        if (latest && latest.version > current.version) current = { version: latest.version, catalog: latest.catalog };
+      })
+      .catch((e: Error) => log.warn({ err: e.message }, 'catalog refresh failed'));
+  }, 5000);
+  follow.unref();
+
+  let server: Server | null = null;
+  return {
+    app,
+    events,
+    readStore,
+    projections,
+    deps,
+    routes: served,
+    devKey,
+    listen: (port = config.port) =>
+      new Promise((resolve, reject) => {
+        const { headersTimeoutMs, requestTimeoutMs } = config.http;
+        // A client gets headersTimeoutMs to send its headers and requestTimeoutMs for the whole
+        // request (408, connection closed), checked every second; idle keep-alive connections close after 5 s.
+        const listening = http.createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, app);
+        listening.once('error', reject);
+        listening.listen(port, () => {
+          listening.off('error', reject);
+          server = listening;
+          resolve(listening);
+        });
+      }),
+    async close() {
+      started = false;
+      clearInterval(follow);
+      if (server) await new Promise<void>((r) => server!.close(() => r()));
+      dispatcher?.stop();
+      await jobs.close();
+      await projections.stop();
+      await limiter.close();
+      await events.close();
+      await readStore.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { WrongExpectedVersionError, type EventStore } from '../shared/event-store/port';
+import { newEventId } from '../shared/ids';
+import { operatorEventOf } from '../shared/events';
+import { STORE_FORMAT_STREAM } from '../shared/streams';
+import { ConfigurationError } from './configuration-error';
+
+/**
+ * The format of the stored events that this version reads and writes. Format 2: each command is
+ * one atomic append (no reservation or give-back events). Format 1, the earlier design, declared
+ * no format; it is not read. How formats evolve: README, "Stored data and its format".
+ */
+export const STORE_FORMAT = 2;
+
+const START_EMPTY = 'start on an empty data directory (DATA_DIR) or a new KurrentDB database';
+
+/**
+ * Checks the store's declared format before the service reads anything from it, and declares it
+ * on an empty store (`declare`: a process that writes). Refuses, with one line saying what to do,
+ * a store of another format.
+ */
+export async function checkStoreFormat(events: EventStore, declare: boolean): Promise<void> {
+  // The head first: events another process writes after it are seen with its declaration, read next.
+  const head = await events.headPosition();
+  const declared = await declaredFormat(events);
+  if (declared === STORE_FORMAT) return;
+  if (declared !== null) {
+    throw new ConfigurationError([
+      `event store: holds stored format ${declared}, and this version of the service reads format ${STORE_FORMAT} only; ${declared > STORE_FORMAT ? 'run the newer version that wrote it' : START_EMPTY}`,
+    ]);
+  }
+  if (head > 0) {
+    throw new ConfigurationError([`event store: holds events of an earlier stored format (before format ${STORE_FORMAT}), which this version cannot read; ${START_EMPTY}`]);
+  }
+  if (!declare) return;
+  try {
+    await events.appendToStreams([
+      { stream: STORE_FORMAT_STREAM, events: [{ id: newEventId(), type: 'StoreFormatDeclared', data: { version: STORE_FORMAT }, metadata: { correlationId: 'startup', causationId: 'startup', keyName: 'operator', catalogVersion: 0 } }], expectedRevision: 'no_stream' },
+    ]);
+  } catch (error) {
+    // Another process declared it first: check what it declared.
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+    await checkStoreFormat(events, false);
+  }
+}
+
+async function declaredFormat(events: EventStore): Promise<number | null> {
+  const [first] = await events.readStream(STORE_FORMAT_STREAM, { maxCount: 1 });
+  const e = first && operatorEventOf(first);
+  return e?.type === 'StoreFormatDeclared' ? e.data.version : null;
+}

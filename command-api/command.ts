@@ -1,0 +1,232 @@
+/**
+ * Every command runs the same pipeline:
+ *
+ *   read the streams the decision needs -> decide (pure) -> ONE atomic append to every stream
+ *   the decision writes, each at the revision that was read -> on a revision conflict, read
+ *   and decide again (bounded, with jitter) -> answer.
+ *
+ * A command's effects are all recorded or none are: a crash before the append leaves no trace
+ * (a retry processes the request), a crash after it leaves everything (a retry sees it).
+ */
+import { WrongExpectedVersionError, type EventMetadata, type ExpectedRevision, type RecordedEvent, type StreamAppend } from '../shared/event-store/port';
+import type { CachedState } from '../shared/event-store/state-cache';
+import { PLAYER_EVENTS, type DomainEvent, type PlayerEvent } from '../shared/events';
+import { TOO_MANY_CONCURRENT_CHANGES } from '../shared/http/envelope';
+import type { IdempotencyKey } from '../shared/http/idempotency';
+import type { Reply } from '../shared/http/route';
+import type { IdempotentRequest } from '../shared/events/idempotency-events';
+import { idempotencyEventOf } from '../shared/events';
+import { newEventId } from '../shared/ids';
+import type { JobPayload } from '../shared/jobs/port';
+import { holdingsOutOfRange, type PlayerState } from '../shared/player/state';
+import { fail, ok, type Result } from '../shared/result';
+import { idempotencyStream, playerStream, stockStream, type LimitedStock } from '../shared/streams';
+import type { StockState } from '../shared/stock/stock-states';
+import type { CommandDeps } from './deps';
+
+/** The events a decision appends to one stream. */
+export interface StreamWrite {
+  stream: string;
+  events: DomainEvent[];
+  /**
+   * Default: the revision the command read (the stream must have been read). `'any'` for
+   * writes that no concurrent change can make wrong: units given back to a stock, a
+   * provision's status (its player's stream, in the same append, orders its changes).
+   */
+  expectedRevision?: 'any' | 'no_stream';
+}
+
+/** Business-time work a decision needs, scheduled before the append so that no crash can leave the state without it. */
+export interface ScheduledJob {
+  type: string;
+  id: string;
+  /** Unix ms. */
+  runAt: number;
+  payload: JobPayload;
+}
+
+/** What a decider decided: the events per stream, the jobs they need, and the answer to the client. */
+export interface Decision<Answer> {
+  writes: StreamWrite[];
+  jobs: ScheduledJob[];
+  answer: Answer;
+}
+
+export const decision = <Answer>(answer: Answer, writes: StreamWrite[], jobs: ScheduledJob[] = []): Decision<Answer> => ({ writes, jobs, answer });
+
+/** A decision made: its answer, and the log position of what it appended (absent: it appended nothing). */
+export interface Decided<Answer> {
+  answer: Answer;
+  position?: number;
+  /** The recorded answer of an earlier request with the same Idempotency-Key. */
+  replayed?: true;
+}
+
+/** Where a command comes from: its events' metadata, and the request's Idempotency-Key, if any. */
+export interface CommandOrigin {
+  metadata: EventMetadata;
+  idempotency: IdempotencyKey | null;
+}
+
+/** Attempts of one command before it answers 503: each lost a race for one of its streams. */
+export const MAX_ATTEMPTS = 50;
+
+/**
+ * The reads of one attempt: each read notes the revision of its stream, the revision the
+ * append then expects, so that whatever changed a stream since it was read makes the append fail.
+ */
+export class StreamReads {
+  readonly revisions = new Map<string, number>();
+  /** The player states read, by stream: what the decision's player events change. */
+  readonly players = new Map<string, PlayerState>();
+
+  constructor(private readonly deps: CommandDeps) {}
+
+  async player(playerId: string): Promise<CachedState<PlayerState>> {
+    const loaded = await this.deps.players.load(playerId);
+    this.note(playerStream(playerId), loaded.revision);
+    if (!this.players.has(playerStream(playerId))) this.players.set(playerStream(playerId), loaded.state);
+    return loaded;
+  }
+
+  async stock(kind: LimitedStock, resourceUid: string): Promise<StockState> {
+    const loaded = await this.deps.stocks.load(kind, resourceUid);
+    this.note(stockStream(kind, resourceUid), loaded.revision);
+    return loaded.state;
+  }
+
+  /** A whole (short) stream: a reference, a provision, the catalog. */
+  async stream(stream: string): Promise<RecordedEvent[]> {
+    const events = await this.deps.events.readStream(stream);
+    this.note(stream, events.length ? events[events.length - 1].revision : -1);
+    return events;
+  }
+
+  private note(stream: string, revision: number): void {
+    // Read twice in one attempt (a nested state and its player): the first read is what was decided on.
+    if (!this.revisions.has(stream)) this.revisions.set(stream, revision);
+  }
+}
+
+/**
+ * Runs a command: `attempt` reads through the given StreamReads and returns the decider's
+ * decision; the pipeline appends it atomically, re-running `attempt` on a conflict. `metadata`
+ * goes on every event appended (a function of the answer where that decides it).
+ *
+ * With an Idempotency-Key, the key's record is read first: a recorded request is answered as it
+ * was (replayed), and the record of this one is part of the same append as its effects. Domain
+ * refusals are recorded too (the retry of a refused purchase is refused the same way); a 503
+ * changed nothing and is not recorded, so the retry runs.
+ */
+export async function runCommand<Answer>(
+  deps: CommandDeps,
+  metadata: EventMetadata | ((answer: Answer) => EventMetadata),
+  attempt: (read: StreamReads) => Promise<Result<Decision<Answer>>>,
+  idempotency: IdempotencyKey | null = null,
+): Promise<Result<Decided<Answer>>> {
+  for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+    const read = new StreamReads(deps);
+    if (idempotency) {
+      const earlier = await recordedAnswer<Answer>(read, idempotency, deps);
+      if (earlier) return earlier;
+    }
+    const decided = withinRange(await attempt(read), read);
+    if (!decided.ok && !idempotency) return decided;
+    const { writes, jobs, answer } = decided.ok ? decided.value : { writes: [], jobs: [], answer: null };
+    const outcome: IdempotentRequest['outcome'] = decided.ok ? { ok: true, answer } : { ok: false, code: decided.failure.code, message: decided.failure.message };
+    const all = idempotency ? [...writes, recordOf(idempotency, outcome, deps.now())] : writes;
+    if (all.length === 0) return decided.ok ? ok({ answer: decided.value.answer }) : decided;
+    for (const job of jobs) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
+    const meta = typeof metadata !== 'function' ? metadata : decided.ok ? metadata(decided.value.answer) : null;
+    if (!meta) throw new Error('metadata taken from an answer needs an answer');
+    const appends = all.map((w): StreamAppend => ({ stream: w.stream, events: w.events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: meta })), expectedRevision: expectedOf(w, read) }));
+    try {
+      const result = await deps.events.appendToStreams(appends);
+      absorb(deps, appends, result.revisions);
+      return decided.ok ? ok({ answer: decided.value.answer, position: result.position }) : decided;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      // Contenders spread out: each waits a little longer, at random, before reading again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * n)));
+    }
+  }
+  return fail(503, TOO_MANY_CONCURRENT_CHANGES);
+}
+
+/**
+ * The answer recorded under an Idempotency-Key that is still honoured: replayed when the request
+ * is the same, 1003 when another request reuses the key; null when there is none. The record is
+ * the last write of its append, so its position is the append's.
+ */
+export async function recordedAnswer<Answer>(read: StreamReads, idempotency: IdempotencyKey, deps: CommandDeps): Promise<Result<Decided<Answer>> | null> {
+  const events = await read.stream(idempotencyStream(idempotency.keyName, idempotency.key));
+  const last = events.length ? events[events.length - 1] : null;
+  const recorded = last && idempotencyEventOf(last);
+  if (!recorded || deps.now() - recorded.data.recordedAt > deps.idempotencyRetentionMs) return null;
+  if (recorded.data.fingerprint !== idempotency.fingerprint) return fail(1003, 'Idempotency-Key was already used for a different request');
+  const { outcome } = recorded.data;
+  // Written from this command's own answer type: the one place it is read back untyped.
+  if (outcome.ok) return ok({ answer: outcome.answer as Answer, position: recorded.position, replayed: true });
+  return { ok: false, failure: { code: outcome.code, message: outcome.message, replayed: true } };
+}
+
+function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outcome'], now: number): StreamWrite {
+  const data: IdempotentRequest = { keyName: idempotency.keyName, idempotencyKey: idempotency.key, fingerprint: idempotency.fingerprint, outcome, recordedAt: now };
+  return { stream: idempotencyStream(idempotency.keyName, idempotency.key), events: [{ type: 'IdempotentRequestRecorded', data }] };
+}
+
+/**
+ * The last check of a decision's amounts before they are stored: no player's points or balance
+ * may leave the range the engine holds exactly (MAX_AMOUNT). Refused like bad input (1001): it
+ * is what the request asked for (a multiplier, a detail value) that drives a total that high.
+ */
+function withinRange<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): Result<Decision<Answer>> {
+  if (!decided.ok) return decided;
+  for (const write of decided.value.writes) {
+    const state = read.players.get(write.stream);
+    if (!state) continue;
+    const effects = write.events.filter((e): e is PlayerEvent => Object.prototype.hasOwnProperty.call(PLAYER_EVENTS, e.type)).map((e) => e.data.effects);
+    const problem = holdingsOutOfRange(state, effects);
+    if (problem) return fail(1001, problem);
+  }
+  return decided;
+}
+
+function expectedOf(write: StreamWrite, read: StreamReads): ExpectedRevision {
+  if (write.expectedRevision) return write.expectedRevision;
+  const revision = read.revisions.get(write.stream);
+  if (revision === undefined) throw new Error(`a decision writes ${write.stream} without having read it`);
+  return revision === -1 ? 'no_stream' : revision;
+}
+
+/** What was just appended goes into the state caches, so the next command need not read it back. */
+function absorb(deps: CommandDeps, appends: readonly StreamAppend[], revisions: Record<string, number>): void {
+  const now = Date.now();
+  for (const { stream, events } of appends) {
+    const first = revisions[stream] - events.length + 1;
+    const recorded = events.map((e, i): RecordedEvent => ({ ...e, streamName: stream, revision: first + i, position: 0, createdAt: now }));
+    deps.players.absorb(stream, recorded);
+    deps.stocks.absorb(stream, recorded);
+  }
+}
+
+/** The HTTP reply of a command: its answer shaped for the wire, its position, and whether it was replayed. */
+export function replyOf<Answer>(decided: Result<Decided<Answer>>, shape: (answer: Answer) => unknown): Reply {
+  if (!decided.ok) return decided;
+  const { answer, position, replayed } = decided.value;
+  return { ok: true, value: shape(answer), position, ...(replayed ? { replayed } : {}) };
+}
+
+/**
+ * A request of several commands (nested actions) cannot record its Idempotency-Key in each
+ * command's append: the key is checked before the first and recorded, with the whole answer,
+ * after the last. Each action's referenceId makes a retry in between safe (2601, and
+ * get-response has the result).
+ */
+export async function earlierAnswer<Answer>(deps: CommandDeps, idempotency: IdempotencyKey | null): Promise<Result<Decided<Answer>> | null> {
+  return idempotency ? recordedAnswer<Answer>(new StreamReads(deps), idempotency, deps) : null;
+}
+
+export function recordAnswer<Answer>(deps: CommandDeps, origin: CommandOrigin, outcome: Result<Answer>): Promise<Result<Decided<Answer>>> {
+  return runCommand(deps, origin.metadata, async () => (outcome.ok ? ok(decision(outcome.value, [])) : outcome), origin.idempotency);
+}

@@ -1,0 +1,37 @@
+/** Registering a player: by /v1/player/create, or with the first action. */
+import type { Catalog } from '../../shared/catalog/schema';
+import type { PlayerRegistered } from '../../shared/events/player-events';
+import type { PlayerState } from '../../shared/player/state';
+import { fail, ok, type Result } from '../../shared/result';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { effectsOfGrants } from '../../shared/rules/grants';
+import { levelsReachedAt } from '../../shared/rules/levels';
+import { playerStream } from '../../shared/streams';
+import { decision, type Decision } from '../command';
+
+export interface RegisterPlayerCommand {
+  /** Canonical lowercase dashed uuid. */
+  playerId: string;
+  username?: string;
+  imageName?: string | null;
+}
+
+/**
+ * A player known to the rules from now on: named (by default by the playerId), at the levels a
+ * player with no points reaches, with what those levels grant. Registration happens here, or with
+ * a player's first action when the catalog registers players automatically.
+ */
+export function registrationOf(catalog: Catalog, state: PlayerState, playerId: string, env: DecisionEnv, username?: string, imageName?: string | null): Result<PlayerRegistered> {
+  const levels = levelsReachedAt(catalog, state, 0);
+  const effects = effectsOfGrants(catalog, levels.flatMap((l) => l.grants), env);
+  if (!effects.ok) return effects;
+  return ok({ playerId, username: username ?? playerId, imageName: imageName ?? null, registeredAt: env.now, levels, effects: effects.value });
+}
+
+/** Registers a player ahead of their first action; 5002 when the player exists. */
+export function decideRegisterPlayer(cmd: RegisterPlayerCommand, state: PlayerState, env: DecisionEnv & { catalog: Catalog }): Result<Decision<PlayerRegistered>> {
+  if (state.registered) return fail(5002, 'PlayerId already exists');
+  const registered = registrationOf(env.catalog, state, cmd.playerId, env, cmd.username, cmd.imageName);
+  if (!registered.ok) return registered;
+  return ok(decision(registered.value, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] }]));
+}

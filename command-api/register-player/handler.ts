@@ -1,0 +1,14 @@
+/** Register a player: the command pipeline over the player's stream. */
+import type { PlayerRegistered } from '../../shared/events/player-events';
+import type { Result } from '../../shared/result';
+import { runCommand, type CommandOrigin, type Decided } from '../command';
+import { decisionEnv, type CommandDeps } from '../deps';
+import { decideRegisterPlayer, type RegisterPlayerCommand } from './decider';
+
+export function registerPlayer(cmd: RegisterPlayerCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<PlayerRegistered>>> {
+  const env = decisionEnv(deps);
+  return runCommand(deps, origin.metadata, async (read) => {
+    const { state } = await read.player(cmd.playerId);
+    return decideRegisterPlayer(cmd, state, { ...env, catalog: deps.catalog().catalog });
+  }, origin.idempotency);
+}

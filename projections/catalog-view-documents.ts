@@ -1,0 +1,112 @@
+import type { Catalog, Deliverable, DeliverableGrant } from '../shared/catalog/schema';
+import { DELIVERABLE_TYPE_CODE } from '../shared/events/common';
+import { VIEW_COLLECTIONS, type ViewDocument } from '../shared/read-models/catalog-views';
+import { epochMsToLocalIso } from '../shared/time/local-time';
+
+/** `actionObjects[].type` codes: 1 Number, 2 String, 3 Boolean, 4 Date, 5 Array. */
+const ACTION_OBJECT_TYPE = { Number: 1, String: 2, Boolean: 3, Date: 4, Array: 5 } as const;
+
+type ViewKind = keyof typeof VIEW_COLLECTIONS;
+
+/** The admin views of a published catalog, per collection. */
+export function catalogViews(catalog: Catalog, publishedAt: number): Record<ViewKind, ViewDocument[]> {
+  const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
+  const delivered = (g: DeliverableGrant) => deliverableItem(deliverables.get(g.deliverable)!, g.amount);
+  const published = epochMsToLocalIso(publishedAt, catalog.settings.timezone);
+  const doc = (uid: string, order: number, isActive: boolean, list: Record<string, unknown>, detail: Record<string, unknown> = list): ViewDocument => ({ _id: uid, order, isActive, list, detail });
+
+  return {
+    actions: catalog.actions.map((a, i) => {
+      const common = {
+        uid: a.uid,
+        identifier: a.identifier,
+        points: a.points,
+        pointGap: a.pointGap,
+        cost: a.cost,
+        costLabel: a.costDeliverable ? deliverables.get(a.costDeliverable)!.label : null,
+        createDate: a.createDate ?? published,
+        imageName: a.imageName,
+        isUserAttribute: a.isUserAttribute,
+        isActive: a.isActive,
+      };
+      const actionObjects = a.actionObjects.length ? a.actionObjects.map((o) => ({ label: o.label, actionUId: a.uid, type: ACTION_OBJECT_TYPE[o.type], typeLabel: o.type })) : null;
+      return doc(a.uid, i, a.isActive, { ...common, actionObjects }, { ...common, actionObjects, deliverables: a.deliverables.length ? a.deliverables.map(delivered) : null });
+    }),
+    badges: catalog.badges.map((b, i) => {
+      const list = { ...badgeFields(b), type: b.type };
+      return doc(b.uid, i, b.isActive, list, { ...list, deliverables: b.deliverables.map(delivered) });
+    }),
+    triggers: catalog.triggers.map((t, i) => {
+      const list = { ...badgeFields(t), type: t.type, randomizedPrize: t.randomizedPrize, limited: t.limited };
+      return doc(t.uid, i, t.isActive, list, { ...list, deliverables: t.deliverables.map(delivered) });
+    }),
+    levels: [...catalog.levels]
+      .sort((a, b) => a.level - b.level)
+      .map((l, i) => doc(l.uid, i, l.isActive, { uid: l.uid, label: l.label, level: l.level, description: l.description ?? '', target: l.target, imageName: l.imageName, isActive: l.isActive })),
+    ranks: catalog.rankSets.map((r, i) => doc(r.uid, i, r.isActive, { uid: r.uid, label: r.label, isActive: r.isActive })),
+    leaderboards: catalog.leaderboards.map((l, i) =>
+      doc(l.uid, i, l.isActive, {
+        uid: l.uid,
+        label: l.label,
+        description: l.description ?? '',
+        startDate: l.startDate,
+        endDate: l.endDate,
+        imageName: l.imageName,
+        randomizedPrize: l.randomizedPrize,
+        limited: l.limited,
+        isActive: l.isActive,
+        type: l.type,
+      }),
+    ),
+    stores: catalog.stores.map((s, i) => {
+      const store = {
+        uid: s.uid,
+        label: s.label,
+        description: s.description,
+        startDate: s.startDate,
+        endDate: s.endDate,
+        isActive: s.isActive,
+        imageName: s.imageName,
+        storeBundles: s.bundles.map((b) => {
+          const currency = b.costDeliverable ? deliverables.get(b.costDeliverable)! : null;
+          return {
+            uid: b.uid,
+            label: b.label,
+            description: b.description,
+            cost: b.cost,
+            costDeliverableUId: b.costDeliverable,
+            costLabel: currency?.label ?? null,
+            imageName: b.imageName,
+            costImageName: currency?.imageName ?? null,
+            initialStock: b.initialStock,
+            remainingStock: b.initialStock,
+            storeBundleContents: b.contents.map((c) => {
+              const d = deliverables.get(c.deliverable)!;
+              return { deliverableUid: d.uid, label: d.label, amount: c.amount, type: DELIVERABLE_TYPE_CODE[d.type], imageName: d.imageName };
+            }),
+          };
+        }),
+      };
+      return doc(s.uid, i, s.isActive, store);
+    }),
+  };
+}
+
+function badgeFields(b: Catalog['badges'][number] | Catalog['triggers'][number]) {
+  return {
+    uid: b.uid,
+    label: b.label,
+    points: b.points,
+    description: b.description,
+    startDate: b.startDate,
+    endDate: b.endDate,
+    requiredBadgeUId: b.requiredBadge,
+    imageName: b.imageName,
+    isActive: b.isActive,
+  };
+}
+
+/** Deliverables in detail views; `type` as a string: Points, Prize, Content or Notification. */
+function deliverableItem(d: Deliverable, amount: number) {
+  return { label: d.label, uid: d.uid, imageName: d.imageName, amount, type: d.type };
+}

@@ -1,0 +1,13 @@
+import type { PublishedCatalog } from '../shared/catalog/published';
+import type { EventStore } from '../shared/event-store/port';
+import type { PlayerStates } from '../shared/player/player-states';
+import type { StockStates } from '../shared/stock/stock-states';
+
+/** What the reads over streams need: a player's state, a limited stock, the catalog in force, the clock. */
+export interface StreamReadDeps {
+  events: EventStore;
+  players: PlayerStates;
+  stocks: StockStates;
+  catalog(): PublishedCatalog;
+  now(): number;
+}

@@ -1,0 +1,110 @@
+/**
+ * GET /v1/feed/events and /v1/feed/live: the global log for analysts, after a position, paged or
+ * as a live tail (Server-Sent Events, resumable with Last-Event-ID = the position).
+ */
+import { z } from 'zod';
+import { OPERATORS } from '../../shared/auth/access';
+import type { EventStore } from '../../shared/event-store/port';
+import { EVENT_SCHEMAS } from '../../shared/events';
+import { defineRoute, parseWith, type AnyRoute, type LiveMessage, type RawInput } from '../../shared/http/route';
+import { auditEventShape } from '../../shared/http/wire-shapes';
+import { fail, ok, type Result } from '../../shared/result';
+import { STREAM_KINDS, type StreamKind } from '../../shared/streams';
+import { feedPage, feedRecord, matches, type FeedFilter } from './records';
+
+export const DEFAULT_FEED_PAGE = 100;
+export const MAX_FEED_PAGE = 1000;
+/** Events one page request reads at most, matching or not. */
+const SCAN_LIMIT = 10_000;
+/** How often the live tail looks for new events. */
+const LIVE_POLL_MS = 200;
+
+const position = z.string().regex(/^\d+$/, 'must be a log position (a whole number)').transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, 'must be a log position'));
+const list = <T extends string>(known: readonly T[], what: string) =>
+  z
+    .string()
+    .transform((text) => text.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(known as [T, ...T[]], { error: (issue) => `${String(issue.input)} is not ${what} (one of ${known.join(', ')})` })));
+
+const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as (keyof typeof EVENT_SCHEMAS)[];
+
+const feedQuery = z.object({
+  after: position.optional().describe('read the events after this position (exclusive); default: from the start'),
+  limit: z.string().regex(/^\d+$/, `must be a whole number from 1 to ${MAX_FEED_PAGE}`).transform(Number).pipe(z.number().int().min(1, `must be a whole number from 1 to ${MAX_FEED_PAGE}`).max(MAX_FEED_PAGE, `must be a whole number from 1 to ${MAX_FEED_PAGE}`)).optional(),
+  types: list(EVENT_TYPES, 'an event type').optional().describe('comma-separated event types; default: all'),
+  streams: list(STREAM_KINDS, 'a stream kind').optional().describe('comma-separated stream kinds (player, reference, provision, ...); default: all'),
+});
+
+const liveQuery = feedQuery.omit({ limit: true });
+
+const FEED_ERRORS = { 1001: 'after, limit, types or streams is malformed (the message names it)' };
+
+interface FeedInput {
+  after: number;
+  filter: FeedFilter;
+}
+
+function filterOf(q: { types?: string[]; streams?: StreamKind[] }): FeedFilter {
+  return { ...(q.types ? { types: new Set(q.types) } : {}), ...(q.streams ? { streams: new Set(q.streams) } : {}) };
+}
+
+function parseLive(input: RawInput, lastEventId: string | undefined): Result<FeedInput> {
+  const q = parseWith(liveQuery, input.query);
+  if (!q.ok) return q;
+  // A reconnecting EventSource sends the last id it received: it resumes after it.
+  if (lastEventId !== undefined && !/^\d+$/.test(lastEventId)) return fail(1001, 'Last-Event-ID: must be a log position (a whole number)');
+  return ok({ after: lastEventId !== undefined ? Number(lastEventId) : (q.value.after ?? 0), filter: filterOf(q.value) });
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/feed/events',
+      tiers: OPERATORS,
+      doc: {
+        summary: 'The global event log after a position, a page at a time, filtered by event type and stream kind; `next` is the `after` of the next page',
+        query: feedQuery,
+        response: z.object({ events: z.array(auditEventShape), next: z.number().int().describe('the position to read after for the next page'), head: z.number().int().describe('the last position in the log now') }),
+        errors: FEED_ERRORS,
+      },
+      parse: ({ query }) => {
+        const q = parseWith(feedQuery, query);
+        return q.ok ? ok({ after: q.value.after ?? 0, limit: q.value.limit ?? DEFAULT_FEED_PAGE, filter: filterOf(q.value) }) : q;
+      },
+      async handle({ after, limit, filter }) {
+        const head = await deps.events.headPosition();
+        const { records, next } = await feedPage(deps.events, after, filter, limit, SCAN_LIMIT);
+        return ok({ events: records, next, head });
+      },
+    }),
+    {
+      method: 'GET',
+      path: '/v1/feed/live',
+      tiers: OPERATORS,
+      doc: {
+        summary: 'The same records as a live tail: Server-Sent Events, one per event (`id` its position, `event` its type), from `after` or from Last-Event-ID when reconnecting',
+        query: liveQuery,
+        errors: FEED_ERRORS,
+      },
+      parse: (input: RawInput) => parseLive(input, input.header('Last-Event-ID')),
+      async *live({ after, filter }: FeedInput, _ctx, signal: AbortSignal): AsyncIterable<LiveMessage> {
+        let position = after;
+        while (!signal.aborted) {
+          const page = await deps.events.readAll({ fromPosition: position, maxCount: 1000 });
+          for (const event of page) {
+            position = event.position;
+            if (matches(event, filter)) yield { id: String(event.position), event: event.type, data: feedRecord(event) };
+          }
+          if (page.length < 1000) await sleep(LIVE_POLL_MS, signal);
+        }
+      },
+    },
+  ];
+}

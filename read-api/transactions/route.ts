@@ -1,0 +1,22 @@
+import { EVERY_TIER } from '../../shared/auth/access';
+import type { EventStore } from '../../shared/event-store/port';
+import { defineRoute } from '../../shared/http/route';
+import { parseProvisionUid, transactionBody, TRANSACTION_ERRORS } from '../../shared/http/transaction-body';
+import { transactionShape } from '../../shared/http/wire-shapes';
+import { provisionRecordOf, transactionView } from '../../shared/provisions';
+import { fail, ok } from '../../shared/result';
+import { provisionStream } from '../../shared/streams';
+
+/** POST /v1/store/transaction-status (every tier): the provision as its own stream records it, so a write is visible at once. */
+export const transactionStatusRoute = (deps: { events: EventStore }) =>
+  defineRoute({
+    method: 'POST',
+    path: '/v1/store/transaction-status',
+    tiers: EVERY_TIER,
+    doc: { summary: 'The current status of a provision', body: transactionBody, response: transactionShape, errors: { 1001: TRANSACTION_ERRORS[1001], 1002: TRANSACTION_ERRORS[1002], 9004: TRANSACTION_ERRORS[9004] } },
+    parse: parseProvisionUid,
+    async handle({ provisionUid }) {
+      const record = provisionRecordOf(await deps.events.readStream(provisionStream(provisionUid)));
+      return record ? ok(transactionView(record)) : fail(9004, 'Transaction does not exist');
+    },
+  });

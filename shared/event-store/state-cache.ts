@@ -1,0 +1,62 @@
+import type { EventStore, RecordedEvent } from './port';
+
+/** How a kind of stream folds into a state. */
+export interface StreamFold<S> {
+  initial(stream: string): S;
+  /** Folds one event into the state, mutating it (the state belongs to the cache). */
+  evolve(state: S, event: RecordedEvent): void;
+}
+
+export interface CachedState<S> {
+  /** Shared with the cache: read it, never change it. */
+  state: S;
+  /** Revision of the stream the state is folded up to; -1 for a stream with no events. */
+  revision: number;
+}
+
+/**
+ * States folded from streams, cached by stream revision: a load reads only the events appended
+ * since the cached revision, so the cost of a decision does not grow with the stream's history.
+ * At most `maxCached` states are kept; the least recently used go first.
+ */
+export class StreamStateCache<S> {
+  private readonly cache = new Map<string, CachedState<S>>();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly fold: StreamFold<S>,
+    private readonly maxCached: number,
+  ) {}
+
+  async load(stream: string): Promise<CachedState<S>> {
+    let cached = this.cache.get(stream);
+    const fresh = await this.events.readStream(stream, { fromRevision: (cached?.revision ?? -1) + 1 });
+    // Another load may have caught the same entry up while this one awaited.
+    cached = this.cache.get(stream) ?? cached ?? { state: this.fold.initial(stream), revision: -1 };
+    for (const e of fresh) {
+      if (e.revision <= cached.revision) continue;
+      this.fold.evolve(cached.state, e);
+      cached.revision = e.revision;
+    }
+    this.remember(stream, cached);
+    return cached;
+  }
+
+  /**
+   * Folds events this process has just appended to a stream, so the next load need not read them
+   * back; only when the cached state is the one the append followed (nothing came in between).
+   */
+  absorb(stream: string, appended: readonly RecordedEvent[]): void {
+    const cached = this.cache.get(stream);
+    if (!cached || appended.length === 0 || cached.revision !== appended[0].revision - 1) return;
+    for (const e of appended) this.fold.evolve(cached.state, e);
+    cached.revision = appended[appended.length - 1].revision;
+  }
+
+  private remember(stream: string, entry: CachedState<S>): void {
+    // Map order is insertion order: re-inserting marks the entry as recently used.
+    this.cache.delete(stream);
+    this.cache.set(stream, entry);
+    if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value!);
+  }
+}

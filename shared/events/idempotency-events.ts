@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/**
+ * A request sent with an `Idempotency-Key`, on the stream of that key (per API key name), in the
+ * same append as the request's effects: the first answer, which a retry with the same key and
+ * the same request gets again.
+ */
+export const idempotentRequestSchema = z.object({
+  /** The API key's name: keys are scoped per API key. */
+  keyName: z.string(),
+  idempotencyKey: z.string(),
+  /** Of the request's method, path and body (canonical JSON): another request may not reuse the key. */
+  fingerprint: z.string(),
+  /** The decision's answer, or the domain refusal it was. */
+  outcome: z.union([z.object({ ok: z.literal(true), answer: z.unknown() }), z.object({ ok: z.literal(false), code: z.number().int(), message: z.string() })]),
+  /** Unix ms: the key is honoured for the retention period after this. */
+  recordedAt: z.number(),
+});
+export type IdempotentRequest = z.infer<typeof idempotentRequestSchema>;

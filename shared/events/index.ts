@@ -1,0 +1,77 @@
+/**
+ * Every event type the service writes, by stream kind, with its zod schema. The unions below are
+ * derived from the schemas, so a decider and `evolve` switch on `type` and get `data` typed, with
+ * no cast. Events are read as written: should a shape ever change incompatibly, it gets a new
+ * type name (`...V2`) and an upcaster in `playerEventOf` turns the old type into the new one
+ * on read; the stored history is never rewritten.
+ */
+import type { z } from 'zod';
+import type { RecordedEvent } from '../event-store/port';
+import { idempotentRequestSchema } from './idempotency-events';
+import { chestOpenedSchema, powerupActivatedSchema, powerupDeactivatedSchema, powerupExpiredSchema } from './inventory-events';
+import { catalogPublishedSchema, storeFormatDeclaredSchema } from './operator-events';
+import { actionProcessedSchema, actionReversedSchema, playerRegisteredSchema } from './player-events';
+import { bundlePurchasedSchema, provisionCompletedSchema, provisionFailedSchema, provisionOpenedSchema, provisionRefundedSchema, provisionStatusChangedSchema } from './provision-events';
+import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
+import { stockUnitsSchema } from './stock-events';
+
+/** The events of a player's stream: each carries the `effects` it has on the player's holdings. */
+export const PLAYER_EVENTS = {
+  PlayerRegistered: playerRegisteredSchema,
+  ActionProcessed: actionProcessedSchema,
+  ActionReversed: actionReversedSchema,
+  BundlePurchased: bundlePurchasedSchema,
+  ProvisionCompleted: provisionCompletedSchema,
+  ProvisionFailed: provisionFailedSchema,
+  ProvisionRefunded: provisionRefundedSchema,
+  ChestOpened: chestOpenedSchema,
+  PowerupActivated: powerupActivatedSchema,
+  PowerupDeactivated: powerupDeactivatedSchema,
+  PowerupExpired: powerupExpiredSchema,
+} as const;
+
+export const REFERENCE_EVENTS = { ReferenceRecorded: referenceRecordedSchema, ReferenceReversed: referenceReversedSchema } as const;
+export const PROVISION_EVENTS = { ProvisionOpened: provisionOpenedSchema, ProvisionStatusChanged: provisionStatusChangedSchema } as const;
+export const STOCK_EVENTS = {
+  TriggerActivationTaken: stockUnitsSchema,
+  TriggerActivationReturned: stockUnitsSchema,
+  BundleStockTaken: stockUnitsSchema,
+  BundleStockReturned: stockUnitsSchema,
+  ChestStockTaken: stockUnitsSchema,
+} as const;
+export const OPERATOR_EVENTS = { CatalogPublished: catalogPublishedSchema, StoreFormatDeclared: storeFormatDeclaredSchema } as const;
+export const IDEMPOTENCY_EVENTS = { IdempotentRequestRecorded: idempotentRequestSchema } as const;
+
+/** Every event type with its schema: what the log may hold. */
+export const EVENT_SCHEMAS = { ...PLAYER_EVENTS, ...REFERENCE_EVENTS, ...PROVISION_EVENTS, ...STOCK_EVENTS, ...OPERATOR_EVENTS, ...IDEMPOTENCY_EVENTS } as const;
+
+/** `{type, data}` for each schema of a registry. */
+type EventsOf<Schemas extends Record<string, z.ZodType>> = { [Type in keyof Schemas & string]: { type: Type; data: z.infer<Schemas[Type]> } }[keyof Schemas & string];
+
+export type PlayerEvent = EventsOf<typeof PLAYER_EVENTS>;
+export type ReferenceEvent = EventsOf<typeof REFERENCE_EVENTS>;
+export type ProvisionStreamEvent = EventsOf<typeof PROVISION_EVENTS>;
+export type StockEvent = EventsOf<typeof STOCK_EVENTS>;
+export type OperatorEvent = EventsOf<typeof OPERATOR_EVENTS>;
+export type IdempotencyEvent = EventsOf<typeof IDEMPOTENCY_EVENTS>;
+export type DomainEvent = EventsOf<typeof EVENT_SCHEMAS>;
+export type EventType = DomainEvent['type'];
+
+/** An event as read back: its typed `{type, data}` and where it is in the log. */
+export type Recorded<E extends { type: string; data: unknown }> = E & Omit<RecordedEvent, 'type' | 'data'>;
+
+const has = (registry: object, type: string): boolean => Object.prototype.hasOwnProperty.call(registry, type);
+
+/**
+ * A recorded event as the typed union of its stream kind, or null for a type of another kind.
+ * The one place a stored event becomes typed: what was written was built from these types, and
+ * an upcaster for an old type would go here.
+ */
+export const playerEventOf = (event: RecordedEvent): Recorded<PlayerEvent> | null => (has(PLAYER_EVENTS, event.type) ? (event as Recorded<PlayerEvent>) : null);
+export const referenceEventOf = (event: RecordedEvent): Recorded<ReferenceEvent> | null => (has(REFERENCE_EVENTS, event.type) ? (event as Recorded<ReferenceEvent>) : null);
+export const provisionEventOf = (event: RecordedEvent): Recorded<ProvisionStreamEvent> | null => (has(PROVISION_EVENTS, event.type) ? (event as Recorded<ProvisionStreamEvent>) : null);
+export const stockEventOf = (event: RecordedEvent): Recorded<StockEvent> | null => (has(STOCK_EVENTS, event.type) ? (event as Recorded<StockEvent>) : null);
+export const operatorEventOf = (event: RecordedEvent): Recorded<OperatorEvent> | null => (has(OPERATOR_EVENTS, event.type) ? (event as Recorded<OperatorEvent>) : null);
+export const idempotencyEventOf = (event: RecordedEvent): Recorded<IdempotencyEvent> | null => (has(IDEMPOTENCY_EVENTS, event.type) ? (event as Recorded<IdempotencyEvent>) : null);
+/** Any event of the log as the union of all types, or null for a type this version does not know. */
+export const domainEventOf = (event: RecordedEvent): Recorded<DomainEvent> | null => (has(EVENT_SCHEMAS, event.type) ? (event as Recorded<DomainEvent>) : null);

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import type { Catalog } from '../catalog/schema';
+
+/** A catalog version, on the `catalog` stream: version n is the stream's revision n - 1. */
+export const catalogPublishedSchema = z.object({
+  version: z.number().int().positive(),
+  /** Of the catalog's canonical JSON: an unchanged file publishes nothing. */
+  hash: z.string(),
+  /** Unix ms. */
+  publishedAt: z.number(),
+  // Validated when the file was loaded (shared/catalog); not again on every read.
+  catalog: z.custom<Catalog>((value) => typeof value === 'object' && value !== null),
+});
+export type CatalogPublished = z.infer<typeof catalogPublishedSchema>;
+
+/** The format of the stored events, on the `store-format` stream: see app/store-format.ts. */
+export const storeFormatDeclaredSchema = z.object({ version: z.number().int().positive() });
+export type StoreFormatDeclared = z.infer<typeof storeFormatDeclaredSchema>;

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { fail, ok } from '../result';
+import { text } from './fields';
+import { parseBody, type RawInput } from './route';
+
+/** The body every transaction endpoint takes: `{provisionUid}`, 32 hexadecimal characters. */
+export const transactionBody = z.object({ provisionUid: text() });
+
+const PROVISION_UID = /^[0-9a-f]{32}$/i;
+
+export const TRANSACTION_ERRORS = {
+  1001: 'Payload is null, provisionUid is missing, or the move would take a balance out of range',
+  1002: 'Invalid transaction id',
+  9004: 'Transaction does not exist',
+  9002: 'Transaction already completed (cannot re-complete or cancel)',
+  9003: 'Transaction already failed',
+  9010: 'Transaction already refunded',
+};
+
+export function parseProvisionUid(input: RawInput) {
+  const parsed = parseBody(transactionBody)(input);
+  if (!parsed.ok) return parsed;
+  const uid = parsed.value.provisionUid;
+  return PROVISION_UID.test(uid) ? ok({ provisionUid: uid.toLowerCase() }) : fail(1002, 'Invalid transaction id: provisionUid must be 32 hexadecimal characters');
+}

@@ -1,0 +1,46 @@
+import type { EventStore, RecordedEvent } from '../event-store/port';
+import { StreamStateCache, type CachedState } from '../event-store/state-cache';
+import { playerEventOf } from '../events';
+import { playerIdOfStream, playerStream } from '../streams';
+import { evolve, initialPlayerState, type PlayerState } from './state';
+
+/** Player states by default kept in memory by each process that loads them. */
+export const DEFAULT_CACHED_PLAYERS = 100_000;
+
+/** Loads players' states (cached, see StreamStateCache) and single events of their streams. */
+export class PlayerStates {
+  private readonly cache: StreamStateCache<PlayerState>;
+
+  constructor(
+    private readonly events: EventStore,
+    maxCached = DEFAULT_CACHED_PLAYERS,
+  ) {
+    this.cache = new StreamStateCache(
+      events,
+      {
+        initial: (stream) => initialPlayerState(playerIdOfStream(stream)!),
+        evolve(state, event) {
+          const e = playerEventOf(event);
+          if (e) evolve(state, e);
+        },
+      },
+      maxCached,
+    );
+  }
+
+  /** The player's state and its stream revision (-1 for a player never seen). */
+  load(playerId: string): Promise<CachedState<PlayerState>> {
+    return this.cache.load(playerStream(playerId));
+  }
+
+  /** Events just appended to a player stream (see StreamStateCache.absorb). */
+  absorb(stream: string, appended: readonly RecordedEvent[]): void {
+    if (playerIdOfStream(stream) !== null) this.cache.absorb(stream, appended);
+  }
+
+  /** The event at a revision of the player's stream (the original of a reversal, an action's result). */
+  async eventAt(playerId: string, revision: number): Promise<RecordedEvent | null> {
+    const [event] = await this.events.readStream(playerStream(playerId), { fromRevision: revision, maxCount: 1 });
+    return event && event.revision === revision ? event : null;
+  }
+}

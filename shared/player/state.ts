@@ -1,0 +1,342 @@
+/**
+ * A player's state: everything the player owns and has earned, folded from the events of the
+ * player's stream. The deciders decide on it; the read side shows it (profile, chests, powerups).
+ */
+import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT } from '../amount';
+import type { PlayerEvent } from '../events';
+import type { Effects, Grant, PowerupInstance } from '../events/common';
+import type { ChestOpened } from '../events/inventory-events';
+import type { ActionProcessed, ActionReversed, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../events/player-events';
+import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded, ProvisionStatus } from '../events/provision-events';
+
+/** A badge, rank or trigger activation the player holds, with what it consumed. */
+export interface Holding extends Award {
+  awardedBy: string;
+  awardedAt: number;
+}
+
+export interface OwnedPowerup {
+  instance: PowerupInstance;
+  activated: boolean;
+  /** Unix seconds. */
+  activatedAt: number | null;
+  usesConsumed: number;
+  expired: boolean;
+}
+
+/** A store purchase or an action's cost, as the player's stream holds it. */
+export interface ProvisionState {
+  uid: string;
+  referenceType: 'Store' | 'Action';
+  status: ProvisionStatus;
+  failureReason: 'Cancelled' | 'TimedOut' | null;
+  /** The bundle bought (Store), or null (Action). */
+  bundleUid: string | null;
+  bundleLabel: string | null;
+  /** The action whose cost it is (Action), or null (Store). */
+  referenceId: string | null;
+  /** The purchase holds one unit of the bundle's global stock while Pending or Completed. */
+  stockTaken: boolean;
+  cost: ProvisionCost;
+  /** What the purchase grants (Pending) or granted (Completed). */
+  contents: Grant[];
+  /** Powerup instances the contents created. */
+  powerupUids: string[];
+  pendingUntil: number | null;
+  createDate: number;
+  updateDate: number;
+}
+
+/** Everything a player owns and has earned: the state the player deciders decide on. */
+export interface PlayerState {
+  registered: boolean;
+  playerId: string;
+  points: number;
+  balances: ReadonlyMap<string, number>;
+  /** Level number of each level reached, by level uid. */
+  levelsReached: ReadonlyMap<string, number>;
+  /** What reaching each level granted, to take back if the level is lost. */
+  levelGrants: ReadonlyMap<string, Grant[]>;
+  /** Reference of the action that reached each level (levels of the registration have none). */
+  levelOrigins: ReadonlyMap<string, string>;
+  holdings: Holding[];
+  /** The same holdings by badge or trigger uid: rule evaluation asks this on every action. */
+  holdingsByUid: ReadonlyMap<string, Holding[]>;
+  /** Qualifying entries per rule uid, per condition index, not yet consumed by an award. */
+  progress: ReadonlyMap<string, ProgressEntry[][]>;
+  /** Timestamp of the last point award per action identifier (pointGap). */
+  lastPointAward: ReadonlyMap<string, number>;
+  /** Player-stream revision of each processed action, by referenceId. */
+  processed: ReadonlyMap<string, number>;
+  reversed: ReadonlySet<string>;
+  powerups: ReadonlyMap<string, OwnedPowerup>;
+  /** Reference (action, chest opening, purchase) whose decision created each powerup instance. */
+  powerupOrigins: ReadonlyMap<string, string>;
+  provisions: ReadonlyMap<string, ProvisionState>;
+  /** Chest openings by openingUid, oldest first: the chest history. */
+  chestOpenings: ReadonlyMap<string, ChestOpened>;
+}
+
+/**
+ * A player's collections start as one shared empty instance and get their own on first write
+ * (`own`): most players use few of them, and an empty Map costs about 170 bytes, which for a
+ * cache of 100,000 players is hundreds of MiB. Only this module writes player state.
+ */
+const NOTHING: ReadonlyMap<never, never> = new Map<never, never>();
+const NO_REFERENCES: ReadonlySet<string> = new Set();
+
+type CollectionKey = { [K in keyof PlayerState]: PlayerState[K] extends ReadonlyMap<string, unknown> ? K : never }[keyof PlayerState];
+type Writable<M> = M extends ReadonlyMap<infer Key, infer Value> ? Map<Key, Value> : never;
+
+function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<PlayerState[K]> {
+  if (state[key] === NOTHING) (state as unknown as Record<K, Map<string, unknown>>)[key] = new Map();
+  return state[key] as Writable<PlayerState[K]>;
+}
+
+export const initialPlayerState = (playerId: string): PlayerState => ({
+  registered: false,
+  playerId,
+  points: 0,
+  balances: NOTHING,
+  levelsReached: NOTHING,
+  levelGrants: NOTHING,
+  levelOrigins: NOTHING,
+  holdings: [],
+  holdingsByUid: NOTHING,
+  progress: NOTHING,
+  lastPointAward: NOTHING,
+  processed: NOTHING,
+  reversed: NO_REFERENCES,
+  powerups: NOTHING,
+  powerupOrigins: NOTHING,
+  provisions: NOTHING,
+  chestOpenings: NOTHING,
+});
+
+export function applyEffects(state: PlayerState, effects: Effects): void {
+  state.points = addAmounts(state.points, effects.points);
+  for (const b of effects.balances) own(state, 'balances').set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
+  for (const p of effects.powerupsGranted) own(state, 'powerups').set(p.uid, { instance: p, activated: false, activatedAt: null, usesConsumed: 0, expired: false });
+  for (const uid of effects.powerupsRemoved) own(state, 'powerups').delete(uid);
+  for (const u of effects.powerupUses) {
+    const owned = state.powerups.get(u.uid);
+    if (owned) owned.usesConsumed += u.uses;
+  }
+}
+
+/**
+ * Why the effects of a decision would take the player's points or a balance out of the range the
+ * engine holds exactly (MAX_AMOUNT), or null. The command pipeline checks every write to a
+ * player's stream with it, so no decision can store such an amount.
+ */
+export function holdingsOutOfRange(state: PlayerState, effects: readonly Effects[]): string | null {
+  let points = state.points;
+  const balances = new Map<string, number>();
+  for (const e of effects) {
+    points = addAmounts(points, e.points);
+    if (!isAmountInRange(e.points) || !isAmountInRange(points)) return outOfRange("the player's points", points);
+    for (const b of e.balances) {
+      const after = addAmounts(balances.get(b.deliverableUid) ?? balanceOf(state, b.deliverableUid), b.amount);
+      if (!isAmountInRange(b.amount) || !isAmountInRange(after)) return outOfRange(`the player's balance of ${b.deliverableUid}`, after);
+      balances.set(b.deliverableUid, after);
+    }
+  }
+  return null;
+}
+
+const outOfRange = (what: string, value: number): string =>
+  `Amount out of range: ${what} would ${value < 0 ? `go below -${MAX_AMOUNT_TEXT}` : `exceed ${MAX_AMOUNT_TEXT}`}, the largest amount the engine holds`;
+
+export const balanceOf = (state: PlayerState, deliverableUid: string): number => state.balances.get(deliverableUid) ?? 0;
+
+/** Owned, not expired, uses left: whether it may be activated, and applies while activated. */
+export const isValidPowerup = (owned: OwnedPowerup, nowMs: number): boolean =>
+  !owned.expired &&
+  (owned.instance.neverExpires || Math.floor(nowMs / 1000) < owned.instance.expiresAt) &&
+  (owned.instance.initialUseCount === 0 || owned.usesConsumed < owned.instance.initialUseCount);
+
+function progressOf(state: PlayerState, rule: string): ProgressEntry[][] {
+  let p = state.progress.get(rule);
+  if (!p) own(state, 'progress').set(rule, (p = []));
+  return p;
+}
+
+function reachLevel(state: PlayerState, l: LevelReached): void {
+  own(state, 'levelsReached').set(l.uid, l.level);
+  own(state, 'levelGrants').set(l.uid, l.grants);
+}
+
+function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
+  own(state, 'processed').set(e.referenceId, revision);
+  // The gap runs from the latest award: a backdated action must not move it back.
+  if (e.pointsAwarded) own(state, 'lastPointAward').set(e.actionName, Math.max(e.timestamp, state.lastPointAward.get(e.actionName) ?? e.timestamp));
+  for (const p of e.progress) {
+    const perCondition = progressOf(state, p.rule);
+    (perCondition[p.condition] ??= []).push(p.entry);
+  }
+  for (const award of e.awards) {
+    // An award consumes the progress it counted (OneTimeOnly, Repeatable restart from zero).
+    if (award.consumed.length) {
+      const perCondition = progressOf(state, award.uid);
+      award.consumed.forEach((entries, i) => {
+        const used = new Set(entries.map((x) => x.ref));
+        perCondition[i] = (perCondition[i] ?? []).filter((x) => !used.has(x.ref));
+      });
+    }
+    const holding = { ...award, awardedBy: e.referenceId, awardedAt: e.timestamp };
+    state.holdings.push(holding);
+    const same = state.holdingsByUid.get(holding.uid);
+    if (same) same.push(holding);
+    else own(state, 'holdingsByUid').set(holding.uid, [holding]);
+  }
+  for (const l of e.levels) {
+    reachLevel(state, l);
+    own(state, 'levelOrigins').set(l.uid, e.referenceId);
+  }
+  for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.referenceId);
+  if (e.cost) {
+    const { provisionUid, ...cost } = e.cost;
+    own(state, 'provisions').set(provisionUid, {
+      uid: provisionUid,
+      referenceType: 'Action',
+      status: 'Completed',
+      failureReason: null,
+      bundleUid: null,
+      bundleLabel: null,
+      referenceId: e.referenceId,
+      stockTaken: false,
+      cost,
+      contents: [],
+      powerupUids: [],
+      pendingUntil: null,
+      createDate: e.timestamp,
+      updateDate: e.timestamp,
+    });
+  }
+}
+
+function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  if (state.reversed === NO_REFERENCES) state.reversed = new Set();
+  (state.reversed as Set<string>).add(e.referenceId);
+  // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.
+  for (const [, perCondition] of state.progress) {
+    for (let i = 0; i < perCondition.length; i++) perCondition[i] = perCondition[i]?.filter((x) => x.ref !== e.referenceId) ?? [];
+  }
+  for (const h of state.holdings) h.consumed = h.consumed.map((entries) => entries.filter((x) => x.ref !== e.referenceId));
+  for (const r of e.revokedAwards) {
+    const index = state.holdings.findIndex((h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank);
+    if (index < 0) continue;
+    const [holding] = state.holdings.splice(index, 1);
+    const same = state.holdingsByUid.get(holding.uid)!;
+    same.splice(same.indexOf(holding), 1);
+    if (!same.length) own(state, 'holdingsByUid').delete(holding.uid);
+    // What the revoked award had consumed counts again, as if the award had not happened.
+    if (holding.consumed.length) {
+      const perCondition = progressOf(state, holding.uid);
+      holding.consumed.forEach((entries, i) => {
+        perCondition[i] = [...entries, ...(perCondition[i] ?? [])].sort((a, b) => a.ts - b.ts);
+      });
+    }
+  }
+  for (const l of e.revokedLevels) {
+    own(state, 'levelsReached').delete(l.uid);
+    own(state, 'levelGrants').delete(l.uid);
+    own(state, 'levelOrigins').delete(l.uid);
+  }
+  for (const uid of e.effects.powerupsRemoved) own(state, 'powerupOrigins').delete(uid);
+  const costProvision = e.refund && state.provisions.get(e.refund.provisionUid);
+  if (costProvision) Object.assign(costProvision, { status: 'Refunded', updateDate: e.reversedAt });
+}
+
+function applyBundlePurchased(state: PlayerState, e: BundlePurchased): void {
+  own(state, 'provisions').set(e.provisionUid, {
+    uid: e.provisionUid,
+    referenceType: 'Store',
+    status: e.status,
+    failureReason: null,
+    bundleUid: e.bundleUid,
+    bundleLabel: e.bundleLabel,
+    referenceId: null,
+    stockTaken: e.stockTaken,
+    cost: e.cost,
+    contents: e.contents,
+    powerupUids: e.effects.powerupsGranted.map((p) => p.uid),
+    pendingUntil: e.pendingUntil,
+    createDate: e.purchasedAt,
+    updateDate: e.purchasedAt,
+  });
+}
+
+/** Completed, failed (cancelled, timed out) or refunded: the provision's new status. */
+function moveProvision(state: PlayerState, uid: string, change: Partial<ProvisionState>): void {
+  const provision = state.provisions.get(uid);
+  if (provision) Object.assign(provision, change);
+}
+
+const completed = (e: ProvisionCompleted): Partial<ProvisionState> => ({ status: 'Completed', pendingUntil: null, powerupUids: e.effects.powerupsGranted.map((p) => p.uid), updateDate: e.completedAt });
+const failed = (e: ProvisionFailed): Partial<ProvisionState> => ({ status: 'Failed', failureReason: e.reason, pendingUntil: null, stockTaken: false, updateDate: e.failedAt });
+const refunded = (e: ProvisionRefunded): Partial<ProvisionState> => ({ status: 'Refunded', stockTaken: false, updateDate: e.refundedAt });
+
+function applyChestOpened(state: PlayerState, e: ChestOpened): void {
+  own(state, 'chestOpenings').set(e.openingUid, e);
+  // Levels and powerups won from a chest have the opening as their origin, as an action's have the action.
+  for (const l of e.levels) {
+    reachLevel(state, l);
+    own(state, 'levelOrigins').set(l.uid, e.openingUid);
+  }
+  for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.openingUid);
+}
+
+function setActivation(state: PlayerState, powerupUid: string, change: Partial<OwnedPowerup>): void {
+  const owned = state.powerups.get(powerupUid);
+  if (owned) Object.assign(owned, change);
+}
+
+function register(state: PlayerState, e: PlayerRegistered): void {
+  state.registered = true;
+  for (const l of e.levels) reachLevel(state, l);
+}
+
+/**
+ * Folds one event of the player's stream into the state, mutating it: a state belongs to the one
+ * cache that loads it, and deciders only read it. `revision` is the event's place in the stream.
+ */
+export function evolve(state: PlayerState, event: PlayerEvent & { revision: number }): PlayerState {
+  switch (event.type) {
+    case 'PlayerRegistered':
+      register(state, event.data);
+      break;
+    case 'ActionProcessed':
+      applyActionProcessed(state, event.data, event.revision);
+      break;
+    case 'ActionReversed':
+      applyActionReversed(state, event.data);
+      break;
+    case 'BundlePurchased':
+      applyBundlePurchased(state, event.data);
+      break;
+    case 'ProvisionCompleted':
+      moveProvision(state, event.data.provisionUid, completed(event.data));
+      break;
+    case 'ProvisionFailed':
+      moveProvision(state, event.data.provisionUid, failed(event.data));
+      break;
+    case 'ProvisionRefunded':
+      moveProvision(state, event.data.provisionUid, refunded(event.data));
+      break;
+    case 'ChestOpened':
+      applyChestOpened(state, event.data);
+      break;
+    case 'PowerupActivated':
+      setActivation(state, event.data.powerupUid, { activated: true, activatedAt: event.data.activatedAt });
+      break;
+    case 'PowerupDeactivated':
+      setActivation(state, event.data.powerupUid, { activated: false, activatedAt: null });
+      break;
+    case 'PowerupExpired':
+      setActivation(state, event.data.powerupUid, { expired: true });
+      break;
+  }
+  applyEffects(state, event.data.effects);
+  return state;
+}

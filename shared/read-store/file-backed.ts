@@ -1,0 +1,147 @@
+/**
+ * The embedded ReadStore kept in a file: the memory store for every query, with every document
+ * it changes written behind to SQLite, so that a restart loads the read models and resumes the
+ * projections from their checkpoints instead of replaying the whole log.
+ *
+ * For the projections, the file is a cache of what the log already says, never the truth: it is
+ * written without waiting for the disk (synchronous NORMAL), and a lost or stale file costs a
+ * replay. It also keeps the webhooks' cursors and waiting deliveries, which no replay restores:
+ * losing the file restarts every webhook at the log's head. Writes are
+ * gathered and written together every FLUSH_MS, each document as it is at that moment, in one
+ * transaction: the file always holds a state the memory store had, whose checkpoints (written
+ * through the store after the documents they cover) never run ahead of its documents.
+ */
+import Database from 'better-sqlite3';
+import { StoreUnavailableError } from '../event-store/port';
+import { MemoryReadStore } from './memory';
+import type { Collection, Document, IndexKeys, ReadStore } from './port';
+
+/** How long changes wait to be written together. */
+const FLUSH_MS = 200;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS documents (
+    collection TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    document   TEXT NOT NULL,
+    PRIMARY KEY (collection, id)
+  ) WITHOUT ROWID`;
+
+export class FileBackedReadStore implements ReadStore {
+  private readonly db: Database.Database;
+  private readonly memory: MemoryReadStore;
+  /** Documents changed since the last write, by collection. */
+  private dirty = new Map<string, Set<string>>();
+  /** Collections dropped since the last write: their rows go first. */
+  private dropped = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly writeChanges: () => void;
+
+  /**
+   * Opens the file (created when missing) and loads every document it holds. The file is held
+   * exclusively: a second process gets StoreUnavailableError and must keep its own read models.
+   */
+  constructor(
+    file: string,
+    /** Told when writing to the file failed; the changes stay in memory and are written with the next ones. */
+    private readonly onWriteError: (error: unknown) => void,
+  ) {
+    try {
+      this.db = new Database(file, { timeout: 0 });
+      this.db.pragma('locking_mode = EXCLUSIVE');
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      throw new StoreUnavailableError(`cannot open the read models file ${file}: ${String(error)}`, error);
+    }
+    this.memory = new MemoryReadStore({
+      changed: (collection, id) => this.markChanged(collection, id),
+      dropped: (collection) => {
+        this.dirty.delete(collection);
+        this.dropped.add(collection);
+        this.scheduleFlush();
+      },
+    });
+    const byCollection = new Map<string, Document[]>();
+    for (const row of this.db.prepare('SELECT collection, document FROM documents').iterate() as Iterable<{ collection: string; document: string }>) {
+      const docs = byCollection.get(row.collection) ?? [];
+      docs.push(JSON.parse(row.document) as Document);
+      byCollection.set(row.collection, docs);
+    }
+    for (const [collection, docs] of byCollection) this.memory.load(collection, docs);
+
+    const upsert = this.db.prepare('INSERT INTO documents (collection, id, document) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET document = excluded.document');
+    const remove = this.db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
+    const removeCollection = this.db.prepare('DELETE FROM documents WHERE collection = ?');
+    this.writeChanges = this.db.transaction(() => {
+      for (const collection of this.dropped) removeCollection.run(collection);
+      for (const [collection, ids] of this.dirty) {
+        for (const id of ids) {
+          const doc = this.memory.storedDocument(collection, id);
+          if (doc) upsert.run(collection, id, JSON.stringify(doc));
+          else remove.run(collection, id);
+        }
+      }
+      this.dropped = new Set();
+      this.dirty = new Map();
+    });
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    return this.memory.collection<T>(name);
+  }
+
+  /** Queries run in memory, as in MemoryReadStore: nothing to index. */
+  async ensureIndex(_collection: string, _keys: IndexKeys): Promise<void> {}
+
+  dropCollection(name: string): Promise<void> {
+    return this.memory.dropCollection(name);
+  }
+
+  listCollections(): Promise<string[]> {
+    return this.memory.listCollections();
+  }
+
+  /** Writes what changed now (also what close does). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.dirty.size || this.dropped.size) this.writeChanges();
+  }
+
+  /** The read models are in memory (the file only keeps them across restarts): a replay to compare with them is too. */
+  async scratch(): Promise<ReadStore> {
+    return new MemoryReadStore();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.db.close();
+    await this.memory.close();
+  }
+
+  private markChanged(collection: string, id: string): void {
+    let ids = this.dirty.get(collection);
+    if (!ids) this.dirty.set(collection, (ids = new Set()));
+    ids.add(id);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        this.onWriteError(error);
+        this.scheduleFlush();
+      }
+    }, FLUSH_MS);
+    // Pending changes never keep a process alive: close() writes them.
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A chest's draw table: which pool and draw count apply at a player's level, and the limited
+ * stocks of its pool entries. The opening draws from it; the preview shows it.
+ */
+import { indexCatalog } from '../catalog/catalog-index';
+import type { Catalog, ChestConfig, ChestPoolEntry, Deliverable, NumberRange } from '../catalog/types';
+import type { ChestPrize } from '../events/inventory-events';
+import { fail, ok, type Result } from '../result';
+import { localIsoToEpochMs } from '../time/local-time';
+
+export interface Chest {
+  deliverable: Deliverable;
+  config: ChestConfig;
+}
+
+/** A pool entry with the uid of its global stock (null when unlimited). */
+export interface PoolSlot {
+  entry: ChestPoolEntry;
+  stockUid: string | null;
+}
+
+/** What a chest draws from at one player level. */
+export interface ChestDraw {
+  slots: PoolSlot[];
+  drawCount: NumberRange;
+  /** PlayerLevel: index of the tier; else null. */
+  tier: number | null;
+  /** Custom: the amount factor for the level; else 1. */
+  factor: number;
+}
+
+/**
+ * The stream of a limited pool entry is named by its place in the chest (`<chest>.pool.<i>` or
+ * `<chest>.tier<t>.<i>`): entries have no uid of their own, and the same reward may appear twice.
+ */
+export const chestStockUid = (chestUid: string, tier: number | null, entry: number): string => `${chestUid}.${tier === null ? 'pool' : `tier${tier}`}.${entry}`;
+
+const slotsOf = (chestUid: string, tier: number | null, pool: readonly ChestPoolEntry[]): PoolSlot[] =>
+  pool.map((entry, i) => ({ entry, stockUid: entry.stock === null ? null : chestStockUid(chestUid, tier, i) }));
+
+/** Every limited entry of a chest, over all its tiers, with its configured stock. */
+export function limitedSlots(chest: Chest): { stockUid: string; limit: number }[] {
+  const uid = chest.deliverable.uid;
+  const all = [...slotsOf(uid, null, chest.config.pool), ...chest.config.tiers.flatMap((t, i) => slotsOf(uid, i, t.pool))];
+  return all.filter((s) => s.stockUid !== null).map((s) => ({ stockUid: s.stockUid!, limit: s.entry.stock! }));
+}
+
+/** An active chest deliverable within its window, else 9010. */
+export function findChest(catalog: Catalog, chestUid: string, nowMs: number): Result<Chest> {
+  const d = indexCatalog(catalog).deliverableByUid.get(chestUid);
+  if (!d || d.kind !== 'Chest' || !d.chest) return fail(9010, 'Chest not found');
+  if (!d.isActive) return fail(9010, 'Chest not found: it is inactive');
+  const c = d.chest;
+  const tz = catalog.settings.timezone;
+  if ((c.startDate && nowMs < localIsoToEpochMs(c.startDate, tz)) || (c.endDate && nowMs > localIsoToEpochMs(c.endDate, tz))) {
+    return fail(9010, 'Chest not found: it is outside its active window');
+  }
+  return ok({ deliverable: d, config: c });
+}
+
+/** The pool, draw count and amount factor of a chest at a player level; 9013 when no tier holds it. */
+export function chestDrawAt(chest: Chest, level: number): Result<ChestDraw> {
+  const { config, deliverable } = chest;
+  if (config.scalingMode === 'PlayerLevel') {
+    const tier = config.tiers.findIndex((t) => t.minLevel <= level && level <= t.maxLevel);
+    if (tier < 0) return fail(9013, `No reward tier for the player's level (${level})`);
+    const t = config.tiers[tier];
+    return ok({ slots: slotsOf(deliverable.uid, tier, t.pool), drawCount: t.drawCount ?? config.drawCount, tier, factor: 1 });
+  }
+  // Custom: the factor of the highest minLevel the player has reached; below the first, amounts stay as configured.
+  const factor = config.scalingMode === 'Custom' ? ([...config.scaling].reverse().find((s) => s.minLevel <= level)?.factor ?? 1) : 1;
+  return ok({ slots: slotsOf(deliverable.uid, null, config.pool), drawCount: config.drawCount, tier: null, factor });
+}
+
+/** Units of each limited stock an opening took: one per draw of the entry. */
+export function stockUnitsOf(prizes: readonly ChestPrize[]): Map<string, number> {
+  const units = new Map<string, number>();
+  for (const p of prizes) if (p.stockUid) units.set(p.stockUid, (units.get(p.stockUid) ?? 0) + 1);
+  return units;
+}
+

@@ -1,0 +1,61 @@
+/** Deliverables granted: what a grant shows in results, and what it does to a player's holdings. */
+import { addAmounts } from '../amount';
+import { indexCatalog } from '../catalog/catalog-index';
+import type { Catalog, Deliverable } from '../catalog/schema';
+import { DELIVERABLE_TYPE_CODE, noEffects, type Effects, type Grant, type PowerupInstance } from '../events/common';
+import { MAX_POWERUPS_PER_GRANT } from '../catalog/limits';
+import { fail, ok, type Result } from '../result';
+import type { DecisionEnv } from './decision-env';
+
+export function grantOf(deliverable: Deliverable, amount: number): Grant {
+  return {
+    uid: deliverable.uid,
+    label: deliverable.label,
+    type: DELIVERABLE_TYPE_CODE[deliverable.type],
+    imageName: deliverable.imageName ?? null,
+    amount,
+    details: deliverable.details && deliverable.details.length ? deliverable.details.map((d) => ({ label: d.label, value: d.value })) : null,
+  };
+}
+
+/**
+ * Powerup deliverables become owned instances, one per unit granted; the rest add to balances
+ * (whose totals the command pipeline keeps in range). A grant of more than MAX_POWERUPS_PER_GRANT
+ * powerups is refused (1001) before any instance is made.
+ */
+export function effectsOfGrants(catalog: Catalog, grants: readonly Grant[], env: DecisionEnv, into: Effects = noEffects()): Result<Effects> {
+  for (const g of grants) {
+    const d = indexCatalog(catalog).deliverableByUid.get(g.uid);
+    if (d?.kind === 'Powerup' && d.powerup) {
+      if (!(g.amount <= MAX_POWERUPS_PER_GRANT)) return fail(1001, `Amount out of range: a grant of ${g.label} would make more than ${MAX_POWERUPS_PER_GRANT.toLocaleString('en-US')} powerups`);
+      for (let i = 0; i < Math.floor(g.amount); i++) into.powerupsGranted.push(newPowerupInstance(d, env));
+    } else {
+      addBalance(into, g.uid, g.amount);
+    }
+  }
+  return ok(into);
+}
+
+export function addBalance(effects: Effects, deliverableUid: string, amount: number): void {
+  const existing = effects.balances.find((b) => b.deliverableUid === deliverableUid);
+  if (existing) existing.amount = addAmounts(existing.amount, amount);
+  else effects.balances.push({ deliverableUid, amount });
+}
+
+function newPowerupInstance(d: Deliverable, env: DecisionEnv): PowerupInstance {
+  const p = d.powerup!;
+  const createdAt = Math.floor(env.now / 1000);
+  return {
+    uid: env.newUid(),
+    deliverableUid: d.uid,
+    prizeLabel: d.label,
+    prizeImageName: d.imageName ?? null,
+    multiplier: p.multiplier,
+    initialUseCount: p.maxUseCount,
+    timeoutSeconds: p.timeoutSeconds,
+    neverExpires: p.neverExpires,
+    createdAt,
+    expiresAt: p.neverExpires ? 0 : createdAt + p.timeoutSeconds,
+    targetPrizes: p.targetPrizes,
+  };
+}

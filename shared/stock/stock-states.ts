@@ -1,0 +1,41 @@
+import type { EventStore, RecordedEvent } from '../event-store/port';
+import { StreamStateCache, type CachedState } from '../event-store/state-cache';
+import { stockEventOf } from '../events';
+import { stockStream, type LimitedStock } from '../streams';
+
+/** A limited stock: units held by what took them and did not give them back. */
+export interface StockState {
+  taken: number;
+}
+
+/** Limited stocks are few (one per limited trigger, bundle and chest prize): all are kept. */
+const MAX_CACHED_STOCKS = 100_000;
+
+/** The states of limited stocks, cached by revision: a hot stock is read on every qualifying action. */
+export class StockStates {
+  private readonly cache: StreamStateCache<StockState>;
+
+  constructor(events: EventStore) {
+    this.cache = new StreamStateCache(
+      events,
+      {
+        initial: () => ({ taken: 0 }),
+        evolve(state, event) {
+          const e = stockEventOf(event);
+          if (!e) return;
+          if (e.type.endsWith('Taken')) state.taken += e.data.units;
+          else state.taken -= e.data.units;
+        },
+      },
+      MAX_CACHED_STOCKS,
+    );
+  }
+
+  load(kind: LimitedStock, resourceUid: string): Promise<CachedState<StockState>> {
+    return this.cache.load(stockStream(kind, resourceUid));
+  }
+
+  absorb(stream: string, appended: readonly RecordedEvent[]): void {
+    if (appended.length && stockEventOf(appended[0])) this.cache.absorb(stream, appended);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Imports point down only: app/ (and the cli/ and bench/ entry points) over command-api/,
+ * read-api/, projections/ and webhooks/, all over shared/. The read side and the projections never reach
+ * into the command side, nor the other way, and shared/ imports nothing above it. Tests may
+ * import anything; no code imports a test.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const ROOT = path.join(__dirname, '..');
+
+/** What each top-level folder may import, besides itself. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  shared: [],
+  'command-api': ['shared'],
+  'read-api': ['shared'],
+  projections: ['shared'],
+  webhooks: ['shared'],
+  app: ['command-api', 'read-api', 'projections', 'webhooks', 'shared'],
+  cli: ['app', 'command-api', 'read-api', 'projections', 'webhooks', 'shared'],
+  bench: ['app', 'command-api', 'read-api', 'projections', 'webhooks', 'shared'],
+};
+
+const isTest = (file: string) => file.endsWith('.test.ts') || file.startsWith('test/');
+
+/** Every relative import of every source file that breaks the table, as `from -> to`. */
+export function upwardImports(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (isTest(file)) continue;
+    const layer = file.split('/')[0];
+    const allowed = MAY_IMPORT[layer];
+    if (!allowed) continue;
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), fileName));
+      const targetLayer = target.split('/')[0];
+      if (targetLayer === layer) continue;
+      if (!allowed.includes(targetLayer) || isTest(target)) found.push(`${file} -> ${target}`);
+    }
+  }
+  return found;
+}
+
+function sourceFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!['node_modules', '.git', 'data'].includes(entry.name)) walk(rel);
+      } else if (entry.name.endsWith('.ts')) files.set(rel, fs.readFileSync(path.join(ROOT, rel), 'utf8'));
+    }
+  };
+  walk('');
+  return files;
+}
+
+describe('the layers of the repository', () => {
+  it('have no import that points up or sideways', () => {
+    const files = sourceFiles();
+    expect(files.size).toBeGreaterThan(100);
+    expect(upwardImports(files)).toEqual([]);
+  });
+
+  it('would report one that does (the check itself)', () => {
+    const files = new Map([
+      ['shared/a.ts', "import { b } from '../command-api/b';"],
+      ['read-api/r.ts', "import type { X } from '../command-api/x';\nimport { s } from '../shared/s';"],
+      ['projections/p.ts', "export { v } from '../read-api/v';"],
+      ['command-api/c.ts', "import { spec } from '../test/support/spec';\nimport { own } from './own';"],
+      ['app/main.ts', "import { all } from '../command-api/all';"],
+      ['command-api/c.test.ts', "import { app } from '../app/main';"],
+    ]);
+    expect(upwardImports(files)).toEqual(['shared/a.ts -> command-api/b', 'read-api/r.ts -> command-api/x', 'projections/p.ts -> read-api/v', 'command-api/c.ts -> test/support/spec']);
+  });
+});

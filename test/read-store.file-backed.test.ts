@@ -1,0 +1,130 @@
+/**
+ * The embedded read models kept in a file: the memory store's behaviour (the contract), what a
+ * restart finds in the file, and a service restart that resumes its projections instead of
+ * replaying the log.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from '../projections/runner';
+import { StoreUnavailableError } from '../shared/event-store/port';
+import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { FileBackedReadStore } from '../shared/read-store/file-backed';
+import { readStoreContract } from './contracts/read-store.contract';
+import { appendOne } from './support/append-one';
+import { server, startTestService, tempDir } from './support/service';
+
+const noWriteErrors = (error: unknown) => {
+  throw error;
+};
+const fileIn = (dir = tempDir()) => path.join(dir, 'read-models.sqlite');
+
+readStoreContract('file-backed', async () => new FileBackedReadStore(fileIn(), noWriteErrors));
+
+describe('FileBackedReadStore', () => {
+  it('finds after a reopen what it held: documents written, updated, deleted, and collections dropped', async () => {
+    const file = fileIn();
+    const first = new FileBackedReadStore(file, noWriteErrors);
+    const scores = first.collection('scores');
+    await scores.insertOne({ _id: 'a', score: 1, nested: { list: [1, 'two'] } });
+    await scores.insertOne({ _id: 'b', score: 2 });
+    await scores.updateOne({ _id: 'a' }, { $inc: { score: 10 } });
+    await scores.deleteMany({ _id: 'b' });
+    await first.collection('gone').insertOne({ _id: 'x' });
+    await first.dropCollection('gone');
+    await first.collection('gone').insertOne({ _id: 'y' });
+    await first.close();
+
+    const second = new FileBackedReadStore(file, noWriteErrors);
+    expect(await second.collection('scores').find({})).toEqual([{ _id: 'a', score: 11, nested: { list: [1, 'two'] } }]);
+    expect(await second.collection('gone').find({})).toEqual([{ _id: 'y' }]);
+    await second.close();
+  });
+
+  it('writes changes behind, together, without being asked (close is not needed for them to reach the file)', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    await store.collection('c').insertOne({ _id: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The store holds the file exclusively: what it has written is read from a copy its own connection makes.
+    const copy = `${file}.copy`;
+    await (store as unknown as { db: { backup(to: string): Promise<unknown> } }).db.backup(copy);
+    await store.close();
+    const reader = new FileBackedReadStore(copy, noWriteErrors);
+    expect(await reader.collection('c').find({})).toEqual([{ _id: 'a' }]);
+    await reader.close();
+  });
+
+  it('is held by one process at a time: a second one is refused with StoreUnavailableError', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    expect(() => new FileBackedReadStore(file, noWriteErrors)).toThrow(StoreUnavailableError);
+    await store.close();
+  });
+});
+
+describe('read models kept across a restart', () => {
+  it('the all-in-one service resumes its projections from the file: no replay, the same read models', async () => {
+    const dataDir = tempDir();
+    const first = await startTestService({ dataDir });
+    const playerId = randomUUID();
+    for (let i = 0; i < 5; i++) await first.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId });
+    const head = await first.service.events.headPosition();
+    const standings = (await first.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings;
+    await first.close();
+    expect(fs.existsSync(path.join(dataDir, 'read-models.sqlite'))).toBe(true);
+
+    // What the restarted runner starts from: the checkpoints in the file, at the head.
+    const kept = new FileBackedReadStore(path.join(dataDir, 'read-models.sqlite'), noWriteErrors);
+    expect(await kept.collection(CHECKPOINTS).findOne({ _id: LOG_CHECKPOINT })).toMatchObject({ position: head });
+    await kept.close();
+
+    const second = await startTestService({ dataDir });
+    try {
+      // Not one event replayed: the runner started at the head.
+      const projected = (await second.http.get('/metrics').set(server)).text.split('\n').find((l) => l.startsWith('projection_lag_seconds_count '));
+      expect(projected).toBe('projection_lag_seconds_count 0');
+      expect((await second.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings).toEqual(standings);
+      expect((await second.http.post('/v1/audit/verify').set(server)).body.data.differences).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('read models of another log, or of another projections version, are dropped and rebuilt', async () => {
+    const dir = tempDir();
+    const log = pino({ level: 'silent' });
+    const metadata = { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 };
+    const counter: Projector = {
+      name: 'counter',
+      collections: ['counts'],
+      handles: new Set(['TriggerActivationTaken']),
+      async apply(_event, store) {
+        await store.collection('counts').updateOne({ _id: 'n' }, { $inc: { n: 1 } }, { upsert: true });
+      },
+    };
+    const run = async (events: SqliteEventStore, store: FileBackedReadStore) => {
+      const runner = new ProjectionRunner(events, store, [counter], log);
+      await runner.start();
+      await runner.waitFor(await events.headPosition(), 5000);
+      await runner.stop();
+      return (await store.collection('counts').findOne({ _id: 'n' }))?.n;
+    };
+    const taken = () => [{ id: randomUUID(), type: 'TriggerActivationTaken', data: { resourceUid: 't', holder: randomUUID(), playerId: 'p', units: 1 }, metadata }];
+
+    const oldLog = new SqliteEventStore(path.join(dir, 'old.sqlite'));
+    await appendOne(oldLog, 's', [...taken(), ...taken(), ...taken()], 'no_stream');
+    let store = new FileBackedReadStore(fileIn(dir), noWriteErrors);
+    expect(await run(oldLog, store)).toBe(3);
+    await store.close();
+
+    // The same read models file behind a new log (one event): rebuilt from it, not carried on.
+    const newLog = new SqliteEventStore(path.join(dir, 'new.sqlite'));
+    await appendOne(newLog, 's', taken(), 'no_stream');
+    store = new FileBackedReadStore(fileIn(dir), noWriteErrors);
+    expect(await run(newLog, store)).toBe(1);
+    await store.close();
+    await Promise.all([oldLog.close(), newLog.close()]);
+  });
+});

@@ -1,0 +1,35 @@
+import type { CommandDeps } from '../../command-api/deps';
+import { publishCatalog } from '../../command-api/publish-catalog/publish';
+import { parseCatalog } from '../../shared/catalog/load';
+import type { Catalog } from '../../shared/catalog/schema';
+import type { EventMetadata, EventStore } from '../../shared/event-store/port';
+import { newUid } from '../../shared/ids';
+import { SqliteJobScheduler } from '../../shared/jobs/embedded';
+import { PlayerStates } from '../../shared/player/player-states';
+import { StockStates } from '../../shared/stock/stock-states';
+import { seededRandom } from '../../bench/seeded-random';
+
+/** Command deps over a store, for tests that run commands without the HTTP service: jobs in memory, a fixed clock unless given. */
+export function commandDepsFor(events: EventStore, catalog: Catalog, now: () => number = () => Date.UTC(2026, 5, 1)): CommandDeps {
+  return {
+    events,
+    players: new PlayerStates(events),
+    stocks: new StockStates(events),
+    jobs: new SqliteJobScheduler(':memory:'),
+    catalog: () => ({ version: 1, catalog }),
+    now,
+    random: seededRandom(1),
+    newUid,
+    idempotencyRetentionMs: 24 * 3_600_000,
+  };
+}
+
+/** Publishes a catalog given as YAML onto a store, as the service does at start. */
+export async function publishYaml(events: EventStore, yaml: string, now: number, metadata: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>): Promise<void> {
+  const parsed = parseCatalog(yaml, 'catalog.yaml');
+  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+  const deps = commandDepsFor(events, parsed.catalog, () => now);
+  const published = await publishCatalog(deps, parsed.catalog, parsed.hash, now, metadata);
+  await deps.jobs.close();
+  if (!published.ok) throw new Error(published.failure.message);
+}
