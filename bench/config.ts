@@ -23,6 +23,10 @@ export interface BenchConfig {
   historyRequests: number;
   rssPlayers: number;
   rssConnections: number;
+  /** Figure 7: events in the store a restart starts over. */
+  restartEvents: number;
+  /** Figure 1: how long the webhook receiver takes to answer each delivery. */
+  webhookReceiverMs: number;
   logLevel: string;
   profile: boolean;
   keep: boolean;
@@ -39,13 +43,13 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
   const only = new Set(
-    (env.BENCH_ONLY ?? '1,2,3,4,5,6')
+    (env.BENCH_ONLY ?? '1,2,3,4,5,6,7')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)
       .map(Number),
   );
-  for (const f of only) if (!(Number.isInteger(f) && f >= 1 && f <= 6)) throw new Error(`BENCH_ONLY: figures are 1 to 6, got "${env.BENCH_ONLY}"`);
+  for (const f of only) if (!(Number.isInteger(f) && f >= 1 && f <= 7)) throw new Error(`BENCH_ONLY: figures are 1 to 7, got "${env.BENCH_ONLY}"`);
   const seconds = num(env, 'BENCH_SECONDS', quick ? 3 : 20);
   const connections = num(env, 'BENCH_CONNECTIONS', 50);
   return {
@@ -67,6 +71,8 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     historyRequests: num(env, 'BENCH_HISTORY_REQUESTS', quick ? 50 : 300),
     rssPlayers: num(env, 'BENCH_RSS_PLAYERS', quick ? 5_000 : 100_000),
     rssConnections: num(env, 'BENCH_RSS_CONNECTIONS', 10),
+    restartEvents: num(env, 'BENCH_RESTART_EVENTS', quick ? 50_000 : 1_000_000),
+    webhookReceiverMs: num(env, 'BENCH_WEBHOOK_RECEIVER_MS', 200),
     logLevel: env.BENCH_LOG_LEVEL || 'info',
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
     keep: env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true',

@@ -1,7 +1,7 @@
 /**
  * Child process: the all-in-one service (startService) on the embedded adapters, as `npm start`
  * runs it, on a port of its own. Started by bench/run.ts with:
- *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL  the service's own settings (README, "Configuration")
+ *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL, BENCH_WEBHOOKS  the service's own settings (README, "Configuration")
  *   BENCH_TRACK_LAG=1  record, for each player-stream append, the time from its commit until the
  *                      projection runner has handled it (figure 3)
  * and answers IPC requests: stats, lag-start, lag-stop, profile-start, profile-stop, stop.
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     CATALOG_FILE: process.env.BENCH_CATALOG,
     API_KEYS_FILE: process.env.BENCH_KEYS,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
+    WEBHOOKS_FILE: process.env.BENCH_WEBHOOKS,
   });
   const log = createLogger(config.logLevel);
   const started = performance.now();
@@ -53,10 +54,14 @@ async function main(): Promise<void> {
   const storeTrace: Record<string, { calls: number; ms: number; events: number }> = {};
   if (process.env.BENCH_TRACE_STORE === '1') {
     const events = service.events as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    for (const op of ['appendToStream', 'readStream', 'streamRevision', 'readAll', 'headPosition']) {
+    const kindOf = (stream: string) => stream.replace(/-[^]*$/, '');
+    for (const op of ['appendToStreams', 'readStream', 'streamRevision', 'readAll', 'headPosition']) {
       const original = events[op].bind(service.events);
       events[op] = async (...args: unknown[]) => {
-        const kind = `${op} ${typeof args[0] === 'string' ? args[0].replace(/-[^]*$/, '') : ''}`.trim();
+        const appends = op === 'appendToStreams' ? (args[0] as { stream: string; events: unknown[] }[]) : [];
+        // An atomic append is named by the kinds of the streams it writes together.
+        const streams = op === 'appendToStreams' ? appends.map((a) => kindOf(a.stream)).join('+') : typeof args[0] === 'string' ? kindOf(args[0]) : '';
+        const kind = `${op} ${streams}`.trim();
         const t0 = performance.now();
         try {
           return await original(...args);
@@ -64,7 +69,7 @@ async function main(): Promise<void> {
           const entry = (storeTrace[kind] ??= { calls: 0, ms: 0, events: 0 });
           entry.calls++;
           entry.ms += performance.now() - t0;
-          if (op === 'appendToStream') entry.events += (args[1] as unknown[]).length;
+          for (const a of appends) entry.events += a.events.length;
         }
       };
     }
