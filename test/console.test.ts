@@ -182,6 +182,25 @@ suite('the console', () => {
     await page.context().close();
   });
 
+  it('works from the keyboard alone, the focus always visible', async () => {
+    const { page, errors } = await openConsole();
+    await page.keyboard.type(KEYS.auditor);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    // Each page starts with the focus on its heading; the navigation is just before it.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Operations');
+    await expect(page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).resolves.toBe('solid');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { name: 'Operations', level: 1 }).evaluate((h1) => h1 === h1.ownerDocument.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByText(/^No differences/).waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('lets a Mobile key in, each read its tier may not make saying so in its place', async () => {
     const playerId = randomUUID();
     await processPurchase(playerId, randomUUID());

@@ -14,7 +14,7 @@ export function consolePages(): Router {
   const router = express.Router();
   // Revalidated on every load: a deployment's new script is picked up at once.
   const files = express.static(ASSETS, { index: false, redirect: false, cacheControl: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') });
-  router.get([CONSOLE_PATH, `${CONSOLE_PATH}/`], (_req, res) => {
+  router.get(CONSOLE_PATH, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(path.join(ASSETS, 'index.html'));
   });
