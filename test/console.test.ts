@@ -162,8 +162,11 @@ suite('the console', () => {
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.getByRole('link', { name: 'Badges' }).click();
     await page.getByRole('cell', { name: 'VIP Customer' }).waitFor();
-    await page.getByRole('row', { name: /VIP Customer/ }).getByText('What it grants').click();
-    await page.getByText('Welcome VIP banner × 1, Double gold × 1').waitFor();
+    await page.getByRole('row', { name: /VIP Customer/ }).getByText('Conditions and grants').click();
+    await page.getByText('purchase, amount adding up to 1000 or more, within 30 days').waitFor();
+    await page.getByText('Grants: Welcome VIP banner × 1, Double gold × 1').waitFor();
+    await page.getByRole('row', { name: /Electronics fan/ }).getByText('Conditions and grants').click();
+    await page.getByText('3 × purchase where category eq electronics').waitFor();
     await shoot(page, 'catalog');
     await page.getByRole('link', { name: 'Chests' }).click();
     await page.getByLabel('Chest deliverable uid').fill('chest-silver');

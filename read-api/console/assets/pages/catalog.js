@@ -25,13 +25,34 @@ const activeWindow = (e) => (e.startDate || e.endDate ? `${e.startDate ?? '…'}
 
 const deliverables = (list) => (list?.length ? list.map((d) => `${d.label} × ${d.amount}`).join(', ') : 'nothing');
 
-/** What an entry grants, read from its detail route when the reader opens it. */
-function granted(path) {
+/** An entry's detail, read from its detail route when the reader opens it. */
+function detail(path, summary, render) {
   const body = h('div');
-  const details = h('details', {}, h('summary', {}, 'What it grants'), body);
-  details.addEventListener('toggle', () => details.open && !body.hasChildNodes() && fill(body, async () => h('p', {}, deliverables((await get(path))[0].deliverables))));
+  const details = h('details', {}, h('summary', {}, summary), body);
+  details.addEventListener('toggle', () => details.open && !body.hasChildNodes() && fill(body, async () => render((await get(path))[0])));
   return details;
 }
+
+const granted = (path) => detail(path, 'What it grants', (entry) => h('p', {}, deliverables(entry.deliverables)));
+
+/** `3 × purchase where category eq electronics, within 30 days`. */
+function condition({ action, filters, challenge: c }) {
+  const where = filters.map((f) => `${f.name} ${f.op} ${[f.value].flat().join(' or ')}`).join(' and ');
+  return [
+    `${c.times ? `${c.times} × ` : ''}${action}`,
+    where ? ` where ${where}` : '',
+    c.sum ? `, ${c.sum.field} adding up to ${c.sum.atLeast} or more` : '',
+    c.withinDays ? `, within ${c.withinDays} days` : '',
+    c.between ? `, from ${c.between.start} to ${c.between.end}` : '',
+  ].join('');
+}
+
+/** What earns a badge or trigger (every condition must hold), and what it grants. */
+const earnedBy = (path) =>
+  detail(path, 'Conditions and grants', (entry) => [
+    h('ul', { class: 'conditions' }, entry.conditions.map((c) => h('li', {}, condition(c)))),
+    h('p', {}, `Grants: ${deliverables(entry.deliverables)}`),
+  ]);
 
 function actions() {
   return section('Actions', async () => {
@@ -49,7 +70,7 @@ function awards(path, label) {
     const list = await get(path);
     return table(
       `The active ${label.toLowerCase()}`,
-      ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Grants'],
+      ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Earned by'],
       list.map((b) => [
         h('span', {}, b.label, b.description ? h('span', { class: 'hint' }, b.description) : null),
         b.uid,
@@ -57,7 +78,7 @@ function awards(path, label) {
         b.points,
         b.requiredBadgeUId ?? '—',
         activeWindow(b),
-        granted(`${path}/${encodeURIComponent(b.uid)}`),
+        earnedBy(`${path}/${encodeURIComponent(b.uid)}`),
       ]),
     );
   });
