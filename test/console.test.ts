@@ -61,7 +61,7 @@ suite('the console', () => {
   /** What the tab keeps in its sessionStorage (evaluated in the page, whose globals these types do not know). */
   const sessionValues = (page: Page) => page.evaluate('Object.values(sessionStorage)');
 
-  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  const shoot = (page: Page, name: string, options: { fullPage?: boolean } = {}) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), ...options });
 
   async function processPurchase(playerId: string, referenceId: string) {
     const res = await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId, playerId });
@@ -80,13 +80,21 @@ suite('the console', () => {
     expect((await t.http.get(`${CONSOLE_PATH}/nothing.js`)).status).toBe(404);
   });
 
-  it('says when a key is wrong, and refuses Client keys', async () => {
+  it('says when a key is wrong, refuses Client keys, and signs out a key no longer accepted', async () => {
     const { page, errors } = await openConsole();
     await signIn(page, 'not-a-key');
     await expect(page.getByRole('alert').textContent()).resolves.toBe('This API key is not valid. Check it and try again.');
     await signIn(page, KEYS.client);
     await page.getByText('Client keys cannot use the console').waitFor();
     await expect(page.getByRole('navigation', { name: 'Console pages' }).isVisible()).resolves.toBe(false);
+    await expect(sessionValues(page)).resolves.toEqual([]);
+
+    // A key the service stops accepting mid-session (revoked): the next read signs the tab out.
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await page.evaluate(`sessionStorage.setItem(sessionStorage.key(0), 'revoked-key')`);
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.getByText('The service no longer accepts this key. Sign in again.').waitFor();
     await expect(sessionValues(page)).resolves.toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -116,7 +124,6 @@ suite('the console', () => {
     await first.getByRole('row', { name: 'gold 0 → 5 +5' }).waitFor();
     await first.getByRole('row', { name: 'chest-silver 0 → 1 +1' }).waitFor();
     await first.getByRole('cell', { name: /First purchase \(OneTimeOnly\)/ }).waitFor();
-    await shoot(page, 'trace');
 
     const reversed = await t.http.post('/v1/action/delete').set(server).send({ name: 'purchase', referenceId, playerId });
     expect(reversed.body).toEqual({ code: 200 });
@@ -126,6 +133,7 @@ suite('the console', () => {
     await second.getByRole('row', { name: 'gold 5 → 0 -5' }).waitFor();
     await second.getByRole('row', { name: 'chest-silver 1 → 0 -1' }).waitFor();
     await expect(page.getByRole('definition').filter({ hasText: /^yes$/ }).count()).resolves.toBe(1);
+    await shoot(page, 'trace', { fullPage: true });
 
     // The key went in a header only: never in an address the page asked for, nor in its own.
     expect(urls.filter((u) => u.includes(KEYS.server))).toEqual([]);

@@ -20,8 +20,11 @@ export class ApiError extends Error {
 }
 
 let keyRefused = () => {};
-/** Called when the service stops accepting the session's key (e.g. it was revoked). */
-export const onKeyRefused = (listener) => void (keyRefused = listener);
+
+/** Tells `listener` when the service stops accepting the session's key (e.g. it was revoked). */
+export function onKeyRefused(listener) {
+  keyRefused = listener;
+}
 
 async function call(method, path, { query, body, key = session.key() } = {}) {
   const search = new URLSearchParams(Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== '')).toString();

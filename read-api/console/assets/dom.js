@@ -32,7 +32,7 @@ export function table(caption, headers, rows, empty = 'None.') {
 }
 
 /** Terms and their descriptions. */
-export const facts = (pairs) => h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== undefined).map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
+export const facts = (pairs) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
 
 export const errorNote = (error) => h('p', { class: 'error', role: 'alert' }, error.message);
 

@@ -47,7 +47,7 @@ function signInView(message) {
         }
       },
     },
-    h('h1', { tabindex: '-1' }, 'Sign in'),
+    h('h1', {}, 'Sign in'),
     h('p', {}, 'The console reads the game as an operator or an auditor sees it. It keeps your key in this tab only, until you sign out or close it.'),
     field('API key', key, 'A Server, Mobile or Auditor key'),
     button,

@@ -42,7 +42,13 @@ function standingsForm(boards, initial) {
   return [
     h(
       'form',
-      { class: 'inline', onsubmit: (event) => (event.preventDefault(), show()) },
+      {
+        class: 'inline',
+        onsubmit(event) {
+          event.preventDefault();
+          show();
+        },
+      },
       field('Board', board),
       seasonField,
       h('datalist', { id: 'season-periods' }, recentPeriods().map((p) => h('option', { value: p }))),

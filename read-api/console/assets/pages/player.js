@@ -71,6 +71,7 @@ export function playerPage([playerId]) {
 }
 
 async function level(profile) {
+  // A tier that may not read the catalog's levels (Mobile) still sees the player's own.
   const levels = await get('/v1/admin/levels').catch((error) => error);
   const current = profile.level;
   const items = [
