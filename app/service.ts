@@ -22,6 +22,7 @@ import { jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
 import { auditRoutes } from '../read-api/audit/routes';
 import { chestRoutes } from '../read-api/chests/routes';
+import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
 import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
@@ -247,6 +248,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     documentation: { document, page: documentationPage(document) },
     clientDomains: keyRing.clientDomains(),
     isStarted: () => started,
+    pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
     // A process that takes no writes is kept from its work only by a lasting fault.
     workProblem: () => {
       const problem = events.writeProblem();

@@ -34,11 +34,11 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
     }),
     badges: catalog.badges.map((b, i) => {
       const list = { ...badgeFields(b), type: b.type };
-      return doc(b.uid, i, b.isActive, list, { ...list, deliverables: b.deliverables.map(delivered) });
+      return doc(b.uid, i, b.isActive, list, { ...list, conditions: conditionViews(b), deliverables: b.deliverables.map(delivered) });
     }),
     triggers: catalog.triggers.map((t, i) => {
       const list = { ...badgeFields(t), type: t.type, randomizedPrize: t.randomizedPrize, limited: t.limited };
-      return doc(t.uid, i, t.isActive, list, { ...list, deliverables: t.deliverables.map(delivered) });
+      return doc(t.uid, i, t.isActive, list, { ...list, conditions: conditionViews(t), deliverables: t.deliverables.map(delivered) });
     }),
     levels: [...catalog.levels]
       .sort((a, b) => a.level - b.level)
@@ -104,6 +104,11 @@ function badgeFields(b: Catalog['badges'][number] | Catalog['triggers'][number])
     imageName: b.imageName,
     isActive: b.isActive,
   };
+}
+
+/** What earns a badge or trigger, as the catalog states it: the action, its filters, the challenge. */
+function conditionViews(b: Catalog['badges'][number] | Catalog['triggers'][number]) {
+  return b.conditions.map(({ action, filters, challenge }) => ({ action, filters, challenge }));
 }
 
 /** Deliverables in detail views; `type` as a string: Points, Prize, Content or Notification. */

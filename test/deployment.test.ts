@@ -10,6 +10,7 @@ import { SqliteEventStore } from '../shared/event-store/sqlite';
 import request from 'supertest';
 import { COMMAND_PATHS, DEFAULT_PORTS, ROLES, servedBy } from '../app/roles';
 import { PUBLIC_PATHS } from '../shared/http/app';
+import { CONSOLE_PATH } from '../read-api/console/route';
 import { startService } from '../app/service';
 import { backing } from './support/backing';
 import { startServerProcess, stopProcess, type ChildServer } from './support/process';
@@ -127,6 +128,11 @@ describe('the deployment files', () => {
     expect(readRunConfig({}, DEFAULT_PORTS.command).port).toBe(8081);
     expect(readRunConfig({ PORT: '9000' }, DEFAULT_PORTS.read).port).toBe(9000);
   });
+
+  it('the ingress sends the console, its page and its files, to the role that serves it', () => {
+    expect(servedBy(CONSOLE_PATH)).toBe('read');
+    for (const p of [CONSOLE_PATH, `${CONSOLE_PATH}/`, `${CONSOLE_PATH}/main.js`]) expect([p, ingressRole(p)]).toEqual([p, 'read']);
+  });
 });
 
 /** Response bodies are checked field by field. */
@@ -184,6 +190,13 @@ describe('the command and read roles as separate processes', () => {
     const misread = await fetch(`${command.url}${standingsPath}`, { headers });
     expect([misread.status, await json(misread)]).toEqual([404, { code: 404, data: `Not served here: GET ${standingsPath} is served by the read role` }]);
   }, 60_000);
+
+  it('the read role serves the console; the command role does not', async () => {
+    const [command, read] = roles;
+    const page = await fetch(read.url + CONSOLE_PATH);
+    expect([page.status, page.headers.get('Content-Type')]).toEqual([200, expect.stringMatching(/^text\/html/)]);
+    expect((await fetch(command.url + CONSOLE_PATH)).status).toBe(404);
+  });
 
   it('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
     const [command] = roles;

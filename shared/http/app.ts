@@ -1,6 +1,6 @@
 /** The HTTP shell shared by every role: headers, request ids and logs, body parsing, routes, errors. */
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import { StoreFaultError, StoreUnavailableError, WrongExpectedVersionError, type WriteProblem } from '../event-store/port';
 import { failure } from '../result';
@@ -38,6 +38,8 @@ export interface HttpAppDeps extends RouteDeps {
   documentation: { document: object; page: string };
   /** Routes of the API another process serves: answered 404 saying which (`servedBy`, e.g. "the command role"). */
   elsewhere: readonly { method: 'GET' | 'POST'; path: string; servedBy: string }[];
+  /** Browser pages this process serves (the console); they call the API like any client. */
+  pages?: readonly Router[];
 }
 
 export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Express {
@@ -107,6 +109,8 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   app.get(PUBLIC_PATHS.docs, (_req, res) => {
     res.type('html').send(deps.documentation.page);
   });
+
+  for (const pages of deps.pages ?? []) app.use(pages);
 
   const router = express.Router();
   mountRoutes(router, routes, deps);

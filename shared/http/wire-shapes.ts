@@ -4,6 +4,7 @@
  * document cannot drift from what the service sends.
  */
 import { z } from 'zod';
+import { FILTER_OPS } from '../catalog/types';
 import { actionResultSchema } from '../events/player-events';
 
 const nullableString = z.string().nullable();
@@ -47,11 +48,22 @@ const badgeCommon = {
   isActive: z.boolean(),
   type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
 };
+/** A condition of a badge or trigger, as the catalog states it (docs/catalog.md, "Conditions"). */
+const conditionShape = z.object({
+  action: z.string().describe('the action it counts'),
+  filters: z.array(z.object({ name: z.string(), op: z.enum(FILTER_OPS), value: z.union([z.string(), z.array(z.string())]) })).describe("on the action's details; every one must hold"),
+  challenge: z.object({
+    times: z.number().int().nullable(),
+    sum: z.object({ field: z.string(), atLeast: z.number() }).nullable(),
+    withinDays: z.number().nullable(),
+    between: z.object({ start: localIso, end: localIso }).nullable(),
+  }),
+});
 export const badgeShape = z.object(badgeCommon);
-export const badgeDetailShape = z.object({ ...badgeCommon, deliverables: z.array(deliverableItemShape) });
+export const badgeDetailShape = z.object({ ...badgeCommon, conditions: z.array(conditionShape), deliverables: z.array(deliverableItemShape) });
 const triggerCommon = { ...badgeCommon, randomizedPrize: z.boolean(), limited: z.boolean() };
 export const triggerShape = z.object(triggerCommon);
-export const triggerDetailShape = z.object({ ...triggerCommon, deliverables: z.array(deliverableItemShape) });
+export const triggerDetailShape = z.object({ ...triggerCommon, conditions: z.array(conditionShape), deliverables: z.array(deliverableItemShape) });
 
 export const levelShape = z.object({ uid: z.string(), label: z.string(), level: z.number(), description: z.string(), target: z.number(), imageName: nullableString, isActive: z.boolean() });
 export const rankSetShape = z.object({ uid: z.string(), label: z.string(), isActive: z.boolean() });

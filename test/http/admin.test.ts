@@ -76,6 +76,10 @@ describe('admin views of the demo catalog', () => {
       { label: 'Welcome VIP banner', uid: 'banner-vip', imageName: null, amount: 1, type: 'Content' },
       { label: 'Double gold', uid: 'boost-gold', imageName: null, amount: 1, type: 'Prize' },
     ]);
+    // What earns it, as the catalog states it: the challenge's parts not given are null.
+    expect(detail.body.data[0].conditions).toEqual([{ action: 'purchase', filters: [], challenge: { times: null, sum: { field: 'amount', atLeast: 1000 }, withinDays: 30, between: null } }]);
+    const filtered = await t.http.get('/v1/admin/badges/b-electronics-fan').set(server);
+    expect(filtered.body.data[0].conditions[0].filters).toEqual([{ name: 'category', op: 'eq', value: 'electronics' }]);
     expect((await t.http.get('/v1/admin/badges/nope').set(server)).body).toEqual({ code: 9004, data: 'Badge does not exist' });
   });
 
@@ -85,6 +89,7 @@ describe('admin views of the demo catalog', () => {
     expect(list.body.data[1].deliverables).toBeUndefined();
     const detail = await t.http.get('/v1/admin/triggers/t-lucky').set(server);
     expect(detail.body.data[0].deliverables).toHaveLength(2);
+    expect(detail.body.data[0].conditions).toEqual([{ action: 'login', filters: [], challenge: { times: 3, sum: null, withinDays: null, between: null } }]);
     expect((await t.http.get('/v1/admin/triggers/nope').set(server)).body.code).toBe(9005);
   });
 

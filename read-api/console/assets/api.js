@@ -1,0 +1,60 @@
+/**
+ * The API as the console calls it: the key goes in the AuthKey header, from this tab's
+ * sessionStorage (gone when the tab closes), never in a URL.
+ */
+const KEY = 'gamification-console-key';
+
+export const session = {
+  key: () => sessionStorage.getItem(KEY),
+  begin: (key) => sessionStorage.setItem(KEY, key),
+  end: () => sessionStorage.removeItem(KEY),
+};
+
+/** A failure the API answered: its HTTP status, envelope code and message. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let keyRefused = () => {};
+
+/** Tells `listener` when the service stops accepting the session's key (e.g. it was revoked). */
+export function onKeyRefused(listener) {
+  keyRefused = listener;
+}
+
+async function call(method, path, { query, body, key = session.key() } = {}) {
+  const search = new URLSearchParams(Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== '')).toString();
+  const headers = { AuthKey: key ?? '' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(search ? `${path}?${search}` : path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 0, 'The service did not answer: check the connection and try again.');
+  }
+  const envelope = await res.json().catch(() => null);
+  if (res.ok && envelope?.code === 200) return envelope.data;
+  const error = new ApiError(res.status, envelope?.code ?? res.status, typeof envelope?.data === 'string' ? envelope.data : `HTTP ${res.status}`);
+  if (res.status === 401 && key === session.key()) keyRefused(error);
+  throw error;
+}
+
+export const get = (path, query) => call('GET', path, { query });
+export const post = (path, body) => call('POST', path, { body });
+
+/**
+ * Resolves when the service accepts `key` for the console. The probe is the player profile read,
+ * which Server, Mobile and Auditor keys may make and Client keys may not; asked without a player,
+ * it reads nothing and an accepted key gets 1001 (no playerId).
+ */
+export async function checkKey(key) {
+  try {
+    await call('POST', '/v1/player/profile', { body: {}, key });
+  } catch (error) {
+    if (error.code !== 1001) throw error;
+  }
+}

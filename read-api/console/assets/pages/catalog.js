@@ -1,0 +1,132 @@
+/** The published catalog as the admin routes show it: one view at a time, details on demand. */
+import { get, post } from '../api.js';
+import { field, fill, h, section, table, yesNo } from '../dom.js';
+
+const VIEWS = [
+  { path: 'actions', label: 'Actions', render: actions },
+  { path: 'badges', label: 'Badges', render: () => awards('/v1/admin/badges', 'Badges') },
+  { path: 'triggers', label: 'Triggers', render: () => awards('/v1/admin/triggers', 'Triggers') },
+  { path: 'levels', label: 'Levels', render: levels },
+  { path: 'ranks', label: 'Rank sets', render: ranks },
+  { path: 'stores', label: 'Stores', render: stores },
+  { path: 'chest', label: 'Chests', render: chests },
+];
+
+export function catalogPage([view, uid]) {
+  const current = VIEWS.find((v) => v.path === view) ?? VIEWS[0];
+  return [
+    h('nav', { class: 'tabs', 'aria-label': 'Catalog views' }, h('ul', {}, VIEWS.map((v) => h('li', {}, h('a', { href: `#/catalog/${v.path}`, 'aria-current': v === current ? 'page' : false }, v.label))))),
+    current.render(uid),
+  ];
+}
+
+/** When an entry is active: from its start to its end, either open. */
+const activeWindow = (e) => (e.startDate || e.endDate ? `${e.startDate ?? '…'} to ${e.endDate ?? '…'}` : 'always');
+
+const deliverables = (list) => (list?.length ? list.map((d) => `${d.label} × ${d.amount}`).join(', ') : 'nothing');
+
+/** An entry's detail, read from its detail route when the reader opens it. */
+function detail(path, summary, render) {
+  const body = h('div');
+  const details = h('details', {}, h('summary', {}, summary), body);
+  details.addEventListener('toggle', () => details.open && !body.hasChildNodes() && fill(body, async () => render((await get(path))[0])));
+  return details;
+}
+
+const granted = (path) => detail(path, 'What it grants', (entry) => h('p', {}, deliverables(entry.deliverables)));
+
+/** `3 × purchase where category eq electronics, within 30 days`. */
+function condition({ action, filters, challenge: c }) {
+  const where = filters.map((f) => `${f.name} ${f.op} ${[f.value].flat().join(' or ')}`).join(' and ');
+  return [
+    `${c.times ? `${c.times} × ` : ''}${action}`,
+    where ? ` where ${where}` : '',
+    c.sum ? `, ${c.sum.field} adding up to ${c.sum.atLeast} or more` : '',
+    c.withinDays ? `, within ${c.withinDays} days` : '',
+    c.between ? `, from ${c.between.start} to ${c.between.end}` : '',
+  ].join('');
+}
+
+/** What earns a badge or trigger (every condition must hold), and what it grants. */
+const earnedBy = (path) =>
+  detail(path, 'Conditions and grants', (entry) => [
+    h('ul', { class: 'conditions' }, entry.conditions.map((c) => h('li', {}, condition(c)))),
+    h('p', {}, `Grants: ${deliverables(entry.deliverables)}`),
+  ]);
+
+function actions() {
+  return section('Actions', async () => {
+    const list = await get('/v1/admin/actions');
+    return table(
+      'The active actions',
+      ['Action', 'Uid', 'Points', 'Point gap (s)', 'Cost', 'Action objects', 'Grants'],
+      list.map((a) => [h('code', {}, a.identifier), a.uid, a.points, a.pointGap, a.cost ? `${a.cost} ${a.costLabel ?? ''}`.trim() : '—', a.actionObjects?.map((o) => `${o.label} (${o.typeLabel})`).join(', ') ?? '—', granted(`/v1/admin/actions/${encodeURIComponent(a.uid)}`)]),
+    );
+  });
+}
+
+function awards(path, label) {
+  return section(label, async () => {
+    const list = await get(path);
+    return table(
+      `The active ${label.toLowerCase()}`,
+      ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Earned by'],
+      list.map((b) => [
+        h('span', {}, b.label, b.description ? h('span', { class: 'hint' }, b.description) : null),
+        b.uid,
+        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join(''),
+        b.points,
+        b.requiredBadgeUId ?? '—',
+        activeWindow(b),
+        earnedBy(`${path}/${encodeURIComponent(b.uid)}`),
+      ]),
+    );
+  });
+}
+
+function levels() {
+  return section('Levels', async () => table('Levels, by number', ['Level', 'Label', 'Points to reach it', 'Active'], (await get('/v1/admin/levels')).map((l) => [l.level, l.label, l.target, yesNo(l.isActive)])));
+}
+
+function ranks() {
+  return section('Rank sets', async () => table('Rank sets', ['Label', 'Uid', 'Active'], (await get('/v1/admin/ranks')).map((r) => [r.label, r.uid, yesNo(r.isActive)])));
+}
+
+function stores() {
+  return section('Stores', async () =>
+    (await get('/v1/admin/stores')).map((s) =>
+      table(
+        `${s.label} (${s.uid}${s.isActive ? '' : ', inactive'}; ${activeWindow(s)})`,
+        ['Bundle', 'Uid', 'Cost', 'Stock left', 'Contents'],
+        s.storeBundles.map((b) => [b.label, b.uid, `${b.cost} ${b.costLabel ?? ''}`.trim(), b.initialStock === 0 ? 'unlimited' : `${b.remainingStock} of ${b.initialStock}`, b.storeBundleContents.map((c) => `${c.label} × ${c.amount}`).join(', ')]),
+      ),
+    ),
+  );
+}
+
+/** A chest's prize pool and odds: the catalog lists no chests, so the reader names one (a player's chests link here). */
+function chests(uid) {
+  const input = h('input', { id: 'chest-uid', value: uid ?? '', autocomplete: 'off', spellcheck: 'false', required: true });
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit(event) {
+        event.preventDefault();
+        location.hash = `#/catalog/chest/${encodeURIComponent(input.value.trim())}`;
+      },
+    },
+    field('Chest deliverable uid', input, "e.g. from a player's chests"),
+    h('button', { type: 'submit' }, 'Show odds'),
+  );
+  return [form, uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null];
+}
+
+function odds(preview) {
+  const draws = preview.drawCountMin === preview.drawCountMax ? `${preview.drawCountMin}` : `${preview.drawCountMin} to ${preview.drawCountMax}`;
+  const amount = (c) => (c.amountMin === c.amountMax ? `${c.amountMin}` : `${c.amountMin} to ${c.amountMax}`);
+  return [
+    h('p', {}, `${preview.chestLabel}: ${draws} draw(s) per opening; amounts scaled by: ${preview.scalingMode}. Points and powerups are not listed.`),
+    table('Prize pool', ['Reward', 'Amount', 'Chance per draw', 'Stock left'], preview.contents.map((c) => [c.rewardLabel, amount(c), `${c.weightPct}%`, c.limited ? String(c.remainingStock) : 'unlimited'])),
+  ];
+}

@@ -1,0 +1,101 @@
+/** Leaderboards: a board's standings for a season, ties sharing a rank, and one player's own row. */
+import { get } from '../api.js';
+import { field, fill, h, link, section, table } from '../dom.js';
+
+const SEASON_BOARD = 1;
+
+export function leaderboardsPage([boardUid]) {
+  return section('Standings', async () => {
+    const boards = await get('/v1/admin/leaderboards');
+    if (boards.length === 0) return h('p', { class: 'muted' }, 'The catalog has no leaderboards.');
+    return standingsForm(boards, boards.find((b) => b.uid === boardUid) ?? boards[0]);
+  });
+}
+
+function standingsForm(boards, initial) {
+  const board = h('select', { id: 'board' }, boards.map((b) => h('option', { value: b.uid, selected: b === initial }, b.label)));
+  const season = h('input', { id: 'season', list: 'season-periods', placeholder: 'current season', autocomplete: 'off' });
+  const seasonField = field('Season', season, 'A day (2026-11-21), week (2026-W47) or month (2026-11); empty for the current one');
+  const top = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: 10 });
+  const player = h('input', { id: 'standing-player', autocomplete: 'off', spellcheck: 'false', size: 36 });
+  const result = h('div', { 'aria-live': 'polite' });
+  const selected = () => boards.find((b) => b.uid === board.value);
+  const show = () =>
+    fill(result, async () => {
+      const chosen = selected();
+      const [view] = await get(`/v1/admin/leaderboards/${encodeURIComponent(chosen.uid)}`, {
+        top: top.value,
+        season: chosen.type === SEASON_BOARD ? season.value.trim() : undefined,
+        playerId: player.value.trim(),
+      });
+      return standings(view, player.value.trim());
+    });
+  const seasonal = () => {
+    seasonField.hidden = selected().type !== SEASON_BOARD;
+  };
+  board.addEventListener('change', () => {
+    seasonal();
+    show();
+  });
+  seasonal();
+  show();
+  return [
+    h(
+      'form',
+      {
+        class: 'inline',
+        onsubmit(event) {
+          event.preventDefault();
+          show();
+        },
+      },
+      field('Board', board),
+      seasonField,
+      h('datalist', { id: 'season-periods' }, recentPeriods().map((p) => h('option', { value: p }))),
+      field('Top', top),
+      field('Player id', player, "Shows that player's own row, even outside the top"),
+      h('button', { type: 'submit' }, 'Show'),
+    ),
+    result,
+  ];
+}
+
+function standings(view, playerId) {
+  const shared = new Map();
+  for (const s of view.standings) shared.set(s.rank, (shared.get(s.rank) ?? 0) + 1);
+  const rank = (s) => (shared.get(s.rank) > 1 ? `${s.rank} (tied)` : String(s.rank));
+  const row = (s) => [rank(s), link(['player', s.userId], s.username), s.points];
+  return [
+    view.description ? h('p', {}, view.description) : null,
+    table(`${view.label}: the top ${view.standings.length}`, ['Rank', 'Player', 'Points'], view.standings.map(row), 'no player has a score yet.'),
+    playerId
+      ? view.player
+        ? table("The player's own row", ['Rank', 'Player', 'Points'], [row(view.player)])
+        : h('p', { class: 'muted' }, `Player ${playerId} has no score on this board.`)
+      : null,
+  ];
+}
+
+/** Suggestions for the season field: the last days, ISO weeks and months (UTC). */
+function recentPeriods() {
+  const day = 86_400_000;
+  const now = Date.now();
+  const days = [0, 1, 2].map((n) => new Date(now - n * day).toISOString().slice(0, 10));
+  const weeks = [0, 1, 2, 3].map((n) => isoWeek(new Date(now - n * 7 * day)));
+  const months = [0, 1, 2].map((n) => {
+    const d = new Date(now);
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() - n);
+    return d.toISOString().slice(0, 7);
+  });
+  return [...days, ...weeks, ...months];
+}
+
+/** `2026-W47`: the week's Thursday decides its year. */
+function isoWeek(date) {
+  const thursday = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+  thursday.setUTCDate(thursday.getUTCDate() + 3 - ((thursday.getUTCDay() + 6) % 7));
+  const firstOfYear = Date.UTC(thursday.getUTCFullYear(), 0, 1);
+  const week = Math.floor((thursday - firstOfYear) / 86_400_000 / 7) + 1;
+  return `${thursday.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
+}

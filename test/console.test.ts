@@ -1,0 +1,229 @@
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core), against the
+ * service in this process: signing in, the pages an operator reads, and an action's trace before
+ * and after its reversal. Each main page is saved as a screenshot in test-output/console/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CONSOLE_PATH } from '../read-api/console/route';
+import { KEYS, server, startTestService, type TestService } from './support/service';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = path.join(__dirname, '..', 'test-output', 'console');
+
+// Without the browser (a machine where it cannot be installed) the suite is reported as skipped.
+const suite = fs.existsSync(CHROMIUM) ? describe : describe.skip;
+
+suite('the console', () => {
+  let t: TestService;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await startTestService();
+    const listening = await t.service.listen(0);
+    base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}${CONSOLE_PATH}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A fresh tab (its own sessionStorage) at a laptop's size; every URL it asks for is kept, and the script's uncaught errors. */
+  async function openConsole(): Promise<{ page: Page; urls: string[]; errors: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    // A step that does not happen fails at once, naming itself, not at the test's timeout.
+    page.setDefaultTimeout(5000);
+    const urls: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (r) => urls.push(r.url()));
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(base);
+    return { page, urls, errors };
+  }
+
+  async function signIn(page: Page, key: string) {
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  /** What the tab keeps in its sessionStorage (evaluated in the page, whose globals these types do not know). */
+  const sessionValues = (page: Page) => page.evaluate('Object.values(sessionStorage)');
+
+  const shoot = (page: Page, name: string, options: { fullPage?: boolean } = {}) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), ...options });
+
+  async function processPurchase(playerId: string, referenceId: string) {
+    const res = await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId, playerId });
+    expect(res.body).toMatchObject({ code: 200, data: { earnedPoints: 30 } });
+  }
+
+  it('is a page with its script and style as files of the same origin, under the security policy', async () => {
+    const page = await t.http.get(CONSOLE_PATH);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    // No inline script: every <script> names its file.
+    expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = await t.http.get(`${CONSOLE_PATH}/main.js`);
+    expect([script.status, script.headers['content-type']]).toEqual([200, expect.stringMatching(/^(text|application)\/javascript/)]);
+    expect((await t.http.get(`${CONSOLE_PATH}/nothing.js`)).status).toBe(404);
+  });
+
+  it('says when a key is wrong, refuses Client keys, and signs out a key no longer accepted', async () => {
+    const { page, errors } = await openConsole();
+    await signIn(page, 'not-a-key');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('This API key is not valid. Check it and try again.');
+    await signIn(page, KEYS.client);
+    await page.getByText('Client keys cannot use the console').waitFor();
+    await expect(page.getByRole('navigation', { name: 'Console pages' }).isVisible()).resolves.toBe(false);
+    await expect(sessionValues(page)).resolves.toEqual([]);
+
+    // A key the service stops accepting mid-session (revoked): the next read signs the tab out.
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await page.evaluate(`sessionStorage.setItem(sessionStorage.key(0), 'revoked-key')`);
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.getByText('The service no longer accepts this key. Sign in again.').waitFor();
+    await expect(sessionValues(page)).resolves.toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a player, the trace of their action with each balance before and after, and its reversal', async () => {
+    const playerId = randomUUID();
+    const referenceId = `order-${randomUUID()}`;
+    await processPurchase(playerId, referenceId);
+    const { page, urls, errors } = await openConsole();
+    await signIn(page, KEYS.server);
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+
+    await page.getByRole('link', { name: 'Player', exact: true }).click();
+    await page.getByLabel('Player id').fill(playerId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText('Progress to level 2: 30 of 100 points (30%)').waitFor();
+    await page.getByRole('cell', { name: 'First purchase' }).waitFor();
+    await page.getByRole('region', { name: 'Chests' }).getByRole('cell', { name: 'Silver chest', exact: true }).waitFor();
+    await page.getByText('Action processed').waitFor();
+    await shoot(page, 'player');
+
+    await page.getByRole('link', { name: `Trace of action ${referenceId}` }).click();
+    const first = page.getByRole('listitem', { name: '1. Action processed' });
+    // The action's 10 points and the badge's 20; its 5 gold; the badge's chest.
+    await first.getByRole('row', { name: 'points 0 → 30 +30' }).waitFor();
+    await first.getByRole('row', { name: 'gold 0 → 5 +5' }).waitFor();
+    await first.getByRole('row', { name: 'chest-silver 0 → 1 +1' }).waitFor();
+    await first.getByRole('cell', { name: /First purchase \(OneTimeOnly\)/ }).waitFor();
+
+    const reversed = await t.http.post('/v1/action/delete').set(server).send({ name: 'purchase', referenceId, playerId });
+    expect(reversed.body).toEqual({ code: 200 });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const second = page.getByRole('listitem', { name: '2. Action reversed' });
+    await second.getByRole('row', { name: 'points 30 → 0 -30' }).waitFor();
+    await second.getByRole('row', { name: 'gold 5 → 0 -5' }).waitFor();
+    await second.getByRole('row', { name: 'chest-silver 1 → 0 -1' }).waitFor();
+    await expect(page.getByRole('definition').filter({ hasText: /^yes$/ }).count()).resolves.toBe(1);
+    await shoot(page, 'trace', { fullPage: true });
+
+    // The key went in a header only: never in an address the page asked for, nor in its own.
+    expect(urls.filter((u) => u.includes(KEYS.server))).toEqual([]);
+    expect(page.url()).not.toContain(KEYS.server);
+    await expect(sessionValues(page)).resolves.toEqual([KEYS.server]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows the leaderboards with ties, a player\'s own row, the catalog and the operations', async () => {
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const player of [a, b]) await processPurchase(player, randomUUID());
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.getByLabel('Board').selectOption({ label: 'Most purchases' });
+    await page.getByRole('row', { name: new RegExp(`^1 \\(tied\\) ${a}`) }).waitFor();
+    await page.getByRole('row', { name: new RegExp(`^1 \\(tied\\) ${b}`) }).waitFor();
+    await page.getByLabel('Player id').fill(c);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText(`Player ${c} has no score on this board.`).waitFor();
+    await page.getByLabel('Player id').fill(a);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('table', { name: "The player's own row" }).getByRole('row', { name: new RegExp(`1 \\(tied\\) ${a}`) }).waitFor();
+    await page.getByLabel('Board').selectOption({ label: 'Weekly points' });
+    await expect(page.getByLabel('Season').isVisible()).resolves.toBe(true);
+    await page.getByLabel('Season').fill('2026-11');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('season: not a weekly period').waitFor();
+    await page.getByLabel('Season').fill('');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('table', { name: /Weekly points/ }).waitFor();
+    await shoot(page, 'leaderboards');
+
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await page.getByRole('link', { name: 'Badges' }).click();
+    await page.getByRole('cell', { name: 'VIP Customer' }).waitFor();
+    await page.getByRole('row', { name: /VIP Customer/ }).getByText('Conditions and grants').click();
+    await page.getByText('purchase, amount adding up to 1000 or more, within 30 days').waitFor();
+    await page.getByText('Grants: Welcome VIP banner × 1, Double gold × 1').waitFor();
+    await page.getByRole('row', { name: /Electronics fan/ }).getByText('Conditions and grants').click();
+    await page.getByText('3 × purchase where category eq electronics').waitFor();
+    await shoot(page, 'catalog');
+    await page.getByRole('link', { name: 'Chests' }).click();
+    await page.getByLabel('Chest deliverable uid').fill('chest-silver');
+    await page.getByRole('button', { name: 'Show odds' }).click();
+    await page.getByRole('row', { name: 'Gold 10 to 30' }).waitFor();
+    await page.getByRole('link', { name: 'Stores' }).click();
+    await page.getByRole('row', { name: /Gem pack bd-gems 50 Gold 10 of 10/ }).waitFor();
+
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.getByText('No webhooks are configured.').waitFor();
+    await page.getByRole('definition').first().waitFor();
+    await page.getByRole('button', { name: 'Run verify' }).click();
+    await page.getByText(/^No differences: \d+ events replayed/).waitFor();
+    await shoot(page, 'operations');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('works from the keyboard alone, the focus always visible', async () => {
+    const { page, errors } = await openConsole();
+    await page.keyboard.type(KEYS.auditor);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    // Each page starts with the focus on its heading; the navigation is just before it.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Operations');
+    await expect(page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).resolves.toBe('solid');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { name: 'Operations', level: 1 }).evaluate((h1) => h1 === h1.ownerDocument.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByText(/^No differences/).waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('lets a Mobile key in, each read its tier may not make saying so in its place', async () => {
+    const playerId = randomUUID();
+    await processPurchase(playerId, randomUUID());
+    const { page } = await openConsole();
+    await signIn(page, KEYS.mobile);
+    await page.goto(`${base}#/player/${playerId}`);
+    await page.getByRole('cell', { name: 'First purchase' }).waitFor();
+    await page.getByText('Progress to the next level: Auth tier Mobile is not allowed for this operation').waitFor();
+    await page.getByRole('region', { name: 'Timeline' }).getByRole('alert').filter({ hasText: 'Auth tier Mobile is not allowed' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    await expect(sessionValues(page)).resolves.toEqual([]);
+    await page.context().close();
+  });
+});
