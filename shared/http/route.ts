@@ -141,7 +141,17 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
       }
       const idempotency = route.idempotent ? idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER), auth.key.name, route.method, route.path, body) : ok(null);
       if (!idempotency.ok) return sendFailure(res, idempotency.failure);
-      const ctx: RequestContext = { correlationId, key: auth.key, log: deps.log.child({ correlationId, keyName: auth.key.name }), idempotency: idempotency.value };
+      // The request's logger is made when a handler first logs: most never do.
+      let log: Logger | undefined;
+      const key = auth.key;
+      const ctx: RequestContext = {
+        correlationId,
+        key,
+        get log() {
+          return (log ??= deps.log.child({ correlationId, keyName: key.name }));
+        },
+        idempotency: idempotency.value,
+      };
       if ('live' in route) return sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)));
       const reply = await route.handle(parsed.value, ctx);
       if (reply.position !== undefined) {
