@@ -54,7 +54,7 @@ const USAGE = `Usage: gamification <command> [options]
       Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.
 
 The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
-KurrentDB at EVENTSTORE_URL.`;
+KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify and export show their progress on stderr.`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { PROJECTORS } from '../projections/projectors';
+import { replay } from '../projections/verify';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { MemoryReadStore } from '../shared/read-store/memory';
 import { eventually } from './support/process';
 import { KEYS, server, startTestService, tempDir, type TestService } from './support/service';
 import { newSecret, startReceiver, writeWebhooksFile } from './support/webhook-receiver';
@@ -122,7 +125,8 @@ describe('gamification CLI', () => {
     const all = await t.service.events.readAll();
     const from = all[3].position;
     const [full, some] = await Promise.all([cli('export'), cli('export', '--from', String(from), '--types', 'ActionProcessed,BundlePurchased')]);
-    expect(full.code).toBe(0);
+    // Piped: no progress on stderr, only the records on stdout.
+    expect([full.code, full.stderr, some.stderr]).toEqual([0, '', '']);
     const exported = full.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(exported.map((e) => e.position)).toEqual(all.map((e) => e.position));
     // The log opens with the store's format, then the first catalog.
@@ -170,12 +174,21 @@ describe('gamification CLI', () => {
 
   it('rebuild replays into fresh read models and prints the rate; unknown projectors are refused', async () => {
     const [all, one, unknown] = await Promise.all([cli('rebuild'), cli('rebuild', 'leaderboards'), cli('rebuild', 'nope')]);
-    expect(all.code).toBe(0);
+    expect([all.code, all.stderr, one.stderr]).toEqual([0, '', '']);
     expect(all.stdout).toContain('rebuilt catalog-views, leaderboards, bundle-stock into a fresh in-memory store');
     expect(all.stdout).toMatch(new RegExp(`${(await t.service.events.readAll()).length} events in \\d+\\.\\d\\d s: \\d+ events/s`));
     expect(one.stdout).toContain('rebuilt leaderboards ');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock');
+  });
+
+  it('a replay reports its progress after each page: the events read so far and the position reached', async () => {
+    const all = await t.service.events.readAll();
+    const head = await t.service.events.headPosition();
+    const reports: Array<[number, number]> = [];
+    const count = await replay(t.service.events, new MemoryReadStore(), PROJECTORS, { to: head, onProgress: (events, position) => reports.push([events, position]) });
+    expect(count).toBe(all.length);
+    expect(reports).toEqual([[all.length, head]]);
   });
 
   it('jobs: the queue as one line of counts, or as JSON; exit 1 without a job store', async () => {
