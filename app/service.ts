@@ -35,7 +35,7 @@ import type { RunConfig } from '../shared/config/env';
 import { StoreFaultError, type EventStore } from '../shared/event-store/port';
 import { createHttpApp } from '../shared/http/app';
 import { failure } from '../shared/result';
-import { documentationPage, openApiDocument } from '../shared/http/openapi';
+import { openApiDocument } from '../shared/http/openapi';
 import type { AnyRoute } from '../shared/http/route';
 import { newUid, secureRandom } from '../shared/ids';
 import type { Logger } from '../shared/logging/logger';
@@ -244,7 +244,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     elsewhere: routes.filter((r) => !serves(role, r.path)).map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
     log,
-    documentation: { document, page: documentationPage(document) },
+    documentation: { document },
     clientDomains: keyRing.clientDomains(),
     isStarted: () => started,
     // A process that takes no writes is kept from its work only by a lasting fault.

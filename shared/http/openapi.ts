@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the routes a process serves, generated from their zod schemas and
- * error tables, and a readable HTML page of the same document.
+ * error tables (shown at /docs by shared/http/reference).
  */
 import { z } from 'zod';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
@@ -81,12 +81,16 @@ function operation(route: AnyRoute): JsonSchema {
   return {
     summary: doc.summary,
     description: `Tiers: ${route.tiers.join(', ')}.`,
+    security: KEY_SECURITY,
     tags: [route.path.split('/')[2]],
     ...(parameters.length ? { parameters } : {}),
     ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } } : {}),
     responses,
   };
 }
+
+/** A key in `AuthKey`, or the same key as `Authorization: Bearer` (shared/auth/access.ts): either will do. */
+const KEY_SECURITY = [{ AuthKey: [] }, { Bearer: [] }];
 
 export function openApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -102,38 +106,13 @@ export function openApiDocument(routes: readonly AnyRoute[], version: string): J
       description: 'Every response is the envelope `{code, data}`: code 200 on success, else an error code with a text message. Keys go in `AuthKey` or `Authorization: Bearer`.',
     },
     servers: [{ url: '/' }],
-    security: [{ AuthKey: [] }, { Bearer: [] }],
+    security: KEY_SECURITY,
     components: {
       securitySchemes: {
-        AuthKey: { type: 'apiKey', in: 'header', name: 'AuthKey' },
-        Bearer: { type: 'http', scheme: 'bearer' },
+        AuthKey: { type: 'apiKey', in: 'header', name: 'AuthKey', description: 'An API key of the keys file; each operation names the tiers whose keys may call it.' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'The same key, as `Authorization: Bearer <key>`.' },
       },
     },
     paths,
   };
-}
-
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-/** A plain page listing each endpoint with its fields and codes; no scripts. */
-export function documentationPage(document: JsonSchema): string {
-  const parts: string[] = [];
-  const paths = document.paths as Record<string, Record<string, JsonSchema>>;
-  for (const [path, operations] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(operations)) {
-      parts.push(`<section><h2><code>${method.toUpperCase()} ${escape(path)}</code></h2><p>${escape(String(op.summary))} ${escape(String(op.description))}</p>`);
-      const body = (op.requestBody as { content: { 'application/json': { schema: JsonSchema } } } | undefined)?.content['application/json'].schema;
-      if (body) parts.push(`<h3>Body</h3><pre>${escape(JSON.stringify(body, null, 2))}</pre>`);
-      if (op.parameters) parts.push(`<h3>Parameters</h3><pre>${escape(JSON.stringify(op.parameters, null, 2))}</pre>`);
-      const responses = op.responses as Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
-      const [[type, success]] = Object.entries(responses['200'].content!);
-      parts.push(`<h3>Success (${escape(type)})</h3><pre>${escape(JSON.stringify(success.schema, null, 2))}</pre><h3>Failures</h3><ul>`);
-      for (const [status, r] of Object.entries(responses)) if (status !== '200') parts.push(`<li>HTTP ${status}: ${escape(r.description)}</li>`);
-      parts.push('</ul></section>');
-    }
-  }
-  const info = document.info as { title: string; version: string; description: string };
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(info.title)} API</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:.5rem;overflow:auto;font-size:.8rem}section{border-top:1px solid #ccc}</style></head>
-<body><h1>${escape(info.title)} API ${escape(info.version)}</h1><p>${escape(info.description)} The machine-readable document is at <a href="/openapi.json">/openapi.json</a>.</p>${parts.join('\n')}</body></html>`;
 }

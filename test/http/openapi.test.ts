@@ -40,11 +40,53 @@ describe('the OpenAPI document', () => {
     expect(process['429']).toBeDefined();
   });
 
-  it('has a readable page at /docs', async () => {
+  it('names the key each operation takes and the tiers that may call it', async () => {
+    const document = (await t.http.get('/openapi.json')).body;
+    expect(document.components.securitySchemes).toEqual({ AuthKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'AuthKey' }), Bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    for (const route of t.service.routes) {
+      const op = document.paths[route.path.replace(/:(\w+)/g, '{$1}')][route.method.toLowerCase()];
+      expect(op.security).toEqual([{ AuthKey: [] }, { Bearer: [] }]);
+      expect(op.description).toContain(`Tiers: ${route.tiers.join(', ')}.`);
+    }
+  });
+});
+
+describe('the API reference at /docs', () => {
+  it('is a page that loads only same-origin files: no inline script or style, no other host', async () => {
     const res = await t.http.get('/docs');
     expect(res.status).toBe(200);
     expect(res.type).toBe('text/html');
-    expect(res.text).toContain('POST /v1/store/buy');
+    const scripts = [...res.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((m) => [m[1], m[2]])).toEqual([
+      [' src="/docs/assets/swagger-ui-bundle.js"', ''],
+      [' src="/docs/assets/initializer.js"', ''],
+    ]);
+    expect(res.text).not.toMatch(/<style|\sstyle=|\son\w+=|https?:\/\//);
+    // Helmet's policy: scripts of this origin only, none inline.
+    expect(res.headers['content-security-policy']).toMatch(/script-src 'self';/);
+    expect(res.headers['content-security-policy']).toMatch(/script-src-attr 'none'/);
+  });
+
+  it('serves the files it loads with their content types, and nothing else of the package', async () => {
+    const types: Record<string, RegExp> = {
+      'swagger-ui-bundle.js': /^text\/javascript/,
+      'initializer.js': /^text\/javascript/,
+      'swagger-ui.css': /^text\/css/,
+      'favicon-32x32.png': /^image\/png/,
+      'favicon-16x16.png': /^image\/png/,
+    };
+    const page = (await t.http.get('/docs')).text;
+    const loaded = [...page.matchAll(/(?:src|href)="\/docs\/assets\/([^"]+)"/g)].map((m) => m[1]);
+    expect(loaded.sort()).toEqual(Object.keys(types).sort());
+    for (const [name, type] of Object.entries(types)) {
+      const res = await t.http.get(`/docs/assets/${name}`);
+      expect([name, res.status, res.headers['content-type']]).toEqual([name, 200, expect.stringMatching(type)]);
+    }
+    const initializer = (await t.http.get('/docs/assets/initializer.js')).text;
+    expect(initializer).toContain("url: '/openapi.json'");
+    for (const other of ['package.json', 'index.html', 'swagger-initializer.js', '..%2Fpackage.json', 'nope.js']) {
+      expect([other, (await t.http.get(`/docs/assets/${other}`)).status]).toEqual([other, 404]);
+    }
   });
 });
 
