@@ -53,6 +53,8 @@ function codesByStatus(route: AnyRoute): Map<string, Codes> {
     own[1001] = `${own[1001] ?? 'Payload is null'}; or the ${IDEMPOTENCY_HEADER} header is malformed`;
     own[1003] = `${IDEMPOTENCY_HEADER} was already used for a different request`;
   }
+  // Every POST body is parsed, even where the route reads none: one that is not JSON is refused.
+  if (route.method === 'POST') own[1001] ??= 'Payload is null: the body is not valid JSON';
   if (route.path.includes(':')) own[1001] = own[1001] ? `${own[1001]}; or ${MALFORMED_PATH}` : `Bad request: ${MALFORMED_PATH}`;
   const auth: Codes = route.acceptsNestedActions ? { ...AUTH_FAILURES, 4004: 'Nested actions not allowed for Client tier' } : AUTH_FAILURES;
   const faults: Codes = route.method === 'GET' ? { ...FAULTS, 503: `${FAULTS[503]}; or ${NOT_YET_PROJECTED}: the X-Min-Position was not projected in time` } : FAULTS;

@@ -243,7 +243,15 @@ export const traceShape = z.union([
   }),
 ]);
 export const verificationShape = z.object({
-  differences: z.array(z.object({ collection: z.string(), _id: z.string(), path: z.string(), live: z.unknown(), rebuilt: z.unknown() })),
+  differences: z.array(
+    z.object({
+      collection: z.string(),
+      _id: z.string(),
+      path: z.string().describe('dotted path of the field that differs; empty when the document is missing on one side'),
+      live: z.unknown().optional().describe('absent when the field or document is missing on this side'),
+      rebuilt: z.unknown().optional().describe('absent when the field or document is missing on this side'),
+    }),
+  ),
   truncated: z.boolean().describe('more differences than listed (at most 1,000 are)'),
   eventsReplayed: z.number().int(),
   collections: z.array(z.string()),

@@ -125,6 +125,14 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
     }
   });
 
+  it('lists the 1001 a body that is not JSON answers on every POST, even one that reads no body', async () => {
+    for (const route of t.service.routes.filter((r) => r.method === 'POST')) {
+      expect([route.path, failureCodes(opOf(route.method, route.path).responses['400']?.content!['application/json'].schema)]).toEqual([route.path, expect.arrayContaining([1001])]);
+    }
+    const res = await t.http.post('/v1/audit/verify').set(server).set('Content-Type', 'application/json').send('{');
+    expect([res.status, res.body.code]).toEqual([400, 1001]);
+  });
+
   it('lists the 1001 a malformed path answers on every route with a path parameter', async () => {
     const withParams = t.service.routes.filter((r) => r.path.includes(':'));
     expect(withParams.length).toBeGreaterThan(3);
