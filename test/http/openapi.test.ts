@@ -82,6 +82,11 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
     expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
   });
 
+  it('describes every tag', () => {
+    const tags = (document as unknown as { tags: Array<{ name: string; description?: string }> }).tags;
+    expect(tags.filter((tag) => !tag.description || tag.description === tag.name)).toEqual([]);
+  });
+
   it('gives every operation an operationId of its own', () => {
     const ids = Object.values(document.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(ids.every((id) => /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
