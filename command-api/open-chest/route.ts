@@ -47,6 +47,7 @@ export const openChestRoute = (deps: CommandDeps) =>
     parse: parseOpenChest,
     async handle(cmd, ctx) {
       return replyOf(await openChest(cmd, requestOrigin(ctx, deps), deps), (opened) => ({
+        openingUid: opened.openingUid,
         chestLabel: opened.chestLabel,
         scalingMode: opened.scalingMode,
         playerLevel: opened.playerLevel,

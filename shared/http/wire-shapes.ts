@@ -149,6 +149,7 @@ export const buyResultShape = z.object({
 const scalingMode = z.enum(['None', 'PlayerLevel', 'Custom']);
 export const ownedChestShape = z.object({ chestDeliverableUid: z.string(), label: z.string(), imageName: nullableString, balance: z.number(), scalingMode, isActive: z.boolean() });
 export const chestOpenShape = z.object({
+  openingUid: z.string().describe('this opening: trace it with GET /v1/audit/trace?openingUid=<it>&playerId=<the player>'),
   chestLabel: z.string(),
   scalingMode,
   playerLevel: z.number(),
@@ -239,6 +240,13 @@ export const traceShape = z.union([
     bundleUid: z.string().nullable(),
     referenceId: z.string().nullable(),
     status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']),
+    chains: z.array(causalChainShape),
+  }),
+  z.object({
+    openingUid: z.string(),
+    playerId: z.string(),
+    chestDeliverableUid: z.string(),
+    chestLabel: z.string(),
     chains: z.array(causalChainShape),
   }),
 ]);
