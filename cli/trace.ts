@@ -57,7 +57,10 @@ function rulesLines(rules: Rules): string[] {
   return [
     `   rules (catalog v${rules.catalogVersion}):`,
     `     action ${a.name} (${a.uid}): ${a.points} points x${a.multiplier}${grants(a.grants)}`,
-    ...rules.awards.map((w) => `     ${w.kind} ${w.uid} "${w.label}" ${w.ruleType}${w.rank ? ` rank ${w.rank.rank} "${w.rank.label}"` : ''}${w.limited ? ' (limited)' : ''}: ${w.points} points${grants(w.grants)}`),
+    ...rules.awards.flatMap((w) => [
+      `     ${w.kind} ${w.uid} "${w.label}" ${w.ruleType}${w.rank ? ` rank ${w.rank.rank} "${w.rank.label}"` : ''}${w.limited ? ' (limited)' : ''}: ${w.points} points${grants(w.grants)}`,
+      ...w.challenge.map((actions, i) => `       condition ${i + 1} made of: ${actions.map((a) => a.referenceId).join(', ') || 'nothing'}`),
+    ]),
     ...rules.levels.map((l) => `     level ${l.level} ${l.uid} "${l.label}" (target ${l.target})${grants(l.grants)}`),
   ];
 }

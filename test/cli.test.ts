@@ -108,7 +108,7 @@ describe('gamification CLI', () => {
     expect(action.code).toBe(0);
     expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: reversed, cost provision`);
     expect(action.stdout).toMatch(/1\. ActionProcessed: request \S+ by key "backend", catalog v1/);
-    expect(action.stdout).toContain('badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword');
+    expect(action.stdout).toContain(`badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword\n       condition 1 made of: ${referenceId}\n`);
     expect(action.stdout).toContain('points: 10 + 25 = 35');
     expect(action.stdout).toMatch(/2\. ActionReversed: request/);
     expect(action.stdout).toContain('gold: 90 + 10 = 100');

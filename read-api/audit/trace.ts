@@ -45,8 +45,17 @@ export interface BalanceChange {
 export interface Rules {
   catalogVersion: number;
   action: { uid: string; name: string; points: number; multiplier: number; grants: Grant[] };
-  awards: Pick<Award, 'kind' | 'uid' | 'label' | 'ruleType' | 'rank' | 'points' | 'grants' | 'limited'>[];
+  awards: (Pick<Award, 'kind' | 'uid' | 'label' | 'ruleType' | 'rank' | 'points' | 'grants' | 'limited'> & { challenge: ChallengeAction[][] })[];
   levels: Pick<LevelReached, 'uid' | 'label' | 'level' | 'target' | 'grants'>[];
+}
+
+/** An action whose progress an award used up: by condition of the rule, the actions that made up its challenge. */
+export interface ChallengeAction {
+  referenceId: string;
+  /** When it happened (Unix ms). */
+  time: number;
+  /** What it added to a sum challenge (its detail value); 0 where the challenge counts actions. */
+  value: number;
 }
 
 /** One request (or job run) and everything it appended about the subject. */
@@ -233,7 +242,18 @@ function rulesOf(event: RecordedEvent): Rules {
   return {
     catalogVersion: event.metadata.catalogVersion,
     action: { uid: e.actionUid, name: e.actionName, points: e.actionPoints, multiplier: e.multiplier, grants: e.actionGrants },
-    awards: e.awards.map(({ kind, uid, label, ruleType, rank, points, grants, limited }) => ({ kind, uid, label, ruleType, rank, points, grants, limited })),
+    // Recorded with the award: the progress it consumed, condition by condition (none for a rank).
+    awards: e.awards.map(({ kind, uid, label, ruleType, rank, points, grants, limited, consumed }) => ({
+      kind,
+      uid,
+      label,
+      ruleType,
+      rank,
+      points,
+      grants,
+      limited,
+      challenge: consumed.map((entries) => entries.map((entry) => ({ referenceId: entry.ref, time: entry.ts, value: entry.value }))),
+    })),
     levels: e.levels.map(({ uid, label, level, target, grants }) => ({ uid, label, level, target, grants })),
   };
 }

@@ -222,7 +222,7 @@ const causalChainShape = z.object({
   time: z.number().int(),
   events: z.array(z.object({ position: z.number().int(), stream: z.string(), revision: z.number().int(), type: z.string(), time: z.number().int(), summary: z.string() })),
   balanceChanges: z.array(z.object({ position: z.number().int(), type: z.string(), balance: z.string().describe('a deliverable uid, or points'), before: z.number(), change: z.number(), after: z.number() })),
-  rules: z.record(z.string(), z.unknown()).nullable().describe('for an action: the catalog version, and the rule behind each award and level'),
+  rules: z.record(z.string(), z.unknown()).nullable().describe('for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value)'),
 });
 export const traceShape = z.union([
   z.object({
