@@ -28,8 +28,9 @@ const USAGE = `Usage: gamification <command> [options]
 
   events --player <id> | --stream <name> [--from <revision>] [--json]
       A stream's events: time, stream@revision, position, type, key, correlation, summary.
-  trace --reference <referenceId> | --provision <provisionUid> [--json]
-      The causal chain: each request, its events, the rules behind its awards, balances before/after.
+  trace --reference <referenceId> | --provision <provisionUid> | --opening <openingUid> --player <id> [--json]
+      The causal chain: each request, its events, the rules behind its awards and the actions that
+      made up their challenges, balances before/after. A chest opening is found on its player's stream.
   export [--from <position>] [--types <type,type>] [--streams <kind,kind>]
       The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types
       or stream kinds (player, reference, provision, ...): the records of GET /v1/feed/events.
@@ -109,8 +110,8 @@ async function run(argv: string[]): Promise<number> {
       return withEvents(config, (events) => showEvents(events, { player: values.player, stream: values.stream, from: position(values.from, '--from'), json: values.json }));
     }
     case 'trace': {
-      const { values } = args(rest, { reference: { type: 'string' }, provision: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
-      return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, json: values.json }));
+      const { values } = args(rest, { reference: { type: 'string' }, provision: { type: 'string' }, opening: { type: 'string' }, player: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
+      return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, opening: values.opening, player: values.player, json: values.json }));
     }
     case 'export': {
       const { values } = args(rest, { from: { type: 'string' }, types: { type: 'string' }, streams: { type: 'string' } }, command);

@@ -16,7 +16,9 @@ version: 1
 deliverables:
   - { uid: gold, label: Gold, type: Prize, kind: Currency }
   - { uid: sword, label: Sword, type: Prize, kind: Item }
+  - { uid: box, label: Box, type: Prize, kind: Chest, chest: { pool: [{ reward: gold, amount: { min: 5, max: 5 }, weight: 1 }] } }
 actions:
+  - { uid: act-loot, identifier: loot, points: 0, deliverables: [{ deliverable: box, amount: 1 }] }
   - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }] }
   - { uid: act-fight, identifier: fight, points: 5, cost: 10, costDeliverable: gold }
 badges:
@@ -37,6 +39,8 @@ let url: string;
 const playerId = randomUUID();
 const referenceId = `fight-${randomUUID()}`;
 let provisionUid: string;
+const chestPlayerId = randomUUID();
+let openingUid: string;
 
 beforeAll(async () => {
   t = await startTestService({ catalogYaml: CATALOG });
@@ -52,6 +56,8 @@ beforeAll(async () => {
   await ok('/v1/action/delete', { name: 'fight', playerId, referenceId });
   provisionUid = (await ok('/v1/store/buy', { playerId, referenceId: 'rare' })).provisionUid;
   await ok('/v1/store/refund-transaction', { provisionUid });
+  await ok('/v1/action/process', { name: 'loot', playerId: chestPlayerId, referenceId: `loot-${randomUUID()}` });
+  openingUid = (await ok('/v1/chest/open', { playerId: chestPlayerId, chestDeliverableUId: 'box' })).openingUid;
 });
 afterAll(() => t.close());
 
@@ -99,11 +105,16 @@ describe('gamification CLI', () => {
     expect(bad.stderr).toContain('--player must be a UUID');
   });
 
-  it('trace: an action with its reversal, and a refunded purchase as JSON', async () => {
+  it('trace: an action with its reversal, a refunded purchase as JSON, and a chest opening', async () => {
     const [action, purchase, unknown] = await Promise.all([
       cli('trace', '--reference', referenceId),
       cli('trace', '--provision', provisionUid, '--json'),
       cli('trace', '--reference', 'never-seen'),
+    ]);
+    const [opening, elsewhere, alone] = await Promise.all([
+      cli('trace', '--opening', openingUid, '--player', chestPlayerId),
+      cli('trace', '--opening', openingUid, '--player', playerId),
+      cli('trace', '--opening', openingUid),
     ]);
     expect(action.code).toBe(0);
     expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: reversed, cost provision`);
@@ -112,6 +123,13 @@ describe('gamification CLI', () => {
     expect(action.stdout).toContain('points: 10 + 25 = 35');
     expect(action.stdout).toMatch(/2\. ActionReversed: request/);
     expect(action.stdout).toContain('gold: 90 + 10 = 100');
+
+    expect([opening.code, opening.stderr]).toEqual([0, '']);
+    expect(opening.stdout).toContain(`Chest opening ${openingUid} of box "Box", player ${chestPlayerId}\n\n1. ChestOpened: request `);
+    expect(opening.stdout).toContain('box: 1 - 1 = 0');
+    expect(opening.stdout).toContain('gold: 0 + 5 = 5');
+    expect([elsewhere.code, elsewhere.stderr]).toEqual([1, `no chest opening ${openingUid} of player ${playerId}\n`]);
+    expect([alone.code, alone.stderr.split('\n')[0]]).toEqual([2, 'trace: give --player with --opening, and only with it']);
 
     expect(purchase.code).toBe(0);
     const traced = JSON.parse(purchase.stdout);
