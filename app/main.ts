@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { readRunConfig } from '../shared/config/env';
 import { StoreUnavailableError } from '../shared/event-store/port';
-import { createLogger } from '../shared/logging/logger';
+import { createStdoutLogger, effectiveLogFormat } from '../shared/logging/logger';
 import { DEFAULT_PORTS, ROLES, type Role } from './roles';
 import { ConfigurationError } from './configuration-error';
 import { startService, type RunningService } from './service';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     console.error((e as Error).message);
     process.exit(1);
   }
-  const log = createLogger(config.logLevel);
+  const log = createStdoutLogger(config.logLevel, effectiveLogFormat(config.logFormat, process.stdout.isTTY === true));
   // Until the service listens, a signal ends the process at once, as it would by default: run as a
   // container's first process, node has no default handlers, and the signal would be ignored.
   const duringStart = (signal: NodeJS.Signals) => process.exit(128 + os.constants.signals[signal]);
@@ -33,13 +33,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', duringStart);
   let service: RunningService | undefined;
   try {
-    service = await startService({ config, log, role, announce: (line) => console.log(line) });
+    service = await startService({ config, log, role });
     await service.listen();
   } catch (e) {
     await service?.close();
     cannotStart(e, config.port);
   }
-  console.log(`Gamification service (${role}) listening on http://localhost:${config.port} (data in ${config.dataDir}, catalog ${config.catalogFile})`);
+  const url = `http://localhost:${config.port}`;
+  log.info({ role, url, dataDir: config.dataDir, catalogFile: config.catalogFile }, `Gamification service (${role}) listening on ${url}`);
   // Graceful: stop taking requests, let the ones in flight finish, close subscriptions and stores.
   const stop = async () => {
     log.info({ role }, 'shutting down');

@@ -36,7 +36,7 @@ import type { RunConfig } from '../shared/config/env';
 import { StoreFaultError, type EventStore } from '../shared/event-store/port';
 import { createHttpApp } from '../shared/http/app';
 import { failure } from '../shared/result';
-import { documentationPage, openApiDocument } from '../shared/http/openapi';
+import { openApiDocument } from '../shared/http/openapi';
 import type { AnyRoute } from '../shared/http/route';
 import { newUid, secureRandom } from '../shared/ids';
 import type { Logger } from '../shared/logging/logger';
@@ -72,8 +72,6 @@ export interface ServiceOptions {
   log: Logger;
   now?: () => number;
   random?: () => number;
-  /** Where to find the dev key, and the key itself when it is generated (the CLI entry prints them). */
-  announce?: (line: string) => void;
 }
 
 export interface RunningService {
@@ -91,7 +89,7 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-async function loadKeys(config: RunConfig, announce: (line: string) => void): Promise<{ keys: ApiKey[]; devKey: string | null }> {
+async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[]; devKey: string | null }> {
   if (config.apiKeysFile) {
     if (!fs.existsSync(config.apiKeysFile)) throw new ConfigurationError([`API_KEYS_FILE: no file at ${config.apiKeysFile}`]);
     const parsed = parseKeysFile(fs.readFileSync(config.apiKeysFile, 'utf8'), config.apiKeysFile);
@@ -105,8 +103,10 @@ async function loadKeys(config: RunConfig, announce: (line: string) => void): Pr
   } catch (error) {
     throw new ConfigurationError([`DATA_DIR: cannot keep the development key in ${file} (${(error as Error).message}); make ${config.dataDir} writable by the user the service runs as, or set API_KEYS_FILE`]);
   }
-  // The key is printed once, when it is made; afterwards only where it is.
-  announce(dev.created ? `No API_KEYS_FILE: generated a development Server key, kept in ${file}: ${dev.key}` : `No API_KEYS_FILE: using the development Server key kept in ${file}`);
+  // The key is logged once, when it is made; afterwards only where it is. It sits in the message,
+  // not a field: the redact list would hide a field named after a key.
+  if (dev.created) log.info({ keyFile: file }, `No API_KEYS_FILE: generated a development Server key, kept in ${file}: ${dev.key}`);
+  else log.info({ keyFile: file }, `No API_KEYS_FILE: using the development Server key kept in ${file}`);
   return { keys: [dev.apiKey], devKey: dev.key };
 }
 
@@ -159,7 +159,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const loaded = await loadCatalogFile(config.catalogFile);
   if (!loaded.ok) throw new ConfigurationError(loaded.problems);
-  const { keys, devKey } = await loadKeys(config, options.announce ?? (() => undefined));
+  const { keys, devKey } = await loadKeys(config, log);
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
@@ -245,7 +245,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     elsewhere: routes.filter((r) => !serves(role, r.path)).map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
     log,
-    documentation: { document, page: documentationPage(document) },
+    documentation: { document },
     clientDomains: keyRing.clientDomains(),
     isStarted: () => started,
     pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],

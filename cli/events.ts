@@ -5,6 +5,7 @@ import { feedRecord, matches, type FeedFilter } from '../read-api/feed/records';
 import type { EventStore, RecordedEvent } from '../shared/event-store/port';
 import { canonicalPlayerId } from '../shared/ids';
 import { iso, UsageError, writeLine } from './output';
+import { progressReporter } from './progress';
 
 const PAGE_SIZE = 1000;
 
@@ -53,10 +54,16 @@ export interface ExportOptions {
 /** `export`: the global log as NDJSON, one page in memory at a time: the event feed's records. */
 export async function exportEvents(events: EventStore, options: ExportOptions): Promise<number> {
   let position = options.from ?? 0;
+  const progress = progressReporter({ label: 'export', from: position, to: await events.headPosition() });
+  let read = 0;
   for (;;) {
     const page = await events.readAll({ fromPosition: position, maxCount: PAGE_SIZE });
     for (const e of page) if (matches(e, options.filter)) await writeLine(JSON.stringify(feedRecord(e)));
-    if (page.length < PAGE_SIZE) return 0;
-    position = page[page.length - 1].position;
+    read += page.length;
+    if (page.length > 0) position = page[page.length - 1].position;
+    progress.update(read, position);
+    if (page.length < PAGE_SIZE) break;
   }
+  progress.done();
+  return 0;
 }

@@ -28,8 +28,9 @@ const USAGE = `Usage: gamification <command> [options]
 
   events --player <id> | --stream <name> [--from <revision>] [--json]
       A stream's events: time, stream@revision, position, type, key, correlation, summary.
-  trace --reference <referenceId> | --provision <provisionUid> [--json]
-      The causal chain: each request, its events, the rules behind its awards, balances before/after.
+  trace --reference <referenceId> | --provision <provisionUid> | --opening <openingUid> --player <id> [--json]
+      The causal chain: each request, its events, the rules behind its awards and the actions that
+      made up their challenges, balances before/after. A chest opening is found on its player's stream.
   export [--from <position>] [--types <type,type>] [--streams <kind,kind>]
       The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types
       or stream kinds (player, reference, provision, ...): the records of GET /v1/feed/events.
@@ -54,7 +55,7 @@ const USAGE = `Usage: gamification <command> [options]
       Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.
 
 The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
-KurrentDB at EVENTSTORE_URL.`;
+KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify and export show their progress on stderr.`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -109,8 +110,8 @@ async function run(argv: string[]): Promise<number> {
       return withEvents(config, (events) => showEvents(events, { player: values.player, stream: values.stream, from: position(values.from, '--from'), json: values.json }));
     }
     case 'trace': {
-      const { values } = args(rest, { reference: { type: 'string' }, provision: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
-      return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, json: values.json }));
+      const { values } = args(rest, { reference: { type: 'string' }, provision: { type: 'string' }, opening: { type: 'string' }, player: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
+      return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, opening: values.opening, player: values.player, json: values.json }));
     }
     case 'export': {
       const { values } = args(rest, { from: { type: 'string' }, types: { type: 'string' }, streams: { type: 'string' } }, command);

@@ -10,6 +10,7 @@ import { MemoryReadStore } from '../shared/read-store/memory';
 import { MongoReadStore } from '../shared/read-store/mongo';
 import type { ReadStore } from '../shared/read-store/port';
 import { shown, UsageError, writeLine } from './output';
+import { progressReporter, waitingReporter } from './progress';
 import { askServer, type ServerOptions } from './server';
 
 
@@ -34,11 +35,11 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
         await store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
       }
     }
-    const bar = progressBar(head);
+    const progress = progressReporter({ label: 'rebuild', to: head });
     const started = performance.now();
-    const count = await replay(events, store, selected, { to: head, onProgress: bar.update });
+    const count = await replay(events, store, selected, { to: head, onProgress: progress.update });
     const seconds = Math.max(performance.now() - started, 1) / 1000;
-    bar.done();
+    progress.done();
     if (config.mongoUrl) {
       // The projector role resumes from here instead of replaying again.
       for (const p of selected) await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: head } }, { upsert: true });
@@ -50,19 +51,6 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
   } finally {
     await store.close();
   }
-}
-
-/** A bar on stderr while replaying, only on a terminal; positions need not be contiguous, so it shows the position reached. */
-function progressBar(head: number): { update(position: number): void; done(): void } {
-  if (!process.stderr.isTTY || head === 0) return { update: () => undefined, done: () => undefined };
-  const width = 30;
-  return {
-    update(position) {
-      const done = Math.min(1, position / head);
-      process.stderr.write(`\r[${'#'.repeat(Math.round(done * width)).padEnd(width, '.')}] ${(done * 100).toFixed(0).padStart(3)}%  position ${position}/${head}`);
-    },
-    done: () => void process.stderr.write('\n'),
-  };
 }
 
 /**
@@ -83,13 +71,22 @@ async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verif
   const store = await MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
   try {
     const live = new LogCheckpointWatcher(store);
-    return await verifyReadModels(events, store, PROJECTORS, { waitForLive: (position) => live.waitFor(position, LIVE_WAIT_MS) });
+    const progress = progressReporter({ label: 'verify', to: await events.headPosition() });
+    const result = await verifyReadModels(events, store, PROJECTORS, { waitForLive: (position) => live.waitFor(position, LIVE_WAIT_MS), onProgress: progress.update });
+    progress.done();
+    return result;
   } finally {
     await store.close();
     await events.close();
   }
 }
 
-function verifyOnServer(config: RunConfig, options: ServerOptions): Promise<Verification> {
-  return askServer<Verification>('verify', config, options, { method: 'POST', path: '/v1/audit/verify' });
+async function verifyOnServer(config: RunConfig, options: ServerOptions): Promise<Verification> {
+  // The server answers once it has replayed and compared everything: only the time waited can be shown.
+  const stop = waitingReporter('verify: the server is replaying the log and comparing');
+  try {
+    return await askServer<Verification>('verify', config, options, { method: 'POST', path: '/v1/audit/verify' });
+  } finally {
+    stop();
+  }
 }

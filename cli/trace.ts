@@ -1,5 +1,6 @@
-/** `trace`: the causal chain of an action or a provision, readable or as JSON. */
-import { traceProvision, traceReference, type ActionTrace, type CausalChain, type ProvisionTrace, type Rules } from '../read-api/audit/trace';
+/** `trace`: the causal chain of an action, a provision or a chest opening, readable or as JSON. */
+import { traceChestOpening, traceProvision, traceReference, type ActionTrace, type CausalChain, type ChestOpeningTrace, type ProvisionTrace, type Rules } from '../read-api/audit/trace';
+import { canonicalPlayerId } from '../shared/ids';
 import type { EventStore } from '../shared/event-store/port';
 import type { Grant } from '../shared/events/common';
 import { iso, UsageError, writeLine } from './output';
@@ -7,22 +8,40 @@ import { iso, UsageError, writeLine } from './output';
 export interface TraceOptions {
   reference?: string;
   provision?: string;
+  /** A chest opening, with the player it is on. */
+  opening?: string;
+  player?: string;
   json: boolean;
 }
 
-/** `trace`: the causal chain of an action or a provision. Exit 1 when there is no such subject. */
+/** `trace`: the causal chain of an action, a provision or a chest opening. Exit 1 when there is no such subject. */
 export async function showTrace(events: EventStore, options: TraceOptions): Promise<number> {
-  if ((options.reference === undefined) === (options.provision === undefined)) throw new UsageError('trace: give exactly one of --reference <referenceId> or --provision <provisionUid>');
-  const trace = options.reference !== undefined ? await traceReference(events, options.reference) : await traceProvision(events, options.provision!.toLowerCase());
+  const { reference, provision, opening } = options;
+  if ([reference, provision, opening].filter((given) => given !== undefined).length !== 1) throw new UsageError('trace: give exactly one of --reference <referenceId>, --provision <provisionUid> or --opening <openingUid> --player <id>');
+  if ((opening === undefined) !== (options.player === undefined)) throw new UsageError('trace: give --player with --opening, and only with it');
+  let trace: ActionTrace | ProvisionTrace | ChestOpeningTrace | null;
+  let missing: string;
+  if (reference !== undefined) {
+    trace = await traceReference(events, reference);
+    missing = `no action with referenceId ${reference}`;
+  } else if (provision !== undefined) {
+    trace = await traceProvision(events, provision.toLowerCase());
+    missing = `no provision ${provision}`;
+  } else {
+    const playerId = canonicalPlayerId(options.player);
+    if (!playerId) throw new UsageError(`trace: --player must be a UUID, got "${options.player}"`);
+    trace = await traceChestOpening(events, playerId, opening!.toLowerCase());
+    missing = `no chest opening ${opening} of player ${playerId}`;
+  }
   if (!trace) {
-    process.stderr.write(options.reference !== undefined ? `no action with referenceId ${options.reference}\n` : `no provision ${options.provision}\n`);
+    process.stderr.write(`${missing}\n`);
     return 1;
   }
   if (options.json) {
     await writeLine(JSON.stringify(trace, null, 2));
     return 0;
   }
-  await writeLine('referenceType' in trace ? provisionHeader(trace) : actionHeader(trace));
+  await writeLine('referenceType' in trace ? provisionHeader(trace) : 'openingUid' in trace ? openingHeader(trace) : actionHeader(trace));
   for (const line of trace.chains.flatMap(chainLines)) await writeLine(line);
   return 0;
 }
@@ -35,6 +54,10 @@ function actionHeader(t: ActionTrace): string {
 function provisionHeader(t: ProvisionTrace): string {
   const of = t.referenceType === 'Store' ? `bundle ${t.bundleUid}` : `cost of action ${t.referenceId ?? '?'}`;
   return `Provision ${t.provisionUid} (${t.referenceType}, ${of}), player ${t.playerId}: ${t.status}`;
+}
+
+function openingHeader(t: ChestOpeningTrace): string {
+  return `Chest opening ${t.openingUid} of ${t.chestDeliverableUid} "${t.chestLabel}", player ${t.playerId}`;
 }
 
 function chainLines(chain: CausalChain, index: number): string[] {
@@ -57,7 +80,10 @@ function rulesLines(rules: Rules): string[] {
   return [
     `   rules (catalog v${rules.catalogVersion}):`,
     `     action ${a.name} (${a.uid}): ${a.points} points x${a.multiplier}${grants(a.grants)}`,
-    ...rules.awards.map((w) => `     ${w.kind} ${w.uid} "${w.label}" ${w.ruleType}${w.rank ? ` rank ${w.rank.rank} "${w.rank.label}"` : ''}${w.limited ? ' (limited)' : ''}: ${w.points} points${grants(w.grants)}`),
+    ...rules.awards.flatMap((w) => [
+      `     ${w.kind} ${w.uid} "${w.label}" ${w.ruleType}${w.rank ? ` rank ${w.rank.rank} "${w.rank.label}"` : ''}${w.limited ? ' (limited)' : ''}: ${w.points} points${grants(w.grants)}`,
+      ...w.challenge.map((actions, i) => `       condition ${i + 1} made of: ${actions.map((a) => a.referenceId).join(', ') || 'nothing'}`),
+    ]),
     ...rules.levels.map((l) => `     level ${l.level} ${l.uid} "${l.label}" (target ${l.target})${grants(l.grants)}`),
   ];
 }

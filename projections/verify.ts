@@ -19,7 +19,8 @@ export interface ReplayOptions {
   from?: number;
   /** Last position to replay (inclusive). */
   to: number;
-  onProgress?(position: number): void;
+  /** After each page: the events read so far and the position reached. */
+  onProgress?(events: number, position: number): void;
 }
 
 /**
@@ -39,7 +40,7 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
       position = event.position;
       count += 1;
     }
-    options.onProgress?.(position);
+    options.onProgress?.(count, position);
     if (page.length < PAGE_SIZE) break;
   }
   return count;
@@ -48,6 +49,8 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
 export interface VerifyOptions {
   /** Resolves once the live read models have projected `position` (or gave up waiting). */
   waitForLive?(position: number): Promise<unknown>;
+  /** The replay's progress, as replay reports it, counted across rounds. */
+  onProgress?(events: number, position: number): void;
 }
 
 /** Differences listed at most: past them the check stops (a projector gone wrong differs everywhere). */
@@ -69,7 +72,8 @@ export async function verifyReadModels(events: EventStore, live: ReadStore, proj
   try {
     for (let round = 1; ; round++) {
       const head = await events.headPosition();
-      eventsReplayed += await replay(events, rebuilt, projectors, { from: position, to: head });
+      const before = eventsReplayed;
+      eventsReplayed += await replay(events, rebuilt, projectors, { from: position, to: head, onProgress: (count, reached) => options.onProgress?.(before + count, reached) });
       position = head;
       await options.waitForLive?.(head);
       const differences: Difference[] = [];

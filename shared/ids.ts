@@ -18,7 +18,9 @@ export function newEventId(): string {
 /** Uniform in [0, 1) from the CSPRNG, with 48 bits of precision. */
 export const secureRandom = (): number => randomBytes(6).readUIntBE(0, 6) / 2 ** 48;
 
-const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;
+/** A UUID as a player id may be sent: dashed or 32 hexadecimal characters, any case (the API document shows it too). */
+export const UUID_PATTERN = '^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$';
+const UUID = new RegExp(UUID_PATTERN);
 
 /** A player id in canonical form (lowercase, dashed), or null when it is not a UUID. */
 export function canonicalPlayerId(value: unknown): string | null {

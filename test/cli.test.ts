@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { PROJECTORS } from '../projections/projectors';
+import { replay } from '../projections/verify';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { MemoryReadStore } from '../shared/read-store/memory';
 import { eventually } from './support/process';
 import { KEYS, server, startTestService, tempDir, type TestService } from './support/service';
 import { newSecret, startReceiver, writeWebhooksFile } from './support/webhook-receiver';
@@ -13,7 +16,9 @@ version: 1
 deliverables:
   - { uid: gold, label: Gold, type: Prize, kind: Currency }
   - { uid: sword, label: Sword, type: Prize, kind: Item }
+  - { uid: box, label: Box, type: Prize, kind: Chest, chest: { pool: [{ reward: gold, amount: { min: 5, max: 5 }, weight: 1 }] } }
 actions:
+  - { uid: act-loot, identifier: loot, points: 0, deliverables: [{ deliverable: box, amount: 1 }] }
   - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }] }
   - { uid: act-fight, identifier: fight, points: 5, cost: 10, costDeliverable: gold }
 badges:
@@ -34,6 +39,8 @@ let url: string;
 const playerId = randomUUID();
 const referenceId = `fight-${randomUUID()}`;
 let provisionUid: string;
+const chestPlayerId = randomUUID();
+let openingUid: string;
 
 beforeAll(async () => {
   t = await startTestService({ catalogYaml: CATALOG });
@@ -49,6 +56,8 @@ beforeAll(async () => {
   await ok('/v1/action/delete', { name: 'fight', playerId, referenceId });
   provisionUid = (await ok('/v1/store/buy', { playerId, referenceId: 'rare' })).provisionUid;
   await ok('/v1/store/refund-transaction', { provisionUid });
+  await ok('/v1/action/process', { name: 'loot', playerId: chestPlayerId, referenceId: `loot-${randomUUID()}` });
+  openingUid = (await ok('/v1/chest/open', { playerId: chestPlayerId, chestDeliverableUId: 'box' })).openingUid;
 });
 afterAll(() => t.close());
 
@@ -96,19 +105,31 @@ describe('gamification CLI', () => {
     expect(bad.stderr).toContain('--player must be a UUID');
   });
 
-  it('trace: an action with its reversal, and a refunded purchase as JSON', async () => {
+  it('trace: an action with its reversal, a refunded purchase as JSON, and a chest opening', async () => {
     const [action, purchase, unknown] = await Promise.all([
       cli('trace', '--reference', referenceId),
       cli('trace', '--provision', provisionUid, '--json'),
       cli('trace', '--reference', 'never-seen'),
     ]);
+    const [opening, elsewhere, alone] = await Promise.all([
+      cli('trace', '--opening', openingUid, '--player', chestPlayerId),
+      cli('trace', '--opening', openingUid, '--player', playerId),
+      cli('trace', '--opening', openingUid),
+    ]);
     expect(action.code).toBe(0);
     expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: reversed, cost provision`);
     expect(action.stdout).toMatch(/1\. ActionProcessed: request \S+ by key "backend", catalog v1/);
-    expect(action.stdout).toContain('badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword');
+    expect(action.stdout).toContain(`badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword\n       condition 1 made of: ${referenceId}\n`);
     expect(action.stdout).toContain('points: 10 + 25 = 35');
     expect(action.stdout).toMatch(/2\. ActionReversed: request/);
     expect(action.stdout).toContain('gold: 90 + 10 = 100');
+
+    expect([opening.code, opening.stderr]).toEqual([0, '']);
+    expect(opening.stdout).toContain(`Chest opening ${openingUid} of box "Box", player ${chestPlayerId}\n\n1. ChestOpened: request `);
+    expect(opening.stdout).toContain('box: 1 - 1 = 0');
+    expect(opening.stdout).toContain('gold: 0 + 5 = 5');
+    expect([elsewhere.code, elsewhere.stderr]).toEqual([1, `no chest opening ${openingUid} of player ${playerId}\n`]);
+    expect([alone.code, alone.stderr.split('\n')[0]]).toEqual([2, 'trace: give --player with --opening, and only with it']);
 
     expect(purchase.code).toBe(0);
     const traced = JSON.parse(purchase.stdout);
@@ -122,7 +143,8 @@ describe('gamification CLI', () => {
     const all = await t.service.events.readAll();
     const from = all[3].position;
     const [full, some] = await Promise.all([cli('export'), cli('export', '--from', String(from), '--types', 'ActionProcessed,BundlePurchased')]);
-    expect(full.code).toBe(0);
+    // Piped: no progress on stderr, only the records on stdout.
+    expect([full.code, full.stderr, some.stderr]).toEqual([0, '', '']);
     const exported = full.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(exported.map((e) => e.position)).toEqual(all.map((e) => e.position));
     // The log opens with the store's format, then the first catalog.
@@ -170,12 +192,21 @@ describe('gamification CLI', () => {
 
   it('rebuild replays into fresh read models and prints the rate; unknown projectors are refused', async () => {
     const [all, one, unknown] = await Promise.all([cli('rebuild'), cli('rebuild', 'leaderboards'), cli('rebuild', 'nope')]);
-    expect(all.code).toBe(0);
+    expect([all.code, all.stderr, one.stderr]).toEqual([0, '', '']);
     expect(all.stdout).toContain('rebuilt catalog-views, leaderboards, bundle-stock into a fresh in-memory store');
     expect(all.stdout).toMatch(new RegExp(`${(await t.service.events.readAll()).length} events in \\d+\\.\\d\\d s: \\d+ events/s`));
     expect(one.stdout).toContain('rebuilt leaderboards ');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock');
+  });
+
+  it('a replay reports its progress after each page: the events read so far and the position reached', async () => {
+    const all = await t.service.events.readAll();
+    const head = await t.service.events.headPosition();
+    const reports: Array<[number, number]> = [];
+    const count = await replay(t.service.events, new MemoryReadStore(), PROJECTORS, { to: head, onProgress: (events, position) => reports.push([events, position]) });
+    expect(count).toBe(all.length);
+    expect(reports).toEqual([[all.length, head]]);
   });
 
   it('jobs: the queue as one line of counts, or as JSON; exit 1 without a job store', async () => {

@@ -9,7 +9,7 @@ import { readRunConfig } from '../shared/config/env';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import request from 'supertest';
 import { COMMAND_PATHS, DEFAULT_PORTS, ROLES, servedBy } from '../app/roles';
-import { PUBLIC_PATHS } from '../shared/http/app';
+import { PUBLIC_PATHS, PUBLIC_PREFIXES } from '../shared/http/app';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { startService } from '../app/service';
 import { backing } from './support/backing';
@@ -106,6 +106,12 @@ describe('the deployment files', () => {
       for (const p of Object.values(PUBLIC_PATHS)) {
         expect([p, ingressRole(p)]).toEqual([p, 'read']);
         expect([p, (await request(service.app).get(p)).status]).toEqual([p, 200]);
+      }
+      // Whole folders of public files: a prefix location of their own, to the same role.
+      for (const prefix of Object.values(PUBLIC_PREFIXES)) {
+        expect(ingressTable().prefixes).toContainEqual([prefix, 'read']);
+        const file = `${prefix}swagger-ui.css`;
+        expect([file, ingressRole(file), (await request(service.app).get(file)).status]).toEqual([file, 'read', 200]);
       }
     } finally {
       await service.close();

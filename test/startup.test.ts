@@ -56,20 +56,21 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
     }
   });
 
-  it('prints the generated development key once, when it is made; afterwards only where it is kept', async () => {
+  it('logs the generated development key once, when it is made; afterwards only where it is kept', async () => {
     const dataDir = tempDir();
     const start = async () => {
-      const lines: string[] = [];
-      const service = await startService({ config: readRunConfig({ DATA_DIR: dataDir }), log: pino({ level: 'silent' }), announce: (line) => lines.push(line) });
+      const lines: Array<{ msg: string; keyFile?: string }> = [];
+      const sink = { write: (line: string) => void lines.push(JSON.parse(line)) };
+      const service = await startService({ config: readRunConfig({ DATA_DIR: dataDir }), log: pino({ level: 'info' }, sink) });
       await service.close();
-      return { lines, key: service.devKey! };
+      return { said: lines.filter((l) => l.msg.startsWith('No API_KEYS_FILE')), key: service.devKey! };
     };
     const keyFile = path.join(dataDir, 'dev-api-key');
     const first = await start();
-    expect(first.lines).toEqual([`No API_KEYS_FILE: generated a development Server key, kept in ${keyFile}: ${first.key}`]);
+    expect(first.said).toEqual([expect.objectContaining({ keyFile, msg: `No API_KEYS_FILE: generated a development Server key, kept in ${keyFile}: ${first.key}` })]);
     const second = await start();
     expect(second.key).toBe(first.key);
-    expect(second.lines).toEqual([`No API_KEYS_FILE: using the development Server key kept in ${keyFile}`]);
+    expect(second.said).toEqual([expect.objectContaining({ keyFile, msg: `No API_KEYS_FILE: using the development Server key kept in ${keyFile}` })]);
   });
 
   it('publishes a changed catalog as a new version', async () => {

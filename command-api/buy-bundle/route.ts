@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/result';
-import { text } from '../../shared/http/fields';
+import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { buyResultShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -10,7 +10,7 @@ import { replyOf } from '../command';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { buyBundle } from './handler';
 
-const buyBody = z.object({ playerId: text(), referenceId: text() });
+const buyBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), referenceId: text() });
 
 /** POST /v1/store/buy: `referenceId` is the bundle's uid. */
 export const buyBundleRoute = (deps: CommandDeps) =>

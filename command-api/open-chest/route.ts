@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
 import { fail, ok, type Result } from '../../shared/result';
-import { text } from '../../shared/http/fields';
+import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { chestOpenShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -11,7 +11,7 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import type { OpenChestCommand } from './decider';
 import { openChest } from './handler';
 
-const openBody = z.object({ playerId: text(), chestDeliverableUId: text() });
+const openBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), chestDeliverableUId: text() });
 
 /** An absent or non-object body is 1001; a missing required field of an object is 1002. */
 export function parseOpenChest(input: RawInput): Result<OpenChestCommand> {
@@ -47,6 +47,7 @@ export const openChestRoute = (deps: CommandDeps) =>
     parse: parseOpenChest,
     async handle(cmd, ctx) {
       return replyOf(await openChest(cmd, requestOrigin(ctx, deps), deps), (opened) => ({
+        openingUid: opened.openingUid,
         chestLabel: opened.chestLabel,
         scalingMode: opened.scalingMode,
         playerLevel: opened.playerLevel,

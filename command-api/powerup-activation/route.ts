@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
 import { fail, ok, type Result } from '../../shared/result';
-import { text } from '../../shared/http/fields';
+import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { textShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -11,7 +11,7 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
 
-const powerupBody = z.object({ playerId: text(), powerupUId: text() });
+const powerupBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), powerupUId: text() });
 const BODY_ERRORS = { 1001: 'Payload is null', 1002: 'Missing required field (playerId or powerupUId), or playerId is not a UUID', 9020: 'Player not found' };
 
 /** An absent or non-object body is 1001; a missing required field of an object is 1002. */

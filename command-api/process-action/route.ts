@@ -1,9 +1,10 @@
 /** POST /v1/action/process, with nested actions; the action body is shared with /v1/action/delete. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
-import type { ApiKey } from '../../shared/auth/keys';
+import { DEFAULT_MAX_MULTIPLIER, type ApiKey } from '../../shared/auth/keys';
+import { MAX_AMOUNT } from '../../shared/amount';
 import { fail, ok, type Result } from '../../shared/result';
-import { decimal, details, FUTURE_TOLERANCE_MS, text } from '../../shared/http/fields';
+import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { processResultShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -16,9 +17,18 @@ import { runWithNested } from './nested';
 export const actionBody = z.object({
   name: text(),
   referenceId: text(),
-  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }),
+  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC),
   timestamp: z.number({ error: 'must be Unix milliseconds' }).int('must be Unix milliseconds').nonnegative('must be Unix milliseconds').optional(),
-  multiplier: decimal().refine((m) => m > 0, 'must be greater than 0').optional(),
+  multiplier: decimal()
+    .refine((m) => m > 0, 'must be greater than 0')
+    .meta({
+      anyOf: [
+        { type: 'number', exclusiveMinimum: 0, maximum: MAX_AMOUNT },
+        { type: 'string', pattern: '^(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)$' },
+      ],
+      description: `Multiplies the action's points and grants; default 1. At most the key's maxMultiplier (default ${Object.entries(DEFAULT_MAX_MULTIPLIER).filter(([, max]) => max > 0).map(([tier, max]) => `${tier} ${max}`).join(', ')}), never above ${MAX_AMOUNT}.`,
+    })
+    .optional(),
   details: details().optional(),
 });
 

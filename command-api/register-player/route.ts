@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/result';
-import { MAX_STRING } from '../../shared/http/fields';
+import { MAX_STRING, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import { registeredShape } from '../../shared/http/wire-shapes';
@@ -11,7 +11,7 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
 
 const registerBody = z.object({
-  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }),
+  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC),
   username: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`).optional(),
   imageName: z.string({ error: 'must be a string' }).max(MAX_STRING, `must be at most ${MAX_STRING} characters`).nullable().optional(),
 });

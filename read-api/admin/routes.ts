@@ -4,8 +4,9 @@ import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
 import { fail, ok, type Result } from '../../shared/result';
 import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
+import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import type { ReadStore } from '../../shared/read-store/port';
-import { parseSeasonKey } from '../../shared/time/season';
+import { parseSeasonKey, SEASONS } from '../../shared/time/season';
 import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreCountDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../shared/read-models/bundle-stock';
 import { actionDetailShape, actionShape, badgeDetailShape, badgeShape, leaderboardDetailShape, leaderboardShape, levelShape, rankSetShape, storeShape, triggerDetailShape, triggerShape } from '../../shared/http/wire-shapes';
@@ -64,9 +65,18 @@ const standingsQuery = z.object({
     .regex(/^\d+$/, 'must be a whole number from 1 to 1000')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
+    // The query string carries a number: documented as the integer it is read as.
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, pattern: undefined, default: 10 })
     .optional(),
-  season: z.string().max(20).optional(),
-  playerId: z.string().optional(),
+  // A key that names no period of any season is refused whatever the board: all-time boards ignore a valid one.
+  season: z
+    .string()
+    .max(20)
+    .regex(/^\d{4}-(?:\d{1,2}(?:-\d{1,2})?|[Ww]\d{1,2})$/, 'must be a period: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly)')
+    .refine((key) => SEASONS.some((s) => parseSeasonKey(key, s) !== null), 'not a real day, ISO week or month')
+    .meta({ description: 'A period of a Season board: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly); default the current one. Ignored by an all-time board.' })
+    .optional(),
+  playerId: z.string().meta(PLAYER_ID_DOC).optional(),
 });
 
 /**
@@ -134,7 +144,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         summary: 'A leaderboard with its standings (a one-element array)',
         query: standingsQuery,
         response: z.array(leaderboardDetailShape),
-        errors: { 1001: 'top outside 1..1000, or season not a period of the board', 1002: 'Invalid player: playerId must be a UUID', 9007: 'Leaderboard does not exist' },
+        errors: { 1001: 'top outside 1..1000, or season not a period (of the board\'s season, on a Season board)', 1002: 'Invalid player: playerId must be a UUID', 9007: 'Leaderboard does not exist' },
       },
       parse: ({ params, query }) => {
         const q = parseWith(standingsQuery, query);

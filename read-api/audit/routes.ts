@@ -8,8 +8,9 @@ import { fail, ok } from '../../shared/result';
 import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
 import { auditEventShape, traceShape, verificationShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
+import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { auditEvent } from './events';
-import { traceProvision, traceReference } from './trace';
+import { traceChestOpening, traceProvision, traceReference } from './trace';
 
 export interface AuditDeps {
   events: EventStore;
@@ -29,7 +30,12 @@ const eventsQuery = z.object({
     .optional(),
 });
 
-const traceQuery = z.object({ referenceId: z.string().min(1).optional(), provisionUid: z.string().min(1).optional() });
+const traceQuery = z.object({
+  referenceId: z.string().min(1).optional(),
+  provisionUid: z.string().min(1).optional(),
+  openingUid: z.string().min(1).meta({ description: 'a chest opening, as its answer gave it; with the playerId of the opening' }).optional(),
+  playerId: z.string().meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid' }).optional(),
+});
 
 /** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */
 export function auditRoutes(deps: AuditDeps): AnyRoute[] {
@@ -61,22 +67,30 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       path: '/v1/audit/trace',
       tiers: OPERATORS,
       doc: {
-        summary: 'The causal chain of an action (referenceId) or a provision (provisionUid): requests, events, rules, balance changes before and after, reversals and refunds',
+        summary: 'The causal chain of an action (referenceId), a provision (provisionUid) or a chest opening (openingUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
         query: traceQuery,
         response: traceShape,
-        errors: { 1001: 'Give exactly one of referenceId or provisionUid', 5001: 'Action not found', 9004: 'Transaction does not exist' },
+        errors: { 1001: 'Give exactly one of referenceId, provisionUid or openingUid; playerId with openingUid only', 1002: 'Invalid player: playerId must be a UUID', 5001: 'Action not found', 9004: 'Transaction does not exist', 9010: 'Chest opening not found for that player' },
       },
       parse: ({ query }) => {
         const q = parseWith(traceQuery, query);
         if (!q.ok) return q;
-        const { referenceId, provisionUid } = q.value;
-        if ((referenceId === undefined) === (provisionUid === undefined)) return fail(1001, 'Give exactly one of referenceId or provisionUid');
-        return ok(referenceId !== undefined ? { referenceId } : { provisionUid: provisionUid!.toLowerCase() });
+        const { referenceId, provisionUid, openingUid } = q.value;
+        if ([referenceId, provisionUid, openingUid].filter((given) => given !== undefined).length !== 1) return fail(1001, 'Give exactly one of referenceId, provisionUid or openingUid');
+        if ((openingUid === undefined) !== (q.value.playerId === undefined)) return fail(1001, 'Give playerId with openingUid, and only with it: the opening is found on that player\'s stream');
+        if (referenceId !== undefined) return ok({ referenceId });
+        if (provisionUid !== undefined) return ok({ provisionUid: provisionUid.toLowerCase() });
+        const playerId = canonicalPlayerId(q.value.playerId);
+        return playerId ? ok({ openingUid: openingUid!.toLowerCase(), playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
       },
       async handle(subject) {
         if ('referenceId' in subject) {
           const trace = await traceReference(deps.events, subject.referenceId);
           return trace ? ok(trace) : fail(5001, 'Action not found');
+        }
+        if ('openingUid' in subject) {
+          const trace = await traceChestOpening(deps.events, subject.playerId, subject.openingUid);
+          return trace ? ok(trace) : fail(9010, 'Chest opening not found for that player');
         }
         const trace = await traceProvision(deps.events, subject.provisionUid);
         return trace ? ok(trace) : fail(9004, 'Transaction does not exist');

@@ -12,11 +12,12 @@ import { addAmounts } from '../../shared/amount';
 import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
 import { playerEventOf, referenceEventOf } from '../../shared/events';
 import type { Grant } from '../../shared/events/common';
+import type { ChestOpened } from '../../shared/events/inventory-events';
 import type { ActionProcessed, ActionReversed, Award, LevelReached } from '../../shared/events/player-events';
 import type { ProvisionStatus } from '../../shared/events/provision-events';
 import { evolve, initialPlayerState } from '../../shared/player/state';
 import { provisionRecordOf } from '../../shared/provisions';
-import { BUNDLE_STOCK, playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { BUNDLE_STOCK, CHEST_STOCK, playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { summarizeEvent } from './events';
 
 export interface TracedEvent {
@@ -44,8 +45,17 @@ export interface BalanceChange {
 export interface Rules {
   catalogVersion: number;
   action: { uid: string; name: string; points: number; multiplier: number; grants: Grant[] };
-  awards: Pick<Award, 'kind' | 'uid' | 'label' | 'ruleType' | 'rank' | 'points' | 'grants' | 'limited'>[];
+  awards: (Pick<Award, 'kind' | 'uid' | 'label' | 'ruleType' | 'rank' | 'points' | 'grants' | 'limited'> & { challenge: ChallengeAction[][] })[];
   levels: Pick<LevelReached, 'uid' | 'label' | 'level' | 'target' | 'grants'>[];
+}
+
+/** An action whose progress an award used up: by condition of the rule, the actions that made up its challenge. */
+export interface ChallengeAction {
+  referenceId: string;
+  /** When it happened (Unix ms). */
+  time: number;
+  /** What it added to a sum challenge (its detail value); 0 where the challenge counts actions. */
+  value: number;
 }
 
 /** One request (or job run) and everything it appended about the subject. */
@@ -86,6 +96,15 @@ export interface ProvisionTrace {
   chains: CausalChain[];
 }
 
+export interface ChestOpeningTrace {
+  openingUid: string;
+  playerId: string;
+  chestDeliverableUid: string;
+  chestLabel: string;
+  /** The opening's request: the chest taken, the prizes granted, the limited prizes' stock taken. */
+  chains: CausalChain[];
+}
+
 interface PlayerHistory {
   playerId: string;
   events: RecordedEvent[];
@@ -119,6 +138,25 @@ export async function traceProvision(events: EventStore, provisionUid: string): 
   if (opened.bundleUid) streams.push(await events.readStream(stockStream(BUNDLE_STOCK, opened.bundleUid)));
   const subjects = new Set([provisionUid]);
   return { ...base, chains: chainsOf(streams, player, subjects, subjects) };
+}
+
+/**
+ * The trace of a chest opening by its openingUid (in the open's answer), or null when the player
+ * has no such opening. The player is named too: the opening is found on their stream alone.
+ */
+export async function traceChestOpening(events: EventStore, playerId: string, openingUid: string): Promise<ChestOpeningTrace | null> {
+  const player = { playerId, events: await events.readStream(playerStream(playerId)) };
+  let opened: ChestOpened | null = null;
+  for (const recorded of player.events) {
+    const e = playerEventOf(recorded);
+    if (e?.type === 'ChestOpened' && e.data.openingUid === openingUid) opened = e.data;
+  }
+  if (!opened) return null;
+  // A limited prize's units are taken from its pool's stream, held by the opening.
+  const streams = [player.events];
+  for (const stockUid of new Set(opened.prizes.flatMap((p) => (p.stockUid ? [p.stockUid] : [])))) streams.push(await events.readStream(stockStream(CHEST_STOCK, stockUid)));
+  const subjects = new Set([openingUid]);
+  return { openingUid, playerId, chestDeliverableUid: opened.chestDeliverableUid, chestLabel: opened.chestLabel, chains: chainsOf(streams, player, subjects, subjects) };
 }
 
 /** The action of a referenceId on the player's stream. */
@@ -156,10 +194,10 @@ async function actionChains(events: EventStore, referenceId: string, reference: 
   return { chains: chainsOf(streams, player, subjects, related), processed, reversed };
 }
 
-/** The uids an event is about: an action's referenceId, a provision, the holder of stock units. */
+/** The uids an event is about: an action's referenceId, a provision, a chest opening, the holder of stock units. */
 function namesOf(event: RecordedEvent): string[] {
-  const d = event.data as { referenceId?: unknown; holder?: unknown; provisionUid?: unknown; cost?: { provisionUid?: unknown } | null; refund?: { provisionUid?: unknown } | null };
-  return [d.referenceId, d.holder, d.provisionUid, d.cost?.provisionUid, d.refund?.provisionUid].filter((n): n is string => typeof n === 'string');
+  const d = event.data as { referenceId?: unknown; holder?: unknown; provisionUid?: unknown; openingUid?: unknown; cost?: { provisionUid?: unknown } | null; refund?: { provisionUid?: unknown } | null };
+  return [d.referenceId, d.holder, d.provisionUid, d.openingUid, d.cost?.provisionUid, d.refund?.provisionUid].filter((n): n is string => typeof n === 'string');
 }
 
 /**
@@ -204,7 +242,18 @@ function rulesOf(event: RecordedEvent): Rules {
   return {
     catalogVersion: event.metadata.catalogVersion,
     action: { uid: e.actionUid, name: e.actionName, points: e.actionPoints, multiplier: e.multiplier, grants: e.actionGrants },
-    awards: e.awards.map(({ kind, uid, label, ruleType, rank, points, grants, limited }) => ({ kind, uid, label, ruleType, rank, points, grants, limited })),
+    // Recorded with the award: the progress it consumed, condition by condition (none for a rank).
+    awards: e.awards.map(({ kind, uid, label, ruleType, rank, points, grants, limited, consumed }) => ({
+      kind,
+      uid,
+      label,
+      ruleType,
+      rank,
+      points,
+      grants,
+      limited,
+      challenge: consumed.map((entries) => entries.map((entry) => ({ referenceId: entry.ref, time: entry.ts, value: entry.value }))),
+    })),
     levels: e.levels.map(({ uid, label, level, target, grants }) => ({ uid, label, level, target, grants })),
   };
 }

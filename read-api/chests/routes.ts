@@ -10,7 +10,7 @@ import { EVERY_TIER } from '../../shared/auth/access';
 import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import { fail, ok, type Result } from '../../shared/result';
-import { text } from '../../shared/http/fields';
+import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -19,9 +19,9 @@ import { canonicalPlayerId } from '../../shared/ids';
 export const DEFAULT_HISTORY_TOP = 100;
 export const MAX_HISTORY_TOP = 1000;
 
-const listBody = z.object({ playerId: text() });
+const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 // playerId is optional, but when sent it must name a player: 1002 like every other playerId.
-const previewBody = z.object({ chestDeliverableUId: text(), playerId: text().optional() });
+const previewBody = z.object({ chestDeliverableUId: text(), playerId: text().meta(PLAYER_ID_DOC).optional() });
 const historyTop = z.object({
   top: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_HISTORY_TOP, `must be at most ${MAX_HISTORY_TOP}`).optional(),
 });

@@ -1,5 +1,6 @@
 /** POST /v1/player/profile. */
 import { z } from 'zod';
+import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { profileShape } from '../../shared/http/wire-shapes';
 import { fail, ok } from '../../shared/result';
 import { defineRoute, parseBody } from '../../shared/http/route';
@@ -8,7 +9,7 @@ import type { StreamReadDeps } from '../deps';
 import { currentLevel } from '../../shared/rules/levels';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 
-const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }) });
+const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC) });
 
 /**
  * POST /v1/player/profile: points, level, badges with ranks and balances, read from the player's

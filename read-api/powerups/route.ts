@@ -4,12 +4,12 @@ import type { StreamReadDeps } from '../deps';
 import { isValidPowerup } from '../../shared/player/state';
 import { EVERY_TIER } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/result';
-import { text } from '../../shared/http/fields';
+import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { powerupShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 
-const listBody = z.object({ playerId: text() });
+const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 
 /** deliveryMethod 1: the amount is multiplied (the only method). */
 const AMOUNT_MULTIPLIED = 1;

@@ -1,7 +1,7 @@
 /** POST /v1/store/transactions: a player's provisions, newest first, for the player's own clients. */
 import { z } from 'zod';
 import { EVERY_TIER } from '../../shared/auth/access';
-import { text } from '../../shared/http/fields';
+import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
 import { transactionHistoryShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -13,7 +13,7 @@ export const DEFAULT_HISTORY_PAGE = 20;
 export const MAX_HISTORY_PAGE = 100;
 
 const historyBody = z.object({
-  playerId: text(),
+  playerId: text().meta(PLAYER_ID_DOC),
   top: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_HISTORY_PAGE, `must be at most ${MAX_HISTORY_PAGE}`).optional(),
   before: text().optional().describe('the provisionUid the previous page ended with: this page lists the ones older than it'),
 });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { LogFormat } from '../logging/logger';
 
 /** Everything the service reads from its environment (README, "Configuration"). */
 export interface RunConfig {
@@ -24,6 +25,8 @@ export interface RunConfig {
   /** The webhooks file (null: no webhooks) and how deliveries are made. */
   webhooks: { file: string | null; concurrency: number; timeoutMs: number; retryBaseMs: number; maxAttempts: number };
   logLevel: string;
+  /** The format asked for; null: readable on a terminal, JSON otherwise. */
+  logFormat: LogFormat | null;
 }
 
 export const DEMO_CATALOG_FILE = path.resolve(__dirname, '..', '..', 'catalog', 'demo-catalog.yaml');
@@ -56,7 +59,17 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
       maxAttempts: positiveWhole(env, 'WEBHOOK_MAX_ATTEMPTS', 15),
     },
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormat(env),
   };
+}
+
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
+
+function logFormat(env: NodeJS.ProcessEnv): LogFormat | null {
+  const raw = env.LOG_FORMAT;
+  if (raw === undefined || raw === '') return null;
+  if (!(LOG_FORMATS as readonly string[]).includes(raw)) throw new Error(`LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')} (unset: readable on a terminal, JSON otherwise), got "${raw}"`);
+  return raw as LogFormat;
 }
 
 function httpTimeouts(env: NodeJS.ProcessEnv): RunConfig['http'] {

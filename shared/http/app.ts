@@ -8,6 +8,7 @@ import { sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
 import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
+import { REFERENCE_ASSETS_PATH, REFERENCE_PATH, referenceRouter } from './reference/page';
 import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -15,7 +16,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
 
 /** What every process serves without a key: liveness, readiness, and the API's own description. */
-export const PUBLIC_PATHS = { health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: '/docs' } as const;
+export const PUBLIC_PATHS = { health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
+/** The same, for whole folders: the reference page's files. */
+export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 
 /** Requests whose body was sent but empty (`Content-Length: 0`): the parser makes them `{}`; they count as absent (1001). */
 const emptyBodies = new WeakSet<object>();
@@ -34,8 +37,8 @@ export interface HttpAppDeps extends RouteDeps {
   isStarted(): boolean;
   /** What stops this process doing its work now (README, "Operating it"); lasting ones fail liveness too. */
   workProblem(): WriteProblem | null;
-  /** The OpenAPI document of the API, served at /openapi.json, and its page at /docs. */
-  documentation: { document: object; page: string };
+  /** The OpenAPI document of the API, served at /openapi.json and shown by the page at /docs. */
+  documentation: { document: object };
   /** Routes of the API another process serves: answered 404 saying which (`servedBy`, e.g. "the command role"). */
   elsewhere: readonly { method: 'GET' | 'POST'; path: string; servedBy: string }[];
   /** Browser pages this process serves (the console); they call the API like any client. */
@@ -106,9 +109,7 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   app.get(PUBLIC_PATHS.openApi, (_req, res) => {
     res.json(deps.documentation.document);
   });
-  app.get(PUBLIC_PATHS.docs, (_req, res) => {
-    res.type('html').send(deps.documentation.page);
-  });
+  app.use(referenceRouter());
 
   for (const pages of deps.pages ?? []) app.use(pages);
 

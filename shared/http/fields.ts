@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UUID_PATTERN } from '../ids';
 
 /** Field limits (README, "Limits"). */
 export const MAX_STRING = 1000;
@@ -21,3 +22,9 @@ export const details = () =>
       { error: 'must be an array of {name, value}' },
     )
     .max(MAX_DETAILS, `at most ${MAX_DETAILS} items`);
+
+/**
+ * What the API document says of a player id: its pattern. Documentation only: a player id that is
+ * not a UUID is refused as 1002 by the route, not as a field error.
+ */
+export const PLAYER_ID_DOC = { pattern: UUID_PATTERN, description: 'A UUID: dashed, or 32 hexadecimal characters; any case' } as const;

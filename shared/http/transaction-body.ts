@@ -3,10 +3,11 @@ import { fail, ok } from '../result';
 import { text } from './fields';
 import { parseBody, type RawInput } from './route';
 
-/** The body every transaction endpoint takes: `{provisionUid}`, 32 hexadecimal characters. */
-export const transactionBody = z.object({ provisionUid: text() });
+const PROVISION_UID_PATTERN = '^[0-9a-fA-F]{32}$';
+const PROVISION_UID = new RegExp(PROVISION_UID_PATTERN);
 
-const PROVISION_UID = /^[0-9a-f]{32}$/i;
+/** The body every transaction endpoint takes: `{provisionUid}`, 32 hexadecimal characters (else 1002, documented by the pattern). */
+export const transactionBody = z.object({ provisionUid: text().meta({ pattern: PROVISION_UID_PATTERN }) });
 
 export const TRANSACTION_ERRORS = {
   1001: 'Payload is null, provisionUid is missing, or the move would take a balance out of range',

@@ -161,6 +161,7 @@ export const buyResultShape = z.object({
 const scalingMode = z.enum(['None', 'PlayerLevel', 'Custom']);
 export const ownedChestShape = z.object({ chestDeliverableUid: z.string(), label: z.string(), imageName: nullableString, balance: z.number(), scalingMode, isActive: z.boolean() });
 export const chestOpenShape = z.object({
+  openingUid: z.string().describe('this opening: trace it with GET /v1/audit/trace?openingUid=<it>&playerId=<the player>'),
   chestLabel: z.string(),
   scalingMode,
   playerLevel: z.number(),
@@ -233,7 +234,7 @@ const causalChainShape = z.object({
   time: z.number().int(),
   events: z.array(z.object({ position: z.number().int(), stream: z.string(), revision: z.number().int(), type: z.string(), time: z.number().int(), summary: z.string() })),
   balanceChanges: z.array(z.object({ position: z.number().int(), type: z.string(), balance: z.string().describe('a deliverable uid, or points'), before: z.number(), change: z.number(), after: z.number() })),
-  rules: z.record(z.string(), z.unknown()).nullable().describe('for an action: the catalog version, and the rule behind each award and level'),
+  rules: z.record(z.string(), z.unknown()).nullable().describe('for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value)'),
 });
 export const traceShape = z.union([
   z.object({
@@ -253,9 +254,24 @@ export const traceShape = z.union([
     status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']),
     chains: z.array(causalChainShape),
   }),
+  z.object({
+    openingUid: z.string(),
+    playerId: z.string(),
+    chestDeliverableUid: z.string(),
+    chestLabel: z.string(),
+    chains: z.array(causalChainShape),
+  }),
 ]);
 export const verificationShape = z.object({
-  differences: z.array(z.object({ collection: z.string(), _id: z.string(), path: z.string(), live: z.unknown(), rebuilt: z.unknown() })),
+  differences: z.array(
+    z.object({
+      collection: z.string(),
+      _id: z.string(),
+      path: z.string().describe('dotted path of the field that differs; empty when the document is missing on one side'),
+      live: z.unknown().optional().describe('absent when the field or document is missing on this side'),
+      rebuilt: z.unknown().optional().describe('absent when the field or document is missing on this side'),
+    }),
+  ),
   truncated: z.boolean().describe('more differences than listed (at most 1,000 are)'),
   eventsReplayed: z.number().int(),
   collections: z.array(z.string()),

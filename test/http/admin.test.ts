@@ -131,6 +131,20 @@ describe('admin views of the demo catalog', () => {
     expect((await t.http.get('/v1/admin/leaderboards/lb-weekly?season=2026-13').set(server)).body.code).toBe(1001);
   });
 
+  it('refuses a season that names no period on every board, and ignores a real one on an all-time board', async () => {
+    const board = (uid: string, season: string) => t.http.get(`/v1/admin/leaderboards/${uid}`).query({ season }).set(server);
+    for (const uid of ['lb-all', 'lb-weekly', 'nope']) {
+      for (const season of ['garbage', '2026-13', '2025-W53', '2026-02-30', '']) {
+        const res = await board(uid, season);
+        expect([uid, season, res.status, res.body]).toEqual([uid, season, 400, { code: 1001, data: expect.stringMatching(/^season: /) }]);
+      }
+    }
+    // A weekly key on a weekly board; any real period on an all-time board, which has one period.
+    expect((await board('lb-weekly', '2026-W47')).body.code).toBe(200);
+    for (const season of ['2026-W47', '2026-11', '2026-11-21']) expect((await board('lb-all', season)).body.code).toBe(200);
+    expect((await board('lb-weekly', '2026-11')).body).toEqual({ code: 1001, data: 'season: not a weekly period (e.g. 2026-W47)' });
+  });
+
   it('lists stores with bundles and contents', async () => {
     const list = await t.http.get('/v1/admin/stores').set(server);
     expect(list.body.data).toHaveLength(1);

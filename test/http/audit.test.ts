@@ -14,7 +14,9 @@ deliverables:
 actions:
   - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }] }
   - { uid: act-fight, identifier: fight, points: 5, cost: 10, costDeliverable: gold }
+  - { uid: act-train, identifier: train, points: 0 }
 badges:
+  - { uid: b-trained, label: Trained, type: Repeatable, points: 0, conditions: [{ action: train, challenge: { times: 3 } }] }
   - { uid: b-fighter, label: Fighter, type: OneTimeOnly, points: 20, conditions: [{ action: fight }], deliverables: [{ deliverable: sword, amount: 1 }] }
 triggers:
   - { uid: t-first-fight, label: First fight, type: OneTimeOnly, limited: true, limit: 100, points: 7, conditions: [{ action: fight }], deliverables: [{ deliverable: gold, amount: 3 }] }
@@ -107,6 +109,17 @@ describe('GET /v1/audit/trace', () => {
     expect(change(refundChain, 'gold')).toEqual([[50, 50, 100]]);
     expect(change(refundChain, 'sword')).toEqual([[1, -1, 0]]);
     await expectBalancesAddUp(playerId, traced.chains.flatMap((c) => c.balanceChanges));
+  });
+
+  it('traces a badge to the actions that made up its challenge', async () => {
+    const playerId = randomUUID();
+    const refs = [1, 2, 3, 4, 5, 6].map((n) => `train-${n}-${randomUUID()}`);
+    for (const ref of refs) await act('train', playerId, ref);
+    const awardsOf = async (referenceId: string) => ((await trace({ referenceId })).body.data as ActionTrace).chains[0].rules!.awards;
+    // Three trainings make the badge; a Repeatable badge starts again from zero, so the sixth makes it again of the next three.
+    expect(await awardsOf(refs[1])).toEqual([]);
+    expect(await awardsOf(refs[2])).toEqual([expect.objectContaining({ uid: 'b-trained', challenge: [refs.slice(0, 3).map((referenceId) => ({ referenceId, time: expect.any(Number), value: 0 }))] })]);
+    expect((await awardsOf(refs[5]))[0].challenge).toEqual([refs.slice(3).map((referenceId) => ({ referenceId, time: expect.any(Number), value: 0 }))]);
   });
 
   it('traces a reversed action with a cost: the rules behind its awards, its provision, and the reversal', async () => {

@@ -36,6 +36,11 @@ deliverables:
     type: Prize
     kind: Chest
     chest: { pool: [{ reward: sword, amount: { min: 1, max: 1 }, weight: 1, stock: 2 }] }
+  - uid: chest-traced
+    label: Traced chest
+    type: Prize
+    kind: Chest
+    chest: { pool: [{ reward: sword, amount: { min: 1, max: 1 }, weight: 1, stock: 100 }] }
   - uid: chest-rare
     label: Rare chest
     type: Prize
@@ -110,6 +115,7 @@ actions:
       - { deliverable: chest-later, amount: 1 }
       - { deliverable: chest-off, amount: 1 }
   - { uid: act-swords, identifier: get-sword-chests, deliverables: [{ deliverable: chest-sword, amount: 3 }, { deliverable: chest-rare, amount: 1 }, { deliverable: chest-relic, amount: 2 }] }
+  - { uid: act-traced, identifier: get-traced-chests, deliverables: [{ deliverable: chest-traced, amount: 3 }] }
   - { uid: act-many, identifier: get-big-chests, deliverables: [{ deliverable: chest-many, amount: 2 }, { deliverable: chest-boost, amount: 1 }] }
   - { uid: act-climb, identifier: climb, points: 100 }
   - { uid: act-hello, identifier: hello }
@@ -154,6 +160,7 @@ describe('POST /v1/chest/open', () => {
     expect(res.body).toEqual({
       code: 200,
       data: {
+        openingUid: expect.stringMatching(/^[0-9a-f]{32}$/),
         chestLabel: 'Gold chest',
         scalingMode: 'None',
         playerLevel: 1,
@@ -390,6 +397,60 @@ describe('POST /v1/chest/history', () => {
     expect((await post('/v1/chest/history', { playerId: await player() })).body).toEqual({ code: 200, data: [] });
     expect((await post('/v1/chest/history', { playerId: randomUUID() })).body.code).toBe(9020);
     expect((await post('/v1/chest/history', { top: 5 })).body.code).toBe(1002);
+  });
+});
+
+describe('GET /v1/audit/trace of a chest opening', () => {
+  const trace = (query: Record<string, string>) => t.http.get('/v1/audit/trace').query(query).set(server);
+
+  it('by the openingUid its answer gave, with the player: the request, its events on every stream, the balances before and after', async () => {
+    const playerId = await player('get-traced-chests');
+    const opened = await open(playerId, 'chest-traced');
+    const { openingUid } = opened.body.data;
+    const res = await trace({ openingUid, playerId });
+    expect(res.body).toEqual({
+      code: 200,
+      data: {
+        openingUid,
+        playerId,
+        chestDeliverableUid: 'chest-traced',
+        chestLabel: 'Traced chest',
+        chains: [
+          expect.objectContaining({
+            cause: 'ChestOpened',
+            correlationId: opened.headers['x-request-id'],
+            keyName: 'backend',
+            rules: null,
+            // The chest taken and the sword granted on the player's stream; the sword's unit taken from its limited pool.
+            events: [
+              expect.objectContaining({ stream: `player-${playerId}`, type: 'ChestOpened' }),
+              expect.objectContaining({ stream: stockStream(CHEST_STOCK, chestStockUid('chest-traced', null, 0)), type: 'ChestStockTaken' }),
+            ],
+            balanceChanges: expect.arrayContaining([
+              expect.objectContaining({ type: 'ChestOpened', balance: 'chest-traced', before: 3, change: -1, after: 2 }),
+              expect.objectContaining({ type: 'ChestOpened', balance: 'sword', before: 0, change: 1, after: 1 }),
+            ]),
+          }),
+        ],
+      },
+    });
+    // Another opening of the same player is a trace of its own.
+    const second = (await open(playerId, 'chest-traced')).body.data.openingUid;
+    expect((await trace({ openingUid: second, playerId })).body.data.chains[0].balanceChanges).toContainEqual(expect.objectContaining({ balance: 'chest-traced', before: 2, after: 1 }));
+  });
+
+  it('traces an opening without limited prizes; answers 9010 for an opening the player does not have, 1001 without the player or with another subject, 1002 for a player that is not a UUID', async () => {
+    const playerId = await player('get-chests');
+    const { openingUid } = (await open(playerId, 'chest-gold')).body.data;
+    // No limited prize: the opening is found on the player's stream alone.
+    expect((await trace({ openingUid, playerId })).body.data.chains).toEqual([expect.objectContaining({ cause: 'ChestOpened', events: [expect.objectContaining({ type: 'ChestOpened' })] })]);
+    expect((await trace({ openingUid, playerId: randomUUID() })).body.code).toBe(9010);
+    expect((await trace({ openingUid: 'f'.repeat(32), playerId })).body.code).toBe(9010);
+    expect((await trace({ openingUid })).body.code).toBe(1001);
+    expect((await trace({ openingUid, playerId, referenceId: 'x' })).body.code).toBe(1001);
+    expect((await trace({ referenceId: 'x', playerId })).body.code).toBe(1001);
+    expect((await trace({ openingUid, playerId: 'nobody' })).body.code).toBe(1002);
+    expect((await trace({ openingUid: openingUid.toUpperCase(), playerId: playerId.toUpperCase() })).body.data.openingUid).toBe(openingUid);
   });
 });
 

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { readRunConfig } from '../../shared/config/env';
 import { startService, type RunningService } from '../../app/service';
 import { backing, type Backing } from './backing';
+import { conformanceTo, type Conformance } from './conformance';
 
 export const KEYS = {
   server: 'server-key-0123456789abcdef',
@@ -70,10 +71,11 @@ async function startOn(dataDir: string, stores: Backing, options: TestServiceOpt
     env.CATALOG_FILE = file;
   }
   const service = await startService({ config: readRunConfig(env), log: pino({ level: 'silent' }), now: options.now });
+  const conformance = conformanceTo((await request(service.app).get('/openapi.json')).body);
   return {
     service,
     dataDir,
-    http: request(service.app),
+    http: checkedBy(request(service.app), conformance),
     async close() {
       await service.close();
       await stores.release();
@@ -83,6 +85,19 @@ async function startOn(dataDir: string, stores: Backing, options: TestServiceOpt
       return startOn(dataDir, stores, options);
     },
   };
+}
+
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+/** The same requests, each answer also checked against the OpenAPI document (support/conformance.ts). */
+function checkedBy(http: ReturnType<typeof request>, conformance: Conformance): ReturnType<typeof request> {
+  return new Proxy(http, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof prop !== 'string' || !METHODS.has(prop) || typeof value !== 'function') return value;
+      return (url: string) => value.call(target, url).expect((res: request.Response) => conformance.check(res));
+    },
+  });
 }
 
 export const server = { AuthKey: KEYS.server };
