@@ -10,7 +10,8 @@ deliverables:
   - { uid: banner, label: Banner, type: Content }
   - { uid: boost-gold, label: Double gold, type: Prize, kind: Powerup, imageName: "https://img.example.com/boost.png", powerup: { multiplier: 2, maxUseCount: 2, timeoutSeconds: 3600, targetPrizes: [gold] } }
   - { uid: boost-all, label: Triple prizes, type: Prize, kind: Powerup, powerup: { multiplier: 3, neverExpires: true } }
-  - { uid: boost-short, label: Short boost, type: Prize, kind: Powerup, powerup: { multiplier: 2, timeoutSeconds: 1 } }
+  # Lifetimes count whole seconds from the grant: 3 s leave the test at least 2 s to activate it, however loaded the machine.
+  - { uid: boost-short, label: Short boost, type: Prize, kind: Powerup, powerup: { multiplier: 2, timeoutSeconds: 3 } }
 actions:
   - { uid: act-gold, identifier: get-boost-gold, deliverables: [{ deliverable: boost-gold, amount: 1 }] }
   - { uid: act-all, identifier: get-boost-all, deliverables: [{ deliverable: boost-all, amount: 1 }] }
