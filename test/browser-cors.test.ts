@@ -4,21 +4,15 @@
  * the routes a Client key may call and read their answers; a page of any other origin, or a call
  * to a route only Server or Mobile keys may call, is blocked by the browser itself.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { describeInBrowser, launchChromium } from './support/browser';
 import { KEYS, startTestService, type TestService } from './support/service';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-// Without the browser (a machine where it cannot be installed) the suite is reported as skipped,
-// with the reason in its name: `.ci/run` installs it where it can.
-const suite = fs.existsSync(CHROMIUM) ? describe : describe.skip;
-
-suite('a browser page calling the API with a Client key', () => {
+describeInBrowser('a browser page calling the API with a Client key', () => {
   let t: TestService;
   let api: Server;
   let pages: Server;
@@ -34,12 +28,8 @@ suite('a browser page calling the API with a Client key', () => {
     pages = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>game</title>'));
     await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
     pagePort = (pages.address() as AddressInfo).port;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Every *.example.com is this machine: the page's origin and the API's are different hosts.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.example.com 127.0.0.1'],
-    });
+    // Every *.example.com is this machine: the page's origin and the API's are different hosts.
+    browser = await launchChromium('MAP *.example.com 127.0.0.1');
   }, 60_000);
 
   afterAll(async () => {

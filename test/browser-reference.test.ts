@@ -4,17 +4,12 @@
  * renders the operations of /openapi.json, and "Try it out" calls the API with the key given in
  * Authorize.
  */
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { describeInBrowser, launchChromium } from './support/browser';
 import { KEYS, startTestService, type TestService } from './support/service';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-// Without the browser the suite is reported as skipped, as browser-cors.test.ts is.
-const suite = fs.existsSync(CHROMIUM) ? describe : describe.skip;
-
-suite('the API reference page in a browser', () => {
+describeInBrowser('the API reference page in a browser', () => {
   let t: TestService;
   let browser: Browser;
   let origin: string;
@@ -23,12 +18,8 @@ suite('the API reference page in a browser', () => {
     t = await startTestService();
     const server = await t.service.listen(0);
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Offline: any host but this one is refused, so a file fetched from a CDN would fail.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-    });
+    // Offline: any host but this one is refused, so a file fetched from a CDN would fail.
+    browser = await launchChromium('MAP * ~NOTFOUND, EXCLUDE 127.0.0.1');
   }, 60_000);
 
   afterAll(async () => {

@@ -7,17 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { describeInBrowser, launchChromium } from './support/browser';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { KEYS, server, startTestService, type TestService } from './support/service';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.join(__dirname, '..', 'test-output', 'console');
 
-// Without the browser (a machine where it cannot be installed) the suite is reported as skipped.
-const suite = fs.existsSync(CHROMIUM) ? describe : describe.skip;
-
-suite('the console', () => {
+describeInBrowser('the console', () => {
   let t: TestService;
   let browser: Browser;
   let base: string;
@@ -26,11 +23,7 @@ suite('the console', () => {
     t = await startTestService();
     const listening = await t.service.listen(0);
     base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}${CONSOLE_PATH}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
   }, 60_000);
 
