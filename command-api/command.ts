@@ -95,6 +95,14 @@ export class StreamReads {
     return loaded.state;
   }
 
+  /**
+   * A stream taken not to exist, unread: the append expects it so (no_stream), and fails if it
+   * does exist after all, which the next attempt then reads.
+   */
+  assumeNew(stream: string): void {
+    this.note(stream, -1);
+  }
+
   /** A whole (short) stream: a reference, a provision, the catalog. */
   async stream(stream: string): Promise<RecordedEvent[]> {
     const events = await this.deps.events.readStream(stream);

@@ -184,6 +184,7 @@ export class SqliteEventStore implements EventStore {
    */
   private readonly knownRevisions = new Map<string, number>();
   private dataVersion = -1;
+  private dataVersionCheckedThisTurn = false;
   private readonly commitBatch: (batch: PendingAppend[]) => CommittedBatch;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
@@ -502,9 +503,17 @@ export class SqliteEventStore implements EventStore {
     return this.guard(() => this.selectAll.all(fromPosition, maxCount)).map(toRecorded);
   }
 
-  /** The remembered revision of a stream, once no other connection has committed since it was learnt. */
+  /**
+   * The remembered revision of a stream, once no other connection has committed since it was
+   * learnt. Another process's commit is looked for once per turn of the event loop: reads of one
+   * turn all see the file as it was at its start, as if that commit had come a moment later.
+   */
   private knownRevision(stream: string): number | undefined {
-    this.forgetRevisionsIfOthersWrote();
+    if (!this.dataVersionCheckedThisTurn) {
+      this.dataVersionCheckedThisTurn = true;
+      setImmediate(() => (this.dataVersionCheckedThisTurn = false));
+      this.forgetRevisionsIfOthersWrote();
+    }
     return this.knownRevisions.get(stream);
   }
 

@@ -100,6 +100,16 @@ describe('POST /v1/action/process', () => {
     expect((await t.http.get('/v1/action/get-response').set(server)).body.code).toBe(1001);
   });
 
+  it("answers 2601 for a referenceId another player's action took, before any other refusal, and changes nothing", async () => {
+    const referenceId = ref();
+    expect((await process_({ name: 'purchase', referenceId, playerId: newPlayer() })).body.code).toBe(200);
+    const other = newPlayer();
+    // One the other player could do (its append finds the reference taken) and one it could not afford.
+    expect((await process_({ name: 'purchase', referenceId, playerId: other })).body).toEqual({ code: 2601, data: 'Duplicate action' });
+    expect((await process_({ name: 'spin', referenceId, playerId: other })).body).toEqual({ code: 2601, data: 'Duplicate action' });
+    expect((await t.http.post('/v1/player/profile').set(server).send({ playerId: other })).body.code).toBe(5003);
+  });
+
   it('processes 50 concurrent requests with one referenceId exactly once', async () => {
     const playerId = newPlayer();
     const referenceId = ref('dup');
