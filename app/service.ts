@@ -173,7 +173,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let current: PublishedCatalog = { version: 0, catalog: loaded.catalog };
   const deps: CommandDeps = {
     events,
-    players: new PlayerStates(events),
+    players: new PlayerStates(events, config.cachedPlayers),
     stocks: new StockStates(events),
     jobs,
     catalog: () => current,

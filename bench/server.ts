@@ -14,7 +14,9 @@ import { cpuMicros, serveIpc } from './ipc';
 import { startCpuProfile, type CpuProfile } from './profile';
 
 async function main(): Promise<void> {
+  // The service's other settings (PLAYER_CACHE_SIZE, ...) come from the environment, as in production.
   const config = readRunConfig({
+    ...process.env,
     PORT: '0',
     DATA_DIR: process.env.BENCH_DATA_DIR,
     CATALOG_FILE: process.env.BENCH_CATALOG,

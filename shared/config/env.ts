@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LogFormat } from '../logging/logger';
+import { DEFAULT_CACHED_PLAYERS } from '../player/player-states';
 
 /** Everything the service reads from its environment (README, "Configuration"). */
 export interface RunConfig {
@@ -18,6 +19,8 @@ export interface RunConfig {
   minPositionWaitMs: number;
   /** How long an Idempotency-Key is honoured after its request. */
   idempotencyRetentionMs: number;
+  /** How many players' states each process keeps folded in memory (the least recently used go first). */
+  cachedPlayers: number;
   /** How long an append to the embedded event store waits for another writer's lock before a 503. */
   sqliteBusyTimeoutMs: number;
   /** How long a client may take to send a request's headers, and the whole request. */
@@ -49,6 +52,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     redisPrefix: env.REDIS_PREFIX || 'gamification',
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
     sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
+    cachedPlayers: positiveWhole(env, 'PLAYER_CACHE_SIZE', DEFAULT_CACHED_PLAYERS),
     idempotencyRetentionMs: positiveHours(env, 'IDEMPOTENCY_KEY_RETENTION_HOURS', 24) * 3_600_000,
     http: httpTimeouts(env),
     webhooks: {
