@@ -211,7 +211,7 @@ describe('gamification CLI', () => {
 
   it('jobs: the queue as one line of counts, or as JSON; exit 1 without a job store', async () => {
     // A purchase timeout an hour away: delayed.
-    await t.service.deps.jobs.schedule('provision-timeout', `provision-timeout-${randomUUID()}`, Date.now() + 3_600_000, { provisionUid: 'f'.repeat(32) });
+    await t.service.deps.jobs.schedule('provision-timeout', `provision-timeout-${randomUUID()}`, Date.now() + 3_600_000, { provisionUid: 'f'.repeat(32), writtenBy: Date.now() + 3_600_000 });
     const [line, json] = await Promise.all([cli('jobs'), cli('jobs', '--json')]);
     expect([line.code, line.stdout]).toEqual([0, 'jobs: 0 waiting, 1 delayed, 0 running, 0 failed\n']);
     expect([json.code, JSON.parse(json.stdout)]).toEqual([0, { waiting: 0, delayed: 1, running: 0, failed: 0, recentFailures: [] }]);

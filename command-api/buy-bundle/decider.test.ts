@@ -5,6 +5,7 @@ import { decideTimeout, decideTransaction, type TransactionOperation, type Trans
 import { balanceOf } from '../../shared/player/state';
 import type { RecordedEvent } from '../../shared/event-store/port';
 import { decideBuyBundle } from './decider';
+import { PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
 
 /** T0 is 2026-06-01: the main store is open from 2026-01-01 to 2027-01-01. */
 const catalog = catalogOf(`
@@ -228,7 +229,7 @@ describe('a bundle that requires fulfillment', () => {
     const completed = tryBuy(p, 'sword-pack');
     if (!pending.ok || !completed.ok) throw new Error('buy failed');
     const { provisionUid } = pending.value.answer;
-    expect(pending.value.jobs).toEqual([{ type: 'provision-timeout', id: `provision-timeout-${provisionUid}`, runAt: T0 + 60_000, payload: { provisionUid } }]);
+    expect(pending.value.jobs).toEqual([{ type: 'provision-timeout', id: `provision-timeout-${provisionUid}`, runAt: T0 + 60_000, payload: { provisionUid, writtenBy: T0 + PURCHASE_WRITE_WINDOW_MS } }]);
     expect(completed.value.jobs).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
-import { provisionTimeout } from '../provision-transactions/timeout';
+import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
 
 export interface BuyBundleCommand {
   /** Canonical lowercase dashed uuid. */
@@ -82,5 +82,5 @@ export function decideBuyBundle(cmd: BuyBundleCommand, state: BuyBundleState, en
     { stream: provisionStream(provisionUid), events: [{ type: 'ProvisionOpened', data: opened }], expectedRevision: 'no_stream' },
   ];
   if (limited) writes.push({ stream: stockStream(BUNDLE_STOCK, bundle.uid), events: [{ type: BUNDLE_STOCK.taken, data: { resourceUid: bundle.uid, holder: provisionUid, playerId: cmd.playerId, units: 1 } }] });
-  return ok(decision(purchase, writes, purchase.pendingUntil === null ? [] : [provisionTimeout(provisionUid, purchase.pendingUntil)]));
+  return ok(decision(purchase, writes, purchase.pendingUntil === null ? [] : [provisionTimeout(provisionUid, purchase.pendingUntil, env.now + PURCHASE_WRITE_WINDOW_MS)]));
 }
