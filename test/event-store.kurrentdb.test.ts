@@ -111,7 +111,7 @@ if (EVENTSTORE_URL) {
   });
 } else {
   // Without a server these are reported as skipped, with the reason in the name: never as passed.
-  describe.skip('KurrentDB server tests (skipped: EVENTSTORE_URL is not set; no KurrentDB server on this machine)', () => {
+  describe.skip('KurrentDB server tests (skipped: EVENTSTORE_URL is not set; no KurrentDB server on this machine)', () => { // skipped: they need a real server (EVENTSTORE_URL), which this machine cannot run
     it('runs the EventStore contract against KurrentDB', () => undefined);
     it('connects to a server with multi-stream appends without refusing it', () => undefined);
     it('round-trips metadata of a multi-stream append on every read path', () => undefined);
