@@ -11,11 +11,11 @@
 import { WrongExpectedVersionError, type EventMetadata, type ExpectedRevision, type RecordedEvent, type StreamAppend } from '../shared/event-store/port';
 import type { CachedState } from '../shared/event-store/state-cache';
 import { PLAYER_EVENTS, type DomainEvent, type PlayerEvent } from '../shared/events';
-import { TOO_MANY_CONCURRENT_CHANGES } from '../shared/http/envelope';
+import { REQUEST_IN_PROGRESS, TOO_MANY_CONCURRENT_CHANGES } from '../shared/http/envelope';
 import type { IdempotencyKey } from '../shared/http/idempotency';
 import type { Reply } from '../shared/http/route';
-import type { IdempotentRequest } from '../shared/events/idempotency-events';
-import { idempotencyEventOf } from '../shared/events';
+import type { IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
+import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/events';
 import { newEventId } from '../shared/ids';
 import type { JobPayload } from '../shared/jobs/port';
 import { holdingsOutOfRange, type PlayerState } from '../shared/player/state';
@@ -163,20 +163,31 @@ export async function runCommand<Answer>(
 
 /**
  * The answer recorded under an Idempotency-Key that is still honoured: replayed when the request
- * is the same, 1003 when another request reuses the key; null when there is none. The record is
- * the last write of its append, so its position is the append's.
+ * is the same, 1003 when another request reuses the key; null when there is none (a request of
+ * several commands that has only started counts as none for its own record, and as the key's
+ * request for any other). The record is the last write of its append, so its position is the append's.
  */
 export async function recordedAnswer<Answer>(read: StreamReads, idempotency: IdempotencyKey, deps: CommandDeps): Promise<Result<Decided<Answer>> | null> {
-  const events = await read.stream(idempotencyStream(idempotency.keyName, idempotency.key));
-  const last = events.length ? events[events.length - 1] : null;
-  const recorded = last && idempotencyEventOf(last);
-  if (!recorded || deps.now() - recorded.data.recordedAt > deps.idempotencyRetentionMs) return null;
-  if (recorded.data.fingerprint !== idempotency.fingerprint) return fail(1003, 'Idempotency-Key was already used for a different request');
+  return answerOf<Answer>(await lastOfKey(read, idempotency), idempotency, deps);
+}
+
+async function lastOfKey(read: StreamReads, idempotency: IdempotencyKey): Promise<Recorded<IdempotencyEvent> | null> {
+  const last = (await read.stream(idempotencyStream(idempotency.keyName, idempotency.key))).at(-1);
+  return last ? idempotencyEventOf(last) : null;
+}
+
+function answerOf<Answer>(recorded: Recorded<IdempotencyEvent> | null, idempotency: IdempotencyKey, deps: CommandDeps): Result<Decided<Answer>> | null {
+  if (!recorded) return null;
+  if (recorded.type === 'IdempotentRequestStarted') return recorded.data.fingerprint === idempotency.fingerprint ? null : fail(1003, KEY_REUSED);
+  if (deps.now() - recorded.data.recordedAt > deps.idempotencyRetentionMs) return null;
+  if (recorded.data.fingerprint !== idempotency.fingerprint) return fail(1003, KEY_REUSED);
   const { outcome } = recorded.data;
   // Written from this command's own answer type: the one place it is read back untyped.
   if (outcome.ok) return ok({ answer: outcome.answer as Answer, position: recorded.position, replayed: true });
   return { ok: false, failure: { code: outcome.code, message: outcome.message, replayed: true } };
 }
+
+const KEY_REUSED = 'Idempotency-Key was already used for a different request';
 
 function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outcome'], now: number): StreamWrite {
   const data: IdempotentRequest = { keyName: idempotency.keyName, idempotencyKey: idempotency.key, fingerprint: idempotency.fingerprint, outcome, recordedAt: now };
@@ -225,14 +236,45 @@ export function replyOf<Answer>(decided: Result<Decided<Answer>>, shape: (answer
   return { ok: true, value: shape(answer), position, ...(replayed ? { replayed } : {}) };
 }
 
+/** How long a duplicate of a request of several commands waits for the running one's answer before answering 503. */
+export const DUPLICATE_WAIT_MS = 30_000;
+/** A start this old without an answer is of a request that died mid-way (a crash): a retry then runs it. */
+export const ABANDONED_AFTER_MS = 120_000;
+const DUPLICATE_POLL_MS = 25;
+
 /**
  * A request of several commands (nested actions) cannot record its Idempotency-Key in each
- * command's append: the key is checked before the first and recorded, with the whole answer,
- * after the last. Each action's referenceId makes a retry in between safe (2601, and
- * get-response has the result).
+ * command's append: the key is taken before the first (an `IdempotentRequestStarted`, appended
+ * only if the key's stream is as read) and its answer recorded after the last. A concurrent
+ * duplicate finds the key taken and waits for that answer, then replays it: the key's answer is
+ * the first request's, never a duplicate's 2601. Each action's referenceId still makes a retry
+ * after a crash in between safe. Returns the answer to give instead of running, or null to run.
  */
-export async function earlierAnswer<Answer>(deps: CommandDeps, idempotency: IdempotencyKey | null): Promise<Result<Decided<Answer>> | null> {
-  return idempotency ? recordedAnswer<Answer>(new StreamReads(deps), idempotency, deps) : null;
+export async function startRequest<Answer>(deps: CommandDeps, origin: CommandOrigin): Promise<Result<Decided<Answer>> | null> {
+  const { idempotency } = origin;
+  if (!idempotency) return null;
+  const stream = idempotencyStream(idempotency.keyName, idempotency.key);
+  for (let waited = 0; ; ) {
+    const read = new StreamReads(deps);
+    const last = await lastOfKey(read, idempotency);
+    const earlier = answerOf<Answer>(last, idempotency, deps);
+    if (earlier) return earlier;
+    if (last?.type === 'IdempotentRequestStarted' && deps.now() - last.data.startedAt < ABANDONED_AFTER_MS) {
+      if (waited >= DUPLICATE_WAIT_MS) return fail(503, REQUEST_IN_PROGRESS);
+      await new Promise((resolve) => setTimeout(resolve, DUPLICATE_POLL_MS));
+      waited += DUPLICATE_POLL_MS;
+      continue;
+    }
+    const start: IdempotentRequestStart = { keyName: idempotency.keyName, idempotencyKey: idempotency.key, fingerprint: idempotency.fingerprint, startedAt: deps.now() };
+    const event = { id: newEventId(), type: 'IdempotentRequestStarted', data: start, metadata: origin.metadata };
+    try {
+      await deps.events.appendToStreams([{ stream, events: [event], expectedRevision: expectedOf({ stream, events: [] }, read) }]);
+      return null;
+    } catch (error) {
+      // Another request took the key between the read and the append: wait for its answer.
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+    }
+  }
 }
 
 export function recordAnswer<Answer>(deps: CommandDeps, origin: CommandOrigin, outcome: Result<Answer>): Promise<Result<Decided<Answer>>> {

@@ -115,6 +115,16 @@ describe('CORS answers, as headers', () => {
     }
   });
 
+  it('nothing for a value no browser sends as an origin, though its host is listed: credentials, a path, a query, another spelling', async () => {
+    for (const origin of ['https://user:pw@play.example.com', 'https://play.example.com/app', 'https://play.example.com?x=1', 'HTTPS://PLAY.example.com', 'https://play.example.com:443', 'ftp://play.example.com', 'https://play.example.com/']) {
+      const preflight = await t.http.options('/v1/store/buy').set({ Origin: origin, 'Access-Control-Request-Method': 'POST' });
+      const simple = await t.http.post('/v1/chest/list').set({ AuthKey: KEYS.client, 'X-Tenant-Domain': 'play.example.com', Origin: origin }).send({ playerId: randomUUID() });
+      expect([origin, preflight.headers['access-control-allow-origin'], simple.headers['access-control-allow-origin']]).toEqual([origin, undefined, undefined]);
+    }
+    const port = await t.http.options('/v1/store/buy').set({ Origin: 'https://play.example.com:8443', 'Access-Control-Request-Method': 'POST' });
+    expect(port.headers['access-control-allow-origin']).toBe('https://play.example.com:8443');
+  });
+
   it('answers a listed origin with the headers a page may read, and a cross-origin resource policy to match', async () => {
     const listed = await t.http.post('/v1/chest/list').set({ AuthKey: KEYS.client, Origin: 'https://play.example.com' }).send({ playerId: randomUUID() });
     expect(listed.headers).toMatchObject({

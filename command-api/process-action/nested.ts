@@ -1,5 +1,5 @@
 import { ok, type Result } from '../../shared/result';
-import { earlierAnswer, recordAnswer, type CommandOrigin, type Decided } from '../command';
+import { recordAnswer, startRequest, type CommandOrigin, type Decided } from '../command';
 import type { CommandDeps } from '../deps';
 
 /**
@@ -35,7 +35,7 @@ export async function runNested<Cmd extends { playerId: string }, Out>(
  * A request of an outer action and nested ones (process, delete): the outer one first (if it
  * fails, the request answers that failure and runs no nested action), then the nested ones.
  * Each is its own command with its own append; the request's Idempotency-Key, if any, is checked
- * before the first and recorded with the whole answer after the last (command.ts, earlierAnswer).
+ * before the first and recorded with the whole answer after the last (command.ts, startRequest).
  */
 export async function runWithNested<Cmd extends { playerId: string }, One, All>(
   deps: CommandDeps,
@@ -45,7 +45,7 @@ export async function runWithNested<Cmd extends { playerId: string }, One, All>(
   run: (cmd: Cmd, origin: CommandOrigin) => Promise<Result<Decided<One>>>,
   combine: (first: One, nested: Result<Decided<One>>[]) => All,
 ): Promise<Result<Decided<All>>> {
-  const earlier = await earlierAnswer<All>(deps, origin.idempotency);
+  const earlier = await startRequest<All>(deps, origin);
   if (earlier) return earlier;
   const each: CommandOrigin = { metadata: origin.metadata, idempotency: null };
   const first = await run(request.outer, each);

@@ -77,6 +77,8 @@ function describe(event: DomainEvent): string {
       return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)}`;
     case 'StoreFormatDeclared':
       return `format ${event.data.version}`;
+    case 'IdempotentRequestStarted':
+      return `key "${event.data.idempotencyKey}" of ${event.data.keyName}: started`;
     case 'IdempotentRequestRecorded': {
       const e = event.data;
       return `key "${e.idempotencyKey}" of ${e.keyName}: ${e.outcome.ok ? 'answered' : `refused ${e.outcome.code}`}`;

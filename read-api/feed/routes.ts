@@ -24,7 +24,7 @@ const list = <T extends string>(known: readonly T[], what: string) =>
   z
     .string()
     .transform((text) => text.split(',').map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(known as [T, ...T[]], { error: (issue) => `${String(issue.input)} is not ${what} (one of ${known.join(', ')})` })));
+    .pipe(z.array(z.enum(known as [T, ...T[]], { error: (issue) => `${String(issue.input)} is not ${what} (one of ${known.join(', ')})` })).min(1, `must name at least one ${what.replace(/^an? /, '')}; leave it out for all`));
 
 const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as (keyof typeof EVENT_SCHEMAS)[];
 
@@ -51,9 +51,10 @@ function filterOf(q: { types?: string[]; streams?: StreamKind[] }): FeedFilter {
 function parseLive(input: RawInput, lastEventId: string | undefined): Result<FeedInput> {
   const q = parseWith(liveQuery, input.query);
   if (!q.ok) return q;
-  // A reconnecting EventSource sends the last id it received: it resumes after it.
-  if (lastEventId !== undefined && !/^\d+$/.test(lastEventId)) return fail(1001, 'Last-Event-ID: must be a log position (a whole number)');
-  return ok({ after: lastEventId !== undefined ? Number(lastEventId) : (q.value.after ?? 0), filter: filterOf(q.value) });
+  // A reconnecting EventSource sends the last id it received: it resumes after it, checked as `after` is.
+  const resumed = lastEventId === undefined ? ok(undefined) : parseWith(position, lastEventId);
+  if (!resumed.ok) return fail(1001, `Last-Event-ID: ${resumed.failure.message}`);
+  return ok({ after: resumed.value ?? q.value.after ?? 0, filter: filterOf(q.value) });
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>

@@ -17,3 +17,17 @@ export const idempotentRequestSchema = z.object({
   recordedAt: z.number(),
 });
 export type IdempotentRequest = z.infer<typeof idempotentRequestSchema>;
+
+/**
+ * A request of several commands (nested actions) sent with an `Idempotency-Key` has begun: written
+ * before its first command, so that a concurrent duplicate waits for its answer instead of
+ * running (and recording a refusal of its own). Its `IdempotentRequestRecorded` follows.
+ */
+export const idempotentRequestStartedSchema = z.object({
+  keyName: z.string(),
+  idempotencyKey: z.string(),
+  fingerprint: z.string(),
+  /** Unix ms: a start this old without an answer is of a request that died mid-way. */
+  startedAt: z.number(),
+});
+export type IdempotentRequestStart = z.infer<typeof idempotentRequestStartedSchema>;

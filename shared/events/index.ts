@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { RecordedEvent } from '../event-store/port';
-import { idempotentRequestSchema } from './idempotency-events';
+import { idempotentRequestSchema, idempotentRequestStartedSchema } from './idempotency-events';
 import { chestOpenedSchema, powerupActivatedSchema, powerupDeactivatedSchema, powerupExpiredSchema } from './inventory-events';
 import { catalogPublishedSchema, storeFormatDeclaredSchema } from './operator-events';
 import { actionProcessedSchema, actionReversedSchema, playerRegisteredSchema } from './player-events';
@@ -40,7 +40,7 @@ export const STOCK_EVENTS = {
   ChestStockTaken: stockUnitsSchema,
 } as const;
 export const OPERATOR_EVENTS = { CatalogPublished: catalogPublishedSchema, StoreFormatDeclared: storeFormatDeclaredSchema } as const;
-export const IDEMPOTENCY_EVENTS = { IdempotentRequestRecorded: idempotentRequestSchema } as const;
+export const IDEMPOTENCY_EVENTS = { IdempotentRequestStarted: idempotentRequestStartedSchema, IdempotentRequestRecorded: idempotentRequestSchema } as const;
 
 /** Every event type with its schema: what the log may hold. */
 export const EVENT_SCHEMAS = { ...PLAYER_EVENTS, ...REFERENCE_EVENTS, ...PROVISION_EVENTS, ...STOCK_EVENTS, ...OPERATOR_EVENTS, ...IDEMPOTENCY_EVENTS } as const;

@@ -12,6 +12,8 @@ import { REFERENCE_ASSETS_PATH, REFERENCE_PATH, referenceRouter } from './refere
 import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** Arrays and objects inside one another a body may hold: far above any request's shape, far below what a recursive walk (the Idempotency-Key's fingerprint) can take. */
+export const MAX_BODY_DEPTH = 32;
 
 const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
 
@@ -22,7 +24,36 @@ export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 
 /** Requests whose body was sent but empty (`Content-Length: 0`): the parser makes them `{}`; they count as absent (1001). */
 const emptyBodies = new WeakSet<object>();
-const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true, verify: (req, _res, raw) => void (raw.length === 0 && emptyBodies.add(req)) });
+/** Thrown by the parser's check of the raw body: the body nests deeper than MAX_BODY_DEPTH. */
+class TooDeepError extends Error {}
+const jsonBody = express.json({
+  limit: MAX_BODY_BYTES,
+  strict: false,
+  type: () => true,
+  verify: (req, _res, raw) => {
+    if (raw.length === 0) emptyBodies.add(req);
+    // Checked on the bytes, before JSON.parse builds it and anything walks it.
+    if (nestingDepthAbove(raw, MAX_BODY_DEPTH)) throw new TooDeepError();
+  },
+});
+
+/** Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). */
+export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
+  const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const byte = raw[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
 
 /**
  * The HTTP shell shared by every role: security headers, correlation ids, request logs,
@@ -75,7 +106,12 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     jsonBody(req, res, (err?: unknown) => {
       if (err) {
         const type = (err as { type?: string }).type;
-        res.locals.bodyError = type === 'entity.too.large' ? failure(1001, `Payload too large: at most ${MAX_BODY_BYTES} bytes`) : failure(1001, 'Payload is null: the body is not valid JSON');
+        res.locals.bodyError =
+          type === 'entity.too.large'
+            ? failure(1001, `Payload too large: at most ${MAX_BODY_BYTES} bytes`)
+            : err instanceof TooDeepError
+              ? failure(1001, `Payload nested too deeply: at most ${MAX_BODY_DEPTH} levels of arrays and objects`)
+              : failure(1001, 'Payload is null: the body is not valid JSON');
         res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
         req.body = undefined;
       } else if (emptyBodies.has(req)) req.body = undefined;

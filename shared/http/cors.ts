@@ -22,11 +22,16 @@ interface ClientRoute {
 
 const pathPattern = (path: string): RegExp => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}$`);
 
-/** The host of an Origin header, or null for none, `null` or a malformed one. */
+/**
+ * The host of an Origin header, or null for none, `null` or a malformed one. A browser sends
+ * `scheme://host[:port]` and nothing more, as the URL standard serializes it: a value with
+ * credentials, a path, a query or another spelling is no browser's origin and gets no CORS answer.
+ */
 function originHost(origin: string | undefined): string | null {
   if (!origin || origin === 'null') return null;
   try {
-    return new URL(origin).hostname.toLowerCase();
+    const url = new URL(origin);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === origin ? url.hostname : null;
   } catch {
     return null;
   }

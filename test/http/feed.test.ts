@@ -49,6 +49,18 @@ describe('GET /v1/feed/events', () => {
     expect((await t.http.get('/v1/feed/events').query({ after: '-1' }).set(server)).body.code).toBe(1001);
     expect((await t.http.get('/v1/feed/events').query({ limit: '1001' }).set(server)).body.code).toBe(1001);
     expect((await t.http.get('/v1/feed/events').set(mobile)).body.code).toBe(4003);
+    // An empty list names nothing to read: refused, not a scan that answers an empty page.
+    expect((await t.http.get('/v1/feed/events').query({ types: '' }).set(server)).body).toEqual({ code: 1001, data: 'types: must name at least one event type; leave it out for all' });
+    expect((await t.http.get('/v1/feed/events').query({ streams: ' , ' }).set(server)).body.code).toBe(1001);
+    expect((await t.http.get('/v1/feed/live').query({ types: '' }).set(server)).body.code).toBe(1001);
+  });
+
+  it('checks Last-Event-ID as it checks `after`: beyond the largest position is 1001, not an empty stream', async () => {
+    for (const id of ['9'.repeat(400), String(2 ** 53 + 2), '-1', 'abc']) {
+      const res = await t.http.get('/v1/feed/live').set(server).set('Last-Event-ID', id);
+      expect([id, res.status, res.body.code, res.body.data]).toEqual([id, 400, 1001, expect.stringMatching(/^Last-Event-ID: /)]);
+      expect((await t.http.get('/v1/feed/events').query({ after: id }).set(server)).body.code).toBe(1001);
+    }
   });
 
   it('gives the same records as the CLI export', async () => {

@@ -5,7 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../../shared/event-store/port';
-import { playerStream } from '../../shared/streams';
+import { ABANDONED_AFTER_MS } from '../../command-api/command';
+import { idempotencyKeyOf } from '../../shared/http/idempotency';
+import { idempotencyStream, playerStream } from '../../shared/streams';
+import { appendOne } from '../support/append-one';
 import { addLatency } from '../support/latency';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';
 
@@ -187,6 +190,62 @@ describe('a retry with the same Idempotency-Key', () => {
     const retry = await post('/v1/action/process', body, key);
     expect([retry.body, retry.headers['idempotent-replayed']]).toEqual([first.body, 'true']);
     expect(await count(playerId, 'ActionProcessed')).toBe(3);
+  });
+
+  it('with nested actions sent several times at once: the winner\'s answer, success and nested results, is every answer', async () => {
+    const playerId = await player();
+    const key = randomUUID();
+    const body = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }, { name: 'earn', referenceId: randomUUID(), playerId: randomUUID() }] };
+    addLatency(t.service.events, 6);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post('/v1/action/process', body, key)));
+    jest.restoreAllMocks();
+    expect(answers.map((a) => a.body.code)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    expect(answers[0].body.data.nested.map((n: { code?: number }) => n.code)).toEqual([undefined, undefined]);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(19);
+    expect(await count(playerId, 'ActionProcessed')).toBe(3);
+    // The key's record is the winner's answer, not a duplicate's refusal.
+    expect((await post('/v1/action/process', body, key)).body).toEqual(answers[0].body);
+  });
+
+  it('refuses a different request under the key of a nested request still running, with 1003', async () => {
+    const playerId = await player();
+    const key = randomUUID();
+    const nested = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }] };
+    addLatency(t.service.events, 20);
+    const [first, other] = await Promise.all([post('/v1/action/process', nested, key), new Promise((r) => setTimeout(r, 5)).then(() => post('/v1/action/process', { ...nested, referenceId: randomUUID() }, key))]);
+    jest.restoreAllMocks();
+    expect(first.body.code).toBe(200);
+    expect(other.body.code).toBe(1003);
+  });
+
+  it('with nested actions after a first attempt that died mid-way (started, never answered): the retry runs once the start is abandoned', async () => {
+    const playerId = await player();
+    const key = randomUUID();
+    const body = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }] };
+    const id = idempotencyKeyOf(key, 'backend', 'POST', '/v1/action/process', body);
+    if (!id.ok || !id.value) throw new Error('a well-formed key');
+    const start = { keyName: 'backend', idempotencyKey: key, fingerprint: id.value.fingerprint, startedAt: clock - ABANDONED_AFTER_MS - 1 };
+    await appendOne(t.service.events, idempotencyStream('backend', key), [{ id: randomUUID(), type: 'IdempotentRequestStarted', data: start, metadata: { correlationId: randomUUID(), causationId: randomUUID(), keyName: 'backend', catalogVersion: 1 } }], 'no_stream');
+    const retry = await post('/v1/action/process', body, key);
+    expect([retry.body.code, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect((await post('/v1/action/process', body, key)).body).toEqual(retry.body);
+  });
+
+  it('refuses a body nested deeper than 32 levels with 1001 naming the limit, before the key is fingerprinted', async () => {
+    const playerId = await player();
+    const deep = JSON.parse(`${'['.repeat(4000)}${']'.repeat(4000)}`);
+    for (const [path, body] of [
+      ['/v1/action/process', { name: 'earn', referenceId: randomUUID(), playerId, details: deep }],
+      ['/v1/store/buy', { playerId, referenceId: 'b-sword', note: deep }],
+      ['/v1/chest/open', { playerId, chestDeliverableUid: 'box', extra: deep }],
+    ] as const) {
+      const res = await post(path, body, randomUUID(), client);
+      expect([res.status, res.body]).toEqual([400, { code: 1001, data: 'Payload nested too deeply: at most 32 levels of arrays and objects' }]);
+    }
+    // Brackets inside strings are text, not nesting.
+    const text = await post('/v1/action/process', { name: 'earn', referenceId: `${'['.repeat(100)}`, playerId }, randomUUID());
+    expect(text.body.code).toBe(200);
   });
 
   it('answers 1001 for a malformed key, before doing anything', async () => {
