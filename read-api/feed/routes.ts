@@ -2,6 +2,7 @@
  * GET /v1/feed/events and /v1/feed/live: the global log for analysts, after a position, paged or
  * as a live tail (Server-Sent Events, resumable with Last-Event-ID = the position).
  */
+import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/auth/access';
 import type { EventStore } from '../../shared/event-store/port';
@@ -18,6 +19,8 @@ export const MAX_FEED_PAGE = 1000;
 const SCAN_LIMIT = 10_000;
 /** How often the live tail looks for new events. */
 const LIVE_POLL_MS = 200;
+/** Events the live tail reads at once: a stalled client holds at most this many read and unsent. */
+const LIVE_PAGE = 200;
 
 const position = z.string().regex(/^\d+$/, 'must be a log position (a whole number)').transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, 'must be a log position'));
 const list = <T extends string>(known: readonly T[], what: string) =>
@@ -98,12 +101,14 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       async *live({ after, filter }: FeedInput, _ctx, signal: AbortSignal): AsyncIterable<LiveMessage> {
         let position = after;
         while (!signal.aborted) {
-          const page = await deps.events.readAll({ fromPosition: position, maxCount: 1000 });
+          const page = await deps.events.readAll({ fromPosition: position, maxCount: LIVE_PAGE });
           for (const event of page) {
             position = event.position;
             if (matches(event, filter)) yield { id: String(event.position), event: event.type, data: feedRecord(event) };
           }
-          if (page.length < 1000) await sleep(LIVE_POLL_MS, signal);
+          // Between pages, other requests run: a client catching up on a long log takes turns.
+          if (page.length < LIVE_PAGE) await sleep(LIVE_POLL_MS, signal);
+          else await setImmediate();
         }
       },
     },

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { httpStatusOf, NOT_YET_PROJECTED } from './envelope';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
-import type { AnyRoute } from './route';
+import { MAX_LIVE_STREAMS_PER_KEY, type AnyRoute } from './route';
 
 type JsonSchema = Record<string, unknown>;
 type Codes = Record<number, string>;
@@ -58,7 +58,7 @@ function codesByStatus(route: AnyRoute): Map<string, Codes> {
   if (route.path.includes(':')) own[1001] = own[1001] ? `${own[1001]}; or ${MALFORMED_PATH}` : `Bad request: ${MALFORMED_PATH}`;
   const auth: Codes = route.acceptsNestedActions ? { ...AUTH_FAILURES, 4004: 'Nested actions not allowed for Client tier' } : AUTH_FAILURES;
   const faults: Codes = route.method === 'GET' ? { ...FAULTS, 503: `${FAULTS[503]}; or ${NOT_YET_PROJECTED}: the X-Min-Position was not projected in time` } : FAULTS;
-  const limited: Codes = route.rateLimited ? { 429: 'Too many requests: the key\u2019s rate limit' } : {};
+  const limited: Codes = route.rateLimited ? { 429: 'Too many requests: the key\u2019s rate limit' } : 'live' in route ? { 429: `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key` } : {};
   const byStatus = new Map<string, Codes>();
   for (const [code, meaning] of Object.entries({ ...own, ...auth, ...faults, ...limited })) {
     const status = String(httpStatusOf(Number(code)));

@@ -114,7 +114,12 @@ export interface RouteDeps {
   log: Logger;
 }
 
+/** Live streams (Server-Sent Events) one API key may hold open at once in a process: each holds a connection and a reader of the log. */
+export const MAX_LIVE_STREAMS_PER_KEY = 5;
+
 export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps): void {
+  /** Live streams open, by API key name. */
+  const liveStreams = new Map<string, number>();
   for (const route of routes) {
     const register = route.method === 'GET' ? router.get.bind(router) : router.post.bind(router);
     register(route.path, async (req: Request, res: Response) => {
@@ -152,7 +157,18 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
         },
         idempotency: idempotency.value,
       };
-      if ('live' in route) return sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)));
+      if ('live' in route) {
+        const open = liveStreams.get(key.name) ?? 0;
+        if (open >= MAX_LIVE_STREAMS_PER_KEY) return sendFailure(res, { ...failure(429, `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key; close one first`), retryAfterSeconds: 1 });
+        liveStreams.set(key.name, open + 1);
+        try {
+          return await sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)), deps.log);
+        } finally {
+          const left = (liveStreams.get(key.name) ?? 1) - 1;
+          if (left === 0) liveStreams.delete(key.name);
+          else liveStreams.set(key.name, left);
+        }
+      }
       const reply = await route.handle(parsed.value, ctx);
       if (reply.position !== undefined) {
         res.setHeader('X-Position', String(reply.position));
@@ -174,21 +190,50 @@ function abortedWith(req: Request): AbortSignal {
 
 /** How often a quiet event stream sends a comment, so proxies and clients keep the connection. */
 const KEEPALIVE_MS = 15_000;
+/**
+ * How long a live client may leave what was sent to it unread before it is dropped. A stream
+ * writes its next message only once the last one has left the process (the socket drained), so
+ * what a client holds queued here is at most a socket buffer and one message, however far behind
+ * it is; a client that reads nothing for this long holds a connection for nothing.
+ */
+export const LIVE_STALL_MS = 30_000;
 
-/** Server-Sent Events: each message as it comes, a comment while quiet, until the stream or the client ends. */
-async function sendLive(req: Request, res: Response, messages: AsyncIterable<LiveMessage>): Promise<void> {
+/** Server-Sent Events: each message as the client takes it, a comment while quiet, until the stream or the client ends. */
+async function sendLive(req: Request, res: Response, messages: AsyncIterable<LiveMessage>, log: Logger): Promise<void> {
   res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
-  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  // Only into an empty buffer: a client that is not reading needs no more bytes queued for it.
+  const keepalive = setInterval(() => res.writableLength === 0 && res.write(': keepalive\n\n'), KEEPALIVE_MS);
   try {
     for await (const m of messages) {
       if (req.socket.destroyed) break;
-      res.write(`id: ${m.id}\nevent: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`);
+      if (res.write(`id: ${m.id}\nevent: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`)) continue;
+      if (!(await drained(res, LIVE_STALL_MS))) {
+        log.warn({ correlationId: res.locals.correlationId, keyName: res.locals.keyName, queuedBytes: res.writableLength, stalledMs: LIVE_STALL_MS }, 'live stream dropped: its client read nothing for too long');
+        res.destroy();
+        break;
+      }
     }
   } finally {
     clearInterval(keepalive);
-    res.end();
+    if (!res.destroyed) res.end();
   }
+}
+
+/** Resolves true once the response's queued bytes have left (or the connection closed), false if they have not after `timeoutMs`. */
+function drained(res: Response, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (value: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      resolve(value);
+    };
+    const onDrain = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    res.once('drain', onDrain);
+    res.once('close', onDrain);
+  });
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
