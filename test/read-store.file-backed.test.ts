@@ -56,6 +56,71 @@ describe('FileBackedReadStore', () => {
     await reader.close();
   });
 
+  /** Every document of every collection, by collection: what a restart from the file would serve. */
+  const contents = async (store: FileBackedReadStore) => {
+    const all: Record<string, unknown[]> = {};
+    for (const name of (await store.listCollections()).sort()) all[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
+    return all;
+  };
+  const connection = (store: FileBackedReadStore) => (store as unknown as { db: { pragma(sql: string, options?: { simple: boolean }): unknown; exec(sql: string): void } }).db;
+
+  it('changes refused by a full file (SQLITE_FULL) stay recorded and are written, with their checkpoint, once it has room again', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    const scores = store.collection('lb_scores');
+    const checkpoints = store.collection(CHECKPOINTS);
+    await scores.insertOne({ _id: 'kept', score: 1 });
+    await store.collection('dropped').insertOne({ _id: 'x' });
+    await checkpoints.insertOne({ _id: LOG_CHECKPOINT, position: 1 });
+    store.flush();
+
+    // The file may not grow by a page more: a full disk, on demand.
+    const db = connection(store);
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    for (let i = 0; i < 200; i++) await scores.insertOne({ _id: `p${i}`, score: i, padding: 'x'.repeat(200) });
+    await scores.updateOne({ _id: 'kept' }, { $inc: { score: 1 } });
+    await store.dropCollection('dropped');
+    await checkpoints.updateOne({ _id: LOG_CHECKPOINT }, { $set: { position: 2 } });
+    expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+
+    db.pragma('max_page_count = 1000000');
+    store.flush();
+    const live = await contents(store);
+    await store.close();
+    const restarted = new FileBackedReadStore(file, noWriteErrors);
+    expect(await contents(restarted)).toEqual(live);
+    expect(live.lb_scores).toHaveLength(201);
+    expect(live.dropped).toBeUndefined();
+    await restarted.close();
+  });
+
+  it('changes whose COMMIT fails are rolled back and stay recorded: the next write has them, not only the checkpoint after them', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    const db = connection(store);
+    // A COMMIT refused by SQLite after every statement of the transaction ran, as a full disk refuses
+    // the WAL's frames at COMMIT (max_page_count fails an earlier statement instead): a deferred
+    // constraint that a trigger breaks while the gate is closed.
+    db.exec(`
+      CREATE TABLE gate (open INTEGER PRIMARY KEY);
+      CREATE TABLE gated (need INTEGER REFERENCES gate (open) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER close_gate AFTER INSERT ON documents BEGIN INSERT INTO gated VALUES (1); END;`);
+    db.pragma('foreign_keys = ON');
+    await store.collection('lb_scores').insertOne({ _id: 'p1', score: 5 });
+    await store.collection(CHECKPOINTS).insertOne({ _id: LOG_CHECKPOINT, position: 7 });
+    expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+
+    db.exec('INSERT INTO gate VALUES (1)');
+    // Later changes: the checkpoint moves on, the score does not change again.
+    await store.collection(CHECKPOINTS).updateOne({ _id: LOG_CHECKPOINT }, { $set: { position: 8 } });
+    store.flush();
+    await store.close();
+    const restarted = new FileBackedReadStore(file, noWriteErrors);
+    expect(await restarted.collection('lb_scores').find({})).toEqual([{ _id: 'p1', score: 5 }]);
+    expect(await restarted.collection(CHECKPOINTS).find({})).toEqual([{ _id: LOG_CHECKPOINT, position: 8 }]);
+    await restarted.close();
+  });
+
   it('is held by one process at a time: a second one is refused with StoreUnavailableError', async () => {
     const file = fileIn();
     const store = new FileBackedReadStore(file, noWriteErrors);
