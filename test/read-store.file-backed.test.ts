@@ -1,7 +1,7 @@
 /**
  * The embedded read models kept in a file: the memory store's behaviour (the contract), what a
- * restart finds in the file, and a service restart that resumes its projections instead of
- * replaying the log.
+ * restart finds in the file (also after the file refused writes: full, or a COMMIT failed), and a
+ * service restart that resumes its projections instead of replaying the log.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,12 +13,24 @@ import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/read-store/file-backed';
 import { readStoreContract } from './contracts/read-store.contract';
 import { appendOne } from './support/append-one';
+import { eventually, freePort } from './support/process';
 import { server, startTestService, tempDir } from './support/service';
+import { newSecret, writeWebhooksFile } from './support/webhook-receiver';
 
 const noWriteErrors = (error: unknown) => {
   throw error;
 };
 const fileIn = (dir = tempDir()) => path.join(dir, 'read-models.sqlite');
+
+/** Every document of every collection, by collection: what a restart from the file would serve. */
+const contents = async (store: FileBackedReadStore) => {
+  const all: Record<string, unknown[]> = {};
+  for (const name of (await store.listCollections()).sort()) all[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
+  return all;
+};
+/** The store's own connection to its file (it holds the file exclusively). */
+const connection = (store: FileBackedReadStore) =>
+  (store as unknown as { db: { pragma(sql: string, options?: { simple: boolean }): unknown; exec(sql: string): void; backup(to: string): Promise<unknown> } }).db;
 
 readStoreContract('file-backed', async () => new FileBackedReadStore(fileIn(), noWriteErrors));
 
@@ -56,6 +68,63 @@ describe('FileBackedReadStore', () => {
     await reader.close();
   });
 
+  it('changes refused by a full file (SQLITE_FULL) stay recorded and are written, with their checkpoint, once it has room again', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    const scores = store.collection('lb_scores');
+    const checkpoints = store.collection(CHECKPOINTS);
+    await scores.insertOne({ _id: 'kept', score: 1 });
+    await store.collection('dropped').insertOne({ _id: 'x' });
+    await checkpoints.insertOne({ _id: LOG_CHECKPOINT, position: 1 });
+    store.flush();
+
+    // The file may not grow by a page more: a full disk, on demand.
+    const db = connection(store);
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    for (let i = 0; i < 200; i++) await scores.insertOne({ _id: `p${i}`, score: i, padding: 'x'.repeat(200) });
+    await scores.updateOne({ _id: 'kept' }, { $inc: { score: 1 } });
+    await store.dropCollection('dropped');
+    await checkpoints.updateOne({ _id: LOG_CHECKPOINT }, { $set: { position: 2 } });
+    expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+
+    db.pragma('max_page_count = 1000000');
+    store.flush();
+    const live = await contents(store);
+    await store.close();
+    const restarted = new FileBackedReadStore(file, noWriteErrors);
+    expect(await contents(restarted)).toEqual(live);
+    expect(live.lb_scores).toHaveLength(201);
+    expect(live.dropped).toBeUndefined();
+    await restarted.close();
+  });
+
+  it('changes whose COMMIT fails are rolled back and stay recorded: the next write has them, not only the checkpoint after them', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    const db = connection(store);
+    // A COMMIT refused by SQLite after every statement of the transaction ran, as a full disk refuses
+    // the WAL's frames at COMMIT (max_page_count fails an earlier statement instead): a deferred
+    // constraint that a trigger breaks while the gate is closed.
+    db.exec(`
+      CREATE TABLE gate (open INTEGER PRIMARY KEY);
+      CREATE TABLE gated (need INTEGER REFERENCES gate (open) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER close_gate AFTER INSERT ON documents BEGIN INSERT INTO gated VALUES (1); END;`);
+    db.pragma('foreign_keys = ON');
+    await store.collection('lb_scores').insertOne({ _id: 'p1', score: 5 });
+    await store.collection(CHECKPOINTS).insertOne({ _id: LOG_CHECKPOINT, position: 7 });
+    expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+
+    db.exec('INSERT INTO gate VALUES (1)');
+    // Later changes: the checkpoint moves on, the score does not change again.
+    await store.collection(CHECKPOINTS).updateOne({ _id: LOG_CHECKPOINT }, { $set: { position: 8 } });
+    store.flush();
+    await store.close();
+    const restarted = new FileBackedReadStore(file, noWriteErrors);
+    expect(await restarted.collection('lb_scores').find({})).toEqual([{ _id: 'p1', score: 5 }]);
+    expect(await restarted.collection(CHECKPOINTS).find({})).toEqual([{ _id: LOG_CHECKPOINT, position: 8 }]);
+    await restarted.close();
+  });
+
   it('is held by one process at a time: a second one is refused with StoreUnavailableError', async () => {
     const file = fileIn();
     const store = new FileBackedReadStore(file, noWriteErrors);
@@ -89,6 +158,53 @@ describe('read models kept across a restart', () => {
       expect((await second.http.post('/v1/audit/verify').set(server)).body.data.differences).toEqual([]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('after the file was full (max_page_count) under load, the write-behind catches up by itself: a restart serves the live read models, webhook cursor and waiting deliveries included', async () => {
+    const dataDir = tempDir();
+    // A receiver that is not there: deliveries wait, and their retries are far apart.
+    const hooks = writeWebhooksFile(dataDir, { name: 'crm', url: `http://127.0.0.1:${await freePort()}/hook`, secret: newSecret(), events: ['ActionProcessed'] });
+    const env = { WEBHOOKS_FILE: hooks, WEBHOOK_RETRY_BASE_MS: '600000' };
+    let t = await startTestService({ dataDir, env });
+    try {
+      const store = t.service.readStore as FileBackedReadStore;
+      const purchase = (playerId: string) => t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId });
+      const players = Array.from({ length: 40 }, () => randomUUID());
+      for (const p of players.slice(0, 5)) expect((await purchase(p)).body.code).toBe(200);
+      store.flush();
+
+      const db = connection(store);
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      for (const p of players) for (let i = 0; i < 3; i++) expect((await purchase(p)).body.code).toBe(200);
+      expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+
+      db.pragma('max_page_count = 1000000');
+      // Not flushed by the test: the write-behind retries on its own until the file holds what memory does.
+      const copy = path.join(dataDir, 'copy.sqlite');
+      await eventually(async () => {
+        fs.rmSync(copy, { force: true });
+        await connection(store).backup(copy);
+        const written = new FileBackedReadStore(copy, noWriteErrors);
+        try {
+          expect(await contents(written)).toEqual(await contents(store));
+        } finally {
+          await written.close();
+        }
+      }, 20_000, 300);
+      const live = await contents(store);
+      expect(live.webhook_deliveries.length).toBeGreaterThan(0);
+      const leaderboards = (await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data;
+      const webhooks = (await t.http.get('/v1/admin/webhooks').set(server)).body.data;
+      expect(leaderboards[0].standings.length).toBeGreaterThan(0);
+      expect(webhooks).toEqual([expect.objectContaining({ name: 'crm', waiting: live.webhook_deliveries.length })]);
+
+      t = await t.restart();
+      expect((await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data).toEqual(leaderboards);
+      expect((await t.http.get('/v1/admin/webhooks').set(server)).body.data).toEqual(webhooks);
+      expect((await t.http.post('/v1/audit/verify').set(server)).body.data.differences).toEqual([]);
+    } finally {
+      await t.close();
     }
   });
 

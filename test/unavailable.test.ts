@@ -170,3 +170,36 @@ describe('shutdown while Redis is away', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   }, 40_000);
 });
+
+describe('a full disk under the embedded event store', () => {
+  it('answers 503 to writes and to /health/ready with the reason, and is ready and writes again once there is room, without a restart', async () => {
+    const t = await startTestService({ catalogYaml: CATALOG });
+    try {
+      const earn = () => t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() });
+      expect((await earn()).status).toBe(200);
+      expect((await t.http.get('/health/ready')).status).toBe(200);
+
+      // The service's own connection may not grow the file by a page more: its disk is full.
+      const db = (t.service.events as unknown as { events: { db: Database.Database } }).events.db;
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      // Writes fit in the last page's room for a while.
+      let refused = await earn();
+      for (let i = 0; i < 500 && refused.status === 200; i++) refused = await earn();
+      expect([refused.status, refused.body]).toEqual([503, UNAVAILABLE]);
+
+      const ready = await t.http.get('/health/ready');
+      expect([ready.status, ready.body]).toEqual([503, { code: 503, data: expect.stringMatching(/^Not ready: disk full: event store .*events\.sqlite cannot grow \(SQLITE_FULL: .*\), so writes are refused until space is freed on its disk$/) }]);
+      // Not a lasting fault: the process is live, and reads go on.
+      expect((await t.http.get('/health')).status).toBe(200);
+      expect((await t.http.get('/v1/admin/actions').set(server)).status).toBe(200);
+      expect((await earn()).status).toBe(503);
+
+      db.pragma('max_page_count = 1000000');
+      const again = await t.http.get('/health/ready');
+      expect([again.status, again.body]).toEqual([200, { code: 200, data: { status: 'ready' } }]);
+      expect((await earn()).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

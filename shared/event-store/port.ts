@@ -97,8 +97,8 @@ export interface EventStore {
   headPosition(): Promise<number>;
   subscribeToAll(options: SubscribeOptions): Subscription;
   /**
-   * Why the store cannot take writes now (its file read-only, deleted, damaged), or null when it
-   * can. Cheap: the readiness probe asks it.
+   * Why the store cannot take writes now (its file read-only, deleted, damaged, its disk full), or
+   * null when it can. Cheap: the readiness probe asks it.
    */
   writeProblem(): WriteProblem | null;
   close(): Promise<void>;

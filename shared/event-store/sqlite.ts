@@ -34,6 +34,12 @@ export interface SqliteEventStoreOptions {
   onFault?(reason: string): void;
 }
 
+/**
+ * Free space the file's file system must have again before writes refused for a full disk are
+ * taken again: a group commit's frames, with room to spare.
+ */
+const FREE_BYTES_TO_WRITE = 16 * 1024 * 1024;
+
 /** How often an open file store checks that its path still names the file it opened. */
 const SAME_FILE_CHECK_EVERY_MS = 1000;
 
@@ -166,6 +172,8 @@ export class SqliteEventStore implements EventStore {
   private readonly opened: { dev: number; ino: number } | null;
   /** A lasting fault found while open: every write is refused with it. */
   private fault: string | null = null;
+  /** Why the last write failed for a full disk (SQLITE_FULL); null once one commits or the file has room again. */
+  private full: string | null = null;
   private readonly onFault: ((reason: string) => void) | undefined;
   private readonly sameFileTimer: NodeJS.Timeout | undefined;
 
@@ -324,6 +332,7 @@ export class SqliteEventStore implements EventStore {
       for (const p of batch) p.reject(error);
       return;
     }
+    this.full = null;
     // From the events written, not the results: a retried append answers its earlier, older revision.
     for (const event of committed.recorded) if (this.knownRevisions.has(event.streamName)) this.knownRevisions.set(event.streamName, event.revision);
     committed.outcomes.forEach((outcome, i) => {
@@ -380,12 +389,15 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * A lasting fault (deleted, replaced, damaged), else what stops writes now: the file or its WAL
-   * not writable by this process (a read-only DATA_DIR or mount).
+   * not writable by this process (a read-only DATA_DIR or mount), or a full disk (a write failed
+   * with SQLITE_FULL and the file has no room yet; it clears by itself once it has).
    */
   writeProblem(): WriteProblem | null {
     this.checkSameFile();
     if (this.fault) return { reason: this.fault, lasting: true };
     if (this.readonly) return { reason: `event store ${this.file} is open read-only`, lasting: false };
+    if (this.full && !this.hasRoom()) return { reason: this.full, lasting: false };
+    this.full = null;
     if (!this.opened) return null;
     for (const file of [this.file, `${this.file}-wal`]) {
       try {
@@ -567,12 +579,27 @@ export class SqliteEventStore implements EventStore {
     return new StoreUnavailableError(`cannot open event store ${this.file} for writing (${detail}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`, error);
   }
 
+  /**
+   * Whether the file can grow again after a write failed for a full disk: below its page limit
+   * (`PRAGMA max_page_count`), on a file system with FREE_BYTES_TO_WRITE free.
+   */
+  private hasRoom(): boolean {
+    if (this.closed) return false;
+    if ((this.db.pragma('page_count', { simple: true }) as number) >= (this.db.pragma('max_page_count', { simple: true }) as number)) return false;
+    if (!this.opened) return true;
+    const { bavail, bsize } = fs.statfsSync(path.dirname(this.file));
+    return bavail * bsize >= FREE_BYTES_TO_WRITE;
+  }
+
   private guard<T>(operation: () => T): T {
     this.assertOpen();
     try {
       return operation();
     } catch (error) {
       if (isDamaged(error)) throw this.failWith(damaged(this.file, `${codeOf(error)}: ${(error as Error).message}`));
+      if (codeOf(error)?.startsWith('SQLITE_FULL')) {
+        this.full = `disk full: event store ${this.file} cannot grow (${codeOf(error)}: ${(error as Error).message}), so writes are refused until space is freed on its disk`;
+      }
       if (isUnavailable(error)) {
         throw new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
       }

@@ -84,8 +84,6 @@ export class FileBackedReadStore implements ReadStore {
           else remove.run(collection, id);
         }
       }
-      this.dropped = new Set();
-      this.dirty = new Map();
     });
   }
 
@@ -104,11 +102,19 @@ export class FileBackedReadStore implements ReadStore {
     return this.memory.listCollections();
   }
 
-  /** Writes what changed now (also what close does). */
+  /**
+   * Writes what changed now (also what close does). The record of changes is cleared only once
+   * their transaction has committed: a COMMIT refused (SQLITE_FULL on a full disk) rolls them
+   * back, and they are written with the next attempt, checkpoints with them.
+   */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.dirty.size || this.dropped.size) this.writeChanges();
+    if (!this.dirty.size && !this.dropped.size) return;
+    this.writeChanges();
+    // Nothing can change in between: the write is synchronous.
+    this.dropped = new Set();
+    this.dirty = new Map();
   }
 
   /** The read models are in memory (the file only keeps them across restarts): a replay to compare with them is too. */
