@@ -88,13 +88,21 @@ async function main(): Promise<void> {
     let n = 0;
     const next = (): RequestSpec | null => (n < deliveries ? { method: 'POST', path: '/v1/action/process', body: JSON.stringify(actionBody(playerId(tag, n), `${tag}-r${n++}`, random, 'play')), headers: HEADERS } : null);
     await runAll({ port, connections: 10, next });
-    // Every lane's first attempt made (or the backlog bound reached): the backlog waits.
+    // Queued once the dispatcher has caught up with the log (every lane's first attempt made),
+    // reached the backlog bound, or stopped attempting (its webhook paused): nothing changes
+    // between two looks 5 s apart.
     const deadline = Date.now() + 10 * 60_000;
-    for (let v = await view(port); !(v.cursor >= v.head || v.waiting >= 10_000); v = await view(port)) {
-      if (Date.now() > deadline) throw new Error(`backlog not queued after 10 minutes: ${JSON.stringify(v)}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+    let last = '';
+    for (;;) {
+      const v = await view(port);
+      const seen = `${v.cursor} ${v.waiting} ${await refused(port)}`;
+      if (v.cursor >= v.head || v.waiting >= 10_000 || seen === last) break;
+      if (Date.now() > deadline) throw new Error(`backlog not queued after 10 minutes: ${seen}`);
+      last = seen;
+      await new Promise((resolve) => setTimeout(resolve, 5000));
     }
-    say(`queued: ${JSON.stringify(await view(port))}`);
+    const { cursor, head, waiting } = await view(port);
+    say(`queued ${deliveries} actions: ${waiting} deliveries waiting, cursor ${cursor} of head ${head}`);
     const after = await idle(child, port, seconds);
     say(`backlog waiting: idle CPU ${after.cpuPercent.toFixed(1)} % over ${seconds} s, ${after.attempts} attempts`);
     say(`backlog waiting: ${(await throughput(port, tag)).toFixed(0)} actions/s (10 connections, ${THROUGHPUT_SECONDS} s; each adds a waiting delivery)`);
