@@ -1,13 +1,16 @@
 /**
  * What a dead webhook receiver with a large backlog costs the service (issue 35, point 5): the
  * service under test (bench/server.ts, as `npm start` runs it) has one webhook taking
- * ActionProcessed to a closed local port. The script measures the service's CPU time over an
- * idle window with nothing waiting, then again after `deliveries` actions of as many players
- * (each its own lane) have failed their first attempt and wait, and its throughput then.
+ * ActionProcessed. The script measures the service's CPU time over an idle window with nothing
+ * waiting; then queues `deliveries` waiting deliveries, the receiver refusing each (503) but
+ * for one canary player's, whose event every request carries (so the receiver is not taken for
+ * dead while the backlog builds, and each other player is a lane of its own); then closes the
+ * receiver's port, and measures the idle CPU again, and the throughput of actions.
  * `npx tsx bench/dead-receiver.ts [deliveries=10000] [idle seconds=30]`
  */
 import fs from 'node:fs';
-import net from 'node:net';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -17,14 +20,25 @@ import { actionBody, BENCH_CATALOG_FILE, playerId, prng, runTag, SERVER_KEY, wri
 
 const HEADERS = { AuthKey: SERVER_KEY };
 const THROUGHPUT_SECONDS = 10;
+/** The service's bound on the waiting deliveries of a webhook (webhooks/dispatcher.ts). */
+const MAX_WAITING = 10_000;
 
-/** A local port nothing listens on: every attempt is refused at once. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
+/** Takes the canary's deliveries (204), refuses every other (503). */
+async function canaryReceiver(canary: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk));
+    req.on('end', () => res.writeHead((JSON.parse(body) as { data: { playerId: string } }).data.playerId === canary ? 204 : 503).end());
+  });
+  server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 async function get(port: number, p: string): Promise<string> {
@@ -36,7 +50,7 @@ async function get(port: number, p: string): Promise<string> {
   }
 }
 
-/** Attempts the receiver refused so far (webhook_deliveries_total, outcomes retried and failed). */
+/** Attempts refused so far (webhook_deliveries_total, outcomes retried and failed). */
 async function refused(port: number): Promise<number> {
   const metrics = await get(port, '/metrics');
   let sum = 0;
@@ -59,7 +73,7 @@ async function idle(child: Child, port: number, seconds: number): Promise<{ cpuP
   return { cpuPercent: ((cpu1 - cpu0) / 1000 / elapsedMs) * 100, attempts: (await refused(port)) - attempts0 };
 }
 
-/** Actions of players of their own (the receiver being dead, each adds a waiting delivery). */
+/** Actions of players of their own (the receiver being dead, each may add a waiting delivery). */
 async function throughput(port: number, tag: string): Promise<number> {
   const random = prng(7);
   let n = 0;
@@ -68,17 +82,19 @@ async function throughput(port: number, tag: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const deliveries = Number(process.argv[2] ?? 10_000);
+  const deliveries = Number(process.argv[2] ?? MAX_WAITING);
   const seconds = Number(process.argv[3] ?? 30);
+  const tag = runTag();
+  const canary = playerId(tag, 999_999_999);
+  const receiver = await canaryReceiver(canary);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dead-receiver-'));
   const webhooks = path.join(dir, 'webhooks.yaml');
-  fs.writeFileSync(webhooks, YAML.stringify({ webhooks: [{ name: 'dead', url: `http://127.0.0.1:${await closedPort()}/hooks`, secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, events: ['ActionProcessed'] }] }));
+  fs.writeFileSync(webhooks, YAML.stringify({ webhooks: [{ name: 'dead', url: receiver.url, secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, events: ['ActionProcessed'] }] }));
   const child = await startChild(path.join(__dirname, 'server.ts'), {
     env: { BENCH_DATA_DIR: path.join(dir, 'data'), BENCH_CATALOG: BENCH_CATALOG_FILE, BENCH_KEYS: writeKeysFile(dir), BENCH_WEBHOOKS: webhooks },
     logFile: path.join(dir, 'server.log'),
   });
   const port = child.ready.port as number;
-  const tag = runTag();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   try {
     const before = await idle(child, port, seconds);
@@ -86,28 +102,25 @@ async function main(): Promise<void> {
 
     const random = prng(42);
     let n = 0;
-    const next = (): RequestSpec | null => (n < deliveries ? { method: 'POST', path: '/v1/action/process', body: JSON.stringify(actionBody(playerId(tag, n), `${tag}-r${n++}`, random, 'play')), headers: HEADERS } : null);
+    // Each request: a new player's action, and the canary's in the same append.
+    const next = (): RequestSpec | null =>
+      n < deliveries ? { method: 'POST', path: '/v1/action/process', body: JSON.stringify({ ...actionBody(playerId(tag, n), `${tag}-r${n}`, random, 'play'), actions: [actionBody(canary, `${tag}-c${n++}`, random, 'play')] }), headers: HEADERS } : null;
     await runAll({ port, connections: 10, next });
-    // Queued once the dispatcher has caught up with the log (every lane's first attempt made),
-    // reached the backlog bound, or stopped attempting (its webhook paused): nothing changes
-    // between two looks 5 s apart.
     const deadline = Date.now() + 10 * 60_000;
-    let last = '';
-    for (;;) {
-      const v = await view(port);
-      const seen = `${v.cursor} ${v.waiting} ${await refused(port)}`;
-      if (v.cursor >= v.head || v.waiting >= 10_000 || seen === last) break;
-      if (Date.now() > deadline) throw new Error(`backlog not queued after 10 minutes: ${seen}`);
-      last = seen;
-      await new Promise((resolve) => setTimeout(resolve, 5000));
+    for (let v = await view(port); v.cursor < v.head || v.waiting < Math.min(deliveries, MAX_WAITING); v = await view(port)) {
+      if (Date.now() > deadline) throw new Error(`backlog not queued after 10 minutes: ${JSON.stringify({ cursor: v.cursor, head: v.head, waiting: v.waiting })}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
+    // The receiver dies: its port is closed.
+    await receiver.close();
     const { cursor, head, waiting } = await view(port);
-    say(`queued ${deliveries} actions: ${waiting} deliveries waiting, cursor ${cursor} of head ${head}`);
+    say(`queued: ${waiting} deliveries waiting, cursor ${cursor} of head ${head}; receiver's port closed`);
     const after = await idle(child, port, seconds);
     say(`backlog waiting: idle CPU ${after.cpuPercent.toFixed(1)} % over ${seconds} s, ${after.attempts} attempts`);
-    say(`backlog waiting: ${(await throughput(port, tag)).toFixed(0)} actions/s (10 connections, ${THROUGHPUT_SECONDS} s; each adds a waiting delivery)`);
+    say(`backlog waiting: ${(await throughput(port, tag)).toFixed(0)} actions/s (10 connections, ${THROUGHPUT_SECONDS} s)`);
   } finally {
     await child.stop();
+    await receiver.close().catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
