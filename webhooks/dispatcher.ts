@@ -116,6 +116,8 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     const { store, jobs, events } = this.deps;
     await store.ensureIndex(WEBHOOK_COLLECTIONS.deliveries, { hook: 1, status: 1, position: 1 });
+    // The probe after a pause: the waiting delivery due first.
+    await store.ensureIndex(WEBHOOK_COLLECTIONS.deliveries, { hook: 1, status: 1, nextAttemptAt: 1 });
     const head = await events.headPosition();
     for (const name of this.hooks.keys()) await this.cursors().updateOne({ _id: name }, { $setOnInsert: { position: head, epoch: 0 } }, { upsert: true });
     jobs.handle(WEBHOOK_JOB, async (payload) => this.run(String(payload.hook)));
