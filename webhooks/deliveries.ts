@@ -2,7 +2,7 @@
  * What the webhooks keep in the read store (MongoDB, or the embedded read models file), apart
  * from the projections' collections, which a rebuild drops and these are not:
  * - a cursor per webhook: every event of the log up to it was delivered, given up, or waits in
- *   a delivery document;
+ *   a delivery document; and whether the webhook is paused, its receiver failing;
  * - delivery documents for the events that wait (a retry after a failure, or the events queued
  *   behind one in the same lane) and for those given up;
  * - a summary per webhook: totals and the latest outcomes, for operators.
@@ -18,6 +18,12 @@ export interface CursorDoc extends Document {
   position: number;
   /** Raised by each redelivery, so that a run that read the cursor before it does not move it back past it. */
   epoch: number;
+  /**
+   * While its receiver fails: the pauses in a row (each twice as long as the one before, at most
+   * an hour) and when the current one ends (Unix ms). Absent or 0: not paused.
+   */
+  pauses?: number;
+  pausedUntil?: number;
 }
 
 export interface DeliveryDoc extends Document {

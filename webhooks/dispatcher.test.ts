@@ -1,7 +1,7 @@
 /**
  * The delivery job's own rules, run by hand against a fake Jobs port: where a run leaves the
  * webhook's next run, how a webhook with a backlog of waiting deliveries goes on, what a stop
- * and a lost job do, and where a new webhook starts.
+ * and a lost job do, where a new webhook starts, and how a dead receiver pauses its webhook.
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -45,13 +45,13 @@ interface Rig {
   dispatcher: WebhookDispatcher;
 }
 
-async function rig(options: { store?: ReadStore; events?: SqliteEventStore; send?: Send; watchMs?: number } = {}): Promise<Rig> {
+async function rig(options: { store?: ReadStore; events?: SqliteEventStore; send?: Send; watchMs?: number; now?: () => number; maxAttempts?: number } = {}): Promise<Rig> {
   const events = options.events ?? new SqliteEventStore(':memory:');
   const store = options.store ?? new MemoryReadStore();
   const jobs = new HandJobs();
   const sent: string[] = [];
   const send: Send = options.send ?? (async (_hook, eventId) => (sent.push(eventId), { ok: true, result: 'HTTP 204' }));
-  const dispatcher = new WebhookDispatcher({ hooks: [HOOK], events, store, jobs: jobs as unknown as JobScheduler, send, settings: { concurrency: 4, retryBaseMs: 1000, maxAttempts: 3 }, metrics: new ServiceMetrics(), log: pino({ level: 'silent' }), watchMs: options.watchMs });
+  const dispatcher = new WebhookDispatcher({ hooks: [HOOK], events, store, jobs: jobs as unknown as JobScheduler, send, settings: { concurrency: 4, retryBaseMs: 1000, maxAttempts: options.maxAttempts ?? 3 }, metrics: new ServiceMetrics(), log: pino({ level: 'silent' }), watchMs: options.watchMs, now: options.now });
   await dispatcher.start();
   return { events, store, jobs, sent, dispatcher };
 }
@@ -149,6 +149,172 @@ describe('the webhook delivery job', () => {
     expect(r.sent).toHaveLength(3);
     expect(r.jobs.schedules[r.jobs.schedules.length - 1]).toBeLessThanOrEqual(Date.now());
     expect(r.jobs.schedules[r.jobs.schedules.length - 1]).toBeGreaterThanOrEqual(at);
+    await r.events.close();
+  });
+});
+
+/** A receiver that refuses everything while `dead`, counting every attempt; `taken`: the events it took, in order. */
+function receiver() {
+  const r = { dead: true, attempts: 0, taken: [] as string[], send: (async (_hook, eventId) => {
+    r.attempts++;
+    if (r.dead) return { ok: false, result: 'ECONNREFUSED' };
+    r.taken.push(eventId);
+    return { ok: true, result: 'HTTP 204' };
+  }) as Send };
+  return r;
+}
+
+/**
+ * A backlog as a receiver dead for long leaves it: `lanes` players of `perLane` events each, all
+ * waiting, the heads with one attempt made; the cursor past them.
+ */
+async function queueBacklog(r: Rig, lanes: number, perLane: number, now: number): Promise<Map<string, { lane: string; position: number }>> {
+  await appendActions(r.events, lanes * perLane, perLane);
+  const all = await r.events.readAll({ fromPosition: 0 });
+  const byId = new Map<string, { lane: string; position: number }>();
+  const seen = new Set<string>();
+  const docs: DeliveryDoc[] = all.map((e) => {
+    const lane = `player:${(e.data as { playerId: string }).playerId}`;
+    byId.set(e.id, { lane, position: e.position });
+    const head = !seen.has(lane);
+    seen.add(lane);
+    return { _id: `${HOOK.name}|${e.id}`, hook: HOOK.name, lane, position: e.position, eventId: e.id, type: e.type, body: '{}', status: 'waiting', attempts: head ? 1 : 0, nextAttemptAt: head ? now : 0, lastResult: head ? 'ECONNREFUSED' : null };
+  });
+  await r.store.collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.deliveries).bulkWrite(docs.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })));
+  await r.store.collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors).updateOne({ _id: HOOK.name }, { $set: { position: all[all.length - 1].position } });
+  return byId;
+}
+
+/** Whether a run reads anything but the webhook's cursor: the waiting deliveries, the log. */
+function readsOf(r: Rig): () => number {
+  const deliveries = r.store.collection(WEBHOOK_COLLECTIONS.deliveries);
+  const spies = [jest.spyOn(deliveries, 'find'), jest.spyOn(deliveries, 'findOne'), jest.spyOn(deliveries, 'countDocuments'), jest.spyOn(r.events, 'readAll')];
+  return () => spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+}
+
+describe('a dead receiver', () => {
+  const BASE = 1000;
+  const last = (r: Rig) => r.jobs.schedules[r.jobs.schedules.length - 1];
+
+  it('with a backlog of many lanes gets one probe per backoff step, and nothing is read while its webhook waits; recovery delivers every lane in order', async () => {
+    let clock = 1_000_000;
+    const dead = receiver();
+    const r = await rig({ send: dead.send, now: () => clock, maxAttempts: 15 });
+    const backlog = await queueBacklog(r, 500, 3, clock);
+    // The first run finds every lane due: all refused, so the webhook pauses.
+    await r.jobs.run();
+    expect(dead.attempts).toBe(500);
+    expect(last(r)).toBe(clock + BASE);
+    const reads = readsOf(r);
+    for (let step = 1; step <= 6; step++) {
+      const pauseEnds = last(r);
+      // Runs during the pause (the minute's watch, a restart) send and read nothing.
+      clock = pauseEnds - 1;
+      const attempts = dead.attempts;
+      const read = reads();
+      await r.jobs.run();
+      expect(dead.attempts).toBe(attempts);
+      expect(reads()).toBe(read);
+      expect(last(r)).toBe(pauseEnds);
+      // Then one probe, and the pause doubles.
+      clock = pauseEnds;
+      await r.jobs.run();
+      expect(dead.attempts).toBe(attempts + 1);
+      expect(last(r)).toBe(clock + BASE * 2 ** step);
+    }
+    expect(dead.taken).toEqual([]);
+    // Each probe spent an attempt of one delivery only, the one due first.
+    const deliveries = r.store.collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.deliveries);
+    expect(await deliveries.countDocuments({ status: 'waiting' })).toBe(1500);
+    expect(await deliveries.countDocuments({ attempts: 3 })).toBe(6);
+    expect(await deliveries.countDocuments({ attempts: { $gt: 3 } })).toBe(0);
+
+    // Events appended meanwhile wait in the log; the receiver comes back.
+    const later = await appendActions(r.events, 20, 2);
+    dead.dead = false;
+    for (let runs = 0; dead.taken.length < backlog.size + later.length; runs++) {
+      expect(runs).toBeLessThan(100);
+      clock = Math.max(clock, last(r));
+      await r.jobs.run();
+    }
+    expect(new Set(dead.taken)).toEqual(new Set([...backlog.keys(), ...later]));
+    for (const e of await r.events.readAll({ fromPosition: 0 })) backlog.set(e.id, { lane: `player:${(e.data as { playerId: string }).playerId}`, position: e.position });
+    const firstPerLane = new Map<string, number[]>();
+    for (const id of new Set(dead.taken)) {
+      const { lane, position } = backlog.get(id)!;
+      firstPerLane.set(lane, [...(firstPerLane.get(lane) ?? []), position]);
+    }
+    for (const positions of firstPerLane.values()) expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(await deliveries.countDocuments({})).toBe(0);
+    expect(await cursorOf(r.store)).toMatchObject({ pauses: 0, pausedUntil: 0 });
+    r.dispatcher.stop();
+    await r.events.close();
+  });
+
+  it('keeps its webhook paused across a restart, and the pause goes on doubling', async () => {
+    let clock = 1_000_000;
+    const dead = receiver();
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    const first = await rig({ events, store, send: dead.send, now: () => clock });
+    await queueBacklog(first, 50, 2, clock);
+    await first.jobs.run();
+    clock = last(first);
+    await first.jobs.run();
+    const pauseEnds = last(first);
+    expect(pauseEnds).toBe(clock + 2 * BASE);
+    first.dispatcher.stop();
+
+    // Another process takes over (as after a kill -9): its start runs the job at once.
+    clock += 10;
+    const second = await rig({ events, store, send: dead.send, now: () => clock });
+    const attempts = dead.attempts;
+    await second.jobs.run();
+    expect(dead.attempts).toBe(attempts);
+    expect(last(second)).toBe(pauseEnds);
+    clock = pauseEnds;
+    await second.jobs.run();
+    expect(dead.attempts).toBe(attempts + 1);
+    expect(last(second)).toBe(clock + 4 * BASE);
+    second.dispatcher.stop();
+    await events.close();
+  });
+
+  it('is told from a receiver refusing one delivery for itself: that one is retried alone while the other lanes go on', async () => {
+    let clock = 1_000_000;
+    let poisoned = '';
+    const taken: string[] = [];
+    const send: Send = async (_hook, eventId) => (eventId === poisoned ? { ok: false, result: 'HTTP 400' } : (taken.push(eventId), { ok: true, result: 'HTTP 204' }));
+    const r = await rig({ send, now: () => clock });
+    [poisoned] = await appendActions(r.events, 1);
+    await r.jobs.run();
+    // One refusal is no sign of a dead receiver: the next run is the usual poll, not a pause.
+    expect(last(r)).toBe(clock + 500);
+    expect((await cursorOf(r.store)).pauses ?? 0).toBe(0);
+    const others = await appendActions(r.events, 3, 1);
+    clock += 500;
+    await r.jobs.run();
+    expect(taken).toEqual(others);
+    r.dispatcher.stop();
+    await r.events.close();
+  });
+
+  it('paused by deliveries refused for themselves, probes with a new event first: the other lanes go on once it is taken', async () => {
+    let clock = 1_000_000;
+    const taken: string[] = [];
+    let refused = new Set<string>();
+    const send: Send = async (_hook, eventId) => (refused.has(eventId) ? { ok: false, result: 'HTTP 400' } : (taken.push(eventId), { ok: true, result: 'HTTP 204' }));
+    const r = await rig({ send, now: () => clock });
+    refused = new Set(await appendActions(r.events, 2, 1));
+    await r.jobs.run();
+    // Two refused, none taken: like a dead receiver.
+    expect(last(r)).toBe(clock + BASE);
+    const fresh = await appendActions(r.events, 3, 1);
+    clock = last(r);
+    await r.jobs.run();
+    expect(taken).toEqual(fresh);
+    expect(await cursorOf(r.store)).toMatchObject({ pauses: 0 });
+    r.dispatcher.stop();
     await r.events.close();
   });
 });

@@ -8,6 +8,11 @@
  * 4. records what still waits, then moves the cursor, then schedules itself again.
  * A crash anywhere re-reads from the cursor: every event is delivered at least once, never
  * skipped. Delivery runs apart from the requests: a slow or dead receiver never slows actions.
+ *
+ * A receiver that fails every attempt (two or more in a run, none delivered) pauses its webhook
+ * as a whole, for its backoff: a run during the pause reads nothing but the cursor, and a run
+ * after it first sends one probe, going on with the rest only if it is delivered. So a dead
+ * receiver costs one attempt per backoff step, however many deliveries wait for it.
  */
 import type { RunConfig } from '../shared/config/env';
 import type { EventStore, RecordedEvent } from '../shared/event-store/port';
@@ -111,6 +116,8 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     const { store, jobs, events } = this.deps;
     await store.ensureIndex(WEBHOOK_COLLECTIONS.deliveries, { hook: 1, status: 1, position: 1 });
+    // The probe after a pause: the waiting delivery due first.
+    await store.ensureIndex(WEBHOOK_COLLECTIONS.deliveries, { hook: 1, status: 1, nextAttemptAt: 1 });
     const head = await events.headPosition();
     for (const name of this.hooks.keys()) await this.cursors().updateOne({ _id: name }, { $setOnInsert: { position: head, epoch: 0 } }, { upsert: true });
     jobs.handle(WEBHOOK_JOB, async (payload) => this.run(String(payload.hook)));
@@ -140,6 +147,15 @@ export class WebhookDispatcher {
     return this.deps.store.collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors);
   }
 
+  private deliveries() {
+    return this.deps.store.collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.deliveries);
+  }
+
+  /** The wait after the `n`th failure in a row: retryBaseMs, doubling, at most an hour. */
+  private backoff(n: number): number {
+    return Math.min(MAX_BACKOFF_MS, this.deps.settings.retryBaseMs * 2 ** (n - 1));
+  }
+
   private async run(name: string): Promise<void> {
     const hook = this.hooks.get(name);
     // Not in this process's webhooks file (removed from it): a process that has it starts it again.
@@ -158,13 +174,34 @@ export class WebhookDispatcher {
 
   /** One run; returns when the next should start. */
   private async deliver(hook: Webhook): Promise<number> {
-    const started = this.now();
-    const { store } = this.deps;
-    const cursors = this.cursors();
-    const deliveries = store.collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.deliveries);
-    const cursor = await cursors.findOne({ _id: hook.name });
+    let cursor = await this.cursorOf(hook.name);
+    const pausedUntil = cursor.pausedUntil ?? 0;
+    // Its receiver failing: waiting deliveries and the log are not read until the pause ends.
+    if (pausedUntil > this.now()) return pausedUntil;
+    if (cursor.pauses) {
+      const probe = await this.probe(hook, cursor);
+      if (probe === 'stopped') return this.now();
+      if (probe === 'failed') return this.pause(hook.name, cursor, cursor.pauses + 1);
+      // Delivered, or nothing to probe: the receiver gets the rest, as before it failed.
+      if (!(await this.unpause(hook.name, cursor))) return this.now();
+      if (probe === 'delivered') this.deps.log.info({ webhook: hook.name, pauses: cursor.pauses }, 'webhook receiver answers again; delivering what waits');
+      cursor = await this.cursorOf(hook.name);
+    }
+    return this.deliverAll(hook, cursor);
+  }
+
+  private async cursorOf(name: string): Promise<CursorDoc> {
+    const cursor = await this.cursors().findOne({ _id: name });
     // Made at start; gone only with the read store's data, which this run cannot make up for.
-    if (!cursor) throw new Error(`no cursor for webhook ${hook.name}`);
+    if (!cursor) throw new Error(`no cursor for webhook ${name}`);
+    return cursor;
+  }
+
+  /** Every lane whose turn has come, with the log's new events; see the file's comment. */
+  private async deliverAll(hook: Webhook, cursor: CursorDoc): Promise<number> {
+    const started = this.now();
+    const cursors = this.cursors();
+    const deliveries = this.deliveries();
     const waiting = await deliveries.find({ hook: hook.name, status: 'waiting' }, { sort: { position: 1 }, limit: MAX_WAITING });
     // As many waiting as may, all before the cursor (a receiver down for long): the log waits until they drain.
     const full = waiting.length === MAX_WAITING && waiting[waiting.length - 1].position <= cursor.position;
@@ -182,11 +219,11 @@ export class WebhookDispatcher {
     const known = new Set([...waiting, ...givenUp].map((d) => d._id));
     // A waiting delivery after the events read (after a redelivery moved the cursor back) waits
     // for the log to be read up to it, so that its lane keeps log order.
-    for (const d of waiting) if (d.position <= readTo) queue({ ...d, id: d._id, stored: true, attempted: false });
+    for (const d of waiting) if (d.position <= readTo) queue(stored(d));
     for (const event of read.events) if (!known.has(deliveryId(hook.name, event.id))) queue(fresh(hook.name, event));
     for (const lane of lanes.values()) lane.sort((a, b) => a.position - b.position);
 
-    const result: RunResult = { keep: [], drop: [], outcomes: [], nextDue: Infinity };
+    const result = emptyResult();
     const deadline = started + RUN_BUDGET_MS;
     const pool = [...lanes.values()];
     await Promise.all(Array.from({ length: Math.min(this.deps.settings.concurrency, pool.length) }, async () => {
@@ -196,16 +233,72 @@ export class WebhookDispatcher {
     await this.record(hook.name, deliveries, result);
     // Moved only if no redelivery moved it meanwhile (it would be undone).
     if (readTo > cursor.position) await cursors.updateOne({ _id: hook.name, epoch: cursor.epoch }, { $set: { position: readTo } });
+    // Two deliveries or more refused, none taken: the receiver fails, not a delivery it refuses
+    // for itself (that one is retried on its own backoff while the others go on).
+    if (result.outcomes.length >= 2 && !result.outcomes.some((o) => o.outcome === 'delivered')) return this.pause(hook.name, cursor, 1);
     if (read.more) return this.now();
     return Math.min(this.now() + (full ? FULL_POLL_MS : POLL_MS), result.nextDue);
   }
 
   /**
-   * The webhook's events after `from`: about as many as a run delivers (so that a crash repeats
-   * little), reading at most SCAN_PER_RUN events of the log. `to`: the last event read.
+   * The one attempt of a run after a pause: the log's next event if its lane waits for nothing
+   * (whether the receiver takes anything at all, apart from deliveries it may refuse for
+   * themselves), else the waiting delivery due first. Recorded like any attempt. `none`: nothing
+   * to probe (the deliveries retried were given up), so the run goes on as usual; `stopped`: not
+   * sent, the process stopping.
    */
-  private async readEvents(hook: Webhook, from: number): Promise<{ events: RecordedEvent[]; to: number; more: boolean }> {
-    const wanted = this.deps.settings.concurrency * EVENTS_PER_SLOT;
+  private async probe(hook: Webhook, cursor: CursorDoc): Promise<'delivered' | 'failed' | 'none' | 'stopped'> {
+    const deliveries = this.deliveries();
+    const next = await this.nextFresh(hook, cursor);
+    let probe = next && fresh(hook.name, next);
+    if (!probe) {
+      // Only a lane's head is ever attempted: one with attempts is a head still.
+      const [due] = await deliveries.find({ hook: hook.name, status: 'waiting', attempts: { $gt: 0 } }, { sort: { nextAttemptAt: 1, position: 1 }, limit: 1 });
+      if (!due) return 'none';
+      // The webhook's pause paces it now, not its own backoff.
+      probe = { ...stored(due), nextAttemptAt: 0 };
+    }
+    const result = emptyResult();
+    await this.deliverLane(hook, [probe], Infinity, result);
+    await this.record(hook.name, deliveries, result);
+    // Only events of other types lie between the cursor and a new event probed.
+    if (next) await this.cursors().updateOne({ _id: hook.name, epoch: cursor.epoch }, { $set: { position: next.position } });
+    const outcome = result.outcomes[0]?.outcome;
+    return !outcome ? 'stopped' : outcome === 'delivered' ? 'delivered' : 'failed';
+  }
+
+  /** The webhook's next event in the log if nothing waits in its lane and the backlog may grow. */
+  private async nextFresh(hook: Webhook, cursor: CursorDoc): Promise<RecordedEvent | null> {
+    const deliveries = this.deliveries();
+    const [event] = (await this.readEvents(hook, cursor.position, 1)).events;
+    if (!event) return null;
+    if (await deliveries.findOne({ _id: deliveryId(hook.name, event.id) })) return null;
+    if (await deliveries.findOne({ hook: hook.name, status: 'waiting', lane: laneOf(event) })) return null;
+    return (await deliveries.countDocuments({ hook: hook.name, status: 'waiting' })) < MAX_WAITING ? event : null;
+  }
+
+  /** Pauses the webhook for its `pauses`th backoff; returns when its next run should start. */
+  private async pause(name: string, cursor: CursorDoc, pauses: number): Promise<number> {
+    const until = this.now() + this.backoff(pauses);
+    // A redelivery meanwhile ended the pause, and is to be attempted at once.
+    const { matchedCount } = await this.cursors().updateOne({ _id: name, epoch: cursor.epoch }, { $set: { pauses, pausedUntil: until } });
+    if (!matchedCount) return this.now();
+    if (pauses === 1) this.deps.log.warn({ webhook: name, pauseMs: until - this.now() }, 'webhook receiver fails every attempt; pausing the webhook, then one attempt per backoff step');
+    return until;
+  }
+
+  /** False when a redelivery moved the cursor meanwhile: the next run starts over from it. */
+  private async unpause(name: string, cursor: CursorDoc): Promise<boolean> {
+    const { matchedCount } = await this.cursors().updateOne({ _id: name, epoch: cursor.epoch }, { $set: { pauses: 0, pausedUntil: 0 } });
+    return matchedCount > 0;
+  }
+
+  /**
+   * The webhook's events after `from`: `wanted`, by default about as many as a run delivers (so
+   * that a crash repeats little), reading at most SCAN_PER_RUN events of the log. `to`: the last
+   * event read.
+   */
+  private async readEvents(hook: Webhook, from: number, wanted = this.deps.settings.concurrency * EVENTS_PER_SLOT): Promise<{ events: RecordedEvent[]; to: number; more: boolean }> {
     const events: RecordedEvent[] = [];
     let to = from;
     for (let scanned = 0; scanned < SCAN_PER_RUN; ) {
@@ -250,7 +343,7 @@ export class WebhookDispatcher {
         this.deps.log.warn({ webhook: hook.name, eventId: p.eventId, position: p.position, attempts: p.attempts, result: attempt.result }, 'webhook delivery failed; attempts used up');
         continue;
       }
-      p.nextAttemptAt = at + Math.min(MAX_BACKOFF_MS, settings.retryBaseMs * 2 ** (p.attempts - 1));
+      p.nextAttemptAt = at + this.backoff(p.attempts);
       result.outcomes.push(outcome('retrying'));
       metrics.webhookDelivery(hook.name, 'retried');
       this.leaveWaiting(hook.name, lane.slice(i), result);
@@ -289,6 +382,14 @@ export class WebhookDispatcher {
       { upsert: true },
     );
   }
+}
+
+function emptyResult(): RunResult {
+  return { keep: [], drop: [], outcomes: [], nextDue: Infinity };
+}
+
+function stored(d: DeliveryDoc): Pending {
+  return { ...d, id: d._id, stored: true, attempted: false };
 }
 
 function fresh(hook: string, event: RecordedEvent): Pending {

@@ -109,8 +109,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         const cursor = await cursors.findOne({ _id: webhook });
         const before = cursor?.position ?? (await deps.events.headPosition());
         if (after > before) return fail(1001, `after: must be at most ${before}, the webhook's cursor (the events after it are still to be sent)`);
-        // One atomic change: the epoch keeps a run that read the old cursor from moving it forward again.
-        await cursors.updateOne({ _id: webhook }, { $set: { position: after }, $inc: { epoch: 1 } }, { upsert: true });
+        // One atomic change: the epoch keeps a run that read the old cursor from moving it forward
+        // again, or from pausing the webhook again; the pause ends, so that this is attempted at once.
+        await cursors.updateOne({ _id: webhook }, { $set: { position: after, pauses: 0, pausedUntil: 0 }, $inc: { epoch: 1 } }, { upsert: true });
         await deliveries.deleteMany({ hook: webhook, status: 'failed', position: { $gt: after } });
         // What waits for a retry gets a fresh set of attempts, from its turn on: a redelivery usually follows a fixed receiver.
         const waiting = await deliveries.find({ hook: webhook, status: 'waiting', attempts: { $gt: 0 } });

@@ -1,8 +1,8 @@
 /**
  * Webhooks, against a real local receiver that checks every signature with the standardwebhooks
  * package's own verifier: what is sent and how it is signed, log order per player, retries with
- * backoff while the receiver fails, giving up then redelivering, a wrong secret, the operators'
- * view and its tiers.
+ * backoff while the receiver fails, giving up then redelivering, a redelivery ending a failing
+ * receiver's pause, a wrong secret, the operators' view and its tiers.
  */
 import { randomUUID } from 'node:crypto';
 import { auditor, client, server, startTestService, tempDir, type TestService } from '../support/service';
@@ -108,6 +108,24 @@ describe('webhooks', () => {
       await eventually(async () => expect(receiver.accepted).toHaveLength(3), 10_000);
       expect(receiver.accepted.slice(1).map((r) => r.position)).toEqual([given, receiver.accepted[0].position]);
       expect(await view(t)).toMatchObject({ failed: 0, waiting: 0 });
+    }));
+
+  it('a redelivery ends the pause of a webhook whose receiver failed every attempt: what waits is attempted at once', () =>
+    withWebhook({ events: ['ActionProcessed'], env: { WEBHOOK_RETRY_BASE_MS: '600000' } }, async (t, receiver) => {
+      let failing = true;
+      receiver.answer = () => (failing ? 503 : 200);
+      // One request for two players: both lanes are attempted in one run and refused, so the webhook pauses for 10 minutes.
+      const nested = { name: 'purchase', referenceId: randomUUID(), playerId: randomUUID(), actions: [{ name: 'purchase', referenceId: randomUUID(), playerId: randomUUID() }] };
+      expect((await t.http.post('/v1/action/process').set(server).send(nested)).body.code).toBe(200);
+      await eventually(async () => expect(await view(t)).toMatchObject({ waiting: 2 }), 10_000);
+      expect(receiver.requests).toHaveLength(2);
+      // Appended during the pause: it waits in the log.
+      await act(t, randomUUID());
+      failing = false;
+      const v = await view(t);
+      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: v.cursor })).body.code).toBe(200);
+      await eventually(async () => expect(receiver.accepted).toHaveLength(3), 10_000);
+      await eventually(async () => expect(await view(t)).toMatchObject({ waiting: 0, failed: 0, delivered: 3 }));
     }));
 
   it("carries a Notification deliverable's award to the client system, in the event that awarded it", () =>
