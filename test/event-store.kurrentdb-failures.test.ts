@@ -16,6 +16,7 @@ import { Empty, StreamIdentifier, UUID } from '@kurrent/kurrentdb-client/generat
 import { Status } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/status_pb';
 import { StreamsService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_grpc_pb';
 import { ReadReq, ReadResp } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
+import { NotLeaderNodeErrorDetails } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/errors_pb';
 import { StreamRevisionConflictErrorDetails } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/errors_pb';
 import { StreamsServiceService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_grpc_pb';
 import { AppendRecord, AppendRequest, AppendResponse, AppendSessionResponse } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_pb';
@@ -54,6 +55,18 @@ function revisionConflict(stream: string, expected: string, actual: string): Fai
   return { code: grpc.status.FAILED_PRECONDITION, details: `Append failed due to a revision conflict on stream '${stream}'.`, metadata: trailers };
 }
 
+/** A follower's answer to an append (the v2 API): FAILED_PRECONDITION naming the leader. */
+function notLeader(): Failure {
+  const leader = new NotLeaderNodeErrorDetails.NodeInfo().setHost('node-2').setPort(2113).setNodeId(randomUUID());
+  const any = new Any();
+  any.setTypeUrl('type.googleapis.com/kurrent.rpc.NotLeaderNodeErrorDetails');
+  any.setValue(new NotLeaderNodeErrorDetails().setCurrentLeader(leader).serializeBinary());
+  const message = 'The server is not the leader node and cannot handle the request. Please retry your request against the leader node directly at node-2:2113';
+  const trailers = new grpc.Metadata();
+  trailers.set('grpc-status-details-bin', Buffer.from(new Status().setCode(Code.FAILED_PRECONDITION).setMessage(message).setDetails(any).serializeBinary()));
+  return { code: grpc.status.FAILED_PRECONDITION, details: message, metadata: trailers };
+}
+
 /** What a server that cannot map its own answer sends (25.1 to 26.0.2, on a partial retry to several streams). */
 const serverMalfunction: Failure = { code: grpc.status.INTERNAL, details: 'An internal server error occurred. Please contact support if the problem persists.' };
 
@@ -65,6 +78,14 @@ class FakeKurrentDb {
   readonly reads: ReadReq.Options[] = [];
   /** Answers the next append session with this instead of writing it. */
   failNextAppend: Failure | undefined;
+  /** Writes the next append session, then answers it with this (a commit the client never hears of). */
+  failNextAppendAfterWriting: Failure | undefined;
+  /**
+   * Clients (by the connection name each sends) whose channel leads to a follower: their appends
+   * are refused as not-leader. `next`: the client of the next append joins them.
+   */
+  readonly onFollower = new Set<string>();
+  nextAppendOnFollower = false;
   /** Answers every stream read with this. */
   failReads: Failure | undefined;
   /** Leaves every read open without an answer, as a server that is going away. */
@@ -88,8 +109,9 @@ class FakeKurrentDb {
     server.addService(StreamsServiceService, {
       appendSession: (call: grpc.ServerReadableStream<AppendRequest, AppendSessionResponse>, callback: grpc.sendUnaryData<AppendSessionResponse>) => {
         const requests: AppendRequest[] = [];
+        const client = String(call.metadata.get('connection-name')[0]);
         call.on('data', (request: AppendRequest) => requests.push(request));
-        call.on('end', () => fake.appendSession(requests, callback));
+        call.on('end', () => fake.appendSession(client, requests, callback));
       },
     });
     server.addService(StreamsService, { read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => fake.read(call) });
@@ -120,11 +142,21 @@ class FakeKurrentDb {
   }
 
   /** Checks every stream's expected revision, then writes all or nothing, as the server does (minus idempotency). */
-  private appendSession(requests: AppendRequest[], callback: grpc.sendUnaryData<AppendSessionResponse>): void {
+  private appendSession(client: string, requests: AppendRequest[], callback: grpc.sendUnaryData<AppendSessionResponse>): void {
     this.appendSessions.push(requests);
+    if (this.nextAppendOnFollower) this.onFollower.add(client);
+    this.nextAppendOnFollower = false;
+    if (this.onFollower.has(client)) return callback(notLeader());
     const failure = this.failNextAppend;
     this.failNextAppend = undefined;
     if (failure) return callback(failure);
+    const afterWriting = this.failNextAppendAfterWriting;
+    this.failNextAppendAfterWriting = undefined;
+    if (afterWriting) {
+      this.appendSession(client, requests, () => undefined);
+      this.appendSessions.pop();
+      return callback(afterWriting);
+    }
     for (const request of requests) {
       const expected = Number(request.getExpectedRevision());
       const actual = this.eventsOf(request.getStream()).length - 1;
@@ -349,6 +381,44 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       const original = await store.appendToStreams(appends);
       fake.failNextAppend = serverMalfunction;
       expect(await store.appendToStreams(appends)).toEqual(original);
+    });
+
+    it('answers 503 to an append a follower refuses, and sends the next one through a new client, to the leader', async () => {
+      const store = await connect();
+      fake.nextAppendOnFollower = true;
+      const refused = await rejection(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]));
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+      expect((refused as Error).message).toMatch(/not the leader/);
+      expect(fake.events).toEqual([]);
+      const appended = event();
+      await store.appendToStreams([{ stream: 'a', events: [appended], expectedRevision: 'no_stream' }]);
+      expect(fake.eventsOf('a').map((e) => e.id)).toEqual([appended.id]);
+      expect(fake.appendSessions).toHaveLength(2);
+    });
+
+    it.each<[string, Failure]>([
+      ["the client's deadline", { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }],
+      ["the server's commit timeout", { code: grpc.status.ABORTED, details: 'Operation timed out' }],
+      ['a dropped connection', { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' }],
+      ['a cancellation by the server', { code: grpc.status.CANCELLED, details: 'The operation was cancelled' }],
+    ])('answers an append written before %s with its result, not 503', async (_name, failure) => {
+      const store = await connect();
+      fake.store('b', [{ metadata: stored(metadata) }]);
+      const appends = [
+        { stream: 'a', events: [event()], expectedRevision: 'no_stream' as const },
+        { stream: 'b', events: [event(), event()], expectedRevision: 0 },
+      ];
+      fake.failNextAppendAfterWriting = failure;
+      const result = await store.appendToStreams(appends);
+      expect(result).toEqual({ revisions: { a: 0, b: 2 }, position: fake.eventsOf('b')[2].position });
+      expect(fake.events).toHaveLength(4);
+    });
+
+    it('answers 503 to an append that met a deadline before anything was written', async () => {
+      const store = await connect();
+      fake.failNextAppend = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+      await expect(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(fake.events).toEqual([]);
     });
 
     it('reports an internal error as unavailable when nothing of the append is stored and no revision differs', async () => {

@@ -42,6 +42,7 @@ import {
   jsonEvent,
   streamNameFilter,
 } from '@kurrent/kurrentdb-client';
+import { Status } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/status_pb';
 import type {
   AllStreamSubscription,
   AppendStreamRequest,
@@ -116,6 +117,13 @@ const domainStreams = () => streamNameFilter({ regex: '^[^$]' });
 
 /** gRPC status INTERNAL, which the client reports as an UnavailableError (see afterRefusal). */
 const GRPC_INTERNAL = 13;
+/** gRPC status FAILED_PRECONDITION: how a follower refuses an append (see isNotLeader). */
+const GRPC_FAILED_PRECONDITION = 9;
+/** gRPC status CANCELLED; from this side with this text, the client itself cancelled the call. */
+const GRPC_CANCELLED = 1;
+const CANCELLED_ON_CLIENT = 'Cancelled on client';
+/** gRPC status ABORTED: the server's commit timeout; without details the client reports an UnknownError. */
+const GRPC_ABORTED = 10;
 
 function toStreamState(expected: ExpectedRevision): AppendStreamState {
   if (expected === 'any') return ANY;
@@ -209,6 +217,39 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * A follower's refusal of an append: FAILED_PRECONDITION with NotLeaderNodeErrorDetails (the v2
+ * API's answer). Client 1.3.1 knows no such detail: it reports an UnknownError and keeps its
+ * channel to the follower, so every later append would be refused the same way (see rebuildClient).
+ */
+function isNotLeader(error: unknown): boolean {
+  const converted = commandError(error);
+  if (converted instanceof NotLeaderError) return true;
+  if (!(converted instanceof UnknownError) || converted.code !== GRPC_FAILED_PRECONDITION) return false;
+  const details = converted._raw?.metadata?.get('grpc-status-details-bin')?.[0];
+  const typeUrl = details instanceof Buffer ? Status.deserializeBinary(new Uint8Array(details)).getDetails()?.getTypeUrl() : undefined;
+  return typeUrl?.endsWith('NotLeaderNodeErrorDetails') === true || /not the leader/i.test(converted.message);
+}
+
+/**
+ * Failures after which the append may or may not have been written: the request may have
+ * reached the server before the client's deadline passed, the server's commit timed out
+ * (ABORTED, which the client names TimeoutError), the connection dropped, or the call was
+ * cancelled (the server shutting down, or this adapter replacing its client under it).
+ */
+function mayHaveWritten(error: unknown): boolean {
+  const converted = commandError(error);
+  return (
+    converted instanceof DeadlineExceededError ||
+    converted instanceof TimeoutError ||
+    converted instanceof UnavailableError ||
+    converted instanceof CancelledError ||
+    (converted instanceof UnknownError && converted.code === GRPC_ABORTED) ||
+    // The client cancelled it (see rebuildClient): it reports that as an UnknownError.
+    (converted instanceof UnknownError && converted.code === GRPC_CANCELLED && converted._raw?.details === CANCELLED_ON_CLIENT)
+  );
+}
+
 function unavailable(error: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
 }
@@ -237,7 +278,8 @@ type StreamWritten = { revision: number; position: number };
 type Earlier = 'none' | 'some' | StreamWritten;
 
 export class KurrentDbEventStore implements EventStore {
-  private readonly client: KurrentDBClient;
+  /** Replaced when it is stuck on a follower (see rebuildClient). */
+  private client: KurrentDBClient;
   private readonly resubscribeDelayMs: number;
   private readonly subscriptions = new Set<KurrentDbSubscription>();
   private closed = false;
@@ -262,7 +304,10 @@ export class KurrentDbEventStore implements EventStore {
    * Does not contact the server (see `connect`). `connectionString`: `kurrentdb://` or
    * `esdb://`, e.g. `kurrentdb://localhost:2113?tls=false`.
    */
-  constructor(connectionString: string, options: KurrentDbEventStoreOptions = {}) {
+  constructor(
+    private readonly connectionString: string,
+    options: KurrentDbEventStoreOptions = {},
+  ) {
     this.client = KurrentDBClient.connectionString(connectionString);
     this.resubscribeDelayMs = options.resubscribeDelayMs ?? 1000;
   }
@@ -270,13 +315,19 @@ export class KurrentDbEventStore implements EventStore {
   async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult> {
     this.assertOpen();
     checkAppends(appends);
+    const client = this.client;
     try {
-      const written = await this.client.multiStreamAppend(appends.map(toAppendRequest));
+      const written = await client.multiStreamAppend(appends.map(toAppendRequest));
       const revisions: Record<string, number> = {};
       for (const { streamName, revision } of written.responses) revisions[streamName] = Number(revision);
       // The commit position of the append's last record: its last event's (see the opening comment).
       return { revisions, position: Number(written.position) };
     } catch (error) {
+      if (isNotLeader(error)) {
+        // Refused before anything was written: the next append goes to the leader, through a new client.
+        this.rebuildClient(client);
+        throw unavailable(error);
+      }
       return this.afterRefusal(appends, error);
     }
   }
@@ -352,6 +403,18 @@ export class KurrentDbEventStore implements EventStore {
     await this.client.dispose();
   }
 
+  /**
+   * Replaces a client whose channel leads to a follower. The client has no public reconnect and
+   * does not reconnect on the v2 API's not-leader answer; a new one discovers the cluster again
+   * (node preference: leader) on its first call. Calls still under way on the old one are
+   * cancelled: an append among them is looked up (see mayHaveWritten), a subscription resubscribes.
+   */
+  private rebuildClient(stale: KurrentDBClient): void {
+    if (this.closed || this.client !== stale) return;
+    this.client = KurrentDBClient.connectionString(this.connectionString);
+    void stale.dispose();
+  }
+
   private async serverVersion(): Promise<string> {
     try {
       return (await (this.client as unknown as ClientCapabilities).capabilities).serverVersion;
@@ -361,21 +424,30 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   /**
-   * An append the server refused. A conflict may be the retry of an append it wrote: then the
-   * first result (see earlierResult), else the conflict it names. Servers 25.1 to 26.0.2 answer
-   * an append to several streams of which some already hold their events (a partial retry) with
-   * an internal error instead of a conflict, which the client reports as unavailable: that one
-   * is examined here, and named as the conflict it is. Anything else keeps its meaning.
+   * An append the server refused, or whose answer never came. A conflict may be the retry of an
+   * append it wrote: then the first result (see earlierResult), else the conflict it names.
+   * Servers 25.1 to 26.0.2 answer an append to several streams of which some already hold their
+   * events (a partial retry) with an internal error instead of a conflict, which the client
+   * reports as unavailable: that one is examined here, and named as the conflict it is. A
+   * failure after which the append may have been written (see mayHaveWritten) is looked up too:
+   * a 503 says nothing changed, and the command's next attempt has new event ids, so answering
+   * 503 for a write that landed would have it written twice. A lookup that fails leaves the 503.
+   * Anything else keeps its meaning.
    */
   private async afterRefusal(appends: readonly StreamAppend[], error: unknown): Promise<AppendResult> {
     const refusal = commandError(error);
     const isConflict = refusal instanceof KurrentWrongExpectedVersionError;
-    if (isConflict || (refusal instanceof UnavailableError && refusal.code === GRPC_INTERNAL)) {
+    const isMalfunction = refusal instanceof UnavailableError && refusal.code === GRPC_INTERNAL;
+    if (isConflict || isMalfunction) {
       const earlier = await this.earlierResult(appends);
       if (earlier) return earlier;
       if (isConflict) throw toConflict(refusal);
       const conflict = await this.conflictIn(appends);
       if (conflict) throw conflict;
+    } else if (mayHaveWritten(error)) {
+      const earlier = await this.earlierResult(appends).catch(() => undefined);
+      if (earlier) return earlier;
+      throw unavailable(error);
     }
     throw translate(error);
   }
