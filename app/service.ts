@@ -198,6 +198,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
   const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
   const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+  if (projectsHere) metrics.watchProjections(projections);
   if (projectsHere) {
     await projections.start();
     const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
@@ -254,6 +255,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const problem = events.writeProblem();
       return writes || problem?.lasting ? problem : null;
     },
+    readiness: projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : [],
     authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
     async rateLimit(key) {
       const setting = key.rateLimit ?? current.catalog.settings.rateLimit;

@@ -55,9 +55,15 @@ import type {
 import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
 
 export interface KurrentDbEventStoreOptions {
-  /** Wait before resubscribing after the server dropped a subscription. Default 1000. */
+  /**
+   * Wait before resubscribing after a subscription lost its connection; it doubles with each drop
+   * in a row, up to MAX_RESUBSCRIBE_DELAY_MS. Default 1000.
+   */
   resubscribeDelayMs?: number;
 }
+
+/** The longest wait between two attempts to resubscribe; a subscription that stayed up this long starts over from the shortest. */
+const MAX_RESUBSCRIBE_DELAY_MS = 30_000;
 
 /** The first KurrentDB release with multi-stream appends. */
 const MULTI_STREAM_APPEND_SINCE = { major: 25, minor: 1 };
@@ -259,6 +265,18 @@ function translate(error: unknown): unknown {
 }
 
 /**
+ * A subscription's failure that resubscribing may cure: the store unavailable (see
+ * isUnavailable), or an UnknownError without a gRPC status (the native client's) or with
+ * CANCELLED (the call cancelled under it). Any other status (INVALID_ARGUMENT, FAILED_PRECONDITION,
+ * PERMISSION_DENIED, UNIMPLEMENTED, UNKNOWN...) answers every attempt the same: it is reported.
+ */
+function isConnectionFault(error: unknown): boolean {
+  if (isUnavailable(error)) return true;
+  const converted = commandError(error);
+  return converted instanceof UnknownError && (converted.code === undefined || converted.code === GRPC_CANCELLED);
+}
+
+/**
  * Reads also count UnknownError as unavailable. The native read path (readStream, readAll)
  * reports every gRPC status it has no name for as UnknownError, CANCELLED among them: what a
  * server going down answers the calls in flight, which must give a 503, not a 500. The same
@@ -371,9 +389,10 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   /**
-   * Catch-up then live, from a server subscription to `$all`'s domain streams. A dropped
-   * connection resubscribes from the last delivered position; a failing handler or any other
-   * error stops it and is reported. Do not `await close()` from inside `onEvent`.
+   * Catch-up then live, from a server subscription to `$all`'s domain streams. A lost connection
+   * is told to `onDrop` and resubscribes from the last delivered position, after a wait that
+   * doubles with each drop in a row; a failing handler or any other error stops it and is
+   * reported. Do not `await close()` from inside `onEvent`.
    */
   subscribeToAll(options: SubscribeOptions): Subscription {
     this.assertOpen();
@@ -595,7 +614,11 @@ class KurrentDbSubscription implements Subscription {
 
   private async run(): Promise<void> {
     let after = this.options.fromPosition ?? 0;
+    /** Drops in a row: no event delivered, and not up for long, in between. */
+    let drops = 0;
     while (!this.closing) {
+      const openedAt = Date.now();
+      let dropped: unknown;
       try {
         const start = await this.startAfter(after);
         if (this.closing) return;
@@ -613,17 +636,22 @@ class KurrentDbSubscription implements Subscription {
             throw new HandlerFailure(error);
           }
           after = event.position;
+          drops = 0;
         }
+        dropped = new StoreUnavailableError('event store ended the subscription');
       } catch (error) {
         if (error instanceof HandlerFailure) throw error.error;
-        // As for reads (see translateRead), an UnknownError counts as a dropped connection.
-        const failure = translateRead(error);
-        if (!(failure instanceof StoreUnavailableError)) throw failure;
+        if (!isConnectionFault(error)) throw commandError(error);
+        dropped = translateRead(error);
       } finally {
         await this.unsubscribe();
       }
+      if (this.closing) return;
       // Dropped (server gone, leader changed, stream ended): try again from the last delivered event.
-      await this.pause();
+      drops = Date.now() - openedAt >= MAX_RESUBSCRIBE_DELAY_MS ? 1 : drops + 1;
+      const delay = Math.min(this.resubscribeDelayMs * 2 ** (drops - 1), MAX_RESUBSCRIBE_DELAY_MS);
+      this.options.onDrop?.(dropped instanceof Error ? dropped : new Error(String(dropped)), delay);
+      await this.pause(delay);
     }
   }
 
@@ -637,10 +665,10 @@ class KurrentDbSubscription implements Subscription {
     await current.unsubscribe().catch(() => undefined);
   }
 
-  private pause(): Promise<void> {
+  private pause(ms: number): Promise<void> {
     if (this.closing) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.endPause?.(), this.resubscribeDelayMs);
+      const timer = setTimeout(() => this.endPause?.(), ms);
       this.endPause = () => {
         clearTimeout(timer);
         this.endPause = undefined;

@@ -78,6 +78,8 @@ export interface SubscribeOptions {
   onEvent(event: RecordedEvent): Promise<void> | void;
   /** Called when the subscription stops on an error it cannot recover from. */
   onError?(error: Error): void;
+  /** Told of each lost connection the subscription recovers from by itself, and when it tries again. */
+  onDrop?(error: Error, retryInMs: number): void;
 }
 
 export interface EventStore {
