@@ -9,7 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/event-store/kurrentdb';
-import { EventMetadata, NewEvent, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
+import { EventMetadata, NewEvent, PositionNotInLogError, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
+import { ReadReq } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
+import { feedRoutes } from '../read-api/feed/routes';
+import type { AnyRoute } from '../shared/http/route';
 import pino from 'pino';
 import request from 'supertest';
 import { PROJECTORS } from '../projections/projectors';
@@ -250,6 +253,33 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       const [first, second] = fake.store('a', [{ metadata: stored(metadata) }, { metadata: stored(metadata) }]);
       expect((await store.readAll({ fromPosition: second.position - 1 })).map((e) => e.id)).toEqual([second.id]);
       expect((await store.readAll({ fromPosition: first.position })).map((e) => e.id)).toEqual([second.id]);
+    });
+
+    it('refuse a position between records further back than the last 1000 events, having read no more than those', async () => {
+      const store = await connect();
+      const [first] = fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      fake.reads.length = 0;
+      const error = await rejection(store.readAll({ fromPosition: first.position + 1, maxCount: 10 }));
+      expect(error).toBeInstanceOf(PositionNotInLogError);
+      const scans = fake.reads.filter((r) => r.getReadDirection() === ReadReq.Options.ReadDirection.BACKWARDS);
+      expect(scans.map((r) => Number(r.getCount()))).toEqual([1000]);
+      // A position it gave reads at once, however far back.
+      expect((await store.readAll({ fromPosition: first.position, maxCount: 1 })).map((e) => e.revision)).toEqual([1]);
+    });
+
+    it('answer 503, not 1001, for a position while the server cannot read', async () => {
+      const store = await connect();
+      fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
+      await expect(store.readAll({ fromPosition: 5 })).rejects.toBeInstanceOf(StoreUnavailableError);
+    });
+
+    it('answer 1001 on the feed for a position the log does not know', async () => {
+      const store = await connect();
+      const [first] = fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      const [page] = feedRoutes({ events: store }) as [Extract<AnyRoute, { handle: unknown }>];
+      const answer = await page.handle({ after: first.position + 1, limit: 10, filter: {} }, {} as never);
+      expect(answer).toMatchObject({ ok: false, failure: { code: 1001, message: expect.stringMatching(/^after: position \d+ is not a position of this log/) } });
     });
 
     it('answer StoreUnavailableError for a call the server cancels while going away (an UnknownError of the native reader)', async () => {

@@ -20,7 +20,8 @@
  * Exclusive `fromPosition`: the server reads `$all` from an exact record offset, inclusive,
  * and rejects an offset inside a record. Positions this adapter hands out (event positions,
  * 0) are record offsets, so a read starts there and drops the event at it; any other number
- * is resolved to the last event before it (see readStart).
+ * is resolved to the last event before it when that is among the last events, else refused
+ * (see readStart).
  */
 import {
   ANY,
@@ -52,7 +53,7 @@ import type {
   ReadPosition,
   RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
+import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, PositionNotInLogError, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
 
 export interface KurrentDbEventStoreOptions {
   /**
@@ -61,6 +62,12 @@ export interface KurrentDbEventStoreOptions {
    */
   resubscribeDelayMs?: number;
 }
+
+/**
+ * How many of the last domain events a read from a position between records looks through for
+ * the last event before it (see readStart): more would let any client have the log scanned.
+ */
+const POSITION_SEARCH_LIMIT = 1000;
 
 /** The longest wait between two attempts to resubscribe; a subscription that stayed up this long starts over from the shortest. */
 const MAX_RESUBSCRIBE_DELAY_MS = 30_000;
@@ -535,9 +542,10 @@ export class KurrentDbEventStore implements EventStore {
   /**
    * Where a forward read must start to see every event after `after`. Positions this adapter
    * hands out are record offsets and start the read themselves, which a one-event probe
-   * confirms. Any other number (between records) cannot be read from, so the start is the
-   * last event before it, found by reading back from the head: a cost that only such
-   * positions pay.
+   * confirms. Any other number (between records: a client's guess) is refused by the server;
+   * then the start is the last event before it, looked for among the last
+   * POSITION_SEARCH_LIMIT domain events only (the whole log when it is shorter), and
+   * PositionNotInLogError when it is further back.
    */
   private async readStart(after: number): Promise<ReadPosition> {
     if (after <= 0) return START;
@@ -546,17 +554,20 @@ export class KurrentDbEventStore implements EventStore {
       return at(after);
     } catch {
       // Refused. The server answers a position inside a record with gRPC UNKNOWN, which the
-      // native client reports as UnavailableError, as it does a server that is down: the read
-      // below tells them apart, failing too when the server is down.
+      // native client reports as an UnavailableError without its text, as it does a server
+      // that is down: the bounded read below tells them apart, failing too when it is down.
     }
+    let looked = 0;
     try {
-      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: domainStreams() })) {
+      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: domainStreams(), maxCount: POSITION_SEARCH_LIMIT })) {
+        looked++;
         if (event && event.position.commit <= BigInt(after)) return event.position;
       }
     } catch (error) {
       throw translateRead(error);
     }
-    return START;
+    if (looked < POSITION_SEARCH_LIMIT) return START;
+    throw new PositionNotInLogError(after);
   }
 
   /** Reads all events, mapped to the port; a stream that does not exist has none. */

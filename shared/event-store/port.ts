@@ -145,6 +145,17 @@ export class StoreFaultError extends StoreUnavailableError {
   }
 }
 
+/**
+ * A read from a position that is not one of the log's (KurrentDB: not the start of a record) and
+ * that the store will not search for: the caller's input is wrong (1001), not the store.
+ */
+export class PositionNotInLogError extends Error {
+  constructor(readonly position: number) {
+    super(`position ${position} is not a position of this log: use one it gave (an event's position)`);
+    this.name = 'PositionNotInLogError';
+  }
+}
+
 /** Whether a stream at revision `actual` (-1: none) satisfies `expected`. */
 export function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
   if (expected === 'any') return true;
