@@ -93,6 +93,8 @@ export class ProjectionRunner {
   private fault: StoreFaultError | null = null;
   /** Faults in a row since an event was last handled, and how many of them were not a store out of reach. */
   private faults = { inRow: 0, notConnection: 0, last: '' };
+  /** The log had no event at the start: the first one delivered names it (see rebuildIfOfAnotherOrigin). */
+  private originPending = false;
   /** Subscriptions dropped or failed since the start: the `projection_drops_total` metric. */
   private dropCount = 0;
 
@@ -191,6 +193,8 @@ export class ProjectionRunner {
    * (see writeCheckpoints): the projectors are idempotent under the redelivery that allows.
    */
   private async handle(recorded: RecordedEvent): Promise<void> {
+    // The log was empty at the start: this is its first event.
+    if (this.originPending) await this.storeOrigin(recorded.id);
     // A type this version does not know (written by a newer one) moves no read model here.
     const event = domainEventOf(recorded);
     for (const projector of this.projectors) {
@@ -258,18 +262,35 @@ export class ProjectionRunner {
     });
   }
 
+  /**
+   * Rebuilds the read models when they were built from another log or by another version. The
+   * origin is stored only once the log has a first event (see storeOrigin): one stored while it
+   * was empty would name no log, and every later start would take the read models for another
+   * log's. An origin without a first event (stored so by earlier versions) is taken as this log's.
+   */
   private async rebuildIfOfAnotherOrigin(): Promise<void> {
     const checkpoints = this.store.collection<{ _id: string; logStart?: string | null; version?: number }>(CHECKPOINTS);
     const [first] = await this.events.readAll({ maxCount: 1 });
-    const origin = { _id: ORIGIN, logStart: first?.id ?? null, version: PROJECTIONS_VERSION };
+    const logStart = first?.id ?? null;
     const found = await checkpoints.findOne({ _id: ORIGIN });
-    if (found?.logStart === origin.logStart && found.version === origin.version) return;
+    const sameLog = found?.logStart === logStart || (found?.logStart === null && logStart !== null);
+    if (found && sameLog && found.version === PROJECTIONS_VERSION) {
+      this.originPending = logStart === null;
+      if (logStart !== null && found.logStart !== logStart) await this.storeOrigin(logStart);
+      return;
+    }
     if (found || (await checkpoints.countDocuments({})) > 0) {
-      this.log.warn({ was: found ?? null, now: origin }, 'read models of another log or version: rebuilding them');
+      this.log.warn({ was: found ?? null, now: { logStart, version: PROJECTIONS_VERSION } }, 'read models of another log or version: rebuilding them');
       await this.drop(this.projectors);
       await checkpoints.deleteMany({});
     }
-    await checkpoints.replaceOne({ _id: ORIGIN }, origin, { upsert: true });
+    this.originPending = logStart === null;
+    if (logStart !== null) await this.storeOrigin(logStart);
+  }
+
+  private async storeOrigin(logStart: string): Promise<void> {
+    await this.store.collection(CHECKPOINTS).replaceOne({ _id: ORIGIN }, { _id: ORIGIN, logStart, version: PROJECTIONS_VERSION }, { upsert: true });
+    this.originPending = false;
   }
 
   private async drop(projectors: readonly Projector[]): Promise<void> {
