@@ -51,6 +51,7 @@ import { StockStates } from '../shared/stock/stock-states';
 import { openEventStore, openJobScheduler, openRateLimiter, openReadStore } from './adapters';
 import { ConfigurationError } from './configuration-error';
 import { servedBy, serves, type Role } from './roles';
+import { backendChecks } from './readiness';
 import { checkStoreFormat } from './store-format';
 import { parseWebhooksFile, type Webhook } from '../webhooks/config';
 import { WebhookDispatcher } from '../webhooks/dispatcher';
@@ -260,6 +261,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       return writes || problem?.lasting ? problem : null;
     },
     readiness: [
+      ...backendChecks({ role, config, events, readStore, limiter, deliversWebhooks: dispatcher !== null }),
       ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
       ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
     ],
