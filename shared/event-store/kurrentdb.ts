@@ -24,6 +24,7 @@
  * (see readStart).
  */
 import {
+  AccessDeniedError,
   ANY,
   BACKWARDS,
   CancelledError,
@@ -38,6 +39,7 @@ import {
   TimeoutError,
   UnavailableError,
   UnknownError,
+  UnsupportedError,
   WrongExpectedVersionError as KurrentWrongExpectedVersionError,
   convertToCommandError,
   jsonEvent,
@@ -73,41 +75,14 @@ const POSITION_SEARCH_LIMIT = 1000;
 const MAX_RESUBSCRIBE_DELAY_MS = 30_000;
 
 /** The first KurrentDB release with multi-stream appends. */
-const MULTI_STREAM_APPEND_SINCE = { major: 25, minor: 1 };
-
-/** The client's version for a server without a features endpoint. */
-const UNKNOWN_VERSION = 'unknown';
-
-/**
- * Whether a server of this version (as its features endpoint reports it, e.g. "25.1.0") has
- * multi-stream appends. The client reports "unknown" for a server without that endpoint: one
- * older than 21.10, so no.
- */
-export function supportsMultiStreamAppend(serverVersion: string): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(serverVersion);
-  if (!match) return false;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  const since = MULTI_STREAM_APPEND_SINCE;
-  return major > since.major || (major === since.major && minor >= since.minor);
-}
+const MULTI_STREAM_APPEND_SINCE = '25.1';
 
 /** The server is too old for this service: it cannot append to several streams atomically. */
 export class UnsupportedServerError extends Error {
-  constructor(readonly serverVersion: string) {
-    const { major, minor } = MULTI_STREAM_APPEND_SINCE;
-    const server = serverVersion === UNKNOWN_VERSION ? 'of unknown version (it has no features endpoint: before 21.10)' : serverVersion;
-    super(`KurrentDB server ${server} does not support multi-stream appends: this service needs KurrentDB ${major}.${minor} or later`);
+  constructor() {
+    super(`KurrentDB server before ${MULTI_STREAM_APPEND_SINCE} does not support multi-stream appends: this service needs KurrentDB ${MULTI_STREAM_APPEND_SINCE} or later`);
     this.name = 'UnsupportedServerError';
   }
-}
-
-/**
- * The client's record of what the server said about itself. It is behind a protected getter
- * (the client's own multiStreamAppend consults it); this cast reads only the version, so that
- * an old server is refused at start, by its version, instead of at every append.
- */
-interface ClientCapabilities {
-  readonly capabilities: Promise<{ readonly serverVersion: string }>;
 }
 
 /**
@@ -316,8 +291,7 @@ export class KurrentDbEventStore implements EventStore {
   static async connect(connectionString: string, options: KurrentDbEventStoreOptions = {}): Promise<KurrentDbEventStore> {
     const store = new KurrentDbEventStore(connectionString, options);
     try {
-      const serverVersion = await store.serverVersion();
-      if (!supportsMultiStreamAppend(serverVersion)) throw new UnsupportedServerError(serverVersion);
+      await store.checkMultiStreamAppends();
     } catch (error) {
       await store.close();
       throw error;
@@ -441,11 +415,20 @@ export class KurrentDbEventStore implements EventStore {
     void stale.dispose();
   }
 
-  private async serverVersion(): Promise<string> {
+  /**
+   * An append session with nothing in it: the client first asks the server's features whether
+   * it has multi-stream appends and refuses with UnsupportedError when not, before sending
+   * anything. A server that has them answers the empty session however it does, and writes
+   * nothing (with no stream named, no permission is needed either).
+   */
+  private async checkMultiStreamAppends(): Promise<void> {
     try {
-      return (await (this.client as unknown as ClientCapabilities).capabilities).serverVersion;
+      await this.client.multiStreamAppend([]);
     } catch (error) {
-      throw translate(error);
+      if (error instanceof UnsupportedError) throw new UnsupportedServerError();
+      if (isUnavailable(error)) throw unavailable(error);
+      // Wrong credentials would fail every call after this one.
+      if (error instanceof AccessDeniedError) throw error;
     }
   }
 

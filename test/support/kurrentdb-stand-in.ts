@@ -126,12 +126,16 @@ export class FakeKurrentDb {
 
   private features(callback: grpc.sendUnaryData<SupportedMethods>): void {
     if (this.serverVersion === undefined) return callback({ code: grpc.status.UNIMPLEMENTED, details: 'unknown service' });
-    const appendSession = new SupportedMethod().setServiceName('kurrentdb.protocol.v2.streams.streamsservice').setMethodName('appendsession');
-    callback(null, new SupportedMethods().setEventStoreServerVersion(this.serverVersion).setMethodsList([appendSession]));
+    const [major, minor] = this.serverVersion.split('.').map(Number);
+    // Multi-stream appends came with 25.1.
+    const methods = major > 25 || (major === 25 && minor >= 1) ? [new SupportedMethod().setServiceName('kurrentdb.protocol.v2.streams.streamsservice').setMethodName('appendsession')] : [];
+    callback(null, new SupportedMethods().setEventStoreServerVersion(this.serverVersion).setMethodsList(methods));
   }
 
   /** Checks every stream's expected revision, then writes all or nothing, as the server does (minus idempotency). */
   private appendSession(client: string, requests: AppendRequest[], callback: grpc.sendUnaryData<AppendSessionResponse>): void {
+    // An empty session (the adapter's check at connect) writes nothing; the refusal is this stand-in's guess at the server's answer.
+    if (requests.length === 0) return callback({ code: grpc.status.INVALID_ARGUMENT, details: 'no append requests' });
     this.appendSessions.push(requests);
     if (this.nextAppendOnFollower) this.onFollower.add(client);
     this.nextAppendOnFollower = false;
