@@ -76,6 +76,32 @@ describe('KurrentDbEventStore against a stand-in server', () => {
     });
   });
 
+  describe('close', () => {
+    it("closes the client's gRPC connection, and that of a client replaced after a leader change", async () => {
+      /** Connections the stand-in has open, its side of them: the gRPC channel's, and the native reader's. */
+      const connections = () => (process as unknown as { _getActiveHandles(): { localPort?: number }[] })._getActiveHandles().filter((h) => h.localPort === fake.port).length;
+      const until = async (condition: () => boolean) => {
+        const deadline = Date.now() + 20_000;
+        while (!condition()) {
+          if (Date.now() > deadline) throw new Error(`timed out; ${connections()} connections`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      const before = connections();
+      const store = await KurrentDbEventStore.connect(fake.url);
+      await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]);
+      const open = connections();
+      expect(open).toBeGreaterThan(before);
+      fake.nextAppendOnFollower = true;
+      await expect(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]);
+      // The replaced client's channel is closed: the new one's takes its place.
+      await until(() => connections() === open);
+      await store.close();
+      await until(() => connections() === open - 1);
+    });
+  });
+
   describe('appends', () => {
     it('sends one append session, the metadata as one JSON property, and maps the answer', async () => {
       const store = await connect();

@@ -238,6 +238,25 @@ function mayHaveWritten(error: unknown): boolean {
   );
 }
 
+/** The client's gRPC channel: protected, and the only handle on its connection (see release). */
+interface WithChannel {
+  getChannel(): Promise<{ close(): void }>;
+}
+
+/**
+ * Ends a client's calls and closes its connection. `dispose()` only cancels the calls: the gRPC
+ * channel stays open (with its keep-alive pings) until the process ends, one more for every
+ * client replaced after a leader change. The client's native reader has a connection of its own
+ * and no way to close it; it goes with the client once nothing refers to it.
+ */
+async function release(client: KurrentDBClient): Promise<void> {
+  await client.dispose();
+  // A client that never made a call has no channel, and asking for one would make it (discovering
+  // a cluster first): only one that is there already, handed over at once, is closed.
+  const channel = await Promise.race([(client as unknown as WithChannel).getChannel(), new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+  channel?.close();
+}
+
 function unavailable(error: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
 }
@@ -400,7 +419,7 @@ export class KurrentDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    await this.client.dispose();
+    await release(this.client);
   }
 
   /**
@@ -412,7 +431,7 @@ export class KurrentDbEventStore implements EventStore {
   private rebuildClient(stale: KurrentDBClient): void {
     if (this.closed || this.client !== stale) return;
     this.client = KurrentDBClient.connectionString(this.connectionString);
-    void stale.dispose();
+    void release(stale);
   }
 
   /**

@@ -83,6 +83,7 @@ export class FakeKurrentDb {
 
   private constructor(
     private readonly server: grpc.Server,
+    readonly port: number,
     readonly url: string,
   ) {}
 
@@ -91,7 +92,7 @@ export class FakeKurrentDb {
     const port = await new Promise<number>((resolve, reject) =>
       server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
     );
-    const fake = new FakeKurrentDb(server, `kurrentdb://127.0.0.1:${port}?tls=false&defaultDeadline=2000`);
+    const fake = new FakeKurrentDb(server, port, `kurrentdb://127.0.0.1:${port}?tls=false&defaultDeadline=2000`);
     server.addService(ServerFeaturesService, {
       getSupportedMethods: (_call: grpc.ServerUnaryCall<Empty, SupportedMethods>, callback: grpc.sendUnaryData<SupportedMethods>) => fake.features(callback),
     });
