@@ -176,9 +176,8 @@ export class ProjectionRunner {
         this.faults.last = error.message;
         const first = this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS;
         const retryInMs = Math.min(first * 2 ** (this.faults.inRow - 1), MAX_RETRY_AFTER_FAULT_MS);
-        const failed = this.problem();
-        if (failed) this.log.error({ err: error.message, errorClass: error.name, faults: this.faults.inRow, retryInMs }, 'projections failed; resubscribing');
-        else this.log.error({ err: error.message, errorClass: error.name, faults: this.faults.inRow, retryInMs }, 'projection subscription dropped; resubscribing');
+        const message = this.problem() ? 'projections failed; resubscribing' : 'projection subscription dropped; resubscribing';
+        this.log.error({ err: error.message, errorClass: error.name, faults: this.faults.inRow, retryInMs }, message);
         if (this.stopped) return;
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
@@ -207,7 +206,7 @@ export class ProjectionRunner {
       if (around) await this.writeCheckpoints(true);
     }
     this.processed = recorded.position;
-    this.faults = { inRow: 0, notConnection: 0, last: '' };
+    if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
     this.onProjected?.(recorded);
     if (this.waiters.length) this.releaseWaiters();
     if (++this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
