@@ -1,8 +1,10 @@
-# One image for every role; the compose file picks the role by command.
-FROM node:20-bookworm
+# One image for every role; the compose file picks the role by command. Node pinned to a release
+# that meets package.json's engines (mongodb 7.9 needs 20.19 or later); the install is the lock
+# file's, exactly (npm ci), without the development tools.
+FROM node:20.20.2-bookworm
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 ENV PORT=8080
 EXPOSE 8080

@@ -14,6 +14,7 @@ import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/pu
 import { registerPlayerRoute } from '../command-api/register-player/route';
 import { reverseActionRoute } from '../command-api/reverse-action/route';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
+import { ProjectorLease } from '../projections/lease';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { verifyReadModels } from '../projections/verify';
@@ -50,6 +51,7 @@ import { StockStates } from '../shared/stock/stock-states';
 import { openEventStore, openJobScheduler, openRateLimiter, openReadStore } from './adapters';
 import { ConfigurationError } from './configuration-error';
 import { servedBy, serves, type Role } from './roles';
+import { backendChecks } from './readiness';
 import { checkStoreFormat } from './store-format';
 import { parseWebhooksFile, type Webhook } from '../webhooks/config';
 import { WebhookDispatcher } from '../webhooks/dispatcher';
@@ -198,7 +200,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
   const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
   const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+  if (projectsHere) metrics.watchProjections(projections);
+  // Read models in MongoDB are shared: one projector writes them (projections/lease.ts).
+  const lease = projectsHere && config.mongoUrl ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() }) : null;
   if (projectsHere) {
+    await lease?.acquire();
     await projections.start();
     const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
     const problem = events.writeProblem();
@@ -254,6 +260,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const problem = events.writeProblem();
       return writes || problem?.lasting ? problem : null;
     },
+    readiness: [
+      ...backendChecks({ role, config, events, readStore, limiter, deliversWebhooks: dispatcher !== null }),
+      ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
+      ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
+    ],
     authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
     async rateLimit(key) {
       const setting = key.rateLimit ?? current.catalog.settings.rateLimit;
@@ -309,6 +320,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       dispatcher?.stop();
       await jobs.close();
       await projections.stop();
+      await lease?.release();
       await limiter.close();
       await events.close();
       await readStore.close();

@@ -1,4 +1,6 @@
 /** `rebuild` and `verify`: the read models replayed from the log, and checked against the live ones. */
+import pino from 'pino';
+import { ProjectorLease } from '../projections/lease';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
 import { CHECKPOINTS } from '../projections/runner';
@@ -16,6 +18,9 @@ import { askServer, type ServerOptions } from './server';
 
 const LIVE_WAIT_MS = 10_000;
 
+/** The CLI says what happened on its own lines; the lease's log lines are a service's. */
+const silent = pino({ level: 'silent' });
+
 /**
  * `rebuild`: replays the log into fresh read models and reports the rate. With MONGO_URL the
  * named projectors' collections are dropped and refilled (stop the projector role first); in
@@ -27,7 +32,11 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
   if (unknown.length) throw new UsageError(`rebuild: unknown projector ${unknown.join(', ')}; the projectors are ${PROJECTORS.map((p) => p.name).join(', ')}`);
   const selected = names.length ? PROJECTORS.filter((p) => names.includes(p.name)) : PROJECTORS;
   const store: ReadStore = config.mongoUrl ? await MongoReadStore.connect(config.mongoUrl, config.mongoDatabase) : new MemoryReadStore();
+  // A running projector's lease refuses the rebuild: both would write the same read models.
+  const lease = config.mongoUrl ? new ProjectorLease(store, silent) : null;
   try {
+    const holder = await lease?.take();
+    if (holder) throw new UsageError(`rebuild: a projector (${holder.holder}) is writing the read models, its lease until ${new Date(holder.until).toISOString()}; stop the projector role first`);
     const head = await events.headPosition();
     if (config.mongoUrl) {
       for (const p of selected) {
@@ -49,6 +58,7 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
     await writeLine(`${count} events in ${seconds.toFixed(2)} s: ${Math.round(count / seconds)} events/s`);
     return 0;
   } finally {
+    await lease?.release();
     await store.close();
   }
 }

@@ -120,6 +120,47 @@ describe('ProjectionRunner', () => {
     await events.close();
   });
 
+  it('stores the origin once the log has a first event, so a cold start on an empty log is not rebuilt at the next start', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    const log = pino({ level: 'silent' });
+    const runner = new ProjectionRunner(events, store, [counter], log);
+    await runner.start();
+    expect(await store.collection(CHECKPOINTS).findOne({ _id: '$origin' })).toBeNull();
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000031')], 'no_stream');
+    expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
+    await runner.stop();
+    const [first] = await events.readAll({ maxCount: 1 });
+    expect(await store.collection(CHECKPOINTS).findOne({ _id: '$origin' })).toMatchObject({ logStart: first.id });
+
+    // A rebuild would drop the mark along with the read model.
+    await store.collection('counts').updateOne({ _id: 's-1' }, { $set: { kept: true } });
+    const again = new ProjectionRunner(events, store, [counter], log);
+    await again.start();
+    await again.stop();
+    expect(await store.collection('counts').findOne({ _id: 's-1' })).toEqual({ _id: 's-1', n: 1, kept: true });
+    await events.close();
+  });
+
+  it('takes an origin stored without a first event (by earlier versions) as this log, without a rebuild', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000041')], 'no_stream');
+    const first = new ProjectionRunner(events, store, [counter], pino({ level: 'silent' }));
+    await first.start();
+    expect(await first.waitFor(await events.headPosition(), 5000)).toBe(true);
+    await first.stop();
+    const origin = store.collection<{ _id: string; logStart: string | null }>(CHECKPOINTS);
+    await origin.updateOne({ _id: '$origin' }, { $set: { logStart: null } });
+    await store.collection('counts').updateOne({ _id: 's-1' }, { $set: { kept: true } });
+    const again = new ProjectionRunner(events, store, [counter], pino({ level: 'silent' }));
+    await again.start();
+    await again.stop();
+    expect(await store.collection('counts').findOne({ _id: 's-1' })).toEqual({ _id: 's-1', n: 1, kept: true });
+    expect((await origin.findOne({ _id: '$origin' }))?.logStart).toBe((await events.readAll({ maxCount: 1 }))[0].id);
+    await events.close();
+  });
+
   it('bounds waitFor when the position is never reached', async () => {
     const events = new SqliteEventStore(':memory:');
     const runner = new ProjectionRunner(events, new MemoryReadStore(), [counter], pino({ level: 'silent' }));

@@ -1,4 +1,4 @@
-import { StoreFaultError, type EventStore, type RecordedEvent, type Subscription } from '../shared/event-store/port';
+import { StoreFaultError, StoreUnavailableError, type EventStore, type RecordedEvent, type Subscription } from '../shared/event-store/port';
 import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/events';
 import type { Logger } from '../shared/logging/logger';
 import type { IndexKeys, ReadStore } from '../shared/read-store/port';
@@ -49,7 +49,20 @@ export const LOG_CHECKPOINT = '$log';
 const CHECKPOINT_EVERY_MS = 20;
 /** ...and at least every this many handled events, which bounds the redelivery after a crash. */
 const CHECKPOINT_EVERY_EVENTS = 1000;
+/** After a fault the subscription is tried again after this long, doubling with each fault in a row... */
 const RETRY_AFTER_FAULT_MS = 1000;
+/** ...up to this long. */
+const MAX_RETRY_AFTER_FAULT_MS = 60_000;
+/**
+ * Faults in a row, other than a store being unreachable, after which the projections count as
+ * failed (readiness and the `projection_failed` metric say so) while the runner keeps trying.
+ */
+const FAILED_AFTER_FAULTS = 5;
+
+export interface ProjectionRunnerOptions {
+  /** The first wait before resubscribing after a fault. Default RETRY_AFTER_FAULT_MS. */
+  retryAfterFaultMs?: number;
+}
 
 interface Waiter {
   position: number;
@@ -78,6 +91,12 @@ export class ProjectionRunner {
   private stopped = true;
   /** The store's lasting fault that ended the subscription: nothing more will be projected. */
   private fault: StoreFaultError | null = null;
+  /** Faults in a row since an event was last handled, and how many of them were not a store out of reach. */
+  private faults = { inRow: 0, notConnection: 0, last: '' };
+  /** The log had no event at the start: the first one delivered names it (see rebuildIfOfAnotherOrigin). */
+  private originPending = false;
+  /** Subscriptions dropped or failed since the start: the `projection_drops_total` metric. */
+  private dropCount = 0;
 
   constructor(
     private readonly events: EventStore,
@@ -86,7 +105,24 @@ export class ProjectionRunner {
     private readonly log: Logger,
     /** Told of each event once every projector has it (the service's projection-lag metric). */
     private readonly onProjected?: (event: RecordedEvent) => void,
+    private readonly options: ProjectionRunnerOptions = {},
   ) {}
+
+  /** Subscriptions to the log dropped or failed since the start (each is retried). */
+  get drops(): number {
+    return this.dropCount;
+  }
+
+  /**
+   * Why the read models are not being kept up to date, or null: the store's lasting fault, or
+   * FAILED_AFTER_FAULTS faults in a row that were not a store out of reach (a projector's bug, a
+   * request the event store refuses every time). Cleared by the next event handled.
+   */
+  problem(): string | null {
+    if (this.fault) return `event store fault: ${this.fault.message}`;
+    if (this.faults.notConnection >= FAILED_AFTER_FAULTS) return `projections failed ${this.faults.inRow} times in a row, still retrying: ${this.faults.last}`;
+    return null;
+  }
 
   /** Position up to which every projector has handled the log. */
   get position(): number {
@@ -97,6 +133,7 @@ export class ProjectionRunner {
     this.stopped = false;
     await this.rebuildIfOfAnotherOrigin();
     this.fault = null;
+    this.faults = { inRow: 0, notConnection: 0, last: '' };
     for (const p of this.projectors) for (const { collection, keys } of p.indexes ?? []) await this.store.ensureIndex(collection, keys);
     const checkpoints = this.store.collection<{ _id: string; position: number }>(CHECKPOINTS);
     // The log checkpoint is written after the projectors' of its batch: every event up to it was
@@ -117,6 +154,10 @@ export class ProjectionRunner {
     this.subscription = this.events.subscribeToAll({
       fromPosition: from,
       onEvent: (event) => this.handle(event),
+      onDrop: (error, retryInMs) => {
+        this.dropCount++;
+        this.log.warn({ err: error.message, retryInMs }, 'event store subscription lost its connection; resubscribing');
+      },
       onError: (error) => {
         this.subscription = null;
         // The store itself reported its lasting fault, once: retrying would only repeat it.
@@ -126,14 +167,22 @@ export class ProjectionRunner {
           this.waiters = [];
           return;
         }
-        // A fault (store down, projector bug) must not stop the read side for good:
-        // resubscribe from the checkpoints, re-handling idempotently.
-        this.log.error({ err: error.message }, 'projection subscription dropped; resubscribing');
+        // A fault (store down, projector bug) must not stop the read side for good: resubscribe
+        // from the checkpoints, re-handling idempotently, after a wait that doubles with each
+        // fault in a row. A store out of reach is waited for; anything else, repeated, fails the projections.
+        this.dropCount++;
+        this.faults.inRow++;
+        if (!(error instanceof StoreUnavailableError)) this.faults.notConnection++;
+        this.faults.last = error.message;
+        const first = this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS;
+        const retryInMs = Math.min(first * 2 ** (this.faults.inRow - 1), MAX_RETRY_AFTER_FAULT_MS);
+        const message = this.problem() ? 'projections failed; resubscribing' : 'projection subscription dropped; resubscribing';
+        this.log.error({ err: error.message, errorClass: error.name, faults: this.faults.inRow, retryInMs }, message);
         if (this.stopped) return;
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
           if (!this.stopped) this.subscribe(this.processed);
-        }, RETRY_AFTER_FAULT_MS);
+        }, retryInMs);
       },
     });
   }
@@ -143,6 +192,8 @@ export class ProjectionRunner {
    * (see writeCheckpoints): the projectors are idempotent under the redelivery that allows.
    */
   private async handle(recorded: RecordedEvent): Promise<void> {
+    // The log was empty at the start: this is its first event.
+    if (this.originPending) await this.storeOrigin(recorded.id);
     // A type this version does not know (written by a newer one) moves no read model here.
     const event = domainEventOf(recorded);
     for (const projector of this.projectors) {
@@ -155,6 +206,7 @@ export class ProjectionRunner {
       if (around) await this.writeCheckpoints(true);
     }
     this.processed = recorded.position;
+    if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
     this.onProjected?.(recorded);
     if (this.waiters.length) this.releaseWaiters();
     if (++this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
@@ -209,18 +261,35 @@ export class ProjectionRunner {
     });
   }
 
+  /**
+   * Rebuilds the read models when they were built from another log or by another version. The
+   * origin is stored only once the log has a first event (see storeOrigin): one stored while it
+   * was empty would name no log, and every later start would take the read models for another
+   * log's. An origin without a first event (stored so by earlier versions) is taken as this log's.
+   */
   private async rebuildIfOfAnotherOrigin(): Promise<void> {
     const checkpoints = this.store.collection<{ _id: string; logStart?: string | null; version?: number }>(CHECKPOINTS);
     const [first] = await this.events.readAll({ maxCount: 1 });
-    const origin = { _id: ORIGIN, logStart: first?.id ?? null, version: PROJECTIONS_VERSION };
+    const logStart = first?.id ?? null;
     const found = await checkpoints.findOne({ _id: ORIGIN });
-    if (found?.logStart === origin.logStart && found.version === origin.version) return;
+    const sameLog = found?.logStart === logStart || (found?.logStart === null && logStart !== null);
+    if (found && sameLog && found.version === PROJECTIONS_VERSION) {
+      this.originPending = logStart === null;
+      if (logStart !== null && found.logStart !== logStart) await this.storeOrigin(logStart);
+      return;
+    }
     if (found || (await checkpoints.countDocuments({})) > 0) {
-      this.log.warn({ was: found ?? null, now: origin }, 'read models of another log or version: rebuilding them');
+      this.log.warn({ was: found ?? null, now: { logStart, version: PROJECTIONS_VERSION } }, 'read models of another log or version: rebuilding them');
       await this.drop(this.projectors);
       await checkpoints.deleteMany({});
     }
-    await checkpoints.replaceOne({ _id: ORIGIN }, origin, { upsert: true });
+    this.originPending = logStart === null;
+    if (logStart !== null) await this.storeOrigin(logStart);
+  }
+
+  private async storeOrigin(logStart: string): Promise<void> {
+    await this.store.collection(CHECKPOINTS).replaceOne({ _id: ORIGIN }, { _id: ORIGIN, logStart, version: PROJECTIONS_VERSION }, { upsert: true });
+    this.originPending = false;
   }
 
   private async drop(projectors: readonly Projector[]): Promise<void> {

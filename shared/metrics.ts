@@ -51,6 +51,28 @@ export class ServiceMetrics {
     });
   }
 
+  /** Whether the projections have failed (see ProjectionRunner.problem) and how often their subscription dropped, asked at each scrape. */
+  watchProjections(projections: { problem(): string | null; readonly drops: number }): void {
+    new Gauge({
+      name: 'projection_failed',
+      help: '1 while the projections are failing (faults in a row that are not a store out of reach) or stopped by a store fault',
+      registers: [this.registry],
+      collect() {
+        this.set(projections.problem() ? 1 : 0);
+      },
+    });
+    let counted = 0;
+    new Counter({
+      name: 'projection_drops_total',
+      help: 'Subscriptions to the event log that dropped or failed and were retried',
+      registers: [this.registry],
+      collect() {
+        this.inc(projections.drops - counted);
+        counted = projections.drops;
+      },
+    });
+  }
+
   rateLimitRefused(keyName: string): void {
     this.rateLimited.inc({ key: keyName });
   }

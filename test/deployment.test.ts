@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { supportsMultiStreamAppend } from '../shared/event-store/kurrentdb';
 import YAML from 'yaml';
 import { playerStream } from '../shared/streams';
 import { readRunConfig } from '../shared/config/env';
@@ -38,6 +37,13 @@ function ingressTable(): { exact: Map<string, string>; prefixes: [string, string
   return { exact, prefixes: prefixes.sort((a, b) => b[0].length - a[0].length) };
 }
 
+/** Whether version `a` (e.g. 26.0.3) is `b` or later; missing parts count as 0. */
+function atLeast(a: string, b: string): boolean {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+  return true;
+}
+
 /** The role nginx sends a path to: an exact location first, else the longest prefix. */
 function ingressRole(path_: string): string | undefined {
   const { exact, prefixes } = ingressTable();
@@ -69,20 +75,45 @@ describe('the deployment files', () => {
     expect(services.read.depends_on.projector).toEqual({ condition: 'service_healthy' });
     for (const name of ['kurrentdb', 'mongo', 'redis']) expect(services[name].volumes[0]).toMatch(new RegExp(`^${Object.keys(compose.volumes).find((v) => services[name].volumes[0].startsWith(v))}:`));
     expect(services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction']));
-    // Every image a pinned release, never a moving tag; KurrentDB's one the adapter accepts (multi-stream appends).
+    // Every image a pinned release, never a moving tag.
     for (const [name, service] of Object.entries(services) as [string, { image?: string }][]) {
       if (service.image) expect([name, service.image.split(':').pop()]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
     }
-    expect(supportsMultiStreamAppend(String(services.kurrentdb.image).split(':').pop()!)).toBe(true);
     expect(services.ingress.ports).toEqual(['8080:8080']);
     expect(services.ingress.volumes[0]).toMatch(/^\.\/deploy\/ingress\.conf:/);
     expect(services.embedded.command).toEqual(['node', '--import', 'tsx', 'app/main.ts', 'all']);
   });
 
-  it('the image runs node itself, with a readiness healthcheck', () => {
+  it('compose restarts every service, publishes no KurrentDB port, and pins a KurrentDB that needs no workaround (26.0.3 or later)', () => {
+    const services = compose.services as Record<string, { restart?: string; ports?: string[]; image?: string }>;
+    for (const [name, service] of Object.entries(services)) expect([name, service.restart]).toEqual([name, 'unless-stopped']);
+    // Insecure (no TLS, no users): only the other containers may reach it.
+    expect(services.kurrentdb.ports).toBeUndefined();
+    const published = Object.entries(services).filter(([, service]) => service.ports).map(([name]) => name);
+    expect(published.sort()).toEqual(['embedded', 'ingress']);
+    expect(atLeast(String(services.kurrentdb.image).split(':').pop()!, '26.0.3')).toBe(true);
+  });
+
+  it('the image runs node itself, with a readiness healthcheck, on a pinned Node that meets engines, installed from the lock file', () => {
     const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "app\/main\.ts", "all"\]$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\/health\/ready/m);
+    const node = /^FROM node:(\d+\.\d+\.\d+)-\w+$/m.exec(dockerfile)?.[1];
+    expect(node).toBeDefined();
+    const engines = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+    expect(atLeast(node!, engines.replace(/^>=/, ''))).toBe(true);
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+  });
+
+  it("package.json's engines asks for at least the Node every dependency needs", () => {
+    const own = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; dependencies: Record<string, string> };
+    const floor = /^>=(\d+\.\d+\.\d+)$/.exec(own.engines.node)?.[1];
+    expect(floor).toBeDefined();
+    for (const name of Object.keys(own.dependencies)) {
+      const needs = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node;
+      const minimum = needs && /^>=\s*(\d+(?:\.\d+){0,2})/.exec(needs)?.[1];
+      if (minimum) expect([name, needs, atLeast(floor!, minimum)]).toEqual([name, needs, true]);
+    }
   });
 
   it('every npm script runs: the start scripts exec node (signals reach it), and every file a script names exists', () => {

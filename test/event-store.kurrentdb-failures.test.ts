@@ -8,198 +8,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { Any } from 'google-protobuf/google/protobuf/any_pb';
-import { ServerFeaturesService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/serverfeatures_grpc_pb';
-import { SupportedMethod, SupportedMethods } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/serverfeatures_pb';
-import { Code } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/code_pb';
-import { Empty, StreamIdentifier, UUID } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/shared_pb';
-import { Status } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/status_pb';
-import { StreamsService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_grpc_pb';
-import { ReadReq, ReadResp } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
-import { StreamRevisionConflictErrorDetails } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/errors_pb';
-import { StreamsServiceService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_grpc_pb';
-import { AppendRecord, AppendRequest, AppendResponse, AppendSessionResponse } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_pb';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/event-store/kurrentdb';
-import { EventMetadata, NewEvent, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
+import { EventMetadata, NewEvent, PositionNotInLogError, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
+import { ReadReq } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
+import { feedRoutes } from '../read-api/feed/routes';
+import type { AnyRoute } from '../shared/http/route';
+import pino from 'pino';
+import request from 'supertest';
+import { PROJECTORS } from '../projections/projectors';
+import { ProjectionRunner } from '../projections/runner';
+import { createHttpApp } from '../shared/http/app';
+import { ServiceMetrics } from '../shared/metrics';
+import { MemoryReadStore } from '../shared/read-store/memory';
+import { failure } from '../shared/result';
+import { FakeKurrentDb, properties, serverMalfunction, type Failure } from './support/kurrentdb-stand-in';
 
 const metadata: EventMetadata = { correlationId: 'corr-1', causationId: 'cause-1', keyName: 'fake-key', catalogVersion: 3, extra: { nested: [1, 'two', { three: 0.5 }] } };
 
 function event(type = 'Happened'): NewEvent {
   return { id: randomUUID(), type, data: { n: 1 }, metadata };
-}
-
-interface StoredEvent {
-  id: string;
-  stream: string;
-  revision: number;
-  position: number;
-  type: string;
-  data: string;
-  /** The event's metadata bytes, as the server hands them out. */
-  metadata: string;
-}
-
-/** An answer the fake gives instead of its own. */
-type Failure = { code: grpc.status; details: string; metadata?: grpc.Metadata };
-
-/** gRPC code and message of the server's revision conflict, with its details as the v2 API sends them. */
-function revisionConflict(stream: string, expected: string, actual: string): Failure {
-  const details = new StreamRevisionConflictErrorDetails().setStream(stream).setExpectedRevision(expected).setActualRevision(actual);
-  const any = new Any();
-  any.setTypeUrl('type.googleapis.com/kurrentdb.protocol.v2.streams.errors.StreamRevisionConflictErrorDetails');
-  any.setValue(details.serializeBinary());
-  const status = new Status().setCode(Code.FAILED_PRECONDITION).setMessage('Append failed due to a revision conflict').setDetails(any);
-  const trailers = new grpc.Metadata();
-  trailers.set('grpc-status-details-bin', Buffer.from(status.serializeBinary()));
-  return { code: grpc.status.FAILED_PRECONDITION, details: `Append failed due to a revision conflict on stream '${stream}'.`, metadata: trailers };
-}
-
-/** What a server that cannot map its own answer sends (25.1 to 26.0.2, on a partial retry to several streams). */
-const serverMalfunction: Failure = { code: grpc.status.INTERNAL, details: 'An internal server error occurred. Please contact support if the problem persists.' };
-
-class FakeKurrentDb {
-  /** What the features endpoint reports; undefined: it has none, like a server before 21.10. */
-  serverVersion: string | undefined = '25.1.0';
-  readonly events: StoredEvent[] = [];
-  readonly appendSessions: AppendRequest[][] = [];
-  readonly reads: ReadReq.Options[] = [];
-  /** Answers the next append session with this instead of writing it. */
-  failNextAppend: Failure | undefined;
-  /** Answers every stream read with this. */
-  failReads: Failure | undefined;
-  /** Leaves every read open without an answer, as a server that is going away. */
-  stallReads = false;
-  private nextPosition = 1000;
-
-  private constructor(
-    private readonly server: grpc.Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<FakeKurrentDb> {
-    const server = new grpc.Server();
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-    );
-    const fake = new FakeKurrentDb(server, `kurrentdb://127.0.0.1:${port}?tls=false&defaultDeadline=2000`);
-    server.addService(ServerFeaturesService, {
-      getSupportedMethods: (_call: grpc.ServerUnaryCall<Empty, SupportedMethods>, callback: grpc.sendUnaryData<SupportedMethods>) => fake.features(callback),
-    });
-    server.addService(StreamsServiceService, {
-      appendSession: (call: grpc.ServerReadableStream<AppendRequest, AppendSessionResponse>, callback: grpc.sendUnaryData<AppendSessionResponse>) => {
-        const requests: AppendRequest[] = [];
-        call.on('data', (request: AppendRequest) => requests.push(request));
-        call.on('end', () => fake.appendSession(requests, callback));
-      },
-    });
-    server.addService(StreamsService, { read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => fake.read(call) });
-    return fake;
-  }
-
-  stop(): void {
-    this.server.forceShutdown();
-  }
-
-  eventsOf(stream: string): StoredEvent[] {
-    return this.events.filter((e) => e.stream === stream);
-  }
-
-  /** Stores events as another writer would have. */
-  store(stream: string, events: { id?: string; type?: string; metadata: string }[]): StoredEvent[] {
-    return events.map(({ id = randomUUID(), type = 'Happened', metadata: stored }) => {
-      const written = { id, stream, revision: this.eventsOf(stream).length, position: (this.nextPosition += 100), type, data: '{"n":1}', metadata: stored };
-      this.events.push(written);
-      return written;
-    });
-  }
-
-  private features(callback: grpc.sendUnaryData<SupportedMethods>): void {
-    if (this.serverVersion === undefined) return callback({ code: grpc.status.UNIMPLEMENTED, details: 'unknown service' });
-    const appendSession = new SupportedMethod().setServiceName('kurrentdb.protocol.v2.streams.streamsservice').setMethodName('appendsession');
-    callback(null, new SupportedMethods().setEventStoreServerVersion(this.serverVersion).setMethodsList([appendSession]));
-  }
-
-  /** Checks every stream's expected revision, then writes all or nothing, as the server does (minus idempotency). */
-  private appendSession(requests: AppendRequest[], callback: grpc.sendUnaryData<AppendSessionResponse>): void {
-    this.appendSessions.push(requests);
-    const failure = this.failNextAppend;
-    this.failNextAppend = undefined;
-    if (failure) return callback(failure);
-    for (const request of requests) {
-      const expected = Number(request.getExpectedRevision());
-      const actual = this.eventsOf(request.getStream()).length - 1;
-      const matches = expected === -2 || (expected === -1 ? actual === -1 : expected === -4 ? actual >= 0 : actual === expected);
-      if (!matches) return callback(revisionConflict(request.getStream(), String(expected), String(actual)));
-    }
-    const response = new AppendSessionResponse();
-    let last: StoredEvent | undefined;
-    for (const request of requests) {
-      const written = this.store(
-        request.getStream(),
-        request.getRecordsList().map((record) => {
-          const type = record.getSchema()!.getName();
-          // As the server renders stored properties: one JSON object, with its own schema keys.
-          return { id: record.getRecordId(), type, metadata: JSON.stringify({ ...properties(record), '$schema.name': type, '$schema.format': 'Json' }) };
-        }),
-      );
-      last = written[written.length - 1];
-      response.addOutput(new AppendResponse().setStream(request.getStream()).setStreamRevision(String(last.revision)));
-    }
-    callback(null, response.setPosition(String(last!.position)));
-  }
-
-  private read(call: grpc.ServerWritableStream<ReadReq, ReadResp>): void {
-    const options = call.request.getOptions()!;
-    this.reads.push(options);
-    if (this.stallReads) return;
-    if (this.failReads) return void call.emit('error', this.failReads);
-    const backwards = options.getReadDirection() === ReadReq.Options.ReadDirection.BACKWARDS;
-    const count = options.hasCount() ? Number(options.getCount()) : Infinity;
-    let selected: StoredEvent[];
-    if (options.hasStream()) {
-      const stream = options.getStream()!;
-      const identifier = stream.getStreamIdentifier()!;
-      const name = Buffer.from(identifier.getStreamName_asU8()).toString();
-      const events = this.eventsOf(name);
-      if (events.length === 0) {
-        call.write(new ReadResp().setStreamNotFound(new ReadResp.StreamNotFound().setStreamIdentifier(identifier)));
-        return void call.end();
-      }
-      const from = stream.hasRevision() ? Number(stream.getRevision()) : stream.hasEnd() ? Infinity : 0;
-      selected = backwards ? events.filter((e) => e.revision <= from).reverse() : events.filter((e) => e.revision >= from);
-    } else {
-      const all = options.getAll()!;
-      const regex = options.getFilter()?.getStreamIdentifier()?.getRegex();
-      const log = this.events.filter((e) => regex === undefined || new RegExp(regex).test(e.stream));
-      const from = all.hasPosition() ? Number(all.getPosition()!.getCommitPosition()) : all.hasEnd() ? Infinity : 0;
-      // As the server answers a position inside a record.
-      if (all.hasPosition() && !this.events.some((e) => e.position === from)) {
-        return void call.emit('error', { code: grpc.status.UNKNOWN, details: 'Unexpected ReadAllResult: InvalidPosition' });
-      }
-      selected = backwards ? log.filter((e) => e.position <= from).reverse() : log.filter((e) => e.position >= from);
-    }
-    for (const stored of selected.slice(0, count)) call.write(toReadResp(stored));
-    call.end();
-  }
-}
-
-function properties(record: AppendRecord): Record<string, string> {
-  const found: Record<string, string> = {};
-  record.getPropertiesMap().forEach((value, key) => (found[key] = value.getStringValue()));
-  return found;
-}
-
-function toReadResp(stored: StoredEvent): ReadResp {
-  const recorded = new ReadResp.ReadEvent.RecordedEvent()
-    .setId(new UUID().setString(stored.id))
-    .setStreamIdentifier(new StreamIdentifier().setStreamName(Buffer.from(stored.stream)))
-    .setStreamRevision(String(stored.revision))
-    .setPreparePosition(String(stored.position))
-    .setCommitPosition(String(stored.position))
-    .setCustomMetadata(Buffer.from(stored.metadata))
-    .setData(Buffer.from(stored.data));
-  recorded.getMetadataMap().set('type', stored.type).set('content-type', 'application/json').set('created', String(Date.now() * 10_000));
-  return new ReadResp().setEvent(new ReadResp.ReadEvent().setEvent(recorded).setCommitPosition(String(stored.position)));
 }
 
 /** The metadata property as the adapter writes it (see METADATA_PROPERTY). */
@@ -237,20 +64,41 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       await connect();
     });
 
-    it('refuses an older server by its version, in one line', async () => {
-      fake.serverVersion = '24.10.0';
+    it.each([
+      ['an older server', '24.10.0'],
+      ['a server without a features endpoint (before 21.10)', undefined],
+    ])('refuses %s in one line, having written nothing', async (_name, version) => {
+      fake.serverVersion = version;
       const error = await rejection(KurrentDbEventStore.connect(fake.url));
       expect(error).toBeInstanceOf(UnsupportedServerError);
-      expect((error as Error).message).toBe(
-        'KurrentDB server 24.10.0 does not support multi-stream appends: this service needs KurrentDB 25.1 or later',
-      );
+      expect((error as Error).message).toBe('KurrentDB server before 25.1 does not support multi-stream appends: this service needs KurrentDB 25.1 or later');
+      expect(fake.appendSessions).toEqual([]);
     });
+  });
 
-    it('refuses a server without a features endpoint (before 21.10)', async () => {
-      fake.serverVersion = undefined;
-      const error = await rejection(KurrentDbEventStore.connect(fake.url));
-      expect(error).toMatchObject({ name: 'UnsupportedServerError', serverVersion: 'unknown' });
-      expect((error as Error).message).toMatch(/^KurrentDB server of unknown version \(.*\) does not support multi-stream appends: .* 25\.1 or later$/);
+  describe('close', () => {
+    it("closes the client's gRPC connection, and that of a client replaced after a leader change", async () => {
+      /** Connections the stand-in has open, its side of them: the gRPC channel's, and the native reader's. */
+      const connections = () => (process as unknown as { _getActiveHandles(): { localPort?: number }[] })._getActiveHandles().filter((h) => h.localPort === fake.port).length;
+      const until = async (condition: () => boolean) => {
+        const deadline = Date.now() + 20_000;
+        while (!condition()) {
+          if (Date.now() > deadline) throw new Error(`timed out; ${connections()} connections`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      const before = connections();
+      const store = await KurrentDbEventStore.connect(fake.url);
+      await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]);
+      const open = connections();
+      expect(open).toBeGreaterThan(before);
+      fake.nextAppendOnFollower = true;
+      await expect(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]);
+      // The replaced client's channel is closed: the new one's takes its place.
+      await until(() => connections() === open);
+      await store.close();
+      await until(() => connections() === open - 1);
     });
   });
 
@@ -351,6 +199,44 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(await store.appendToStreams(appends)).toEqual(original);
     });
 
+    it('answers 503 to an append a follower refuses, and sends the next one through a new client, to the leader', async () => {
+      const store = await connect();
+      fake.nextAppendOnFollower = true;
+      const refused = await rejection(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]));
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+      expect((refused as Error).message).toMatch(/not the leader/);
+      expect(fake.events).toEqual([]);
+      const appended = event();
+      await store.appendToStreams([{ stream: 'a', events: [appended], expectedRevision: 'no_stream' }]);
+      expect(fake.eventsOf('a').map((e) => e.id)).toEqual([appended.id]);
+      expect(fake.appendSessions).toHaveLength(2);
+    });
+
+    it.each<[string, Failure]>([
+      ["the client's deadline", { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }],
+      ["the server's commit timeout", { code: grpc.status.ABORTED, details: 'Operation timed out' }],
+      ['a dropped connection', { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' }],
+      ['a cancellation by the server', { code: grpc.status.CANCELLED, details: 'The operation was cancelled' }],
+    ])('answers an append written before %s with its result, not 503', async (_name, failure) => {
+      const store = await connect();
+      fake.store('b', [{ metadata: stored(metadata) }]);
+      const appends = [
+        { stream: 'a', events: [event()], expectedRevision: 'no_stream' as const },
+        { stream: 'b', events: [event(), event()], expectedRevision: 0 },
+      ];
+      fake.failNextAppendAfterWriting = failure;
+      const result = await store.appendToStreams(appends);
+      expect(result).toEqual({ revisions: { a: 0, b: 2 }, position: fake.eventsOf('b')[2].position });
+      expect(fake.events).toHaveLength(4);
+    });
+
+    it('answers 503 to an append that met a deadline before anything was written', async () => {
+      const store = await connect();
+      fake.failNextAppend = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+      await expect(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(fake.events).toEqual([]);
+    });
+
     it('reports an internal error as unavailable when nothing of the append is stored and no revision differs', async () => {
       const store = await connect();
       fake.failNextAppend = serverMalfunction;
@@ -390,6 +276,33 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect((await store.readAll({ fromPosition: first.position })).map((e) => e.id)).toEqual([second.id]);
     });
 
+    it('refuse a position between records further back than the last 1000 events, having read no more than those', async () => {
+      const store = await connect();
+      const [first] = fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      fake.reads.length = 0;
+      const error = await rejection(store.readAll({ fromPosition: first.position + 1, maxCount: 10 }));
+      expect(error).toBeInstanceOf(PositionNotInLogError);
+      const scans = fake.reads.filter((r) => r.getReadDirection() === ReadReq.Options.ReadDirection.BACKWARDS);
+      expect(scans.map((r) => Number(r.getCount()))).toEqual([1000]);
+      // A position it gave reads at once, however far back.
+      expect((await store.readAll({ fromPosition: first.position, maxCount: 1 })).map((e) => e.revision)).toEqual([1]);
+    });
+
+    it('answer 503, not 1001, for a position while the server cannot read', async () => {
+      const store = await connect();
+      fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
+      await expect(store.readAll({ fromPosition: 5 })).rejects.toBeInstanceOf(StoreUnavailableError);
+    });
+
+    it('answer 1001 on the feed for a position the log does not know', async () => {
+      const store = await connect();
+      const [first] = fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      const [page] = feedRoutes({ events: store }) as [Extract<AnyRoute, { handle: unknown }>];
+      const answer = await page.handle({ after: first.position + 1, limit: 10, filter: {} }, {} as never);
+      expect(answer).toMatchObject({ ok: false, failure: { code: 1001, message: expect.stringMatching(/^after: position \d+ is not a position of this log/) } });
+    });
+
     it('answer StoreUnavailableError for a call the server cancels while going away (an UnknownError of the native reader)', async () => {
       const store = await connect();
       fake.failReads = { code: grpc.status.CANCELLED, details: 'The operation was cancelled' };
@@ -407,5 +320,100 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       fake.stop();
       await expect(reading).rejects.toBeInstanceOf(StoreUnavailableError);
     });
+  });
+});
+
+describe('a subscription to $all on a server that drops or refuses it', () => {
+  let fake: FakeKurrentDb;
+  beforeEach(async () => {
+    fake = await FakeKurrentDb.start();
+  });
+  afterEach(() => fake.stop());
+
+  const until = async (condition: () => boolean) => {
+    const deadline = Date.now() + 20_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for condition');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+
+  it('tells each drop, and waits twice as long after each drop in a row', async () => {
+    const store = await KurrentDbEventStore.connect(fake.url, { resubscribeDelayMs: 10 });
+    const drops: [string, number][] = [];
+    const errors: Error[] = [];
+    fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
+    const subscription = store.subscribeToAll({ onEvent: () => undefined, onError: (error) => errors.push(error), onDrop: (error, retryInMs) => void drops.push([error.name, retryInMs]) });
+    try {
+      await until(() => drops.length >= 4);
+    } finally {
+      await subscription.close();
+      await store.close();
+    }
+    expect(drops.slice(0, 4)).toEqual([
+      ['StoreUnavailableError', 10],
+      ['StoreUnavailableError', 20],
+      ['StoreUnavailableError', 40],
+      ['StoreUnavailableError', 80],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it('stops and reports an error that resubscribing cannot cure', async () => {
+    const store = await KurrentDbEventStore.connect(fake.url, { resubscribeDelayMs: 10 });
+    const errors: Error[] = [];
+    const drops: Error[] = [];
+    fake.failReads = { code: grpc.status.PERMISSION_DENIED, details: 'Access denied' };
+    const subscription = store.subscribeToAll({ onEvent: () => undefined, onError: (error) => errors.push(error), onDrop: (error) => void drops.push(error) });
+    try {
+      await until(() => errors.length > 0);
+    } finally {
+      await subscription.close();
+      await store.close();
+    }
+    expect(errors.map((e) => e.message)).toEqual([expect.stringContaining('Access denied')]);
+    expect(drops).toEqual([]);
+  });
+
+  it('fails the projections visibly after repeated faults, keeps retrying, and recovers with the next event', async () => {
+    const store = await KurrentDbEventStore.connect(fake.url, { resubscribeDelayMs: 10 });
+    const metrics = new ServiceMetrics();
+    const log = pino({ level: 'silent' });
+    const runner = new ProjectionRunner(store, new MemoryReadStore(), PROJECTORS, log, undefined, { retryAfterFaultMs: 10 });
+    metrics.watchProjections(runner);
+    const app = createHttpApp([], {
+      metrics,
+      log,
+      clientDomains: new Set(),
+      isStarted: () => true,
+      workProblem: () => null,
+      documentation: { document: {} },
+      elsewhere: [],
+      readiness: [{ name: 'projections', problem: () => runner.problem() }],
+      authorize: () => ({ ok: false, failure: failure(401, 'no key') }),
+      rateLimit: async () => null,
+      afterWrite: async () => undefined,
+      waitForPosition: async () => true,
+    });
+    await runner.start();
+    try {
+      expect((await request(app).get('/health/ready')).status).toBe(200);
+      fake.failReads = { code: grpc.status.PERMISSION_DENIED, details: 'Access denied' };
+      await until(() => runner.problem() !== null);
+      expect(runner.problem()).toMatch(/^projections failed 5 times in a row, still retrying: .*Access denied/);
+      const ready = await request(app).get('/health/ready');
+      expect([ready.status, ready.body.data]).toEqual([503, expect.stringMatching(/^Not ready: projections: projections failed \d+ times in a row, still retrying: .*Access denied/)]);
+      expect(await metrics.text()).toMatch(/^projection_failed 1$/m);
+      expect(Number(/^projection_drops_total (\d+)$/m.exec(await metrics.text())?.[1])).toBeGreaterThanOrEqual(5);
+
+      fake.failReads = undefined;
+      fake.store('player-1', [{ type: 'PlayerRegistered', metadata: stored(metadata) }]);
+      await until(() => runner.problem() === null);
+      expect((await request(app).get('/health/ready')).status).toBe(200);
+      expect(await metrics.text()).toMatch(/^projection_failed 0$/m);
+    } finally {
+      await runner.stop();
+      await store.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { KurrentDBClient, jsonEvent } from '@kurrent/kurrentdb-client';
-import { KurrentDbEventStore, UnsupportedServerError, supportsMultiStreamAppend } from '../shared/event-store/kurrentdb';
+import { KurrentDbEventStore, UnsupportedServerError } from '../shared/event-store/kurrentdb';
 import { EventMetadata, NewEvent, RecordedEvent, StoreUnavailableError } from '../shared/event-store/port';
 import { eventStoreContract } from './contracts/event-store.contract';
 import { freePort } from './support/process';
@@ -183,28 +183,5 @@ describe('KurrentDbEventStore without a server', () => {
     await expect(store.readStream('s')).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.appendToStreams([{ stream: 's', events: [event()], expectedRevision: 'any' }])).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(() => store.subscribeToAll({ onEvent: () => undefined })).toThrow(StoreUnavailableError);
-  });
-});
-
-describe('which KurrentDB servers have multi-stream appends', () => {
-  it.each([
-    ['25.1.0', true],
-    ['25.1', true],
-    ['25.10.2', true],
-    ['26.0.0', true],
-    ['25.0.9', false],
-    ['24.10.0', false],
-    ['5.0.0', false],
-    // The client's answer for a server without a features endpoint: one older than 21.10.
-    ['unknown', false],
-    ['', false],
-  ])('%j: %s', (serverVersion, supported) => {
-    expect(supportsMultiStreamAppend(serverVersion)).toBe(supported);
-  });
-
-  it('refuses an older server in one line that names its version and the minimum', () => {
-    const error = new UnsupportedServerError('24.10.0');
-    expect(error.message).toBe('KurrentDB server 24.10.0 does not support multi-stream appends: this service needs KurrentDB 25.1 or later');
-    expect(error).toMatchObject({ name: 'UnsupportedServerError', serverVersion: '24.10.0' });
   });
 });

@@ -1,10 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../shared/rate-limit/port';
 import { RedisRateLimiter } from '../shared/rate-limit/redis';
 import { rateLimitContract } from './contracts/rate-limit.contract';
-import { eventually, freePort, startRedisServer, stopChild } from './support/process';
+import { eventually, freePort, startRedisServer, startServerProcess, stopChild, stopProcess } from './support/process';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Every key this file writes to the shared Redis starts with this; afterAll deletes them. */
@@ -51,6 +54,16 @@ describe('RedisRateLimiter specifics', () => {
       expect(await client.ping()).toBe('PONG');
       await client.quit();
     }
+  });
+
+  it('reports no problem to readiness while Redis answers, and one once closed', async () => {
+    const limiter = new RedisRateLimiter(REDIS_URL, PREFIX);
+    try {
+      expect(await limiter.problem()).toBeNull();
+    } finally {
+      await limiter.close();
+    }
+    expect(await limiter.problem()).toBe('rate limiter is closed');
   });
 
   it('lets a bucket expire once it has refilled', async () => {
@@ -126,4 +139,42 @@ describe('RedisRateLimiter specifics', () => {
       }
     });
   });
+});
+
+describe('two service processes on one Redis', () => {
+  // A fresh prefix of its own, like a deployment's REDIS_PREFIX; afterAll deletes it with the rest.
+  const prefix = `${PREFIX}service`;
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(children.map((child) => stopProcess(child, 'SIGTERM')));
+  });
+
+  it('share the rate limit of a key they both serve: past its burst, both refuse it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gam-rate-'));
+    const keys = path.join(dir, 'keys.yaml');
+    // A bucket that refills one token every 100 s: nothing comes back while the test runs.
+    fs.writeFileSync(keys, 'keys:\n  - { name: app, tier: Mobile, key: "mobile-key-0123456789abcdef", rateLimit: { perSecond: 0.01, burst: 4 } }\n');
+    const catalog = path.join(dir, 'catalog.yaml');
+    fs.writeFileSync(catalog, 'version: 1\nactions: [{ uid: act-a, identifier: a, points: 1 }]\n');
+    const start = async (name: string) => {
+      const dataDir = path.join(dir, name);
+      const started = await startServerProcess({ DATA_DIR: dataDir, API_KEYS_FILE: keys, CATALOG_FILE: catalog, REDIS_URL, REDIS_PREFIX: prefix });
+      children.push(started.child);
+      return started.url;
+    };
+    const [first, second] = await Promise.all([start('first'), start('second')]);
+    const send = async (url: string) => {
+      const res = await fetch(`${url}/v1/action/process`, {
+        method: 'POST',
+        headers: { AuthKey: 'mobile-key-0123456789abcdef', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'a', referenceId: randomUUID(), playerId: randomUUID() }),
+      });
+      return res.status;
+    };
+    const answers = [];
+    for (const url of [first, second, first, second, first, second]) answers.push(await send(url));
+    // Each process alone would have let four through.
+    expect(answers).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(Number(await admin.exists(`${prefix}:rate:app`))).toBe(1);
+  }, 120_000);
 });

@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import {
+  Collection,
+  Db,
   MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
@@ -93,6 +95,55 @@ describe('a MongoDB server that is down or silent', () => {
     const options = withTimeoutDefaults('mongodb://mongo:27017/?serverSelectionTimeoutMS=500&sockettimeoutms=100');
     expect(options).toEqual({ connectTimeoutMS: 3000, waitQueueTimeoutMS: 3000 });
     expect(withTimeoutDefaults('mongodb://mongo:27017')).toEqual({ serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000, waitQueueTimeoutMS: 3000, socketTimeoutMS: 10_000 });
+  });
+
+  describe('operations that take as long as they take', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    // The driver's own calls, answered here as a server would, record the socket timeout of the client each went through.
+    it('index builds and drops run without the socket timeout that bounds every other operation, even one the URL sets', async () => {
+      const seen: [string, number][] = [];
+      const timeoutOf = (db: Db) => db.client.options.socketTimeoutMS;
+      jest.spyOn(MongoClient.prototype, 'connect').mockImplementation(async function (this: MongoClient) {
+        return this;
+      });
+      jest.spyOn(Collection.prototype, 'createIndex').mockImplementation(async function (this: Collection) {
+        seen.push(['createIndex', timeoutOf(this.db)]);
+        return 'index';
+      });
+      jest.spyOn(Collection.prototype, 'findOne').mockImplementation(async function (this: Collection) {
+        seen.push(['findOne', timeoutOf(this.db)]);
+        return null;
+      });
+      jest.spyOn(Db.prototype, 'dropCollection').mockImplementation(async function (this: Db) {
+        seen.push(['dropCollection', timeoutOf(this)]);
+        return true;
+      });
+      jest.spyOn(Db.prototype, 'dropDatabase').mockImplementation(async function (this: Db) {
+        seen.push(['dropDatabase', timeoutOf(this)]);
+        return true;
+      });
+      for (const [url, socketTimeoutMS] of [
+        [`mongodb://127.0.0.1:${await freePort()}/?directConnection=true`, 10_000],
+        [`mongodb://127.0.0.1:${await freePort()}/?directConnection=true&socketTimeoutMS=500`, 500],
+      ] as const) {
+        seen.length = 0;
+        const store = await MongoReadStore.connect(url, `test_${randomUUID().slice(0, 8)}`);
+        await store.ensureIndex('boards', { score: -1 });
+        await store.dropCollection('boards');
+        await store.collection('boards').findOne({ _id: 'x' });
+        const scratch = await store.scratch();
+        await scratch.close();
+        await store.close();
+        expect(seen).toEqual([
+          ['createIndex', 0],
+          ['dropCollection', 0],
+          ['createIndex', 0],
+          ['findOne', socketTimeoutMS],
+          ['dropDatabase', 0],
+        ]);
+      }
+    });
   });
 
   it('gives up on a port where nothing listens within seconds, by default', async () => {

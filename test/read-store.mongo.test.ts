@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
+import pino from 'pino';
+import { ProjectorLease } from '../projections/lease';
 import { StoreUnavailableError } from '../shared/event-store/port';
 import { MongoReadStore } from '../shared/read-store/mongo';
 import { readStoreContract } from './contracts/read-store.contract';
@@ -43,12 +45,35 @@ if (MONGO_URL) {
       }
     });
   });
+
+  describe('the projector lease on MongoDB', () => {
+    it('refuses a second projector while the first holds it: the duplicate key of the upsert', async () => {
+      const leaseDb = `test_lease_${randomUUID().slice(0, 8)}`;
+      const [one, two] = [await MongoReadStore.connect(MONGO_URL, leaseDb), await MongoReadStore.connect(MONGO_URL, leaseDb)];
+      const first = new ProjectorLease(one, pino({ level: 'silent' }), { holder: 'first' });
+      const second = new ProjectorLease(two, pino({ level: 'silent' }), { holder: 'second' });
+      try {
+        expect(await first.take()).toBeNull();
+        expect(await second.take()).toMatchObject({ holder: 'first' });
+        await first.release();
+        expect(await second.take()).toBeNull();
+        await second.release();
+      } finally {
+        await one.close();
+        await two.close();
+        const admin = new MongoClient(MONGO_URL);
+        await admin.db(leaseDb).dropDatabase();
+        await admin.close();
+      }
+    });
+  });
 } else {
   // Without a server the suite is reported as skipped, with the reason in its name: never as passed.
   const skipped = describe.skip;
   skipped('MongoDB contract (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => {
     it('runs the ReadStore contract against MongoDB', () => undefined);
     it('creates declared indexes, and again after a drop', () => undefined);
+    it('refuses a second projector while the first holds the lease', () => undefined);
   });
 }
 

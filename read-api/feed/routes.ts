@@ -5,7 +5,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/auth/access';
-import type { EventStore } from '../../shared/event-store/port';
+import { PositionNotInLogError, type EventStore } from '../../shared/event-store/port';
 import { EVENT_SCHEMAS } from '../../shared/events';
 import { defineRoute, parseWith, type AnyRoute, type LiveMessage, type RawInput } from '../../shared/http/route';
 import { auditEventShape } from '../../shared/http/wire-shapes';
@@ -40,7 +40,7 @@ const feedQuery = z.object({
 
 const liveQuery = feedQuery.omit({ limit: true });
 
-const FEED_ERRORS = { 1001: 'after, limit, types or streams is malformed (the message names it)' };
+const FEED_ERRORS = { 1001: 'after, limit, types or streams is malformed (the message names it), or after is not a position of the log (on KurrentDB: one the feed did not give, further back than its last 1000 events)' };
 
 interface FeedInput {
   after: number;
@@ -84,8 +84,13 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       },
       async handle({ after, limit, filter }) {
         const head = await deps.events.headPosition();
-        const { records, next } = await feedPage(deps.events, after, filter, limit, SCAN_LIMIT);
-        return ok({ events: records, next, head });
+        try {
+          const { records, next } = await feedPage(deps.events, after, filter, limit, SCAN_LIMIT);
+          return ok({ events: records, next, head });
+        } catch (error) {
+          if (error instanceof PositionNotInLogError) return fail(1001, `after: ${error.message}`);
+          throw error;
+        }
       },
     }),
     {
@@ -101,7 +106,14 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       async *live({ after, filter }: FeedInput, _ctx, signal: AbortSignal): AsyncIterable<LiveMessage> {
         let position = after;
         while (!signal.aborted) {
-          const page = await deps.events.readAll({ fromPosition: position, maxCount: LIVE_PAGE });
+          let page;
+          try {
+            page = await deps.events.readAll({ fromPosition: position, maxCount: LIVE_PAGE });
+          } catch (error) {
+            // Answered 200 already: a position the log does not know ends the stream.
+            if (error instanceof PositionNotInLogError) return;
+            throw error;
+          }
           for (const event of page) {
             position = event.position;
             if (matches(event, filter)) yield { id: String(event.position), event: event.type, data: feedRecord(event) };

@@ -20,9 +20,11 @@
  * Exclusive `fromPosition`: the server reads `$all` from an exact record offset, inclusive,
  * and rejects an offset inside a record. Positions this adapter hands out (event positions,
  * 0) are record offsets, so a read starts there and drops the event at it; any other number
- * is resolved to the last event before it (see readStart).
+ * is resolved to the last event before it when that is among the last events, else refused
+ * (see readStart).
  */
 import {
+  AccessDeniedError,
   ANY,
   BACKWARDS,
   CancelledError,
@@ -37,11 +39,13 @@ import {
   TimeoutError,
   UnavailableError,
   UnknownError,
+  UnsupportedError,
   WrongExpectedVersionError as KurrentWrongExpectedVersionError,
   convertToCommandError,
   jsonEvent,
   streamNameFilter,
 } from '@kurrent/kurrentdb-client';
+import { Status } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/status_pb';
 import type {
   AllStreamSubscription,
   AppendStreamRequest,
@@ -51,49 +55,34 @@ import type {
   ReadPosition,
   RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
+import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, PositionNotInLogError, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
 
 export interface KurrentDbEventStoreOptions {
-  /** Wait before resubscribing after the server dropped a subscription. Default 1000. */
+  /**
+   * Wait before resubscribing after a subscription lost its connection; it doubles with each drop
+   * in a row, up to MAX_RESUBSCRIBE_DELAY_MS. Default 1000.
+   */
   resubscribeDelayMs?: number;
 }
 
-/** The first KurrentDB release with multi-stream appends. */
-const MULTI_STREAM_APPEND_SINCE = { major: 25, minor: 1 };
-
-/** The client's version for a server without a features endpoint. */
-const UNKNOWN_VERSION = 'unknown';
-
 /**
- * Whether a server of this version (as its features endpoint reports it, e.g. "25.1.0") has
- * multi-stream appends. The client reports "unknown" for a server without that endpoint: one
- * older than 21.10, so no.
+ * How many of the last domain events a read from a position between records looks through for
+ * the last event before it (see readStart): more would let any client have the log scanned.
  */
-export function supportsMultiStreamAppend(serverVersion: string): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(serverVersion);
-  if (!match) return false;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  const since = MULTI_STREAM_APPEND_SINCE;
-  return major > since.major || (major === since.major && minor >= since.minor);
-}
+const POSITION_SEARCH_LIMIT = 1000;
+
+/** The longest wait between two attempts to resubscribe; a subscription that stayed up this long starts over from the shortest. */
+const MAX_RESUBSCRIBE_DELAY_MS = 30_000;
+
+/** The first KurrentDB release with multi-stream appends. */
+const MULTI_STREAM_APPEND_SINCE = '25.1';
 
 /** The server is too old for this service: it cannot append to several streams atomically. */
 export class UnsupportedServerError extends Error {
-  constructor(readonly serverVersion: string) {
-    const { major, minor } = MULTI_STREAM_APPEND_SINCE;
-    const server = serverVersion === UNKNOWN_VERSION ? 'of unknown version (it has no features endpoint: before 21.10)' : serverVersion;
-    super(`KurrentDB server ${server} does not support multi-stream appends: this service needs KurrentDB ${major}.${minor} or later`);
+  constructor() {
+    super(`KurrentDB server before ${MULTI_STREAM_APPEND_SINCE} does not support multi-stream appends: this service needs KurrentDB ${MULTI_STREAM_APPEND_SINCE} or later`);
     this.name = 'UnsupportedServerError';
   }
-}
-
-/**
- * The client's record of what the server said about itself. It is behind a protected getter
- * (the client's own multiStreamAppend consults it); this cast reads only the version, so that
- * an old server is refused at start, by its version, instead of at every append.
- */
-interface ClientCapabilities {
-  readonly capabilities: Promise<{ readonly serverVersion: string }>;
 }
 
 /**
@@ -116,6 +105,13 @@ const domainStreams = () => streamNameFilter({ regex: '^[^$]' });
 
 /** gRPC status INTERNAL, which the client reports as an UnavailableError (see afterRefusal). */
 const GRPC_INTERNAL = 13;
+/** gRPC status FAILED_PRECONDITION: how a follower refuses an append (see isNotLeader). */
+const GRPC_FAILED_PRECONDITION = 9;
+/** gRPC status CANCELLED; from this side with this text, the client itself cancelled the call. */
+const GRPC_CANCELLED = 1;
+const CANCELLED_ON_CLIENT = 'Cancelled on client';
+/** gRPC status ABORTED: the server's commit timeout; without details the client reports an UnknownError. */
+const GRPC_ABORTED = 10;
 
 function toStreamState(expected: ExpectedRevision): AppendStreamState {
   if (expected === 'any') return ANY;
@@ -209,12 +205,76 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * A follower's refusal of an append: FAILED_PRECONDITION with NotLeaderNodeErrorDetails (the v2
+ * API's answer). Client 1.3.1 knows no such detail: it reports an UnknownError and keeps its
+ * channel to the follower, so every later append would be refused the same way (see rebuildClient).
+ */
+function isNotLeader(error: unknown): boolean {
+  const converted = commandError(error);
+  if (converted instanceof NotLeaderError) return true;
+  if (!(converted instanceof UnknownError) || converted.code !== GRPC_FAILED_PRECONDITION) return false;
+  const details = converted._raw?.metadata?.get('grpc-status-details-bin')?.[0];
+  const typeUrl = details instanceof Buffer ? Status.deserializeBinary(new Uint8Array(details)).getDetails()?.getTypeUrl() : undefined;
+  return typeUrl?.endsWith('NotLeaderNodeErrorDetails') === true || /not the leader/i.test(converted.message);
+}
+
+/**
+ * Failures after which the append may or may not have been written: the request may have
+ * reached the server before the client's deadline passed, the server's commit timed out
+ * (ABORTED, which the client names TimeoutError), the connection dropped, or the call was
+ * cancelled (the server shutting down, or this adapter replacing its client under it).
+ */
+function mayHaveWritten(error: unknown): boolean {
+  const converted = commandError(error);
+  return (
+    converted instanceof DeadlineExceededError ||
+    converted instanceof TimeoutError ||
+    converted instanceof UnavailableError ||
+    converted instanceof CancelledError ||
+    (converted instanceof UnknownError && converted.code === GRPC_ABORTED) ||
+    // The client cancelled it (see rebuildClient): it reports that as an UnknownError.
+    (converted instanceof UnknownError && converted.code === GRPC_CANCELLED && converted._raw?.details === CANCELLED_ON_CLIENT)
+  );
+}
+
+/** The client's gRPC channel: protected, and the only handle on its connection (see release). */
+interface WithChannel {
+  getChannel(): Promise<{ close(): void }>;
+}
+
+/**
+ * Ends a client's calls and closes its connection. `dispose()` only cancels the calls: the gRPC
+ * channel stays open (with its keep-alive pings) until the process ends, one more for every
+ * client replaced after a leader change. The client's native reader has a connection of its own
+ * and no way to close it; it goes with the client once nothing refers to it.
+ */
+async function release(client: KurrentDBClient): Promise<void> {
+  await client.dispose();
+  // A client that never made a call has no channel, and asking for one would make it (discovering
+  // a cluster first): only one that is there already, handed over at once, is closed.
+  const channel = await Promise.race([(client as unknown as WithChannel).getChannel(), new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+  channel?.close();
+}
+
 function unavailable(error: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
 }
 
 function translate(error: unknown): unknown {
   return isUnavailable(error) ? unavailable(error) : error;
+}
+
+/**
+ * A subscription's failure that resubscribing may cure: the store unavailable (see
+ * isUnavailable), or an UnknownError without a gRPC status (the native client's) or with
+ * CANCELLED (the call cancelled under it). Any other status (INVALID_ARGUMENT, FAILED_PRECONDITION,
+ * PERMISSION_DENIED, UNIMPLEMENTED, UNKNOWN...) answers every attempt the same: it is reported.
+ */
+function isConnectionFault(error: unknown): boolean {
+  if (isUnavailable(error)) return true;
+  const converted = commandError(error);
+  return converted instanceof UnknownError && (converted.code === undefined || converted.code === GRPC_CANCELLED);
 }
 
 /**
@@ -237,7 +297,8 @@ type StreamWritten = { revision: number; position: number };
 type Earlier = 'none' | 'some' | StreamWritten;
 
 export class KurrentDbEventStore implements EventStore {
-  private readonly client: KurrentDBClient;
+  /** Replaced when it is stuck on a follower (see rebuildClient). */
+  private client: KurrentDBClient;
   private readonly resubscribeDelayMs: number;
   private readonly subscriptions = new Set<KurrentDbSubscription>();
   private closed = false;
@@ -249,8 +310,7 @@ export class KurrentDbEventStore implements EventStore {
   static async connect(connectionString: string, options: KurrentDbEventStoreOptions = {}): Promise<KurrentDbEventStore> {
     const store = new KurrentDbEventStore(connectionString, options);
     try {
-      const serverVersion = await store.serverVersion();
-      if (!supportsMultiStreamAppend(serverVersion)) throw new UnsupportedServerError(serverVersion);
+      await store.checkMultiStreamAppends();
     } catch (error) {
       await store.close();
       throw error;
@@ -262,7 +322,10 @@ export class KurrentDbEventStore implements EventStore {
    * Does not contact the server (see `connect`). `connectionString`: `kurrentdb://` or
    * `esdb://`, e.g. `kurrentdb://localhost:2113?tls=false`.
    */
-  constructor(connectionString: string, options: KurrentDbEventStoreOptions = {}) {
+  constructor(
+    private readonly connectionString: string,
+    options: KurrentDbEventStoreOptions = {},
+  ) {
     this.client = KurrentDBClient.connectionString(connectionString);
     this.resubscribeDelayMs = options.resubscribeDelayMs ?? 1000;
   }
@@ -270,13 +333,19 @@ export class KurrentDbEventStore implements EventStore {
   async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult> {
     this.assertOpen();
     checkAppends(appends);
+    const client = this.client;
     try {
-      const written = await this.client.multiStreamAppend(appends.map(toAppendRequest));
+      const written = await client.multiStreamAppend(appends.map(toAppendRequest));
       const revisions: Record<string, number> = {};
       for (const { streamName, revision } of written.responses) revisions[streamName] = Number(revision);
       // The commit position of the append's last record: its last event's (see the opening comment).
       return { revisions, position: Number(written.position) };
     } catch (error) {
+      if (isNotLeader(error)) {
+        // Refused before anything was written: the next append goes to the leader, through a new client.
+        this.rebuildClient(client);
+        throw unavailable(error);
+      }
       return this.afterRefusal(appends, error);
     }
   }
@@ -320,9 +389,10 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   /**
-   * Catch-up then live, from a server subscription to `$all`'s domain streams. A dropped
-   * connection resubscribes from the last delivered position; a failing handler or any other
-   * error stops it and is reported. Do not `await close()` from inside `onEvent`.
+   * Catch-up then live, from a server subscription to `$all`'s domain streams. A lost connection
+   * is told to `onDrop` and resubscribes from the last delivered position, after a wait that
+   * doubles with each drop in a row; a failing handler or any other error stops it and is
+   * reported. Do not `await close()` from inside `onEvent`.
    */
   subscribeToAll(options: SubscribeOptions): Subscription {
     this.assertOpen();
@@ -349,33 +419,63 @@ export class KurrentDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    await this.client.dispose();
+    await release(this.client);
   }
 
-  private async serverVersion(): Promise<string> {
+  /**
+   * Replaces a client whose channel leads to a follower. The client has no public reconnect and
+   * does not reconnect on the v2 API's not-leader answer; a new one discovers the cluster again
+   * (node preference: leader) on its first call. Calls still under way on the old one are
+   * cancelled: an append among them is looked up (see mayHaveWritten), a subscription resubscribes.
+   */
+  private rebuildClient(stale: KurrentDBClient): void {
+    if (this.closed || this.client !== stale) return;
+    this.client = KurrentDBClient.connectionString(this.connectionString);
+    void release(stale);
+  }
+
+  /**
+   * An append session with nothing in it: the client first asks the server's features whether
+   * it has multi-stream appends and refuses with UnsupportedError when not, before sending
+   * anything. A server that has them answers the empty session however it does, and writes
+   * nothing (with no stream named, no permission is needed either).
+   */
+  private async checkMultiStreamAppends(): Promise<void> {
     try {
-      return (await (this.client as unknown as ClientCapabilities).capabilities).serverVersion;
+      await this.client.multiStreamAppend([]);
     } catch (error) {
-      throw translate(error);
+      if (error instanceof UnsupportedError) throw new UnsupportedServerError();
+      if (isUnavailable(error)) throw unavailable(error);
+      // Wrong credentials would fail every call after this one.
+      if (error instanceof AccessDeniedError) throw error;
     }
   }
 
   /**
-   * An append the server refused. A conflict may be the retry of an append it wrote: then the
-   * first result (see earlierResult), else the conflict it names. Servers 25.1 to 26.0.2 answer
-   * an append to several streams of which some already hold their events (a partial retry) with
-   * an internal error instead of a conflict, which the client reports as unavailable: that one
-   * is examined here, and named as the conflict it is. Anything else keeps its meaning.
+   * An append the server refused, or whose answer never came. A conflict may be the retry of an
+   * append it wrote: then the first result (see earlierResult), else the conflict it names.
+   * Servers 25.1 to 26.0.2 answer an append to several streams of which some already hold their
+   * events (a partial retry) with an internal error instead of a conflict, which the client
+   * reports as unavailable: that one is examined here, and named as the conflict it is. A
+   * failure after which the append may have been written (see mayHaveWritten) is looked up too:
+   * a 503 says nothing changed, and the command's next attempt has new event ids, so answering
+   * 503 for a write that landed would have it written twice. A lookup that fails leaves the 503.
+   * Anything else keeps its meaning.
    */
   private async afterRefusal(appends: readonly StreamAppend[], error: unknown): Promise<AppendResult> {
     const refusal = commandError(error);
     const isConflict = refusal instanceof KurrentWrongExpectedVersionError;
-    if (isConflict || (refusal instanceof UnavailableError && refusal.code === GRPC_INTERNAL)) {
+    const isMalfunction = refusal instanceof UnavailableError && refusal.code === GRPC_INTERNAL;
+    if (isConflict || isMalfunction) {
       const earlier = await this.earlierResult(appends);
       if (earlier) return earlier;
       if (isConflict) throw toConflict(refusal);
       const conflict = await this.conflictIn(appends);
       if (conflict) throw conflict;
+    } else if (mayHaveWritten(error)) {
+      const earlier = await this.earlierResult(appends).catch(() => undefined);
+      if (earlier) return earlier;
+      throw unavailable(error);
     }
     throw translate(error);
   }
@@ -444,9 +544,10 @@ export class KurrentDbEventStore implements EventStore {
   /**
    * Where a forward read must start to see every event after `after`. Positions this adapter
    * hands out are record offsets and start the read themselves, which a one-event probe
-   * confirms. Any other number (between records) cannot be read from, so the start is the
-   * last event before it, found by reading back from the head: a cost that only such
-   * positions pay.
+   * confirms. Any other number (between records: a client's guess) is refused by the server;
+   * then the start is the last event before it, looked for among the last
+   * POSITION_SEARCH_LIMIT domain events only (the whole log when it is shorter), and
+   * PositionNotInLogError when it is further back.
    */
   private async readStart(after: number): Promise<ReadPosition> {
     if (after <= 0) return START;
@@ -455,17 +556,20 @@ export class KurrentDbEventStore implements EventStore {
       return at(after);
     } catch {
       // Refused. The server answers a position inside a record with gRPC UNKNOWN, which the
-      // native client reports as UnavailableError, as it does a server that is down: the read
-      // below tells them apart, failing too when the server is down.
+      // native client reports as an UnavailableError without its text, as it does a server
+      // that is down: the bounded read below tells them apart, failing too when it is down.
     }
+    let looked = 0;
     try {
-      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: domainStreams() })) {
+      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: domainStreams(), maxCount: POSITION_SEARCH_LIMIT })) {
+        looked++;
         if (event && event.position.commit <= BigInt(after)) return event.position;
       }
     } catch (error) {
       throw translateRead(error);
     }
-    return START;
+    if (looked < POSITION_SEARCH_LIMIT) return START;
+    throw new PositionNotInLogError(after);
   }
 
   /** Reads all events, mapped to the port; a stream that does not exist has none. */
@@ -523,7 +627,11 @@ class KurrentDbSubscription implements Subscription {
 
   private async run(): Promise<void> {
     let after = this.options.fromPosition ?? 0;
+    /** Drops in a row: no event delivered, and not up for long, in between. */
+    let drops = 0;
     while (!this.closing) {
+      const openedAt = Date.now();
+      let dropped: unknown;
       try {
         const start = await this.startAfter(after);
         if (this.closing) return;
@@ -541,17 +649,22 @@ class KurrentDbSubscription implements Subscription {
             throw new HandlerFailure(error);
           }
           after = event.position;
+          drops = 0;
         }
+        dropped = new StoreUnavailableError('event store ended the subscription');
       } catch (error) {
         if (error instanceof HandlerFailure) throw error.error;
-        // As for reads (see translateRead), an UnknownError counts as a dropped connection.
-        const failure = translateRead(error);
-        if (!(failure instanceof StoreUnavailableError)) throw failure;
+        if (!isConnectionFault(error)) throw commandError(error);
+        dropped = translateRead(error);
       } finally {
         await this.unsubscribe();
       }
+      if (this.closing) return;
       // Dropped (server gone, leader changed, stream ended): try again from the last delivered event.
-      await this.pause();
+      drops = Date.now() - openedAt >= MAX_RESUBSCRIBE_DELAY_MS ? 1 : drops + 1;
+      const delay = Math.min(this.resubscribeDelayMs * 2 ** (drops - 1), MAX_RESUBSCRIBE_DELAY_MS);
+      this.options.onDrop?.(dropped instanceof Error ? dropped : new Error(String(dropped)), delay);
+      await this.pause(delay);
     }
   }
 
@@ -565,10 +678,10 @@ class KurrentDbSubscription implements Subscription {
     await current.unsubscribe().catch(() => undefined);
   }
 
-  private pause(): Promise<void> {
+  private pause(ms: number): Promise<void> {
     if (this.closing) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.endPause?.(), this.resubscribeDelayMs);
+      const timer = setTimeout(() => this.endPause?.(), ms);
       this.endPause = () => {
         clearTimeout(timer);
         this.endPause = undefined;

@@ -78,6 +78,8 @@ export interface SubscribeOptions {
   onEvent(event: RecordedEvent): Promise<void> | void;
   /** Called when the subscription stops on an error it cannot recover from. */
   onError?(error: Error): void;
+  /** Told of each lost connection the subscription recovers from by itself, and when it tries again. */
+  onDrop?(error: Error, retryInMs: number): void;
 }
 
 export interface EventStore {
@@ -140,6 +142,17 @@ export class StoreFaultError extends StoreUnavailableError {
   constructor(message: string, cause?: unknown) {
     super(message, cause);
     this.name = 'StoreFaultError';
+  }
+}
+
+/**
+ * A read from a position that is not one of the log's (KurrentDB: not the start of a record) and
+ * that the store will not search for: the caller's input is wrong (1001), not the store.
+ */
+export class PositionNotInLogError extends Error {
+  constructor(readonly position: number) {
+    super(`position ${position} is not a position of this log: use one it gave (an event's position)`);
+    this.name = 'PositionNotInLogError';
   }
 }
 

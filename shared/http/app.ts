@@ -17,6 +17,34 @@ export const MAX_BODY_DEPTH = 32;
 
 const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
 
+/** How long readiness waits for one check: a store that does not answer by then is not ready. */
+export const READY_CHECK_TIMEOUT_MS = 2000;
+
+/** One thing a process needs to take its work: its name, and why it cannot now (null: it can). */
+export interface ReadinessCheck {
+  name: string;
+  problem(): Promise<string | null> | string | null;
+}
+
+/** The checks that fail, each as `name: why`, all asked at once, each given READY_CHECK_TIMEOUT_MS. */
+async function failingChecks(checks: readonly ReadinessCheck[]): Promise<string[]> {
+  const outcomes = await Promise.all(
+    checks.map(async ({ name, problem }) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${READY_CHECK_TIMEOUT_MS} ms`), READY_CHECK_TIMEOUT_MS)));
+      try {
+        const why = await Promise.race([Promise.resolve().then(problem), late]);
+        return why === null ? null : `${name}: ${why}`;
+      } catch (error) {
+        return `${name}: ${error instanceof Error ? error.message : String(error)}`;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return outcomes.filter((why): why is string => why !== null);
+}
+
 /** What every process serves without a key: liveness, readiness, and the API's own description. */
 export const PUBLIC_PATHS = { health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
 /** The same, for whole folders: the reference page's files. */
@@ -68,6 +96,8 @@ export interface HttpAppDeps extends RouteDeps {
   isStarted(): boolean;
   /** What stops this process doing its work now (README, "Operating it"); lasting ones fail liveness too. */
   workProblem(): WriteProblem | null;
+  /** Readiness also asks these: the backends the role uses, its projections. */
+  readiness?: readonly ReadinessCheck[];
   /** The OpenAPI document of the API, served at /openapi.json and shown by the page at /docs. */
   documentation: { document: object };
   /** Routes of the API another process serves: answered 404 saying which (`servedBy`, e.g. "the command role"). */
@@ -127,11 +157,13 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     else res.json({ code: 200, data: { status: 'ok' } });
   });
   // Readiness: the process can take its work now (a writer: writes).
-  app.get(PUBLIC_PATHS.ready, (_req, res) => {
+  app.get(PUBLIC_PATHS.ready, async (_req, res) => {
     const problem = deps.isStarted() ? deps.workProblem() : null;
-    if (!deps.isStarted()) sendFailure(res, failure(503, 'Starting'));
-    else if (problem) sendFailure(res, failure(503, `Not ready: ${problem.reason}`));
-    else res.json({ code: 200, data: { status: 'ready' } });
+    if (!deps.isStarted()) return sendFailure(res, failure(503, 'Starting'));
+    if (problem) return sendFailure(res, failure(503, `Not ready: ${problem.reason}`));
+    const failing = await failingChecks(deps.readiness ?? []);
+    if (failing.length) return sendFailure(res, failure(503, `Not ready: ${failing.join('; ')}`));
+    res.json({ code: 200, data: { status: 'ready' } });
   });
 
   // For Prometheus: an operator's key (Server or Auditor), e.g. as `Authorization: Bearer <key>`.

@@ -52,6 +52,10 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: false, retryAfterSeconds: retryAfterSeconds(((1 - tokens) * 1000) / setting.perSecond) };
   }
 
+  async problem(): Promise<string | null> {
+    return null;
+  }
+
   async close(): Promise<void> {
     this.buckets.clear();
   }

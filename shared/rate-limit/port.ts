@@ -21,6 +21,8 @@ export type RateLimitResult = { allowed: true } | { allowed: false; retryAfterSe
 export interface RateLimiter {
   /** Takes one token for `key`; when none is left, says after how many whole seconds (>= 1) to retry. */
   take(key: string, setting: RateLimitSetting): Promise<RateLimitResult>;
+  /** Why takes would fail now (its Redis out of reach), or null; takes no token (readiness asks it). */
+  problem(): Promise<string | null>;
   close(): Promise<void>;
 }
 

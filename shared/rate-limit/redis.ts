@@ -105,6 +105,17 @@ export class RedisRateLimiter implements RateLimiter {
     return allowed === 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: retryAfterSeconds(waitMs) };
   }
 
+  async problem(): Promise<string | null> {
+    if (this.closed) return 'rate limiter is closed';
+    try {
+      if (!this.connectedOnce) await this.firstConnection();
+      await this.client.ping();
+      return null;
+    } catch (error) {
+      return error instanceof StoreUnavailableError ? error.message : `redis unavailable: ${(error as Error).message}`;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -33,7 +33,8 @@ const DUPLICATE_KEY = 11000;
 /**
  * How long the driver may wait for a server (selection, connecting, a pooled connection, an
  * answer) before the request gets its 503; the driver's own defaults hold a request 30 s or
- * more. A URL option of the same name wins (README, "Operating it").
+ * more. A URL option of the same name wins (README, "Operating it"). The socket timeout bounds
+ * each operation a request makes, not index builds and drops (see `unbounded`).
  */
 export const MONGO_TIMEOUT_DEFAULTS = {
   serverSelectionTimeoutMS: 3000,
@@ -102,6 +103,28 @@ function insertedId(op: WriteOperation): unknown {
   return undefined;
 }
 
+/**
+ * The same server through a client without a socket timeout: an index build on a large
+ * collection, or a drop in a rebuild, may take minutes, and a socket timeout would fail the
+ * start or the rebuild, again at each retry. The driver has no working per-operation timeout
+ * to lift instead (`timeoutMS` has no effect since 7.x; an abort signal is for reads only).
+ * Made on first use, closed with the store.
+ */
+class UnboundedClient {
+  private client: MongoClient | undefined;
+
+  constructor(private readonly url: string) {}
+
+  db(name: string): Db {
+    this.client ??= new MongoClient(this.url, { ...withTimeoutDefaults(this.url), socketTimeoutMS: 0 });
+    return this.client.db(name);
+  }
+
+  async close(): Promise<void> {
+    await this.client?.close();
+  }
+}
+
 export class MongoReadStore implements ReadStore {
   private readonly handles = new Map<string, MongoCollection<Document>>();
   /** Indexes declared per collection, created again after a drop. */
@@ -110,7 +133,9 @@ export class MongoReadStore implements ReadStore {
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
-    /** A scratch store: closing drops its database and leaves the client to the store it came from. */
+    /** For index builds and drops, which take as long as they take (see UnboundedClient). */
+    private readonly unbounded: UnboundedClient,
+    /** A scratch store: closing drops its database and leaves the clients to the store it came from. */
     private readonly isScratch = false,
   ) {}
 
@@ -122,7 +147,7 @@ export class MongoReadStore implements ReadStore {
     const client = new MongoClient(url, withTimeoutDefaults(url));
     try {
       await client.connect();
-      return new MongoReadStore(client, client.db(dbName));
+      return new MongoReadStore(client, client.db(dbName), new UnboundedClient(url));
     } catch (error) {
       await client.close();
       throw unavailableOr(error);
@@ -142,7 +167,7 @@ export class MongoReadStore implements ReadStore {
     const declared = this.indexes.get(collection) ?? [];
     if (!declared.some((k) => JSON.stringify(k) === JSON.stringify(keys))) this.indexes.set(collection, [...declared, keys]);
     try {
-      await this.db.collection(collection).createIndex(keys);
+      await this.longRunning().collection(collection).createIndex(keys);
     } catch (error) {
       throw unavailableOr(error);
     }
@@ -151,7 +176,7 @@ export class MongoReadStore implements ReadStore {
   /** Drops the documents and the collection's indexes, then recreates its declared indexes: a rebuild refills it. */
   async dropCollection(name: string): Promise<void> {
     try {
-      await this.db.dropCollection(name);
+      await this.longRunning().dropCollection(name);
       await this.createIndexes(name);
     } catch (error) {
       throw unavailableOr(error);
@@ -168,21 +193,29 @@ export class MongoReadStore implements ReadStore {
   }
 
   async scratch(): Promise<ReadStore> {
-    return new MongoReadStore(this.client, this.client.db(`${this.db.databaseName}_scratch_${randomUUID().slice(0, 8)}`), true);
+    return new MongoReadStore(this.client, this.client.db(`${this.db.databaseName}_scratch_${randomUUID().slice(0, 8)}`), this.unbounded, true);
   }
 
   async close(): Promise<void> {
     this.handles.clear();
-    if (!this.isScratch) return this.client.close();
+    if (!this.isScratch) {
+      await this.unbounded.close();
+      return this.client.close();
+    }
     try {
-      await this.db.dropDatabase();
+      await this.longRunning().dropDatabase();
     } catch (error) {
       throw unavailableOr(error);
     }
   }
 
+  /** This store's database, for an index build or a drop: no socket timeout (see UnboundedClient). */
+  private longRunning(): Db {
+    return this.unbounded.db(this.db.databaseName);
+  }
+
   private async createIndexes(name: string): Promise<void> {
-    for (const keys of this.indexes.get(name) ?? []) await this.db.collection(name).createIndex(keys);
+    for (const keys of this.indexes.get(name) ?? []) await this.longRunning().collection(name).createIndex(keys);
   }
 }
 

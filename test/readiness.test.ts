@@ -1,0 +1,96 @@
+/**
+ * /health/ready asks the backends each role works with, each within a short timeout, and says
+ * which failed and why. The servers here are ones that cannot answer (nothing listens on the
+ * port): a role whose store is down is not ready.
+ */
+import pino from 'pino';
+import request from 'supertest';
+import { backendChecks } from '../app/readiness';
+import type { Role } from '../app/roles';
+import { readRunConfig } from '../shared/config/env';
+import { KurrentDbEventStore } from '../shared/event-store/kurrentdb';
+import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { createHttpApp, READY_CHECK_TIMEOUT_MS, type ReadinessCheck } from '../shared/http/app';
+import { ServiceMetrics } from '../shared/metrics';
+import { RedisRateLimiter } from '../shared/rate-limit/redis';
+import { MemoryReadStore } from '../shared/read-store/memory';
+import { failure } from '../shared/result';
+import { freePort } from './support/process';
+import { tempDir } from './support/service';
+
+function appWith(readiness: ReadinessCheck[]) {
+  return createHttpApp([], {
+    metrics: new ServiceMetrics(),
+    log: pino({ level: 'silent' }),
+    clientDomains: new Set(),
+    isStarted: () => true,
+    workProblem: () => null,
+    documentation: { document: {} },
+    elsewhere: [],
+    readiness,
+    authorize: () => ({ ok: false, failure: failure(401, 'no key') }),
+    rateLimit: async () => null,
+    afterWrite: async () => undefined,
+    waitForPosition: async () => true,
+  });
+}
+
+describe('/health/ready', () => {
+  it('is ready when every check is', async () => {
+    const res = await request(appWith([{ name: 'kurrentdb', problem: async () => null }, { name: 'projections', problem: () => null }])).get('/health/ready');
+    expect([res.status, res.body]).toEqual([200, { code: 200, data: { status: 'ready' } }]);
+  });
+
+  it('names each check that fails and why, a check that does not answer within its timeout included', async () => {
+    const startedAt = Date.now();
+    const res = await request(
+      appWith([
+        { name: 'kurrentdb', problem: async () => null },
+        { name: 'mongodb', problem: () => new Promise<string | null>(() => undefined) },
+        { name: 'redis', problem: async () => 'redis unavailable: connect ECONNREFUSED' },
+        { name: 'projections', problem: () => Promise.reject(new Error('boom')) },
+      ]),
+    ).get('/health/ready');
+    expect([res.status, res.body]).toEqual([
+      503,
+      { code: 503, data: `Not ready: mongodb: no answer within ${READY_CHECK_TIMEOUT_MS} ms; redis: redis unavailable: connect ECONNREFUSED; projections: boom` },
+    ]);
+    expect(Date.now() - startedAt).toBeLessThan(READY_CHECK_TIMEOUT_MS + 8000);
+  });
+});
+
+describe('the backends each role checks', () => {
+  const config = readRunConfig({ DATA_DIR: tempDir(), EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false', MONGO_URL: 'mongodb://mongo:27017', REDIS_URL: 'redis://redis:6379' });
+  const names = (role: Role, deliversWebhooks = false) =>
+    backendChecks({ role, config, events: new SqliteEventStore(':memory:'), readStore: new MemoryReadStore(), limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined }, deliversWebhooks }).map((c) => c.name);
+
+  it.each<[Role, boolean, string[]]>([
+    ['all', false, ['kurrentdb', 'mongodb', 'redis']],
+    ['command', false, ['kurrentdb', 'redis']],
+    ['command', true, ['kurrentdb', 'mongodb', 'redis']],
+    ['read', false, ['kurrentdb', 'mongodb', 'redis']],
+    ['projector', false, ['kurrentdb', 'mongodb']],
+  ])('%s (delivering webhooks: %s): %j', (role, webhooks, expected) => {
+    expect(names(role, webhooks)).toEqual(expected);
+  });
+
+  it('none on the embedded stores: they are the process own files', () => {
+    const embedded = readRunConfig({ DATA_DIR: tempDir() });
+    expect(backendChecks({ role: 'all', config: embedded, events: new SqliteEventStore(':memory:'), readStore: new MemoryReadStore(), limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined }, deliversWebhooks: false })).toEqual([]);
+  });
+
+  it('a KurrentDB or a Redis that does not answer fails its check, with the reason', async () => {
+    const closed = await freePort();
+    const events = new KurrentDbEventStore(`kurrentdb://127.0.0.1:${closed}?tls=false&defaultDeadline=500`);
+    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${closed}`, 'readiness-test:');
+    const unreachable = readRunConfig({ DATA_DIR: tempDir(), EVENTSTORE_URL: `kurrentdb://127.0.0.1:${closed}?tls=false`, REDIS_URL: `redis://127.0.0.1:${closed}` });
+    try {
+      const res = await request(appWith(backendChecks({ role: 'read', config: unreachable, events, readStore: new MemoryReadStore(), limiter, deliversWebhooks: false }))).get('/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body.data).toMatch(/^Not ready: kurrentdb: event store unavailable: .+; redis: .*redis/);
+    } finally {
+      await limiter.close();
+      await events.close();
+    }
+  });
+});
