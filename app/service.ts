@@ -12,6 +12,7 @@ import { provisionTransactionRoutes } from '../command-api/provision-transaction
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
+import { updatePlayerRoute } from '../command-api/update-player/route';
 import { reverseActionRoute } from '../command-api/reverse-action/route';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
@@ -218,6 +219,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     reverseActionRoute(deps),
     actionResponseRoute(deps),
     registerPlayerRoute(deps),
+    updatePlayerRoute(deps),
     buyBundleRoute(deps),
     transactionStatusRoute(deps),
     transactionHistoryRoute(deps),

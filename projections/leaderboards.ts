@@ -62,13 +62,14 @@ export const leaderboardsProjector: Projector = {
     { collection: LEADERBOARD_COLLECTIONS.scores, keys: { board: 1, period: 1, score: -1, reachedAt: 1 } },
     { collection: LEADERBOARD_COLLECTIONS.scoreCounts, keys: { board: 1, period: 1, score: -1 } },
   ],
-  handles: new Set(['CatalogPublished', 'PlayerRegistered', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
+  handles: new Set(['CatalogPublished', 'PlayerRegistered', 'PlayerUpdated', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store, log) {
     switch (event.type) {
       case 'CatalogPublished':
         return publishBoards(event.data, store);
-      case 'PlayerRegistered': {
+      case 'PlayerRegistered':
+      case 'PlayerUpdated': {
         const d = event.data;
         await store.collection(LEADERBOARD_COLLECTIONS.players).replaceOne({ _id: d.playerId }, { _id: d.playerId, username: d.username, imageName: d.imageName }, { upsert: true });
         return;

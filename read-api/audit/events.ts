@@ -40,6 +40,8 @@ function describe(event: DomainEvent): string {
   switch (event.type) {
     case 'PlayerRegistered':
       return `player ${event.data.playerId} "${event.data.username}"`;
+    case 'PlayerUpdated':
+      return `player ${event.data.playerId} "${event.data.username}" time zone ${event.data.timeZone ?? 'of the catalog'}`;
     case 'ActionProcessed': {
       const e = event.data;
       const awards = e.awards.map((a) => `${a.kind} ${a.uid}${a.rank ? ` rank ${a.rank.rank}` : ''}`);

@@ -53,11 +53,24 @@ export const playerRegisteredSchema = z.object({
   username: z.string(),
   imageName: z.string().nullable(),
   registeredAt: z.number(),
+  /** IANA zone of the player's calendar; absent or null: the catalog's settings.timezone. */
+  timeZone: z.string().nullable().optional(),
   /** Levels reached with zero points (the level with target 0). */
   levels: z.array(levelReachedSchema),
   effects: effectsSchema,
 });
 export type PlayerRegistered = z.infer<typeof playerRegisteredSchema>;
+
+/** A player's name, picture or time zone changed: the values after the change. */
+export const playerUpdatedSchema = z.object({
+  playerId: z.string(),
+  username: z.string(),
+  imageName: z.string().nullable(),
+  timeZone: z.string().nullable(),
+  updatedAt: z.number(),
+  effects: effectsSchema,
+});
+export type PlayerUpdated = z.infer<typeof playerUpdatedSchema>;
 
 export const actionProcessedSchema = z.object({
   playerId: z.string(),

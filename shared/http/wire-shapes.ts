@@ -124,6 +124,7 @@ export const profileShape = z.object({
   level: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: nullableString }).nullable(),
   badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),
   balances: z.array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() })),
+  timeZone: z.string().describe("the IANA zone of the player's calendar (streaks, caps): the player's own, or the catalog's settings.timezone"),
 });
 
 export const transactionShape = z.object({
@@ -211,7 +212,7 @@ export const powerupShape = z.object({
 
 export const textShape = z.string().describe('a confirmation message');
 
-export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString });
+export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone") });
 
 const metadataShape = z.object({ correlationId: z.string(), causationId: z.string(), keyName: z.string(), catalogVersion: z.number() });
 export const auditEventShape = z.object({

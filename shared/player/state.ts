@@ -51,6 +51,10 @@ export interface ProvisionState {
 export interface PlayerState {
   registered: boolean;
   playerId: string;
+  username: string;
+  imageName: string | null;
+  /** IANA zone of the player's calendar; null: the catalog's settings.timezone. */
+  timeZone: string | null;
   points: number;
   balances: ReadonlyMap<string, number>;
   /** Level number of each level reached, by level uid. */
@@ -96,6 +100,9 @@ function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<Play
 export const initialPlayerState = (playerId: string): PlayerState => ({
   registered: false,
   playerId,
+  username: playerId,
+  imageName: null,
+  timeZone: null,
   points: 0,
   balances: NOTHING,
   levelsReached: NOTHING,
@@ -294,6 +301,7 @@ function setActivation(state: PlayerState, powerupUid: string, change: Partial<O
 
 function register(state: PlayerState, e: PlayerRegistered): void {
   state.registered = true;
+  Object.assign(state, { username: e.username, imageName: e.imageName, timeZone: e.timeZone ?? null });
   for (const l of e.levels) reachLevel(state, l);
 }
 
@@ -305,6 +313,9 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
   switch (event.type) {
     case 'PlayerRegistered':
       register(state, event.data);
+      break;
+    case 'PlayerUpdated':
+      Object.assign(state, { username: event.data.username, imageName: event.data.imageName, timeZone: event.data.timeZone });
       break;
     case 'ActionProcessed':
       applyActionProcessed(state, event.data, event.revision);
