@@ -137,12 +137,14 @@ function changesOf(event: ScoringEvent, board: BoardDoc): Change[] {
   if (event.type === 'ActionProcessed') {
     const e = event.data;
     const ref = e.referenceId;
+    if (e.timesCapped) return [];
     if (board.action !== null) return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
     return e.result.earnedPoints > 0 ? [{ kind: 'add', ref, ts: e.timestamp, points: e.result.earnedPoints }] : [];
   }
   if (event.type === 'ActionReversed') {
     const e = event.data;
     const ref = e.referenceId;
+    if (e.timesCapped) return [];
     if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
     const own = e.revokedAwards.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
     const out: Change[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];

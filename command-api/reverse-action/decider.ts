@@ -3,7 +3,7 @@ import { addAmounts, subtractAmounts } from '../../shared/amount';
 import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
-import { balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
+import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
 import { addBalance } from '../../shared/rules/grants';
@@ -86,6 +86,8 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     revokedLevels,
     refund: original.cost,
     effects,
+    ...(original.timesCapped ? { timesCapped: true } : {}),
+    ...allowancesReturned(player, original, revokedAwards, revokedLevels),
   };
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
@@ -104,6 +106,33 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     writes.push({ stream: provisionStream(original.cost.provisionUid), events: [{ type: 'ProvisionStatusChanged', data: refunded }], expectedRevision: 'any' });
   }
   return ok(decision(reversed, writes));
+}
+
+/**
+ * The allowance uses a reversal gives back: all of the reversed action's, and for each revoked
+ * award or level of a later action, the earn use of what it had granted, from that action's uses.
+ */
+function allowancesReturned(state: PlayerState, original: ActionProcessed, revokedAwards: RevokedAward[], revokedLevels: { uid: string; grants: Grant[] }[]): Pick<ActionReversed, 'allowancesReturned'> {
+  const ref = original.referenceId;
+  const returned = (state.allowancesByRef.get(ref) ?? []).map((use) => ({ ref, use: { ...use } }));
+  const later = [
+    ...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })),
+    ...revokedLevels.map((l) => ({ origin: state.levelOrigins.get(l.uid) ?? ref, grants: l.grants })),
+  ].filter((x) => x.origin !== ref);
+  const left = new Map<string, number>();
+  for (const { origin, grants } of later) {
+    for (const g of grants) {
+      for (const use of state.allowancesByRef.get(origin) ?? []) {
+        if (use.kind !== 'earn' || use.of !== g.uid) continue;
+        const key = `${origin} ${allowanceKey(use)}`;
+        const back = Math.min(g.amount, left.get(key) ?? use.used);
+        if (back <= 0) continue;
+        left.set(key, subtractAmounts(left.get(key) ?? use.used, back));
+        returned.push({ ref: origin, use: { ...use, used: back } });
+      }
+    }
+  }
+  return returned.length ? { allowancesReturned: returned } : {};
 }
 
 /** Holdings that fall with the action: its own awards, and those whose condition no longer holds. */

@@ -60,6 +60,23 @@ export interface Deliverable extends LabelledEntry {
   chest: ChestConfig | null;
   /** Non-null exactly when kind is Powerup. */
   powerup: PowerupConfig | null;
+  /** At most one per period: what processing actions may grant of it per period of the player's calendar. */
+  earnCaps: EarnCap[];
+}
+
+/** A period of a player's calendar: a day, an ISO week (Monday first), a calendar month. */
+export type CapPeriod = 'Day' | 'Week' | 'Month';
+
+/** An action's cap: exactly one of `times` (actions counted) and `points` (its own points) is non-null. */
+export interface ActionCap {
+  period: CapPeriod;
+  times: number | null;
+  points: number | null;
+}
+
+export interface EarnCap {
+  period: CapPeriod;
+  amount: number;
 }
 
 export type ScalingMode = 'None' | 'PlayerLevel' | 'Custom';
@@ -153,6 +170,8 @@ export interface Action {
   createDate: LocalIso | null;
   actionObjects: ActionObject[];
   deliverables: DeliverableGrant[];
+  /** At most one cap of a kind per period. */
+  caps: ActionCap[];
 }
 
 export type BadgeType = 'OneTimeOnly' | 'Repeatable' | 'Ranked';

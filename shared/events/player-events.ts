@@ -34,6 +34,32 @@ export const levelReachedSchema = z.object({
 });
 export type LevelReached = z.infer<typeof levelReachedSchema>;
 
+const calendarPeriodSchema = z.enum(['Day', 'Week', 'Month']);
+
+/**
+ * One use of a cap's allowance by an action: `used` actions (times), points (points) or amount of
+ * the deliverable `of` (earn), in the period `ordinal` of the player's calendar (shared/time/calendar.ts).
+ */
+export const allowanceUseSchema = z.object({
+  kind: z.enum(['times', 'points', 'earn']),
+  /** The action identifier (times, points) or the deliverable uid (earn). */
+  of: z.string(),
+  period: calendarPeriodSchema,
+  ordinal: z.number().int(),
+  used: z.number(),
+});
+export type AllowanceUse = z.infer<typeof allowanceUseSchema>;
+
+/** A cap that cut what an action earned, as the action result shows it. */
+export const capCutSchema = z.object({
+  period: calendarPeriodSchema,
+  kind: z.enum(['times', 'points', 'earn']),
+  limit: z.number(),
+  /** The deliverable of an `earn` cap. */
+  deliverable: z.string().optional(),
+});
+export type CapCut = z.infer<typeof capCutSchema>;
+
 export const actionResultSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -43,6 +69,8 @@ export const actionResultSchema = z.object({
   earnedPoints: z.number(),
   deliverables: z.array(grantSchema).nullable(),
   provisionUid: z.string().optional(),
+  /** null when no cap cut anything (absent in results recorded before caps existed). */
+  capped: z.array(capCutSchema).nullable().optional(),
 });
 export type ActionResult = z.infer<typeof actionResultSchema>;
 
@@ -92,6 +120,10 @@ export const actionProcessedSchema = z.object({
   levels: z.array(levelReachedSchema),
   result: actionResultSchema,
   effects: effectsSchema,
+  /** Past a `times` cap: recorded, but earned nothing and counted for no rule, streak or leaderboard. */
+  timesCapped: z.boolean().optional(),
+  /** The caps' allowances this action used (absent: none). */
+  allowances: z.array(allowanceUseSchema).optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 
@@ -123,5 +155,9 @@ export const actionReversedSchema = z.object({
   revokedLevels: z.array(z.object({ uid: z.string(), level: z.number(), grants: z.array(grantSchema) })),
   refund: costSchema.nullable(),
   effects: effectsSchema,
+  /** The original was past a `times` cap: it had counted for nothing. */
+  timesCapped: z.boolean().optional(),
+  /** Allowance uses given back: the action's own, and those of revoked awards and levels of later actions. */
+  allowancesReturned: z.array(z.object({ ref: z.string(), use: allowanceUseSchema })).optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;

@@ -2,11 +2,11 @@
  * A player's state: everything the player owns and has earned, folded from the events of the
  * player's stream. The deciders decide on it; the read side shows it (profile, chests, powerups).
  */
-import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT } from '../amount';
+import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT, subtractAmounts } from '../amount';
 import type { PlayerEvent } from '../events';
 import type { Effects, Grant, PowerupInstance } from '../events/common';
 import type { ChestOpened } from '../events/inventory-events';
-import type { ActionProcessed, ActionReversed, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../events/player-events';
+import type { ActionProcessed, ActionReversed, AllowanceUse, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../events/player-events';
 import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded, ProvisionStatus } from '../events/provision-events';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
@@ -79,7 +79,14 @@ export interface PlayerState {
   provisions: ReadonlyMap<string, ProvisionState>;
   /** Chest openings by openingUid, oldest first: the chest history. */
   chestOpenings: ReadonlyMap<string, ChestOpened>;
+  /** Use of each cap's allowance, by allowanceKey (kind, action or deliverable, period). */
+  allowances: ReadonlyMap<string, number>;
+  /** What each action (by referenceId) uses of allowances now: a reversal gives it back. */
+  allowancesByRef: ReadonlyMap<string, AllowanceUse[]>;
 }
+
+/** The key of one period's allowance of a cap. */
+export const allowanceKey = (u: Pick<AllowanceUse, 'kind' | 'of' | 'period' | 'ordinal'>): string => `${u.kind}|${u.period}|${u.ordinal}|${u.of}`;
 
 /**
  * A player's collections start as one shared empty instance and get their own on first write
@@ -118,6 +125,8 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   powerupOrigins: NOTHING,
   provisions: NOTHING,
   chestOpenings: NOTHING,
+  allowances: NOTHING,
+  allowancesByRef: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -201,6 +210,10 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     own(state, 'levelOrigins').set(l.uid, e.referenceId);
   }
   for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.referenceId);
+  if (e.allowances?.length) {
+    for (const u of e.allowances) useAllowance(state, u, u.used);
+    own(state, 'allowancesByRef').set(e.referenceId, e.allowances.map((u) => ({ ...u })));
+  }
   if (e.cost) {
     const { provisionUid, ...cost } = e.cost;
     own(state, 'provisions').set(provisionUid, {
@@ -222,7 +235,26 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
   }
 }
 
+function useAllowance(state: PlayerState, u: AllowanceUse, amount: number): void {
+  const key = allowanceKey(u);
+  const used = addAmounts(state.allowances.get(key) ?? 0, amount);
+  if (used === 0) own(state, 'allowances').delete(key);
+  else own(state, 'allowances').set(key, used);
+}
+
+/** Gives back an action's use of an allowance (a reversal's, or a revoked award's of a later action). */
+function returnAllowance(state: PlayerState, ref: string, u: AllowanceUse): void {
+  useAllowance(state, u, -u.used);
+  const uses = state.allowancesByRef.get(ref);
+  const same = uses?.find((x) => allowanceKey(x) === allowanceKey(u));
+  if (!uses || !same) return;
+  same.used = subtractAmounts(same.used, u.used);
+  if (same.used <= 0) uses.splice(uses.indexOf(same), 1);
+  if (!uses.length) own(state, 'allowancesByRef').delete(ref);
+}
+
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  for (const { ref, use } of e.allowancesReturned ?? []) returnAllowance(state, ref, use);
   if (state.reversed === NO_REFERENCES) state.reversed = new Set();
   (state.reversed as Set<string>).add(e.referenceId);
   // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.
