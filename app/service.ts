@@ -27,6 +27,7 @@ import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
 import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
+import { streakListRoute } from '../read-api/streaks/route';
 import { transactionHistoryRoute } from '../read-api/transactions/history-route';
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/auth/access';
@@ -228,6 +229,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     openChestRoute(deps),
     ...chestRoutes(deps),
     powerupListRoute(deps),
+    streakListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
     ...feedRoutes({ events }),

@@ -146,9 +146,11 @@ function changesOf(event: ScoringEvent, board: BoardDoc): Change[] {
     const ref = e.referenceId;
     if (e.timesCapped) return [];
     if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
-    const own = e.revokedAwards.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
+    // Streak milestones count like awards: the action's own leave with it, later ones reduce theirs.
+    const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? [])];
+    const own = revoked.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
     const out: Change[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
-    for (const a of e.revokedAwards) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
+    for (const a of revoked) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
     return out;
   }
   const e = event.data;

@@ -3,7 +3,7 @@ import { addAmounts, multiplyAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
-import type { ActionProcessed, ActionResult, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../../shared/events/player-events';
+import type { ActionProcessed, ActionResult, Award, LevelReached, PlayerRegistered, ProgressEntry, StreakStep } from '../../shared/events/player-events';
 import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedDetailOutOfRange, summedValue, withinDates, type CompiledRule } from '../../shared/rules/conditions';
@@ -11,6 +11,8 @@ import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../shared/rules/caps';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
+import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
+import { periodOf } from '../../shared/time/calendar';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
@@ -48,7 +50,7 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
 
 /**
  * Decides everything one action earns: the action's points and deliverables, badges, ranks,
- * triggers and levels, powerup multipliers, caps, and the cost. The whole decision goes into one
+ * triggers, streaks and levels, powerup multipliers, caps, and the cost. The whole decision goes into one
  * ActionProcessed event, so replays and reversals never re-run the rules. Written with it, in one
  * append: the referenceId's record (expected not to exist: a second one is the duplicate), one
  * activation of each limited trigger awarded, and the cost's provision.
@@ -100,18 +102,36 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   const exhausted = (trigger: string, limit: number) => (state.activationsTaken.get(trigger) ?? limit) >= limit;
   const { progress, awards } = counts ? evaluateRules(cmd, player, env, details, deliverables, exhausted) : { progress: [], awards: [] };
 
-  const awardPoints = awards.reduce((sum, a) => addAmounts(sum, a.points), 0);
+  const streakMoves = counts ? streakStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
+  const milestones = streakMoves.flatMap((s) => s.milestones);
+
+  const awardPoints = [...awards, ...milestones].reduce((sum, a) => addAmounts(sum, a.points), 0);
   const earnedPoints = addAmounts(actionPoints, awardPoints);
   const levels = levelsReachedAt(catalog, player, addAmounts(player.points, earnedPoints));
 
   // Active powerups multiply the Prize amounts this action grants; each one that applies uses one use.
-  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants)]);
+  const milestoneGrants = milestones.map((m) => m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
+  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants), ...milestoneGrants]);
   // Earn caps cut what is granted after powerups: the amounts a player actually receives.
   const earned = capEarnings(powered.grantLists, deliverables, player, clock);
   const [poweredActionGrants, ...rest] = earned.grantLists;
   const poweredAwards: Award[] = awards.map((a, i) => ({ ...a, grants: rest[i] }));
   const poweredLevels: LevelReached[] = levels.map((l, i) => ({ ...l, grants: rest[awards.length + i] }));
-  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants)];
+  const milestonesGranted = rest.slice(awards.length + levels.length);
+  let nextMilestone = 0;
+  const streakSteps: StreakStep[] = streakMoves.map(({ streak, period, step: s, milestones: reached }) => ({
+    uid: streak.uid,
+    label: streak.label,
+    period,
+    length: s.run.length,
+    longest: s.run.longest,
+    lastPeriod: s.run.lastPeriod ?? period,
+    freezes: s.run.freezes,
+    freezesUsed: s.freezesUsed,
+    extended: s.extended,
+    milestones: reached.map((m) => ({ length: m.length, points: m.points, grants: milestonesGranted[nextMilestone++] })),
+  }));
+  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants), ...milestonesGranted.flat()];
 
   const granted = effectsOfGrants(catalog, allGrants, env, noEffects());
   if (!granted.ok) return granted;
@@ -130,6 +150,17 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     earnedPoints,
     deliverables: nullIfEmpty(allGrants),
     ...(cost ? { provisionUid: cost.provisionUid } : {}),
+    streaks: nullIfEmpty(
+      streakSteps.map((s) => ({
+        uid: s.uid,
+        label: s.label,
+        length: s.length,
+        extended: s.extended,
+        freezesUsed: s.freezesUsed,
+        freezesLeft: s.freezes,
+        milestones: s.milestones.map((m) => ({ length: m.length, points: m.points, deliverables: m.grants })),
+      })),
+    ),
     capped: nullIfEmpty(timesCap ? [{ period: timesCap.period, kind: 'times' as const, limit: timesCap.times! }] : [...pointsCapped.cuts, ...earned.cuts]),
   };
   const allowances = counts ? [...timesUses(action, clock), ...pointsCapped.uses, ...earned.uses] : [];
@@ -153,6 +184,7 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     effects,
     ...(timesCap ? { timesCapped: true } : {}),
     ...(allowances.length ? { allowances } : {}),
+    ...(streakSteps.length ? { streaks: streakSteps } : {}),
   };
   const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
   const writes: StreamWrite[] = [
@@ -174,6 +206,17 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
 }
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
+
+/** Each active streak the action counts for, with the step it makes in the period of its timestamp. */
+function streakStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessActionCommand, details: ReadonlyMap<string, string>, timeZone: string) {
+  return catalog.streaks
+    .filter((streak) => countsFor(streak, cmd.name, details))
+    .map((streak) => {
+      const period = periodOf(cmd.timestamp, streak.period, timeZone);
+      const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period);
+      return { streak, period, step: s, milestones: milestonesAt(streak, s) };
+    });
+}
 
 interface RuleOutcome {
   progress: ActionProcessed['progress'];

@@ -27,6 +27,7 @@ describe('defaults', () => {
       levels: [],
       leaderboards: [],
       stores: [],
+      streaks: [],
     });
   });
 

@@ -13,7 +13,7 @@ import { MAX_AMOUNT } from '../amount';
 import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone } from '../time/local-time';
-import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Trigger } from './types';
+import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Streak, type Trigger } from './types';
 
 // The catalog types are part of this module's API: importers of the schema get them here.
 export * from './types';
@@ -346,6 +346,24 @@ export const StoreSchema = z
     return { ...s, uid, bundles };
   });
 
+// --- streaks ---
+
+export const StreakSchema = z
+  .strictObject({
+    ...labelled,
+    period: z.enum(['Day', 'Week']),
+    conditions: z.array(z.strictObject({ action: Text, filters: list(FilterSchema) })).min(1, 'at least one condition is required'),
+    freezes: z.strictObject({ max: PositiveInt, earnEvery: PositiveInt }).nullable().default(null),
+    milestones: list(z.strictObject({ length: PositiveInt, points: NonNegativeDecimal.default(0), deliverables: list(GrantSchema) })).superRefine((milestones, ctx) => {
+      const seen = new Set<number>();
+      milestones.forEach((m, i) => {
+        if (seen.has(m.length)) ctx.addIssue({ code: 'custom', path: [i, 'length'], message: `duplicate milestone length ${m.length}` });
+        seen.add(m.length);
+      });
+    }),
+  })
+  .transform((s): Streak => ({ ...s, uid: s.uid ?? generatedUid('streak', s.label) }));
+
 // --- the whole catalog ---
 
 /** The schema of each list of entries, by section name. */
@@ -358,6 +376,7 @@ export const SECTION_SCHEMAS = {
   levels: LevelSchema,
   leaderboards: LeaderboardSchema,
   stores: StoreSchema,
+  streaks: StreakSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -371,4 +390,5 @@ export const CatalogSchema = z.strictObject({
   levels: list(LevelSchema),
   leaderboards: list(LeaderboardSchema),
   stores: list(StoreSchema),
+  streaks: list(StreakSchema),
 }) satisfies z.ZodType<Catalog>;

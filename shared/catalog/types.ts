@@ -312,6 +312,30 @@ export interface Catalog {
   levels: Level[];
   leaderboards: Leaderboard[];
   stores: Store[];
+  streaks: Streak[];
+}
+
+/** A condition of a streak: a badge condition without challenge. */
+export interface StreakCondition {
+  /** An action identifier. */
+  action: string;
+  filters: Filter[];
+}
+
+export interface StreakMilestone {
+  /** Unique within the streak. */
+  length: number;
+  points: number;
+  deliverables: DeliverableGrant[];
+}
+
+/** Periods in a row with a qualifying action (docs/catalog.md, "streaks"). */
+export interface Streak extends LabelledEntry {
+  period: 'Day' | 'Week';
+  /** At least one; an action meeting any one counts for its period. */
+  conditions: StreakCondition[];
+  freezes: { max: number; earnEvery: number } | null;
+  milestones: StreakMilestone[];
 }
 
 /** The catalog's lists of entries, in file order. */
@@ -324,5 +348,6 @@ export const CATALOG_SECTIONS = [
   'levels',
   'leaderboards',
   'stores',
+  'streaks',
 ] as const;
 export type CatalogSection = (typeof CATALOG_SECTIONS)[number];

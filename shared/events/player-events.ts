@@ -60,6 +60,27 @@ export const capCutSchema = z.object({
 });
 export type CapCut = z.infer<typeof capCutSchema>;
 
+/** A streak milestone reached, with what it granted (after powerups and earn caps). */
+export const streakMilestoneSchema = z.object({ length: z.number().int(), points: z.number(), grants: z.array(grantSchema) });
+
+/** What an action did to a streak it counts for: the run after it, and how it got there. */
+export const streakStepSchema = z.object({
+  uid: z.string(),
+  label: z.string(),
+  /** The action's period (shared/time/calendar.ts ordinal of the streak's Day or Week) in the player's zone. */
+  period: z.number().int(),
+  length: z.number().int(),
+  longest: z.number().int(),
+  lastPeriod: z.number().int(),
+  /** Freezes held after the action. */
+  freezes: z.number().int(),
+  freezesUsed: z.number().int(),
+  /** The run grew (not when it started or nothing changed). */
+  extended: z.boolean(),
+  milestones: z.array(streakMilestoneSchema),
+});
+export type StreakStep = z.infer<typeof streakStepSchema>;
+
 export const actionResultSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -71,6 +92,21 @@ export const actionResultSchema = z.object({
   provisionUid: z.string().optional(),
   /** null when no cap cut anything (absent in results recorded before caps existed). */
   capped: z.array(capCutSchema).nullable().optional(),
+  /** null when the action counts for no streak (absent in results recorded before streaks existed). */
+  streaks: z
+    .array(
+      z.object({
+        uid: z.string(),
+        label: z.string(),
+        length: z.number().int(),
+        extended: z.boolean(),
+        freezesUsed: z.number().int(),
+        freezesLeft: z.number().int(),
+        milestones: z.array(z.object({ length: z.number().int(), points: z.number(), deliverables: z.array(grantSchema) })),
+      }),
+    )
+    .nullable()
+    .optional(),
 });
 export type ActionResult = z.infer<typeof actionResultSchema>;
 
@@ -124,6 +160,8 @@ export const actionProcessedSchema = z.object({
   timesCapped: z.boolean().optional(),
   /** The caps' allowances this action used (absent: none). */
   allowances: z.array(allowanceUseSchema).optional(),
+  /** The streaks it counts for (absent: none). */
+  streaks: z.array(streakStepSchema).optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 
@@ -159,5 +197,11 @@ export const actionReversedSchema = z.object({
   timesCapped: z.boolean().optional(),
   /** Allowance uses given back: the action's own, and those of revoked awards and levels of later actions. */
   allowancesReturned: z.array(z.object({ ref: z.string(), use: allowanceUseSchema })).optional(),
+  /** Each streak the action counted for, recomputed from the remaining actions. */
+  streaks: z.array(z.object({ uid: z.string(), length: z.number().int(), longest: z.number().int(), lastPeriod: z.number().int().nullable(), freezes: z.number().int() })).optional(),
+  /** Milestones the recomputed runs no longer reach, with what they had granted. */
+  revokedMilestones: z
+    .array(z.object({ streakUid: z.string(), length: z.number().int(), period: z.number().int(), awardedBy: z.string(), awardedAt: z.number(), points: z.number(), grants: z.array(grantSchema) }))
+    .optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;

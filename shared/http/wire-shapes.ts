@@ -210,6 +210,19 @@ export const powerupShape = z.object({
   targetPrizes: z.array(z.object({ targetPrizeUid: z.string(), targetPrizeLabel: z.string(), targetPrizeImageName: nullableString, deliveryMethod: z.number().int() })),
 });
 
+export const streakShape = z.object({
+  streakUid: z.string(),
+  label: z.string(),
+  description: nullableString,
+  imageName: nullableString,
+  period: z.enum(['Day', 'Week']),
+  length: z.number().int().describe('0 once breaksAt has passed'),
+  longest: z.number().int(),
+  lastPeriod: nullableString.describe('the last period counted, named like leaderboard seasons (2026-11-25, 2026-W48); null without a run'),
+  freezes: z.number().int().describe('freezes held now'),
+  breaksAt: z.number().int().nullable().describe('Unix ms at which the run ends unless extended; null without a run'),
+});
+
 export const textShape = z.string().describe('a confirmation message');
 
 export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone") });

@@ -47,6 +47,27 @@ export interface ProvisionState {
   updateDate: number;
 }
 
+/** A streak milestone the player holds: reached at `period` by the action `awardedBy`. */
+export interface HeldMilestone {
+  length: number;
+  period: number;
+  awardedBy: string;
+  awardedAt: number;
+  points: number;
+  grants: Grant[];
+}
+
+/** A player's run of one streak, and the actions that counted for it (a reversal replays them). */
+export interface StreakRun {
+  length: number;
+  longest: number;
+  lastPeriod: number | null;
+  freezes: number;
+  /** Every action that counted for the streak, in processing order, with its period. */
+  hits: { ref: string; period: number }[];
+  milestones: HeldMilestone[];
+}
+
 /** Everything a player owns and has earned: the state the player deciders decide on. */
 export interface PlayerState {
   registered: boolean;
@@ -83,6 +104,8 @@ export interface PlayerState {
   allowances: ReadonlyMap<string, number>;
   /** What each action (by referenceId) uses of allowances now: a reversal gives it back. */
   allowancesByRef: ReadonlyMap<string, AllowanceUse[]>;
+  /** Runs by streak uid. */
+  streaks: ReadonlyMap<string, StreakRun>;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -127,6 +150,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   chestOpenings: NOTHING,
   allowances: NOTHING,
   allowancesByRef: NOTHING,
+  streaks: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -210,6 +234,13 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     own(state, 'levelOrigins').set(l.uid, e.referenceId);
   }
   for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.referenceId);
+  for (const step of e.streaks ?? []) {
+    let run = state.streaks.get(step.uid);
+    if (!run) own(state, 'streaks').set(step.uid, (run = { length: 0, longest: 0, lastPeriod: null, freezes: 0, hits: [], milestones: [] }));
+    run.hits.push({ ref: e.referenceId, period: step.period });
+    Object.assign(run, { length: step.length, longest: step.longest, lastPeriod: step.lastPeriod, freezes: step.freezes });
+    for (const m of step.milestones) run.milestones.push({ length: m.length, period: step.period, awardedBy: e.referenceId, awardedAt: e.timestamp, points: m.points, grants: m.grants });
+  }
   if (e.allowances?.length) {
     for (const u of e.allowances) useAllowance(state, u, u.used);
     own(state, 'allowancesByRef').set(e.referenceId, e.allowances.map((u) => ({ ...u })));
@@ -255,6 +286,16 @@ function returnAllowance(state: PlayerState, ref: string, u: AllowanceUse): void
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
   for (const { ref, use } of e.allowancesReturned ?? []) returnAllowance(state, ref, use);
+  for (const s of e.streaks ?? []) {
+    const run = state.streaks.get(s.uid);
+    if (!run) continue;
+    Object.assign(run, { length: s.length, longest: s.longest, lastPeriod: s.lastPeriod, freezes: s.freezes });
+    run.hits = run.hits.filter((h) => h.ref !== e.referenceId);
+  }
+  for (const m of e.revokedMilestones ?? []) {
+    const run = state.streaks.get(m.streakUid);
+    if (run) run.milestones = run.milestones.filter((h) => !(h.length === m.length && h.period === m.period && h.awardedBy === m.awardedBy));
+  }
   if (state.reversed === NO_REFERENCES) state.reversed = new Set();
   (state.reversed as Set<string>).add(e.referenceId);
   // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.

@@ -38,6 +38,7 @@ describe('POST /v1/action/process', () => {
         { uid: 'gold', amount: 5, label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', details: null },
         { uid: 'chest-silver', amount: 1, label: 'Silver chest', type: 1, imageName: null, details: null },
       ],
+      streaks: null,
       capped: null,
     });
     const p = await profile(playerId);
