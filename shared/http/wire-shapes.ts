@@ -125,6 +125,18 @@ export const profileShape = z.object({
   badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),
   balances: z.array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() })),
   timeZone: z.string().describe("the IANA zone of the player's calendar (streaks, caps): the player's own, or the catalog's settings.timezone"),
+  caps: z
+    .array(
+      z.object({
+        kind: z.enum(['times', 'points', 'earn']),
+        of: z.string().describe('the action identifier (times, points) or the deliverable uid (earn)'),
+        period: z.enum(['Day', 'Week', 'Month']),
+        periodName: z.string().describe('the current period, named like leaderboard seasons (2026-11-25, 2026-W48, 2026-11)'),
+        used: z.number(),
+        limit: z.number(),
+      }),
+    )
+    .describe("the caps with a use in their current period of the player's calendar"),
 });
 
 export const transactionShape = z.object({

@@ -15,9 +15,11 @@ leaderboards:
   - { uid: lb-ads, label: Ads, type: 0, metric: { action: watch_ad } }
 `;
 
+/** 2026-06-01 (a Monday) 12:00 UTC: the service's clock. */
+const NOW = Date.UTC(2026, 5, 1, 12);
 let t: TestService;
 beforeAll(async () => {
-  t = await startTestService({ catalogYaml: CATALOG });
+  t = await startTestService({ catalogYaml: CATALOG, now: () => NOW });
 });
 afterAll(() => t.close());
 
@@ -52,5 +54,13 @@ describe('caps over HTTP', () => {
     const fourth = (await send(`${playerId}-4`, 3)).body.data;
     expect([fourth.earnedPoints, fourth.deliverables[0].amount, fourth.capped]).toEqual([10, 2, null]);
     expect(await standing()).toBe(2);
+
+    // The profile shows what is used of each cap this period of the player's calendar.
+    const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+    expect(profile.caps).toEqual([
+      { kind: 'times', of: 'watch_ad', period: 'Day', periodName: '2026-06-01', used: 2, limit: 2 },
+      { kind: 'points', of: 'watch_ad', period: 'Week', periodName: '2026-W23', used: 15, limit: 15 },
+      { kind: 'earn', of: 'beans', period: 'Day', periodName: '2026-06-01', used: 3, limit: 3 },
+    ]);
   });
 });
