@@ -10,6 +10,7 @@ export const COMMAND_PATHS: readonly string[] = [
   '/v1/action/process',
   '/v1/action/delete',
   '/v1/player/create',
+  '/v1/player/update',
   '/v1/store/buy',
   '/v1/store/complete-transaction',
   '/v1/store/cancel-transaction',

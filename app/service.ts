@@ -12,6 +12,7 @@ import { provisionTransactionRoutes } from '../command-api/provision-transaction
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
+import { updatePlayerRoute } from '../command-api/update-player/route';
 import { reverseActionRoute } from '../command-api/reverse-action/route';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { ProjectorLease } from '../projections/lease';
@@ -27,6 +28,7 @@ import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
 import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
+import { streakListRoute } from '../read-api/streaks/route';
 import { transactionHistoryRoute } from '../read-api/transactions/history-route';
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/auth/access';
@@ -224,6 +226,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     reverseActionRoute(deps),
     actionResponseRoute(deps),
     registerPlayerRoute(deps),
+    updatePlayerRoute(deps),
     buyBundleRoute(deps),
     transactionStatusRoute(deps),
     transactionHistoryRoute(deps),
@@ -232,6 +235,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     openChestRoute(deps),
     ...chestRoutes(deps),
     powerupListRoute(deps),
+    streakListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
     ...feedRoutes({ events }),

@@ -30,6 +30,8 @@ export interface BenchConfig {
   logLevel: string;
   profile: boolean;
   keep: boolean;
+  /** Figure 1: also load a service whose catalog has no streaks and caps, in the same alternating rounds. */
+  comparePlain: boolean;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -76,5 +78,6 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     logLevel: env.BENCH_LOG_LEVEL || 'info',
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
     keep: env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true',
+    comparePlain: env.BENCH_COMPARE_PLAIN === '1' || env.BENCH_COMPARE_PLAIN === 'true',
   };
 }

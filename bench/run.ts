@@ -203,6 +203,17 @@ function webhooksFile(dir: string, url: string): string {
   return file;
 }
 
+/** The bench catalog without its streaks and caps: figure 1's comparison (BENCH_COMPARE_PLAIN). */
+function plainCatalogFile(dir: string): string {
+  const catalog = YAML.parse(fs.readFileSync(BENCH_CATALOG_FILE, 'utf8')) as Record<string, unknown> & { actions?: Record<string, unknown>[]; deliverables?: Record<string, unknown>[] };
+  delete catalog.streaks;
+  for (const a of catalog.actions ?? []) delete a.caps;
+  for (const d of catalog.deliverables ?? []) delete d.earnCaps;
+  const file = path.join(dir, 'catalog-plain.yaml');
+  fs.writeFileSync(file, YAML.stringify(catalog));
+  return file;
+}
+
 /** One endpoint of figure 1, loaded in every round. */
 interface Side {
   name: string;
@@ -229,6 +240,10 @@ async function figure1(ctx: Context): Promise<void> {
     // The same request sequence for each side.
     const side = (name: string, child: Child, outcomes?: Outcomes, profile?: string): Side => ({ name, port: child.ready.port as number, next: mixedBodies({ players: config.players, seed: 1 }), cpu: new CpuMeter(child, profile), runs: [], outcomes });
     const sides = [side('bare', bare), side('process', server, new Outcomes(), config.profile ? profileFile : undefined), side('process, webhooks on', hooked, new Outcomes())];
+    if (config.comparePlain) {
+      const plain = await startServer(ctx, 'fig1-plain', { env: { BENCH_CATALOG: plainCatalogFile(ctx.tmp) } });
+      sides.push(side('process, no streaks or caps', plain, new Outcomes()));
+    }
     for (let round = 0; round < rounds; round++) {
       // The first round warms up each side fully; later ones only reopen their connections.
       const warmupMs = round === 0 ? config.warmupMs : Math.min(config.warmupMs, 500);
@@ -251,12 +266,12 @@ async function figure1(ctx: Context): Promise<void> {
     const stats = await server.ask<Record<string, unknown>>('stats');
     await Promise.all([bare.stop(), server.stop(), hooked.stop()]);
     const [b, p, h] = sides.map((x) => summaryOf(mergeResults(x.runs)));
-    for (const [x, summary] of sides.map((x, i) => [x, [b, p, h][i]] as const)) {
+    for (const [x, summary] of sides.slice(0, 3).map((x, i) => [x, [b, p, h][i]] as const)) {
       log(`  ${x.name}: ${summary.perSecond.toFixed(0)} req/s, p50 ${summary.p50Ms.toFixed(2)} ms, p99 ${summary.p99Ms.toFixed(2)} ms; per round ${x.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}${x.outcomes ? `; outcomes ${JSON.stringify(x.outcomes)}` : ''}`);
     }
     log(`  webhook deliveries received during the run: ${receiver.received()}`);
     // CPU time per answer does not depend on how the load generator shares the cores.
-    const [bareCpuUs, processCpuUs, hookedCpuUs] = sides.map((x, i) => x.cpu.micros / [b, p, h][i].requests);
+    const [bareCpuUs, processCpuUs, hookedCpuUs] = sides.slice(0, 3).map((x, i) => x.cpu.micros / [b, p, h][i].requests);
     log(`  server CPU per answer: bare ${bareCpuUs.toFixed(0)} us, process ${processCpuUs.toFixed(0)} us, with webhooks ${hookedCpuUs.toFixed(0)} us`);
     if (config.profile) ctx.profiles.push(profileFile);
     const trace = (stats as { storeTrace?: Record<string, { calls: number; ms: number }> }).storeTrace ?? {};
@@ -277,6 +292,15 @@ async function figure1(ctx: Context): Promise<void> {
     row(ctx, 1, 'process throughput, webhooks on', h.perSecond, 'actions/s');
     row(ctx, 1, 'ratio webhooks on / off', webhooksRatio, '', { op: '>=', limit: 0.9 });
     row(ctx, 1, 'process p99, webhooks on', h.p99Ms, 'ms');
+    const plainSide = sides[3];
+    if (plainSide) {
+      const plain = summaryOf(mergeResults(plainSide.runs));
+      const plainCpuUs = plainSide.cpu.micros / plain.requests;
+      log(`  streaks and caps: server CPU per action ${processCpuUs.toFixed(0)} us with, ${plainCpuUs.toFixed(0)} us without (${((processCpuUs / plainCpuUs - 1) * 100).toFixed(1)} %); without: ${plain.perSecond.toFixed(0)} actions/s, per round ${plainSide.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}; outcomes ${JSON.stringify(plainSide.outcomes)}`);
+      row(ctx, 1, 'server CPU per action: no streaks or caps', plainCpuUs, 'us');
+      row(ctx, 1, 'CPU per action with / without streaks and caps', processCpuUs / plainCpuUs, '', { op: '<=', limit: 1.1 });
+      ctx.details.figure1Plain = { process: plain, cpuUs: plainCpuUs, outcomes: plainSide.outcomes };
+    }
     ctx.details.figure1 = {
       connections: config.connections,
       players: config.players,

@@ -62,13 +62,14 @@ export const leaderboardsProjector: Projector = {
     { collection: LEADERBOARD_COLLECTIONS.scores, keys: { board: 1, period: 1, score: -1, reachedAt: 1 } },
     { collection: LEADERBOARD_COLLECTIONS.scoreCounts, keys: { board: 1, period: 1, score: -1 } },
   ],
-  handles: new Set(['CatalogPublished', 'PlayerRegistered', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
+  handles: new Set(['CatalogPublished', 'PlayerRegistered', 'PlayerUpdated', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store, log) {
     switch (event.type) {
       case 'CatalogPublished':
         return publishBoards(event.data, store);
-      case 'PlayerRegistered': {
+      case 'PlayerRegistered':
+      case 'PlayerUpdated': {
         const d = event.data;
         await store.collection(LEADERBOARD_COLLECTIONS.players).replaceOne({ _id: d.playerId }, { _id: d.playerId, username: d.username, imageName: d.imageName }, { upsert: true });
         return;
@@ -136,16 +137,20 @@ function changesOf(event: ScoringEvent, board: BoardDoc): Change[] {
   if (event.type === 'ActionProcessed') {
     const e = event.data;
     const ref = e.referenceId;
+    if (e.timesCapped) return [];
     if (board.action !== null) return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
     return e.result.earnedPoints > 0 ? [{ kind: 'add', ref, ts: e.timestamp, points: e.result.earnedPoints }] : [];
   }
   if (event.type === 'ActionReversed') {
     const e = event.data;
     const ref = e.referenceId;
+    if (e.timesCapped) return [];
     if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
-    const own = e.revokedAwards.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
+    // Streak milestones count like awards: the action's own leave with it, later ones reduce theirs.
+    const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? [])];
+    const own = revoked.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
     const out: Change[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
-    for (const a of e.revokedAwards) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
+    for (const a of revoked) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
     return out;
   }
   const e = event.data;

@@ -110,6 +110,19 @@ describeInBrowser('the console', () => {
     await page.getByText('Action processed').waitFor();
     await shoot(page, 'player');
 
+    // Streaks and caps: another player with a daily quest and a capped ad.
+    const questing = randomUUID();
+    for (const name of ['daily_quest', 'watch_ad']) expect((await t.http.post('/v1/action/process').set(server).send({ name, referenceId: randomUUID(), playerId: questing })).body.code).toBe(200);
+    await page.getByLabel('Player id').fill(questing);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('table', { name: "The player's runs" }).getByRole('row', { name: /^Daily quest 1 1 0 \d{4}-\d{2}-\d{2} / }).waitFor();
+    await page.getByRole('table', { name: 'Caps with a use this period' }).getByRole('row', { name: /^times watch_ad Day \d{4}-\d{2}-\d{2} 1 5$/ }).waitFor();
+    await page.getByRole('table', { name: 'Caps with a use this period' }).getByRole('row', { name: /^points watch_ad Week \d{4}-W\d{2} 2 50$/ }).waitFor();
+    await shoot(page, 'player-streaks-caps');
+    await page.getByLabel('Player id').fill(playerId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText('Action processed').waitFor();
+
     await page.getByRole('link', { name: `Trace of action ${referenceId}` }).click();
     const first = page.getByRole('listitem', { name: '1. Action processed' });
     // The action's 10 points and the badge's 20; its 5 gold; the badge's chest.

@@ -62,6 +62,8 @@ describe('the action result', () => {
         { uid: 'banner', amount: 1, label: 'Banner', type: 2, imageName: null, details: null },
       ],
       provisionUid: purchase.cost!.provisionUid,
+      streaks: null,
+      capped: null,
     });
     expect(purchase.cost!.provisionUid).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -76,6 +78,8 @@ describe('the action result', () => {
       achievedLevel: null,
       earnedPoints: 0,
       deliverables: [{ uid: 'gems', amount: 10, label: 'Gems', type: 1, imageName: null, details: null }],
+      streaks: null,
+      capped: null,
     });
   });
 });

@@ -3,13 +3,16 @@ import { addAmounts, multiplyAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
-import type { ActionProcessed, ActionResult, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../../shared/events/player-events';
+import type { ActionProcessed, ActionResult, Award, LevelReached, PlayerRegistered, ProgressEntry, StreakStep } from '../../shared/events/player-events';
 import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedDetailOutOfRange, summedValue, withinDates, type CompiledRule } from '../../shared/rules/conditions';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../shared/rules/caps';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
+import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
+import { periodOf } from '../../shared/time/calendar';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
@@ -47,7 +50,7 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
 
 /**
  * Decides everything one action earns: the action's points and deliverables, badges, ranks,
- * triggers and levels, powerup multipliers, and the cost. The whole decision goes into one
+ * triggers, streaks and levels, powerup multipliers, caps, and the cost. The whole decision goes into one
  * ActionProcessed event, so replays and reversals never re-run the rules. Written with it, in one
  * append: the referenceId's record (expected not to exist: a second one is the duplicate), one
  * activation of each limited trigger awarded, and the cost's provision.
@@ -72,9 +75,15 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     player = { ...player, balances, levelsReached: new Map([...player.levelsReached, ...registered.levels.map((l) => [l.uid, l.level] as const)]) };
   }
 
+  // Caps count periods of the player's calendar, in the zone in force now.
+  const clock: CapClock = { timestamp: cmd.timestamp, timeZone: player.timeZone ?? catalog.settings.timezone };
+  // Past a times cap the action is recorded but counts for nothing: no cost, points, grants or rules.
+  const timesCap = timesCapReached(action, player, clock);
+  const counts = timesCap === null;
+
   const deliverables = index.deliverableByUid;
   let cost: ActionProcessed['cost'] = null;
-  if (action.cost > 0) {
+  if (counts && action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
     if (balanceOf(player, currency.uid) < action.cost) return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
     cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
@@ -82,26 +91,47 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
 
   // pointGap: within the gap the action still counts for conditions but earns no points itself.
   const last = player.lastPointAward.get(action.identifier);
-  const pointsAwarded = action.pointGap <= 0 || last === undefined || Math.abs(cmd.timestamp - last) >= action.pointGap * 1000;
-  const actionPoints = pointsAwarded ? multiplyAmount(action.points, cmd.multiplier) : 0;
-  const actionGrants = action.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, multiplyAmount(x.amount, cmd.multiplier)));
+  const pointsAwarded = counts && (action.pointGap <= 0 || last === undefined || Math.abs(cmd.timestamp - last) >= action.pointGap * 1000);
+  const pointsCapped = capActionPoints(action, player, clock, pointsAwarded ? multiplyAmount(action.points, cmd.multiplier) : 0);
+  const actionPoints = pointsCapped.points;
+  const actionGrants = counts ? action.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, multiplyAmount(x.amount, cmd.multiplier))) : [];
 
   const details = new Map(cmd.details.map((d) => [d.name, d.value]));
   const outOfRange = summedDetailOutOfRange(compileRules(catalog).byAction.get(cmd.name) ?? [], cmd.name, details);
   if (outOfRange) return fail(1001, outOfRange);
   const exhausted = (trigger: string, limit: number) => (state.activationsTaken.get(trigger) ?? limit) >= limit;
-  const { progress, awards } = evaluateRules(cmd, player, env, details, deliverables, exhausted);
+  const { progress, awards } = counts ? evaluateRules(cmd, player, env, details, deliverables, exhausted) : { progress: [], awards: [] };
 
-  const awardPoints = awards.reduce((sum, a) => addAmounts(sum, a.points), 0);
+  const streakMoves = counts ? streakStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
+  const milestones = streakMoves.flatMap((s) => s.milestones);
+
+  const awardPoints = [...awards, ...milestones].reduce((sum, a) => addAmounts(sum, a.points), 0);
   const earnedPoints = addAmounts(actionPoints, awardPoints);
   const levels = levelsReachedAt(catalog, player, addAmounts(player.points, earnedPoints));
 
   // Active powerups multiply the Prize amounts this action grants; each one that applies uses one use.
-  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants)]);
-  const [poweredActionGrants, ...rest] = powered.grantLists;
+  const milestoneGrants = milestones.map((m) => m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
+  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants), ...milestoneGrants]);
+  // Earn caps cut what is granted after powerups: the amounts a player actually receives.
+  const earned = capEarnings(powered.grantLists, deliverables, player, clock);
+  const [poweredActionGrants, ...rest] = earned.grantLists;
   const poweredAwards: Award[] = awards.map((a, i) => ({ ...a, grants: rest[i] }));
   const poweredLevels: LevelReached[] = levels.map((l, i) => ({ ...l, grants: rest[awards.length + i] }));
-  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants)];
+  const milestonesGranted = rest.slice(awards.length + levels.length);
+  let nextMilestone = 0;
+  const streakSteps: StreakStep[] = streakMoves.map(({ streak, period, step: s, milestones: reached }) => ({
+    uid: streak.uid,
+    label: streak.label,
+    period,
+    length: s.run.length,
+    longest: s.run.longest,
+    lastPeriod: s.run.lastPeriod ?? period,
+    freezes: s.run.freezes,
+    freezesUsed: s.freezesUsed,
+    extended: s.extended,
+    milestones: reached.map((m) => ({ length: m.length, points: m.points, grants: milestonesGranted[nextMilestone++] })),
+  }));
+  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants), ...milestonesGranted.flat()];
 
   const granted = effectsOfGrants(catalog, allGrants, env, noEffects());
   if (!granted.ok) return granted;
@@ -120,7 +150,20 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     earnedPoints,
     deliverables: nullIfEmpty(allGrants),
     ...(cost ? { provisionUid: cost.provisionUid } : {}),
+    streaks: nullIfEmpty(
+      streakSteps.map((s) => ({
+        uid: s.uid,
+        label: s.label,
+        length: s.length,
+        extended: s.extended,
+        freezesUsed: s.freezesUsed,
+        freezesLeft: s.freezes,
+        milestones: s.milestones.map((m) => ({ length: m.length, points: m.points, deliverables: m.grants })),
+      })),
+    ),
+    capped: nullIfEmpty(timesCap ? [{ period: timesCap.period, kind: 'times' as const, limit: timesCap.times! }] : [...pointsCapped.cuts, ...earned.cuts]),
   };
+  const allowances = counts ? [...timesUses(action, clock), ...pointsCapped.uses, ...earned.uses] : [];
 
   const processed: ActionProcessed = {
     playerId: cmd.playerId,
@@ -139,6 +182,9 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     levels: poweredLevels,
     result,
     effects,
+    ...(timesCap ? { timesCapped: true } : {}),
+    ...(allowances.length ? { allowances } : {}),
+    ...(streakSteps.length ? { streaks: streakSteps } : {}),
   };
   const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
   const writes: StreamWrite[] = [
@@ -160,6 +206,17 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
 }
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
+
+/** Each active streak the action counts for, with the step it makes in the period of its timestamp. */
+function streakStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessActionCommand, details: ReadonlyMap<string, string>, timeZone: string) {
+  return catalog.streaks
+    .filter((streak) => countsFor(streak, cmd.name, details))
+    .map((streak) => {
+      const period = periodOf(cmd.timestamp, streak.period, timeZone);
+      const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period);
+      return { streak, period, step: s, milestones: milestonesAt(streak, s) };
+    });
+}
 
 interface RuleOutcome {
   progress: ActionProcessed['progress'];

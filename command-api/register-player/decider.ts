@@ -14,6 +14,8 @@ export interface RegisterPlayerCommand {
   playerId: string;
   username?: string;
   imageName?: string | null;
+  /** IANA zone of the player's calendar; absent: the catalog's settings.timezone. */
+  timeZone?: string;
 }
 
 /**
@@ -21,17 +23,17 @@ export interface RegisterPlayerCommand {
  * player with no points reaches, with what those levels grant. Registration happens here, or with
  * a player's first action when the catalog registers players automatically.
  */
-export function registrationOf(catalog: Catalog, state: PlayerState, playerId: string, env: DecisionEnv, username?: string, imageName?: string | null): Result<PlayerRegistered> {
+export function registrationOf(catalog: Catalog, state: PlayerState, playerId: string, env: DecisionEnv, username?: string, imageName?: string | null, timeZone?: string): Result<PlayerRegistered> {
   const levels = levelsReachedAt(catalog, state, 0);
   const effects = effectsOfGrants(catalog, levels.flatMap((l) => l.grants), env);
   if (!effects.ok) return effects;
-  return ok({ playerId, username: username ?? playerId, imageName: imageName ?? null, registeredAt: env.now, levels, effects: effects.value });
+  return ok({ playerId, username: username ?? playerId, imageName: imageName ?? null, registeredAt: env.now, ...(timeZone ? { timeZone } : {}), levels, effects: effects.value });
 }
 
 /** Registers a player ahead of their first action; 5002 when the player exists. */
 export function decideRegisterPlayer(cmd: RegisterPlayerCommand, state: PlayerState, env: DecisionEnv & { catalog: Catalog }): Result<Decision<PlayerRegistered>> {
   if (state.registered) return fail(5002, 'PlayerId already exists');
-  const registered = registrationOf(env.catalog, state, cmd.playerId, env, cmd.username, cmd.imageName);
+  const registered = registrationOf(env.catalog, state, cmd.playerId, env, cmd.username, cmd.imageName, cmd.timeZone);
   if (!registered.ok) return registered;
   return ok(decision(registered.value, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] }]));
 }

@@ -3,10 +3,11 @@ import { addAmounts, subtractAmounts } from '../../shared/amount';
 import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
-import { balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
+import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
 import { addBalance } from '../../shared/rules/grants';
+import { replay } from '../../shared/rules/streaks';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 
@@ -52,7 +53,9 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     limited: h.limited,
   }));
 
-  const pointsTaken = revokedAwards.reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
+  const streaks = recomputedStreaks(player, original, catalog);
+  const revokedMilestones = streaks.flatMap((s) => s.revoked);
+  const pointsTaken = [...revokedAwards, ...revokedMilestones].reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
   const pointsAfter = subtractAmounts(player.points, pointsTaken);
   // Levels whose target the remaining points no longer reach are lost, with what they granted.
   const revokedLevels = catalog.levels
@@ -60,7 +63,7 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     .map((l) => ({ uid: l.uid, level: l.level, grants: player.levelGrants.get(l.uid) ?? [] }));
 
   const actionGrants = original.actionGrants;
-  const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants)];
+  const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants), ...revokedMilestones.flatMap((m) => m.grants)];
 
   const effects = noEffects();
   effects.points = subtractAmounts(0, pointsTaken);
@@ -71,7 +74,8 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0) return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
   }
-  effects.powerupsRemoved = powerupsTakenBack(player, original.referenceId, revokedAwards, revokedLevels, powerupDeliverables);
+  const revokedGrants = [...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })), ...revokedMilestones.map((m) => ({ origin: m.awardedBy, grants: m.grants }))];
+  effects.powerupsRemoved = powerupsTakenBack(player, original.referenceId, revokedGrants, revokedLevels, powerupDeliverables);
   effects.powerupUses = original.effects.powerupUses.filter((u) => player.powerups.has(u.uid)).map((u) => ({ uid: u.uid, uses: -u.uses }));
 
   const reversed: ActionReversed = {
@@ -86,6 +90,9 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     revokedLevels,
     refund: original.cost,
     effects,
+    ...(original.timesCapped ? { timesCapped: true } : {}),
+    ...allowancesReturned(player, original, revokedGrants, revokedLevels),
+    ...(streaks.length ? { streaks: streaks.map((s) => s.run), revokedMilestones } : {}),
   };
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
@@ -104,6 +111,52 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     writes.push({ stream: provisionStream(original.cost.provisionUid), events: [{ type: 'ProvisionStatusChanged', data: refunded }], expectedRevision: 'any' });
   }
   return ok(decision(reversed, writes));
+}
+
+/**
+ * The allowance uses a reversal gives back: all of the reversed action's, and for each revoked
+ * award or level of a later action, the earn use of what it had granted, from that action's uses.
+ */
+function allowancesReturned(state: PlayerState, original: ActionProcessed, revokedGrants: { origin: string; grants: Grant[] }[], revokedLevels: { uid: string; grants: Grant[] }[]): Pick<ActionReversed, 'allowancesReturned'> {
+  const ref = original.referenceId;
+  const returned = (state.allowancesByRef.get(ref) ?? []).map((use) => ({ ref, use: { ...use } }));
+  const later = [
+    ...revokedGrants,
+    ...revokedLevels.map((l) => ({ origin: state.levelOrigins.get(l.uid) ?? ref, grants: l.grants })),
+  ].filter((x) => x.origin !== ref);
+  const left = new Map<string, number>();
+  for (const { origin, grants } of later) {
+    for (const g of grants) {
+      for (const use of state.allowancesByRef.get(origin) ?? []) {
+        if (use.kind !== 'earn' || use.of !== g.uid) continue;
+        const key = `${origin} ${allowanceKey(use)}`;
+        const back = Math.min(g.amount, left.get(key) ?? use.used);
+        if (back <= 0) continue;
+        left.set(key, subtractAmounts(left.get(key) ?? use.used, back));
+        returned.push({ ref: origin, use: { ...use, used: back } });
+      }
+    }
+  }
+  return returned.length ? { allowancesReturned: returned } : {};
+}
+
+/**
+ * Every streak the action counted for, replayed from the player's remaining actions as if it had
+ * never happened; the milestones the replay no longer reaches fall (the action's own always do).
+ */
+function recomputedStreaks(state: PlayerState, original: ActionProcessed, catalog: Catalog) {
+  const ref = original.referenceId;
+  const streaks = new Map(catalog.streaks.map((s) => [s.uid, s]));
+  return (original.streaks ?? []).flatMap(({ uid }) => {
+    const streak = streaks.get(uid);
+    const run = state.streaks.get(uid);
+    if (!streak || !run) return [];
+    const replayed = replay(streak, run.hits.filter((h) => h.ref !== ref));
+    const revoked = run.milestones
+      .filter((m) => m.awardedBy === ref || !replayed.reached.has(`${m.length}@${m.period}`))
+      .map((m) => ({ streakUid: uid, length: m.length, period: m.period, awardedBy: m.awardedBy, awardedAt: m.awardedAt, points: m.points, grants: m.grants }));
+    return [{ run: { uid, ...replayed.run }, revoked }];
+  });
 }
 
 /** Holdings that fall with the action: its own awards, and those whose condition no longer holds. */
@@ -151,11 +204,11 @@ function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog
  * Powerup instances to take back: all those the reversed action created, and for each award or
  * level of a later action that is revoked, as many instances of its powerups as it granted.
  */
-function powerupsTakenBack(state: PlayerState, ref: string, revokedAwards: RevokedAward[], revokedLevels: { uid: string; grants: Grant[] }[], powerupDeliverables: ReadonlySet<string>): string[] {
+function powerupsTakenBack(state: PlayerState, ref: string, revokedGrants: { origin: string; grants: Grant[] }[], revokedLevels: { uid: string; grants: Grant[] }[], powerupDeliverables: ReadonlySet<string>): string[] {
   const owned = [...state.powerupOrigins.entries()].filter(([uid]) => state.powerups.has(uid));
   const taken = new Set(owned.filter(([, origin]) => origin === ref).map(([uid]) => uid));
   const revoked: { origin: string | null; grants: Grant[] }[] = [
-    ...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })),
+    ...revokedGrants,
     ...revokedLevels.map((l) => ({ origin: state.levelOrigins.get(l.uid) ?? null, grants: l.grants })),
   ];
   // What the reversed action itself granted is all taken above.

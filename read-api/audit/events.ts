@@ -40,17 +40,25 @@ function describe(event: DomainEvent): string {
   switch (event.type) {
     case 'PlayerRegistered':
       return `player ${event.data.playerId} "${event.data.username}"`;
+    case 'PlayerUpdated':
+      return `player ${event.data.playerId} "${event.data.username}" time zone ${event.data.timeZone ?? 'of the catalog'}`;
     case 'ActionProcessed': {
       const e = event.data;
       const awards = e.awards.map((a) => `${a.kind} ${a.uid}${a.rank ? ` rank ${a.rank.rank}` : ''}`);
       const levels = e.levels.map((l) => `level ${l.level}`);
       const cost = e.cost ? [`cost ${e.cost.amount} ${e.cost.deliverableUid} (provision ${e.cost.provisionUid})`] : [];
-      return [`${e.actionName} ref ${e.referenceId}`, ...awards, ...levels, ...cost].join(', ');
+      const streaks = (e.streaks ?? []).map((s) => {
+        const freezes = s.freezesUsed ? ` (${s.freezesUsed} freeze${s.freezesUsed > 1 ? 's' : ''} used)` : '';
+        return `streak ${s.uid} length ${s.length}${freezes}${s.milestones.map((m) => ` milestone ${m.length}`).join('')}`;
+      });
+      const capped = (e.result.capped ?? []).map((c) => `capped: ${c.kind}${c.deliverable ? ` of ${c.deliverable}` : ''} ${c.limit} a ${c.period}`);
+      return [`${e.actionName} ref ${e.referenceId}`, ...awards, ...levels, ...streaks, ...cost, ...capped].join(', ');
     }
     case 'ActionReversed': {
       const e = event.data;
       const revoked = e.revokedAwards.map((a) => `revoked ${a.kind} ${a.uid}${a.rank !== null ? ` rank ${a.rank}` : ''} of ${a.awardedBy}`);
       const levels = e.revokedLevels.map((l) => `revoked level ${l.level}`);
+      levels.push(...(e.revokedMilestones ?? []).map((m) => `revoked milestone ${m.length} of streak ${m.streakUid} of ${m.awardedBy}`));
       const refund = e.refund ? [`refund ${e.refund.amount} ${e.refund.deliverableUid} (provision ${e.refund.provisionUid})`] : [];
       return [`${e.actionName} ref ${e.referenceId}`, ...revoked, ...levels, ...refund].join(', ');
     }

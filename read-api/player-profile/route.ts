@@ -8,12 +8,29 @@ import { canonicalPlayerId } from '../../shared/ids';
 import type { StreamReadDeps } from '../deps';
 import { currentLevel } from '../../shared/rules/levels';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
+import type { Catalog } from '../../shared/catalog/schema';
+import { allowanceKey, type PlayerState } from '../../shared/player/state';
+import { periodLabel, periodOf } from '../../shared/time/calendar';
+
+/** The caps with a use in their current period of the player's calendar, in catalog order. */
+function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
+  const timeZone = state.timeZone ?? catalog.settings.timezone;
+  const caps = [
+    ...catalog.actions.flatMap((a) => a.caps.map((c) => ({ kind: c.times !== null ? ('times' as const) : ('points' as const), of: a.identifier, period: c.period, limit: (c.times ?? c.points)! }))),
+    ...catalog.deliverables.flatMap((d) => d.earnCaps.map((c) => ({ kind: 'earn' as const, of: d.uid, period: c.period, limit: c.amount }))),
+  ];
+  return caps.flatMap((c) => {
+    const ordinal = periodOf(now, c.period, timeZone);
+    const used = state.allowances.get(allowanceKey({ ...c, ordinal })) ?? 0;
+    return used > 0 ? [{ ...c, periodName: periodLabel(ordinal, c.period), used }] : [];
+  });
+}
 
 const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC) });
 
 /**
- * POST /v1/player/profile: points, level, badges with ranks and balances, read from the player's
- * stream, so a write is visible at once.
+ * POST /v1/player/profile: points, level, badges with ranks, balances, time zone and the caps used
+ * this period, read from the player's stream, so a write is visible at once.
  */
 export const playerProfileRoute = (deps: StreamReadDeps) =>
   defineRoute({
@@ -49,6 +66,8 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
         balances: [...state.balances.entries()]
           .filter(([, amount]) => amount !== 0)
           .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
+        timeZone: state.timeZone ?? catalog.settings.timezone,
+        caps: capsUsed(catalog, state, deps.now()),
       });
     },
   });

@@ -116,6 +116,7 @@ function salvage(data: unknown): CatalogDraft {
     levels: section('levels', SECTION_SCHEMAS.levels),
     leaderboards: section('leaderboards', SECTION_SCHEMAS.leaderboards),
     stores: section('stores', SECTION_SCHEMAS.stores),
+    streaks: section('streaks', SECTION_SCHEMAS.streaks),
     unparsed,
   };
 }

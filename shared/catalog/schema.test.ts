@@ -27,6 +27,7 @@ describe('defaults', () => {
       levels: [],
       leaderboards: [],
       stores: [],
+      streaks: [],
     });
   });
 
@@ -60,6 +61,7 @@ describe('defaults', () => {
       details: [],
       chest: null,
       powerup: null,
+      earnCaps: [],
     });
     expect(c.deliverables[1]!.kind).toBeNull();
     expect(c.deliverables[2]!.chest!.pool[0]).toEqual({ reward: 'gold', amount: { min: 1, max: 5 }, weight: 3, stock: null });
@@ -78,6 +80,7 @@ describe('defaults', () => {
       createDate: null,
       actionObjects: [],
       deliverables: [],
+      caps: [],
     });
     expect(c.badges[0]).toMatchObject({ points: 0, startDate: null, endDate: null, requiredBadge: null, rankSet: null, deliverables: [], description: null });
     expect(c.badges[0]!.conditions[0]).toEqual({ action: 'buy', filters: [], challenge: { times: null, sum: null, withinDays: null, between: null } });

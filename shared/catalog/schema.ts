@@ -13,7 +13,7 @@ import { MAX_AMOUNT } from '../amount';
 import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone } from '../time/local-time';
-import { type Action, type Badge, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Trigger } from './types';
+import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Streak, type Trigger } from './types';
 
 // The catalog types are part of this module's API: importers of the schema get them here.
 export * from './types';
@@ -156,6 +156,31 @@ export const PowerupSchema = z.strictObject({
   targetPrizes: list(Ref),
 });
 
+// --- caps ---
+
+const CapPeriodSchema = z.enum(['Day', 'Week', 'Month']);
+
+/** The paths of entries repeating a (kind, period) pair already given: one cap of a kind per period. */
+function uniqueCaps<T extends { period: CapPeriod }>(kindOf: (cap: T) => string) {
+  return (caps: T[], ctx: z.RefinementCtx) => {
+    const seen = new Set<string>();
+    caps.forEach((cap, i) => {
+      const key = `${kindOf(cap)} ${cap.period}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i, 'period'], message: `a second ${kindOf(cap)} cap for ${cap.period}: one cap of a kind per period` });
+      seen.add(key);
+    });
+  };
+}
+
+export const ActionCapSchema = z
+  .strictObject({ period: CapPeriodSchema, times: PositiveInt.optional(), points: PositiveDecimal.optional() })
+  .superRefine((c, ctx) => {
+    if ((c.times === undefined) === (c.points === undefined)) ctx.addIssue({ code: 'custom', message: 'must give exactly one of times and points' });
+  })
+  .transform((c): ActionCap => ({ period: c.period, times: c.times ?? null, points: c.points ?? null }));
+
+export const EarnCapSchema = z.strictObject({ period: CapPeriodSchema, amount: PositiveDecimal });
+
 export const DeliverableSchema = z
   .strictObject({
     ...labelled,
@@ -166,6 +191,7 @@ export const DeliverableSchema = z
     details: list(z.strictObject({ label: Text, value: Scalar.transform(String) })),
     chest: ChestSchema.nullable().default(null),
     powerup: PowerupSchema.nullable().default(null),
+    earnCaps: list(EarnCapSchema).superRefine(uniqueCaps(() => 'earn')),
   })
   .transform(
     (d): Deliverable => ({
@@ -197,6 +223,7 @@ export const ActionSchema = z
       z.strictObject({ label: Text, type: z.enum(['Number', 'String', 'Boolean', 'Date', 'Array']) }),
     ),
     deliverables: list(GrantSchema),
+    caps: list(ActionCapSchema).superRefine(uniqueCaps((c) => (c.times !== null ? 'times' : 'points'))),
   })
   .transform((a): Action => ({ ...a, uid: a.uid ?? generatedUid('action', a.identifier) }));
 
@@ -319,6 +346,24 @@ export const StoreSchema = z
     return { ...s, uid, bundles };
   });
 
+// --- streaks ---
+
+export const StreakSchema = z
+  .strictObject({
+    ...labelled,
+    period: z.enum(['Day', 'Week']),
+    conditions: z.array(z.strictObject({ action: Text, filters: list(FilterSchema) })).min(1, 'at least one condition is required'),
+    freezes: z.strictObject({ max: PositiveInt, earnEvery: PositiveInt }).nullable().default(null),
+    milestones: list(z.strictObject({ length: PositiveInt, points: NonNegativeDecimal.default(0), deliverables: list(GrantSchema) })).superRefine((milestones, ctx) => {
+      const seen = new Set<number>();
+      milestones.forEach((m, i) => {
+        if (seen.has(m.length)) ctx.addIssue({ code: 'custom', path: [i, 'length'], message: `duplicate milestone length ${m.length}` });
+        seen.add(m.length);
+      });
+    }),
+  })
+  .transform((s): Streak => ({ ...s, uid: s.uid ?? generatedUid('streak', s.label) }));
+
 // --- the whole catalog ---
 
 /** The schema of each list of entries, by section name. */
@@ -331,6 +376,7 @@ export const SECTION_SCHEMAS = {
   levels: LevelSchema,
   leaderboards: LeaderboardSchema,
   stores: StoreSchema,
+  streaks: StreakSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -344,4 +390,5 @@ export const CatalogSchema = z.strictObject({
   levels: list(LevelSchema),
   leaderboards: list(LeaderboardSchema),
   stores: list(StoreSchema),
+  streaks: list(StreakSchema),
 }) satisfies z.ZodType<Catalog>;

@@ -60,6 +60,23 @@ export interface Deliverable extends LabelledEntry {
   chest: ChestConfig | null;
   /** Non-null exactly when kind is Powerup. */
   powerup: PowerupConfig | null;
+  /** At most one per period: what processing actions may grant of it per period of the player's calendar. */
+  earnCaps: EarnCap[];
+}
+
+/** A period of a player's calendar: a day, an ISO week (Monday first), a calendar month. */
+export type CapPeriod = 'Day' | 'Week' | 'Month';
+
+/** An action's cap: exactly one of `times` (actions counted) and `points` (its own points) is non-null. */
+export interface ActionCap {
+  period: CapPeriod;
+  times: number | null;
+  points: number | null;
+}
+
+export interface EarnCap {
+  period: CapPeriod;
+  amount: number;
 }
 
 export type ScalingMode = 'None' | 'PlayerLevel' | 'Custom';
@@ -153,6 +170,8 @@ export interface Action {
   createDate: LocalIso | null;
   actionObjects: ActionObject[];
   deliverables: DeliverableGrant[];
+  /** At most one cap of a kind per period. */
+  caps: ActionCap[];
 }
 
 export type BadgeType = 'OneTimeOnly' | 'Repeatable' | 'Ranked';
@@ -293,6 +312,30 @@ export interface Catalog {
   levels: Level[];
   leaderboards: Leaderboard[];
   stores: Store[];
+  streaks: Streak[];
+}
+
+/** A condition of a streak: a badge condition without challenge. */
+export interface StreakCondition {
+  /** An action identifier. */
+  action: string;
+  filters: Filter[];
+}
+
+export interface StreakMilestone {
+  /** Unique within the streak. */
+  length: number;
+  points: number;
+  deliverables: DeliverableGrant[];
+}
+
+/** Periods in a row with a qualifying action (docs/catalog.md, "streaks"). */
+export interface Streak extends LabelledEntry {
+  period: 'Day' | 'Week';
+  /** At least one; an action meeting any one counts for its period. */
+  conditions: StreakCondition[];
+  freezes: { max: number; earnEvery: number } | null;
+  milestones: StreakMilestone[];
 }
 
 /** The catalog's lists of entries, in file order. */
@@ -305,5 +348,6 @@ export const CATALOG_SECTIONS = [
   'levels',
   'leaderboards',
   'stores',
+  'streaks',
 ] as const;
 export type CatalogSection = (typeof CATALOG_SECTIONS)[number];

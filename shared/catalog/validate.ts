@@ -9,7 +9,7 @@
  */
 import { MAX_AMOUNT } from '../amount';
 import { MAX_POWERUPS_PER_GRANT, MAX_TOTAL_WEIGHT } from './limits';
-import { type Action, type Badge, CATALOG_SECTIONS, type CatalogSection, type ChestConfig, type ChestPoolEntry, type Condition, type Deliverable, type DeliverableGrant, type Leaderboard, type Level, type NumberRange, POINTS_REWARD, type PowerupConfig, type RankSet, type Store, type Trigger } from './types';
+import { type Action, type Badge, CATALOG_SECTIONS, type CatalogSection, type ChestConfig, type ChestPoolEntry, type Condition, type Deliverable, type DeliverableGrant, type Leaderboard, type Level, type NumberRange, POINTS_REWARD, type PowerupConfig, type RankSet, type Store, type Streak, type Trigger } from './types';
 
 export interface UnparsedEntry {
   section: CatalogSection;
@@ -35,10 +35,11 @@ export interface CatalogDraft {
   levels: Holey<Level>;
   leaderboards: Holey<Leaderboard>;
   stores: Holey<Store>;
+  streaks: Holey<Streak>;
   unparsed: readonly UnparsedEntry[];
 }
 
-type Kind = 'deliverable' | 'action' | 'badge' | 'rank set' | 'trigger' | 'level' | 'leaderboard' | 'store' | 'bundle';
+type Kind = 'deliverable' | 'action' | 'badge' | 'rank set' | 'trigger' | 'level' | 'leaderboard' | 'store' | 'bundle' | 'streak';
 
 const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   deliverables: 'deliverable',
@@ -49,6 +50,7 @@ const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   levels: 'level',
   leaderboards: 'leaderboard',
   stores: 'store',
+  streaks: 'streak',
 };
 
 /** Problem lines for every cross-field and cross-entry rule the draft breaks, in file order per rule group. */
@@ -82,6 +84,7 @@ class CatalogChecks {
     this.levels();
     this.each(this.draft.leaderboards, 'leaderboards', (b, path) => this.leaderboard(path, b));
     this.each(this.draft.stores, 'stores', (s, path) => this.store(path, s));
+    this.each(this.draft.streaks, 'streaks', (s, path) => this.streak(path, s));
     return this.problems;
   }
 
@@ -139,6 +142,12 @@ class CatalogChecks {
   }
 
   // --- references ---
+
+  /** A streak's conditions name actions; its milestones grant deliverables. */
+  private streak(path: string, streak: Streak): void {
+    streak.conditions.forEach((c, i) => this.actionNamed(`${path}.conditions[${i}].action`, c.action));
+    streak.milestones.forEach((m, i) => this.grants(`${path}.milestones[${i}].deliverables`, m.deliverables));
+  }
 
   /** Reports a reference to nothing or to an entry of another kind; true when it names a `kind`. */
   private refersTo(path: string, uid: string, kind: Kind): boolean {

@@ -10,7 +10,7 @@ import type { RecordedEvent } from '../event-store/port';
 import { idempotentRequestSchema, idempotentRequestStartedSchema } from './idempotency-events';
 import { chestOpenedSchema, powerupActivatedSchema, powerupDeactivatedSchema, powerupExpiredSchema } from './inventory-events';
 import { catalogPublishedSchema, storeFormatDeclaredSchema } from './operator-events';
-import { actionProcessedSchema, actionReversedSchema, playerRegisteredSchema } from './player-events';
+import { actionProcessedSchema, actionReversedSchema, playerRegisteredSchema, playerUpdatedSchema } from './player-events';
 import { bundlePurchasedSchema, provisionCompletedSchema, provisionFailedSchema, provisionOpenedSchema, provisionRefundedSchema, provisionStatusChangedSchema } from './provision-events';
 import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
 import { stockUnitsSchema } from './stock-events';
@@ -18,6 +18,7 @@ import { stockUnitsSchema } from './stock-events';
 /** The events of a player's stream: each carries the `effects` it has on the player's holdings. */
 export const PLAYER_EVENTS = {
   PlayerRegistered: playerRegisteredSchema,
+  PlayerUpdated: playerUpdatedSchema,
   ActionProcessed: actionProcessedSchema,
   ActionReversed: actionReversedSchema,
   BundlePurchased: bundlePurchasedSchema,

@@ -34,6 +34,53 @@ export const levelReachedSchema = z.object({
 });
 export type LevelReached = z.infer<typeof levelReachedSchema>;
 
+const calendarPeriodSchema = z.enum(['Day', 'Week', 'Month']);
+
+/**
+ * One use of a cap's allowance by an action: `used` actions (times), points (points) or amount of
+ * the deliverable `of` (earn), in the period `ordinal` of the player's calendar (shared/time/calendar.ts).
+ */
+export const allowanceUseSchema = z.object({
+  kind: z.enum(['times', 'points', 'earn']),
+  /** The action identifier (times, points) or the deliverable uid (earn). */
+  of: z.string(),
+  period: calendarPeriodSchema,
+  ordinal: z.number().int(),
+  used: z.number(),
+});
+export type AllowanceUse = z.infer<typeof allowanceUseSchema>;
+
+/** A cap that cut what an action earned, as the action result shows it. */
+export const capCutSchema = z.object({
+  period: calendarPeriodSchema,
+  kind: z.enum(['times', 'points', 'earn']),
+  limit: z.number(),
+  /** The deliverable of an `earn` cap. */
+  deliverable: z.string().optional(),
+});
+export type CapCut = z.infer<typeof capCutSchema>;
+
+/** A streak milestone reached, with what it granted (after powerups and earn caps). */
+export const streakMilestoneSchema = z.object({ length: z.number().int(), points: z.number(), grants: z.array(grantSchema) });
+
+/** What an action did to a streak it counts for: the run after it, and how it got there. */
+export const streakStepSchema = z.object({
+  uid: z.string(),
+  label: z.string(),
+  /** The action's period (shared/time/calendar.ts ordinal of the streak's Day or Week) in the player's zone. */
+  period: z.number().int(),
+  length: z.number().int(),
+  longest: z.number().int(),
+  lastPeriod: z.number().int(),
+  /** Freezes held after the action. */
+  freezes: z.number().int(),
+  freezesUsed: z.number().int(),
+  /** The run grew (not when it started or nothing changed). */
+  extended: z.boolean(),
+  milestones: z.array(streakMilestoneSchema),
+});
+export type StreakStep = z.infer<typeof streakStepSchema>;
+
 export const actionResultSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -43,6 +90,23 @@ export const actionResultSchema = z.object({
   earnedPoints: z.number(),
   deliverables: z.array(grantSchema).nullable(),
   provisionUid: z.string().optional(),
+  /** null when no cap cut anything (absent in results recorded before caps existed). */
+  capped: z.array(capCutSchema).nullable().optional(),
+  /** null when the action counts for no streak (absent in results recorded before streaks existed). */
+  streaks: z
+    .array(
+      z.object({
+        uid: z.string(),
+        label: z.string(),
+        length: z.number().int(),
+        extended: z.boolean(),
+        freezesUsed: z.number().int(),
+        freezesLeft: z.number().int(),
+        milestones: z.array(z.object({ length: z.number().int(), points: z.number(), deliverables: z.array(grantSchema) })),
+      }),
+    )
+    .nullable()
+    .optional(),
 });
 export type ActionResult = z.infer<typeof actionResultSchema>;
 
@@ -53,11 +117,24 @@ export const playerRegisteredSchema = z.object({
   username: z.string(),
   imageName: z.string().nullable(),
   registeredAt: z.number(),
+  /** IANA zone of the player's calendar; absent or null: the catalog's settings.timezone. */
+  timeZone: z.string().nullable().optional(),
   /** Levels reached with zero points (the level with target 0). */
   levels: z.array(levelReachedSchema),
   effects: effectsSchema,
 });
 export type PlayerRegistered = z.infer<typeof playerRegisteredSchema>;
+
+/** A player's name, picture or time zone changed: the values after the change. */
+export const playerUpdatedSchema = z.object({
+  playerId: z.string(),
+  username: z.string(),
+  imageName: z.string().nullable(),
+  timeZone: z.string().nullable(),
+  updatedAt: z.number(),
+  effects: effectsSchema,
+});
+export type PlayerUpdated = z.infer<typeof playerUpdatedSchema>;
 
 export const actionProcessedSchema = z.object({
   playerId: z.string(),
@@ -79,6 +156,12 @@ export const actionProcessedSchema = z.object({
   levels: z.array(levelReachedSchema),
   result: actionResultSchema,
   effects: effectsSchema,
+  /** Past a `times` cap: recorded, but earned nothing and counted for no rule, streak or leaderboard. */
+  timesCapped: z.boolean().optional(),
+  /** The caps' allowances this action used (absent: none). */
+  allowances: z.array(allowanceUseSchema).optional(),
+  /** The streaks it counts for (absent: none). */
+  streaks: z.array(streakStepSchema).optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 
@@ -110,5 +193,15 @@ export const actionReversedSchema = z.object({
   revokedLevels: z.array(z.object({ uid: z.string(), level: z.number(), grants: z.array(grantSchema) })),
   refund: costSchema.nullable(),
   effects: effectsSchema,
+  /** The original was past a `times` cap: it had counted for nothing. */
+  timesCapped: z.boolean().optional(),
+  /** Allowance uses given back: the action's own, and those of revoked awards and levels of later actions. */
+  allowancesReturned: z.array(z.object({ ref: z.string(), use: allowanceUseSchema })).optional(),
+  /** Each streak the action counted for, recomputed from the remaining actions. */
+  streaks: z.array(z.object({ uid: z.string(), length: z.number().int(), longest: z.number().int(), lastPeriod: z.number().int().nullable(), freezes: z.number().int() })).optional(),
+  /** Milestones the recomputed runs no longer reach, with what they had granted. */
+  revokedMilestones: z
+    .array(z.object({ streakUid: z.string(), length: z.number().int(), period: z.number().int(), awardedBy: z.string(), awardedAt: z.number(), points: z.number(), grants: z.array(grantSchema) }))
+    .optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;

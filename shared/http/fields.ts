@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from '../ids';
+import { isValidTimeZone } from '../time/local-time';
 
 /** Field limits (README, "Limits"). */
 export const MAX_STRING = 1000;
@@ -7,6 +8,14 @@ export const MAX_DETAILS = 100;
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 export const text = () => z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`);
+
+/** An IANA time zone name such as `Pacific/Auckland`; an unknown one is refused naming it. */
+export const timeZone = () =>
+  z
+    .string({ error: 'must be a string' })
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .refine(isValidTimeZone, { error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}` })
+    .meta({ description: 'An IANA time zone name such as Pacific/Auckland', example: 'Pacific/Auckland' });
 
 /** A decimal sent as a JSON number or a numeric string. */
 export const decimal = () =>

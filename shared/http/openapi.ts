@@ -234,10 +234,11 @@ export function openApiDocument(routes: readonly AnyRoute[], version: string): J
 const TAG_DESCRIPTIONS: Record<string, string> = {
   health: 'Liveness and readiness, without a key',
   action: 'Player actions: process one (with its awards, levels and cost), reverse it, read its result',
-  player: 'Register a player ahead of their first action; read a profile',
+  player: 'Register a player ahead of their first action, update one (name, picture, time zone); read a profile',
   store: 'Buy bundles, and move their provisions: complete, cancel, refund; transaction status and history',
   chest: 'Owned chests: list, preview the odds, open one, the history of openings',
   powerup: 'Powerups: activate, deactivate, list the active ones',
+  streaks: 'Streaks: each run of a player, its freezes and when it breaks',
   admin: 'The published catalog as views, leaderboard standings, stores with stock, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
   audit: 'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',

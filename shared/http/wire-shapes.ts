@@ -124,6 +124,19 @@ export const profileShape = z.object({
   level: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: nullableString }).nullable(),
   badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),
   balances: z.array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() })),
+  timeZone: z.string().describe("the IANA zone of the player's calendar (streaks, caps): the player's own, or the catalog's settings.timezone"),
+  caps: z
+    .array(
+      z.object({
+        kind: z.enum(['times', 'points', 'earn']),
+        of: z.string().describe('the action identifier (times, points) or the deliverable uid (earn)'),
+        period: z.enum(['Day', 'Week', 'Month']),
+        periodName: z.string().describe('the current period, named like leaderboard seasons (2026-11-25, 2026-W48, 2026-11)'),
+        used: z.number(),
+        limit: z.number(),
+      }),
+    )
+    .describe("the caps with a use in their current period of the player's calendar"),
 });
 
 export const transactionShape = z.object({
@@ -209,9 +222,22 @@ export const powerupShape = z.object({
   targetPrizes: z.array(z.object({ targetPrizeUid: z.string(), targetPrizeLabel: z.string(), targetPrizeImageName: nullableString, deliveryMethod: z.number().int() })),
 });
 
+export const streakShape = z.object({
+  streakUid: z.string(),
+  label: z.string(),
+  description: nullableString,
+  imageName: nullableString,
+  period: z.enum(['Day', 'Week']),
+  length: z.number().int().describe('0 once breaksAt has passed'),
+  longest: z.number().int(),
+  lastPeriod: nullableString.describe('the last period counted, named like leaderboard seasons (2026-11-25, 2026-W48); null without a run'),
+  freezes: z.number().int().describe('freezes held now'),
+  breaksAt: z.number().int().nullable().describe('Unix ms at which the run ends unless extended; null without a run'),
+});
+
 export const textShape = z.string().describe('a confirmation message');
 
-export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString });
+export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone") });
 
 const metadataShape = z.object({ correlationId: z.string(), causationId: z.string(), keyName: z.string(), catalogVersion: z.number() });
 export const auditEventShape = z.object({

@@ -2,11 +2,11 @@
  * A player's state: everything the player owns and has earned, folded from the events of the
  * player's stream. The deciders decide on it; the read side shows it (profile, chests, powerups).
  */
-import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT } from '../amount';
+import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT, subtractAmounts } from '../amount';
 import type { PlayerEvent } from '../events';
 import type { Effects, Grant, PowerupInstance } from '../events/common';
 import type { ChestOpened } from '../events/inventory-events';
-import type { ActionProcessed, ActionReversed, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../events/player-events';
+import type { ActionProcessed, ActionReversed, AllowanceUse, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../events/player-events';
 import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded, ProvisionStatus } from '../events/provision-events';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
@@ -47,10 +47,35 @@ export interface ProvisionState {
   updateDate: number;
 }
 
+/** A streak milestone the player holds: reached at `period` by the action `awardedBy`. */
+export interface HeldMilestone {
+  length: number;
+  period: number;
+  awardedBy: string;
+  awardedAt: number;
+  points: number;
+  grants: Grant[];
+}
+
+/** A player's run of one streak, and the actions that counted for it (a reversal replays them). */
+export interface StreakRun {
+  length: number;
+  longest: number;
+  lastPeriod: number | null;
+  freezes: number;
+  /** Every action that counted for the streak, in processing order, with its period. */
+  hits: { ref: string; period: number }[];
+  milestones: HeldMilestone[];
+}
+
 /** Everything a player owns and has earned: the state the player deciders decide on. */
 export interface PlayerState {
   registered: boolean;
   playerId: string;
+  username: string;
+  imageName: string | null;
+  /** IANA zone of the player's calendar; null: the catalog's settings.timezone. */
+  timeZone: string | null;
   points: number;
   balances: ReadonlyMap<string, number>;
   /** Level number of each level reached, by level uid. */
@@ -75,7 +100,16 @@ export interface PlayerState {
   provisions: ReadonlyMap<string, ProvisionState>;
   /** Chest openings by openingUid, oldest first: the chest history. */
   chestOpenings: ReadonlyMap<string, ChestOpened>;
+  /** Use of each cap's allowance, by allowanceKey (kind, action or deliverable, period). */
+  allowances: ReadonlyMap<string, number>;
+  /** What each action (by referenceId) uses of allowances now: a reversal gives it back. */
+  allowancesByRef: ReadonlyMap<string, AllowanceUse[]>;
+  /** Runs by streak uid. */
+  streaks: ReadonlyMap<string, StreakRun>;
 }
+
+/** The key of one period's allowance of a cap. */
+export const allowanceKey = (u: Pick<AllowanceUse, 'kind' | 'of' | 'period' | 'ordinal'>): string => `${u.kind}|${u.period}|${u.ordinal}|${u.of}`;
 
 /**
  * A player's collections start as one shared empty instance and get their own on first write
@@ -96,6 +130,9 @@ function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<Play
 export const initialPlayerState = (playerId: string): PlayerState => ({
   registered: false,
   playerId,
+  username: playerId,
+  imageName: null,
+  timeZone: null,
   points: 0,
   balances: NOTHING,
   levelsReached: NOTHING,
@@ -111,6 +148,9 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   powerupOrigins: NOTHING,
   provisions: NOTHING,
   chestOpenings: NOTHING,
+  allowances: NOTHING,
+  allowancesByRef: NOTHING,
+  streaks: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -194,6 +234,17 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     own(state, 'levelOrigins').set(l.uid, e.referenceId);
   }
   for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.referenceId);
+  for (const step of e.streaks ?? []) {
+    let run = state.streaks.get(step.uid);
+    if (!run) own(state, 'streaks').set(step.uid, (run = { length: 0, longest: 0, lastPeriod: null, freezes: 0, hits: [], milestones: [] }));
+    run.hits.push({ ref: e.referenceId, period: step.period });
+    Object.assign(run, { length: step.length, longest: step.longest, lastPeriod: step.lastPeriod, freezes: step.freezes });
+    for (const m of step.milestones) run.milestones.push({ length: m.length, period: step.period, awardedBy: e.referenceId, awardedAt: e.timestamp, points: m.points, grants: m.grants });
+  }
+  if (e.allowances?.length) {
+    for (const u of e.allowances) useAllowance(state, u, u.used);
+    own(state, 'allowancesByRef').set(e.referenceId, e.allowances.map((u) => ({ ...u })));
+  }
   if (e.cost) {
     const { provisionUid, ...cost } = e.cost;
     own(state, 'provisions').set(provisionUid, {
@@ -215,7 +266,36 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
   }
 }
 
+function useAllowance(state: PlayerState, u: AllowanceUse, amount: number): void {
+  const key = allowanceKey(u);
+  const used = addAmounts(state.allowances.get(key) ?? 0, amount);
+  if (used === 0) own(state, 'allowances').delete(key);
+  else own(state, 'allowances').set(key, used);
+}
+
+/** Gives back an action's use of an allowance (a reversal's, or a revoked award's of a later action). */
+function returnAllowance(state: PlayerState, ref: string, u: AllowanceUse): void {
+  useAllowance(state, u, -u.used);
+  const uses = state.allowancesByRef.get(ref);
+  const same = uses?.find((x) => allowanceKey(x) === allowanceKey(u));
+  if (!uses || !same) return;
+  same.used = subtractAmounts(same.used, u.used);
+  if (same.used <= 0) uses.splice(uses.indexOf(same), 1);
+  if (!uses.length) own(state, 'allowancesByRef').delete(ref);
+}
+
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  for (const { ref, use } of e.allowancesReturned ?? []) returnAllowance(state, ref, use);
+  for (const s of e.streaks ?? []) {
+    const run = state.streaks.get(s.uid);
+    if (!run) continue;
+    Object.assign(run, { length: s.length, longest: s.longest, lastPeriod: s.lastPeriod, freezes: s.freezes });
+    run.hits = run.hits.filter((h) => h.ref !== e.referenceId);
+  }
+  for (const m of e.revokedMilestones ?? []) {
+    const run = state.streaks.get(m.streakUid);
+    if (run) run.milestones = run.milestones.filter((h) => !(h.length === m.length && h.period === m.period && h.awardedBy === m.awardedBy));
+  }
   if (state.reversed === NO_REFERENCES) state.reversed = new Set();
   (state.reversed as Set<string>).add(e.referenceId);
   // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.
@@ -294,6 +374,7 @@ function setActivation(state: PlayerState, powerupUid: string, change: Partial<O
 
 function register(state: PlayerState, e: PlayerRegistered): void {
   state.registered = true;
+  Object.assign(state, { username: e.username, imageName: e.imageName, timeZone: e.timeZone ?? null });
   for (const l of e.levels) reachLevel(state, l);
 }
 
@@ -305,6 +386,9 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
   switch (event.type) {
     case 'PlayerRegistered':
       register(state, event.data);
+      break;
+    case 'PlayerUpdated':
+      Object.assign(state, { username: event.data.username, imageName: event.data.imageName, timeZone: event.data.timeZone });
       break;
     case 'ActionProcessed':
       applyActionProcessed(state, event.data, event.revision);

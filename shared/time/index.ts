@@ -1,4 +1,4 @@
-/** Local date-times of the catalog's time zone, and leaderboard seasons. */
+/** Local date-times of the catalog's time zone, leaderboard seasons, and players' calendars. */
 export {
   DAY_MS,
   type LocalDateTime,
@@ -14,4 +14,5 @@ export {
   parseLocalIso,
   wallTimeAsUtcMs,
 } from './local-time';
-export { type Season, SEASONS, isoWeekOf, isoWeeksInYear, parseSeasonKey, seasonPeriod } from './season';
+export { type Season, SEASONS, isoWeekOf, isoWeeksInYear, parseSeasonKey, seasonKeyOfDate, seasonPeriod } from './season';
+export { type CalendarPeriod, CALENDAR_PERIODS, periodEnd, periodLabel, periodOf, periodStart } from './calendar';

@@ -35,13 +35,18 @@ export function isoWeeksInYear(year: number): number {
 /** Key of the period of `season` holding the instant `ms`, in `timeZone`. */
 export function seasonPeriod(ms: number, season: Season, timeZone: string): string {
   const t = localDateTimeAt(ms, timeZone);
+  return seasonKeyOfDate(t.year, t.month, t.day, season);
+}
+
+/** Key of the period of `season` holding a calendar day (the names streaks and caps use too). */
+export function seasonKeyOfDate(year: number, month: number, day: number, season: Season): string {
   switch (season) {
     case 'daily':
-      return `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}`;
+      return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
     case 'monthly':
-      return `${pad(t.year, 4)}-${pad(t.month)}`;
+      return `${pad(year, 4)}-${pad(month)}`;
     case 'weekly': {
-      const { weekYear, week } = isoWeekOf(t.year, t.month, t.day);
+      const { weekYear, week } = isoWeekOf(year, month, day);
       return `${pad(weekYear, 4)}-W${pad(week)}`;
     }
   }

@@ -38,6 +38,8 @@ describe('POST /v1/action/process', () => {
         { uid: 'gold', amount: 5, label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', details: null },
         { uid: 'chest-silver', amount: 1, label: 'Silver chest', type: 1, imageName: null, details: null },
       ],
+      streaks: null,
+      capped: null,
     });
     const p = await profile(playerId);
     expect(p.points).toBe(30);
@@ -270,6 +272,36 @@ describe('players', () => {
     const mine = board.body.data[0].standings.find((s: { userId: string }) => s.userId === playerId);
     expect(mine).toMatchObject({ username: 'Ada', imageName: 'https://img.example.com/ada.png', points: 30 });
     expect(board.body.data[0].player).toMatchObject({ userId: playerId, points: 30 });
+  });
+});
+
+describe('a player\'s time zone', () => {
+  it('is set at registration and by /v1/player/update, and the profile shows it or the catalog\'s', async () => {
+    const playerId = newPlayer();
+    const created = await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada', timeZone: 'Pacific/Auckland' });
+    expect(created.body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Auckland' } });
+    expect((await profile(playerId)).timeZone).toBe('Pacific/Auckland');
+
+    const update = (body: Record<string, unknown>, headers: Record<string, string> = server) => t.http.post('/v1/player/update').set(headers).send(body);
+    expect((await update({ playerId, timeZone: 'Pacific/Kiritimati' }, mobile)).body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Kiritimati' } });
+    expect((await profile(playerId)).timeZone).toBe('Pacific/Kiritimati');
+    expect((await update({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null })).body.data).toEqual({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null });
+    // The test catalog has no settings.timezone: UTC.
+    expect((await profile(playerId)).timeZone).toBe('UTC');
+
+    expect((await update({ playerId, timeZone: 'Mars/Olympus_Mons' })).body).toEqual({ code: 1001, data: 'timeZone: unknown time zone "Mars/Olympus_Mons"' });
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId: newPlayer(), timeZone: '+01:00' })).body).toEqual({ code: 1001, data: 'timeZone: unknown time zone "+01:00"' });
+    expect((await update({ playerId: newPlayer(), timeZone: 'UTC' })).body).toEqual({ code: 5003, data: 'PlayerId does not exist' });
+    expect((await update({ playerId: 'nope' })).body.code).toBe(1002);
+    expect((await update({ playerId }, client)).body.code).toBe(4003);
+  });
+
+  it('shows on the leaderboards the name and picture an update gives', async () => {
+    const playerId = newPlayer();
+    await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '1' }] });
+    await t.http.post('/v1/player/update').set(server).send({ playerId, username: 'Lin', imageName: 'https://img.example.com/lin.png' });
+    const board = await t.http.get('/v1/admin/leaderboards/lb-all').query({ playerId, top: 1000 }).set(server);
+    expect(board.body.data[0].standings.find((s: { userId: string }) => s.userId === playerId)).toMatchObject({ username: 'Lin', imageName: 'https://img.example.com/lin.png' });
   });
 });
 

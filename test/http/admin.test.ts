@@ -21,7 +21,7 @@ describe('admin views of the demo catalog', () => {
     const res = await t.http.get('/v1/admin/actions').set(server);
     expect(res.status).toBe(200);
     expect(res.body.code).toBe(200);
-    expect(res.body.data.map((a: { identifier: string }) => a.identifier)).toEqual(['login', 'purchase', 'spin', 'deposit_failed']);
+    expect(res.body.data.map((a: { identifier: string }) => a.identifier)).toEqual(['login', 'purchase', 'spin', 'deposit_failed', 'watch_ad', 'daily_quest']);
     const purchase = res.body.data[1];
     expect(purchase).toEqual({
       uid: 'act-purchase',

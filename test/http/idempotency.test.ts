@@ -164,6 +164,7 @@ describe('a retry with the same Idempotency-Key', () => {
       return first.body;
     };
     await once('/v1/player/create', { playerId: randomUUID() });
+    await once('/v1/player/update', { playerId, timeZone: 'Pacific/Auckland' });
     const { referenceId } = (await once('/v1/action/process', { name: 'earn', referenceId: randomUUID(), playerId })).data;
     await once('/v1/action/delete', { name: 'earn', referenceId, playerId });
     const pending = (await once('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, client)).data.provisionUid;
@@ -178,7 +179,7 @@ describe('a retry with the same Idempotency-Key', () => {
     await once('/v1/powerup/deactivate', { playerId, powerupUId: powerup });
     // Each was done once: one of each move on the player's stream.
     const types = await typesOf(playerId);
-    for (const type of ['ActionReversed', 'ProvisionCompleted', 'ProvisionRefunded', 'ChestOpened', 'PowerupActivated', 'PowerupDeactivated']) expect([type, types.filter((x) => x === type).length]).toEqual([type, 1]);
+    for (const type of ['PlayerUpdated', 'ActionReversed', 'ProvisionCompleted', 'ProvisionRefunded', 'ChestOpened', 'PowerupActivated', 'PowerupDeactivated']) expect([type, types.filter((x) => x === type).length]).toEqual([type, 1]);
   });
 
   it('with nested actions: the whole answer is recorded after the last one and replayed', async () => {

@@ -1,6 +1,6 @@
 /**
- * A player: level and progress to the next, points, badges and ranks, balances, chests,
- * powerups, transactions, and the events of their stream, each linked to its trace.
+ * A player: level and progress to the next, points, badges and ranks, balances, streaks, caps used
+ * this period, chests, powerups, transactions, and the events of their stream, each linked to its trace.
  */
 import { get, post } from '../api.js';
 import { facts, field, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
@@ -33,6 +33,25 @@ export function playerPage([playerId]) {
       section('Balances', async () => {
         const { balances } = await profile;
         return table('What the player holds', ['Deliverable', 'Uid', 'Amount'], balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]));
+      }),
+    ),
+    h(
+      'div',
+      { class: 'columns' },
+      section('Streaks', async () => {
+        const streaks = await post('/v1/streaks/list', { playerId });
+        return table(
+          "The player's runs",
+          ['Streak', 'Length', 'Longest', 'Freezes', 'Last period', 'Breaks at'],
+          streaks.map((s) => [s.label, s.length, s.longest, s.freezes, s.lastPeriod ?? '—', s.breaksAt === null ? '—' : time(s.breaksAt)]),
+        );
+      }),
+      section('Caps used this period', async () => {
+        const { caps, timeZone } = await profile;
+        return [
+          table('Caps with a use this period', ['Cap', 'Of', 'Period', 'Used', 'Limit'], caps.map((c) => [c.kind, h('code', {}, c.of), `${c.period} ${c.periodName}`, c.used, c.limit])),
+          h('p', { class: 'muted' }, `Periods of the player's calendar, in ${timeZone}.`),
+        ];
       }),
     ),
     section('Badges and ranks', async () => {

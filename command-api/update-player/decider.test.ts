@@ -1,0 +1,64 @@
+import { initialPlayerState } from '../../shared/player/state';
+import { playerStream } from '../../shared/streams';
+import { catalogOf, failureOf, PLAYER, playerEvents, playerSpec, T0, testEnv } from '../../test/support/player-spec';
+import { decideRegisterPlayer } from '../register-player/decider';
+import { decideUpdatePlayer } from './decider';
+
+const catalog = catalogOf(`
+  version: 1
+  settings: { timezone: Europe/Berlin }
+  actions: [{ identifier: login }]
+`);
+
+/** A spec whose player registered through /v1/player/create with these fields. */
+function registered(fields: { username?: string; imageName?: string | null; timeZone?: string } = {}) {
+  const p = playerSpec(catalog);
+  const decided = decideRegisterPlayer({ playerId: PLAYER, ...fields }, p.state, { ...testEnv(), catalog });
+  if (!decided.ok) throw new Error(decided.failure.message);
+  p.apply(decided.value);
+  return p;
+}
+
+describe('a player\'s time zone', () => {
+  it('given a registration with a time zone, the player\'s calendar is in it', () => {
+    const p = registered({ username: 'Ada', timeZone: 'Pacific/Auckland' });
+    expect(p.recorded.map((e) => e.type)).toEqual(['PlayerRegistered']);
+    expect([p.state.username, p.state.timeZone]).toEqual(['Ada', 'Pacific/Auckland']);
+  });
+
+  it('given a registration without one, the player has none of their own', () => {
+    const p = registered();
+    expect(p.recorded[0].data).not.toHaveProperty('timeZone');
+    expect(p.state.timeZone).toBeNull();
+  });
+
+  it('when only the time zone is updated, the name and picture stay', () => {
+    const p = registered({ username: 'Ada', imageName: 'https://img/ada.png' });
+    const decided = decideUpdatePlayer({ playerId: PLAYER, timeZone: 'Pacific/Kiritimati' }, p.state, { now: T0 + 5 });
+    expect(decided.ok && playerEvents(decided.value).map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'PlayerUpdated', data: { playerId: PLAYER, username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Kiritimati', updatedAt: T0 + 5, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } } },
+    ]);
+    if (!decided.ok) throw new Error(decided.failure.message);
+    p.apply(decided.value);
+    expect([p.state.username, p.state.imageName, p.state.timeZone]).toEqual(['Ada', 'https://img/ada.png', 'Pacific/Kiritimati']);
+  });
+
+  it('when the name is changed, the picture removed and the zone set to null, the player goes back to the catalog\'s zone', () => {
+    const p = registered({ username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Pago_Pago' });
+    const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'Grace', imageName: null, timeZone: null }, p.state, { now: T0 });
+    if (!decided.ok) throw new Error(decided.failure.message);
+    expect(decided.value.answer).toMatchObject({ username: 'Grace', imageName: null, timeZone: null });
+    p.apply(decided.value);
+    expect([p.state.username, p.state.imageName, p.state.timeZone]).toEqual(['Grace', null, null]);
+  });
+
+  it('when an unknown player is updated, 5003 and nothing is written', () => {
+    expect(failureOf(decideUpdatePlayer({ playerId: PLAYER, timeZone: 'UTC' }, initialPlayerState(PLAYER), { now: T0 }))).toEqual({ code: 5003, message: 'PlayerId does not exist' });
+  });
+
+  it('the update is written to the player\'s stream only', () => {
+    const p = registered();
+    const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'x' }, p.state, { now: T0 });
+    expect(decided.ok && decided.value.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
+  });
+});

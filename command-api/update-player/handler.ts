@@ -1,0 +1,14 @@
+/** Update a player: the command pipeline over the player's stream. */
+import type { PlayerUpdated } from '../../shared/events/player-events';
+import type { Result } from '../../shared/result';
+import { runCommand, type CommandOrigin, type Decided } from '../command';
+import { decisionEnv, type CommandDeps } from '../deps';
+import { decideUpdatePlayer, type UpdatePlayerCommand } from './decider';
+
+export function updatePlayer(cmd: UpdatePlayerCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<PlayerUpdated>>> {
+  const env = decisionEnv(deps);
+  return runCommand(deps, origin.metadata, async (read) => {
+    const { state } = await read.player(cmd.playerId);
+    return decideUpdatePlayer(cmd, state, env);
+  }, origin.idempotency);
+}

@@ -1,0 +1,97 @@
+import { periodEnd, periodLabel, periodOf, periodStart, type CalendarPeriod } from './calendar';
+import { seasonPeriod } from './season';
+
+const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s);
+const HOUR = 3_600_000;
+
+/** Label, start and end (Unix ms) of the period holding `ms`. */
+function periodAt(ms: number, period: CalendarPeriod, zone: string) {
+  const p = periodOf(ms, period, zone);
+  return { label: periodLabel(p, period), start: periodStart(p, period, zone), end: periodEnd(p, period, zone) };
+}
+
+describe('days in Europe/Berlin', () => {
+  it('the day clocks go forward lasts 23 hours', () => {
+    const day = periodAt(utc(2026, 3, 29, 12), 'Day', 'Europe/Berlin');
+    expect(day).toEqual({ label: '2026-03-29', start: utc(2026, 3, 28, 23), end: utc(2026, 3, 29, 22) });
+    expect(day.end - day.start).toBe(23 * HOUR);
+  });
+
+  it('the day clocks go back lasts 25 hours', () => {
+    const day = periodAt(utc(2026, 10, 25, 12), 'Day', 'Europe/Berlin');
+    expect(day).toEqual({ label: '2026-10-25', start: utc(2026, 10, 24, 22), end: utc(2026, 10, 25, 23) });
+    expect(day.end - day.start).toBe(25 * HOUR);
+  });
+
+  it('consecutive days are consecutive periods across a change of offset', () => {
+    const before = periodOf(utc(2026, 3, 28, 12), 'Day', 'Europe/Berlin');
+    expect(periodOf(utc(2026, 3, 29, 21, 59, 59), 'Day', 'Europe/Berlin')).toBe(before + 1);
+    expect(periodOf(utc(2026, 3, 29, 22), 'Day', 'Europe/Berlin')).toBe(before + 2);
+  });
+});
+
+describe('zones far from UTC', () => {
+  it('Pacific/Kiritimati (UTC+14) is a day ahead of UTC from 10:00 UTC on', () => {
+    expect(periodAt(utc(2026, 6, 1, 9, 59, 59), 'Day', 'Pacific/Kiritimati').label).toBe('2026-06-01');
+    expect(periodAt(utc(2026, 6, 1, 10), 'Day', 'Pacific/Kiritimati')).toEqual({ label: '2026-06-02', start: utc(2026, 6, 1, 10), end: utc(2026, 6, 2, 10) });
+  });
+
+  it('Pacific/Pago_Pago (UTC-11) is a day behind UTC until 11:00 UTC', () => {
+    expect(periodAt(utc(2026, 6, 1, 10, 59, 59), 'Day', 'Pacific/Pago_Pago').label).toBe('2026-05-31');
+    expect(periodAt(utc(2026, 6, 1, 11), 'Day', 'Pacific/Pago_Pago')).toEqual({ label: '2026-06-01', start: utc(2026, 6, 1, 11), end: utc(2026, 6, 2, 11) });
+  });
+
+  it('one instant is in three different days in three zones', () => {
+    const ms = utc(2026, 6, 1, 10, 30);
+    expect(['Pacific/Pago_Pago', 'UTC', 'Pacific/Kiritimati'].map((z) => periodAt(ms, 'Day', z).label)).toEqual(['2026-05-31', '2026-06-01', '2026-06-02']);
+  });
+});
+
+describe('weeks and months', () => {
+  it('an ISO week runs from Monday 00:00 to the next Monday 00:00 local time', () => {
+    const week = periodAt(utc(2026, 11, 25, 12), 'Week', 'Europe/Berlin');
+    expect(week).toEqual({ label: '2026-W48', start: utc(2026, 11, 22, 23), end: utc(2026, 11, 29, 23) });
+    expect(periodOf(utc(2026, 11, 22, 22, 59, 59), 'Week', 'Europe/Berlin')).toBe(periodOf(utc(2026, 11, 25), 'Week', 'Europe/Berlin') - 1);
+  });
+
+  it('the week holding clocks going back lasts 7 days and 1 hour', () => {
+    const week = periodAt(utc(2026, 10, 25, 12), 'Week', 'Europe/Berlin');
+    expect(week.label).toBe('2026-W43');
+    expect(week.end - week.start).toBe(7 * 24 * HOUR + HOUR);
+  });
+
+  it('weeks across a year end are consecutive, with ISO week years', () => {
+    const last = periodOf(utc(2026, 12, 31), 'Week', 'UTC');
+    expect(periodLabel(last, 'Week')).toBe('2026-W53');
+    expect(periodLabel(last + 1, 'Week')).toBe('2027-W01');
+  });
+
+  it('a month is a calendar month in the zone', () => {
+    expect(periodAt(utc(2026, 11, 30, 23, 30), 'Month', 'Europe/Berlin')).toEqual({ label: '2026-12', start: utc(2026, 11, 30, 23), end: utc(2026, 12, 31, 23) });
+    const december = periodOf(utc(2026, 12, 15), 'Month', 'UTC');
+    expect(periodLabel(december + 1, 'Month')).toBe('2027-01');
+    expect(periodLabel(december - 12, 'Month')).toBe('2025-12');
+  });
+});
+
+describe('names', () => {
+  it('are the keys of leaderboard seasons for the same instant and zone', () => {
+    const seasons = { Day: 'daily', Week: 'weekly', Month: 'monthly' } as const;
+    for (const zone of ['UTC', 'Europe/Berlin', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu']) {
+      for (let ms = utc(2026, 1, 1); ms < utc(2027, 1, 10); ms += 37 * HOUR + 17 * 60_000) {
+        for (const period of ['Day', 'Week', 'Month'] as const) expect(periodLabel(periodOf(ms, period, zone), period)).toBe(seasonPeriod(ms, seasons[period], zone));
+      }
+    }
+  });
+
+  it('every instant lies within its period', () => {
+    for (const zone of ['Europe/Berlin', 'America/Sao_Paulo', 'Australia/Lord_Howe']) {
+      for (let ms = utc(2026, 1, 1); ms < utc(2027, 1, 1); ms += 11 * HOUR + 7 * 60_000) {
+        for (const period of ['Day', 'Week', 'Month'] as const) {
+          const p = periodOf(ms, period, zone);
+          expect([periodStart(p, period, zone) <= ms, ms < periodEnd(p, period, zone)]).toEqual([true, true]);
+        }
+      }
+    }
+  });
+});
