@@ -9,9 +9,10 @@ import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
 import { REFERENCE_ASSETS_PATH, REFERENCE_PATH, referenceRouter } from './reference/page';
-import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
+import { MAX_BODY_BYTES, mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES };
+
 
 const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
 
@@ -22,7 +23,20 @@ export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 
 /** Requests whose body was sent but empty (`Content-Length: 0`): the parser makes them `{}`; they count as absent (1001). */
 const emptyBodies = new WeakSet<object>();
-const jsonBody = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true, verify: (req, _res, raw) => void (raw.length === 0 && emptyBodies.add(req)) });
+const jsonBodyUpTo = (limit: number) => express.json({ limit, strict: false, type: () => true, verify: (req, _res, raw) => void (raw.length === 0 && emptyBodies.add(req)) });
+const jsonBody = jsonBodyUpTo(MAX_BODY_BYTES);
+
+/** The body parsers of the POST routes that take larger bodies than the default, by path; every other route keeps MAX_BODY_BYTES. */
+function largerBodies(routes: readonly AnyRoute[]): Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }> {
+  const parsers = new Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }>();
+  for (const route of routes) {
+    if (route.method !== 'POST' || route.maxBodyBytes === undefined) continue;
+    // Looked up by the request's path before routing: a path with parameters would never match.
+    if (route.path.includes(':')) throw new Error(`maxBodyBytes needs a static path: ${route.path}`);
+    parsers.set(route.path, { limit: route.maxBodyBytes, parse: jsonBodyUpTo(route.maxBodyBytes) });
+  }
+  return parsers;
+}
 
 /**
  * The HTTP shell shared by every role: security headers, correlation ids, request logs,
@@ -70,12 +84,15 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     next();
   });
 
+  const larger = largerBodies(routes);
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
-    jsonBody(req, res, (err?: unknown) => {
+    const own = larger.get(req.path);
+    const limit = own?.limit ?? MAX_BODY_BYTES;
+    (own?.parse ?? jsonBody)(req, res, (err?: unknown) => {
       if (err) {
         const type = (err as { type?: string }).type;
-        res.locals.bodyError = type === 'entity.too.large' ? failure(1001, `Payload too large: at most ${MAX_BODY_BYTES} bytes`) : failure(1001, 'Payload is null: the body is not valid JSON');
+        res.locals.bodyError = type === 'entity.too.large' ? failure(1001, `Payload too large: at most ${limit} bytes`) : failure(1001, 'Payload is null: the body is not valid JSON');
         res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
         req.body = undefined;
       } else if (emptyBodies.has(req)) req.body = undefined;
