@@ -52,6 +52,8 @@ export async function simulate(events: EventStore, draft: Catalog, options: Simu
     if (page.length) from = page[page.length - 1].position;
     options.onProgress?.(read, Math.min(from, head), head);
     if (page.length < PAGE || from >= head) break;
+    // A long replay shares the process: requests are answered between pages.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return replay.report(options.top);
 }
@@ -117,16 +119,20 @@ class Replay {
     const written = decided.value.writes.find((w) => w.stream === playerStream(recorded.playerId))!.events as PlayerEvent[];
     for (const e of written) evolve(state, { ...e, revision: at.revision });
     const processed = written.find((e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed')!.data;
-    this.redecided.set(recorded.referenceId, processed);
+    this.redecided.set(recorded.referenceId, forReversal(processed));
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
+    if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
+    return written;
+  }
+
+  private checkActivations(recorded: ActionProcessed, processed: ActionProcessed, at: RecordedEvent): void {
     for (const trigger of limitedTriggersOf(this.draft, recorded.actionName)) {
       const wasAwarded = recorded.awards.some((a) => a.uid === trigger.uid);
       if (wasAwarded && !processed.awards.some((a) => a.uid === trigger.uid) && (this.activations.get(trigger.uid) ?? 0) >= trigger.limit) {
         this.problem(at, recorded.playerId, `action ${recorded.referenceId}: the activation of limited trigger ${trigger.uid} is beyond its limit of ${trigger.limit} under the draft; not awarded`);
       }
     }
-    return written;
   }
 
   /** The reversal decided again: it takes back what the re-decided action gave. */
@@ -213,6 +219,21 @@ class Replay {
     };
   }
 }
+
+/**
+ * What a later reversal reads of a re-decided action: its own points, grants, cost and powerup
+ * uses (what it awarded is in the player's holdings). The rest (inputs, progress, the answer) is
+ * left out, so a replay of a long log keeps one small record per action.
+ */
+const forReversal = (e: ActionProcessed): ActionProcessed => ({
+  ...e,
+  details: [],
+  progress: [],
+  awards: [],
+  levels: [],
+  result: { playerId: e.playerId, referenceId: e.referenceId, badges: null, triggers: null, achievedLevel: null, earnedPoints: e.result.earnedPoints, deliverables: null },
+  effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
+});
 
 const badgesOf = (state: PlayerState): Set<string> => new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 
