@@ -21,6 +21,7 @@ actions:
 badges:
   - { uid: b-veteran, label: Veteran, type: OneTimeOnly, points: 0, conditions: [{ action: train, challenge: { times: 3 } }] }
 triggers:
+  - { uid: t-first-training, label: First training, type: OneTimeOnly, limited: true, limit: 10, points: 0, conditions: [{ action: train }] }
   - { uid: t-lucky, label: Lucky, type: Repeatable, randomizedPrize: true, points: 0, conditions: [{ action: earn }], deliverables: [{ deliverable: gold, amount: 1, weight: 1 }, { deliverable: sword, amount: 1, weight: 1 }] }
 levels:
   - { uid: lvl-1, label: Rookie, level: 1, target: 0 }
@@ -119,6 +120,14 @@ describe('simulate: the log replayed under a draft catalog', () => {
     // 2 x 50 gold (plus what the randomized prize gave) less the 150 the purchase took: it stands.
     expect(earnerAfter.balances.find((b) => b.deliverableUid === 'gold')!.after).toBeLessThan(0);
     expect(report.problems).toEqual([expect.objectContaining({ playerId: earner, type: 'BundlePurchased', message: expect.stringContaining('could no longer afford it') })]);
+  });
+
+  it("lists a limited trigger's recorded activation beyond the draft's limit, and does not award it", async () => {
+    const report = await simulate(events, draft('limited: true, limit: 10', 'limited: true, limit: 1'), { top: 100 });
+    // The trainer trained first and keeps the one activation; the other player's is beyond it.
+    expect(report.problems).toEqual([expect.objectContaining({ playerId: both, type: 'ActionProcessed', message: expect.stringContaining('limited trigger t-first-training is beyond its limit of 1') })]);
+    // A trigger is not a badge and this one gives nothing: no player's state differs.
+    expect(report.playersAffected).toBe(0);
   });
 
   it('lists an action the draft refuses, and counts it for nothing', async () => {

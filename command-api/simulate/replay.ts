@@ -84,6 +84,8 @@ class Replay {
   ) {
     // All-time boards: a Standard board has one period for its whole life.
     this.boards = boardsOfCatalog(draft).filter((b) => b.type === 0);
+    // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
+    for (const trigger of draft.triggers) if (trigger.limited) this.activations.set(trigger.uid, 0);
   }
 
   apply(recorded: RecordedEvent): void {
