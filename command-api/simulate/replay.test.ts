@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { parseCatalog } from '../../shared/catalog/load';
 import type { Catalog } from '../../shared/catalog/schema';
+import type { ActionProcessed } from '../../shared/events/player-events';
 import { SqliteEventStore } from '../../shared/event-store/sqlite';
 import { commandDepsFor } from '../../test/support/command-deps';
 import { buyBundle } from '../buy-bundle/handler';
 import type { CommandOrigin } from '../command';
 import type { CommandDeps } from '../deps';
+import { activatePowerup } from '../powerup-activation/handler';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
 import { simulate } from './replay';
@@ -15,7 +17,9 @@ version: 1
 deliverables:
   - { uid: gold, label: Gold, type: Prize, kind: Currency }
   - { uid: sword, label: Sword, type: Prize, kind: Item }
+  - { uid: boost, label: Double gold, type: Prize, kind: Powerup, powerup: { multiplier: 2, maxUseCount: 5, timeoutSeconds: 3600, neverExpires: false, targetPrizes: [gold] } }
 actions:
+  - { uid: act-charge, identifier: charge, points: 0, deliverables: [{ deliverable: boost, amount: 1 }] }
   - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }] }
   - { uid: act-train, identifier: train, points: 3 }
 badges:
@@ -55,6 +59,7 @@ describe('simulate: the log replayed under a draft catalog', () => {
   const earner = randomUUID();
   const trainer = randomUUID();
   const both = randomUUID();
+  const booster = randomUUID();
   const act = async (playerId: string, name: string, referenceId = randomUUID()) => {
     const done = await processAction({ playerId, referenceId, name, timestamp: Date.UTC(2026, 5, 1), multiplier: 1, details: [] }, origin, deps);
     expect(done.ok).toBe(true);
@@ -73,6 +78,10 @@ describe('simulate: the log replayed under a draft catalog', () => {
     const reversed = await act(both, 'earn');
     expect((await reverseAction({ playerId: both, referenceId: reversed, name: 'earn' }, origin, deps)).ok).toBe(true);
     expect((await buyBundle({ playerId: earner, bundleUid: 'rare' }, origin, deps)).ok).toBe(true);
+    const charged = await processAction({ playerId: booster, referenceId: randomUUID(), name: 'charge', timestamp: Date.UTC(2026, 5, 1), multiplier: 1, details: [] }, origin, deps);
+    if (!charged.ok) throw new Error(charged.failure.message);
+    const powerupUid = (await deps.players.load(booster)).state.powerups.keys().next().value!;
+    expect((await activatePowerup({ playerId: booster, powerupUid }, origin, deps)).ok).toBe(true);
   });
   afterAll(async () => {
     await deps.jobs.close();
@@ -80,8 +89,11 @@ describe('simulate: the log replayed under a draft catalog', () => {
   });
 
   it('changes nothing under the catalog in force, randomized prizes included', async () => {
+    // Both prizes were drawn: a replay that rolled again would differ somewhere.
+    const picks = (await events.readAll()).flatMap((e) => (e.type === 'ActionProcessed' ? (e.data as ActionProcessed).awards.filter((a) => a.uid === 't-lucky').map((a) => a.grants[0].uid) : []));
+    expect(new Set(picks)).toEqual(new Set(['gold', 'sword']));
     const report = await simulate(events, catalog, { top: 100 });
-    expect(report).toMatchObject({ actionsRedecided: 9, playersAffected: 0, players: [], problems: [] });
+    expect(report).toMatchObject({ actionsRedecided: 10, playersAffected: 0, players: [], problems: [] });
     expect(report.totals.pointsAfter).toBe(report.totals.pointsBefore);
     expect(report.boards).toEqual([{ leaderboardUid: 'lb-all', before: report.boards[0].before, after: report.boards[0].before }]);
   });
@@ -128,6 +140,11 @@ describe('simulate: the log replayed under a draft catalog', () => {
     expect(report.problems).toEqual([expect.objectContaining({ playerId: both, type: 'ActionProcessed', message: expect.stringContaining('limited trigger t-first-training is beyond its limit of 1') })]);
     // A trigger is not a badge and this one gives nothing: no player's state differs.
     expect(report.playersAffected).toBe(0);
+  });
+
+  it('keeps the activation of a powerup the draft would not have granted, and lists it', async () => {
+    const report = await simulate(events, draft('deliverables: [{ deliverable: boost, amount: 1 }]', 'deliverables: []'), { top: 100 });
+    expect(report.problems).toEqual([expect.objectContaining({ playerId: booster, type: 'PowerupActivated', message: expect.stringContaining('which the player would not own under the draft') })]);
   });
 
   it('lists an action the draft refuses, and counts it for nothing', async () => {
