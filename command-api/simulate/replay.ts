@@ -7,14 +7,14 @@
  * recorded state with the replayed one.
  */
 import { createHash } from 'node:crypto';
-import { subtractAmounts, addAmounts } from '../../shared/amount';
+import { addAmounts, subtractAmounts } from '../../shared/amount';
 import type { Catalog } from '../../shared/catalog/schema';
 import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
 import { playerEventOf, type PlayerEvent } from '../../shared/events';
 import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
 import type { Simulation } from '../../shared/http/wire-shapes';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
-import { boardChanges, boardsOfCatalog, isScoring, periodOf, type BoardChange, type BoardDoc, type ScoringEvent } from '../../shared/read-models/leaderboards';
+import { boardChanges, boardsOfCatalog, isScoring, periodOf, type BoardChange, type BoardDoc } from '../../shared/read-models/leaderboards';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { rollPicking } from '../../shared/rules/weighted-pick';
 import { playerIdOfStream, playerStream } from '../../shared/streams';
@@ -176,7 +176,7 @@ class Replay {
   private score(standings: Standings, playerId: string, event: PlayerEvent, position: number): void {
     if (!isScoring(event)) return;
     for (const board of this.boards) {
-      for (const change of boardChanges(event as ScoringEvent, board)) if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
+      for (const change of boardChanges(event, board)) if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
     }
   }
 
@@ -312,6 +312,6 @@ class Standings {
       entries.push({ userId, points, reachedAt });
     }
     entries.sort((a, b) => b.points - a.points || a.reachedAt - b.reachedAt);
-    return entries.slice(0, n).map((e, i, all) => ({ rank: entries.findIndex((x) => x.points === e.points) + 1, userId: e.userId, points: all[i].points }));
+    return entries.slice(0, n).map((e) => ({ rank: entries.findIndex((x) => x.points === e.points) + 1, userId: e.userId, points: e.points }));
   }
 }

@@ -124,7 +124,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         summary: 'What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written',
         body: simulateBody,
         response: simulationShape,
-        errors: { 1001: 'Body, top or players malformed, or the catalog invalid (one line per problem); a body over 4 MiB (HTTP 413)', 1002: 'Invalid player: each of players must be a UUID' },
+        errors: { 1001: 'Body, top or players malformed, or the catalog invalid (one line per problem)', 1002: 'Invalid player: each of players must be a UUID' },
       },
       parse: parseSimulation,
       async handle({ catalog, players, top }) {

@@ -13,7 +13,6 @@ import { MAX_BODY_BYTES, mountRoutes, type AnyRoute, type RouteDeps } from './ro
 
 export { MAX_BODY_BYTES };
 
-
 const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
 
 /** What every process serves without a key: liveness, readiness, and the API's own description. */
