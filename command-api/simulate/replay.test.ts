@@ -3,7 +3,7 @@ import { parseCatalog } from '../../shared/catalog/load';
 import type { Catalog } from '../../shared/catalog/schema';
 import type { ActionProcessed } from '../../shared/events/player-events';
 import { SqliteEventStore } from '../../shared/event-store/sqlite';
-import { commandDepsFor } from '../../test/support/command-deps';
+import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { buyBundle } from '../buy-bundle/handler';
 import type { CommandOrigin } from '../command';
 import type { CommandDeps } from '../deps';
@@ -68,6 +68,8 @@ describe('simulate: the log replayed under a draft catalog', () => {
 
   beforeAll(async () => {
     events = new SqliteEventStore(':memory:');
+    // Published, as the service does at start: the boards in force come from it.
+    await publishYaml(events, CATALOG, Date.UTC(2026, 5, 1), { correlationId: 'start', causationId: 'start', keyName: 'operator' });
     deps = commandDepsFor(events, catalog);
     await act(earner, 'earn');
     await act(earner, 'earn');
@@ -110,6 +112,24 @@ describe('simulate: the log replayed under a draft catalog', () => {
     expect(report.boards[0].after.slice(0, 2)).toEqual([
       { rank: 1, userId: earner, points: 40 },
       { rank: 2, userId: both, points: 26 },
+    ]);
+  });
+
+  it("shows each board's standings now, under the published catalog, and under the draft's definition", async () => {
+    const report = await simulate(events, draft('{ uid: lb-all, label: All-time, type: 0 }', '{ uid: lb-all, label: All-time, type: 0, metric: { action: train } }'), { top: 100 });
+    expect(report.boards).toEqual([
+      {
+        leaderboardUid: 'lb-all',
+        before: [
+          { rank: 1, userId: earner, points: 20 },
+          { rank: 2, userId: both, points: 16 },
+          { rank: 3, userId: trainer, points: 9 },
+        ],
+        after: [
+          { rank: 1, userId: trainer, points: 3 },
+          { rank: 2, userId: both, points: 2 },
+        ],
+      },
     ]);
   });
 

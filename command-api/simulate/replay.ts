@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { addAmounts, subtractAmounts } from '../../shared/amount';
 import type { Catalog } from '../../shared/catalog/schema';
 import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
-import { playerEventOf, type PlayerEvent } from '../../shared/events';
+import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/events';
 import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
 import type { Simulation } from '../../shared/http/wire-shapes';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
@@ -70,7 +70,10 @@ class Replay {
   private readonly redecided = new Map<string, ActionProcessed>();
   /** Activations of each limited trigger taken so far in the replay (recorded ones for players not replayed). */
   private readonly activations = new Map<string, number>();
+  /** The draft's all-time boards: the standings under the draft. */
   private readonly boards: BoardDoc[];
+  /** The all-time boards in force at each point of the log, as the projector follows them: the standings now. */
+  private liveBoards: BoardDoc[] = [];
   private readonly before = new Standings();
   private readonly after = new Standings();
   private readonly problems: Problem[] = [];
@@ -82,20 +85,21 @@ class Replay {
     private readonly draft: Catalog,
     private readonly only: ReadonlySet<string> | undefined,
   ) {
-    // All-time boards: a Standard board has one period for its whole life.
-    this.boards = boardsOfCatalog(draft).filter((b) => b.type === 0);
+    this.boards = allTime(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
     for (const trigger of draft.triggers) if (trigger.limited) this.activations.set(trigger.uid, 0);
   }
 
   apply(recorded: RecordedEvent): void {
+    const published = operatorEventOf(recorded);
+    if (published?.type === 'CatalogPublished') this.liveBoards = allTime(published.data.catalog);
     const playerId = playerIdOfStream(recorded.streamName);
     const event = playerId === null ? null : playerEventOf(recorded);
     if (!event || playerId === null) return;
     if (this.only && !this.only.has(playerId)) {
       // Not replayed: it stands as recorded, in the standings and in the limited triggers' counts.
-      this.score(this.before, playerId, event, recorded.position);
-      this.score(this.after, playerId, event, recorded.position);
+      this.score(this.before, this.liveBoards, playerId, event, recorded.position);
+      this.score(this.after, this.boards, playerId, event, recorded.position);
       if (event.type === 'ActionProcessed') this.countActivations(event.data.awards, 1);
       if (event.type === 'ActionReversed') this.countActivations(event.data.revokedAwards, -1);
       return;
@@ -104,9 +108,9 @@ class Replay {
     let player = this.players.get(playerId);
     if (!player) this.players.set(playerId, (player = { before: initialPlayerState(playerId), after: initialPlayerState(playerId) }));
     evolve(player.before, event);
-    this.score(this.before, playerId, event, recorded.position);
+    this.score(this.before, this.liveBoards, playerId, event, recorded.position);
     const replayed = event.type === 'ActionProcessed' ? this.redecideAction(player.after, event.data, recorded) : event.type === 'ActionReversed' ? this.redecideReversal(player.after, event.data, recorded) : this.applyRecorded(player.after, event, recorded);
-    for (const e of replayed) this.score(this.after, playerId, e, recorded.position);
+    for (const e of replayed) this.score(this.after, this.boards, playerId, e, recorded.position);
   }
 
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
@@ -173,9 +177,9 @@ class Replay {
     for (const a of awards) if (a.limited) this.activations.set(a.uid, Math.max(0, (this.activations.get(a.uid) ?? 0) + delta));
   }
 
-  private score(standings: Standings, playerId: string, event: PlayerEvent, position: number): void {
+  private score(standings: Standings, boards: readonly BoardDoc[], playerId: string, event: PlayerEvent, position: number): void {
     if (!isScoring(event)) return;
-    for (const board of this.boards) {
+    for (const board of boards) {
       for (const change of boardChanges(event, board)) if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
     }
   }
@@ -236,6 +240,9 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
   result: { playerId: e.playerId, referenceId: e.referenceId, badges: null, triggers: null, achievedLevel: null, earnedPoints: e.result.earnedPoints, deliverables: null },
   effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
 });
+
+/** All-time boards: a Standard board has one period for its whole life. */
+const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0);
 
 const badgesOf = (state: PlayerState): Set<string> => new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 

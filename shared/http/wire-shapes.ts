@@ -314,7 +314,7 @@ export const simulationShape = z.object({
       }),
     )
     .describe('the affected players only, largest change in points first, at most `top`'),
-  boards: z.array(z.object({ leaderboardUid: z.string(), before: z.array(simulatedStandingShape), after: z.array(simulatedStandingShape) })).describe("each all-time (Standard) board of the draft: its top 10 now and under the draft"),
+  boards: z.array(z.object({ leaderboardUid: z.string(), before: z.array(simulatedStandingShape), after: z.array(simulatedStandingShape) })).describe("each all-time (Standard) board of the draft: its top 10 now (as the boards in force scored the log) and under the draft's definition"),
   problems: z
     .array(z.object({ position: z.number().int(), playerId: z.string(), type: z.string(), message: z.string() }))
     .describe('recorded facts the draft makes impossible (they stand, as recorded), and recorded actions the draft refuses; the first 1,000, then one line saying how many more'),
