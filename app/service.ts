@@ -9,6 +9,7 @@ import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
+import { simulate } from '../command-api/simulate/replay';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
@@ -243,6 +244,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
     ...auditRoutes({
       events,
+      simulate: (draft, options) => simulate(events, draft, options),
       // Compared at the position replayed to, once the live read models have projected it.
       verify: () => verifyReadModels(events, readStore, PROJECTORS, { waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS) }),
     }),

@@ -1,6 +1,6 @@
 /**
  * `gamification <command>`: replay, export and trace the event log, rebuild and verify read
- * models, validate and diff catalogs, show the jobs queue and the webhooks. Reads the same environment as the
+ * models, validate and diff catalogs, simulate a draft catalog, show the jobs queue and the webhooks. Reads the same environment as the
  * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
  * never writes events.
  */
@@ -21,6 +21,7 @@ import { showJobs } from './jobs';
 import { UsageError } from './output';
 import { PROJECTORS } from '../projections/projectors';
 import { rebuild, verify } from './read-models';
+import { runSimulation } from './simulate';
 import { showTrace } from './trace';
 import { redeliverWebhook, showWebhooks } from './webhooks';
 
@@ -49,13 +50,17 @@ const USAGE = `Usage: gamification <command> [options]
   webhooks redeliver <webhook> --after <position> [--url <url>] [--key <key>]
       Send the webhook's events after the position again (failed ones included), in order.
       Both ask the running server, as verify does (a Server key; an Auditor key for the list).
+  simulate --catalog <file> [--player <id>]... [--json]
+      What the draft catalog would change had it always been in force: the log replayed with every
+      action decided again, nothing written; players affected, boards now and under the draft,
+      facts the draft makes impossible. Exit 1 with one line per problem if the catalog is invalid.
   catalog validate <file>
       One line per problem; exit 1 if any.
   catalog diff <file>
       Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.
 
 The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
-KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify and export show their progress on stderr.`;
+KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -140,6 +145,11 @@ async function run(argv: string[]): Promise<number> {
       if (positionals.length === 0) return showWebhooks(config, { ...server, json: values.json });
       if (positionals[0] !== 'redeliver' || positionals.length !== 2 || values.after === undefined) throw new UsageError('webhooks: use "webhooks" or "webhooks redeliver <webhook> --after <position>"');
       return redeliverWebhook(config, { ...server, webhook: positionals[1], after: position(values.after, '--after')! });
+    }
+    case 'simulate': {
+      const { values } = args(rest, { catalog: { type: 'string' }, player: { type: 'string', multiple: true }, json: { type: 'boolean', default: false } }, command);
+      if (values.catalog === undefined) throw new UsageError('simulate: give --catalog <file>, the draft catalog');
+      return withEvents(config, (events) => runSimulation(events, { catalog: values.catalog!, players: values.player ?? [], json: values.json }));
     }
     case 'catalog': {
       const { positionals } = args(rest, {}, command);

@@ -1,11 +1,10 @@
 /** The leaderboards projector: standings per board and period, from the points and action counts events record. */
 import { addAmounts, subtractAmounts } from '../shared/amount';
-import { operatorEventOf, playerEventOf, type PlayerEvent, type Recorded } from '../shared/events';
+import { operatorEventOf, playerEventOf, type Recorded } from '../shared/events';
 import type { CatalogPublished } from '../shared/events/operator-events';
-import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, scoreCountId, type BoardDoc, type LiveContribution, type ScoreCountDoc, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { boardChanges, boardsOfCatalog, countedScore, isScoring, LEADERBOARD_COLLECTIONS, periodOf, scoreCountId, type BoardChange, type BoardDoc, type LiveContribution, type ScoreCountDoc, type ScoreDoc, type ScoringEvent } from '../shared/read-models/leaderboards';
 import type { Collection, ReadStore } from '../shared/read-store/port';
 import { CATALOG_STREAM, playerStream } from '../shared/streams';
-import { localIsoToEpochMs } from '../shared/time/local-time';
 import type { LogReader, Projector } from './runner';
 
 const scoreId = (board: string, period: string, playerId: string) => `${board}|${period}|${playerId}`;
@@ -18,15 +17,6 @@ const scoreId = (board: string, period: string, playerId: string) => `${board}|$
  * from the player's stream (see recount): the answer stays exact, at the cost of one read.
  */
 export const LATEST_KEPT = 16;
-
-/** What one event does to one score document. */
-type Change =
-  /** A new contribution: an action's earned points (or its count, on an action board), a chest's points. */
-  | { kind: 'add'; ref: string; ts: number; points: number }
-  /** The reversed action's own contribution leaves; `points` is what is left of it. */
-  | { kind: 'remove'; ref: string; ts: number; points: number }
-  /** An award of a later action, revoked by a reversal: that action's contribution shrinks, and leaves at 0. */
-  | { kind: 'reduce'; ref: string; ts: number; points: number };
 
 /** A score document's live contributions: the latest one by one (oldest first), the older as their total. */
 interface Tally {
@@ -101,22 +91,8 @@ async function boardsOf(store: ReadStore): Promise<readonly BoardDoc[]> {
   return boards;
 }
 
-/** The boards a published catalog defines, as the lb_boards collection holds them. */
-function boardsOfCatalog(published: CatalogPublished): BoardDoc[] {
-  const tz = published.catalog.settings.timezone;
-  return published.catalog.leaderboards.map((l) => ({
-    _id: l.uid,
-    type: l.type,
-    season: l.season,
-    startMs: l.startDate ? localIsoToEpochMs(l.startDate, tz) : null,
-    endMs: l.endDate ? localIsoToEpochMs(l.endDate, tz) : null,
-    action: l.metric === 'points' ? null : l.metric.action,
-    timezone: tz,
-  }));
-}
-
 async function publishBoards(published: CatalogPublished, store: ReadStore): Promise<void> {
-  const boards = boardsOfCatalog(published);
+  const boards = boardsOfCatalog(published.catalog);
   boardsByStore.delete(store);
   const collection = store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards);
   await collection.bulkWrite([
@@ -128,37 +104,8 @@ async function publishBoards(published: CatalogPublished, store: ReadStore): Pro
   boardsByStore.set(store, await collection.find({}));
 }
 
-/** The player events that move standings. */
-type ScoringEvent = Recorded<Extract<PlayerEvent, { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' }>>;
-
-const isScoring = (event: Recorded<PlayerEvent>): event is ScoringEvent => event.type === 'ActionProcessed' || event.type === 'ActionReversed' || event.type === 'ChestOpened';
-
-function changesOf(event: ScoringEvent, board: BoardDoc): Change[] {
-  if (event.type === 'ActionProcessed') {
-    const e = event.data;
-    const ref = e.referenceId;
-    if (e.timesCapped) return [];
-    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
-    return e.result.earnedPoints > 0 ? [{ kind: 'add', ref, ts: e.timestamp, points: e.result.earnedPoints }] : [];
-  }
-  if (event.type === 'ActionReversed') {
-    const e = event.data;
-    const ref = e.referenceId;
-    if (e.timesCapped) return [];
-    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
-    // Streak milestones count like awards: the action's own leave with it, later ones reduce theirs.
-    const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? [])];
-    const own = revoked.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
-    const out: Change[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
-    for (const a of revoked) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
-    return out;
-  }
-  const e = event.data;
-  return board.action === null && e.effects.points > 0 ? [{ kind: 'add', ref: e.openingUid, ts: e.openedAt, points: e.effects.points }] : [];
-}
-
 /** A change applied to a tally; `position` is the event's. `keep` bounds the contributions kept one by one. */
-function applyChange(tally: Tally, change: Change, position: number, keep: number): void {
+function applyChange(tally: Tally, change: BoardChange, position: number, keep: number): void {
   const { latest } = tally;
   if (change.kind === 'add') {
     latest.push([change.ref, position, change.points]);
@@ -180,16 +127,16 @@ function applyChange(tally: Tally, change: Change, position: number, keep: numbe
 interface Pending {
   board: string;
   period: string;
-  changes: Change[];
+  changes: BoardChange[];
 }
 
-async function applyContributions(event: ScoringEvent, store: ReadStore, log: LogReader): Promise<void> {
+async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStore, log: LogReader): Promise<void> {
   const playerId = event.data.playerId;
   // An event's changes by score document, each document in the order first reached. Only a
   // reversal gives one document several (its own and earlier awards' in one period).
   const byDocument = new Map<string, Pending>();
   for (const board of await boardsOf(store)) {
-    for (const c of changesOf(event, board)) {
+    for (const c of boardChanges(event, board)) {
       const period = periodOf(board, c.ts);
       if (period === null) continue;
       const id = scoreId(board._id, period, playerId);
@@ -248,7 +195,7 @@ async function moveCount(counts: Collection<ScoreCountDoc>, move: { board: strin
 async function recount(log: LogReader, doc: { board: string; period: string; playerId: string }, upTo: number): Promise<Tally> {
   const catalogs = (await log.readStream(CATALOG_STREAM)).flatMap((recorded) => {
     const e = operatorEventOf(recorded);
-    return e?.type === 'CatalogPublished' && e.position < upTo ? [{ position: e.position, board: boardsOfCatalog(e.data).find((b) => b._id === doc.board) }] : [];
+    return e?.type === 'CatalogPublished' && e.position < upTo ? [{ position: e.position, board: boardsOfCatalog(e.data.catalog).find((b) => b._id === doc.board) }] : [];
   });
   const tally: Tally = { latest: [], earlier: 0 };
   for (const recorded of await log.readStream(playerStream(doc.playerId))) {
@@ -257,7 +204,7 @@ async function recount(log: LogReader, doc: { board: string; period: string; pla
     if (!event || !isScoring(event)) continue;
     const board = catalogs.filter((c) => c.position < event.position).pop()?.board;
     if (!board) continue;
-    for (const c of changesOf(event, board)) if (periodOf(board, c.ts) === doc.period) applyChange(tally, c, event.position, Infinity);
+    for (const c of boardChanges(event, board)) if (periodOf(board, c.ts) === doc.period) applyChange(tally, c, event.position, Infinity);
   }
   const older = tally.latest.splice(0, Math.max(0, tally.latest.length - LATEST_KEPT));
   return { latest: tally.latest, earlier: older.reduce((sum, [, , points]) => addAmounts(sum, points), 0) };

@@ -190,6 +190,29 @@ describe('gamification CLI', () => {
     expect(out).toContain('stores: unchanged');
   });
 
+  it('simulate: what a draft would change, readable and as JSON, for some players only; nothing written', async () => {
+    const doubled = writeCatalog('doubled.yaml', CATALOG.replace('points: 10,', 'points: 20,'));
+    const bad = writeCatalog('bad-draft.yaml', CATALOG.replace('costDeliverable: gold }', 'costDeliverable: silver }'));
+    const head = await t.service.events.headPosition();
+    const [readable, json, onlyChests, invalid, noCatalog] = await Promise.all([
+      cli('simulate', '--catalog', doubled),
+      cli('simulate', '--catalog', doubled, '--json'),
+      cli('simulate', '--catalog', doubled, '--player', chestPlayerId, '--json'),
+      cli('simulate', '--catalog', bad),
+      cli('simulate', '--player', playerId),
+    ]);
+    expect(readable.code).toBe(0);
+    expect(readable.stdout).toContain('1 players affected: points');
+    expect(readable.stdout).toContain(`  ${playerId}  points 10 -> 20`);
+    expect(readable.stdout).toContain(`Board lb-all, top 10 now | under the draft:`);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ playersAffected: 1, players: [{ playerId, pointsBefore: 10, pointsAfter: 20, badgesGained: [], badgesLost: [], balances: [] }], problems: [] });
+    expect(JSON.parse(onlyChests.stdout)).toMatchObject({ playersAffected: 0, players: [] });
+    expect([invalid.code, invalid.stderr.trim().split('\n')]).toEqual([1, [expect.stringContaining('silver')]]);
+    expect([noCatalog.code, noCatalog.stderr.split('\n')[0]]).toEqual([2, 'simulate: give --catalog <file>, the draft catalog']);
+    expect(await t.service.events.headPosition()).toBe(head);
+  });
+
   it('rebuild replays into fresh read models and prints the rate; unknown projectors are refused', async () => {
     const [all, one, unknown] = await Promise.all([cli('rebuild'), cli('rebuild', 'leaderboards'), cli('rebuild', 'nope')]);
     expect([all.code, all.stderr, one.stderr]).toEqual([0, '', '']);

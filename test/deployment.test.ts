@@ -21,14 +21,14 @@ const ROOT = path.resolve(__dirname, '..');
 const INGRESS = fs.readFileSync(path.join(ROOT, 'deploy', 'ingress.conf'), 'utf8').replace(/#.*$/gm, '');
 
 /**
- * `location = /path { proxy_pass $role; }` and `location /prefix/ { ... }` of the ingress, each
+ * `location = /path { [directives] proxy_pass $role; }` and `location /prefix/ { ... }` of the ingress, each
  * variable resolved by its `set $role http://role:8080;` to the compose service it names.
  */
 function ingressTable(): { exact: Map<string, string>; prefixes: [string, string][] } {
   const services = new Map([...INGRESS.matchAll(/set\s+\$(\w+)\s+http:\/\/(\w+):8080;/g)].map((m) => [m[1], m[2]]));
   const exact = new Map<string, string>();
   const prefixes: [string, string][] = [];
-  for (const m of INGRESS.matchAll(/location\s+(=\s+)?(\S+)\s*\{\s*proxy_pass\s+\$(\w+);\s*\}/g)) {
+  for (const m of INGRESS.matchAll(/location\s+(=\s+)?(\S+)\s*\{[^}]*?proxy_pass\s+\$(\w+);\s*\}/g)) {
     const service = services.get(m[3]);
     if (!service) throw new Error(`ingress: $${m[3]} is not set`);
     if (m[1]) exact.set(m[2], service);

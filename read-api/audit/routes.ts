@@ -1,12 +1,13 @@
-/** GET /v1/audit/* and POST /v1/audit/verify: reads for auditors and analysts (Server keys). */
+/** GET /v1/audit/*, POST /v1/audit/verify and POST /v1/audit/simulate: reads for auditors and analysts (Server and Auditor keys). */
 import { z } from 'zod';
+import { parseCatalogData, type Catalog } from '../../shared/catalog';
 import type { Verification } from '../../shared/read-models/verification';
 import { playerStream } from '../../shared/streams';
 import { OPERATORS } from '../../shared/auth/access';
 import type { EventStore } from '../../shared/event-store/port';
-import { fail, ok } from '../../shared/result';
-import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
-import { auditEventShape, traceShape, verificationShape } from '../../shared/http/wire-shapes';
+import { fail, ok, type Result } from '../../shared/result';
+import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/http/route';
+import { auditEventShape, simulationShape, traceShape, verificationShape, type Simulation } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { auditEvent } from './events';
@@ -16,7 +17,25 @@ export interface AuditDeps {
   events: EventStore;
   /** Replays the log into fresh read models and compares them with the live ones (the projections' own check). */
   verify(): Promise<Verification>;
+  /** Replays the log under a draft catalog and reports what would differ; writes nothing. */
+  simulate(draft: Catalog, options: { players?: ReadonlySet<string>; top: number }): Promise<Simulation>;
 }
+
+/** A simulation's body carries a whole catalog. */
+export const SIMULATE_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_SIMULATED_PLAYERS = 10_000;
+const MAX_TOP = 1000;
+const DEFAULT_TOP = 100;
+
+const simulateBody = z.object({
+  catalog: z.record(z.string(), z.unknown()).meta({ description: "a catalog in the catalog file's format (docs/catalog.md), as JSON" }),
+  players: z
+    .array(z.string().meta(PLAYER_ID_DOC))
+    .max(MAX_SIMULATED_PLAYERS, `at most ${MAX_SIMULATED_PLAYERS} players`)
+    .meta({ description: 'only these players (default: all); ids with no history are ignored' })
+    .optional(),
+  top: z.number().int(`must be a whole number from 1 to ${MAX_TOP}`).min(1, `must be a whole number from 1 to ${MAX_TOP}`).max(MAX_TOP, `must be a whole number from 1 to ${MAX_TOP}`).meta({ description: `at most this many players in the answer (default ${DEFAULT_TOP})` }).optional(),
+});
 
 const MAX_EVENTS = 1000;
 const DEFAULT_EVENTS = 100;
@@ -98,6 +117,22 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      path: '/v1/audit/simulate',
+      tiers: OPERATORS,
+      maxBodyBytes: SIMULATE_MAX_BODY_BYTES,
+      doc: {
+        summary: 'What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written',
+        body: simulateBody,
+        response: simulationShape,
+        errors: { 1001: 'Body, top or players malformed, or the catalog invalid (one line per problem)', 1002: 'Invalid player: each of players must be a UUID' },
+      },
+      parse: parseSimulation,
+      async handle({ catalog, players, top }) {
+        return ok(await deps.simulate(catalog, { players, top }));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
       path: '/v1/audit/verify',
       tiers: OPERATORS,
       doc: { summary: 'Replay every event into fresh read models and compare them with the live ones', response: verificationShape, errors: {} },
@@ -107,4 +142,23 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       },
     }),
   ];
+}
+
+function parseSimulation({ body }: RawInput): Result<{ catalog: Catalog; players?: ReadonlySet<string>; top: number }> {
+  const object = requireObject(body);
+  if (!object.ok) return object;
+  const fields = parseWith(simulateBody, object.value);
+  if (!fields.ok) return fields;
+  let players: Set<string> | undefined;
+  if (fields.value.players) {
+    players = new Set();
+    for (const given of fields.value.players) {
+      const playerId = canonicalPlayerId(given);
+      if (!playerId) return fail(1002, `Invalid player: ${JSON.stringify(given).slice(0, 80)} is not a UUID`);
+      players.add(playerId);
+    }
+  }
+  const parsed = parseCatalogData(fields.value.catalog);
+  if (!parsed.ok) return fail(1001, parsed.problems.join('\n'));
+  return ok({ catalog: parsed.catalog, players, top: fields.value.top ?? DEFAULT_TOP });
 }

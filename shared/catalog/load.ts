@@ -24,15 +24,18 @@ type SyntaxResult = { ok: true; data: unknown } | { ok: false; problems: string[
 export function parseCatalog(text: string, fileName: string): CatalogParseResult {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const syntax = extname(fileName).toLowerCase() === '.json' ? parseJson(source) : parseYaml(source);
-  if (!syntax.ok) return syntax;
+  return syntax.ok ? parseCatalogData(syntax.data) : syntax;
+}
 
-  const parsed = CatalogSchema.safeParse(syntax.data, { error: issueMessage });
+/** Validates a catalog already read as data (a JSON request body): schema, then the cross-entry rules. */
+export function parseCatalogData(data: unknown): CatalogParseResult {
+  const parsed = CatalogSchema.safeParse(data, { error: issueMessage });
   if (parsed.success) {
     const problems = validateCatalog({ ...parsed.data, unparsed: [] });
     return problems.length > 0 ? { ok: false, problems } : { ok: true, catalog: parsed.data, hash: catalogHash(parsed.data) };
   }
   // Check the entries the schema did accept too, so that one run reports every problem.
-  return { ok: false, problems: [...formatIssues(parsed.error.issues), ...validateCatalog(salvage(syntax.data))] };
+  return { ok: false, problems: [...formatIssues(parsed.error.issues), ...validateCatalog(salvage(data))] };
 }
 
 /** Reads and parses a catalog file; an unreadable or missing file is a problem, not a throw. */

@@ -9,9 +9,9 @@ import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
 import { REFERENCE_ASSETS_PATH, REFERENCE_PATH, referenceRouter } from './reference/page';
-import { mountRoutes, type AnyRoute, type RouteDeps } from './route';
+import { MAX_BODY_BYTES, mountRoutes, type AnyRoute, type RouteDeps } from './route';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES };
 /** Arrays and objects inside one another a body may hold: far above any request's shape, far below what a recursive walk (the Idempotency-Key's fingerprint) can take. */
 export const MAX_BODY_DEPTH = 32;
 
@@ -54,16 +54,18 @@ export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 const emptyBodies = new WeakSet<object>();
 /** Thrown by the parser's check of the raw body: the body nests deeper than MAX_BODY_DEPTH. */
 class TooDeepError extends Error {}
-const jsonBody = express.json({
-  limit: MAX_BODY_BYTES,
-  strict: false,
-  type: () => true,
-  verify: (req, _res, raw) => {
-    if (raw.length === 0) emptyBodies.add(req);
-    // Checked on the bytes, before JSON.parse builds it and anything walks it.
-    if (nestingDepthAbove(raw, MAX_BODY_DEPTH)) throw new TooDeepError();
-  },
-});
+const jsonBodyUpTo = (limit: number) =>
+  express.json({
+    limit,
+    strict: false,
+    type: () => true,
+    verify: (req, _res, raw) => {
+      if (raw.length === 0) emptyBodies.add(req);
+      // Checked on the bytes, before JSON.parse builds it and anything walks it.
+      if (nestingDepthAbove(raw, MAX_BODY_DEPTH)) throw new TooDeepError();
+    },
+  });
+const jsonBody = jsonBodyUpTo(MAX_BODY_BYTES);
 
 /** Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). */
 export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
@@ -81,6 +83,18 @@ export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
     } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
   }
   return false;
+}
+
+/** The body parsers of the POST routes that take larger bodies than the default, by path; every other route keeps MAX_BODY_BYTES. */
+function largerBodies(routes: readonly AnyRoute[]): Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }> {
+  const parsers = new Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }>();
+  for (const route of routes) {
+    if (route.method !== 'POST' || route.maxBodyBytes === undefined) continue;
+    // Looked up by the request's path before routing: a path with parameters would never match.
+    if (route.path.includes(':')) throw new Error(`maxBodyBytes needs a static path: ${route.path}`);
+    parsers.set(route.path, { limit: route.maxBodyBytes, parse: jsonBodyUpTo(route.maxBodyBytes) });
+  }
+  return parsers;
 }
 
 /**
@@ -131,14 +145,17 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     next();
   });
 
+  const larger = largerBodies(routes);
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
-    jsonBody(req, res, (err?: unknown) => {
+    const own = larger.get(req.path);
+    const limit = own?.limit ?? MAX_BODY_BYTES;
+    (own?.parse ?? jsonBody)(req, res, (err?: unknown) => {
       if (err) {
         const type = (err as { type?: string }).type;
         res.locals.bodyError =
           type === 'entity.too.large'
-            ? failure(1001, `Payload too large: at most ${MAX_BODY_BYTES} bytes`)
+            ? failure(1001, `Payload too large: at most ${limit} bytes`)
             : err instanceof TooDeepError
               ? failure(1001, `Payload nested too deeply: at most ${MAX_BODY_DEPTH} levels of arrays and objects`)
               : failure(1001, 'Payload is null: the body is not valid JSON');

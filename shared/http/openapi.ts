@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { httpStatusOf, NOT_YET_PROJECTED } from './envelope';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
-import { MAX_LIVE_STREAMS_PER_KEY, type AnyRoute } from './route';
+import { MAX_BODY_BYTES, MAX_LIVE_STREAMS_PER_KEY, type AnyRoute } from './route';
 
 type JsonSchema = Record<string, unknown>;
 type Codes = Record<number, string>;
@@ -35,7 +35,9 @@ const AUTH_FAILURES: Codes = {
 };
 const FAULTS: Codes = { 500: 'Internal error (no details are given)', 503: 'A backing store is not answering, or too many concurrent changes to one stream; retry later' };
 const MALFORMED_PATH = 'the URL is malformed (a path segment that is not valid percent-encoding)';
-const TOO_LARGE: Codes = { 1001: 'Payload too large: the body is over 64 KiB' };
+
+/** 65536 -> `64 KiB`, 4194304 -> `4 MiB`. */
+const sizeOf = (bytes: number): string => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
 
 /** `GET /v1/admin/leaderboards/:leaderboardID` -> `getAdminLeaderboardsByLeaderboardID`: unique, as method and path are. */
 export function operationIdOf(method: string, path: string): string {
@@ -65,7 +67,7 @@ function codesByStatus(route: AnyRoute): Map<string, Codes> {
     byStatus.set(status, { ...byStatus.get(status), [code]: meaning });
   }
   // The body parser's refusal is the one code sent with another status than its own.
-  if (route.method === 'POST') byStatus.set('413', TOO_LARGE);
+  if (route.method === 'POST') byStatus.set('413', { 1001: `Payload too large: the body is over ${sizeOf(route.maxBodyBytes ?? MAX_BODY_BYTES)}` });
   return byStatus;
 }
 

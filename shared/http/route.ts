@@ -42,6 +42,9 @@ export interface RouteDoc {
   errors: Readonly<Record<number, string>>;
 }
 
+/** The largest request body a POST may send, unless its route allows more (`maxBodyBytes`). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 interface RouteBase<Input> {
   method: 'GET' | 'POST';
   path: string;
@@ -53,6 +56,8 @@ interface RouteBase<Input> {
   rateLimited?: boolean;
   /** Changes state: takes an Idempotency-Key (README, "Safe retries"). */
   idempotent?: boolean;
+  /** A POST whose body may exceed the default limit (MAX_BODY_BYTES): its own, in bytes. Static paths only. */
+  maxBodyBytes?: number;
   parse(input: RawInput): Result<Input>;
 }
 

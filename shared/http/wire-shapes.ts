@@ -311,3 +311,38 @@ export const jobsOverviewShape = z.object({
   failed: z.number().int().describe('attempts used up: each needs an operator'),
   recentFailures: z.array(z.object({ type: z.string(), jobId: z.string(), attempts: z.number().int(), failedAt: z.number().int().describe('Unix ms'), reason: z.string() })).describe('the latest failures, newest first'),
 });
+
+const simulatedStandingShape = z.object({ rank: z.number().int(), userId: z.string(), points: z.number() });
+
+/** POST /v1/audit/simulate: what would differ had the draft catalog always been in force. */
+export const simulationShape = z.object({
+  eventsReplayed: z.number().int().describe("events of the players' streams replayed"),
+  actionsRedecided: z.number().int().describe('ActionProcessed events decided again under the draft'),
+  playersAffected: z.number().int().describe('players whose points, level, badges or balances differ'),
+  totals: z.object({
+    pointsBefore: z.number(),
+    pointsAfter: z.number(),
+    badgesGained: z.number().int(),
+    badgesLost: z.number().int(),
+    levelsChanged: z.number().int().describe('players whose level differs'),
+  }),
+  players: z
+    .array(
+      z.object({
+        playerId: z.string(),
+        pointsBefore: z.number(),
+        pointsAfter: z.number(),
+        levelBefore: z.number().nullable().describe('the highest level number reached; null for none'),
+        levelAfter: z.number().nullable(),
+        badgesGained: z.array(z.string()).describe('badge uids; a rank counts as its badge'),
+        badgesLost: z.array(z.string()),
+        balances: z.array(z.object({ deliverableUid: z.string(), before: z.number(), after: z.number() })).describe('only the deliverables whose balance differs'),
+      }),
+    )
+    .describe('the affected players only, largest change in points first, at most `top`'),
+  boards: z.array(z.object({ leaderboardUid: z.string(), before: z.array(simulatedStandingShape), after: z.array(simulatedStandingShape) })).describe("each all-time (Standard) board of the draft: its top 10 now (as the boards in force scored the log) and under the draft's definition"),
+  problems: z
+    .array(z.object({ position: z.number().int(), playerId: z.string(), type: z.string(), message: z.string() }))
+    .describe('recorded facts the draft makes impossible (they stand, as recorded), and recorded actions the draft refuses; the first 1,000, then one line saying how many more'),
+});
+export type Simulation = z.infer<typeof simulationShape>;

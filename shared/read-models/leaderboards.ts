@@ -3,7 +3,10 @@
  * player, how many players hold each score (a player's rank sums those above theirs), and the
  * players' display names. Written by the leaderboards projector, read by the leaderboard routes.
  */
-import type { Leaderboard } from '../catalog/schema';
+import { addAmounts } from '../amount';
+import type { Catalog, Leaderboard } from '../catalog/schema';
+import type { PlayerEvent } from '../events';
+import { localIsoToEpochMs } from '../time/local-time';
 import { seasonPeriod } from '../time/season';
 
 export const LEADERBOARD_COLLECTIONS = { boards: 'lb_boards', scores: 'lb_scores', scoreCounts: 'lb_score_counts', players: 'lb_players' } as const;
@@ -85,3 +88,55 @@ export function periodOf(board: BoardDoc, ts: number): string | null {
   return board.type === 1 && board.season ? seasonPeriod(ts, board.season, board.timezone) : STANDARD_PERIOD;
 }
 
+
+/** The boards a catalog defines, as the lb_boards collection holds them. */
+export function boardsOfCatalog(catalog: Catalog): BoardDoc[] {
+  const tz = catalog.settings.timezone;
+  return catalog.leaderboards.map((l) => ({
+    _id: l.uid,
+    type: l.type,
+    season: l.season,
+    startMs: l.startDate ? localIsoToEpochMs(l.startDate, tz) : null,
+    endMs: l.endDate ? localIsoToEpochMs(l.endDate, tz) : null,
+    action: l.metric === 'points' ? null : l.metric.action,
+    timezone: tz,
+  }));
+}
+
+/** What one event does to one score: the projector's standings and a simulation's both count with it. */
+export type BoardChange =
+  /** A new contribution: an action's earned points (or its count, on an action board), a chest's points. */
+  | { kind: 'add'; ref: string; ts: number; points: number }
+  /** The reversed action's own contribution leaves; `points` is what is left of it. */
+  | { kind: 'remove'; ref: string; ts: number; points: number }
+  /** An award of a later action, revoked by a reversal: that action's contribution shrinks, and leaves at 0. */
+  | { kind: 'reduce'; ref: string; ts: number; points: number };
+
+/** The player events that move standings. */
+export type ScoringEvent = Extract<PlayerEvent, { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' }>;
+
+export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, ScoringEvent> => event.type === 'ActionProcessed' || event.type === 'ActionReversed' || event.type === 'ChestOpened';
+
+export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[] {
+  if (event.type === 'ActionProcessed') {
+    const e = event.data;
+    const ref = e.referenceId;
+    if (e.timesCapped) return [];
+    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
+    return e.result.earnedPoints > 0 ? [{ kind: 'add', ref, ts: e.timestamp, points: e.result.earnedPoints }] : [];
+  }
+  if (event.type === 'ActionReversed') {
+    const e = event.data;
+    const ref = e.referenceId;
+    if (e.timesCapped) return [];
+    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
+    // Streak milestones count like awards: the action's own leave with it, later ones reduce theirs.
+    const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? [])];
+    const own = revoked.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
+    const out: BoardChange[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
+    for (const a of revoked) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
+    return out;
+  }
+  const e = event.data;
+  return board.action === null && e.effects.points > 0 ? [{ kind: 'add', ref: e.openingUid, ts: e.openedAt, points: e.effects.points }] : [];
+}

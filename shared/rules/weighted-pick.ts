@@ -9,3 +9,13 @@ export function pickByWeight<T>(random: () => number, items: readonly T[], weigh
   // Rounding can leave the roll a hair past the last boundary.
   return items[items.length - 1];
 }
+
+/**
+ * The inverse of pickByWeight: a `random()` value that makes it pick `items[index]` (the middle of
+ * its share), so a replay can reproduce a recorded pick.
+ */
+export function rollPicking<T>(items: readonly T[], weightOf: (item: T) => number, index: number): number {
+  const total = items.reduce((sum, x) => sum + weightOf(x), 0);
+  const before = items.slice(0, index).reduce((sum, x) => sum + weightOf(x), 0);
+  return total > 0 ? (before + weightOf(items[index]) / 2) / total : 0;
+}

@@ -1,0 +1,324 @@
+/**
+ * What-if: the log replayed on a scratch state as if a draft catalog had always been in force.
+ * Every ActionProcessed is decided again from its recorded inputs by the service's own decider,
+ * every reversal is decided again against the re-decided action, and every other player event
+ * (registrations, purchases and their provisions, chest openings with their recorded draws,
+ * powerup uses) is applied as recorded. Nothing is written: the answer compares each player's
+ * recorded state with the replayed one.
+ */
+import { createHash } from 'node:crypto';
+import { addAmounts, subtractAmounts } from '../../shared/amount';
+import type { Catalog } from '../../shared/catalog/schema';
+import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
+import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/events';
+import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
+import type { Simulation } from '../../shared/http/wire-shapes';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
+import { boardChanges, boardsOfCatalog, isScoring, periodOf, type BoardChange, type BoardDoc } from '../../shared/read-models/leaderboards';
+import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { rollPicking } from '../../shared/rules/weighted-pick';
+import { playerIdOfStream, playerStream } from '../../shared/streams';
+import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
+import { decideReverseAction } from '../reverse-action/decider';
+
+export interface SimulateOptions {
+  /** Only these players (canonical ids) are replayed; default: all. */
+  players?: ReadonlySet<string>;
+  /** At most this many players in the answer. */
+  top: number;
+  /** Called after each page of the log: events read so far, the position reached, the last position. */
+  onProgress?(events: number, position: number, head: number): void;
+}
+
+type Problem = Simulation['problems'][number];
+
+const PAGE = 5_000;
+const MAX_PROBLEMS = 1_000;
+const BOARD_TOP = 10;
+
+/** Replays the log up to its head at the start under `draft` and reports what would differ. */
+export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
+  const replay = new Replay(draft, options.players);
+  const head = await events.headPosition();
+  let from = 0;
+  let read = 0;
+  for (;;) {
+    const page = await events.readAll({ fromPosition: from, maxCount: PAGE });
+    for (const event of page) {
+      if (event.position > head) break;
+      replay.apply(event);
+    }
+    read += page.length;
+    if (page.length) from = page[page.length - 1].position;
+    options.onProgress?.(read, Math.min(from, head), head);
+    if (page.length < PAGE || from >= head) break;
+    // A long replay shares the process: requests are answered between pages.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return replay.report(options.top);
+}
+
+/** A player as recorded and as replayed under the draft. */
+interface Replayed {
+  before: PlayerState;
+  after: PlayerState;
+}
+
+class Replay {
+  private readonly players = new Map<string, Replayed>();
+  /** Re-decided actions by referenceId: what a later reversal takes back. */
+  private readonly redecided = new Map<string, ActionProcessed>();
+  /** Activations of each limited trigger taken so far in the replay (recorded ones for players not replayed). */
+  private readonly activations = new Map<string, number>();
+  /** The draft's all-time boards: the standings under the draft. */
+  private readonly boards: BoardDoc[];
+  /** The all-time boards in force at each point of the log, as the projector follows them: the standings now. */
+  private liveBoards: BoardDoc[] = [];
+  private readonly before = new Standings();
+  private readonly after = new Standings();
+  private readonly problems: Problem[] = [];
+  private problemsLeftOut = 0;
+  private eventsReplayed = 0;
+  private actionsRedecided = 0;
+
+  constructor(
+    private readonly draft: Catalog,
+    private readonly only: ReadonlySet<string> | undefined,
+  ) {
+    this.boards = allTime(draft);
+    // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
+    for (const trigger of draft.triggers) if (trigger.limited) this.activations.set(trigger.uid, 0);
+  }
+
+  apply(recorded: RecordedEvent): void {
+    const published = operatorEventOf(recorded);
+    if (published?.type === 'CatalogPublished') this.liveBoards = allTime(published.data.catalog);
+    const playerId = playerIdOfStream(recorded.streamName);
+    const event = playerId === null ? null : playerEventOf(recorded);
+    if (!event || playerId === null) return;
+    if (this.only && !this.only.has(playerId)) {
+      // Not replayed: it stands as recorded, in the standings and in the limited triggers' counts.
+      this.score(this.before, this.liveBoards, playerId, event, recorded.position);
+      this.score(this.after, this.boards, playerId, event, recorded.position);
+      if (event.type === 'ActionProcessed') this.countActivations(event.data.awards, 1);
+      if (event.type === 'ActionReversed') this.countActivations(event.data.revokedAwards, -1);
+      return;
+    }
+    this.eventsReplayed += 1;
+    let player = this.players.get(playerId);
+    if (!player) this.players.set(playerId, (player = { before: initialPlayerState(playerId), after: initialPlayerState(playerId) }));
+    evolve(player.before, event);
+    this.score(this.before, this.liveBoards, playerId, event, recorded.position);
+    const replayed = event.type === 'ActionProcessed' ? this.redecideAction(player.after, event.data, recorded) : event.type === 'ActionReversed' ? this.redecideReversal(player.after, event.data, recorded) : this.applyRecorded(player.after, event, recorded);
+    for (const e of replayed) this.score(this.after, this.boards, playerId, e, recorded.position);
+  }
+
+  /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
+  private redecideAction(state: PlayerState, recorded: ActionProcessed, at: RecordedEvent): PlayerEvent[] {
+    this.actionsRedecided += 1;
+    const cmd: ProcessActionCommand = { playerId: recorded.playerId, referenceId: recorded.referenceId, name: recorded.actionName, timestamp: recorded.timestamp, multiplier: recorded.multiplier, details: recorded.details };
+    const decided = decideProcessAction(cmd, { player: state, playerRevision: at.revision - 1, referenceTaken: false, activationsTaken: this.activations }, { catalog: this.draft, ...replayEnv(recorded, at, this.draft) });
+    if (!decided.ok) {
+      this.problem(at, recorded.playerId, `action ${recorded.referenceId} (${recorded.actionName}) is refused under the draft (${decided.failure.code} ${decided.failure.message}): it earns nothing`);
+      return [];
+    }
+    const written = decided.value.writes.find((w) => w.stream === playerStream(recorded.playerId))!.events as PlayerEvent[];
+    for (const e of written) evolve(state, { ...e, revision: at.revision });
+    const processed = written.find((e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed')!.data;
+    this.redecided.set(recorded.referenceId, forReversal(processed));
+    this.countActivations(processed.awards, 1);
+    // A recorded activation the draft's limit no longer leaves room for.
+    if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
+    return written;
+  }
+
+  private checkActivations(recorded: ActionProcessed, processed: ActionProcessed, at: RecordedEvent): void {
+    for (const trigger of limitedTriggersOf(this.draft, recorded.actionName)) {
+      const wasAwarded = recorded.awards.some((a) => a.uid === trigger.uid);
+      if (wasAwarded && !processed.awards.some((a) => a.uid === trigger.uid) && (this.activations.get(trigger.uid) ?? 0) >= trigger.limit) {
+        this.problem(at, recorded.playerId, `action ${recorded.referenceId}: the activation of limited trigger ${trigger.uid} is beyond its limit of ${trigger.limit} under the draft; not awarded`);
+      }
+    }
+  }
+
+  /** The reversal decided again: it takes back what the re-decided action gave. */
+  private redecideReversal(state: PlayerState, recorded: ActionReversed, at: RecordedEvent): PlayerEvent[] {
+    const original = this.redecided.get(recorded.referenceId);
+    // Refused under the draft: there is nothing to take back.
+    if (!original) return [];
+    const cmd = { playerId: recorded.playerId, referenceId: recorded.referenceId, name: recorded.actionName };
+    const decided = decideReverseAction(cmd, { reference: { playerId: recorded.playerId, reversed: false }, player: state, original }, { catalog: this.draft, now: recorded.reversedAt });
+    if (!decided.ok) {
+      this.problem(at, recorded.playerId, `the reversal of action ${recorded.referenceId} is impossible under the draft (${decided.failure.message}); left out`);
+      return [];
+    }
+    const reversed: PlayerEvent = { type: 'ActionReversed', data: decided.value.answer };
+    evolve(state, { ...reversed, revision: at.revision });
+    this.countActivations(decided.value.answer.revokedAwards, -1);
+    return [reversed];
+  }
+
+  /** A fact that is not a decision stands as recorded; what the draft makes impossible in it is listed. */
+  private applyRecorded(state: PlayerState, event: PlayerEvent, at: RecordedEvent): PlayerEvent[] {
+    if ((event.type === 'PowerupActivated' || event.type === 'PowerupDeactivated') && !state.powerups.has(event.data.powerupUid)) {
+      this.problem(at, state.playerId, `${event.type} of powerup ${event.data.powerupUid}, which the player would not own under the draft`);
+    }
+    evolve(state, { ...event, revision: at.revision });
+    for (const b of event.data.effects.balances) {
+      const balance = state.balances.get(b.deliverableUid) ?? 0;
+      if (b.amount >= 0 || balance >= 0) continue;
+      const what = event.type === 'BundlePurchased' ? `the purchase ${event.data.provisionUid} of bundle ${event.data.bundleUid}: the player could no longer afford it` : `${event.type}`;
+      this.problem(at, state.playerId, `${what}; the balance of ${b.deliverableUid} would be ${balance}`);
+    }
+    return [event];
+  }
+
+  private countActivations(awards: readonly { uid: string; limited: boolean }[], delta: 1 | -1): void {
+    for (const a of awards) if (a.limited) this.activations.set(a.uid, Math.max(0, (this.activations.get(a.uid) ?? 0) + delta));
+  }
+
+  private score(standings: Standings, boards: readonly BoardDoc[], playerId: string, event: PlayerEvent, position: number): void {
+    if (!isScoring(event)) return;
+    for (const board of boards) {
+      for (const change of boardChanges(event, board)) if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
+    }
+  }
+
+  private problem(at: RecordedEvent, playerId: string, message: string): void {
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ position: at.position, playerId, type: at.type, message });
+    else this.problemsLeftOut += 1;
+  }
+
+  report(top: number): Simulation {
+    const players: Simulation['players'] = [];
+    const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
+    for (const [playerId, { before, after }] of this.players) {
+      totals.pointsBefore = addAmounts(totals.pointsBefore, before.points);
+      totals.pointsAfter = addAmounts(totals.pointsAfter, after.points);
+      const had = badgesOf(before);
+      const has = badgesOf(after);
+      const badgesGained = [...has].filter((uid) => !had.has(uid));
+      const badgesLost = [...had].filter((uid) => !has.has(uid));
+      const levelBefore = levelOf(before);
+      const levelAfter = levelOf(after);
+      const balances = [...new Set([...before.balances.keys(), ...after.balances.keys()])]
+        .map((deliverableUid) => ({ deliverableUid, before: before.balances.get(deliverableUid) ?? 0, after: after.balances.get(deliverableUid) ?? 0 }))
+        .filter((b) => b.before !== b.after);
+      const affected = before.points !== after.points || levelBefore !== levelAfter || badgesGained.length > 0 || badgesLost.length > 0 || balances.length > 0;
+      if (!affected) continue;
+      totals.badgesGained += badgesGained.length;
+      totals.badgesLost += badgesLost.length;
+      if (levelBefore !== levelAfter) totals.levelsChanged += 1;
+      players.push({ playerId, pointsBefore: before.points, pointsAfter: after.points, levelBefore, levelAfter, badgesGained, badgesLost, balances });
+    }
+    const change = (p: Simulation['players'][number]) => Math.abs(subtractAmounts(p.pointsAfter, p.pointsBefore));
+    players.sort((a, b) => change(b) - change(a) || (a.playerId < b.playerId ? -1 : 1));
+    const problems = this.problemsLeftOut ? [...this.problems, { position: 0, playerId: '', type: '', message: `and ${this.problemsLeftOut} more problems` }] : this.problems;
+    return {
+      eventsReplayed: this.eventsReplayed,
+      actionsRedecided: this.actionsRedecided,
+      playersAffected: players.length,
+      totals,
+      players: players.slice(0, top),
+      boards: this.boards.map((b) => ({ leaderboardUid: b._id, before: this.before.top(b._id, BOARD_TOP), after: this.after.top(b._id, BOARD_TOP) })),
+      problems,
+    };
+  }
+}
+
+/**
+ * What a later reversal reads of a re-decided action: its own points, grants, cost and powerup
+ * uses (what it awarded is in the player's holdings). The rest (inputs, progress, the answer) is
+ * left out, so a replay of a long log keeps one small record per action.
+ */
+const forReversal = (e: ActionProcessed): ActionProcessed => ({
+  ...e,
+  details: [],
+  progress: [],
+  awards: [],
+  levels: [],
+  result: { playerId: e.playerId, referenceId: e.referenceId, badges: null, triggers: null, achievedLevel: null, earnedPoints: e.result.earnedPoints, deliverables: null },
+  effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
+});
+
+/** All-time boards: a Standard board has one period for its whole life. */
+const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0);
+
+const badgesOf = (state: PlayerState): Set<string> => new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
+
+function levelOf(state: PlayerState): number | null {
+  let level: number | null = null;
+  for (const l of state.levelsReached.values()) if (level === null || l > level) level = l;
+  return level;
+}
+
+/**
+ * The outside world of a re-decision, as it was: the clock when the store recorded the action,
+ * the uids the action made (its cost's provision, then its powerups: the order the decider asks
+ * for them), and the rolls that make each randomized prize pick what was recorded. Past those,
+ * uids and rolls derived from the referenceId, so a replay is the same every time.
+ */
+function replayEnv(recorded: ActionProcessed, at: RecordedEvent, draft: Catalog): DecisionEnv {
+  const uids = [...(recorded.cost ? [recorded.cost.provisionUid] : []), ...recorded.effects.powerupsGranted.map((p) => p.uid)];
+  const rolls = recordedRolls(recorded, draft);
+  let derived = 0;
+  const derive = () => createHash('sha256').update(`${recorded.referenceId}:${(derived += 1)}`).digest();
+  return {
+    now: at.createdAt,
+    newUid: () => uids.shift() ?? derive().toString('hex').slice(0, 32),
+    random: () => rolls.shift() ?? derive().readUIntBE(0, 6) / 2 ** 48,
+  };
+}
+
+/** For each randomized prize the action won, the roll that picks the same deliverable under the draft. */
+function recordedRolls(recorded: ActionProcessed, draft: Catalog): number[] {
+  const rolls: number[] = [];
+  for (const award of recorded.awards) {
+    if (award.kind !== 'trigger' || award.grants.length !== 1) continue;
+    const trigger = draft.triggers.find((t) => t.uid === award.uid);
+    if (!trigger || !('randomizedPrize' in trigger) || !trigger.randomizedPrize) continue;
+    const refs = trigger.deliverables;
+    const index = refs.findIndex((x) => x.deliverable === award.grants[0].uid);
+    // As the decider weighs a prize: its weight, 1 when it has none.
+    if (index >= 0) rolls.push(rollPicking(refs, (x) => ('weight' in x && typeof x.weight === 'number' ? x.weight : 1), index));
+  }
+  return rolls;
+}
+
+/** Standings of the boards: each player's live contributions (action, chest opening) by reference. */
+class Standings {
+  private readonly scores = new Map<string, Map<string, Map<string, { at: number; points: number }>>>();
+
+  apply(board: string, playerId: string, change: BoardChange, position: number): void {
+    let players = this.scores.get(board);
+    if (!players) this.scores.set(board, (players = new Map()));
+    let live = players.get(playerId);
+    if (!live) players.set(playerId, (live = new Map()));
+    if (change.kind === 'add') live.set(change.ref, { at: position, points: change.points });
+    else if (change.kind === 'remove') live.delete(change.ref);
+    else {
+      const c = live.get(change.ref);
+      if (!c) return;
+      const left = subtractAmounts(c.points, change.points);
+      if (left > 0) c.points = left;
+      else live.delete(change.ref);
+    }
+  }
+
+  /** Highest score first; in a tie, who reached it first; tied scores share a rank (1, 2, 2, 4). */
+  top(board: string, n: number): Simulation['boards'][number]['before'] {
+    const entries: { userId: string; points: number; reachedAt: number }[] = [];
+    for (const [userId, live] of this.scores.get(board) ?? []) {
+      if (!live.size) continue;
+      let points = 0;
+      let reachedAt = 0;
+      for (const c of live.values()) {
+        points = addAmounts(points, c.points);
+        reachedAt = Math.max(reachedAt, c.at);
+      }
+      entries.push({ userId, points, reachedAt });
+    }
+    entries.sort((a, b) => b.points - a.points || a.reachedAt - b.reachedAt);
+    return entries.slice(0, n).map((e) => ({ rank: entries.findIndex((x) => x.points === e.points) + 1, userId: e.userId, points: e.points }));
+  }
+}
