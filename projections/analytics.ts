@@ -2,7 +2,7 @@
 import { addAmounts } from '../shared/amount';
 import type { DomainEvent, Recorded } from '../shared/events';
 import type { Grant } from '../shared/events/common';
-import { ANALYTICS_COLLECTIONS, activePlayerId, emptyDay, type ActivePlayerDoc, type DayDoc, type DeliverableMove, type SplitSeries, type TotalSeries } from '../shared/read-models/analytics';
+import { ANALYTICS_COLLECTIONS, emptyDay, type ActivePlayerDoc, type DayDoc, type DeliverableMove, type SplitSeries, type TotalSeries } from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/read-store/port';
 import { seasonPeriod } from '../shared/time/season';
 import type { Projector } from './runner';
@@ -50,8 +50,8 @@ class DayChanges {
  * completions, cancellations and refunds count on the day they happened.
  *
  * Idempotent under redelivery: a day document records the position of the last event applied to
- * it and skips events up to it; a player's mark of activity on a day records the action that made
- * it, so a redelivery of that action counts the player again where the day had not taken it yet.
+ * it and skips events up to it; a player's days of activity record the action that made each, so
+ * a redelivery of that action counts the player again where the day had not taken it yet.
  * Replaying events under another time zone would not be idempotent, hence `checkpointAround`
  * CatalogPublished.
  */
@@ -178,11 +178,12 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
  * redelivery of it included), so the day counts them.
  */
 async function becameActive(store: ReadStore, day: string, playerId: string, position: number): Promise<boolean> {
-  const marks = store.collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers);
-  const _id = activePlayerId(day, playerId);
-  const mark = await marks.findOne({ _id });
-  if (mark) return mark.at === position;
-  await marks.insertOne({ _id, at: position });
+  const players = store.collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers);
+  const doc = (await players.findOne({ _id: playerId })) ?? { _id: playerId, days: {} };
+  const at = doc.days[day];
+  if (at !== undefined) return at === position;
+  doc.days[day] = position;
+  await players.replaceOne({ _id: playerId }, doc, { upsert: true });
   return true;
 }
 

@@ -6,7 +6,7 @@
 
 export const ANALYTICS_COLLECTIONS = {
   days: 'analytics_days',
-  /** One document per player and day with an action: what makes `active-players` exact. */
+  /** One document per player: the days they had an action on, what makes `active-players` exact. */
   activePlayers: 'analytics_active_players',
   /** The time zone days are counted in: the latest published catalog's. */
   settings: 'analytics_settings',
@@ -40,14 +40,16 @@ export interface DayDoc {
   [key: string]: unknown;
 }
 
-/** A player active on a day; `at` is the position of the action that made them so. */
+/**
+ * The days a player had an action on (`_id` is the playerId), each with the position of the
+ * action that made them active that day. One document per player rather than per player and day:
+ * a player's days cost an entry each, not a document each.
+ */
 export interface ActivePlayerDoc {
   _id: string;
-  at: number;
+  days: Record<string, number>;
   [key: string]: unknown;
 }
-
-export const activePlayerId = (day: string, playerId: string): string => `${day}|${playerId}`;
 
 export const emptyDay = (day: string): DayDoc => ({
   _id: day,
