@@ -23,6 +23,7 @@ import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
+import { analyticsRoute } from '../read-api/analytics/route';
 import { auditRoutes } from '../read-api/audit/routes';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
@@ -239,6 +240,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     streakListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
+    analyticsRoute({ store: readStore }),
     ...feedRoutes({ events }),
     jobsRoute(jobs),
     ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),

@@ -15,7 +15,8 @@ import { BUNDLE_STOCK, playerStream, stockStream } from '../shared/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { leaderboardsProjector } from './leaderboards';
 import { PROJECTORS } from './projectors';
-import { CHECKPOINTS, ProjectionRunner } from './runner';
+import { CHECKPOINTS, ORIGIN, ProjectionRunner } from './runner';
+import { PROJECTIONS_VERSION } from './version';
 import { collectionDifferences, replay } from './verify';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
@@ -66,22 +67,34 @@ async function writeLog(events: EventStore): Promise<void> {
     revisions.set(stream, r.revisions[stream]);
   };
   const players = ['p-1', 'p-2', 'p-3'];
+  const gold = { uid: 'gold', amount: 1 };
   const action = (p: string, name: string, ref: string, timestamp: number, earnedPoints: number) =>
-    append(playerStream(p), 'ActionProcessed', { playerId: p, referenceId: ref, actionName: name, timestamp, actionPoints: earnedPoints, result: { earnedPoints } });
+    append(playerStream(p), 'ActionProcessed', { playerId: p, referenceId: ref, actionName: name, timestamp, actionPoints: earnedPoints, result: { earnedPoints }, actionGrants: name === 'earn' ? [gold] : [], cost: null, awards: [], levels: [] });
   const reversal = (p: string, name: string, ref: string, timestamp: number, actionPoints: number, revokedAwards: { awardedBy: string; awardedAt: number; points: number }[]) =>
-    append(playerStream(p), 'ActionReversed', { playerId: p, referenceId: ref, actionName: name, timestamp, reversedAt: timestamp, actionPoints, revokedAwards });
+    append(playerStream(p), 'ActionReversed', {
+      playerId: p,
+      referenceId: ref,
+      actionName: name,
+      timestamp,
+      reversedAt: timestamp + HOUR,
+      actionPoints,
+      actionGrants: name === 'earn' ? [gold] : [],
+      revokedAwards: revokedAwards.map((a) => ({ ...a, kind: 'badge', uid: 'b-x', grants: [] })),
+      revokedLevels: [],
+      refund: null,
+    });
   const stock = (type: EventType, holder: string, units: number) => append(stockStream(BUNDLE_STOCK, 'b-gold'), type, { resourceUid: 'b-gold', holder, playerId: 'p-1', units });
 
   // Before any catalog: no board to reach (a runner that kept the boards of a dropped store would find some).
   await action('p-0', 'earn', 'r0', t0 - HOUR, 10);
   await publish(events, BOARDS_V1, t0);
-  for (const p of players) await append(playerStream(p), 'PlayerRegistered', { playerId: p, username: `user ${p}`, imageName: null });
+  for (const p of players) await append(playerStream(p), 'PlayerRegistered', { playerId: p, username: `user ${p}`, imageName: null, registeredAt: t0, levels: [] });
   await action('p-1', 'earn', 'r1', t0, 10);
   await action('p-2', 'earn', 'r2', t0 + 2 * HOUR, 10);
   await action('p-1', 'play', 'r3', t0 + 3 * HOUR + 20 * 60_000, 3);
   await stock(BUNDLE_STOCK.taken, 'buy-1', 1);
   await action('p-1', 'earn', 'r4', t0 + 4 * HOUR, 25); // 10 + a badge of 15
-  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-1', openedAt: t0 + 5 * HOUR, effects: { points: 7 } });
+  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-1', chestDeliverableUid: 'chest', openedAt: t0 + 5 * HOUR, prizes: [], levels: [], effects: { points: 7 } });
   await stock(BUNDLE_STOCK.taken, 'buy-2', 2);
   await action('p-3', 'earn', 'r5', t0 + DAY, 10);
   // Reversing r4 takes back its own badge and one r1 brought (awarded in r1's period).
@@ -97,7 +110,7 @@ async function writeLog(events: EventStore): Promise<void> {
   await reversal('p-2', 'play', 'r6', t0 + DAY + HOUR, 3, []);
   await action('p-2', 'earn', 'r8', t0 + 2 * DAY, 10);
   await reversal('p-2', 'earn', 'r2', t0 + 2 * HOUR, 10, []);
-  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-2', openedAt: t0 + 9 * DAY, effects: { points: 4 } });
+  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-2', chestDeliverableUid: 'chest', openedAt: t0 + 9 * DAY, prizes: [], levels: [], effects: { points: 4 } });
   await reversal('p-2', 'earn', 'r8', t0 + 2 * DAY, 10, []);
   await action('p-2', 'play', 'r9', t0 + 2 * DAY, 3);
   await stock(BUNDLE_STOCK.taken, 'buy-3', 1);
@@ -139,6 +152,15 @@ describe('redelivery after a crash', () => {
   let events: SqliteEventStore;
   let all: RecordedEvent[];
   let reference: MemoryReadStore;
+  /**
+   * The checkpoints a runner would have written at `c`, with the origin of the read models (this
+   * log, this version): without it the runner takes them for another log's and rebuilds them.
+   */
+  const checkpointAt = async (store: ReadStore, c: number) => {
+    const checkpoints = store.collection(CHECKPOINTS);
+    await checkpoints.replaceOne({ _id: ORIGIN }, { _id: ORIGIN, logStart: all[0].id, version: PROJECTIONS_VERSION }, { upsert: true });
+    for (const p of PROJECTORS) await checkpoints.updateOne({ _id: p.name }, { $set: { position: c } }, { upsert: true });
+  };
 
   beforeAll(async () => {
     events = new SqliteEventStore(':memory:');
@@ -193,7 +215,7 @@ describe('redelivery after a crash', () => {
         const lastCatalog = all.filter((e) => e.type === 'CatalogPublished' && e.position <= k).pop();
         for (let c = lastCatalog ? lastCatalog.position - 1 : 0; c < k; c++) {
           const restarted = await copyOf(store);
-          for (const p of PROJECTORS) await restarted.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: c } }, { upsert: true });
+          await checkpointAt(restarted, c);
           leaderboardsProjector.reset!(restarted);
           const runner = new ProjectionRunner(events, restarted, PROJECTORS, log);
           await runner.start();
@@ -222,7 +244,7 @@ describe('redelivery after a crash', () => {
       for (let c = lastCatalog ? lastCatalog.position - 1 : 0; c <= k; c++) {
         const store = new MemoryReadStore();
         await replay(events, store, PROJECTORS, { to: k });
-        for (const p of PROJECTORS) await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: c } }, { upsert: true });
+        await checkpointAt(store, c);
         // A new process: nothing remembered about the store.
         leaderboardsProjector.reset!(store);
         const runner = new ProjectionRunner(events, store, PROJECTORS, log);

@@ -39,7 +39,7 @@ export const CHECKPOINTS = 'checkpoints';
  * event and the projections' version. Read models built from another log (a new event store
  * behind old read models) or by another version are rebuilt.
  */
-const ORIGIN = '$origin';
+export const ORIGIN = '$origin';
 /** The checkpoint of the whole log: how far the runner got, for readers in other processes. */
 export const LOG_CHECKPOINT = '$log';
 /**

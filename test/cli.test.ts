@@ -216,11 +216,11 @@ describe('gamification CLI', () => {
   it('rebuild replays into fresh read models and prints the rate; unknown projectors are refused', async () => {
     const [all, one, unknown] = await Promise.all([cli('rebuild'), cli('rebuild', 'leaderboards'), cli('rebuild', 'nope')]);
     expect([all.code, all.stderr, one.stderr]).toEqual([0, '', '']);
-    expect(all.stdout).toContain('rebuilt catalog-views, leaderboards, bundle-stock into a fresh in-memory store');
+    expect(all.stdout).toContain('rebuilt catalog-views, leaderboards, bundle-stock, analytics into a fresh in-memory store');
     expect(all.stdout).toMatch(new RegExp(`${(await t.service.events.readAll()).length} events in \\d+\\.\\d\\d s: \\d+ events/s`));
     expect(one.stdout).toContain('rebuilt leaderboards ');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock');
+    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock, analytics');
   });
 
   it('a replay reports its progress after each page: the events read so far and the position reached', async () => {

@@ -84,7 +84,7 @@ describeInBrowser('the console', () => {
 
     // A key the service stops accepting mid-session (revoked): the next read signs the tab out.
     await signIn(page, KEYS.auditor);
-    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.evaluate(`sessionStorage.setItem(sessionStorage.key(0), 'revoked-key')`);
     await page.getByRole('link', { name: 'Operations' }).click();
     await page.getByText('The service no longer accepts this key. Sign in again.').waitFor();
@@ -99,7 +99,7 @@ describeInBrowser('the console', () => {
     await processPurchase(playerId, referenceId);
     const { page, urls, errors } = await openConsole();
     await signIn(page, KEYS.server);
-    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 
     await page.getByRole('link', { name: 'Player', exact: true }).click();
     await page.getByLabel('Player id').fill(playerId);
@@ -154,6 +154,7 @@ describeInBrowser('the console', () => {
     for (const player of [a, b]) await processPurchase(player, randomUUID());
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.auditor);
+    await page.getByRole('link', { name: 'Leaderboards' }).click();
     await page.getByLabel('Board').selectOption({ label: 'Most purchases' });
     await page.getByRole('row', { name: new RegExp(`^1 \\(tied\\) ${a}`) }).waitFor();
     await page.getByRole('row', { name: new RegExp(`^1 \\(tied\\) ${b}`) }).waitFor();
@@ -203,7 +204,7 @@ describeInBrowser('the console', () => {
     const { page, errors } = await openConsole();
     await page.keyboard.type(KEYS.auditor);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     // Each page starts with the focus on its heading; the navigation is just before it.
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Shift+Tab');

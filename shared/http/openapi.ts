@@ -90,7 +90,10 @@ function responsesOf(route: AnyRoute): JsonSchema {
     responses['200'] = {
       description: informational ? `Success; or ${describeCodes(informational)}` : 'Success',
       headers: { ...requestId, ...(route.idempotent ? { 'X-Position': ref('headers', 'X-Position') } : {}), ...replayed },
-      content: { 'application/json': { schema: informational ? { oneOf: [success, failureOf(informational)] } : success } },
+      content: {
+        'application/json': { schema: informational ? { oneOf: [success, failureOf(informational)] } : success },
+        ...Object.fromEntries(Object.entries(route.doc.texts ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }])),
+      },
     };
   }
   for (const [status, codes] of [...byStatus].filter(([s]) => s !== '200').sort(([a], [b]) => a.localeCompare(b))) {
@@ -221,7 +224,7 @@ export function openApiDocument(routes: readonly AnyRoute[], version: string): J
     info: {
       title: 'Gamification engine',
       version,
-      description: 'Every response is the envelope `{code, data}`: code 200 on success, else an error code with a text message. Keys go in `AuthKey` or `Authorization: Bearer`.',
+      description: 'Every response is the envelope `{code, data}`: code 200 on success, else an error code with a text message (the one exception: a success asked for as CSV). Keys go in `AuthKey` or `Authorization: Bearer`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],
@@ -241,7 +244,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   chest: 'Owned chests: list, preview the odds, open one, the history of openings',
   powerup: 'Powerups: activate, deactivate, list the active ones',
   streaks: 'Streaks: each run of a player, its freezes and when it breaks',
-  admin: 'The published catalog as views, leaderboard standings, stores with stock, the jobs queue and webhooks',
+  admin: 'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
   audit: 'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
 };

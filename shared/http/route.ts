@@ -40,6 +40,18 @@ export interface RouteDoc {
   response?: z.ZodType;
   /** The endpoint's own error codes and their meaning here (auth, limit and fault codes are added). */
   errors: Readonly<Record<number, string>>;
+  /** Other forms a success may take than the JSON envelope (a TextAnswer): media type -> when and what. */
+  texts?: Readonly<Record<string, string>>;
+}
+
+/** A success answered as text of its own media type rather than in the JSON envelope (a CSV file). */
+export class TextAnswer {
+  constructor(
+    readonly mediaType: string,
+    readonly body: string,
+    /** Offered to a browser as the name to save it under. */
+    readonly filename: string,
+  ) {}
 }
 
 /** The largest request body a POST may send, unless its route allows more (`maxBodyBytes`). */
@@ -181,9 +193,15 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
       }
       if (reply.replayed || (!reply.ok && reply.failure.replayed)) res.setHeader(REPLAYED_HEADER, 'true');
       if (!reply.ok) return sendFailure(res, reply.failure);
+      if (reply.value instanceof TextAnswer) return sendText(res, reply.value);
       sendData(res, reply.value);
     });
   }
+}
+
+function sendText(res: Response, answer: TextAnswer): void {
+  res.status(200).set({ 'Content-Type': `${answer.mediaType}; charset=utf-8`, 'Content-Disposition': `attachment; filename="${answer.filename}"` });
+  res.send(answer.body);
 }
 
 /** A signal aborted when the client closes its connection. */

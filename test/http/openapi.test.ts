@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { actionResultShape, jobsOverviewShape, leaderboardDetailShape, processResultShape, profileShape, storeShape, transactionShape } from '../../shared/http/wire-shapes';
 import { httpStatusOf } from '../../shared/http/envelope';
 import { canonicalPlayerId } from '../../shared/ids';
+import { conformanceTo } from '../support/conformance';
 import { server, startTestService, tempDir, type TestService } from '../support/service';
 
 let t: TestService;
@@ -144,6 +145,16 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
     for (const route of withParams) expect([route.path, opOf(route.method, route.path).responses['400'].description]).toEqual([route.path, expect.stringMatching(/1001: .*the URL is malformed/)]);
     const res = await t.http.get('/v1/admin/actions/%E0%A4%A').set(server);
     expect([res.status, res.body.code]).toEqual([400, 1001]);
+  });
+
+  it('lists the CSV form beside the envelope where a route answers one, and no other answer has a media type it does not list', async () => {
+    const ok = opOf('GET', '/v1/admin/analytics/:series').responses['200'];
+    expect(Object.keys(ok.content!)).toEqual(['application/json', 'text/csv']);
+    expect(opOf('GET', '/v1/admin/analytics/:series').parameters.find((p) => p.name === 'format')!.schema).toMatchObject({ enum: ['json', 'csv'] });
+    // The HTTP tests' answers are checked against the listed media types (support/conformance.ts): an unlisted one fails them.
+    const conformance = conformanceTo(document as never);
+    const answer = { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: {}, req: { method: 'GET', path: '/v1/admin/analytics/actions' } };
+    expect(() => conformance.check(answer as never)).toThrow(/as text\/plain, which its document does not list \(application\/json, text\/csv\)/);
   });
 
   it('documents /health and /health/ready, without a key', () => {

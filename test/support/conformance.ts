@@ -33,6 +33,8 @@ export function conformanceTo(document: Document): Conformance {
       const what = `${req.method} ${req.path} answered ${res.status}`;
       const documented = operation.responses[String(res.status)];
       if (!documented) throw new Error(`${what}, a status its operation does not document (${Object.keys(operation.responses).join(', ')}): ${JSON.stringify(res.body)}`);
+      const mediaType = String(res.headers['content-type'] ?? '').split(';')[0];
+      if (documented.content && !(mediaType in documented.content)) throw new Error(`${what} as ${mediaType}, which its document does not list (${Object.keys(documented.content).join(', ')})`);
       const json = documented.content?.['application/json'];
       if (!json || !/^application\/json/.test(String(res.headers['content-type']))) return;
       const key = `${found.template} ${req.method} ${res.status}`;

@@ -4,10 +4,12 @@ import { errorNote, field, h } from './dom.js';
 import { catalogPage } from './pages/catalog.js';
 import { leaderboardsPage } from './pages/leaderboards.js';
 import { operationsPage } from './pages/operations.js';
+import { overviewPage } from './pages/overview.js';
 import { playerPage } from './pages/player.js';
 import { tracePage } from './pages/trace.js';
 
 const PAGES = [
+  { path: 'overview', label: 'Overview', render: overviewPage },
   { path: 'leaderboards', label: 'Leaderboards', render: leaderboardsPage },
   { path: 'player', label: 'Player', render: playerPage },
   { path: 'trace', label: 'Trace', render: tracePage },

@@ -4,6 +4,7 @@
  */
 import { get, post } from '../api.js';
 import { facts, field, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
+import { activityChart } from './player-activity.js';
 
 /** Events of the timeline asked for at a time. */
 const TIMELINE_PAGE = 100;
@@ -35,6 +36,7 @@ export function playerPage([playerId]) {
         return table('What the player holds', ['Deliverable', 'Uid', 'Amount'], balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]));
       }),
     ),
+    section('Activity', () => activityChart(playerId)),
     h(
       'div',
       { class: 'columns' },
