@@ -1,5 +1,5 @@
 /**
- * Standings and ranks against a brute-force ranking: random actions of
+ * Standings, ranks and neighbours (`around`) against a brute-force ranking: random actions of
  * three point values (many ties) by players of very different activity (some past the 16
  * contributions a score keeps one by one), random reversals, and after each round every answer
  * checked: on the service over HTTP, then on each read store adapter that runs here, the log
@@ -44,6 +44,7 @@ interface Row {
 interface Answer {
   standings: Row[];
   player?: Row | null;
+  around?: Row[];
 }
 type Ask = (board: string, query: Record<string, string>) => Promise<Answer>;
 
@@ -82,7 +83,7 @@ class BruteForce {
 const rowsOf = (rows: Row[] | undefined) => rows?.map(({ rank, points, userId }) => ({ rank, points, userId }));
 
 /** Every answer the brute force predicts, for both boards. */
-async function checkAll(ask: Ask, model: BruteForce, players: string[], label: string): Promise<void> {
+async function checkAll(ask: Ask, model: BruteForce, players: string[], random: () => number, label: string): Promise<void> {
   for (const board of ['lb-points', 'lb-big']) {
     const expected = model.standings(board);
     expect([label, board, rowsOf((await ask(board, { top: '1000' })).standings)]).toEqual([label, board, expected]);
@@ -92,6 +93,12 @@ async function checkAll(ask: Ask, model: BruteForce, players: string[], label: s
       const i = position.get(playerId);
       const answer = await ask(board, { top: '1', playerId });
       expect([label, board, playerId, answer.player && rowsOf([answer.player])![0]]).toEqual([label, board, playerId, i === undefined ? null : expected[i]]);
+      // Neighbours of a third of the players, at a random width.
+      if (random() < 0.33) {
+        const n = 1 + Math.floor(random() * 6);
+        const around = await ask(board, { top: '1', playerId, around: String(n) });
+        expect([label, board, playerId, n, rowsOf(around.around)]).toEqual([label, board, playerId, n, i === undefined ? [] : expected.slice(Math.max(0, i - n), i + n + 1)]);
+      }
     }
   }
 }
@@ -180,7 +187,7 @@ describe('leaderboards against a brute-force ranking', () => {
         }
       }
       // Every player, those without a standing too (never acted, or every action reversed).
-      await checkAll(viaHttp, model, [...players, randomUUID()], `service, round ${round}`);
+      await checkAll(viaHttp, model, [...players, randomUUID()], random, `service, round ${round}`);
     }
     const head = await own.service.events.headPosition();
     for (const [name, make] of adapters) {
@@ -190,7 +197,7 @@ describe('leaderboards against a brute-force ranking', () => {
         await runner.start();
         expect(await runner.waitFor(head, 30_000)).toBe(true);
         await runner.stop();
-        await checkAll(routeOver(store), model, [...players, randomUUID()], name);
+        await checkAll(routeOver(store), model, [...players, randomUUID()], random, name);
       } finally {
         await release();
       }

@@ -87,6 +87,10 @@ export const leaderboardDetailShape = z
     ...leaderboardCommon,
     standings: z.array(standingShape),
     player: standingShape.nullable().optional().describe('with ?playerId: that player, even outside the top'),
+    around: z
+      .array(standingShape)
+      .optional()
+      .describe('with ?playerId and ?around=N: that player with up to N standings above and N below, in standings order; [] when the player has no standing'),
   })
   .catchall(z.unknown());
 
