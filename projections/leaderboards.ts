@@ -49,9 +49,9 @@ interface Tally {
  * Idempotent under redelivery (the runner may replay events the read models already hold, and a
  * crash may come between two writes of one event): a score document records the position of the
  * last event applied to it and skips events up to it, and an event writes each document once. A
- * document left without live contributions stays, out of the standings, to keep that record. Replaying events against the boards of a later
- * catalog would not be idempotent, hence `checkpointAround` CatalogPublished: a redelivery never
- * starts before the latest catalog applied.
+ * document left without live contributions stays, out of the standings, to keep that record.
+ * Replaying events against the boards of a later catalog would not be idempotent, hence
+ * `checkpointAround` CatalogPublished: a redelivery never starts before the latest catalog applied.
  */
 export const leaderboardsProjector: Projector = {
   name: 'leaderboards',

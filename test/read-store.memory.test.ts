@@ -49,6 +49,19 @@ describe('MemoryReadStore pages of a sorted result', () => {
   });
 });
 
+// A page's names are one lookup of their ids: each found document is taken, not tested against
+// the whole list again, and unsorted they come in the order named.
+describe('MemoryReadStore lookups by _id $in', () => {
+  it('finds the named documents in the order named, once each, and skips missing ones', async () => {
+    const store = new MemoryReadStore();
+    const c = store.collection('names');
+    for (const _id of ['a', 'b', 'c', 'd']) await c.insertOne({ _id });
+    expect((await c.find({ _id: { $in: ['c', 'zz', 'a', 'c'] } })).map((d) => d._id)).toEqual(['c', 'a']);
+    expect((await c.find({ _id: { $in: ['d', 'b'] } }, { limit: 1 })).map((d) => d._id)).toEqual(['d']);
+    await store.close();
+  });
+});
+
 // The ordered index (ordered-index.ts) answers exactly as the scan it replaces: ties of every
 // field in insertion order, a replaced document in its place, a scan again where values of
 // other types or arrays would make the two differ.

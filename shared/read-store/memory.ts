@@ -293,8 +293,9 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     if (!docs || max <= 0) return [];
     const ids = namedIds(filter);
     if (ids !== undefined) {
-      const idOnly = typeof filter._id === 'string' && Object.keys(filter).length === 1;
-      const query = idOnly ? undefined : compile(filter);
+      // Nothing but the ids named: every document looked up matches, no test needed (a test of
+      // a long $in would cost the list's length for each document: a page's names, quadratic).
+      const query = namesIdsOnly(filter) ? undefined : compile(filter);
       const found: Document[] = [];
       for (const id of new Set(ids)) {
         const doc = docs.get(id);
@@ -455,6 +456,16 @@ function namedIds(filter: Filter): readonly string[] | undefined {
   const id = filter._id;
   if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string')) return id.$in as string[];
   return undefined;
+}
+
+/** Whether a filter is only `_id` equality or `_id: {$in}`: what namedIds looks up is exactly what it matches. */
+function namesIdsOnly(filter: Filter): boolean {
+  if (Object.keys(filter).length !== 1) return false;
+  const id = filter._id;
+  if (typeof id === 'string') return true;
+  if (!isPlainObject(id)) return false;
+  const operators = Object.keys(id);
+  return operators.length === 1 && (operators[0] === '$eq' || operators[0] === '$in');
 }
 
 const isIdOrder = (sort: Record<string, 1 | -1>): boolean => {

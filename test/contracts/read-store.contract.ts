@@ -94,6 +94,8 @@ export function readStoreContract(
         ['_id with another condition', { _id: 'a', tier: 'gold' }, ['a']],
         ['_id whose other condition fails', { _id: 'a', tier: 'silver' }, []],
         ['_id $in', { _id: { $in: ['a', 'd', 'zz'] } }, ['a', 'd']],
+        ['_id $in naming one twice', { _id: { $in: ['d', 'a', 'd'] } }, ['a', 'd']],
+        ['_id $eq', { _id: { $eq: 'b' } }, ['b']],
         ['_id $in with another condition', { _id: { $in: ['a', 'b', 'c', 'a'] }, tier: 'gold' }, ['a', 'c']],
         ['_id $gt, for paging by _id', { _id: { $gt: 'b' } }, ['c', 'd']],
         ['empty filter', {}, ['a', 'b', 'c', 'd']],
