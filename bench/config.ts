@@ -71,7 +71,7 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     rebuildEventsPerPlayer: num(env, 'BENCH_REBUILD_EVENTS_PER_PLAYER', 50),
     historyEvents: num(env, 'BENCH_HISTORY_EVENTS', quick ? 5_000 : 100_000),
     historyRequests: num(env, 'BENCH_HISTORY_REQUESTS', quick ? 50 : 300),
-    rssPlayers: num(env, 'BENCH_RSS_PLAYERS', quick ? 5_000 : 100_000),
+    rssPlayers: num(env, 'BENCH_RSS_PLAYERS', quick ? 5_000 : 1_000_000),
     rssConnections: num(env, 'BENCH_RSS_CONNECTIONS', 10),
     restartEvents: num(env, 'BENCH_RESTART_EVENTS', quick ? 50_000 : 1_000_000),
     webhookReceiverMs: num(env, 'BENCH_WEBHOOK_RECEIVER_MS', 200),

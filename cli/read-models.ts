@@ -40,7 +40,7 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
     const head = await events.headPosition();
     if (config.mongoUrl) {
       for (const p of selected) {
-        for (const c of p.collections) await store.dropCollection(c);
+        for (const c of [...p.collections, ...(p.retiredCollections ?? [])]) await store.dropCollection(c);
         await store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
       }
     }

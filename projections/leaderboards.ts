@@ -2,8 +2,8 @@
 import { addAmounts, subtractAmounts } from '../shared/amount';
 import { operatorEventOf, playerEventOf, type Recorded } from '../shared/events';
 import type { CatalogPublished } from '../shared/events/operator-events';
-import { boardChanges, boardsOfCatalog, countedScore, isScoring, LEADERBOARD_COLLECTIONS, periodOf, scoreCountId, type BoardChange, type BoardDoc, type LiveContribution, type ScoreCountDoc, type ScoreDoc, type ScoringEvent } from '../shared/read-models/leaderboards';
-import type { Collection, ReadStore } from '../shared/read-store/port';
+import { boardChanges, boardsOfCatalog, isScoring, LEADERBOARD_COLLECTIONS, periodOf, type BoardChange, type BoardDoc, type LiveContribution, type ScoreDoc, type ScoringEvent } from '../shared/read-models/leaderboards';
+import type { ReadStore } from '../shared/read-store/port';
 import { CATALOG_STREAM, playerStream } from '../shared/streams';
 import type { LogReader, Projector } from './runner';
 
@@ -32,26 +32,25 @@ interface Tally {
  * later awards it brought down, in the periods they were added to, so the standings, ties
  * included, are those of a history without the reversed action.
  *
- * Beside each score document, how many players hold each score, from which a rank is summed.
+ * The store keeps the score documents ordered by board, period, standing, score and tie-break
+ * (the index below): a page of the standings, a player's rank and their neighbours are read from
+ * that order without reading the players ahead.
  *
  * Idempotent under redelivery (the runner may replay events the read models already hold, and a
  * crash may come between two writes of one event): a score document records the position of the
- * last event applied to it and skips events before it; for that last event it only finishes moving
- * its player's count (from `countedBefore` to its score), and each count records the last event
- * that moved it, so no event moves it twice. A document left without live contributions stays,
- * out of the standings, to keep that record. Replaying events against the boards of a later
- * catalog would not be idempotent, hence `checkpointAround` CatalogPublished: a redelivery never
- * starts before the latest catalog applied.
+ * last event applied to it and skips events up to it, and an event writes each document once. A
+ * document left without live contributions stays, out of the standings, to keep that record.
+ * Replaying events against the boards of a later catalog would not be idempotent, hence
+ * `checkpointAround` CatalogPublished: a redelivery never starts before the latest catalog applied.
  */
 export const leaderboardsProjector: Projector = {
   name: 'leaderboards',
   collections: Object.values(LEADERBOARD_COLLECTIONS),
+  // How many players held each score, from which ranks were summed before the index gave them.
+  retiredCollections: ['lb_score_counts'],
   // Standings of a board and period, best first and earlier reacher first in a tie; a player's
-  // rank, from the counts of the scores above theirs in the same board and period.
-  indexes: [
-    { collection: LEADERBOARD_COLLECTIONS.scores, keys: { board: 1, period: 1, score: -1, reachedAt: 1 } },
-    { collection: LEADERBOARD_COLLECTIONS.scoreCounts, keys: { board: 1, period: 1, score: -1 } },
-  ],
+  // rank, the number of standings with a higher score in the same board and period, plus one.
+  indexes: [{ collection: LEADERBOARD_COLLECTIONS.scores, keys: { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1 } }],
   handles: new Set(['CatalogPublished', 'PlayerRegistered', 'PlayerUpdated', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store, log) {
@@ -147,44 +146,24 @@ async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStor
   }
   if (byDocument.size === 0) return;
   const scores = store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  const counts = store.collection<ScoreCountDoc>(LEADERBOARD_COLLECTIONS.scoreCounts);
   for (const [id, { board, period, changes }] of byDocument) {
     const stored = await scores.findOne({ _id: id });
-    if (stored && event.position < stored.appliedAt) continue;
-    let moved = stored;
-    if (!stored || event.position > stored.appliedAt) {
-      let tally: Tally = stored?.inStandings ? { latest: stored.latest, earlier: stored.earlier } : { latest: [], earlier: 0 };
-      for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
-      if (tally.latest.length === 0 && tally.earlier > 0) tally = await recount(log, { board, period, playerId }, event.position);
-      // Never in the standings and still out of them: nothing to record.
-      if (!stored && tally.latest.length === 0) continue;
-      moved = documentOf({ id, board, period, playerId }, tally, event.position, countedScore(stored));
-      await scores.replaceOne({ _id: id }, moved, { upsert: true });
-    }
-    const from = moved!.countedBefore;
-    const to = countedScore(moved);
-    if (from === to) continue;
-    if (from !== null) await moveCount(counts, { board, period, score: from, delta: -1, position: event.position });
-    if (to !== null) await moveCount(counts, { board, period, score: to, delta: 1, position: event.position });
+    if (stored && event.position <= stored.appliedAt) continue;
+    let tally: Tally = stored?.inStandings ? { latest: stored.latest, earlier: stored.earlier } : { latest: [], earlier: 0 };
+    for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
+    if (tally.latest.length === 0 && tally.earlier > 0) tally = await recount(log, { board, period, playerId }, event.position);
+    // Never in the standings and still out of them: nothing to record.
+    if (!stored && tally.latest.length === 0) continue;
+    await scores.replaceOne({ _id: id }, documentOf({ id, board, period, playerId }, tally, event.position), { upsert: true });
   }
 }
 
 /** A score document from its tally; without live contributions it is out of the standings. */
-function documentOf(at: { id: string; board: string; period: string; playerId: string }, tally: Tally, position: number, countedBefore: number | null): ScoreDoc {
+function documentOf(at: { id: string; board: string; period: string; playerId: string }, tally: Tally, position: number): ScoreDoc {
   const inStandings = tally.latest.length > 0;
   const score = tally.latest.reduce((sum, [, , points]) => addAmounts(sum, points), tally.earlier);
   const reachedAt = inStandings ? tally.latest[tally.latest.length - 1][1] : 0;
-  return { _id: at.id, board: at.board, period: at.period, playerId: at.playerId, score, inStandings, reachedAt, latest: tally.latest, earlier: tally.earlier, appliedAt: position, countedBefore };
-}
-
-/** Moves the number of players holding a score by one, once per event: a count this event already moved is left alone. */
-async function moveCount(counts: Collection<ScoreCountDoc>, move: { board: string; period: string; score: number; delta: 1 | -1; position: number }): Promise<void> {
-  const { board, period, score, delta, position } = move;
-  const _id = scoreCountId(board, period, score);
-  // Read, then written whole: the projector is the only writer, and both are lookups by _id.
-  const stored = await counts.findOne({ _id });
-  if (stored && position <= stored.appliedAt) return;
-  await counts.replaceOne({ _id }, { _id, board, period, score, players: (stored?.players ?? 0) + delta, appliedAt: position }, { upsert: true });
+  return { _id: at.id, board: at.board, period: at.period, playerId: at.playerId, score, inStandings, reachedAt, latest: tally.latest, earlier: tally.earlier, appliedAt: position };
 }
 
 /**

@@ -54,6 +54,23 @@ describe('ProjectionRunner', () => {
     await events.close();
   });
 
+  it('drops the collections an earlier version of a projector wrote when it rebuilds, keeping others', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000001')], 'no_stream');
+    await store.collection('old_counts').insertOne({ _id: 's-1', n: 1 });
+    await store.collection('unrelated').insertOne({ _id: 'x' });
+    const runner = new ProjectionRunner(events, store, [{ ...counter, retiredCollections: ['old_counts'] }], pino({ level: 'silent' }));
+    await runner.start();
+    await runner.rebuild();
+    expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
+    expect(await store.listCollections()).not.toContain('old_counts');
+    expect(await store.collection('unrelated').findOne({ _id: 'x' })).toEqual({ _id: 'x' });
+    expect(await store.collection('counts').findOne({ _id: 's-1' })).toEqual({ _id: 's-1', n: 1 });
+    await runner.stop();
+    await events.close();
+  });
+
   it('writes checkpoints in batches: at least every 1000 events, and soon after the log goes idle', async () => {
     const events = new SqliteEventStore(':memory:');
     const store = new MemoryReadStore();

@@ -13,7 +13,9 @@ export interface Projector {
   name: string;
   /** Collections it owns: dropped on rebuild. */
   collections: readonly string[];
-  /** The indexes the readers of its collections need (MongoDB creates them; the memory store scans). */
+  /** Collections an earlier version of it wrote and this one does not: dropped on rebuild too, so they do not linger. */
+  retiredCollections?: readonly string[];
+  /** The indexes the readers of its collections need (MongoDB creates them; the memory store keeps them ordered, ordered-index.ts). */
   indexes?: readonly { collection: string; keys: IndexKeys }[];
   /** Event types it handles; others are skipped without touching the read store. */
   handles: ReadonlySet<EventType>;
@@ -294,7 +296,7 @@ export class ProjectionRunner {
 
   private async drop(projectors: readonly Projector[]): Promise<void> {
     for (const p of projectors) {
-      for (const c of p.collections) await this.store.dropCollection(c);
+      for (const c of [...p.collections, ...(p.retiredCollections ?? [])]) await this.store.dropCollection(c);
       p.reset?.(this.store);
       await this.store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
     }

@@ -149,7 +149,7 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
-  it('shows the leaderboards with ties, a player\'s own row, the catalog and the operations', async () => {
+  it('shows the leaderboards with ties, a player with their neighbours, the catalog and the operations', async () => {
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
     for (const player of [a, b]) await processPurchase(player, randomUUID());
     const { page, errors } = await openConsole();
@@ -163,7 +163,9 @@ describeInBrowser('the console', () => {
     await page.getByText(`Player ${c} has no score on this board.`).waitFor();
     await page.getByLabel('Player id').fill(a);
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.getByRole('table', { name: "The player's own row" }).getByRole('row', { name: new RegExp(`1 \\(tied\\) ${a}`) }).waitFor();
+    const neighbours = page.getByRole('table', { name: 'The player and their neighbours' });
+    await neighbours.getByRole('row', { name: new RegExp(`1 \\(tied\\) ${a} \\(this player\\)`) }).waitFor();
+    await neighbours.getByRole('row', { name: new RegExp(`^1 \\(tied\\) ${b} `) }).waitFor();
     await page.getByLabel('Board').selectOption({ label: 'Weekly points' });
     await expect(page.getByLabel('Season').isVisible()).resolves.toBe(true);
     await page.getByLabel('Season').fill('2026-11');

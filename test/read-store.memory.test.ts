@@ -1,5 +1,6 @@
 import type { Sort } from '../shared/read-store/port';
 import { MemoryReadStore } from '../shared/read-store/memory';
+import { OrderedIndex } from '../shared/read-store/ordered-index';
 import { readStoreContract } from './contracts/read-store.contract';
 
 readStoreContract('memory', async () => new MemoryReadStore());
@@ -44,6 +45,107 @@ describe('MemoryReadStore pages of a sorted result', () => {
       const filtered = (await c.find({ at: { $lt: 3 } }, { sort })).map((d) => d._id);
       expect((await c.find({ at: { $lt: 3 } }, { sort, limit: 15 })).map((d) => d._id)).toEqual(filtered.slice(0, 15));
     }
+    await store.close();
+  });
+});
+
+// A page's names are one lookup of their ids: each found document is taken, not tested against
+// the whole list again, and unsorted they come in the order named.
+describe('MemoryReadStore lookups by _id $in', () => {
+  it('finds the named documents in the order named, once each, and skips missing ones', async () => {
+    const store = new MemoryReadStore();
+    const c = store.collection('names');
+    for (const _id of ['a', 'b', 'c', 'd']) await c.insertOne({ _id });
+    expect((await c.find({ _id: { $in: ['c', 'zz', 'a', 'c'] } })).map((d) => d._id)).toEqual(['c', 'a']);
+    expect((await c.find({ _id: { $in: ['d', 'b'] } }, { limit: 1 })).map((d) => d._id)).toEqual(['d']);
+    await store.close();
+  });
+});
+
+// The ordered index (ordered-index.ts) answers exactly as the scan it replaces: ties of every
+// field in insertion order, a replaced document in its place, a scan again where values of
+// other types or arrays would make the two differ.
+describe('MemoryReadStore queries answered by an index', () => {
+  const keys = { board: 1, period: 1, score: -1, at: 1 } as const;
+  const sort = { score: -1, at: 1 } as const;
+
+  it('gives what the same writes and queries give on a collection without one, and answers from the index', async () => {
+    const store = new MemoryReadStore();
+    await store.ensureIndex('indexed', keys);
+    const indexed = store.collection('indexed');
+    const plain = store.collection('plain');
+    const answered = jest.spyOn(OrderedIndex.prototype, 'idsAt');
+    let seed = 11;
+    const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    // 6,000 documents: a tree three levels deep (leaves split at 64 entries), its nodes split and merged by the churn.
+    const ids = Array.from({ length: 6_000 }, (_, i) => `d${i}`);
+    const rowOf = (id: string) => ({ _id: id, board: `b${random(2)}`, period: 'all', score: random(40), at: random(3) });
+    const both = async (write: (c: typeof plain) => Promise<unknown>) => {
+      await write(indexed);
+      await write(plain);
+    };
+    const compareQueries = async () => {
+      for (const board of ['b0', 'b1']) {
+        const filter = { board, period: 'all' };
+        for (const [skip, limit] of [[0, 10], [0, 0], [137, 25], [5000, 3]]) {
+          expect((await indexed.find(filter, { sort, skip, limit })).map((d) => d._id)).toEqual((await plain.find(filter, { sort, skip, limit })).map((d) => d._id));
+        }
+        for (const range of [{ $gt: 20 }, { $gte: 0, $lt: 3 }, { $lte: 39 }, { $lt: 0 }]) {
+          expect(await indexed.countDocuments({ ...filter, score: range })).toBe(await plain.countDocuments({ ...filter, score: range }));
+          expect((await indexed.find({ ...filter, score: range }, { sort, limit: 7 })).map((d) => d._id)).toEqual((await plain.find({ ...filter, score: range }, { sort, limit: 7 })).map((d) => d._id));
+        }
+        expect(await indexed.countDocuments({ ...filter, score: 7, at: { $lt: 2 } })).toBe(await plain.countDocuments({ ...filter, score: 7, at: { $lt: 2 } }));
+      }
+    };
+    for (let i = 0; i < ids.length; i++) {
+      const row = rowOf(ids[i]);
+      await both((c) => c.insertOne(row));
+    }
+    answered.mockClear();
+    await compareQueries();
+    expect(answered).toHaveBeenCalled();
+    for (let i = 0; i < 6_000; i++) {
+      const id = ids[random(ids.length)];
+      const roll = random(3);
+      if (roll === 0) {
+        const row = rowOf(id);
+        await both((c) => c.replaceOne({ _id: id }, row, { upsert: true }));
+      } else if (roll === 1) {
+        const score = random(40);
+        await both((c) => c.updateOne({ _id: id }, { $set: { score } }));
+      } else await both((c) => c.deleteMany({ _id: id }));
+    }
+    await compareQueries();
+    // Another type in a ranged field, then an array in an indexed one: answered by a scan, still the same.
+    await both((c) => c.replaceOne({ _id: 'odd' }, { _id: 'odd', board: 'b0', period: 'all', score: 'high', at: 0 }, { upsert: true }));
+    await compareQueries();
+    await both((c) => c.replaceOne({ _id: 'odd' }, { _id: 'odd', board: ['b0', 'b1'], period: 'all', score: 3, at: 0 }, { upsert: true }));
+    answered.mockClear();
+    await compareQueries();
+    expect(answered).not.toHaveBeenCalled();
+    await both((c) => c.deleteMany({ _id: 'odd' }));
+    await compareQueries();
+    expect(answered).toHaveBeenCalled();
+    answered.mockRestore();
+    await store.close();
+  });
+
+  it('is filled with the documents already stored when declared late, and kept across a drop', async () => {
+    const store = new MemoryReadStore();
+    const c = store.collection('late');
+    for (const [id, score] of [['a', 1], ['b', 3], ['c', 3], ['d', 2]] as const) await c.insertOne({ _id: id, board: 'x', period: 'all', score, at: 0 });
+    store.load('late', [{ _id: 'e', board: 'x', period: 'all', score: 3, at: 0 }]);
+    await store.ensureIndex('late', keys);
+    await store.ensureIndex('late', keys);
+    const page = async () => (await c.find({ board: 'x', period: 'all' }, { sort })).map((d) => d._id);
+    expect(await page()).toEqual(['b', 'c', 'e', 'd', 'a']);
+    await store.dropCollection('late');
+    await c.insertOne({ _id: 'z', board: 'x', period: 'all', score: 1, at: 0 });
+    await c.insertOne({ _id: 'y', board: 'x', period: 'all', score: 1, at: 0 });
+    const answered = jest.spyOn(OrderedIndex.prototype, 'idsAt');
+    expect(await page()).toEqual(['z', 'y']);
+    expect(answered).toHaveBeenCalled();
+    answered.mockRestore();
     await store.close();
   });
 });

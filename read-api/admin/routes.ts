@@ -7,7 +7,7 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import type { ReadStore } from '../../shared/read-store/port';
 import { parseSeasonKey, SEASONS } from '../../shared/time/season';
-import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreCountDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
+import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../shared/read-models/bundle-stock';
 import { actionDetailShape, actionShape, badgeDetailShape, badgeShape, leaderboardDetailShape, leaderboardShape, levelShape, rankSetShape, storeShape, triggerDetailShape, triggerShape } from '../../shared/http/wire-shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
@@ -77,40 +77,66 @@ const standingsQuery = z.object({
     .meta({ description: 'A period of a Season board: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly); default the current one. Ignored by an all-time board.' })
     .optional(),
   playerId: z.string().meta(PLAYER_ID_DOC).optional(),
+  around: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 1 to 50')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 50, 'must be a whole number from 1 to 50')
+    .meta({ type: 'integer', minimum: 1, maximum: 50, pattern: undefined, description: 'With playerId: adds `around`, the player with up to this many standings above and below' })
+    .optional(),
 });
 
+/** A row of the standings as the routes show it. */
+interface Standing {
+  rank: number;
+  points: number;
+  userId: string;
+  username: string;
+  imageName: string | null;
+}
+
 /**
- * Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. A page
- * is two queries whatever its size (its scores, then their players' names); a player's rank sums
- * the counts of the distinct scores above theirs, without reading the players ahead.
+ * Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. Every
+ * read follows the index of the score documents (board, period, inStandings, score, reachedAt):
+ * a page is the first documents of its range, a player's rank one more than the standings with
+ * a higher score (a count), their position that plus the ties reached earlier, and their
+ * neighbours the documents around that position. None reads the players ahead.
  */
-async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: number, playerId: string | null) {
+async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: number, playerId: string | null, around: number | null) {
   const scores = deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  const rows = await scores.find({ board: board._id, period, inStandings: true }, { sort: { score: -1, reachedAt: 1 }, limit: top });
+  const inPeriod = { board: board._id, period, inStandings: true };
+  const order = { score: -1, reachedAt: 1 } as const;
+  const rankOf = async (score: number) => 1 + (await scores.countDocuments({ ...inPeriod, score: { $gt: score } }));
+  const rows = await scores.find(inPeriod, { sort: order, limit: top });
   const mine = playerId ? await scores.findOne({ _id: `${board._id}|${period}|${playerId}` }) : null;
-  const inStandings = mine && countedScore(mine) !== null ? mine : null;
+  const own = mine && countedScore(mine) !== null ? mine : null;
+  const ownRank = own ? await rankOf(own.score) : null;
+  let neighbours: { docs: ScoreDoc[]; start: number; firstRank: number } | null = null;
+  if (own && ownRank !== null && around !== null) {
+    const position = ownRank - 1 + (await scores.countDocuments({ ...inPeriod, score: own.score, reachedAt: { $lt: own.reachedAt } }));
+    const start = Math.max(0, position - around);
+    const docs = await scores.find(inPeriod, { sort: order, skip: start, limit: position - start + around + 1 });
+    if (docs.length > 0) neighbours = { docs, start, firstRank: docs[0].score === own.score ? ownRank : await rankOf(docs[0].score) };
+  }
   const players = await deps.store
     .collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players)
-    .find({ _id: { $in: [...new Set([...rows, ...(inStandings ? [inStandings] : [])].map((doc) => doc.playerId))] } });
+    .find({ _id: { $in: [...new Set([...rows, ...(own ? [own] : []), ...(neighbours?.docs ?? [])].map((doc) => doc.playerId))] } });
   const names = new Map(players.map((p) => [p._id, p]));
-  const entry = (doc: ScoreDoc, rank: number) => {
+  const entry = (doc: ScoreDoc, rank: number): Standing => {
     const p = names.get(doc.playerId);
     return { rank, points: doc.score, userId: doc.playerId, username: p?.username ?? doc.playerId, imageName: p?.imageName ?? null };
   };
-  const out = [];
-  let rank = 0;
-  for (let i = 0; i < rows.length; i++) {
-    if (i === 0 || rows[i].score !== rows[i - 1].score) rank = i + 1;
-    out.push(entry(rows[i], rank));
-  }
-  let player = undefined;
-  if (playerId) {
-    if (inStandings) {
-      const above = await deps.store.collection<ScoreCountDoc>(LEADERBOARD_COLLECTIONS.scoreCounts).find({ board: board._id, period, score: { $gt: inStandings.score } });
-      player = entry(inStandings, 1 + above.reduce((sum, count) => sum + count.players, 0));
-    } else player = null;
-  }
-  return { standings: out, player };
+  /** Rows from position `start` of the standings, the first of rank `firstRank`: a row tied with the one before shares its rank. */
+  const ranked = (docs: ScoreDoc[], start: number, firstRank: number) => {
+    const out: Standing[] = [];
+    for (let i = 0; i < docs.length; i++) out.push(entry(docs[i], i === 0 ? firstRank : docs[i].score === docs[i - 1].score ? out[i - 1].rank : start + i + 1));
+    return out;
+  };
+  return {
+    standings: ranked(rows, 0, 1),
+    player: playerId ? (own && ownRank !== null ? entry(own, ownRank) : null) : undefined,
+    around: around === null ? undefined : neighbours ? ranked(neighbours.docs, neighbours.start, neighbours.firstRank) : [],
+  };
 }
 
 export function adminRoutes(deps: ReadDeps): AnyRoute[] {
@@ -144,16 +170,17 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         summary: 'A leaderboard with its standings (a one-element array)',
         query: standingsQuery,
         response: z.array(leaderboardDetailShape),
-        errors: { 1001: 'top outside 1..1000, or season not a period (of the board\'s season, on a Season board)', 1002: 'Invalid player: playerId must be a UUID', 9007: 'Leaderboard does not exist' },
+        errors: { 1001: 'top outside 1..1000, around outside 1..50 or without playerId, or season not a period (of the board\'s season, on a Season board)', 1002: 'Invalid player: playerId must be a UUID', 9007: 'Leaderboard does not exist' },
       },
       parse: ({ params, query }) => {
         const q = parseWith(standingsQuery, query);
         if (!q.ok) return q;
         const playerId = q.value.playerId === undefined ? null : canonicalPlayerId(q.value.playerId);
         if (q.value.playerId !== undefined && !playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
-        return ok({ id: params.leaderboardID, top: q.value.top ?? 10, season: q.value.season ?? null, playerId });
+        if (q.value.around !== undefined && q.value.playerId === undefined) return fail(1001, 'around: needs playerId (the player to show with their neighbours)');
+        return ok({ id: params.leaderboardID, top: q.value.top ?? 10, season: q.value.season ?? null, playerId, around: q.value.around ?? null });
       },
-      async handle({ id, top, season, playerId }) {
+      async handle({ id, top, season, playerId, around }) {
         const view = await deps.store.collection<ViewDocument>(C.leaderboards).findOne({ _id: id });
         const board = await deps.store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).findOne({ _id: id });
         if (!view || !board) return fail(9007, 'Leaderboard does not exist');
@@ -163,8 +190,8 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
           period = parseSeasonKey(season, board.season!);
           if (period === null) return fail(1001, `season: not a ${board.season} period (e.g. ${examplePeriod(board.season!)})`);
         } else period = periodOf({ ...board, startMs: null, endMs: null }, deps.now());
-        const { standings: rows, player } = await standings(deps, board, period!, top, playerId);
-        return ok([{ ...view.detail, standings: rows, ...(playerId ? { player } : {}) }]);
+        const found = await standings(deps, board, period!, top, playerId, around);
+        return ok([{ ...view.detail, standings: found.standings, ...(playerId ? { player: found.player } : {}), ...(around !== null ? { around: found.around } : {}) }]);
       },
     }),
     listRoute(deps, '/v1/admin/stores', C.stores, EVERY_TIER, false, ['Every store with its bundles and remaining stock', storeShape], withRemainingStock),

@@ -83,7 +83,15 @@ const leaderboardCommon = {
 export const leaderboardShape = z.object(leaderboardCommon).catchall(z.unknown());
 export const standingShape = z.object({ rank: z.number().int(), points: z.number(), userId: z.string(), username: z.string(), imageName: nullableString });
 export const leaderboardDetailShape = z
-  .object({ ...leaderboardCommon, standings: z.array(standingShape), player: standingShape.nullable().optional().describe('with ?playerId: that player, even outside the top') })
+  .object({
+    ...leaderboardCommon,
+    standings: z.array(standingShape),
+    player: standingShape.nullable().optional().describe('with ?playerId: that player, even outside the top'),
+    around: z
+      .array(standingShape)
+      .optional()
+      .describe('with ?playerId and ?around=N: that player with up to N standings above and N below, in standings order; [] when the player has no standing'),
+  })
   .catchall(z.unknown());
 
 export const storeShape = z.object({

@@ -1,7 +1,7 @@
 /**
  * The leaderboards read model: board definitions, one score document per board, period and
- * player, how many players hold each score (a player's rank sums those above theirs), and the
- * players' display names. Written by the leaderboards projector, read by the leaderboard routes.
+ * player, and the players' display names. Written by the leaderboards projector, read by the
+ * leaderboard routes.
  */
 import { addAmounts } from '../amount';
 import type { Catalog, Leaderboard } from '../catalog/schema';
@@ -9,7 +9,7 @@ import type { PlayerEvent } from '../events';
 import { localIsoToEpochMs } from '../time/local-time';
 import { seasonPeriod } from '../time/season';
 
-export const LEADERBOARD_COLLECTIONS = { boards: 'lb_boards', scores: 'lb_scores', scoreCounts: 'lb_score_counts', players: 'lb_players' } as const;
+export const LEADERBOARD_COLLECTIONS = { boards: 'lb_boards', scores: 'lb_scores', players: 'lb_players' } as const;
 
 /** The period key of a Standard board: one period for its whole life. */
 export const STANDARD_PERIOD = 'all';
@@ -50,37 +50,15 @@ export interface ScoreDoc {
   /** The sum of the older live contributions. */
   earlier: number;
   /**
-   * Position of the last event applied to the document: an event before it is a redelivery
+   * Position of the last event applied to the document: an event up to it is a redelivery
    * (after a restart from an older checkpoint) and is skipped.
    */
   appliedAt: number;
-  /**
-   * The score the document was counted under in `lb_score_counts` before that event (null: out
-   * of the standings), so that a redelivery of the event finishes moving its count.
-   */
-  countedBefore: number | null;
   [key: string]: unknown;
 }
 
 /** The score a document is counted under in the standings: null when out of them. */
 export const countedScore = (doc: ScoreDoc | null): number | null => (doc && doc.inStandings ? doc.score : null);
-
-/**
- * How many players of a board and period hold exactly `score`. A player's rank is 1 + the players
- * of the scores above theirs: as many documents to read as distinct scores above, not players.
- */
-export interface ScoreCountDoc {
-  _id: string;
-  board: string;
-  period: string;
-  score: number;
-  players: number;
-  /** Position of the last event that moved this count (a redelivered one is skipped). */
-  appliedAt: number;
-  [key: string]: unknown;
-}
-
-export const scoreCountId = (board: string, period: string, score: number): string => `${board}|${period}|${score}`;
 
 /** The period of a board an instant falls in, or null outside the board's dates. */
 export function periodOf(board: BoardDoc, ts: number): string | null {

@@ -91,8 +91,10 @@ export class FileBackedReadStore implements ReadStore {
     return this.memory.collection<T>(name);
   }
 
-  /** Queries run in memory, as in MemoryReadStore: nothing to index. */
-  async ensureIndex(_collection: string, _keys: IndexKeys): Promise<void> {}
+  /** Queries run in memory: the memory store's indexes serve them. */
+  ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
+    return this.memory.ensureIndex(collection, keys);
+  }
 
   dropCollection(name: string): Promise<void> {
     return this.memory.dropCollection(name);

@@ -12,7 +12,8 @@ import { Query as BaseQuery } from 'mingo/query';
 import * as queryOperators from 'mingo/operators/query';
 import * as updateOperatorModule from 'mingo/operators/update';
 import { compare, resolve } from 'mingo/util';
-import { Collection, Document, DuplicateKeyError, Filter, FindOptions, ReadStore, Sort, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
+import { OrderedIndex, type IndexRange } from './ordered-index';
+import { Collection, Document, DuplicateKeyError, Filter, FindOptions, IndexKeys, ReadStore, Sort, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
 
 /*
  * mingo's top-level Query and update() copy its whole operator registry (a few hundred
@@ -32,30 +33,51 @@ export interface ReadStoreChanges {
   dropped(collection: string): void;
 }
 
-/** One collection's documents by _id, telling `changes` what it sets and deletes. */
+/** One collection's documents by _id, keeping its indexes and telling `changes` what it sets and deletes. */
 class Documents extends Map<string, Document> {
+  readonly indexes: OrderedIndex[];
+
   constructor(
     readonly collection: string,
     private readonly changes: ReadStoreChanges | undefined,
+    indexKeys: readonly IndexKeys[],
   ) {
     super();
+    this.indexes = indexKeys.map((keys) => new OrderedIndex(keys));
   }
 
   override set(id: string, doc: Document): this {
-    super.set(id, doc);
+    this.restore(doc);
     this.changes?.changed(this.collection, id);
     return this;
   }
 
+  /** Stores a document without telling `changes` (read back from persistence). */
+  restore(doc: Document): void {
+    super.set(doc._id, doc);
+    for (const index of this.indexes) index.set(doc);
+  }
+
   override delete(id: string): boolean {
     const had = super.delete(id);
-    if (had) this.changes?.changed(this.collection, id);
+    if (had) {
+      for (const index of this.indexes) index.delete(id);
+      this.changes?.changed(this.collection, id);
+    }
     return had;
   }
 
   override clear(): void {
     if (this.changes) for (const id of this.keys()) this.changes.changed(this.collection, id);
     super.clear();
+    for (const index of this.indexes) index.clear();
+  }
+
+  /** An index declared once documents are stored: filled with them, in their order. */
+  addIndex(keys: IndexKeys): void {
+    const index = new OrderedIndex(keys);
+    for (const doc of this.values()) index.set(doc);
+    this.indexes.push(index);
   }
 }
 
@@ -72,13 +94,15 @@ export class MemoryReadStore implements ReadStore {
   /** A collection exists from its first insert (as on MongoDB) until it is dropped. */
   private readonly collections = new Map<string, Documents>();
   private readonly handles = new Map<string, MemoryCollection<Document>>();
+  /** The indexes declared per collection, kept across drops as on MongoDB. */
+  private readonly indexKeys = new Map<string, IndexKeys[]>();
 
   constructor(private readonly changes?: ReadStoreChanges) {}
 
   collection<T extends Document = Document>(name: string): Collection<T> {
     let handle = this.handles.get(name);
     if (!handle) {
-      handle = new MemoryCollection(name, this.collections, () => new Documents(name, this.changes));
+      handle = new MemoryCollection(name, this.collections, () => this.emptyCollection(name));
       this.handles.set(name, handle);
     }
     return handle as unknown as Collection<T>;
@@ -92,12 +116,25 @@ export class MemoryReadStore implements ReadStore {
   /** Documents read back from persistence, stored as they are without telling `changes`. */
   load(collection: string, docs: Iterable<Document>): void {
     let stored = this.collections.get(collection);
-    if (!stored) this.collections.set(collection, (stored = new Documents(collection, this.changes)));
-    for (const doc of docs) Map.prototype.set.call(stored, doc._id, doc);
+    if (!stored) this.collections.set(collection, (stored = this.emptyCollection(collection)));
+    for (const doc of docs) stored.restore(doc);
   }
 
-  /** The documents are in memory and queries scan them: there is nothing to index. */
-  async ensureIndex(): Promise<void> {}
+  /**
+   * Keeps the collection's documents ordered by `keys` (ordered-index.ts), from which queries on
+   * a prefix of them are answered without a scan: counted in O(log n), a page read in O(log n +
+   * page).
+   */
+  async ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
+    const declared = this.indexKeys.get(collection) ?? [];
+    if (declared.some((k) => isDeepStrictEqual(Object.entries(k), Object.entries(keys)))) return;
+    this.indexKeys.set(collection, [...declared, { ...keys }]);
+    this.collections.get(collection)?.addIndex(keys);
+  }
+
+  private emptyCollection(name: string): Documents {
+    return new Documents(name, this.changes, this.indexKeys.get(name) ?? []);
+  }
 
   async dropCollection(name: string): Promise<void> {
     this.collections.delete(name);
@@ -135,6 +172,13 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     const { sort, skip = 0, limit = 0 } = options;
     if (sort && isIdOrder(sort)) return this.inIdOrder(filter, skip, limit).map((doc) => clone(doc) as T);
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
+    const planned = sorted ? this.planned(filter, sort) : null;
+    if (planned) {
+      const { index, range } = planned;
+      const from = range.start + skip;
+      const docs = this.docs()!;
+      return index.idsAt(from, limit > 0 ? Math.min(range.end, from + limit) : range.end).map((id) => clone(docs.get(id)!) as T);
+    }
     // limit 0 means no limit, as on MongoDB. Without a sort the scan can stop early.
     const end = limit > 0 ? skip + limit : undefined;
     let docs = this.matching(filter, sorted ? Infinity : (end ?? Infinity));
@@ -146,6 +190,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
   async countDocuments(filter: Filter): Promise<number> {
     if (isEmpty(filter)) return this.docs()?.size ?? 0;
+    const planned = this.planned(filter);
+    if (planned) return planned.range.end - planned.range.start;
     return this.matching(filter).length;
   }
 
@@ -229,6 +275,15 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return this.collections.get(this.name);
   }
 
+  /** An index that answers the query by itself, with where its documents lie in the index's order. */
+  private planned(filter: Filter, sort?: Sort): { index: OrderedIndex; range: IndexRange } | null {
+    for (const index of this.docs()?.indexes ?? []) {
+      const range = index.plan(filter, sort);
+      if (range) return { index, range };
+    }
+    return null;
+  }
+
   /**
    * Stored (not copied) documents matching the filter, at most `max`: in insertion order, or in the
    * order of the ids the filter names by `_id` equality or `$in` (looked up, not scanned).
@@ -238,8 +293,9 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     if (!docs || max <= 0) return [];
     const ids = namedIds(filter);
     if (ids !== undefined) {
-      const idOnly = typeof filter._id === 'string' && Object.keys(filter).length === 1;
-      const query = idOnly ? undefined : compile(filter);
+      // Nothing but the ids named: every document looked up matches, no test needed (a test of
+      // a long $in would cost the list's length for each document: a page's names, quadratic).
+      const query = namesIdsOnly(filter) ? undefined : compile(filter);
       const found: Document[] = [];
       for (const id of new Set(ids)) {
         const doc = docs.get(id);
@@ -400,6 +456,16 @@ function namedIds(filter: Filter): readonly string[] | undefined {
   const id = filter._id;
   if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string')) return id.$in as string[];
   return undefined;
+}
+
+/** Whether a filter is only `_id` equality or `_id: {$in}`: what namedIds looks up is exactly what it matches. */
+function namesIdsOnly(filter: Filter): boolean {
+  if (Object.keys(filter).length !== 1) return false;
+  const id = filter._id;
+  if (typeof id === 'string') return true;
+  if (!isPlainObject(id)) return false;
+  const operators = Object.keys(id);
+  return operators.length === 1 && (operators[0] === '$eq' || operators[0] === '$in');
 }
 
 const isIdOrder = (sort: Record<string, 1 | -1>): boolean => {

@@ -94,6 +94,8 @@ export function readStoreContract(
         ['_id with another condition', { _id: 'a', tier: 'gold' }, ['a']],
         ['_id whose other condition fails', { _id: 'a', tier: 'silver' }, []],
         ['_id $in', { _id: { $in: ['a', 'd', 'zz'] } }, ['a', 'd']],
+        ['_id $in naming one twice', { _id: { $in: ['d', 'a', 'd'] } }, ['a', 'd']],
+        ['_id $eq', { _id: { $eq: 'b' } }, ['b']],
         ['_id $in with another condition', { _id: { $in: ['a', 'b', 'c', 'a'] }, tier: 'gold' }, ['a', 'c']],
         ['_id $gt, for paging by _id', { _id: { $gt: 'b' } }, ['c', 'd']],
         ['empty filter', {}, ['a', 'b', 'c', 'd']],
@@ -168,6 +170,67 @@ export function readStoreContract(
       it('limits without a sort', async () => {
         expect(await c.find({ tier: 'gold' }, { limit: 2 })).toHaveLength(2);
         expect(await c.find({}, { limit: 0 })).toHaveLength(6);
+      });
+    });
+
+    // Standings are read this way: equality on a prefix of an index's fields, a range on the
+    // next, the rest as the sort; the memory store answers from an ordered index, MongoDB from its own.
+    describe('queries on an index: the answers of a brute-force scan', () => {
+      type Row = { _id: string; board: string; period: string; inStandings: boolean; score: number; reachedAt: number };
+      const keys = { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1 } as const;
+      const order = (a: Row, b: Row) => b.score - a.score || a.reachedAt - b.reachedAt;
+
+      it('pages, counts and ranges equal a sort and filter of every document, through inserts, replacements, updates and deletes', async () => {
+        const name = nextName();
+        await store.ensureIndex(name, keys);
+        const c = store.collection<Row>(name);
+        let seed = 26;
+        const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+        const model = new Map<string, Row>();
+        let at = 0;
+        // Few distinct scores: many ties, broken by the unique reachedAt.
+        const next = (id: string): Row => ({ _id: id, board: `b${random(2)}`, period: `p${random(2)}`, inStandings: random(5) > 0, score: random(12), reachedAt: ++at });
+        for (let round = 0; round < 6; round++) {
+          const ops = [];
+          for (let i = 0; i < 60; i++) {
+            const id = `d${random(150)}`;
+            const roll = random(10);
+            if (roll < 6) {
+              const row = next(id);
+              model.set(id, row);
+              ops.push({ replaceOne: { filter: { _id: id }, replacement: row, upsert: true } });
+            } else if (roll < 8 && model.has(id)) {
+              const score = random(12);
+              model.set(id, { ...model.get(id)!, score, reachedAt: ++at });
+              ops.push({ updateOne: { filter: { _id: id }, update: { $set: { score, reachedAt: at } } } });
+            } else {
+              model.delete(id);
+              ops.push({ deleteMany: { filter: { _id: id } } });
+            }
+          }
+          await c.bulkWrite(ops);
+          for (const board of ['b0', 'b1']) {
+            for (const period of ['p0', 'p1']) {
+              const standings = [...model.values()].filter((r) => r.board === board && r.period === period && r.inStandings).sort(order);
+              const pinned = { board, period, inStandings: true };
+              const sort = { score: -1, reachedAt: 1 } as const;
+              expect(ids(await c.find(pinned, { sort }))).toEqual(ids(standings));
+              expect(ids(await c.find(pinned, { sort, limit: 5 }))).toEqual(ids(standings.slice(0, 5)));
+              expect(ids(await c.find(pinned, { sort, skip: 7, limit: 4 }))).toEqual(ids(standings.slice(7, 11)));
+              expect(ids(await c.find(pinned, { sort, skip: 1000, limit: 4 }))).toEqual([]);
+              expect(await c.countDocuments(pinned)).toBe(standings.length);
+              for (const score of [-1, 0, 5, 11, 12]) {
+                expect([score, await c.countDocuments({ ...pinned, score: { $gt: score } })]).toEqual([score, standings.filter((r) => r.score > score).length]);
+                expect([score, await c.countDocuments({ ...pinned, score: { $gte: score, $lt: score + 3 } })]).toEqual([score, standings.filter((r) => r.score >= score && r.score < score + 3).length]);
+                expect([score, await c.countDocuments({ ...pinned, score: { $lte: score } })]).toEqual([score, standings.filter((r) => r.score <= score).length]);
+                const tied = standings.filter((r) => r.score === score);
+                const middle = tied[tied.length >> 1]?.reachedAt ?? 0;
+                expect([score, await c.countDocuments({ ...pinned, score, reachedAt: { $lt: middle } })]).toEqual([score, tied.filter((r) => r.reachedAt < middle).length]);
+                expect(ids(await c.find({ ...pinned, score: { $lt: score } }, { sort, limit: 3 }))).toEqual(ids(standings.filter((r) => r.score < score).slice(0, 3)));
+              }
+            }
+          }
+        }
       });
     });
 

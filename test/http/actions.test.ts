@@ -376,11 +376,99 @@ leaderboards:
       await replay.start();
       expect(await replay.waitFor(await own.service.events.headPosition(), 10_000)).toBe(true);
       await replay.stop();
-      for (const collection of [LEADERBOARD_COLLECTIONS.scores, LEADERBOARD_COLLECTIONS.scoreCounts]) {
-        const live = await own.service.readStore.collection(collection).find({}, { sort: { _id: 1 } });
-        const rebuilt = await fresh.collection(collection).find({}, { sort: { _id: 1 } });
-        expect(rebuilt).toEqual(live);
+      const live = await own.service.readStore.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+      const rebuilt = await fresh.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+      expect(rebuilt).toEqual(live);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('around=N shows a player with up to N standings above and below: at the top, the bottom, in ties, without a standing, and in a season', async () => {
+    const own = await startTestService({
+      catalogYaml: `
+version: 1
+actions:
+  - { uid: act-a, identifier: score, points: 10 }
+  - { uid: act-b, identifier: bonus, points: 5 }
+leaderboards:
+  - { uid: lb-points, label: Points, type: 0 }
+  - { uid: lb-daily, label: Daily, type: 1, season: daily }
+`,
+    });
+    try {
+      const p = Array.from({ length: 6 }, () => randomUUID());
+      let n = 0;
+      const send = async (name: string, playerId: string, timestamp?: number) =>
+        expect((await own.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId: `r${++n}`, timestamp })).body.code).toBe(200);
+      // Today: p0 30; p1, p2, p3 20 (reached in that order); p4 10; p5 5.
+      for (const [player, actions] of [[p[0], ['score', 'score', 'score']], [p[1], ['score', 'score']], [p[2], ['score', 'score']], [p[3], ['score', 'score']], [p[4], ['score']], [p[5], ['bonus']]] as const) {
+        for (const action of actions) await send(action, player);
       }
+      // Yesterday (recorded last): p4 10, p5 5. All time: p0 30; p1, p2, p3, p4 20; p5 10.
+      const yesterdayMs = Date.now() - 86_400_000;
+      await send('score', p[4], yesterdayMs);
+      await send('bonus', p[5], yesterdayMs);
+      const yesterday = new Date(yesterdayMs).toISOString().slice(0, 10);
+      const ask = async (query: Record<string, string>, key: Record<string, string> = server, board = 'lb-points') => (await own.http.get(`/v1/admin/leaderboards/${board}`).query(query).set(key)).body;
+      const around = async (player: string, width: number, extra: Record<string, string> = {}) => {
+        const { board = 'lb-points', ...query } = extra;
+        const body = await ask({ playerId: player, around: String(width), ...query }, server, board);
+        expect(body.code).toBe(200);
+        return body.data[0].around.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points]);
+      };
+      // At the top: nothing above.
+      expect(await around(p[0], 1)).toEqual([
+        [1, p[0], 30],
+        [2, p[1], 20],
+      ]);
+      // In a tie: the rows tied with the player share their rank, earlier reachers above.
+      expect(await around(p[2], 1)).toEqual([
+        [2, p[1], 20],
+        [2, p[2], 20],
+        [2, p[3], 20],
+      ]);
+      // At the bottom: nothing below; the row above is in a tie that began further up and keeps its rank.
+      expect(await around(p[5], 1)).toEqual([
+        [2, p[4], 20],
+        [6, p[5], 10],
+      ]);
+      // A width past the top shows everyone above.
+      expect(await around(p[5], 50)).toEqual([
+        [1, p[0], 30],
+        [2, p[1], 20],
+        [2, p[2], 20],
+        [2, p[3], 20],
+        [2, p[4], 20],
+        [6, p[5], 10],
+      ]);
+      // No standing on the board: [] (and no player).
+      const stranger = randomUUID();
+      expect(await around(stranger, 3)).toEqual([]);
+      expect((await ask({ playerId: stranger, around: '3' })).data[0].player).toBeNull();
+      // With a season: that period's standings only.
+      expect(await around(p[5], 2, { board: 'lb-daily', season: yesterday })).toEqual([
+        [1, p[4], 10],
+        [2, p[5], 5],
+      ]);
+      expect(await around(p[0], 2, { board: 'lb-daily', season: yesterday })).toEqual([]);
+      // Without a season, the current period's: today's.
+      expect(await around(p[4], 1, { board: 'lb-daily' })).toEqual([
+        [2, p[3], 20],
+        [5, p[4], 10],
+        [6, p[5], 5],
+      ]);
+      // Not asked for: no around field, with or without playerId.
+      expect((await ask({})).data[0]).not.toHaveProperty('around');
+      expect((await ask({ playerId: p[0] })).data[0]).not.toHaveProperty('around');
+      // Every tier that may read the board may ask.
+      for (const key of [mobile, client]) expect((await ask({ playerId: p[1], around: '1' }, key)).data[0].around).toHaveLength(3);
+      // 1 to 50, with playerId; 1001 otherwise.
+      for (const bad of ['0', '51', '-1', '2.5', 'five', '']) {
+        const body = await ask({ playerId: p[0], around: bad });
+        expect([bad, body.code, body.data]).toEqual([bad, 1001, 'around: must be a whole number from 1 to 50']);
+      }
+      expect(await ask({ around: '5' })).toEqual({ code: 1001, data: 'around: needs playerId (the player to show with their neighbours)' });
     } finally {
       await own.close();
     }

@@ -193,6 +193,9 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
     const top = opOf('GET', '/v1/admin/leaderboards/:leaderboardID').parameters.find((p) => p.name === 'top')!;
     expect(top.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
     expect(top.schema).not.toHaveProperty('pattern');
+    const around = opOf('GET', '/v1/admin/leaderboards/:leaderboardID').parameters.find((p) => p.name === 'around')!;
+    expect(around.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
+    expect(JSON.stringify(opOf('GET', '/v1/admin/leaderboards/:leaderboardID').responses)).toContain('"around"');
     const provision = new RegExp(body('POST', '/v1/store/transaction-status').provisionUid.pattern as string);
     expect(['ab'.repeat(16), 'AB'.repeat(16), 'ab'.repeat(15), 'g'.repeat(32)].map((u) => provision.test(u))).toEqual([true, true, false, false]);
     const refused = await t.http.post('/v1/action/process').set(server).send({ name: 'login', referenceId: randomUUID(), playerId: randomUUID(), multiplier: 0 });

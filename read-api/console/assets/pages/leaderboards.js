@@ -1,8 +1,10 @@
-/** Leaderboards: a board's standings for a season, ties sharing a rank, and one player's own row. */
+/** Leaderboards: a board's standings for a season, ties sharing a rank, and one player with their neighbours. */
 import { get } from '../api.js';
 import { field, fill, h, link, section, table } from '../dom.js';
 
 const SEASON_BOARD = 1;
+/** Rows shown above and below a looked-up player. */
+const NEIGHBOURS = 5;
 
 export function leaderboardsPage([boardUid]) {
   return section('Standings', async () => {
@@ -27,6 +29,7 @@ function standingsForm(boards, initial) {
         top: top.value,
         season: chosen.type === SEASON_BOARD ? season.value.trim() : undefined,
         playerId: player.value.trim(),
+        around: player.value.trim() ? NEIGHBOURS : undefined,
       });
       return standings(view, player.value.trim());
     });
@@ -53,7 +56,7 @@ function standingsForm(boards, initial) {
       seasonField,
       h('datalist', { id: 'season-periods' }, recentPeriods().map((p) => h('option', { value: p }))),
       field('Top', top),
-      field('Player id', player, "Shows that player's own row, even outside the top"),
+      field('Player id', player, `Shows that player with the ${NEIGHBOURS} above and below them, even outside the top`),
       h('button', { type: 'submit' }, 'Show'),
     ),
     result,
@@ -61,16 +64,19 @@ function standingsForm(boards, initial) {
 }
 
 function standings(view, playerId) {
-  const shared = new Map();
-  for (const s of view.standings) shared.set(s.rank, (shared.get(s.rank) ?? 0) + 1);
-  const rank = (s) => (shared.get(s.rank) > 1 ? `${s.rank} (tied)` : String(s.rank));
-  const row = (s) => [rank(s), link(['player', s.userId], s.username), s.points];
+  const rowsOf = (list) => {
+    const shared = new Map();
+    for (const s of list) shared.set(s.rank, (shared.get(s.rank) ?? 0) + 1);
+    const rank = (s) => (shared.get(s.rank) > 1 ? `${s.rank} (tied)` : String(s.rank));
+    // The looked-up player's own row says so, in the neighbours' table.
+    return list.map((s) => [rank(s), link(['player', s.userId], s.userId === view.player?.userId && list === view.around ? `${s.username} (this player)` : s.username), s.points]);
+  };
   return [
     view.description ? h('p', {}, view.description) : null,
-    table(`${view.label}: the top ${view.standings.length}`, ['Rank', 'Player', 'Points'], view.standings.map(row), 'no player has a score yet.'),
+    table(`${view.label}: the top ${view.standings.length}`, ['Rank', 'Player', 'Points'], rowsOf(view.standings), 'no player has a score yet.'),
     playerId
       ? view.player
-        ? table("The player's own row", ['Rank', 'Player', 'Points'], [row(view.player)])
+        ? table('The player and their neighbours', ['Rank', 'Player', 'Points'], rowsOf(view.around ?? [view.player]))
         : h('p', { class: 'muted' }, `Player ${playerId} has no score on this board.`)
       : null,
   ];
