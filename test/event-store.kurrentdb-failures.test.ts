@@ -407,7 +407,9 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
       expect(Number(/^projection_drops_total (\d+)$/m.exec(await metrics.text())?.[1])).toBeGreaterThanOrEqual(5);
 
       fake.failReads = undefined;
-      fake.store('player-1', [{ type: 'PlayerRegistered', metadata: stored(metadata) }]);
+      // A whole event, as the service writes it: every projector reads its fields.
+      const registered = { playerId: 'player-1', username: 'p1', imageName: null, registeredAt: 1_767_225_600_000, levels: [], effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } };
+      fake.store('player-1', [{ type: 'PlayerRegistered', data: JSON.stringify(registered), metadata: stored(metadata) }]);
       await until(() => runner.problem() === null);
       expect((await request(app).get('/health/ready')).status).toBe(200);
       expect(await metrics.text()).toMatch(/^projection_failed 0$/m);

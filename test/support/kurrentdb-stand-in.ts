@@ -117,9 +117,9 @@ export class FakeKurrentDb {
   }
 
   /** Stores events as another writer would have. */
-  store(stream: string, events: { id?: string; type?: string; metadata: string }[]): StoredEvent[] {
-    return events.map(({ id = randomUUID(), type = 'Happened', metadata: stored }) => {
-      const written = { id, stream, revision: this.eventsOf(stream).length, position: (this.nextPosition += 100), type, data: '{"n":1}', metadata: stored };
+  store(stream: string, events: { id?: string; type?: string; data?: string; metadata: string }[]): StoredEvent[] {
+    return events.map(({ id = randomUUID(), type = 'Happened', data = '{"n":1}', metadata: stored }) => {
+      const written = { id, stream, revision: this.eventsOf(stream).length, position: (this.nextPosition += 100), type, data, metadata: stored };
       this.events.push(written);
       return written;
     });
