@@ -172,7 +172,8 @@ describeInBrowser('the console', () => {
     await page.getByRole('link', { name: 'Chests' }).click();
     await page.getByLabel('Chest deliverable uid').fill('chest-silver');
     await page.getByRole('button', { name: 'Show odds' }).click();
-    await page.getByRole('row', { name: 'Gold 10 to 30' }).waitFor();
+    // 70 of the pool's 110 (points included): what a draw gives, not 70 %.
+    await page.getByRole('row', { name: 'Gold 10 to 30 63.64%' }).waitFor();
     await page.getByRole('link', { name: 'Stores' }).click();
     await page.getByRole('row', { name: /Gem pack bd-gems 50 Gold 10 of 10/ }).waitFor();
 

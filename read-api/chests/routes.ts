@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StreamReadDeps } from '../deps';
-import { chestDrawAt, findChest } from '../../shared/rules/chests';
+import { chestDrawAt, drawChancesPct, findChest } from '../../shared/rules/chests';
 import { CHEST_STOCK } from '../../shared/streams';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { currentLevel } from '../../shared/rules/levels';
@@ -51,8 +51,6 @@ const playerIdOf = (value: string): Result<string> => {
 
 /** The level a new player starts at: what previews without a player show. */
 const startingLevel = (catalog: Catalog): number => Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
-
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /**
  * POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
@@ -110,23 +108,28 @@ export const chestRoutes = (deps: StreamReadDeps) => [
       const draw = chestDrawAt(chest.value, level);
       if (!draw.ok) return draw;
       const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
-      // Points and powerups are won but not shown in previews.
-      const shown = draw.value.slots.filter((s) => s.entry.reward !== POINTS_REWARD && deliverables.get(s.entry.reward)?.kind !== 'Powerup');
-      const totalWeight = shown.reduce((sum, s) => sum + s.entry.weight, 0);
+      const slots = [];
+      for (const slot of draw.value.slots) {
+        const unitsLeft = slot.stockUid === null ? null : Math.max(0, slot.entry.stock! - (await deps.stocks.load(CHEST_STOCK, slot.stockUid)).state.taken);
+        slots.push({ slot, unitsLeft });
+      }
+      // Chances are over the whole pool; points and powerups are drawn but not listed.
+      const chances = drawChancesPct(slots);
       const contents = [];
-      for (const { entry, stockUid } of shown) {
-        const d = deliverables.get(entry.reward)!;
-        const remainingStock = stockUid === null ? -1 : Math.max(0, entry.stock! - (await deps.stocks.load(CHEST_STOCK, stockUid)).state.taken);
+      for (const [i, { slot, unitsLeft }] of slots.entries()) {
+        const { entry } = slot;
+        const d = deliverables.get(entry.reward);
+        if (entry.reward === POINTS_REWARD || d?.kind === 'Powerup') continue;
         contents.push({
-          rewardLabel: d.label,
-          rewardImageName: d.imageName,
-          type: DELIVERABLE_TYPE_CODE[d.type],
+          rewardLabel: d!.label,
+          rewardImageName: d!.imageName,
+          type: DELIVERABLE_TYPE_CODE[d!.type],
           amountMin: multiplyAmount(entry.amount.min, draw.value.factor),
           amountMax: multiplyAmount(entry.amount.max, draw.value.factor),
           probability: entry.weight,
-          weightPct: totalWeight > 0 ? round2((entry.weight / totalWeight) * 100) : 0,
-          limited: stockUid !== null,
-          remainingStock,
+          weightPct: chances[i],
+          limited: unitsLeft !== null,
+          remainingStock: unitsLeft ?? -1,
         });
       }
       return ok({

@@ -181,7 +181,9 @@ export const chestPreviewShape = z.object({
       amountMin: z.number(),
       amountMax: z.number(),
       probability: z.number().describe('raw draw weight'),
-      weightPct: z.number(),
+      weightPct: z
+        .number()
+        .describe('the chance in percent (2 decimals) that one draw picks this entry at the stock left now: its weight over the weights of every entry a draw can pick, points and powerups included though not listed; 0 when out of stock'),
       limited: z.boolean(),
       remainingStock: z.number().describe('-1 when unlimited'),
     }),

@@ -30,6 +30,8 @@ interface TestServiceOptions {
   catalogYaml?: string;
   env?: Record<string, string>;
   now?: () => number;
+  /** The service's randomness (default: the CSPRNG): a seeded one makes draws repeatable. */
+  random?: () => number;
   /** A data directory of the test's (default: a fresh one). */
   dataDir?: string;
 }
@@ -70,7 +72,7 @@ async function startOn(dataDir: string, stores: Backing, options: TestServiceOpt
     fs.writeFileSync(file, options.catalogYaml);
     env.CATALOG_FILE = file;
   }
-  const service = await startService({ config: readRunConfig(env), log: pino({ level: 'silent' }), now: options.now });
+  const service = await startService({ config: readRunConfig(env), log: pino({ level: 'silent' }), now: options.now, random: options.random });
   const conformance = conformanceTo((await request(service.app).get('/openapi.json')).body);
   return {
     service,

@@ -126,7 +126,8 @@ function odds(preview) {
   const draws = preview.drawCountMin === preview.drawCountMax ? `${preview.drawCountMin}` : `${preview.drawCountMin} to ${preview.drawCountMax}`;
   const amount = (c) => (c.amountMin === c.amountMax ? `${c.amountMin}` : `${c.amountMin} to ${c.amountMax}`);
   return [
-    h('p', {}, `${preview.chestLabel}: ${draws} draw(s) per opening; amounts scaled by: ${preview.scalingMode}. Points and powerups are not listed.`),
+    h('p', {}, `${preview.chestLabel}: ${draws} draw(s) per opening; amounts scaled by: ${preview.scalingMode}.`),
+    h('p', {}, 'Chance per draw: the chance that one draw picks the prize, out of the whole pool. Points and powerups are drawn too but not listed, so the chances listed can add up to less than 100 %.'),
     table('Prize pool', ['Reward', 'Amount', 'Chance per draw', 'Stock left'], preview.contents.map((c) => [c.rewardLabel, amount(c), `${c.weightPct}%`, c.limited ? String(c.remainingStock) : 'unlimited'])),
   ];
 }
