@@ -45,6 +45,19 @@ export interface HttpAppDeps extends RouteDeps {
   pages?: readonly Router[];
 }
 
+/** The methods each path of the API takes (HEAD with GET, as express answers it), the public GET paths included. */
+function methodsByPath(routes: readonly AnyRoute[], elsewhere: HttpAppDeps['elsewhere']): Map<string, Set<string>> {
+  const byPath = new Map<string, Set<string>>();
+  const add = (method: string, path: string) => {
+    const methods = byPath.get(path) ?? new Set<string>();
+    for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) methods.add(m);
+    byPath.set(path, methods);
+  };
+  for (const path of [PUBLIC_PATHS.health, PUBLIC_PATHS.ready, PUBLIC_PATHS.openApi, '/metrics']) add('GET', path);
+  for (const { method, path } of [...routes, ...elsewhere]) add(method, path);
+  return byPath;
+}
+
 export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -117,6 +130,14 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   mountRoutes(router, routes, deps);
   for (const { method, path, servedBy } of deps.elsewhere) {
     router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) => sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404));
+  }
+  // A known path asked with another method: 405 naming the ones it takes, not a misleading 404.
+  for (const [path, methods] of methodsByPath(routes, deps.elsewhere)) {
+    const allow = [...methods].join(', ');
+    router.all(path, (req: Request, res: Response) => {
+      res.setHeader('Allow', allow);
+      sendFailure(res, failure(405, `Method not allowed: ${req.path} takes ${allow}`), 405);
+    });
   }
   app.use(router);
 

@@ -249,6 +249,17 @@ describe('envelope', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
+
+  it('answers 405 with Allow, in the envelope, for a known path asked with another method', async () => {
+    const profile = await t.http.get('/v1/player/profile').set(server);
+    expect([profile.status, profile.headers.allow, profile.body]).toEqual([405, 'POST', { code: 405, data: 'Method not allowed: /v1/player/profile takes POST' }]);
+    const standings = await t.http.delete('/v1/admin/leaderboards/weekly');
+    expect([standings.status, standings.headers.allow, standings.body.code]).toEqual([405, 'GET, HEAD', 405]);
+    const health = await t.http.post('/health');
+    expect([health.status, health.headers.allow]).toEqual([405, 'GET, HEAD']);
+    // HEAD of a GET path is its GET without the body, not a 405.
+    expect((await t.http.head('/health')).status).toBe(200);
+  });
 });
 
 describe('the jobs queue, for operators', () => {
