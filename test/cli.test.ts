@@ -69,8 +69,12 @@ interface Run {
 
 /** The CLI as a user runs it, in a child process: asynchronous, so the in-process server keeps answering. */
 function cli(...args: string[]): Promise<Run> {
+  return cliOn(t.dataDir, ...args);
+}
+
+function cliOn(dataDir: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const env = { ...process.env, DATA_DIR: t.dataDir, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '', GAMIFICATION_KEY: '' };
+    const env = { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '', GAMIFICATION_KEY: '' };
     const child = execFile(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
   });
 }
@@ -82,6 +86,22 @@ const writeCatalog = (name: string, text: string) => {
 };
 
 describe('gamification CLI', () => {
+  it('--help after any command prints its usage and exits 0 before any other check; --version prints the package version', async () => {
+    // No event store, no key, no catalog file: help must not need any of them.
+    const nowhere = path.join(tempDir(), 'missing');
+    const commands = ['events', 'trace', 'export', 'rebuild', 'verify', 'jobs', 'webhooks', 'catalog'];
+    const helps = await Promise.all(commands.map((command) => cliOn(nowhere, command, '--help')));
+    for (const [i, help] of helps.entries()) {
+      expect([commands[i], help.code, help.stderr]).toEqual([commands[i], 0, '']);
+      expect(help.stdout).toMatch(new RegExp(`^Usage:\\n  ${commands[i]} `));
+    }
+    expect(helps[7].stdout).toContain('catalog validate <file>');
+    const [short, validate, version] = await Promise.all([cliOn(nowhere, 'verify', '--url', 'http://nowhere', '-h'), cliOn(nowhere, 'catalog', 'validate', 'missing.yaml', '--help'), cliOn(nowhere, '--version')]);
+    expect([short.code, validate.code]).toEqual([0, 0]);
+    const { version: packageVersion } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8'));
+    expect(version).toEqual({ code: 0, stdout: `${packageVersion}\n`, stderr: '' });
+  }, 180_000); // eleven CLI starts (each compiles the CLI) on a loaded machine
+
   it('events: a player stream, readable and as JSON; exit 1 for an empty stream, 2 for bad arguments', async () => {
     const [readable, json, empty, bad] = await Promise.all([
       cli('events', '--player', playerId),
