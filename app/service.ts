@@ -52,7 +52,7 @@ import { ConfigurationError } from './configuration-error';
 import { servedBy, serves, type Role } from './roles';
 import { checkStoreFormat } from './store-format';
 import { parseWebhooksFile, type Webhook } from '../webhooks/config';
-import { WebhookDispatcher } from '../webhooks/dispatcher';
+import { dropRemovedWebhookJobs, WebhookDispatcher } from '../webhooks/dispatcher';
 import { webhookRoutes } from '../webhooks/routes';
 import { httpSender } from '../webhooks/sender';
 
@@ -211,6 +211,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     registerProvisionJobs(deps);
     registerPowerupJobs(deps);
   }
+  if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
   const dispatcher = writes && hooks.length ? await startWebhooks({ config, hooks, events, readStore, jobs, metrics, log }) : null;
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [
