@@ -250,6 +250,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clientDomains: keyRing.clientDomains(),
     isStarted: () => started,
     pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
+    pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
     // A process that takes no writes is kept from its work only by a lasting fault.
     workProblem: () => {
       const problem = events.writeProblem();

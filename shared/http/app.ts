@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import helmet from 'helmet';
 import { StoreFaultError, StoreUnavailableError, WrongExpectedVersionError, type WriteProblem } from '../event-store/port';
 import { failure } from '../result';
-import { sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
+import { sendData, sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
 import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
@@ -16,7 +16,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const STORE_UNAVAILABLE = 'Service unavailable: a backing store is not answering; retry later';
 
 /** What every process serves without a key: liveness, readiness, and the API's own description. */
-export const PUBLIC_PATHS = { health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
+export const PUBLIC_PATHS = { home: '/', health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
 /** The same, for whole folders: the reference page's files. */
 export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 
@@ -43,6 +43,8 @@ export interface HttpAppDeps extends RouteDeps {
   elsewhere: readonly { method: 'GET' | 'POST'; path: string; servedBy: string }[];
   /** Browser pages this process serves (the console); they call the API like any client. */
   pages?: readonly Router[];
+  /** Where those pages are, by name (e.g. console: "/console"): GET / lists them with the public paths. */
+  pagePaths?: Readonly<Record<string, string>>;
 }
 
 /** The methods each path of the API takes (HEAD with GET, as express answers it), the public GET paths included. */
@@ -53,7 +55,7 @@ function methodsByPath(routes: readonly AnyRoute[], elsewhere: HttpAppDeps['else
     for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) methods.add(m);
     byPath.set(path, methods);
   };
-  for (const path of [PUBLIC_PATHS.health, PUBLIC_PATHS.ready, PUBLIC_PATHS.openApi, '/metrics']) add('GET', path);
+  for (const path of [PUBLIC_PATHS.home, PUBLIC_PATHS.health, PUBLIC_PATHS.ready, PUBLIC_PATHS.openApi, '/metrics']) add('GET', path);
   for (const { method, path } of [...routes, ...elsewhere]) add(method, path);
   return byPath;
 }
@@ -116,6 +118,12 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     const auth = deps.authorize(req, OPERATORS, false);
     if (!auth.ok) return sendFailure(res, auth.failure);
     res.type(METRICS_CONTENT_TYPE).send(await deps.metrics.text());
+  });
+
+  // Where things are, for whoever opens the bare address (a browser, curl): not a 404.
+  app.get(PUBLIC_PATHS.home, (_req, res) => {
+    const { health, ready, openApi, docs } = PUBLIC_PATHS;
+    sendData(res, { ...deps.pagePaths, docs, openApi, health, ready, metrics: '/metrics' });
   });
 
   // The API's own description is public, like /health.

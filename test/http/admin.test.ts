@@ -250,6 +250,12 @@ describe('envelope', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
 
+  it('answers GET / with where things are, without a key', async () => {
+    const res = await t.http.get('/');
+    expect([res.status, res.body]).toEqual([200, { code: 200, data: { console: '/console', docs: '/docs', openApi: '/openapi.json', health: '/health', ready: '/health/ready', metrics: '/metrics' } }]);
+    for (const path of Object.values(res.body.data as Record<string, string>)) expect([path, (await t.http.get(path).set(server)).status]).toEqual([path, 200]);
+  });
+
   it('answers 405 with Allow, in the envelope, for a known path asked with another method', async () => {
     const profile = await t.http.get('/v1/player/profile').set(server);
     expect([profile.status, profile.headers.allow, profile.body]).toEqual([405, 'POST', { code: 405, data: 'Method not allowed: /v1/player/profile takes POST' }]);
