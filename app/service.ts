@@ -251,6 +251,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     isStarted: () => started,
     pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
     pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
+    trustProxy: config.trustProxy,
     // A process that takes no writes is kept from its work only by a lasting fault.
     workProblem: () => {
       const problem = events.writeProblem();

@@ -41,6 +41,8 @@ export interface HttpAppDeps extends RouteDeps {
   documentation: { document: object };
   /** Routes of the API another process serves: answered 404 saying which (`servedBy`, e.g. "the command role"). */
   elsewhere: readonly { method: 'GET' | 'POST'; path: string; servedBy: string }[];
+  /** X-Forwarded-Proto is the proxy's word on how the client connected (TRUST_PROXY). */
+  trustProxy: boolean;
   /** Browser pages this process serves (the console); they call the API like any client. */
   pages?: readonly Router[];
   /** Where those pages are, by name (e.g. console: "/console"): GET / lists them with the public paths. */
@@ -66,8 +68,14 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   // Answers are per request and per key; hashing every body for an ETag costs more than it saves.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // X-Forwarded-Proto counts (req.secure) only from a proxy the operator says is there.
+  app.set('trust proxy', deps.trustProxy);
   // Cross-Origin-Resource-Policy is the CORS middleware's: cross-origin exactly where CORS allows.
-  app.use(helmet({ crossOriginResourcePolicy: false }));
+  // HSTS and upgrade-insecure-requests only over HTTPS: over plain HTTP they send a browser to an
+  // https:// address nothing answers, and the console and /docs stay blank off localhost.
+  const overTls = helmet({ crossOriginResourcePolicy: false });
+  const overPlainHttp = helmet({ crossOriginResourcePolicy: false, strictTransportSecurity: false, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.secure ? overTls : overPlainHttp)(req, res, next));
   app.use(cors(routes, deps.clientDomains));
 
   app.use((req: Request, res: Response, next: NextFunction) => {
