@@ -35,12 +35,14 @@ const COMMAND_USAGE: Record<string, string> = {
       The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types
       or stream kinds (player, reference, provision, ...): the records of GET /v1/feed/events.`,
   rebuild: `  rebuild [projector...]
-      Replay the log into fresh read models (${PROJECTORS.map((p) => p.name).join(', ')}) and report the rate.
-      With MONGO_URL, drops and refills them in MongoDB: stop the projector role first.`,
+      Replay the log into fresh read models (${PROJECTORS.map((p) => p.name).join(', ')}) and report the rate:
+      those of DATA_DIR/read-models.sqlite, which the next start resumes (refused while a service
+      holds that file: stop it first); with MONGO_URL, those in MongoDB (stop the projector role first).`,
   verify: `  verify [--url <url>] [--key <key>]
       Compare the live read models with a fresh replay; exit 1 on any difference. Embedded mode
-      asks the running server (default http://127.0.0.1:$PORT, key from --key, GAMIFICATION_KEY
-      or DATA_DIR/dev-api-key); with MONGO_URL, compares MongoDB here.`,
+      asks the running server (--url, default http://127.0.0.1:$PORT, key from --key,
+      GAMIFICATION_KEY or DATA_DIR/dev-api-key), or with no service running checks
+      DATA_DIR/read-models.sqlite here; with MONGO_URL, compares MongoDB here.`,
   jobs: `  jobs [--json]
       The jobs queue: how many jobs wait, are delayed, run and failed, and the latest failures
       (REDIS_URL and REDIS_PREFIX: BullMQ; else DATA_DIR/jobs.sqlite).`,
