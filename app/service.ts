@@ -36,7 +36,8 @@ import type { RunConfig } from '../shared/config/env';
 import { StoreFaultError, type EventStore } from '../shared/event-store/port';
 import { createHttpApp } from '../shared/http/app';
 import { failure } from '../shared/result';
-import { openApiDocument } from '../shared/http/openapi';
+import { openApiDocument, withExamples } from '../shared/http/openapi';
+import { exampleValues } from './api-examples';
 import type { AnyRoute } from '../shared/http/route';
 import { newUid, secureRandom } from '../shared/ids';
 import type { Logger } from '../shared/logging/logger';
@@ -246,7 +247,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     elsewhere: routes.filter((r) => !serves(role, r.path)).map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
     log,
-    documentation: { document },
+    // Examples of the catalog in force, and a fresh player, each time the document is asked for.
+    documentation: {
+      get document() {
+        return withExamples(document, exampleValues(current.catalog, hooks.map((h) => h.name)));
+      },
+    },
     clientDomains: keyRing.clientDomains(),
     isStarted: () => started,
     pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
