@@ -206,6 +206,18 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
+  it('says once that a player is unknown, instead of an error in every section', async () => {
+    const unknown = randomUUID();
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.server);
+    await page.goto(`${base}#/player/${unknown}`);
+    await page.getByText(`No player has the id ${unknown}.`).waitFor();
+    await expect(page.getByRole('alert').count()).resolves.toBe(1);
+    await expect(page.getByRole('heading', { level: 2 }).count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('lets a Mobile key in, each read its tier may not make saying so in its place', async () => {
     const playerId = randomUUID();
     await processPurchase(playerId, randomUUID());

@@ -3,7 +3,7 @@
  * powerups, transactions, and the events of their stream, each linked to its trace.
  */
 import { get, post } from '../api.js';
-import { facts, field, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
+import { facts, field, fill, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
 
 /** Events of the timeline asked for at a time. */
 const TIMELINE_PAGE = 100;
@@ -23,9 +23,18 @@ export function playerPage([playerId]) {
     h('button', { type: 'submit' }, 'Look up'),
   );
   if (!playerId) return form;
-  const profile = post('/v1/player/profile', { playerId });
+  const page = h('div');
+  // The profile first: a player it does not find (or an id it refuses) is one message, not one per section.
+  fill(page, async () => {
+    const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
+    if (found instanceof Error) return h('p', { class: 'error', role: 'alert' }, found.code === 5003 ? `No player has the id ${playerId}.` : found.message);
+    return sections(playerId, Promise.resolve(found));
+  });
+  return [form, page];
+}
+
+function sections(playerId, profile) {
   return [
-    form,
     h(
       'div',
       { class: 'columns' },
