@@ -104,7 +104,7 @@ describeInBrowser('the console', () => {
     await page.getByRole('link', { name: 'Player', exact: true }).click();
     await page.getByLabel('Player id').fill(playerId);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText('Progress to level 2: 30 of 100 points (30%)').waitFor();
+    await page.getByText('Progress to level 2: 30 of 100 points, 30% of the way from level 1 to 2').waitFor();
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
     await page.getByRole('region', { name: 'Chests' }).getByRole('cell', { name: 'Silver chest', exact: true }).waitFor();
     await page.getByText('Action processed').waitFor();
@@ -204,6 +204,24 @@ describeInBrowser('the console', () => {
     await page.getByText(/^No differences/).waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
+  });
+
+  it('fits the player page in a 390 px wide screen: nothing wider than it', async () => {
+    const playerId = randomUUID();
+    await processPurchase(playerId, randomUUID());
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(5000);
+    await page.goto(base);
+    await signIn(page, KEYS.server);
+    await page.goto(`${base}#/player/${playerId}`);
+    await page.getByRole('cell', { name: 'First purchase' }).waitFor();
+    await page.getByText('Action processed').waitFor();
+    const wider = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)`);
+    expect(wider).toEqual([]);
+    await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+    await shoot(page, 'player-phone', { fullPage: true });
+    await context.close();
   });
 
   it('says once that a player is unknown, instead of an error in every section', async () => {

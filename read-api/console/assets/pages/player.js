@@ -96,7 +96,8 @@ async function level(profile) {
   const percent = span > 0 ? Math.floor((done / span) * 100) : 100;
   return [
     facts([...items, ['Next level', `${next.level}: ${next.label}, at ${next.target} points`]]),
-    h('label', { for: 'level-progress' }, `Progress to level ${next.level}: ${profile.points} of ${next.target} points (${percent}%)`),
+    // One figure, said with what it is of: the share of the way between the two levels' targets.
+    h('label', { for: 'level-progress' }, `Progress to level ${next.level}: ${profile.points} of ${next.target} points, ${percent}% of the way from level ${current?.level ?? 0} to ${next.level}`),
     h('progress', { id: 'level-progress', max: span, value: done }, `${percent}%`),
   ];
 }
