@@ -6,12 +6,12 @@ import { levelsReachedAt } from '../../shared/rules/levels';
 import { currentLevel } from '../../shared/rules/levels';
 import { initialPlayerState } from '../../shared/player/state';
 import { multiplyAmount } from '../../shared/amount';
-import { EVERY_TIER } from '../../shared/auth/access';
+import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
 import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import { fail, ok, type Result } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import { catalogChestShape, chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 
@@ -53,10 +53,25 @@ const playerIdOf = (value: string): Result<string> => {
 const startingLevel = (catalog: Catalog): number => Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
 
 /**
- * POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
+ * GET /v1/admin/chests (the catalog's, read from it); POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
  * state cache), preview the chest stock streams, so a write is visible at once.
  */
 export const chestRoutes = (deps: StreamReadDeps) => [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/admin/chests',
+    tiers: OPERATORS,
+    doc: { summary: "The catalog's chests, in catalog order: what an operator can preview", response: z.array(catalogChestShape), errors: {} },
+    parse: () => ok({}),
+    async handle() {
+      const { catalog } = deps.catalog();
+      return ok(
+        catalog.deliverables
+          .filter((d) => d.kind === 'Chest' && d.chest)
+          .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, scalingMode: d.chest!.scalingMode, isActive: d.isActive })),
+      );
+    },
+  }),
   defineRoute({
     method: 'POST',
     path: '/v1/chest/list',

@@ -160,6 +160,7 @@ export const buyResultShape = z.object({
 
 const scalingMode = z.enum(['None', 'PlayerLevel', 'Custom']);
 export const ownedChestShape = z.object({ chestDeliverableUid: z.string(), label: z.string(), imageName: nullableString, balance: z.number(), scalingMode, isActive: z.boolean() });
+export const catalogChestShape = ownedChestShape.omit({ balance: true });
 export const chestOpenShape = z.object({
   openingUid: z.string().describe('this opening: trace it with GET /v1/audit/trace?openingUid=<it>&playerId=<the player>'),
   chestLabel: z.string(),

@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import { StoreUnavailableError } from '../../shared/event-store/port';
 import { chestStockUid } from '../../shared/rules/chests';
 import { CHEST_STOCK, stockStream } from '../../shared/streams';
-import { chestHistoryShape, chestOpenShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
-import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
+import { catalogChestShape, chestHistoryShape, chestOpenShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
 version: 1
@@ -294,6 +294,19 @@ describe('an opening whose one append fails', () => {
     expect(await balanceOf(playerId, 'chest-relic')).toBe(1);
     expect((await preview({ chestDeliverableUId: 'chest-relic' })).data.contents[0].remainingStock).toBe(0);
     expect(await t.service.events.readStream(stockStream(CHEST_STOCK, stockUid))).toHaveLength(1);
+  });
+});
+
+describe('GET /v1/admin/chests', () => {
+  it("lists the catalog's chests in catalog order, inactive ones too, to Server and Auditor keys", async () => {
+    const res = await t.http.get('/v1/admin/chests').set(server);
+    expect(res.body.code).toBe(200);
+    for (const chest of res.body.data) strictly(catalogChestShape, chest);
+    expect(res.body.data[0]).toEqual({ chestDeliverableUid: 'chest-gold', label: 'Gold chest', imageName: 'https://img.example.com/chest.png', scalingMode: 'None', isActive: true });
+    expect(res.body.data.map((c: { chestDeliverableUid: string }) => c.chestDeliverableUid)).toEqual(expect.arrayContaining(['chest-mixed', 'chest-tiered', 'chest-off']));
+    expect(res.body.data.find((c: { chestDeliverableUid: string }) => c.chestDeliverableUid === 'chest-off')).toMatchObject({ isActive: false });
+    expect((await t.http.get('/v1/admin/chests').set(auditor)).body.data).toEqual(res.body.data);
+    expect((await t.http.get('/v1/admin/chests').set(mobile)).body.code).toBe(4003);
   });
 });
 

@@ -1,6 +1,6 @@
 /** The published catalog as the admin routes show it: one view at a time, details on demand. */
 import { get, post } from '../api.js';
-import { field, fill, h, section, table, yesNo } from '../dom.js';
+import { fill, h, link, section, table, yesNo } from '../dom.js';
 
 const VIEWS = [
   { path: 'actions', label: 'Actions', render: actions },
@@ -104,22 +104,17 @@ function stores() {
   );
 }
 
-/** A chest's prize pool and odds: the catalog lists no chests, so the reader names one (a player's chests link here). */
+/** The catalog's chests, each linked to its prize pool and odds (a player's chests link there too). */
 function chests(uid) {
-  const input = h('input', { id: 'chest-uid', value: uid ?? '', autocomplete: 'off', spellcheck: 'false', required: true });
-  const form = h(
-    'form',
-    {
-      class: 'inline',
-      onsubmit(event) {
-        event.preventDefault();
-        location.hash = `#/catalog/chest/${encodeURIComponent(input.value.trim())}`;
-      },
-    },
-    field('Chest deliverable uid', input, "e.g. from a player's chests"),
-    h('button', { type: 'submit' }, 'Show odds'),
-  );
-  return [form, uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null];
+  const list = section('Chests', async () => {
+    const all = await get('/v1/admin/chests');
+    return table(
+      'Chests of the catalog',
+      ['Chest', 'Uid', 'Scaling', 'Active', 'Odds'],
+      all.map((c) => [c.label, h('code', {}, c.chestDeliverableUid), c.scalingMode, yesNo(c.isActive), link(['catalog', 'chest', c.chestDeliverableUid], `Odds of ${c.label}`)]),
+    );
+  });
+  return [list, uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null];
 }
 
 function odds(preview) {
