@@ -225,6 +225,30 @@ describeInBrowser('the console', () => {
     await context.close();
   });
 
+  it('traces a chest opening, from the timeline and from the trace form', async () => {
+    const playerId = randomUUID();
+    await processPurchase(playerId, randomUUID()); // the First purchase badge grants a Silver chest
+    const opened = await t.http.post('/v1/chest/open').set(server).send({ playerId, chestDeliverableUId: 'chest-silver' });
+    const { openingUid } = opened.body.data;
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.server);
+    await page.goto(`${base}#/player/${playerId}`);
+    await page.getByRole('link', { name: `Trace of chest opening ${openingUid}` }).click();
+    await page.getByRole('heading', { name: '1. Chest opened', level: 3 }).waitFor();
+    await page.getByText('Silver chest (chest-silver)').waitFor();
+    await page.getByRole('row', { name: 'chest-silver 1 → 0 -1' }).waitFor();
+
+    await page.goto(`${base}#/trace`);
+    await page.getByLabel('Trace of').selectOption('opening');
+    await page.getByLabel('Id', { exact: true }).fill(openingUid);
+    await page.getByLabel('Player id').fill(playerId);
+    await page.getByRole('button', { name: 'Show trace' }).click();
+    await page.getByRole('heading', { name: '1. Chest opened', level: 3 }).waitFor();
+    expect(page.url()).toContain(`#/trace/opening/${openingUid}/${playerId}`);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('says once that a player is unknown, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();

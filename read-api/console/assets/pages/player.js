@@ -134,6 +134,7 @@ function timelineEntry(event) {
       { class: 'links' },
       typeof d.referenceId === 'string' ? link(['trace', 'reference', d.referenceId], `Trace of action ${d.referenceId}`) : null,
       typeof provision === 'string' ? link(['trace', 'provision', provision], `Trace of provision ${provision}`) : null,
+      typeof d.openingUid === 'string' ? link(['trace', 'opening', d.openingUid, d.playerId], `Trace of chest opening ${d.openingUid}`) : null,
     ),
   );
 }
