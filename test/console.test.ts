@@ -233,6 +233,11 @@ describeInBrowser('the console', () => {
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.server);
     await page.goto(`${base}#/player/${playerId}`);
+    // Newest first: the opening, with what it gave by label, then the purchase that earned the chest.
+    const entries = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem');
+    await entries.first().getByText(/^Silver chest: (Gold|Gems|Sword|Points) × \d+/).waitFor();
+    await expect(entries.first().textContent()).resolves.toMatch(/^Chest opened/);
+    await expect(entries.nth(1).textContent()).resolves.toMatch(/^Action processed.*purchase: earned 30 points; Gold × 5.*badge First purchase.*Changes: points \+30, Gold \+5/);
     await page.getByRole('link', { name: `Trace of chest opening ${openingUid}` }).click();
     await page.getByRole('heading', { name: '1. Chest opened', level: 3 }).waitFor();
     await page.getByText('Silver chest (chest-silver)').waitFor();

@@ -75,7 +75,7 @@ function sections(playerId, profile) {
         ]),
       );
     }),
-    section('Timeline', () => timeline(playerId)),
+    section('Timeline', async () => timeline(playerId, labelsOf(await profile))),
   ];
 }
 
@@ -102,33 +102,54 @@ async function level(profile) {
   ];
 }
 
-/** The player's stream, oldest first, a page at a time. */
-async function timeline(playerId) {
+/** Deliverable labels by uid, from what the player holds (the profile's balances). */
+const labelsOf = (profile) => new Map(profile.balances.map((b) => [b.deliverableUid, b.label]));
+
+/** The player's stream, newest first, a page at a time. */
+async function timeline(playerId, labels) {
   const list = h('ol', { class: 'timeline' });
-  const more = h('button', { type: 'button', class: 'secondary' }, 'Show later events');
-  let from = 0;
-  const load = async () => {
-    const events = await get(`/v1/audit/players/${encodeURIComponent(playerId)}/events`, { from, limit: TIMELINE_PAGE });
-    list.append(...events.map(timelineEntry));
-    if (events.length) from = events[events.length - 1].revision + 1;
-    more.hidden = events.length < TIMELINE_PAGE;
+  const more = h('button', { type: 'button', class: 'secondary' }, 'Show earlier events');
+  const path = `/v1/audit/players/${encodeURIComponent(playerId)}/events`;
+  let oldest = 0;
+  const show = (events) => {
+    list.append(...[...events].reverse().map((e) => timelineEntry(e, labels)));
+    if (events.length) oldest = events[0].revision;
+    more.hidden = oldest === 0;
   };
   more.addEventListener('click', async () => {
     more.disabled = true;
-    await load().finally(() => (more.disabled = false));
+    const from = Math.max(0, oldest - TIMELINE_PAGE);
+    await get(path, { from, limit: oldest - from })
+      .then(show)
+      .finally(() => (more.disabled = false));
   });
-  await load();
+  show(await get(path, { last: 'true', limit: TIMELINE_PAGE }));
   return [list, more];
 }
 
-function timelineEntry(event) {
+/** What an action earned, or a chest gave, by name and label. */
+function earned(type, d) {
+  const labelled = (list) => list.map((g) => `${g.label} × ${g.amount}`).join(', ');
+  if (type === 'ActionProcessed') {
+    const r = d.result;
+    const awards = [...(r.badges ?? []).map((b) => `badge ${b.label}`), ...(r.triggers ?? []).map((t) => `trigger ${t.label}`), ...(r.achievedLevel ? [`level ${r.achievedLevel.level}: ${r.achievedLevel.label}`] : [])];
+    const grants = r.deliverables?.length ? `; ${labelled(r.deliverables)}` : '';
+    return `${d.actionName}: earned ${r.earnedPoints} points${grants}${awards.length ? `; ${awards.join(', ')}` : ''}`;
+  }
+  if (type === 'ChestOpened') return `${d.chestLabel}: ${labelled(d.prizes)}`;
+  return null;
+}
+
+function timelineEntry(event, labels) {
   const d = event.data;
   const provision = d.provisionUid ?? d.cost?.provisionUid ?? d.refund?.provisionUid;
+  const what = earned(event.type, d);
   return h(
     'li',
     {},
     h('p', {}, h('strong', {}, words(event.type)), ` at ${time(event.time)}`, h('span', { class: 'muted' }, ` · revision ${event.revision}, position ${event.position}, by key ${event.metadata.keyName}`)),
-    d.effects ? h('p', {}, effects(d.effects)) : null,
+    what ? h('p', {}, what) : null,
+    d.effects ? h('p', {}, effects(d.effects, labels)) : null,
     h(
       'p',
       { class: 'links' },
@@ -140,10 +161,10 @@ function timelineEntry(event) {
 }
 
 /** What an event changed, in one line. */
-function effects(e) {
+function effects(e, labels) {
   const parts = [];
   if (e.points) parts.push(`points ${signed(e.points)}`);
-  for (const b of e.balances) parts.push(`${b.deliverableUid} ${signed(b.amount)}`);
+  for (const b of e.balances) parts.push(`${labels.get(b.deliverableUid) ?? b.deliverableUid} ${signed(b.amount)}`);
   if (e.powerupsGranted.length) parts.push(`powerups +${e.powerupsGranted.length}`);
   if (e.powerupsRemoved.length) parts.push(`powerups -${e.powerupsRemoved.length}`);
   for (const u of e.powerupUses) parts.push(`powerup ${u.uid} uses ${signed(u.uses)}`);
