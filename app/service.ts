@@ -21,6 +21,7 @@ import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
 import { auditRoutes } from '../read-api/audit/routes';
+import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
@@ -227,6 +228,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     playerProfileRoute(deps),
     openChestRoute(deps),
     ...chestRoutes(deps),
+    apiKeyRoute(),
     powerupListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),

@@ -254,6 +254,18 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
+  it('checks a key at sign-in with a request the service accepts, not a deliberately invalid one', async () => {
+    const { page, errors } = await openConsole();
+    const answers: string[] = [];
+    page.on('response', (r) => void (r.url().includes('/v1/') && answers.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)));
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    expect(answers[0]).toBe('GET /v1/auth/key 200');
+    expect(answers.filter((a) => !a.endsWith(' 200'))).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('says once that a player is unknown, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();

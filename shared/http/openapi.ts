@@ -240,6 +240,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   powerup: 'Powerups: activate, deactivate, list the active ones',
   admin: 'The published catalog as views, leaderboard standings, stores with stock, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
+  auth: 'The key a request comes with: whether it is accepted, its name and tier',
   audit: 'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
 };
 

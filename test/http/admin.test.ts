@@ -1,4 +1,4 @@
-import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
+import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 let t: TestService;
 beforeAll(async () => {
@@ -248,6 +248,13 @@ describe('envelope', () => {
     expect(res.body.code).toBe(404);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('GET /v1/auth/key answers the name and tier of an accepted key, and changes nothing', async () => {
+    expect((await t.http.get('/v1/auth/key').set(server)).body).toEqual({ code: 200, data: { name: 'backend', tier: 'Server' } });
+    expect((await t.http.get('/v1/auth/key').set(auditor)).body).toEqual({ code: 200, data: { name: 'books', tier: 'Auditor' } });
+    expect((await t.http.get('/v1/auth/key').set(client)).body).toEqual({ code: 200, data: { name: 'web', tier: 'Client' } });
+    expect((await t.http.get('/v1/auth/key')).body.code).toBe(4001);
   });
 
   it('answers GET / with where things are, without a key', async () => {
