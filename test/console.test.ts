@@ -105,6 +105,8 @@ describeInBrowser('the console', () => {
     await page.getByLabel('Player id').fill(playerId);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText('Progress to level 2: 30 of 100 points, 30% of the way from level 1 to 2').waitFor();
+    // Registered by its first action: named by its id.
+    await expect(page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent()).resolves.toBe(playerId);
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
     await page.getByRole('region', { name: 'Chests' }).getByRole('cell', { name: 'Silver chest', exact: true }).waitFor();
     await page.getByText('Action processed').waitFor();

@@ -120,6 +120,7 @@ export const processResultShape = actionResultShape.extend({
 
 export const profileShape = z.object({
   playerId: z.string(),
+  username: z.string().describe('as registered: given to POST /v1/player/create, else the playerId'),
   points: z.number(),
   level: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: nullableString }).nullable(),
   badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),

@@ -51,6 +51,8 @@ export interface ProvisionState {
 export interface PlayerState {
   registered: boolean;
   playerId: string;
+  /** As registered ('' before). */
+  username: string;
   points: number;
   balances: ReadonlyMap<string, number>;
   /** Level number of each level reached, by level uid. */
@@ -96,6 +98,7 @@ function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<Play
 export const initialPlayerState = (playerId: string): PlayerState => ({
   registered: false,
   playerId,
+  username: '',
   points: 0,
   balances: NOTHING,
   levelsReached: NOTHING,
@@ -294,6 +297,7 @@ function setActivation(state: PlayerState, powerupUid: string, change: Partial<O
 
 function register(state: PlayerState, e: PlayerRegistered): void {
   state.registered = true;
+  state.username = e.username;
   for (const l of e.levels) reachLevel(state, l);
 }
 

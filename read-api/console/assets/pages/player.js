@@ -84,6 +84,7 @@ async function level(profile) {
   const levels = await get('/v1/admin/levels').catch((error) => error);
   const current = profile.level;
   const items = [
+    ['Username', profile.username],
     ['Points', String(profile.points)],
     ['Level', current ? `${current.level}: ${current.label}` : 'none yet'],
   ];
