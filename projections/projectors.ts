@@ -1,7 +1,8 @@
 import { bundleStockProjector } from './bundle-stock';
 import { catalogViewsProjector } from './catalog-views';
 import { leaderboardsProjector } from './leaderboards';
+import { playersProjector } from './players';
 import type { Projector } from './runner';
 
 /** Every read model of the service: the runner, rebuild and verify all use this one list. */
-export const PROJECTORS: readonly Projector[] = [catalogViewsProjector, leaderboardsProjector, bundleStockProjector];
+export const PROJECTORS: readonly Projector[] = [catalogViewsProjector, leaderboardsProjector, bundleStockProjector, playersProjector];

@@ -3,4 +3,5 @@
  * or the embedded read models file) are dropped and rebuilt at start: bump it whenever a
  * projector changes the documents it writes.
  */
-export const PROJECTIONS_VERSION = 2;
+// 3: the players read model (search by username).
+export const PROJECTIONS_VERSION = 3;

@@ -221,7 +221,7 @@ describe('gamification CLI', () => {
     const file = path.join(t.dataDir, 'read-models.sqlite');
     expect([held.code, held.stdout, held.stderr]).toEqual([1, '', `rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)\n`]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock');
+    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock, players');
     // The running service holds the file: verify asks it (at 127.0.0.1:$PORT).
     expect([asked.code, asked.stderr]).toEqual([0, '']);
     expect(asked.stdout).toMatch(/^read models match: /);

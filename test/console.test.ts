@@ -268,6 +268,22 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
+  it('finds a player by the start of their username, and shows the username on their page', async () => {
+    const username = `Grace-${randomUUID().slice(0, 8)}`;
+    const playerId = randomUUID();
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username })).body.code).toBe(200);
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('link', { name: 'Player', exact: true }).click();
+    await page.getByLabel('Player id or username').fill(username.slice(0, 12).toLowerCase());
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('link', { name: username }).click();
+    await expect(page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent()).resolves.toBe(username);
+    expect(page.url()).toContain(`#/player/${playerId}`);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('says once that a player is unknown, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();

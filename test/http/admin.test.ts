@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 let t: TestService;
@@ -248,6 +249,23 @@ describe('envelope', () => {
     expect(res.body.code).toBe(404);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('GET /v1/admin/players finds registered players by the start of their username, any case, to Server and Auditor keys', async () => {
+    const tag = `zq${Date.now().toString(36)}`;
+    const names = [`${tag}Ada`, `${tag}adam`, `${tag}Bob`];
+    const ids: Record<string, string> = {};
+    for (const username of names) {
+      ids[username] = randomUUID();
+      expect((await t.http.post('/v1/player/create').set(server).send({ playerId: ids[username], username })).body.code).toBe(200);
+    }
+    const search = (query: Record<string, string>, key: Record<string, string> = server) => t.http.get('/v1/admin/players').query(query).set(key);
+    expect((await search({ username: `${tag.toUpperCase()}AD` })).body).toEqual({ code: 200, data: [{ playerId: ids[`${tag}Ada`], username: `${tag}Ada` }, { playerId: ids[`${tag}adam`], username: `${tag}adam` }] });
+    expect((await search({ username: tag, top: '1' }, auditor)).body.data).toEqual([{ playerId: ids[`${tag}Ada`], username: `${tag}Ada` }]);
+    expect((await search({ username: `${tag}x` })).body).toEqual({ code: 200, data: [] });
+    expect((await search({})).body.code).toBe(1001);
+    expect((await search({ username: tag, top: '101' })).body.code).toBe(1001);
+    expect((await search({ username: tag }, mobile)).body.code).toBe(4003);
   });
 
   it('GET /v1/auth/key answers the name and tier of an accepted key, and changes nothing', async () => {

@@ -8,21 +8,26 @@ import { facts, field, fill, h, link, section, signed, table, time, words, yesNo
 /** Events of the timeline asked for at a time. */
 const TIMELINE_PAGE = 100;
 
-export function playerPage([playerId]) {
-  const input = h('input', { id: 'player-id', value: playerId ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** `#/player/<id>`, or `#/player/find/<start of a username>`: the players whose name starts so. */
+export function playerPage([playerId, name]) {
+  const input = h('input', { id: 'player-id', value: (playerId === 'find' ? name : playerId) ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
   const form = h(
     'form',
     {
       class: 'inline',
       onsubmit(event) {
         event.preventDefault();
-        location.hash = `#/player/${encodeURIComponent(input.value.trim())}`;
+        const text = input.value.trim();
+        location.hash = UUID.test(text) ? `#/player/${encodeURIComponent(text)}` : `#/player/find/${encodeURIComponent(text)}`;
       },
     },
-    field('Player id', input),
+    field('Player id or username', input, 'A username finds the players whose name starts with it'),
     h('button', { type: 'submit' }, 'Look up'),
   );
   if (!playerId) return form;
+  if (playerId === 'find') return [form, found(name ?? '')];
   const page = h('div');
   // The profile first: a player it does not find (or an id it refuses) is one message, not one per section.
   fill(page, async () => {
@@ -31,6 +36,13 @@ export function playerPage([playerId]) {
     return sections(playerId, Promise.resolve(found));
   });
   return [form, page];
+}
+
+function found(name) {
+  return section('Players found', async () => {
+    const players = await get('/v1/admin/players', { username: name });
+    return table(`Players whose username starts with "${name}"`, ['Username', 'Player id'], players.map((p) => [link(['player', p.playerId], p.username), h('code', {}, p.playerId)]), 'No player has a username starting so.');
+  });
 }
 
 function sections(playerId, profile) {
