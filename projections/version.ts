@@ -3,5 +3,5 @@
  * or the embedded read models file) are dropped and rebuilt at start: bump it whenever a
  * projector changes the documents it writes.
  */
-// 3: the players read model (search by username).
+// 3: the players read model (search by username); rank sets with their ranks, badges with their rank set.
 export const PROJECTIONS_VERSION = 3;

@@ -170,6 +170,7 @@ describeInBrowser('the console', () => {
     await page.getByText('Grants: Welcome VIP banner × 1, Double gold × 1').waitFor();
     await page.getByRole('row', { name: /Electronics fan/ }).getByText('Conditions and grants').click();
     await page.getByText('3 × purchase where category eq electronics').waitFor();
+    await page.getByRole('cell', { name: 'Ranked: 1. Bronze at 2 times, +10 points; 2. Silver at 5 times, +25 points; 3. Gold at 10 times, +100 points' }).waitFor();
     await shoot(page, 'catalog');
     await page.getByRole('link', { name: 'Chests' }).click();
     // The catalog's chests are listed: no uid to know beforehand.
@@ -177,6 +178,8 @@ describeInBrowser('the console', () => {
     await page.getByRole('link', { name: 'Odds of Silver chest' }).click();
     // 70 of the pool's 110 (points included): what a draw gives, not 70 %.
     await page.getByRole('row', { name: 'Gold 10 to 30 63.64%' }).waitFor();
+    await page.getByRole('link', { name: 'Rank sets' }).click();
+    await page.getByRole('table', { name: 'Shopper ranks (rs-shopper)' }).getByRole('row', { name: '2 Silver 5 times 25' }).waitFor();
     await page.getByRole('link', { name: 'Stores' }).click();
     await page.getByRole('row', { name: /Gem pack bd-gems 50 Gold 10 of 10/ }).waitFor();
 

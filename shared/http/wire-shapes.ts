@@ -44,6 +44,7 @@ const badgeCommon = {
   startDate: localIso.nullable(),
   endDate: localIso.nullable(),
   requiredBadgeUId: nullableString,
+  rankSetUId: nullableString.describe('the rank set of a Ranked one (GET /v1/admin/ranks)'),
   imageName: nullableString,
   isActive: z.boolean(),
   type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
@@ -66,7 +67,12 @@ export const triggerShape = z.object(triggerCommon);
 export const triggerDetailShape = z.object({ ...triggerCommon, conditions: z.array(conditionShape), deliverables: z.array(deliverableItemShape) });
 
 export const levelShape = z.object({ uid: z.string(), label: z.string(), level: z.number(), description: z.string(), target: z.number(), imageName: nullableString, isActive: z.boolean() });
-export const rankSetShape = z.object({ uid: z.string(), label: z.string(), isActive: z.boolean() });
+export const rankSetShape = z.object({
+  uid: z.string(),
+  label: z.string(),
+  isActive: z.boolean(),
+  ranks: z.array(z.object({ rank: z.number().int(), label: z.string(), times: z.number().int().nullable(), sum: z.number().nullable(), points: z.number() })).describe('in ascending order; each reached at its times or its sum (exactly one is set)'),
+});
 
 const leaderboardCommon = {
   uid: z.string(),

@@ -68,6 +68,7 @@ describe('admin views of the demo catalog', () => {
       startDate: null,
       endDate: null,
       requiredBadgeUId: 'b-first-purchase',
+      rankSetUId: null,
       imageName: null,
       isActive: true,
       type: 'OneTimeOnly',
@@ -101,7 +102,21 @@ describe('admin views of the demo catalog', () => {
   });
 
   it('filters rank sets by isactive', async () => {
-    expect((await t.http.get('/v1/admin/ranks').set(server)).body.data).toEqual([{ uid: 'rs-shopper', label: 'Shopper ranks', isActive: true }]);
+    expect((await t.http.get('/v1/admin/ranks').set(server)).body.data).toEqual([
+      {
+        uid: 'rs-shopper',
+        label: 'Shopper ranks',
+        isActive: true,
+        ranks: [
+          { rank: 1, label: 'Bronze', times: 2, sum: null, points: 10 },
+          { rank: 2, label: 'Silver', times: 5, sum: null, points: 25 },
+          { rank: 3, label: 'Gold', times: 10, sum: null, points: 100 },
+        ],
+      },
+    ]);
+    const badges = (await t.http.get('/v1/admin/badges').set(server)).body.data as { uid: string; rankSetUId: string | null }[];
+    expect(badges.find((b) => b.uid === 'b-shopper')).toMatchObject({ rankSetUId: 'rs-shopper' });
+    expect(badges.find((b) => b.uid === 'b-vip')).toMatchObject({ rankSetUId: null });
     expect((await t.http.get('/v1/admin/ranks?isactive=true').set(server)).body.data).toHaveLength(1);
     expect((await t.http.get('/v1/admin/ranks?isactive=false').set(server)).body.data).toEqual([]);
     const bad = await t.http.get('/v1/admin/ranks?isactive=maybe').set(server);

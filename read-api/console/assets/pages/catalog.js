@@ -68,13 +68,15 @@ function actions() {
 function awards(path, label) {
   return section(label, async () => {
     const list = await get(path);
+    // The ranks of the Ranked ones (a tier that may read the badges may read the rank sets).
+    const sets = list.some((b) => b.rankSetUId) ? new Map((await get('/v1/admin/ranks')).map((r) => [r.uid, r])) : new Map();
     return table(
       `The active ${label.toLowerCase()}`,
       ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Earned by'],
       list.map((b) => [
         h('span', {}, b.label, b.description ? h('span', { class: 'hint' }, b.description) : null),
         b.uid,
-        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join(''),
+        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join('') + (sets.has(b.rankSetUId) ? `: ${rankSteps(sets.get(b.rankSetUId))}` : ''),
         b.points,
         b.requiredBadgeUId ?? '—',
         activeWindow(b),
@@ -88,8 +90,19 @@ function levels() {
   return section('Levels', async () => table('Levels, by number', ['Level', 'Label', 'Points to reach it', 'Active'], (await get('/v1/admin/levels')).map((l) => [l.level, l.label, l.target, yesNo(l.isActive)])));
 }
 
+/** `Bronze at 2 times, +10 points; Silver at 5 times, ...`: what reaches each rank. */
+const rankSteps = (set) => set.ranks.map((k) => `${k.rank}. ${k.label} at ${k.times !== null ? `${k.times} times` : `a sum of ${k.sum}`}, +${k.points} points`).join('; ');
+
 function ranks() {
-  return section('Rank sets', async () => table('Rank sets', ['Label', 'Uid', 'Active'], (await get('/v1/admin/ranks')).map((r) => [r.label, r.uid, yesNo(r.isActive)])));
+  return section('Rank sets', async () =>
+    (await get('/v1/admin/ranks')).map((r) =>
+      table(
+        `${r.label} (${r.uid}${r.isActive ? '' : ', inactive'})`,
+        ['Rank', 'Label', 'Reached at', 'Points'],
+        r.ranks.map((k) => [k.rank, k.label, k.times !== null ? `${k.times} times` : `a sum of ${k.sum}`, k.points]),
+      ),
+    ),
+  );
 }
 
 function stores() {
