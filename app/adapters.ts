@@ -25,6 +25,9 @@ export async function openEventStore(config: RunConfig, metrics: ServiceMetrics,
   return new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), { busyTimeoutMs: config.sqliteBusyTimeoutMs, checkIntegrity: true, onFault, onGroupCommit: (appends) => metrics.groupCommit(appends) });
 }
 
+/** The embedded read models file of the all-in-one process (held by the one process that has it open). */
+export const readModelsFile = (config: RunConfig): string => path.join(config.dataDir, 'read-models.sqlite');
+
 /**
  * MongoDB with MONGO_URL. Else the all-in-one process keeps its read models in memory and in
  * `DATA_DIR/read-models.sqlite`, so a restart resumes the projections instead of replaying the
@@ -33,7 +36,7 @@ export async function openEventStore(config: RunConfig, metrics: ServiceMetrics,
 export async function openReadStore(config: RunConfig, role: Role, log: Logger): Promise<ReadStore> {
   if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, config.mongoDatabase);
   if (role !== 'all') return new MemoryReadStore();
-  const file = path.join(config.dataDir, 'read-models.sqlite');
+  const file = readModelsFile(config);
   try {
     return new FileBackedReadStore(file, (error) => log.warn({ err: String(error) }, 'read models not written to their file; retrying with the next changes'));
   } catch (error) {

@@ -1,8 +1,11 @@
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { readRunConfig } from '../shared/config/env';
 import { StoreUnavailableError } from '../shared/event-store/port';
 import { createStdoutLogger, effectiveLogFormat } from '../shared/logging/logger';
-import { DEFAULT_PORTS, ROLES, type Role } from './roles';
+import { CONSOLE_PATH } from '../read-api/console/route';
+import { PUBLIC_PATHS } from '../shared/http/app';
+import { DEFAULT_PORTS, ROLES, serves, type Role } from './roles';
 import { ConfigurationError } from './configuration-error';
 import { startService, type RunningService } from './service';
 
@@ -32,15 +35,19 @@ async function main(): Promise<void> {
   process.once('SIGTERM', duringStart);
   process.once('SIGINT', duringStart);
   let service: RunningService | undefined;
+  let port = config.port;
   try {
+    // A port already taken stops the start before anything else is opened (and warns about it).
+    await portIsFree(config.port);
     service = await startService({ config, log, role });
-    await service.listen();
+    port = ((await service.listen()).address() as AddressInfo).port;
   } catch (e) {
     await service?.close();
     cannotStart(e, config.port);
   }
-  const url = `http://localhost:${config.port}`;
-  log.info({ role, url, dataDir: config.dataDir, catalogFile: config.catalogFile }, `Gamification service (${role}) listening on ${url}`);
+  const url = `http://localhost:${port}`;
+  const pages = [...(serves(role, CONSOLE_PATH) ? [`the console at ${url}${CONSOLE_PATH}`] : []), `the API reference at ${url}${PUBLIC_PATHS.docs}`];
+  log.info({ role, url, dataDir: config.dataDir, catalogFile: config.catalogFile }, `Gamification service (${role}) listening on ${url}: ${pages.join(', ')}`);
   // Graceful: stop taking requests, let the ones in flight finish, close subscriptions and stores.
   const stop = async () => {
     log.info({ role }, 'shutting down');
@@ -51,6 +58,16 @@ async function main(): Promise<void> {
   process.off('SIGINT', duringStart);
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+}
+
+/** Resolves when `port` can be listened on (as the service will: every address); rejects as listen would. */
+function portIsFree(port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
 }
 
 function cannotStart(e: unknown, port: number): never {

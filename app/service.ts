@@ -24,7 +24,9 @@ import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
+import { playerSearchRoute } from '../read-api/player-search/route';
 import { auditRoutes } from '../read-api/audit/routes';
+import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
@@ -41,7 +43,8 @@ import type { RunConfig } from '../shared/config/env';
 import { StoreFaultError, type EventStore } from '../shared/event-store/port';
 import { createHttpApp } from '../shared/http/app';
 import { failure } from '../shared/result';
-import { openApiDocument } from '../shared/http/openapi';
+import { openApiDocument, withExamples } from '../shared/http/openapi';
+import { exampleValues } from './api-examples';
 import type { AnyRoute } from '../shared/http/route';
 import { newUid, secureRandom } from '../shared/ids';
 import type { Logger } from '../shared/logging/logger';
@@ -58,7 +61,7 @@ import { servedBy, serves, type Role } from './roles';
 import { backendChecks } from './readiness';
 import { checkStoreFormat } from './store-format';
 import { parseWebhooksFile, type Webhook } from '../webhooks/config';
-import { WebhookDispatcher } from '../webhooks/dispatcher';
+import { dropRemovedWebhookJobs, WebhookDispatcher } from '../webhooks/dispatcher';
 import { webhookRoutes } from '../webhooks/routes';
 import { httpSender } from '../webhooks/sender';
 
@@ -221,6 +224,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     registerProvisionJobs(deps);
     registerPowerupJobs(deps);
   }
+  if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
   const dispatcher = writes && hooks.length ? await startWebhooks({ config, hooks, events, readStore, jobs, metrics, log }) : null;
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [
@@ -236,11 +240,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     playerProfileRoute(deps),
     openChestRoute(deps),
     ...chestRoutes(deps),
+    apiKeyRoute(),
     powerupListRoute(deps),
     streakListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
     analyticsRoute({ store: readStore }),
+    playerSearchRoute({ store: readStore }),
     ...feedRoutes({ events }),
     jobsRoute(jobs),
     ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
@@ -259,10 +265,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     elsewhere: routes.filter((r) => !serves(role, r.path)).map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
     log,
-    documentation: { document },
+    // Examples of the catalog in force, and a fresh player, each time the document is asked for.
+    documentation: {
+      get document() {
+        return withExamples(document, exampleValues(current.catalog, hooks.map((h) => h.name)));
+      },
+    },
     clientDomains: keyRing.clientDomains(),
     isStarted: () => started,
     pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
+    pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
+    trustProxy: config.trustProxy,
     // A process that takes no writes is kept from its work only by a lasting fault.
     workProblem: () => {
       const problem = events.writeProblem();

@@ -25,42 +25,54 @@ import { runSimulation } from './simulate';
 import { showTrace } from './trace';
 import { redeliverWebhook, showWebhooks } from './webhooks';
 
-const USAGE = `Usage: gamification <command> [options]
-
-  events --player <id> | --stream <name> [--from <revision>] [--json]
-      A stream's events: time, stream@revision, position, type, key, correlation, summary.
-  trace --reference <referenceId> | --provision <provisionUid> | --opening <openingUid> --player <id> [--json]
+/** Each command's usage, as `gamification <command> --help` prints it and the full help lists it. */
+const COMMAND_USAGE: Record<string, string> = {
+  events: `  events --player <id> | --stream <name> [--from <revision>] [--json]
+      A stream's events: time, stream@revision, position, type, key, correlation, summary.`,
+  trace: `  trace --reference <referenceId> | --provision <provisionUid> | --opening <openingUid> --player <id> [--json]
       The causal chain: each request, its events, the rules behind its awards and the actions that
-      made up their challenges, balances before/after. A chest opening is found on its player's stream.
-  export [--from <position>] [--types <type,type>] [--streams <kind,kind>]
+      made up their challenges, balances before/after. A chest opening is found on its player's stream.`,
+  export: `  export [--from <position>] [--types <type,type>] [--streams <kind,kind>]
       The global log as NDJSON on stdout, after --from (exclusive), optionally only some event types
-      or stream kinds (player, reference, provision, ...): the records of GET /v1/feed/events.
-  rebuild [projector...]
-      Replay the log into fresh read models (${PROJECTORS.map((p) => p.name).join(', ')}) and report the rate.
-      With MONGO_URL, drops and refills them in MongoDB: stop the projector role first.
-  verify [--url <url>] [--key <key>]
+      or stream kinds (player, reference, provision, ...): the records of GET /v1/feed/events.`,
+  rebuild: `  rebuild [projector...]
+      Replay the log into fresh read models (${PROJECTORS.map((p) => p.name).join(', ')}) and report the rate:
+      those of DATA_DIR/read-models.sqlite, which the next start resumes (refused while a service
+      holds that file: stop it first); with MONGO_URL, those in MongoDB (stop the projector role first).`,
+  verify: `  verify [--url <url>] [--key <key>]
       Compare the live read models with a fresh replay; exit 1 on any difference. Embedded mode
-      asks the running server (default http://127.0.0.1:$PORT, key from --key, GAMIFICATION_KEY
-      or DATA_DIR/dev-api-key); with MONGO_URL, compares MongoDB here.
-  jobs [--json]
+      asks the running server (--url, default http://127.0.0.1:$PORT, key from --key,
+      GAMIFICATION_KEY or DATA_DIR/dev-api-key), or with no service running checks
+      DATA_DIR/read-models.sqlite here; with MONGO_URL, compares MongoDB here.`,
+  jobs: `  jobs [--json]
       The jobs queue: how many jobs wait, are delayed, run and failed, and the latest failures
-      (REDIS_URL and REDIS_PREFIX: BullMQ; else DATA_DIR/jobs.sqlite).
-  webhooks [--url <url>] [--key <key>] [--json]
+      (REDIS_URL and REDIS_PREFIX: BullMQ; else DATA_DIR/jobs.sqlite).`,
+  webhooks: `  webhooks [--url <url>] [--key <key>] [--json]
       Each webhook: how far it got in the log, delivered, waiting and failed deliveries, the failures.
   webhooks redeliver <webhook> --after <position> [--url <url>] [--key <key>]
       Send the webhook's events after the position again (failed ones included), in order.
-      Both ask the running server, as verify does (a Server key; an Auditor key for the list).
-  simulate --catalog <file> [--player <id>]... [--json]
+      Both ask the running server, as verify does (a Server key; an Auditor key for the list).`,
+  simulate: `  simulate --catalog <file> [--player <id>]... [--json]
       What the draft catalog would change had it always been in force: the log replayed with every
       action decided again, nothing written; players affected, boards now and under the draft,
-      facts the draft makes impossible. Exit 1 with one line per problem if the catalog is invalid.
-  catalog validate <file>
+      facts the draft makes impossible. Exit 1 with one line per problem if the catalog is invalid.`,
+  catalog: `  catalog validate <file>
       One line per problem; exit 1 if any.
   catalog diff <file>
-      Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.
+      Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.`,
+};
+
+const USAGE = `Usage: gamification <command> [options]   (gamification <command> --help: that command only)
+
+${Object.values(COMMAND_USAGE).join('\n')}
+  --version
+      The package version.
 
 The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
 KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
+
+/** The package's version, read where the CLI runs from. */
+const VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -108,6 +120,15 @@ async function withEvents(config: RunConfig, use: (events: EventStore) => Promis
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Help comes before anything the command would check (its options, the environment, a server).
+  if (Object.hasOwn(COMMAND_USAGE, command ?? '') && rest.some((a) => a === '--help' || a === '-h')) {
+    console.log(`Usage:\n${COMMAND_USAGE[command]}`);
+    return 0;
+  }
+  if (command === '--version' || command === 'version') {
+    console.log(VERSION);
+    return 0;
+  }
   const config = readRunConfig();
   switch (command) {
     case 'events': {

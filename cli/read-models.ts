@@ -1,80 +1,147 @@
 /** `rebuild` and `verify`: the read models replayed from the log, and checked against the live ones. */
+import fs from 'node:fs';
 import pino from 'pino';
+import { readModelsFile } from '../app/adapters';
 import { ProjectorLease } from '../projections/lease';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
-import { CHECKPOINTS } from '../projections/runner';
+import { CHECKPOINTS, ProjectionRunner, type Projector } from '../projections/runner';
 import { replay, verifyReadModels } from '../projections/verify';
 import type { Verification } from '../shared/read-models/verification';
 import type { RunConfig } from '../shared/config/env';
-import type { EventStore } from '../shared/event-store/port';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import { StoreUnavailableError, type EventStore } from '../shared/event-store/port';
+import { createLogger } from '../shared/logging/logger';
+import { FileBackedReadStore } from '../shared/read-store/file-backed';
 import { MongoReadStore } from '../shared/read-store/mongo';
-import type { ReadStore } from '../shared/read-store/port';
 import { shown, UsageError, writeLine } from './output';
 import { progressReporter, waitingReporter } from './progress';
 import { askServer, type ServerOptions } from './server';
 
-
 const LIVE_WAIT_MS = 10_000;
+/** How long a replay here may take to reach the log's head (a long log takes minutes). */
+const REPLAY_WAIT_MS = 60 * 60_000;
 
 /** The CLI says what happened on its own lines; the lease's log lines are a service's. */
 const silent = pino({ level: 'silent' });
 
 /**
  * `rebuild`: replays the log into fresh read models and reports the rate. With MONGO_URL the
- * named projectors' collections are dropped and refilled (stop the projector role first); in
- * embedded mode the live read models are in the server's memory and rebuilt at each start, so
- * this replays into a fresh in-memory store: a dry run that times the replay.
+ * named projectors' collections are dropped and refilled (stop the projector role first). In
+ * embedded mode the same is done to DATA_DIR/read-models.sqlite, which a start resumes: only
+ * while no service holds that file, else it is refused.
  */
 export async function rebuild(events: EventStore, config: RunConfig, names: string[]): Promise<number> {
   const unknown = names.filter((n) => !PROJECTORS.some((p) => p.name === n));
   if (unknown.length) throw new UsageError(`rebuild: unknown projector ${unknown.join(', ')}; the projectors are ${PROJECTORS.map((p) => p.name).join(', ')}`);
   const selected = names.length ? PROJECTORS.filter((p) => names.includes(p.name)) : PROJECTORS;
-  const store: ReadStore = config.mongoUrl ? await MongoReadStore.connect(config.mongoUrl, config.mongoDatabase) : new MemoryReadStore();
+  return config.mongoUrl ? rebuildMongo(events, config, selected) : rebuildFile(events, config, selected);
+}
+
+async function rebuildMongo(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
+  const store = await MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
   // A running projector's lease refuses the rebuild: both would write the same read models.
-  const lease = config.mongoUrl ? new ProjectorLease(store, silent) : null;
+  const lease = new ProjectorLease(store, silent);
   try {
-    const holder = await lease?.take();
+    const holder = await lease.take();
     if (holder) throw new UsageError(`rebuild: a projector (${holder.holder}) is writing the read models, its lease until ${new Date(holder.until).toISOString()}; stop the projector role first`);
     const head = await events.headPosition();
-    if (config.mongoUrl) {
-      for (const p of selected) {
-        for (const c of [...p.collections, ...(p.retiredCollections ?? [])]) await store.dropCollection(c);
-        await store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
-      }
+    for (const p of selected) {
+      for (const c of [...p.collections, ...(p.retiredCollections ?? [])]) await store.dropCollection(c);
+      await store.collection(CHECKPOINTS).deleteMany({ _id: p.name });
     }
     const progress = progressReporter({ label: 'rebuild', to: head });
     const started = performance.now();
     const count = await replay(events, store, selected, { to: head, onProgress: progress.update });
-    const seconds = Math.max(performance.now() - started, 1) / 1000;
     progress.done();
-    if (config.mongoUrl) {
-      // The projector role resumes from here instead of replaying again.
-      for (const p of selected) await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: head } }, { upsert: true });
-    }
-    const where = config.mongoUrl ? `into MongoDB database ${config.mongoDatabase}` : 'into a fresh in-memory store (embedded mode: the server rebuilds its own read models at every start)';
-    await writeLine(`rebuilt ${selected.map((p) => p.name).join(', ')} ${where}`);
-    await writeLine(`${count} events in ${seconds.toFixed(2)} s: ${Math.round(count / seconds)} events/s`);
+    // The projector role resumes from here instead of replaying again.
+    for (const p of selected) await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: head } }, { upsert: true });
+    await reportRebuild(selected, `into MongoDB database ${config.mongoDatabase}`, count, started);
     return 0;
   } finally {
-    await lease?.release();
+    await lease.release();
     await store.close();
   }
 }
 
+/** The read models file, rebuilt by the service's own projection runner, as a start would resume it. */
+async function rebuildFile(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
+  const file = readModelsFile(config);
+  const store = openReadModelsFile(file);
+  if (!store) throw new Error(`rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)`);
+  try {
+    const head = await events.headPosition();
+    const progress = progressReporter({ label: 'rebuild', to: head });
+    let count = 0;
+    const runner = new ProjectionRunner(events, store, PROJECTORS, stderrLog(), (event) => progress.update(++count, event.position));
+    const started = performance.now();
+    await runner.rebuild(selected.map((p) => p.name));
+    const reached = await runner.waitFor(head, REPLAY_WAIT_MS);
+    await runner.stop();
+    progress.done();
+    if (!reached) throw new Error(`rebuild: the replay stopped before position ${head}; ${file} is left to the next start, which replays what is missing`);
+    await reportRebuild(selected, `into ${file}`, count, started);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function reportRebuild(selected: readonly Projector[], where: string, count: number, started: number): Promise<void> {
+  const seconds = Math.max(performance.now() - started, 1) / 1000;
+  await writeLine(`rebuilt ${selected.map((p) => p.name).join(', ')} ${where}`);
+  await writeLine(`${count} events in ${seconds.toFixed(2)} s: ${Math.round(count / seconds)} events/s`);
+}
+
+/** The read models file for this process alone; null when another process (a running service) holds it. */
+function openReadModelsFile(file: string): FileBackedReadStore | null {
+  try {
+    // A write that fails here is written again, and thrown, by close().
+    return new FileBackedReadStore(file, () => undefined);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return null;
+    throw error;
+  }
+}
+
+const stderrLog = () => createLogger('warn', process.stderr);
+
 /**
  * `verify`: compares the live read models with a fresh replay. With MONGO_URL they are read from
- * MongoDB here; in embedded mode they live in the server's memory, so the server compares them
- * (POST /v1/audit/verify). Exit 1 on any difference.
+ * MongoDB here. In embedded mode they are the running server's, so the server compares them (POST
+ * /v1/audit/verify, also with --url); with no service running, those of DATA_DIR/read-models.sqlite,
+ * brought up to the log's head first as a start would. Exit 1 on any difference.
  */
 export async function verify(openEvents: () => Promise<EventStore>, config: RunConfig, options: ServerOptions): Promise<number> {
-  const result = config.mongoUrl ? await verifyMongo(await openEvents(), config) : await verifyOnServer(config, options);
+  const result = config.mongoUrl ? await verifyMongo(await openEvents(), config) : ((!options.url && (await verifyFile(openEvents, config))) || (await verifyOnServer(config, options)));
   for (const d of result.differences) await writeLine(`${d.collection}  ${d._id}  ${d.path || '(document)'}: live ${shown(d.live)}, rebuilt ${shown(d.rebuilt)}`);
   const scope = `${result.collections.length} collections after replaying ${result.eventsReplayed} events (${(result.ms / 1000).toFixed(1)} s)`;
   const found = `${result.differences.length}${result.truncated ? ' (the first; the check stopped there)' : ''} difference(s)`;
   await writeLine(result.differences.length ? `${found} in ${scope}` : `read models match: ${scope}`);
   return result.differences.length ? 1 : 0;
+}
+
+/** The read models file checked here; null when a running service holds it (it is asked instead). */
+async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConfig): Promise<Verification | null> {
+  const file = readModelsFile(config);
+  if (!fs.existsSync(file)) throw new Error(`verify: no read models file at ${file} and no service holding one: start the service, or pass --url`);
+  const store = openReadModelsFile(file);
+  if (!store) return null;
+  const events = await openEvents();
+  try {
+    const runner = new ProjectionRunner(events, store, PROJECTORS, stderrLog());
+    await runner.start();
+    try {
+      const progress = progressReporter({ label: 'verify', to: await events.headPosition() });
+      const result = await verifyReadModels(events, store, PROJECTORS, { waitForLive: (position) => runner.waitFor(position, REPLAY_WAIT_MS), onProgress: progress.update });
+      progress.done();
+      return result;
+    } finally {
+      await runner.stop();
+    }
+  } finally {
+    await store.close();
+    await events.close();
+  }
 }
 
 async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verification> {

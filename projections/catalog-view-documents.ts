@@ -43,7 +43,9 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
     levels: [...catalog.levels]
       .sort((a, b) => a.level - b.level)
       .map((l, i) => doc(l.uid, i, l.isActive, { uid: l.uid, label: l.label, level: l.level, description: l.description ?? '', target: l.target, imageName: l.imageName, isActive: l.isActive })),
-    ranks: catalog.rankSets.map((r, i) => doc(r.uid, i, r.isActive, { uid: r.uid, label: r.label, isActive: r.isActive })),
+    ranks: catalog.rankSets.map((r, i) =>
+      doc(r.uid, i, r.isActive, { uid: r.uid, label: r.label, isActive: r.isActive, ranks: r.ranks.map((k) => ({ rank: k.rank, label: k.label, times: k.times, sum: k.sum, points: k.points })) }),
+    ),
     leaderboards: catalog.leaderboards.map((l, i) =>
       doc(l.uid, i, l.isActive, {
         uid: l.uid,
@@ -101,6 +103,7 @@ function badgeFields(b: Catalog['badges'][number] | Catalog['triggers'][number])
     startDate: b.startDate,
     endDate: b.endDate,
     requiredBadgeUId: b.requiredBadge,
+    rankSetUId: b.rankSet,
     imageName: b.imageName,
     isActive: b.isActive,
   };

@@ -2,7 +2,8 @@ import { analyticsProjector } from './analytics';
 import { bundleStockProjector } from './bundle-stock';
 import { catalogViewsProjector } from './catalog-views';
 import { leaderboardsProjector } from './leaderboards';
+import { playersProjector } from './players';
 import type { Projector } from './runner';
 
 /** Every read model of the service: the runner, rebuild and verify all use this one list. */
-export const PROJECTORS: readonly Projector[] = [catalogViewsProjector, leaderboardsProjector, bundleStockProjector, analyticsProjector];
+export const PROJECTORS: readonly Projector[] = [catalogViewsProjector, leaderboardsProjector, bundleStockProjector, analyticsProjector, playersProjector];

@@ -3,4 +3,6 @@
  * or the embedded read models file) are dropped and rebuilt at start: bump it whenever a
  * projector changes the documents it writes.
  */
+// 3: the players read model (search by username); rank sets with their ranks, badges with their rank set;
+// the analytics read model; leaderboard scores in an ordered index (no score counts).
 export const PROJECTIONS_VERSION = 3;

@@ -57,4 +57,32 @@ describeInBrowser('the API reference page in a browser', () => {
       await page.close();
     }
   }, 90_000);
+
+  it('runs process, buy and chest open with the examples as they are: taken by the service, for the same new player', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${origin}/docs`);
+      await page.waitForSelector('.opblock', { timeout: 30_000 });
+      await page.click('button.authorize');
+      await page.fill('.auth-container input[type=text], .auth-container input[type=password]', KEYS.server);
+      await page.click('.auth-container button.authorize');
+      await page.click('.modal-ux button.btn-done, .modal-ux .close-modal');
+      /** Opens the operation, sends its example unchanged, and answers the envelope it got. */
+      const run = async (path: string) => {
+        const operation = page.locator(`.opblock-post:has([data-path="${path}"])`).first();
+        await operation.locator('.opblock-summary').click();
+        await operation.locator('button.execute').click();
+        const answer = operation.locator('.live-responses-table tbody .response').first();
+        await answer.locator('.response-col_status').waitFor({ timeout: 15_000 });
+        return JSON.parse((await answer.locator('.response-col_description pre').first().textContent()) ?? '') as { code: number; data: unknown };
+      };
+      const processed = await run('/v1/action/process');
+      expect(processed).toMatchObject({ code: 200, data: { earnedPoints: expect.any(Number) } });
+      // The player the process example registered: not yet rich enough for the bundle, and owning no chest.
+      expect(await run('/v1/store/buy')).toMatchObject({ code: 9001 });
+      expect(await run('/v1/chest/open')).toMatchObject({ code: 9011 });
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -69,8 +70,16 @@ interface Run {
 
 /** The CLI as a user runs it, in a child process: asynchronous, so the in-process server keeps answering. */
 function cli(...args: string[]): Promise<Run> {
+  return cliOn(t.dataDir, ...args);
+}
+
+function cliOn(dataDir: string, ...args: string[]): Promise<Run> {
+  return cliWith({ DATA_DIR: dataDir }, ...args);
+}
+
+function cliWith(extra: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const env = { ...process.env, DATA_DIR: t.dataDir, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '', GAMIFICATION_KEY: '' };
+    const env = { ...process.env, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '', GAMIFICATION_KEY: '', ...extra };
     const child = execFile(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
   });
 }
@@ -82,6 +91,22 @@ const writeCatalog = (name: string, text: string) => {
 };
 
 describe('gamification CLI', () => {
+  it('--help after any command prints its usage and exits 0 before any other check; --version prints the package version', async () => {
+    // No event store, no key, no catalog file: help must not need any of them.
+    const nowhere = path.join(tempDir(), 'missing');
+    const commands = ['events', 'trace', 'export', 'rebuild', 'verify', 'jobs', 'webhooks', 'catalog'];
+    const helps = await Promise.all(commands.map((command) => cliOn(nowhere, command, '--help')));
+    for (const [i, help] of helps.entries()) {
+      expect([commands[i], help.code, help.stderr]).toEqual([commands[i], 0, '']);
+      expect(help.stdout).toMatch(new RegExp(`^Usage:\\n  ${commands[i]} `));
+    }
+    expect(helps[7].stdout).toContain('catalog validate <file>');
+    const [short, validate, version] = await Promise.all([cliOn(nowhere, 'verify', '--url', 'http://nowhere', '-h'), cliOn(nowhere, 'catalog', 'validate', 'missing.yaml', '--help'), cliOn(nowhere, '--version')]);
+    expect([short.code, validate.code]).toEqual([0, 0]);
+    const { version: packageVersion } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8'));
+    expect(version).toEqual({ code: 0, stdout: `${packageVersion}\n`, stderr: '' });
+  }, 180_000); // eleven CLI starts (each compiles the CLI) on a loaded machine
+
   it('events: a player stream, readable and as JSON; exit 1 for an empty stream, 2 for bad arguments', async () => {
     const [readable, json, empty, bad] = await Promise.all([
       cli('events', '--player', playerId),
@@ -213,15 +238,54 @@ describe('gamification CLI', () => {
     expect(await t.service.events.headPosition()).toBe(head);
   });
 
-  it('rebuild replays into fresh read models and prints the rate; unknown projectors are refused', async () => {
-    const [all, one, unknown] = await Promise.all([cli('rebuild'), cli('rebuild', 'leaderboards'), cli('rebuild', 'nope')]);
-    expect([all.code, all.stderr, one.stderr]).toEqual([0, '', '']);
-    expect(all.stdout).toContain('rebuilt catalog-views, leaderboards, bundle-stock, analytics into a fresh in-memory store');
-    expect(all.stdout).toMatch(new RegExp(`${(await t.service.events.readAll()).length} events in \\d+\\.\\d\\d s: \\d+ events/s`));
-    expect(one.stdout).toContain('rebuilt leaderboards ');
+  it('rebuild and verify of the read models file are refused, or asked of the server, while a service holds it; unknown projectors are refused', async () => {
+    const port = new URL(url).port;
+    const [held, unknown, asked] = await Promise.all([cli('rebuild'), cli('rebuild', 'nope'), cliWith({ DATA_DIR: t.dataDir, PORT: port }, 'verify', '--key', KEYS.server)]);
+    const file = path.join(t.dataDir, 'read-models.sqlite');
+    expect([held.code, held.stdout, held.stderr]).toEqual([1, '', `rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)\n`]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock, analytics');
+    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock, analytics, players');
+    // The running service holds the file: verify asks it (at 127.0.0.1:$PORT).
+    expect([asked.code, asked.stderr]).toEqual([0, '']);
+    expect(asked.stdout).toMatch(/^read models match: /);
   });
+
+  it('with the service stopped, rebuild rebuilds its read models file for real, the next start serves it, and verify checks the file itself', async () => {
+    let own = await startTestService({ catalogYaml: CATALOG });
+    const player = randomUUID();
+    expect((await own.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId: player, referenceId: randomUUID() })).body.code).toBe(200);
+    const standings = async () => (await own.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data;
+    const before = await standings();
+    await own.close();
+    // The file drifts from the log while nothing holds it: the player's score is lost.
+    const file = path.join(own.dataDir, 'read-models.sqlite');
+    const db = new Database(file);
+    const removed = db.prepare(`DELETE FROM documents WHERE collection = ? AND document LIKE ?`).run(LEADERBOARD_COLLECTIONS.scores, `%${player}%`).changes;
+    db.close();
+    expect(removed).toBeGreaterThan(0);
+    try {
+      const drifted = await cliOn(own.dataDir, 'verify');
+      expect(drifted.code).toBe(1);
+      expect(drifted.stdout).toMatch(/^lb_scores  .*: live missing, rebuilt \{/m);
+
+      const rebuilt = await cliOn(own.dataDir, 'rebuild', 'leaderboards');
+      expect([rebuilt.code, rebuilt.stderr]).toEqual([0, '']);
+      expect(rebuilt.stdout).toMatch(new RegExp(`^rebuilt leaderboards into ${file.replace(/[.]/g, '\\.')}\n\\d+ events in \\d+\\.\\d\\d s: \\d+ events/s\n$`));
+
+      const clean = await cliOn(own.dataDir, 'verify');
+      expect([clean.code, clean.stderr]).toEqual([0, '']);
+      expect(clean.stdout).toMatch(/^read models match: \d+ collections after replaying \d+ events/);
+
+      own = await startTestService({ catalogYaml: CATALOG, dataDir: own.dataDir });
+      try {
+        expect(await standings()).toEqual(before);
+      } finally {
+        await own.close();
+      }
+    } finally {
+      fs.rmSync(own.dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('a replay reports its progress after each page: the events read so far and the position reached', async () => {
     const all = await t.service.events.readAll();

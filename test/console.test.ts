@@ -104,7 +104,9 @@ describeInBrowser('the console', () => {
     await page.getByRole('link', { name: 'Player', exact: true }).click();
     await page.getByLabel('Player id').fill(playerId);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText('Progress to level 2: 30 of 100 points (30%)').waitFor();
+    await page.getByText('Progress to level 2: 30 of 100 points, 30% of the way from level 1 to 2').waitFor();
+    // Registered by its first action: named by its id.
+    await expect(page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent()).resolves.toBe(playerId);
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
     await page.getByRole('region', { name: 'Chests' }).getByRole('cell', { name: 'Silver chest', exact: true }).waitFor();
     await page.getByText('Action processed').waitFor();
@@ -184,11 +186,16 @@ describeInBrowser('the console', () => {
     await page.getByText('Grants: Welcome VIP banner × 1, Double gold × 1').waitFor();
     await page.getByRole('row', { name: /Electronics fan/ }).getByText('Conditions and grants').click();
     await page.getByText('3 × purchase where category eq electronics').waitFor();
+    await page.getByRole('cell', { name: 'Ranked: 1. Bronze at 2 times, +10 points; 2. Silver at 5 times, +25 points; 3. Gold at 10 times, +100 points' }).waitFor();
     await shoot(page, 'catalog');
     await page.getByRole('link', { name: 'Chests' }).click();
-    await page.getByLabel('Chest deliverable uid').fill('chest-silver');
-    await page.getByRole('button', { name: 'Show odds' }).click();
-    await page.getByRole('row', { name: 'Gold 10 to 30' }).waitFor();
+    // The catalog's chests are listed: no uid to know beforehand.
+    await page.getByRole('row', { name: /Adventurer chest chest-leveled PlayerLevel yes/ }).waitFor();
+    await page.getByRole('link', { name: 'Odds of Silver chest' }).click();
+    // 70 of the pool's 110 (points included): what a draw gives, not 70 %.
+    await page.getByRole('row', { name: 'Gold 10 to 30 63.64%' }).waitFor();
+    await page.getByRole('link', { name: 'Rank sets' }).click();
+    await page.getByRole('table', { name: 'Shopper ranks (rs-shopper)' }).getByRole('row', { name: '2 Silver 5 times 25' }).waitFor();
     await page.getByRole('link', { name: 'Stores' }).click();
     await page.getByRole('row', { name: /Gem pack bd-gems 50 Gold 10 of 10/ }).waitFor();
 
@@ -217,6 +224,93 @@ describeInBrowser('the console', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByText(/^No differences/).waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('fits the player page in a 390 px wide screen: nothing wider than it', async () => {
+    const playerId = randomUUID();
+    await processPurchase(playerId, randomUUID());
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(5000);
+    await page.goto(base);
+    await signIn(page, KEYS.server);
+    await page.goto(`${base}#/player/${playerId}`);
+    await page.getByRole('cell', { name: 'First purchase' }).waitFor();
+    await page.getByText('Action processed').waitFor();
+    const wider = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)`);
+    expect(wider).toEqual([]);
+    await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+    await shoot(page, 'player-phone', { fullPage: true });
+    await context.close();
+  });
+
+  it('traces a chest opening, from the timeline and from the trace form', async () => {
+    const playerId = randomUUID();
+    await processPurchase(playerId, randomUUID()); // the First purchase badge grants a Silver chest
+    const opened = await t.http.post('/v1/chest/open').set(server).send({ playerId, chestDeliverableUId: 'chest-silver' });
+    const { openingUid } = opened.body.data;
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.server);
+    await page.goto(`${base}#/player/${playerId}`);
+    // Newest first: the opening, with what it gave by label, then the purchase that earned the chest.
+    const entries = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem');
+    await entries.first().getByText(/^Silver chest: (Gold|Gems|Sword|Points) × \d+/).waitFor();
+    await expect(entries.first().textContent()).resolves.toMatch(/^Chest opened/);
+    await expect(entries.nth(1).textContent()).resolves.toMatch(/^Action processed.*purchase: earned 30 points; Gold × 5.*badge First purchase.*Changes: points \+30, Gold \+5/);
+    await page.getByRole('link', { name: `Trace of chest opening ${openingUid}` }).click();
+    await page.getByRole('heading', { name: '1. Chest opened', level: 3 }).waitFor();
+    await page.getByText('Silver chest (chest-silver)').waitFor();
+    await page.getByRole('row', { name: 'chest-silver 1 → 0 -1' }).waitFor();
+
+    await page.goto(`${base}#/trace`);
+    await page.getByLabel('Trace of').selectOption('opening');
+    await page.getByLabel('Id', { exact: true }).fill(openingUid);
+    await page.getByLabel('Player id').fill(playerId);
+    await page.getByRole('button', { name: 'Show trace' }).click();
+    await page.getByRole('heading', { name: '1. Chest opened', level: 3 }).waitFor();
+    expect(page.url()).toContain(`#/trace/opening/${openingUid}/${playerId}`);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('checks a key at sign-in with a request the service accepts, not a deliberately invalid one', async () => {
+    const { page, errors } = await openConsole();
+    const answers: string[] = [];
+    page.on('response', (r) => void (r.url().includes('/v1/') && answers.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)));
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    expect(answers[0]).toBe('GET /v1/auth/key 200');
+    expect(answers.filter((a) => !a.endsWith(' 200'))).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('finds a player by the start of their username, and shows the username on their page', async () => {
+    const username = `Grace-${randomUUID().slice(0, 8)}`;
+    const playerId = randomUUID();
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username })).body.code).toBe(200);
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('link', { name: 'Player', exact: true }).click();
+    await page.getByLabel('Player id or username').fill(username.slice(0, 12).toLowerCase());
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('link', { name: username }).click();
+    await expect(page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent()).resolves.toBe(username);
+    expect(page.url()).toContain(`#/player/${playerId}`);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says once that a player is unknown, instead of an error in every section', async () => {
+    const unknown = randomUUID();
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.server);
+    await page.goto(`${base}#/player/${unknown}`);
+    await page.getByText(`No player has the id ${unknown}.`).waitFor();
+    await expect(page.getByRole('alert').count()).resolves.toBe(1);
+    await expect(page.getByRole('heading', { level: 2 }).count()).resolves.toBe(0);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -390,6 +390,7 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
       documentation: { document: {} },
       elsewhere: [],
       readiness: [{ name: 'projections', problem: () => runner.problem() }],
+      trustProxy: false,
       authorize: () => ({ ok: false, failure: failure(401, 'no key') }),
       rateLimit: async () => null,
       afterWrite: async () => undefined,

@@ -68,7 +68,7 @@ describe('the service process', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ level: 30, msg: expect.stringMatching(/^No API_KEYS_FILE: generated a development Server key, kept in \S+dev-api-key: [0-9a-f]{48}$/) }),
-        expect.objectContaining({ level: 30, role: 'all', url: `http://localhost:${port}`, dataDir: expect.any(String), catalogFile: expect.stringMatching(/demo-catalog\.yaml$/), msg: `Gamification service (all) listening on http://localhost:${port}` }),
+        expect.objectContaining({ level: 30, role: 'all', url: `http://localhost:${port}`, dataDir: expect.any(String), catalogFile: expect.stringMatching(/demo-catalog\.yaml$/), msg: `Gamification service (all) listening on http://localhost:${port}: the console at http://localhost:${port}/console, the API reference at http://localhost:${port}/docs` }),
       ]),
     );
   });
@@ -80,7 +80,7 @@ describe('the service process', () => {
 
   it('with LOG_FORMAT=pretty, writes readable lines, no JSON and no colours on a pipe', async () => {
     const { stdout } = await startUpOutput({ LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' });
-    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Gamification service \(all\) listening on http:\/\/localhost:\d+\n {4}role: "all"\n/m);
+    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Gamification service \(all\) listening on http:\/\/localhost:(\d+): the console at http:\/\/localhost:\1\/console, the API reference at http:\/\/localhost:\1\/docs\n {4}role: "all"\n/m);
     expect(stdout).not.toMatch(/^\{/m);
     expect(stdout).not.toContain('\u001b[');
   });

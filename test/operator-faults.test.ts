@@ -170,6 +170,20 @@ describe('starting and stopping', () => {
     }
   }, 60_000);
 
+  it('a second start on the port and data directory of a running one: exit 1 with its one line, nothing logged before it', async () => {
+    const dataDir = tempDir();
+    const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir) };
+    const first = await startServerProcess(env);
+    try {
+      const second = runToExit({ ...env, PORT: String(first.port), LOG_LEVEL: 'info' });
+      expectOneLine(second, new RegExp(`^Cannot start: port ${first.port} is already in use; stop the process that holds it, or set PORT to a free port$`));
+      // Not "read models file in use by another process" first: the port is checked before any store is opened.
+      expect(second.stdout).toBe('');
+    } finally {
+      await stopProcess(first.child);
+    }
+  }, 120_000);
+
   it('SIGTERM sent to `npm start` stops the service: nothing is left listening on the port', async () => {
     const port = await freePort();
     const dataDir = tempDir();

@@ -183,6 +183,8 @@ const QUERY_VALUES: Record<string, fc.Arbitrary<string>> = {
   isactive: fc.constantFrom('true', 'false', 'yes'),
   from: fc.nat({ max: 20 }).map(String),
   limit: fc.integer({ min: 0, max: 1001 }).map(String),
+  last: fc.constantFrom('true', 'false', 'yes'),
+  username: fc.oneof(fc.constantFrom('a', 'A', 'zz'), fc.string({ unit: 'grapheme', maxLength: 30 }).map(encodeURIComponent)),
 };
 
 function queryFor(route: AnyRoute): fc.Arbitrary<string> {

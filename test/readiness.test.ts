@@ -28,6 +28,7 @@ function appWith(readiness: ReadinessCheck[]) {
     documentation: { document: {} },
     elsewhere: [],
     readiness,
+    trustProxy: false,
     authorize: () => ({ ok: false, failure: failure(401, 'no key') }),
     rateLimit: async () => null,
     afterWrite: async () => undefined,

@@ -226,7 +226,6 @@ describe('security headers (helmet)', () => {
       expect(res.headers).toMatchObject({
         'x-content-type-options': 'nosniff',
         'x-frame-options': 'SAMEORIGIN',
-        'strict-transport-security': expect.stringContaining('max-age='),
         'content-security-policy': expect.stringContaining("default-src 'self'"),
         'referrer-policy': 'no-referrer',
         'cross-origin-opener-policy': 'same-origin',
@@ -236,7 +235,27 @@ describe('security headers (helmet)', () => {
         'x-permitted-cross-domain-policies': 'none',
       });
       expect(res.headers['x-powered-by']).toBeUndefined();
+      // Plain HTTP: nothing that sends a browser to an https:// address nothing answers.
+      expect(res.headers['strict-transport-security']).toBeUndefined();
+      expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
     }
+  });
+
+  it('HSTS and upgrade-insecure-requests only over HTTPS, as a trusted proxy says (TRUST_PROXY=true), never on its word otherwise', async () => {
+    const overTls = (res: request.Response) => [res.headers['strict-transport-security'] !== undefined, /upgrade-insecure-requests/.test(res.headers['content-security-policy'])];
+    expect(overTls(await http.get('/docs').set('X-Forwarded-Proto', 'https'))).toEqual([false, false]);
+    const dataDir = tempDir();
+    const behindProxy = await startService({ config: readRunConfig({ DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), TRUST_PROXY: 'true' }), log: createLogger('silent') });
+    try {
+      const proxied = request(behindProxy.app);
+      expect(overTls(await proxied.get('/docs').set('X-Forwarded-Proto', 'https'))).toEqual([true, true]);
+      expect((await proxied.get('/health').set('X-Forwarded-Proto', 'https')).headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      expect(overTls(await proxied.get('/docs').set('X-Forwarded-Proto', 'http'))).toEqual([false, false]);
+      expect(overTls(await proxied.get('/docs'))).toEqual([false, false]);
+    } finally {
+      await behindProxy.close();
+    }
+    expect(() => readRunConfig({ TRUST_PROXY: 'yes' })).toThrow('TRUST_PROXY: must be true or false, got "yes"');
   });
 });
 

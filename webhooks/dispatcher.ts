@@ -25,7 +25,18 @@ import { deliveryId, laneOf, messageOf, RECENT_OUTCOMES, WEBHOOK_COLLECTIONS, ty
 import type { Send } from './sender';
 
 export const WEBHOOK_JOB = 'webhook-delivery';
-export const webhookJobId = (hook: string): string => `webhook:${hook}`;
+const WEBHOOK_JOB_ID_PREFIX = 'webhook:';
+export const webhookJobId = (hook: string): string => `${WEBHOOK_JOB_ID_PREFIX}${hook}`;
+
+/**
+ * Drops the waiting jobs of webhooks the webhooks file no longer has (none deliver them, so they
+ * would wait for ever, a stuck queue to an operator), saying so once in the log.
+ */
+export async function dropRemovedWebhookJobs(jobs: JobScheduler, hooks: readonly Webhook[], log: Logger): Promise<void> {
+  const configured = new Set(hooks.map((h) => webhookJobId(h.name)));
+  const dropped = await jobs.drop(WEBHOOK_JOB, (jobId) => configured.has(jobId));
+  if (dropped.length > 0) log.info({ jobIds: dropped }, `dropped the jobs of webhooks no longer configured: ${dropped.map((id) => id.slice(WEBHOOK_JOB_ID_PREFIX.length)).join(', ')}`);
+}
 
 /**
  * `concurrency`: deliveries of one webhook in flight at once (each in its own lane);

@@ -6,7 +6,7 @@ import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
-import { chestDrawAt, findChest, stockUnitsOf } from '../../shared/rules/chests';
+import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
@@ -58,7 +58,7 @@ export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, en
   const { slots, drawCount, tier, factor } = draw.value;
 
   const left = new Map(slots.filter((s) => s.stockUid).map((s) => [s.stockUid!, s.entry.stock! - (state.stockTaken.get(s.stockUid!) ?? 0)]));
-  const available = () => slots.filter((s) => s.entry.weight > 0 && (s.stockUid === null || left.get(s.stockUid)! > 0));
+  const available = () => slots.filter((s) => drawable(s, s.stockUid === null ? null : left.get(s.stockUid)!));
   if (available().length === 0) return fail(9012, 'Limited prize pool exhausted');
 
   const deliverables = indexCatalog(catalog).deliverableByUid;

@@ -47,6 +47,10 @@ const eventsQuery = z.object({
   limit: wholeNumber(`must be a whole number from 1 to ${MAX_EVENTS}`)
     .refine((n) => n >= 1 && n <= MAX_EVENTS, `must be a whole number from 1 to ${MAX_EVENTS}`)
     .optional(),
+  last: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .meta({ description: 'true: the newest `limit` events (in stream order), instead of those from a revision' })
+    .optional(),
 });
 
 const traceQuery = z.object({
@@ -64,21 +68,26 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       path: '/v1/audit/players/:playerId/events',
       tiers: OPERATORS,
       doc: {
-        summary: "A player's stream: every event with its metadata, from a revision",
+        summary: "A player's stream: every event with its metadata, from a revision or the newest",
         query: eventsQuery,
         response: z.array(auditEventShape),
-        errors: { 1001: 'from or limit is not a whole number in range', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
+        errors: { 1001: 'from or limit is not a whole number in range, last is not true or false, or both from and last are given', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
       },
       parse: ({ params, query }) => {
         const playerId = canonicalPlayerId(params.playerId);
         if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
         const q = parseWith(eventsQuery, query);
-        return q.ok ? ok({ playerId, from: q.value.from ?? 0, limit: q.value.limit ?? DEFAULT_EVENTS }) : q;
+        if (!q.ok) return q;
+        const last = q.value.last === 'true';
+        if (last && q.value.from !== undefined) return fail(1001, 'from and last: give one or the other');
+        return ok({ playerId, from: q.value.from ?? 0, last, limit: q.value.limit ?? DEFAULT_EVENTS });
       },
-      async handle({ playerId, from, limit }) {
+      async handle({ playerId, from, last, limit }) {
         const stream = playerStream(playerId);
-        if ((await deps.events.streamRevision(stream)) < 0) return fail(5003, 'PlayerId does not exist');
-        return ok((await deps.events.readStream(stream, { fromRevision: from, maxCount: limit })).map(auditEvent));
+        const revision = await deps.events.streamRevision(stream);
+        if (revision < 0) return fail(5003, 'PlayerId does not exist');
+        const fromRevision = last ? Math.max(0, revision + 1 - limit) : from;
+        return ok((await deps.events.readStream(stream, { fromRevision, maxCount: limit })).map(auditEvent));
       },
     }),
     defineRoute({

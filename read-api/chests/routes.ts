@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import type { StreamReadDeps } from '../deps';
-import { chestDrawAt, findChest } from '../../shared/rules/chests';
+import { chestDrawAt, drawChancesPct, findChest } from '../../shared/rules/chests';
 import { CHEST_STOCK } from '../../shared/streams';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { currentLevel } from '../../shared/rules/levels';
 import { initialPlayerState } from '../../shared/player/state';
 import { multiplyAmount } from '../../shared/amount';
-import { EVERY_TIER } from '../../shared/auth/access';
+import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
 import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import { fail, ok, type Result } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import { catalogChestShape, chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 
@@ -52,13 +52,26 @@ const playerIdOf = (value: string): Result<string> => {
 /** The level a new player starts at: what previews without a player show. */
 const startingLevel = (catalog: Catalog): number => Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
 
-const round2 = (x: number): number => Math.round(x * 100) / 100;
-
 /**
- * POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
+ * GET /v1/admin/chests (the catalog's, read from it); POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
  * state cache), preview the chest stock streams, so a write is visible at once.
  */
 export const chestRoutes = (deps: StreamReadDeps) => [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/admin/chests',
+    tiers: OPERATORS,
+    doc: { summary: "The catalog's chests, in catalog order: what an operator can preview", response: z.array(catalogChestShape), errors: {} },
+    parse: () => ok({}),
+    async handle() {
+      const { catalog } = deps.catalog();
+      return ok(
+        catalog.deliverables
+          .filter((d) => d.kind === 'Chest' && d.chest)
+          .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, scalingMode: d.chest!.scalingMode, isActive: d.isActive })),
+      );
+    },
+  }),
   defineRoute({
     method: 'POST',
     path: '/v1/chest/list',
@@ -110,23 +123,28 @@ export const chestRoutes = (deps: StreamReadDeps) => [
       const draw = chestDrawAt(chest.value, level);
       if (!draw.ok) return draw;
       const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
-      // Points and powerups are won but not shown in previews.
-      const shown = draw.value.slots.filter((s) => s.entry.reward !== POINTS_REWARD && deliverables.get(s.entry.reward)?.kind !== 'Powerup');
-      const totalWeight = shown.reduce((sum, s) => sum + s.entry.weight, 0);
+      const slots = [];
+      for (const slot of draw.value.slots) {
+        const unitsLeft = slot.stockUid === null ? null : Math.max(0, slot.entry.stock! - (await deps.stocks.load(CHEST_STOCK, slot.stockUid)).state.taken);
+        slots.push({ slot, unitsLeft });
+      }
+      // Chances are over the whole pool; points and powerups are drawn but not listed.
+      const chances = drawChancesPct(slots);
       const contents = [];
-      for (const { entry, stockUid } of shown) {
-        const d = deliverables.get(entry.reward)!;
-        const remainingStock = stockUid === null ? -1 : Math.max(0, entry.stock! - (await deps.stocks.load(CHEST_STOCK, stockUid)).state.taken);
+      for (const [i, { slot, unitsLeft }] of slots.entries()) {
+        const { entry } = slot;
+        const d = deliverables.get(entry.reward);
+        if (entry.reward === POINTS_REWARD || d?.kind === 'Powerup') continue;
         contents.push({
-          rewardLabel: d.label,
-          rewardImageName: d.imageName,
-          type: DELIVERABLE_TYPE_CODE[d.type],
+          rewardLabel: d!.label,
+          rewardImageName: d!.imageName,
+          type: DELIVERABLE_TYPE_CODE[d!.type],
           amountMin: multiplyAmount(entry.amount.min, draw.value.factor),
           amountMax: multiplyAmount(entry.amount.max, draw.value.factor),
           probability: entry.weight,
-          weightPct: totalWeight > 0 ? round2((entry.weight / totalWeight) * 100) : 0,
-          limited: stockUid !== null,
-          remainingStock,
+          weightPct: chances[i],
+          limited: unitsLeft !== null,
+          remainingStock: unitsLeft ?? -1,
         });
       }
       return ok({

@@ -60,6 +60,7 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
       const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
       return ok({
         playerId,
+        username: state.username,
         points: state.points,
         level: level ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName } : null,
         badges: [...badges.values()],

@@ -219,6 +219,39 @@ badges:
   });
 });
 
+describe('every problem in one run', () => {
+  it('a wrong date or number in an entry does not hide the unknown action it names; month 13 is named as such', () => {
+    const text = `
+version: 1
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+actions:
+  - { uid: act-a, identifier: a, points: -5 }
+badges:
+  - { uid: b1, label: B, type: OneTimeOnly, startDate: 2026-13-01T00:00:00, conditions: [{ action: nope }] }
+  - { uid: b2, label: C, type: OneTimeOnly, points: -1, conditions: [{ action: a, challenge: { withinDays: -1 } }, { action: gone }] }
+`;
+    expect(parseCatalog(text, 'c.yaml')).toEqual({
+      ok: false,
+      problems: [
+        'actions[0].points: must not be negative',
+        'badges[0].startDate: not a real date: month 13, got "2026-13-01T00:00:00"',
+        'badges[1].points: must not be negative',
+        'badges[1].conditions[0].challenge.withinDays: must be greater than 0',
+        'badges[0].conditions[0].action: unknown action "nope"',
+        'badges[1].conditions[1].action: unknown action "gone"',
+      ],
+    });
+  });
+
+  it('a field taken out for the cross-entry checks is reported once, by the schema', () => {
+    const raw = validCatalog();
+    raw.triggers[0].limit = 1e10; // without it, "limit: must be at least 1 when limited is true" would follow
+    const result = parseCatalog(JSON.stringify(raw), 'catalog.json');
+    expect(result).toEqual({ ok: false, problems: ['triggers[0].limit: must be at most 1,000,000,000'] });
+  });
+});
+
 describe('numbers too large to hold', () => {
   it('.inf, .nan and 1e400 (YAML) and 1e400 (JSON) are named as not finite', () => {
     const yaml = 'version: 1\nactions:\n  - { identifier: a, points: .inf }\n  - { identifier: b, points: 1e400 }\n  - { identifier: c, points: .nan }\n';

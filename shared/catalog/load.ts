@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { canonicalJson } from '../canonical-json';
-import { formatIssues, issueMessage } from './problems';
+import { formatIssues, formatPath, issueMessage } from './problems';
 import { CatalogSchema, SECTION_SCHEMAS } from './schema';
 import type { Catalog, CatalogSection } from './types';
 import { type CatalogDraft, type UnparsedEntry, validateCatalog } from './validate';
@@ -35,7 +35,10 @@ export function parseCatalogData(data: unknown): CatalogParseResult {
     return problems.length > 0 ? { ok: false, problems } : { ok: true, catalog: parsed.data, hash: catalogHash(parsed.data) };
   }
   // Check the entries the schema did accept too, so that one run reports every problem.
-  return { ok: false, problems: [...formatIssues(parsed.error.issues), ...validateCatalog(salvage(data))] };
+  const { draft, removed } = salvage(data);
+  // A field taken out is reported by the schema already; a rule missing it would only add noise.
+  const crossEntry = validateCatalog(draft).filter((p) => !removed.some((path) => p.startsWith(`${path}: `)));
+  return { ok: false, problems: [...formatIssues(parsed.error.issues), ...crossEntry] };
 }
 
 /** Reads and parses a catalog file; an unreadable or missing file is a problem, not a throw. */
@@ -95,22 +98,32 @@ function parseYaml(text: string): SyntaxResult {
   }
 }
 
-/** The entries the schema accepts, one by one, at their file index; the others as UnparsedEntry. */
-function salvage(data: unknown): CatalogDraft {
+/**
+ * The entries the schema accepts, one by one, at their file index, some once the fields it
+ * refused are taken out (`removed`: their paths); the others as UnparsedEntry.
+ */
+function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
   const root = isRecord(data) ? data : {};
   const unparsed: UnparsedEntry[] = [];
+  const removed: string[] = [];
   const section = <T>(name: CatalogSection, schema: z.ZodType<T>): (T | undefined)[] => {
     const raw = root[name];
     if (!Array.isArray(raw)) return [];
     return raw.map((entry: unknown, index) => {
       const result = schema.safeParse(entry);
       if (result.success) return result.data;
+      const without = withoutFailedFields(entry, result.error.issues);
+      const rest = schema.safeParse(without.entry);
+      if (rest.success) {
+        removed.push(...without.removed.map((p) => formatPath([name, index, ...p])));
+        return rest.data;
+      }
       const rawEntry = isRecord(entry) ? entry : {};
       unparsed.push({ section: name, index, uid: stringOrNull(rawEntry.uid), identifier: stringOrNull(rawEntry.identifier) });
       return undefined;
     });
   };
-  return {
+  const draft = {
     deliverables: section('deliverables', SECTION_SCHEMAS.deliverables),
     actions: section('actions', SECTION_SCHEMAS.actions),
     badges: section('badges', SECTION_SCHEMAS.badges),
@@ -122,6 +135,36 @@ function salvage(data: unknown): CatalogDraft {
     streaks: section('streaks', SECTION_SCHEMAS.streaks),
     unparsed,
   };
+  return { draft, removed };
+}
+
+/**
+ * A copy of an entry the schema refused, without the fields it refused that an entry can do
+ * without (a wrong date, a negative number, an unknown key), so that the cross-entry checks still
+ * look at the rest of it: a bad date must not hide the unknown action the same badge names. A
+ * field inside a list is removed from its item, never the item, so every path stays as written.
+ */
+function withoutFailedFields(entry: unknown, issues: readonly z.core.$ZodIssue[]): { entry: unknown; removed: PropertyKey[][] } {
+  const copy: unknown = structuredClone(entry);
+  const removed: PropertyKey[][] = [];
+  for (const issue of issues) {
+    const parent = valueAt(copy, issue.path.slice(0, -1));
+    const key = issue.path[issue.path.length - 1];
+    if (issue.code === 'unrecognized_keys') {
+      const object = valueAt(copy, issue.path);
+      if (isRecord(object)) for (const k of issue.keys) delete object[k];
+    } else if (isRecord(parent) && typeof key === 'string' && key in parent && !isRecord(parent[key]) && !Array.isArray(parent[key])) {
+      delete parent[key];
+      removed.push(issue.path);
+    }
+  }
+  return { entry: copy, removed };
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) at = isRecord(at) || Array.isArray(at) ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  return at;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -228,7 +228,7 @@ describe('schema problems', () => {
       },
       'actions[0].createDate: must be a local date-time YYYY-MM-DDThh:mm:ss, got "2026-01-01T00:00:00Z"',
       'badges[1].startDate: must be a local date-time YYYY-MM-DDThh:mm:ss, got "2026-01-01"',
-      'badges[1].endDate: must be a local date-time YYYY-MM-DDThh:mm:ss, got "2026-02-30T00:00:00"',
+      'badges[1].endDate: not a real date: day 30 of month 2 (it has 28 days in 2026), got "2026-02-30T00:00:00"',
       'stores[0].startDate: expected string, got number 20260101',
     );
   });

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { MAX_AMOUNT } from '../amount';
 import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
-import { isLocalIso, isValidTimeZone } from '../time/local-time';
+import { isLocalIso, isValidTimeZone, localIsoProblem } from '../time/local-time';
 import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Streak, type Trigger } from './types';
 
 // The catalog types are part of this module's API: importers of the schema get them here.
@@ -67,7 +67,7 @@ export const UidSchema = z.string().regex(UID_PATTERN, 'must be 1 to 64 characte
 
 export const LocalIsoSchema = z
   .string()
-  .refine(isLocalIso, { error: (iss) => `must be a local date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(iss.input)}` });
+  .refine(isLocalIso, { error: (iss) => localIsoProblem(iss.input) });
 const OptionalDate = LocalIsoSchema.nullable().default(null);
 
 /** An optional list: absent or null (an empty YAML section) is []. */

@@ -27,6 +27,11 @@ export interface RunConfig {
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /** The webhooks file (null: no webhooks) and how deliveries are made. */
   webhooks: { file: string | null; concurrency: number; timeoutMs: number; retryBaseMs: number; maxAttempts: number };
+  /**
+   * Behind a proxy that says how the client connected (X-Forwarded-Proto): answers to HTTPS
+   * clients then carry HSTS and upgrade-insecure-requests, which plain HTTP answers never do.
+   */
+  trustProxy: boolean;
   logLevel: string;
   /** The format asked for; null: readable on a terminal, JSON otherwise. */
   logFormat: LogFormat | null;
@@ -64,6 +69,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     },
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
+    trustProxy: flag(env, 'TRUST_PROXY'),
   };
 }
 
@@ -97,6 +103,14 @@ function webhookTimeout(env: NodeJS.ProcessEnv): number {
 const positiveMs = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => positiveWhole(env, name, fallback, ' of milliseconds');
 
 /** A whole number > 0 from the environment, or the default when unset. */
+/** `true` or `false` from the environment; unset is false. */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error(`${name}: must be true or false, got "${raw}"`);
+}
+
 function positiveWhole(env: NodeJS.ProcessEnv, name: string, fallback: number, unit = ''): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;

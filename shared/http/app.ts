@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import helmet from 'helmet';
 import { StoreFaultError, StoreUnavailableError, WrongExpectedVersionError, type WriteProblem } from '../event-store/port';
 import { failure } from '../result';
-import { sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
+import { sendData, sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
 import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
@@ -46,7 +46,7 @@ async function failingChecks(checks: readonly ReadinessCheck[]): Promise<string[
 }
 
 /** What every process serves without a key: liveness, readiness, and the API's own description. */
-export const PUBLIC_PATHS = { health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
+export const PUBLIC_PATHS = { home: '/', health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
 /** The same, for whole folders: the reference page's files. */
 export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 
@@ -116,8 +116,25 @@ export interface HttpAppDeps extends RouteDeps {
   documentation: { document: object };
   /** Routes of the API another process serves: answered 404 saying which (`servedBy`, e.g. "the command role"). */
   elsewhere: readonly { method: 'GET' | 'POST'; path: string; servedBy: string }[];
+  /** X-Forwarded-Proto is the proxy's word on how the client connected (TRUST_PROXY). */
+  trustProxy: boolean;
   /** Browser pages this process serves (the console); they call the API like any client. */
   pages?: readonly Router[];
+  /** Where those pages are, by name (e.g. console: "/console"): GET / lists them with the public paths. */
+  pagePaths?: Readonly<Record<string, string>>;
+}
+
+/** The methods each path of the API takes (HEAD with GET, as express answers it), the public GET paths included. */
+function methodsByPath(routes: readonly AnyRoute[], elsewhere: HttpAppDeps['elsewhere']): Map<string, Set<string>> {
+  const byPath = new Map<string, Set<string>>();
+  const add = (method: string, path: string) => {
+    const methods = byPath.get(path) ?? new Set<string>();
+    for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) methods.add(m);
+    byPath.set(path, methods);
+  };
+  for (const path of [PUBLIC_PATHS.home, PUBLIC_PATHS.health, PUBLIC_PATHS.ready, PUBLIC_PATHS.openApi, '/metrics']) add('GET', path);
+  for (const { method, path } of [...routes, ...elsewhere]) add(method, path);
+  return byPath;
 }
 
 export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Express {
@@ -126,8 +143,14 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   // Answers are per request and per key; hashing every body for an ETag costs more than it saves.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // X-Forwarded-Proto counts (req.secure) only from a proxy the operator says is there.
+  app.set('trust proxy', deps.trustProxy);
   // Cross-Origin-Resource-Policy is the CORS middleware's: cross-origin exactly where CORS allows.
-  app.use(helmet({ crossOriginResourcePolicy: false }));
+  // HSTS and upgrade-insecure-requests only over HTTPS: over plain HTTP they send a browser to an
+  // https:// address nothing answers, and the console and /docs stay blank off localhost.
+  const overTls = helmet({ crossOriginResourcePolicy: false });
+  const overPlainHttp = helmet({ crossOriginResourcePolicy: false, strictTransportSecurity: false, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.secure ? overTls : overPlainHttp)(req, res, next));
   app.use(cors(routes, deps.clientDomains));
 
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -190,6 +213,12 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     res.type(METRICS_CONTENT_TYPE).send(await deps.metrics.text());
   });
 
+  // Where things are, for whoever opens the bare address (a browser, curl): not a 404.
+  app.get(PUBLIC_PATHS.home, (_req, res) => {
+    const { health, ready, openApi, docs } = PUBLIC_PATHS;
+    sendData(res, { ...deps.pagePaths, docs, openApi, health, ready, metrics: '/metrics' });
+  });
+
   // The API's own description is public, like /health.
   app.get(PUBLIC_PATHS.openApi, (_req, res) => {
     res.json(deps.documentation.document);
@@ -202,6 +231,14 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   mountRoutes(router, routes, deps);
   for (const { method, path, servedBy } of deps.elsewhere) {
     router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) => sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404));
+  }
+  // A known path asked with another method: 405 naming the ones it takes, not a misleading 404.
+  for (const [path, methods] of methodsByPath(routes, deps.elsewhere)) {
+    const allow = [...methods].join(', ');
+    router.all(path, (req: Request, res: Response) => {
+      res.setHeader('Allow', allow);
+      sendFailure(res, failure(405, `Method not allowed: ${req.path} takes ${allow}`), 405);
+    });
   }
   app.use(router);
 

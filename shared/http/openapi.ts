@@ -246,5 +246,63 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   streaks: 'Streaks: each run of a player, its freezes and when it breaks',
   admin: 'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
+  auth: 'The key a request comes with: whether it is accepted, its name and tier',
   audit: 'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
 };
+
+/**
+ * A value for a field of the running service (e.g. an action name of its catalog, a player id),
+ * for the operation at `path`; undefined leaves it to its schema.
+ */
+export type ExampleValue = (field: string, path: string) => unknown;
+
+/**
+ * The document with an `example` for every request body and path or query parameter, so that
+ * "Try it out" sends a request the service takes as it is: the fields `value` knows get its
+ * values, the other required ones a value their schema accepts; other optional ones are left
+ * out (a `timestamp` example would soon be refused as too old or in the future).
+ */
+export function withExamples(document: JsonSchema, value: ExampleValue): JsonSchema {
+  const copy = structuredClone(document) as { paths: Record<string, Record<string, { parameters?: JsonSchema[]; requestBody?: { content: Record<string, JsonSchema> } }>> };
+  for (const [path, operations] of Object.entries(copy.paths)) {
+    for (const op of Object.values(operations)) {
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.in !== 'path' && parameter.in !== 'query') continue;
+        // Swagger UI sends an optional parameter's example too: only values of the service's own.
+        if (!parameter.required && value(String(parameter.name), path) === undefined) continue;
+        const example = exampleOf(parameter.schema as JsonSchema, String(parameter.name), path, value);
+        if (example !== undefined) parameter.example = example;
+      }
+      const media = op.requestBody?.content['application/json'];
+      if (media) media.example = exampleOf(media.schema as JsonSchema, '', path, value);
+    }
+  }
+  return copy as unknown as JsonSchema;
+}
+
+function exampleOf(schema: JsonSchema, field: string, path: string, value: ExampleValue): unknown {
+  const known = field ? value(field, path) : undefined;
+  if (known !== undefined) return known;
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (variants) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], field, path, value);
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  switch (schema.type) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const required = (schema.required ?? []) as string[];
+      return Object.fromEntries(required.filter((name) => properties[name]).map((name) => [name, exampleOf(properties[name], name, path, value)]));
+    }
+    case 'array':
+      return (schema.minItems as number | undefined) ? [exampleOf(schema.items as JsonSchema, field, path, value)] : [];
+    case 'integer':
+    case 'number':
+      return (schema.minimum as number | undefined) ?? ((schema.exclusiveMinimum as number | undefined) ?? 0) + 1;
+    case 'boolean':
+      return false;
+    case 'string':
+      return 'example';
+    default:
+      return undefined;
+  }
+}

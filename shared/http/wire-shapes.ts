@@ -44,6 +44,7 @@ const badgeCommon = {
   startDate: localIso.nullable(),
   endDate: localIso.nullable(),
   requiredBadgeUId: nullableString,
+  rankSetUId: nullableString.describe('the rank set of a Ranked one (GET /v1/admin/ranks)'),
   imageName: nullableString,
   isActive: z.boolean(),
   type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
@@ -66,7 +67,12 @@ export const triggerShape = z.object(triggerCommon);
 export const triggerDetailShape = z.object({ ...triggerCommon, conditions: z.array(conditionShape), deliverables: z.array(deliverableItemShape) });
 
 export const levelShape = z.object({ uid: z.string(), label: z.string(), level: z.number(), description: z.string(), target: z.number(), imageName: nullableString, isActive: z.boolean() });
-export const rankSetShape = z.object({ uid: z.string(), label: z.string(), isActive: z.boolean() });
+export const rankSetShape = z.object({
+  uid: z.string(),
+  label: z.string(),
+  isActive: z.boolean(),
+  ranks: z.array(z.object({ rank: z.number().int(), label: z.string(), times: z.number().int().nullable(), sum: z.number().nullable(), points: z.number() })).describe('in ascending order; each reached at its times or its sum (exactly one is set)'),
+});
 
 const leaderboardCommon = {
   uid: z.string(),
@@ -128,6 +134,7 @@ export const processResultShape = actionResultShape.extend({
 
 export const profileShape = z.object({
   playerId: z.string(),
+  username: z.string().describe('as registered: given to POST /v1/player/create, else the playerId'),
   points: z.number(),
   level: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: nullableString }).nullable(),
   badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),
@@ -181,6 +188,7 @@ export const buyResultShape = z.object({
 
 const scalingMode = z.enum(['None', 'PlayerLevel', 'Custom']);
 export const ownedChestShape = z.object({ chestDeliverableUid: z.string(), label: z.string(), imageName: nullableString, balance: z.number(), scalingMode, isActive: z.boolean() });
+export const catalogChestShape = ownedChestShape.omit({ balance: true });
 export const chestOpenShape = z.object({
   openingUid: z.string().describe('this opening: trace it with GET /v1/audit/trace?openingUid=<it>&playerId=<the player>'),
   chestLabel: z.string(),
@@ -202,7 +210,9 @@ export const chestPreviewShape = z.object({
       amountMin: z.number(),
       amountMax: z.number(),
       probability: z.number().describe('raw draw weight'),
-      weightPct: z.number(),
+      weightPct: z
+        .number()
+        .describe('the chance in percent (2 decimals) that one draw picks this entry at the stock left now: its weight over the weights of every entry a draw can pick, points and powerups included though not listed; 0 when out of stock'),
       limited: z.boolean(),
       remainingStock: z.number().describe('-1 when unlimited'),
     }),

@@ -130,6 +130,29 @@ export class BullMqJobScheduler implements JobScheduler {
     if (this.started) this.work(type);
   }
 
+  async drop(type: string, keep: (jobId: string) => boolean): Promise<string[]> {
+    const queue = this.queue(type);
+    return this.redis(
+      (async () => {
+        const dropped: string[] = [];
+        for (const job of await queue.getJobs(['wait', 'paused', 'prioritized', 'delayed'])) {
+          if (keep(job.data.jobId)) continue;
+          // Removing takes its deduplication id too, so scheduling the id again makes a new job. A
+          // job a worker took meanwhile is running now, and is left to finish.
+          const removed = await job.remove().then(
+            () => true,
+            (error: Error) => {
+              if (/locked/.test(error.message)) return false;
+              throw error;
+            },
+          );
+          if (removed) dropped.push(job.data.jobId);
+        }
+        return dropped;
+      })(),
+    );
+  }
+
   async start(): Promise<void> {
     if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
     this.started = true;

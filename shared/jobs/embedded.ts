@@ -104,6 +104,8 @@ export class SqliteJobScheduler implements JobScheduler {
   private readonly fail: Database.Statement<[Claim & { now: number; error: string }]>;
   private readonly failInterrupted: Database.Statement<[{ id: string; version: number; now: number; error: string }]>;
   private readonly dropOldFailures: Database.Statement<[number]>;
+  private readonly selectWaiting: Database.Statement<[{ type: string; now: number }], { id: string }>;
+  private readonly deleteWaiting: Database.Statement<[{ id: string; now: number }]>;
   private readonly countByState: Database.Statement<[{ now: number }], { waiting: number; delayed: number; running: number; failed: number }>;
   private readonly selectFailures: Database.Statement<[number], { id: string; type: string; attempts: number; run_at: number; last_error: string | null }>;
 
@@ -158,6 +160,10 @@ export class SqliteJobScheduler implements JobScheduler {
     this.dropOldFailures = db.prepare(
       `DELETE FROM jobs WHERE state = 'failed' AND id NOT IN (SELECT id FROM jobs WHERE state = 'failed' ORDER BY run_at DESC LIMIT ?)`,
     );
+    // Waiting to run: scheduled, or claimed by a run that was interrupted (its claim ran out).
+    const waiting = `(state = 'scheduled' OR (state = 'running' AND locked_until <= @now))`;
+    this.selectWaiting = db.prepare(`SELECT id FROM jobs WHERE type = @type AND ${waiting}`);
+    this.deleteWaiting = db.prepare(`DELETE FROM jobs WHERE id = @id AND ${waiting}`);
     this.countByState = db.prepare(`
       SELECT
         COALESCE(SUM(state = 'scheduled' AND run_at <= @now), 0) AS waiting,
@@ -176,6 +182,16 @@ export class SqliteJobScheduler implements JobScheduler {
   handle(type: string, handler: JobHandler): void {
     this.handlers.set(type, handler);
     this.arm();
+  }
+
+  async drop(type: string, keep: (jobId: string) => boolean): Promise<string[]> {
+    return this.guard(() =>
+      this.db.transaction(() => {
+        const dropped = this.selectWaiting.all({ type, now: Date.now() }).map((r) => r.id).filter((id) => !keep(id));
+        for (const id of dropped) this.deleteWaiting.run({ id, now: Date.now() });
+        return dropped;
+      })(),
+    );
   }
 
   async start(): Promise<void> {

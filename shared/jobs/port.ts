@@ -33,6 +33,12 @@ export interface JobScheduler {
    * its attempts are used, then the job is logged as failed and kept for the operator.
    */
   handle(type: string, handler: JobHandler): void;
+  /**
+   * Removes the jobs of `type` that wait to run (not running now, not failed) and whose id `keep`
+   * refuses, e.g. the jobs of something no longer configured; answers their ids. For types with
+   * few jobs: it looks at each of them.
+   */
+  drop(type: string, keep: (jobId: string) => boolean): Promise<string[]>;
   /** Starts running due jobs in this process. Jobs already overdue run at once. */
   start(): Promise<void>;
   /** What an operator watches: how many jobs wait, are delayed, run and failed, and the latest failures. */

@@ -72,6 +72,21 @@ export function chestDrawAt(chest: Chest, level: number): Result<ChestDraw> {
   return ok({ slots: slotsOf(deliverable.uid, null, config.pool), drawCount: config.drawCount, tier: null, factor });
 }
 
+/** Whether a draw can pick the slot: a weight above 0 and, when limited, units left (null: unlimited). */
+export const drawable = (slot: PoolSlot, unitsLeft: number | null): boolean => slot.entry.weight > 0 && (unitsLeft === null || unitsLeft > 0);
+
+/**
+ * For each slot, in percent with 2 decimals, the chance that one draw picks it at the stock left
+ * now: its weight over the weights of every entry a draw can pick (points and powerups included),
+ * 0 for an entry a draw cannot pick. This is the disclosure previews show, so it is the opening's
+ * own rule (`drawable`), not a share of the entries listed.
+ */
+export function drawChancesPct(slots: readonly { slot: PoolSlot; unitsLeft: number | null }[]): number[] {
+  const weights = slots.map((s) => (drawable(s.slot, s.unitsLeft) ? s.slot.entry.weight : 0));
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  return weights.map((w) => (total > 0 ? Math.round((w / total) * 10_000) / 100 : 0));
+}
+
 /** Units of each limited stock an opening took: one per draw of the entry. */
 export function stockUnitsOf(prizes: readonly ChestPrize[]): Map<string, number> {
   const units = new Map<string, number>();

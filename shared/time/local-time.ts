@@ -45,6 +45,24 @@ export function isLocalIso(value: string): boolean {
   return parseLocalIso(value) !== null;
 }
 
+/**
+ * Why a value is not a local date-time, for a catalog problem line: the format, or, when the
+ * format is right, the field that names no real date or time (`not a real date: month 13`).
+ */
+export function localIsoProblem(value: unknown): string {
+  const got = `got ${JSON.stringify(value)}`;
+  const m = typeof value === 'string' ? LOCAL_ISO.exec(value) : null;
+  if (!m) return `must be a local date-time YYYY-MM-DDThh:mm:ss, ${got}`;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  if (year < 1) return `not a real date: year 0000, ${got}`;
+  if (month < 1 || month > 12) return `not a real date: month ${month}, ${got}`;
+  if (day < 1 || day > daysInMonth(year, month)) return `not a real date: day ${day} of month ${month} (it has ${daysInMonth(year, month)} days in ${year}), ${got}`;
+  if (hour > 23) return `not a real time: hour ${hour}, ${got}`;
+  if (minute > 59) return `not a real time: minute ${minute}, ${got}`;
+  if (second > 59) return `not a real time: second ${second}, ${got}`;
+  return `must be a local date-time YYYY-MM-DDThh:mm:ss, ${got}`;
+}
+
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 export function formatLocalIso(t: LocalDateTime): string {

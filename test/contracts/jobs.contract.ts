@@ -304,6 +304,32 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(betaRuns.map((run) => run.jobId).sort()).toEqual([...betaIds].sort());
     });
 
+    it('drops the waiting jobs of a type its id filter refuses, not the running ones nor other types; a dropped id can be scheduled again', async () => {
+      const running = gate();
+      const runs: Run[] = [];
+      const scheduler = await worker(runs, 'held', () => running.wait);
+      const [busy, gone, kept, later, other] = ['busy', 'gone', 'kept', 'later', 'other'].map((n) => `${n}-${newId()}`);
+      await scheduler.schedule('held', busy, Date.now(), {});
+      await waitFor(() => runs.length === 1);
+      const idle = await open(); // schedules only: no handler, nothing runs there
+      await idle.schedule('gone', gone, Date.now() - 1000, {});
+      await idle.schedule('gone', kept, Date.now() - 1000, {});
+      await idle.schedule('gone', later, Date.now() + 60_000, {});
+      await idle.schedule('other', other, Date.now() - 1000, {});
+      expect(await idle.overview()).toMatchObject({ waiting: 3, delayed: 1, running: 1 });
+
+      expect((await idle.drop('gone', (id) => id === kept)).sort()).toEqual([gone, later].sort());
+      expect(await idle.drop('held', () => false)).toEqual([]);
+      expect(await idle.overview()).toMatchObject({ waiting: 2, delayed: 0, running: 1 });
+
+      running.open();
+      const again: Run[] = [];
+      await worker(again, 'gone');
+      await idle.schedule('gone', gone, Date.now(), {});
+      await waitFor(() => again.length === 2);
+      expect(again.map((r) => r.jobId).sort()).toEqual([gone, kept].sort());
+    });
+
     it('runs a job again when it is scheduled again while running', async () => {
       const runs: Run[] = [];
       const firstRun = gate();

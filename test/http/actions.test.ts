@@ -258,7 +258,7 @@ describe('POST /v1/action/delete input and access', () => {
 });
 
 describe('players', () => {
-  it('registers a player once (5002 with HTTP 200 after) and shows the username on leaderboards', async () => {
+  it('registers a player once (5002 with HTTP 200 after) and shows the username on leaderboards and in the profile', async () => {
     const playerId = newPlayer();
     const created = await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada', imageName: 'https://img.example.com/ada.png' });
     expect(created.body.code).toBe(200);
@@ -272,6 +272,11 @@ describe('players', () => {
     const mine = board.body.data[0].standings.find((s: { userId: string }) => s.userId === playerId);
     expect(mine).toMatchObject({ username: 'Ada', imageName: 'https://img.example.com/ada.png', points: 30 });
     expect(board.body.data[0].player).toMatchObject({ userId: playerId, points: 30 });
+    expect(await profile(playerId)).toMatchObject({ playerId, username: 'Ada' });
+    // Registered by an action, a player is named by its id.
+    const other = newPlayer();
+    await process_({ name: 'purchase', referenceId: ref(), playerId: other });
+    expect(await profile(other)).toMatchObject({ username: other });
   });
 });
 

@@ -1,4 +1,5 @@
-import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
+import { randomUUID } from 'node:crypto';
+import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 let t: TestService;
 beforeAll(async () => {
@@ -67,6 +68,7 @@ describe('admin views of the demo catalog', () => {
       startDate: null,
       endDate: null,
       requiredBadgeUId: 'b-first-purchase',
+      rankSetUId: null,
       imageName: null,
       isActive: true,
       type: 'OneTimeOnly',
@@ -100,7 +102,21 @@ describe('admin views of the demo catalog', () => {
   });
 
   it('filters rank sets by isactive', async () => {
-    expect((await t.http.get('/v1/admin/ranks').set(server)).body.data).toEqual([{ uid: 'rs-shopper', label: 'Shopper ranks', isActive: true }]);
+    expect((await t.http.get('/v1/admin/ranks').set(server)).body.data).toEqual([
+      {
+        uid: 'rs-shopper',
+        label: 'Shopper ranks',
+        isActive: true,
+        ranks: [
+          { rank: 1, label: 'Bronze', times: 2, sum: null, points: 10 },
+          { rank: 2, label: 'Silver', times: 5, sum: null, points: 25 },
+          { rank: 3, label: 'Gold', times: 10, sum: null, points: 100 },
+        ],
+      },
+    ]);
+    const badges = (await t.http.get('/v1/admin/badges').set(server)).body.data as { uid: string; rankSetUId: string | null }[];
+    expect(badges.find((b) => b.uid === 'b-shopper')).toMatchObject({ rankSetUId: 'rs-shopper' });
+    expect(badges.find((b) => b.uid === 'b-vip')).toMatchObject({ rankSetUId: null });
     expect((await t.http.get('/v1/admin/ranks?isactive=true').set(server)).body.data).toHaveLength(1);
     expect((await t.http.get('/v1/admin/ranks?isactive=false').set(server)).body.data).toEqual([]);
     const bad = await t.http.get('/v1/admin/ranks?isactive=maybe').set(server);
@@ -248,6 +264,47 @@ describe('envelope', () => {
     expect(res.body.code).toBe(404);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('GET /v1/admin/players finds registered players by the start of their username, any case, to Server and Auditor keys', async () => {
+    const tag = `zq${Date.now().toString(36)}`;
+    const names = [`${tag}Ada`, `${tag}adam`, `${tag}Bob`];
+    const ids: Record<string, string> = {};
+    for (const username of names) {
+      ids[username] = randomUUID();
+      expect((await t.http.post('/v1/player/create').set(server).send({ playerId: ids[username], username })).body.code).toBe(200);
+    }
+    const search = (query: Record<string, string>, key: Record<string, string> = server) => t.http.get('/v1/admin/players').query(query).set(key);
+    expect((await search({ username: `${tag.toUpperCase()}AD` })).body).toEqual({ code: 200, data: [{ playerId: ids[`${tag}Ada`], username: `${tag}Ada` }, { playerId: ids[`${tag}adam`], username: `${tag}adam` }] });
+    expect((await search({ username: tag, top: '1' }, auditor)).body.data).toEqual([{ playerId: ids[`${tag}Ada`], username: `${tag}Ada` }]);
+    expect((await search({ username: `${tag}x` })).body).toEqual({ code: 200, data: [] });
+    expect((await search({})).body.code).toBe(1001);
+    expect((await search({ username: tag, top: '101' })).body.code).toBe(1001);
+    expect((await search({ username: tag }, mobile)).body.code).toBe(4003);
+  });
+
+  it('GET /v1/auth/key answers the name and tier of an accepted key, and changes nothing', async () => {
+    expect((await t.http.get('/v1/auth/key').set(server)).body).toEqual({ code: 200, data: { name: 'backend', tier: 'Server' } });
+    expect((await t.http.get('/v1/auth/key').set(auditor)).body).toEqual({ code: 200, data: { name: 'books', tier: 'Auditor' } });
+    expect((await t.http.get('/v1/auth/key').set(client)).body).toEqual({ code: 200, data: { name: 'web', tier: 'Client' } });
+    expect((await t.http.get('/v1/auth/key')).body.code).toBe(4001);
+  });
+
+  it('answers GET / with where things are, without a key', async () => {
+    const res = await t.http.get('/');
+    expect([res.status, res.body]).toEqual([200, { code: 200, data: { console: '/console', docs: '/docs', openApi: '/openapi.json', health: '/health', ready: '/health/ready', metrics: '/metrics' } }]);
+    for (const path of Object.values(res.body.data as Record<string, string>)) expect([path, (await t.http.get(path).set(server)).status]).toEqual([path, 200]);
+  });
+
+  it('answers 405 with Allow, in the envelope, for a known path asked with another method', async () => {
+    const profile = await t.http.get('/v1/player/profile').set(server);
+    expect([profile.status, profile.headers.allow, profile.body]).toEqual([405, 'POST', { code: 405, data: 'Method not allowed: /v1/player/profile takes POST' }]);
+    const standings = await t.http.delete('/v1/admin/leaderboards/weekly');
+    expect([standings.status, standings.headers.allow, standings.body.code]).toEqual([405, 'GET, HEAD', 405]);
+    const health = await t.http.post('/health');
+    expect([health.status, health.headers.allow]).toEqual([405, 'GET, HEAD']);
+    // HEAD of a GET path is its GET without the body, not a 405.
+    expect((await t.http.head('/health')).status).toBe(200);
   });
 });
 

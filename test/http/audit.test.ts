@@ -202,6 +202,18 @@ describe('GET /v1/audit/players/{playerId}/events', () => {
     expect((await events({}, randomUUID())).body.code).toBe(5003);
     expect((await t.http.get(`/v1/audit/players/${playerId}/events`).set(mobile)).body.code).toBe(4003);
   });
+
+  it('last=true: the newest events, in stream order; not with from', async () => {
+    const playerId = randomUUID();
+    for (let i = 0; i < 3; i++) await act('earn', playerId, `earn-${randomUUID()}`);
+    const events = (query: Record<string, string>) => t.http.get(`/v1/audit/players/${playerId}/events`).query(query).set(server);
+    const revisions = async (query: Record<string, string>) => (await events(query)).body.data.map((e: { revision: number }) => e.revision);
+    expect(await revisions({ last: 'true', limit: '2' })).toEqual([2, 3]);
+    expect(await revisions({ last: 'true', limit: '10' })).toEqual([0, 1, 2, 3]);
+    expect(await revisions({ last: 'false', limit: '2' })).toEqual([0, 1]);
+    expect((await events({ last: 'true', from: '1' })).body).toEqual({ code: 1001, data: 'from and last: give one or the other' });
+    expect((await events({ last: 'yes' })).body.code).toBe(1001);
+  });
 });
 
 describe('POST /v1/audit/verify', () => {

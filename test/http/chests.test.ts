@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import { StoreUnavailableError } from '../../shared/event-store/port';
 import { chestStockUid } from '../../shared/rules/chests';
 import { CHEST_STOCK, stockStream } from '../../shared/streams';
-import { chestHistoryShape, chestOpenShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
-import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
+import { catalogChestShape, chestHistoryShape, chestOpenShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
 version: 1
@@ -297,6 +297,19 @@ describe('an opening whose one append fails', () => {
   });
 });
 
+describe('GET /v1/admin/chests', () => {
+  it("lists the catalog's chests in catalog order, inactive ones too, to Server and Auditor keys", async () => {
+    const res = await t.http.get('/v1/admin/chests').set(server);
+    expect(res.body.code).toBe(200);
+    for (const chest of res.body.data) strictly(catalogChestShape, chest);
+    expect(res.body.data[0]).toEqual({ chestDeliverableUid: 'chest-gold', label: 'Gold chest', imageName: 'https://img.example.com/chest.png', scalingMode: 'None', isActive: true });
+    expect(res.body.data.map((c: { chestDeliverableUid: string }) => c.chestDeliverableUid)).toEqual(expect.arrayContaining(['chest-mixed', 'chest-tiered', 'chest-off']));
+    expect(res.body.data.find((c: { chestDeliverableUid: string }) => c.chestDeliverableUid === 'chest-off')).toMatchObject({ isActive: false });
+    expect((await t.http.get('/v1/admin/chests').set(auditor)).body.data).toEqual(res.body.data);
+    expect((await t.http.get('/v1/admin/chests').set(mobile)).body.code).toBe(4003);
+  });
+});
+
 describe('POST /v1/chest/list', () => {
   it('lists owned chests with a balance above 0, in catalog order; an empty array when none', async () => {
     const playerId = await player('get-chests');
@@ -318,7 +331,7 @@ describe('POST /v1/chest/list', () => {
 });
 
 describe('POST /v1/chest/preview', () => {
-  it('shows the pool without points and powerups; weightPct over the shown entries, 2 decimals; -1 for unlimited stock', async () => {
+  it('shows the pool without points and powerups; weightPct the chance of one draw over the whole pool, 2 decimals; -1 for unlimited stock', async () => {
     const res = await preview({ chestDeliverableUId: 'chest-mixed' });
     strictly(chestPreviewShape, res.data);
     expect(res).toEqual({
@@ -329,9 +342,9 @@ describe('POST /v1/chest/preview', () => {
         drawCountMin: 1,
         drawCountMax: 3,
         contents: [
-          { rewardLabel: 'Gold', rewardImageName: 'https://img.example.com/gold.png', type: 1, amountMin: 10, amountMax: 20, probability: 4, weightPct: 66.67, limited: false, remainingStock: -1 },
-          { rewardLabel: 'Gems', rewardImageName: null, type: 1, amountMin: 0.5, amountMax: 1.5, probability: 1, weightPct: 16.67, limited: false, remainingStock: -1 },
-          { rewardLabel: 'Sword', rewardImageName: 'https://img.example.com/sword.png', type: 1, amountMin: 1, amountMax: 1, probability: 1, weightPct: 16.67, limited: true, remainingStock: expect.any(Number) },
+          { rewardLabel: 'Gold', rewardImageName: 'https://img.example.com/gold.png', type: 1, amountMin: 10, amountMax: 20, probability: 4, weightPct: 15.38, limited: false, remainingStock: -1 },
+          { rewardLabel: 'Gems', rewardImageName: null, type: 1, amountMin: 0.5, amountMax: 1.5, probability: 1, weightPct: 3.85, limited: false, remainingStock: -1 },
+          { rewardLabel: 'Sword', rewardImageName: 'https://img.example.com/sword.png', type: 1, amountMin: 1, amountMax: 1, probability: 1, weightPct: 3.85, limited: true, remainingStock: expect.any(Number) },
         ],
       },
     });
@@ -362,6 +375,86 @@ describe('POST /v1/chest/preview', () => {
     expect((await preview({ chestDeliverableUId: 'chest-gold', playerId: 'p1' })).code).toBe(1002);
     expect((await preview({ playerId })).code).toBe(1002);
     expect((await post('/v1/chest/preview')).body.code).toBe(1001);
+  });
+});
+
+describe('the chances a preview shows are what openings draw', () => {
+  const oddsCatalog = `
+version: 1
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: gems, label: Gems, type: Prize, kind: Currency }
+  - { uid: sword, label: Sword, type: Prize }
+  - { uid: relic, label: Relic, type: Prize }
+  - { uid: boost, label: Boost, type: Prize, kind: Powerup, powerup: { multiplier: 2, neverExpires: true } }
+  - uid: chest-odds
+    label: Odds chest
+    type: Prize
+    kind: Chest
+    chest:
+      drawCount: { min: 100, max: 100 }
+      pool:
+        - { reward: gold, amount: { min: 1, max: 1 }, weight: 70 }
+        - { reward: gems, amount: { min: 1, max: 1 }, weight: 25 }
+        - { reward: sword, amount: { min: 1, max: 1 }, weight: 5, stock: 100000 }
+        - { reward: points, amount: { min: 1, max: 1 }, weight: 10 }
+        - { reward: boost, amount: { min: 1, max: 1 }, weight: 10 }
+  - uid: chest-last-relic
+    label: Relic chest
+    type: Prize
+    kind: Chest
+    chest: { drawCount: { min: 100, max: 100 }, pool: [{ reward: relic, amount: { min: 1, max: 1 }, weight: 50, stock: 1 }, { reward: gold, amount: { min: 1, max: 1 }, weight: 50 }] }
+actions:
+  - { uid: act-odds, identifier: get-odds-chests, deliverables: [{ deliverable: chest-odds, amount: 40 }, { deliverable: chest-last-relic, amount: 1 }] }
+`;
+  /** mulberry32: a seeded generator, so the draws, and so this test, are the same at every run. */
+  const seeded = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  let odds: TestService;
+  beforeAll(async () => {
+    odds = await startTestService({ catalogYaml: oddsCatalog, random: seeded(34) });
+  });
+  afterAll(() => odds.close());
+  const call = async (path: string, body: object) => (await odds.http.post(path).set(server).send(body)).body;
+  const chances = async (chestDeliverableUId: string) =>
+    Object.fromEntries((await call('/v1/chest/preview', { chestDeliverableUId })).data.contents.map((c: { rewardLabel: string; weightPct: number }) => [c.rewardLabel, c.weightPct]));
+
+  it('each chance is over the whole pool, points and powerups included: Gold 70 of 120 is 58.33 %, not 70 %', async () => {
+    expect(await chances('chest-odds')).toEqual({ Gold: 58.33, Gems: 20.83, Sword: 4.17 });
+  });
+
+  it('4000 draws fit the shown chances (chi-square, 3 degrees of freedom, below the 0.1 % critical value 16.27)', async () => {
+    const shown = await chances('chest-odds');
+    const playerId = randomUUID();
+    expect((await call('/v1/action/process', { name: 'get-odds-chests', playerId, referenceId: randomUUID() })).code).toBe(200);
+    const drawn: Record<string, number> = { Gold: 0, Gems: 0, Sword: 0, unlisted: 0 };
+    for (let i = 0; i < 40; i++) {
+      const { code, data } = await call('/v1/chest/open', { playerId, chestDeliverableUId: 'chest-odds' });
+      expect(code).toBe(200);
+      for (const { label } of data.prizes as { label: string }[]) drawn[label in drawn ? label : 'unlisted']++;
+    }
+    const total = Object.values(drawn).reduce((a, b) => a + b, 0);
+    expect(total).toBe(4000);
+    // What the preview does not list (points, powerups) has the rest of the chance.
+    const expectedPct: Record<string, number> = { ...shown, unlisted: 100 - Object.values(shown as Record<string, number>).reduce((a, b) => a + b, 0) };
+    const chiSquare = Object.entries(drawn).reduce((sum, [label, n]) => {
+      const expected = (total * expectedPct[label]) / 100;
+      return sum + (n - expected) ** 2 / expected;
+    }, 0);
+    expect(chiSquare).toBeLessThan(16.27);
+  });
+
+  it('an entry out of stock shows 0 %, and the others share the whole chance', async () => {
+    expect(await chances('chest-last-relic')).toEqual({ Relic: 50, Gold: 50 });
+    const playerId = randomUUID();
+    await call('/v1/action/process', { name: 'get-odds-chests', playerId, referenceId: randomUUID() });
+    const { data } = await call('/v1/chest/open', { playerId, chestDeliverableUId: 'chest-last-relic' });
+    expect(data.prizes.filter((p: { label: string }) => p.label === 'Relic')).toHaveLength(1);
+    expect(await chances('chest-last-relic')).toEqual({ Relic: 0, Gold: 100 });
   });
 });
 

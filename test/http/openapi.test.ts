@@ -203,6 +203,41 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
   });
 });
 
+describe('the examples "Try it out" sends', () => {
+  type Parameter = { name: string; in: string; required?: boolean; example?: unknown };
+  type Op = { parameters: Parameter[]; requestBody?: { content: Record<string, { example?: unknown }> } };
+  const served = async () => (await t.http.get('/openapi.json')).body as { paths: Record<string, Record<string, Op>> };
+
+  it('are given for every request body and required parameter, from the running catalog, with a fresh player each time and no timestamp', async () => {
+    const [first, second] = [await served(), await served()];
+    for (const [path, operations] of Object.entries(first.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        for (const p of op.parameters.filter((p) => (p.in === 'path' || p.required) && p.in !== 'header')) expect([method, path, p.name, p.example]).toEqual([method, path, p.name, expect.anything()]);
+        if (op.requestBody) expect([method, path, op.requestBody.content['application/json'].example]).toEqual([method, path, expect.any(Object)]);
+      }
+    }
+    const process = (doc: typeof first) => doc.paths['/v1/action/process'].post.requestBody!.content['application/json'].example as Record<string, string>;
+    expect(process(first)).toEqual({ name: 'login', referenceId: expect.any(String), playerId: expect.any(String) });
+    expect(process(second).playerId).not.toBe(process(first).playerId);
+    expect(first.paths['/v1/store/buy'].post.requestBody!.content['application/json'].example).toEqual({ playerId: process(first).playerId, referenceId: 'bd-sword' });
+    expect(first.paths['/v1/chest/open'].post.requestBody!.content['application/json'].example).toEqual({ playerId: process(first).playerId, chestDeliverableUId: 'chest-silver' });
+  });
+
+  it('are taken by the service as they are: no request body example is refused as invalid (1001 or 1002)', async () => {
+    const { paths } = await served();
+    const refused: string[] = [];
+    for (const [path, operations] of Object.entries(paths)) {
+      const op = operations.post;
+      const example = op?.requestBody?.content['application/json'].example;
+      if (example === undefined) continue;
+      const { body } = await t.http.post(path).set(server).send(example as object);
+      if (body.code === 1001 || body.code === 1002) refused.push(`${path}: ${body.code} ${body.data}`);
+    }
+    // The one example that names something of the operator's: a webhook (none is configured here).
+    expect(refused).toEqual(['/v1/admin/webhooks/redeliver: 1001 webhook: no webhook is named "example" (configured: none)']);
+  });
+});
+
 describe('the API reference at /docs', () => {
   it('is a page that loads only same-origin files: no inline script or style, no other host', async () => {
     const res = await t.http.get('/docs');

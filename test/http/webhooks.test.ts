@@ -5,6 +5,7 @@
  * receiver's pause, a wrong secret, the operators' view and its tiers.
  */
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { auditor, client, server, startTestService, tempDir, type TestService } from '../support/service';
 import { eventually } from '../support/process';
 import { firstReceiptsByPlayer, newSecret, startReceiver, writeWebhooksFile, type Receiver } from '../support/webhook-receiver';
@@ -158,6 +159,27 @@ describe('webhooks', () => {
       expect((await t.http.get('/v1/admin/webhooks').set(client)).body.code).toBe(4003);
       expect((await t.http.get('/v1/admin/webhooks').set(server)).body.data).toHaveLength(1);
     }));
+
+  it('drops at start the job of a webhook no longer configured, saying so once, so no job waits for ever', async () => {
+    const dir = tempDir();
+    const file = writeWebhooksFile(dir, { name: 'crm', url: 'http://127.0.0.1:9/never', secret: newSecret(), events: ['PlayerRegistered'] });
+    let t = await startTestService({ dataDir: dir, env: { WEBHOOKS_FILE: file } });
+    const jobs = async () => (await t.http.get('/v1/admin/jobs').set(server)).body.data;
+    try {
+      const before = await jobs();
+      expect(before.waiting + before.delayed + before.running).toBe(1);
+      const lines: { msg: string; jobIds?: string[] }[] = [];
+      const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+      t = await t.restart({ env: {}, log });
+      expect(await jobs()).toMatchObject({ waiting: 0, delayed: 0, running: 0 });
+      t = await t.restart({ env: {}, log });
+      expect(lines.filter((l) => l.msg.includes('webhooks no longer configured'))).toEqual([
+        expect.objectContaining({ msg: 'dropped the jobs of webhooks no longer configured: crm', jobIds: ['webhook:crm'] }),
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
 
   it('without WEBHOOKS_FILE the view is empty', async () => {
     const t = await startTestService();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import request from 'supertest';
 import { readRunConfig } from '../../shared/config/env';
 import { startService, type RunningService } from '../../app/service';
@@ -22,16 +22,20 @@ export interface TestService {
   http: ReturnType<typeof request>;
   /** Stops the service and deletes what it kept outside its data directory. */
   close(): Promise<void>;
-  /** Stops the service, keeping everything it stored, and starts it again on it. */
-  restart(): Promise<TestService>;
+  /** Stops the service, keeping everything it stored, and starts it again on it (with `changes` to its options). */
+  restart(changes?: Partial<TestServiceOptions>): Promise<TestService>;
 }
 
 interface TestServiceOptions {
   catalogYaml?: string;
   env?: Record<string, string>;
   now?: () => number;
+  /** The service's randomness (default: the CSPRNG): a seeded one makes draws repeatable. */
+  random?: () => number;
   /** A data directory of the test's (default: a fresh one). */
   dataDir?: string;
+  /** Where the service logs (default: nowhere). */
+  log?: Logger;
 }
 
 export function tempDir(prefix = 'gam-'): string {
@@ -70,7 +74,7 @@ async function startOn(dataDir: string, stores: Backing, options: TestServiceOpt
     fs.writeFileSync(file, options.catalogYaml);
     env.CATALOG_FILE = file;
   }
-  const service = await startService({ config: readRunConfig(env), log: pino({ level: 'silent' }), now: options.now });
+  const service = await startService({ config: readRunConfig(env), log: options.log ?? pino({ level: 'silent' }), now: options.now, random: options.random });
   const conformance = conformanceTo((await request(service.app).get('/openapi.json')).body);
   return {
     service,
@@ -80,9 +84,9 @@ async function startOn(dataDir: string, stores: Backing, options: TestServiceOpt
       await service.close();
       await stores.release();
     },
-    async restart() {
+    async restart(changes = {}) {
       await service.close();
-      return startOn(dataDir, stores, options);
+      return startOn(dataDir, stores, { ...options, ...changes });
     },
   };
 }

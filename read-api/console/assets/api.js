@@ -47,14 +47,10 @@ export const get = (path, query) => call('GET', path, { query });
 export const post = (path, body) => call('POST', path, { body });
 
 /**
- * Resolves when the service accepts `key` for the console. The probe is the player profile read,
- * which Server, Mobile and Auditor keys may make and Client keys may not; asked without a player,
- * it reads nothing and an accepted key gets 1001 (no playerId).
+ * Resolves when the service accepts `key` for the console: it answers the key's own tier, and a
+ * Client key (refused by the service without its tenant domain) is refused here too.
  */
 export async function checkKey(key) {
-  try {
-    await call('POST', '/v1/player/profile', { body: {}, key });
-  } catch (error) {
-    if (error.code !== 1001) throw error;
-  }
+  const { tier } = await call('GET', '/v1/auth/key', { key });
+  if (tier === 'Client') throw new ApiError(403, 4003, 'Client keys cannot use the console.');
 }

@@ -1,6 +1,6 @@
 /** The published catalog as the admin routes show it: one view at a time, details on demand. */
 import { get, post } from '../api.js';
-import { field, fill, h, section, table, yesNo } from '../dom.js';
+import { fill, h, link, section, table, yesNo } from '../dom.js';
 
 const VIEWS = [
   { path: 'actions', label: 'Actions', render: actions },
@@ -68,13 +68,15 @@ function actions() {
 function awards(path, label) {
   return section(label, async () => {
     const list = await get(path);
+    // The ranks of the Ranked ones (a tier that may read the badges may read the rank sets).
+    const sets = list.some((b) => b.rankSetUId) ? new Map((await get('/v1/admin/ranks')).map((r) => [r.uid, r])) : new Map();
     return table(
       `The active ${label.toLowerCase()}`,
       ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Earned by'],
       list.map((b) => [
         h('span', {}, b.label, b.description ? h('span', { class: 'hint' }, b.description) : null),
         b.uid,
-        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join(''),
+        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join('') + (sets.has(b.rankSetUId) ? `: ${rankSteps(sets.get(b.rankSetUId))}` : ''),
         b.points,
         b.requiredBadgeUId ?? '—',
         activeWindow(b),
@@ -88,8 +90,19 @@ function levels() {
   return section('Levels', async () => table('Levels, by number', ['Level', 'Label', 'Points to reach it', 'Active'], (await get('/v1/admin/levels')).map((l) => [l.level, l.label, l.target, yesNo(l.isActive)])));
 }
 
+/** `Bronze at 2 times, +10 points; Silver at 5 times, ...`: what reaches each rank. */
+const rankSteps = (set) => set.ranks.map((k) => `${k.rank}. ${k.label} at ${k.times !== null ? `${k.times} times` : `a sum of ${k.sum}`}, +${k.points} points`).join('; ');
+
 function ranks() {
-  return section('Rank sets', async () => table('Rank sets', ['Label', 'Uid', 'Active'], (await get('/v1/admin/ranks')).map((r) => [r.label, r.uid, yesNo(r.isActive)])));
+  return section('Rank sets', async () =>
+    (await get('/v1/admin/ranks')).map((r) =>
+      table(
+        `${r.label} (${r.uid}${r.isActive ? '' : ', inactive'})`,
+        ['Rank', 'Label', 'Reached at', 'Points'],
+        r.ranks.map((k) => [k.rank, k.label, k.times !== null ? `${k.times} times` : `a sum of ${k.sum}`, k.points]),
+      ),
+    ),
+  );
 }
 
 function stores() {
@@ -104,29 +117,25 @@ function stores() {
   );
 }
 
-/** A chest's prize pool and odds: the catalog lists no chests, so the reader names one (a player's chests link here). */
+/** The catalog's chests, each linked to its prize pool and odds (a player's chests link there too). */
 function chests(uid) {
-  const input = h('input', { id: 'chest-uid', value: uid ?? '', autocomplete: 'off', spellcheck: 'false', required: true });
-  const form = h(
-    'form',
-    {
-      class: 'inline',
-      onsubmit(event) {
-        event.preventDefault();
-        location.hash = `#/catalog/chest/${encodeURIComponent(input.value.trim())}`;
-      },
-    },
-    field('Chest deliverable uid', input, "e.g. from a player's chests"),
-    h('button', { type: 'submit' }, 'Show odds'),
-  );
-  return [form, uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null];
+  const list = section('Chests', async () => {
+    const all = await get('/v1/admin/chests');
+    return table(
+      'Chests of the catalog',
+      ['Chest', 'Uid', 'Scaling', 'Active', 'Odds'],
+      all.map((c) => [c.label, h('code', {}, c.chestDeliverableUid), c.scalingMode, yesNo(c.isActive), link(['catalog', 'chest', c.chestDeliverableUid], `Odds of ${c.label}`)]),
+    );
+  });
+  return [list, uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null];
 }
 
 function odds(preview) {
   const draws = preview.drawCountMin === preview.drawCountMax ? `${preview.drawCountMin}` : `${preview.drawCountMin} to ${preview.drawCountMax}`;
   const amount = (c) => (c.amountMin === c.amountMax ? `${c.amountMin}` : `${c.amountMin} to ${c.amountMax}`);
   return [
-    h('p', {}, `${preview.chestLabel}: ${draws} draw(s) per opening; amounts scaled by: ${preview.scalingMode}. Points and powerups are not listed.`),
+    h('p', {}, `${preview.chestLabel}: ${draws} draw(s) per opening; amounts scaled by: ${preview.scalingMode}.`),
+    h('p', {}, 'Chance per draw: the chance that one draw picks the prize, out of the whole pool. Points and powerups are drawn too but not listed, so the chances listed can add up to less than 100 %.'),
     table('Prize pool', ['Reward', 'Amount', 'Chance per draw', 'Stock left'], preview.contents.map((c) => [c.rewardLabel, amount(c), `${c.weightPct}%`, c.limited ? String(c.remainingStock) : 'unlimited'])),
   ];
 }

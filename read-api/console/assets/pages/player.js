@@ -3,30 +3,51 @@
  * this period, chests, powerups, transactions, and the events of their stream, each linked to its trace.
  */
 import { get, post } from '../api.js';
-import { facts, field, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
+import { facts, field, fill, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
 import { activityChart } from './player-activity.js';
 
 /** Events of the timeline asked for at a time. */
 const TIMELINE_PAGE = 100;
 
-export function playerPage([playerId]) {
-  const input = h('input', { id: 'player-id', value: playerId ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** `#/player/<id>`, or `#/player/find/<start of a username>`: the players whose name starts so. */
+export function playerPage([playerId, name]) {
+  const input = h('input', { id: 'player-id', value: (playerId === 'find' ? name : playerId) ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
   const form = h(
     'form',
     {
       class: 'inline',
       onsubmit(event) {
         event.preventDefault();
-        location.hash = `#/player/${encodeURIComponent(input.value.trim())}`;
+        const text = input.value.trim();
+        location.hash = UUID.test(text) ? `#/player/${encodeURIComponent(text)}` : `#/player/find/${encodeURIComponent(text)}`;
       },
     },
-    field('Player id', input),
+    field('Player id or username', input, 'A username finds the players whose name starts with it'),
     h('button', { type: 'submit' }, 'Look up'),
   );
   if (!playerId) return form;
-  const profile = post('/v1/player/profile', { playerId });
+  if (playerId === 'find') return [form, found(name ?? '')];
+  const page = h('div');
+  // The profile first: a player it does not find (or an id it refuses) is one message, not one per section.
+  fill(page, async () => {
+    const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
+    if (found instanceof Error) return h('p', { class: 'error', role: 'alert' }, found.code === 5003 ? `No player has the id ${playerId}.` : found.message);
+    return sections(playerId, Promise.resolve(found));
+  });
+  return [form, page];
+}
+
+function found(name) {
+  return section('Players found', async () => {
+    const players = await get('/v1/admin/players', { username: name });
+    return table(`Players whose username starts with "${name}"`, ['Username', 'Player id'], players.map((p) => [link(['player', p.playerId], p.username), h('code', {}, p.playerId)]), 'No player has a username starting so.');
+  });
+}
+
+function sections(playerId, profile) {
   return [
-    form,
     h(
       'div',
       { class: 'columns' },
@@ -87,7 +108,7 @@ export function playerPage([playerId]) {
         ]),
       );
     }),
-    section('Timeline', () => timeline(playerId)),
+    section('Timeline', async () => timeline(playerId, labelsOf(await profile))),
   ];
 }
 
@@ -96,6 +117,7 @@ async function level(profile) {
   const levels = await get('/v1/admin/levels').catch((error) => error);
   const current = profile.level;
   const items = [
+    ['Username', profile.username],
     ['Points', String(profile.points)],
     ['Level', current ? `${current.level}: ${current.label}` : 'none yet'],
   ];
@@ -108,52 +130,75 @@ async function level(profile) {
   const percent = span > 0 ? Math.floor((done / span) * 100) : 100;
   return [
     facts([...items, ['Next level', `${next.level}: ${next.label}, at ${next.target} points`]]),
-    h('label', { for: 'level-progress' }, `Progress to level ${next.level}: ${profile.points} of ${next.target} points (${percent}%)`),
+    // One figure, said with what it is of: the share of the way between the two levels' targets.
+    h('label', { for: 'level-progress' }, `Progress to level ${next.level}: ${profile.points} of ${next.target} points, ${percent}% of the way from level ${current?.level ?? 0} to ${next.level}`),
     h('progress', { id: 'level-progress', max: span, value: done }, `${percent}%`),
   ];
 }
 
-/** The player's stream, oldest first, a page at a time. */
-async function timeline(playerId) {
+/** Deliverable labels by uid, from what the player holds (the profile's balances). */
+const labelsOf = (profile) => new Map(profile.balances.map((b) => [b.deliverableUid, b.label]));
+
+/** The player's stream, newest first, a page at a time. */
+async function timeline(playerId, labels) {
   const list = h('ol', { class: 'timeline' });
-  const more = h('button', { type: 'button', class: 'secondary' }, 'Show later events');
-  let from = 0;
-  const load = async () => {
-    const events = await get(`/v1/audit/players/${encodeURIComponent(playerId)}/events`, { from, limit: TIMELINE_PAGE });
-    list.append(...events.map(timelineEntry));
-    if (events.length) from = events[events.length - 1].revision + 1;
-    more.hidden = events.length < TIMELINE_PAGE;
+  const more = h('button', { type: 'button', class: 'secondary' }, 'Show earlier events');
+  const path = `/v1/audit/players/${encodeURIComponent(playerId)}/events`;
+  let oldest = 0;
+  const show = (events) => {
+    list.append(...[...events].reverse().map((e) => timelineEntry(e, labels)));
+    if (events.length) oldest = events[0].revision;
+    more.hidden = oldest === 0;
   };
   more.addEventListener('click', async () => {
     more.disabled = true;
-    await load().finally(() => (more.disabled = false));
+    const from = Math.max(0, oldest - TIMELINE_PAGE);
+    await get(path, { from, limit: oldest - from })
+      .then(show)
+      .finally(() => (more.disabled = false));
   });
-  await load();
+  show(await get(path, { last: 'true', limit: TIMELINE_PAGE }));
   return [list, more];
 }
 
-function timelineEntry(event) {
+/** What an action earned, or a chest gave, by name and label. */
+function earned(type, d) {
+  const labelled = (list) => list.map((g) => `${g.label} × ${g.amount}`).join(', ');
+  if (type === 'ActionProcessed') {
+    const r = d.result;
+    const awards = [...(r.badges ?? []).map((b) => `badge ${b.label}`), ...(r.triggers ?? []).map((t) => `trigger ${t.label}`), ...(r.achievedLevel ? [`level ${r.achievedLevel.level}: ${r.achievedLevel.label}`] : [])];
+    const grants = r.deliverables?.length ? `; ${labelled(r.deliverables)}` : '';
+    return `${d.actionName}: earned ${r.earnedPoints} points${grants}${awards.length ? `; ${awards.join(', ')}` : ''}`;
+  }
+  if (type === 'ChestOpened') return `${d.chestLabel}: ${labelled(d.prizes)}`;
+  return null;
+}
+
+function timelineEntry(event, labels) {
   const d = event.data;
   const provision = d.provisionUid ?? d.cost?.provisionUid ?? d.refund?.provisionUid;
+  const what = earned(event.type, d);
   return h(
     'li',
     {},
     h('p', {}, h('strong', {}, words(event.type)), ` at ${time(event.time)}`, h('span', { class: 'muted' }, ` · revision ${event.revision}, position ${event.position}, by key ${event.metadata.keyName}`)),
-    d.effects ? h('p', {}, effects(d.effects)) : null,
+    what ? h('p', {}, what) : null,
+    d.effects ? h('p', {}, effects(d.effects, labels)) : null,
     h(
       'p',
       { class: 'links' },
       typeof d.referenceId === 'string' ? link(['trace', 'reference', d.referenceId], `Trace of action ${d.referenceId}`) : null,
       typeof provision === 'string' ? link(['trace', 'provision', provision], `Trace of provision ${provision}`) : null,
+      typeof d.openingUid === 'string' ? link(['trace', 'opening', d.openingUid, d.playerId], `Trace of chest opening ${d.openingUid}`) : null,
     ),
   );
 }
 
 /** What an event changed, in one line. */
-function effects(e) {
+function effects(e, labels) {
   const parts = [];
   if (e.points) parts.push(`points ${signed(e.points)}`);
-  for (const b of e.balances) parts.push(`${b.deliverableUid} ${signed(b.amount)}`);
+  for (const b of e.balances) parts.push(`${labels.get(b.deliverableUid) ?? b.deliverableUid} ${signed(b.amount)}`);
   if (e.powerupsGranted.length) parts.push(`powerups +${e.powerupsGranted.length}`);
   if (e.powerupsRemoved.length) parts.push(`powerups -${e.powerupsRemoved.length}`);
   for (const u of e.powerupUses) parts.push(`powerup ${u.uid} uses ${signed(u.uses)}`);

@@ -1,31 +1,42 @@
 /**
- * The causal chain of an action (by referenceId) or a provision: each request that touched it,
+ * The causal chain of an action (by referenceId), a provision or a chest opening: each request that touched it,
  * in log order, with its events, the catalog rules behind each award, and every balance before
  * and after; later reversals, cancels and refunds follow as their own steps.
  */
 import { get } from '../api.js';
 import { facts, field, fill, h, link, signed, table, time, words, yesNo } from '../dom.js';
 
-const SUBJECTS = { reference: 'Action (referenceId)', provision: 'Provision (provisionUid)' };
+const SUBJECTS = { reference: 'Action (referenceId)', provision: 'Provision (provisionUid)', opening: 'Chest opening (openingUid)' };
 
-export function tracePage([kind = 'reference', subject]) {
+/** `#/trace/<kind>/<id>`; a chest opening is found on its player's stream: `#/trace/opening/<openingUid>/<playerId>`. */
+export function tracePage([kind = 'reference', subject, player]) {
   const select = h('select', { id: 'trace-kind' }, Object.entries(SUBJECTS).map(([value, label]) => h('option', { value, selected: value === kind }, label)));
   const input = h('input', { id: 'trace-subject', value: subject ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
+  const playerInput = h('input', { id: 'trace-player', value: player ?? '', autocomplete: 'off', spellcheck: 'false', size: 40 });
+  const playerField = field('Player id', playerInput, 'The player who opened the chest');
+  const showPlayer = () => {
+    playerField.hidden = select.value !== 'opening';
+    playerInput.required = !playerField.hidden;
+  };
+  select.addEventListener('change', showPlayer);
+  showPlayer();
   const form = h(
     'form',
     {
       class: 'inline',
       onsubmit(event) {
         event.preventDefault();
-        location.hash = `#/trace/${select.value}/${encodeURIComponent(input.value.trim())}`;
+        const ids = [input.value.trim(), ...(select.value === 'opening' ? [playerInput.value.trim()] : [])];
+        location.hash = `#/trace/${select.value}/${ids.map(encodeURIComponent).join('/')}`;
       },
     },
     field('Trace of', select),
     field('Id', input),
+    playerField,
     h('button', { type: 'submit' }, 'Show trace'),
   );
-  if (!subject || !SUBJECTS[kind]) return form;
-  const query = kind === 'reference' ? { referenceId: subject } : { provisionUid: subject };
+  if (!subject || !SUBJECTS[kind] || (kind === 'opening' && !player)) return form;
+  const query = kind === 'reference' ? { referenceId: subject } : kind === 'provision' ? { provisionUid: subject } : { openingUid: subject, playerId: player };
   const body = h('div', { 'aria-live': 'polite' });
   // Read again on demand: a reversal or refund made since shows as a new step.
   const load = () => fill(body, async () => chain(await get('/v1/audit/trace', query)));
@@ -35,7 +46,12 @@ export function tracePage([kind = 'reference', subject]) {
 
 function chain(trace) {
   const about =
-    'actionName' in trace
+    'openingUid' in trace
+      ? [
+          ['Chest opening', trace.openingUid],
+          ['Chest', `${trace.chestLabel} (${trace.chestDeliverableUid})`],
+        ]
+      : 'actionName' in trace
       ? [
           ['Action', trace.actionName],
           ['Reference', trace.referenceId],

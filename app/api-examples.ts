@@ -1,0 +1,47 @@
+/**
+ * The values the API document's examples take from the running service (shared/http/openapi.ts
+ * withExamples): names of its catalog and webhooks, and one fresh player per document served, so that "Try
+ * it out" on process, then buy or chest open, acts for the same new player.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Catalog } from '../shared/catalog/types';
+import type { ExampleValue } from '../shared/http/openapi';
+
+export function exampleValues(catalog: Catalog, webhooks: readonly string[]): ExampleValue {
+  const playerId = randomUUID();
+  const action = catalog.actions.find((a) => a.isActive)?.identifier;
+  const bundle = catalog.stores.flatMap((s) => s.bundles)[0]?.uid;
+  const chest = catalog.deliverables.find((d) => d.kind === 'Chest' && d.isActive)?.uid;
+  const leaderboard = catalog.leaderboards[0]?.uid;
+  const firstOf = { actionID: catalog.actions[0]?.uid, badgeID: catalog.badges[0]?.uid, triggerID: catalog.triggers[0]?.uid, storeID: catalog.stores[0]?.uid };
+  /** The 32-hex uids the service gives provisions, openings and powerups: one of no such thing. */
+  const unknownUid = () => randomUUID().replace(/-/g, '');
+  return (field, path) => {
+    switch (field) {
+      case 'playerId':
+        return playerId;
+      case 'name':
+        return action;
+      // A bundle of the store in a purchase; else a reference of the caller's, new each time.
+      case 'referenceId':
+        return path === '/v1/store/buy' ? bundle : randomUUID();
+      case 'chestDeliverableUId':
+        return chest;
+      case 'leaderboardID':
+        return leaderboard;
+      case 'actionID':
+      case 'badgeID':
+      case 'triggerID':
+      case 'storeID':
+        return firstOf[field];
+      case 'webhook':
+        return webhooks[0];
+      case 'provisionUid':
+      case 'openingUid':
+      case 'powerupUId':
+        return unknownUid();
+      default:
+        return undefined;
+    }
+  };
+}

@@ -1,0 +1,15 @@
+import { PLAYERS_COLLECTION, type PlayerDoc } from '../shared/read-models/players';
+import type { Projector } from './runner';
+
+/** Each registered player by username, so that an operator can find a player by name. */
+export const playersProjector: Projector = {
+  name: 'players',
+  collections: [PLAYERS_COLLECTION],
+  indexes: [{ collection: PLAYERS_COLLECTION, keys: { name: 1 } }],
+  handles: new Set(['PlayerRegistered']),
+  async apply(event, store) {
+    if (event.type !== 'PlayerRegistered') return;
+    const { playerId, username } = event.data;
+    await store.collection<PlayerDoc>(PLAYERS_COLLECTION).replaceOne({ _id: playerId }, { _id: playerId, username, name: username.toLowerCase() }, { upsert: true });
+  },
+};
