@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../shared/catalog/types';
 import type { ExampleValue } from '../shared/http/openapi';
 
+const DAY_MS = 86_400_000;
+
 export function exampleValues(catalog: Catalog, webhooks: readonly string[]): ExampleValue {
   const playerId = randomUUID();
   const action = catalog.actions.find((a) => a.isActive)?.identifier;
@@ -36,6 +38,14 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[]): Ex
         return firstOf[field];
       case 'webhook':
         return webhooks[0];
+      // A draft to simulate: the catalog in force (a replay under it changes nothing), as a file
+      // would write it (a value left out is null once parsed).
+      case 'catalog':
+        return path === '/v1/audit/simulate' ? JSON.parse(JSON.stringify(catalog, (_key, v: unknown) => (v === null ? undefined : v))) : undefined;
+      // The last 30 days of the analytics.
+      case 'from':
+      case 'to':
+        return path.startsWith('/v1/admin/analytics') ? new Date(Date.now() - (field === 'from' ? 29 * DAY_MS : 0)).toISOString().slice(0, 10) : undefined;
       case 'provisionUid':
       case 'openingUid':
       case 'powerupUId':

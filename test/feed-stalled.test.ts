@@ -88,7 +88,14 @@ describe('the live feed with clients that never read', () => {
   });
 
   it(`${CLIENTS} stalled clients on a 25 MiB log hold little memory, /health keeps answering, and each is dropped after it read nothing for a while`, async () => {
-    // Settled: a few answers, then the resident memory before the clients come.
+    // Settled: the projectors have caught up with the log (a read at its head answers), then the
+    // resident memory before the clients come.
+    const auth = { AuthKey: KEYS[0] };
+    const head = ((await (await fetch(`${service.url}/v1/feed/events?limit=1`, { headers: auth })).json()) as { data: { head: number } }).data.head;
+    await eventually(async () => {
+      const res = await fetch(`${service.url}/v1/admin/actions`, { headers: { ...auth, 'X-Min-Position': String(head) } });
+      if (res.status !== 200) throw new Error(`read models behind position ${head}`);
+    }, 120_000, 500);
     for (let i = 0; i < 5; i++) await healthMs(service.url);
     const before = rssMiB(service.child.pid!);
     for (const key of KEYS) for (let i = 0; i < MAX_LIVE_STREAMS_PER_KEY; i++) sockets.push(await stalledClient(service.port, key));

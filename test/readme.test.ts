@@ -9,7 +9,8 @@ import path from 'node:path';
 import { startServerProcess, stopProcess, type ChildServer } from './support/process';
 import { tempDir } from './support/service';
 
-const README = fs.readFileSync(path.resolve(__dirname, '..', 'README.md'), 'utf8');
+const ROOT = path.resolve(__dirname, '..');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 /** The commands of the `sh` blocks that call the service (curl), continuation lines joined, comments left out. */
 function tourCommands(): string[] {
@@ -43,10 +44,14 @@ describe("the README's shell examples", () => {
 
   it('run in order against a started service, each step succeeding as written (the purchase with an Idempotency-Key too, and its retry)', async () => {
     const dir = tempDir();
+    // The examples run where a reader runs them, beside the project's files (the demo catalog, the packages).
+    for (const beside of ['catalog', 'node_modules']) fs.symlinkSync(path.join(ROOT, beside), path.join(dir, beside));
     running = await startServerProcess({ DATA_DIR: path.join(dir, 'data') });
     const commands = tourCommands().map((c) =>
       c
         .replaceAll('localhost:8080', `localhost:${running.port}`)
+        // The project's CLI, as `npx gamification` runs it in the project.
+        .replace(/^npx gamification /, `node ${path.join(ROOT, 'bin', 'gamification.js')} `)
         // A live tail never ends by itself: a reader stops it; here, after 2 s.
         .replace(/^curl -sN /, 'curl -sN --max-time 2 '),
     );
@@ -55,6 +60,9 @@ describe("the README's shell examples", () => {
     const steps = await runInOrder([...commands, buy], dir);
     for (const { command, out, code } of steps) {
       if (command.startsWith('KEY=')) expect([command, code, out]).toEqual([command, 0, '']);
+      // Preparing a file, or the CLI's readable summary: it succeeds.
+      else if (!command.startsWith('curl ')) expect([command, code]).toEqual([command, 0]);
+      else if (command.includes('format=csv')) expect([command, code, out.split(/\r?\n/)[0]]).toEqual([command, 0, expect.stringMatching(/^day,(key,)?value$/)]);
       else if (command.includes('/v1/feed/live')) {
         // Timed out while following: the stream answered and stayed open.
         expect([command, code]).toEqual([command, 28]);
