@@ -16,8 +16,12 @@ import { playerStreaks } from '../streaks/route';
 import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
 
+/** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
+type PlayerAction = { referenceId: string; name: string; timestamp: number; details: { name: string; value: string }[]; earnedPoints: number };
+
 export type PlayerExport = ReturnType<typeof exportOf>;
 
+/** The document, from the player's folded state: the sections are those the player's own routes answer. */
 function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, actions: PlayerAction[], now: number) {
   const { points, level, badges, balances, timeZone } = playerProfile(catalog, state, now);
   return {
@@ -35,12 +39,10 @@ function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, ac
   };
 }
 
-type PlayerAction = { referenceId: string; name: string; timestamp: number; details: { name: string; value: string }[]; earnedPoints: number };
-
 /**
  * Everything the player's stream holds about the player, oldest first, or null for a player never
  * registered. The stream is read once and folded with the players' own fold, so the actions and the
- * holdings are of the same moment; the sections are what the player's routes show.
+ * holdings are of the same moment.
  */
 export async function playerExport(events: EventStore, catalog: Catalog, playerId: string, now: number): Promise<PlayerExport | null> {
   const state = initialPlayerState(playerId);
