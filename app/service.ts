@@ -30,6 +30,7 @@ import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
+import { playerExportRoute } from '../read-api/player-export/route';
 import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
 import { streakListRoute } from '../read-api/streaks/route';
@@ -243,6 +244,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     apiKeyRoute(),
     powerupListRoute(deps),
     streakListRoute(deps),
+    playerExportRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
     analyticsRoute({ store: readStore }),

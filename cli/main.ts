@@ -1,6 +1,6 @@
 /**
- * `gamification <command>`: replay, export and trace the event log, rebuild and verify read
- * models, validate and diff catalogs, simulate a draft catalog, show the jobs queue and the webhooks. Reads the same environment as the
+ * `gamification <command>`: replay, export and trace the event log, export a player's data, rebuild
+ * and verify read models, validate and diff catalogs, simulate a draft catalog, show the jobs queue and the webhooks. Reads the same environment as the
  * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
  * never writes events.
  */
@@ -18,6 +18,7 @@ import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { diffCatalog, validateCatalog } from './catalog';
 import { exportEvents, showEvents } from './events';
 import { showJobs } from './jobs';
+import { exportPlayer } from './player';
 import { UsageError } from './output';
 import { PROJECTORS } from '../projections/projectors';
 import { rebuild, verify } from './read-models';
@@ -56,6 +57,10 @@ const COMMAND_USAGE: Record<string, string> = {
       What the draft catalog would change had it always been in force: the log replayed with every
       action decided again, nothing written; players affected, boards now and under the draft,
       facts the draft makes impossible. Exit 1 with one line per problem if the catalog is invalid.`,
+  player: `  player export <playerId>
+      All of the player's data as one JSON document (GET /v1/admin/players/{playerId}/export):
+      profile, holdings, transactions, chests, powerups, streaks and every action; exit 1 for an
+      unknown player.`,
   catalog: `  catalog validate <file>
       One line per problem; exit 1 if any.
   catalog diff <file>
@@ -171,6 +176,11 @@ async function run(argv: string[]): Promise<number> {
       const { values } = args(rest, { catalog: { type: 'string' }, player: { type: 'string', multiple: true }, json: { type: 'boolean', default: false } }, command);
       if (values.catalog === undefined) throw new UsageError('simulate: give --catalog <file>, the draft catalog');
       return withEvents(config, (events) => runSimulation(events, { catalog: values.catalog!, players: values.player ?? [], json: values.json }));
+    }
+    case 'player': {
+      const { positionals } = args(rest, {}, command);
+      if (positionals[0] !== 'export' || positionals.length !== 2) throw new UsageError('player: use "player export <playerId>"');
+      return withEvents(config, (events) => exportPlayer(events, positionals[1]));
     }
     case 'catalog': {
       const { positionals } = args(rest, {}, command);

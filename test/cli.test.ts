@@ -179,6 +179,21 @@ describe('gamification CLI', () => {
     expect(picked.map((e) => e.position)).toEqual(all.filter((e) => e.position > from && ['ActionProcessed', 'BundlePurchased'].includes(e.type)).map((e) => e.position));
   });
 
+  it('player export: the document the service exports, from the store alone; exit 1 for an unknown player, 2 for a bad id', async () => {
+    const stranger = randomUUID();
+    const [exported, unknown, malformed, help] = await Promise.all([cli('player', 'export', playerId.toUpperCase()), cli('player', 'export', stranger), cli('player', 'export', 'ada'), cli('--help')]);
+    expect([exported.code, exported.stderr]).toEqual([0, '']);
+    const served = await t.http.get(`/v1/admin/players/${playerId}/export`).set(server);
+    expect(JSON.parse(exported.stdout)).toEqual(served.body.data);
+    expect(JSON.parse(exported.stdout).actions).toEqual([
+      expect.objectContaining({ name: 'earn', earnedPoints: 10, reversed: false }),
+      expect.objectContaining({ referenceId, name: 'fight', reversed: true }),
+    ]);
+    expect([unknown.code, unknown.stderr]).toEqual([1, `no player ${stranger}\n`]);
+    expect([malformed.code, malformed.stderr.split('\n')[0]]).toEqual([2, 'player export: the playerId must be a UUID, got "ada"']);
+    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('player export <playerId>')]);
+  });
+
   it('catalog validate and diff', async () => {
     const good = writeCatalog('good.yaml', CATALOG);
     const bad = writeCatalog('bad.yaml', CATALOG.replace('costDeliverable: gold }', 'costDeliverable: silver }').replace('points: 20,', 'points: lots,'));

@@ -4,7 +4,8 @@ import { chestDrawAt, drawChancesPct, findChest } from '../../shared/rules/chest
 import { CHEST_STOCK } from '../../shared/streams';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { currentLevel } from '../../shared/rules/levels';
-import { initialPlayerState } from '../../shared/player/state';
+import { initialPlayerState, type PlayerState } from '../../shared/player/state';
+import type { ChestOpened } from '../../shared/events/inventory-events';
 import { multiplyAmount } from '../../shared/amount';
 import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
 import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
@@ -52,6 +53,16 @@ const playerIdOf = (value: string): Result<string> => {
 /** The level a new player starts at: what previews without a player show. */
 const startingLevel = (catalog: Catalog): number => Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
 
+/** The chests a player owns (balance above 0), in catalog order: /v1/chest/list, and the export. */
+export const ownedChests = (catalog: Catalog, state: PlayerState) =>
+  catalog.deliverables
+    .filter((d) => d.kind === 'Chest' && d.chest && (state.balances.get(d.uid) ?? 0) > 0)
+    .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, balance: state.balances.get(d.uid)!, scalingMode: d.chest!.scalingMode, isActive: d.isActive }));
+
+/** One record per reward of the openings, in the order given: /v1/chest/history (newest first), and the export. */
+export const chestRewards = (openings: readonly ChestOpened[]) =>
+  openings.flatMap((opened) => opened.prizes.map((p) => ({ openedAt: opened.openedAt, chestLabel: opened.chestLabel, rewardLabel: p.label, rewardImageName: p.imageName, type: p.type, amount: p.amount })));
+
 /**
  * GET /v1/admin/chests (the catalog's, read from it); POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
  * state cache), preview the chest stock streams, so a write is visible at once.
@@ -84,12 +95,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     async handle(playerId) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return fail(9020, 'Player not found');
-      const { catalog } = deps.catalog();
-      return ok(
-        catalog.deliverables
-          .filter((d) => d.kind === 'Chest' && d.chest && (state.balances.get(d.uid) ?? 0) > 0)
-          .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, balance: state.balances.get(d.uid)!, scalingMode: d.chest!.scalingMode, isActive: d.isActive })),
-      );
+      return ok(ownedChests(deps.catalog().catalog, state));
     },
   }),
   defineRoute({
@@ -175,14 +181,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     async handle({ playerId, top }) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return fail(9020, 'Player not found');
-      const records = [];
-      for (const opened of [...state.chestOpenings.values()].reverse()) {
-        for (const p of opened.prizes) {
-          if (records.length === top) return ok(records);
-          records.push({ openedAt: opened.openedAt, chestLabel: opened.chestLabel, rewardLabel: p.label, rewardImageName: p.imageName, type: p.type, amount: p.amount });
-        }
-      }
-      return ok(records);
+      return ok(chestRewards([...state.chestOpenings.values()].reverse()).slice(0, top));
     },
   }),
 ];

@@ -26,6 +26,32 @@ function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
   });
 }
 
+/** The profile of a registered player: what POST /v1/player/profile answers, and the export reuses. */
+export function playerProfile(catalog: Catalog, state: PlayerState, now: number) {
+  const levelNumber = currentLevel(state);
+  const level = catalog.levels.find((l) => l.level === levelNumber && state.levelsReached.has(l.uid));
+  const badges = new Map<string, { uid: string; label: string; type: string; count: number; rank: { rank: number; label: string } | null }>();
+  for (const h of state.holdings.filter((x) => x.kind === 'badge')) {
+    const b = badges.get(h.uid) ?? { uid: h.uid, label: h.label, type: h.ruleType, count: 0, rank: null };
+    b.count += 1;
+    if (h.rank && (!b.rank || h.rank.rank > b.rank.rank)) b.rank = h.rank;
+    badges.set(h.uid, b);
+  }
+  const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
+  return {
+    playerId: state.playerId,
+    username: state.username,
+    points: state.points,
+    level: level ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName } : null,
+    badges: [...badges.values()],
+    balances: [...state.balances.entries()]
+      .filter(([, amount]) => amount !== 0)
+      .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
+    timeZone: state.timeZone ?? catalog.settings.timezone,
+    caps: capsUsed(catalog, state, now),
+  };
+}
+
 const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC) });
 
 /**
@@ -47,28 +73,6 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
     async handle({ playerId }) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return fail(5003, 'PlayerId does not exist');
-      const { catalog } = deps.catalog();
-      const levelNumber = currentLevel(state);
-      const level = catalog.levels.find((l) => l.level === levelNumber && state.levelsReached.has(l.uid));
-      const badges = new Map<string, { uid: string; label: string; type: string; count: number; rank: { rank: number; label: string } | null }>();
-      for (const h of state.holdings.filter((x) => x.kind === 'badge')) {
-        const b = badges.get(h.uid) ?? { uid: h.uid, label: h.label, type: h.ruleType, count: 0, rank: null };
-        b.count += 1;
-        if (h.rank && (!b.rank || h.rank.rank > b.rank.rank)) b.rank = h.rank;
-        badges.set(h.uid, b);
-      }
-      const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
-      return ok({
-        playerId,
-        username: state.username,
-        points: state.points,
-        level: level ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName } : null,
-        badges: [...badges.values()],
-        balances: [...state.balances.entries()]
-          .filter(([, amount]) => amount !== 0)
-          .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
-        timeZone: state.timeZone ?? catalog.settings.timezone,
-        caps: capsUsed(catalog, state, deps.now()),
-      });
+      return ok(playerProfile(deps.catalog().catalog, state, deps.now()));
     },
   });

@@ -8,15 +8,40 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { fail, ok } from '../../shared/result';
 import { periodEnd, periodLabel } from '../../shared/time/calendar';
 import type { StreamReadDeps } from '../deps';
+import type { Catalog } from '../../shared/catalog/types';
+import type { PlayerState } from '../../shared/player/state';
 
 const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 
 /**
- * POST /v1/streaks/list: the player's run of every active streak, in catalog order, read from the
- * player's stream so a write is visible at once. A run not extended before `breaksAt` (the end of
- * the period after the last counted one, plus one period per freeze held, in the player's zone)
- * has ended: its length reads 0.
+ * The player's run of every active streak, in catalog order: /v1/streaks/list, and the export. A
+ * run not extended before `breaksAt` (the end of the period after the last counted one, plus one
+ * period per freeze held, in the player's zone) has ended: its length reads 0.
  */
+export function playerStreaks(catalog: Catalog, state: PlayerState, now: number) {
+  const timeZone = state.timeZone ?? catalog.settings.timezone;
+  return catalog.streaks
+    .filter((s) => s.isActive)
+    .map((s) => {
+      const run = state.streaks.get(s.uid);
+      const last = run?.lastPeriod ?? null;
+      const breaksAt = last === null ? null : periodEnd(last + 1 + run!.freezes, s.period, timeZone);
+      return {
+        streakUid: s.uid,
+        label: s.label,
+        description: s.description,
+        imageName: s.imageName,
+        period: s.period,
+        length: breaksAt === null || now >= breaksAt ? 0 : run!.length,
+        longest: run?.longest ?? 0,
+        lastPeriod: last === null ? null : periodLabel(last, s.period),
+        freezes: run?.freezes ?? 0,
+        breaksAt,
+      };
+    });
+}
+
+/** POST /v1/streaks/list: playerStreaks, read from the player's stream so a write is visible at once. */
 export const streakListRoute = (deps: StreamReadDeps) =>
   defineRoute({
     method: 'POST',
@@ -39,29 +64,6 @@ export const streakListRoute = (deps: StreamReadDeps) =>
     async handle(playerId) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return fail(9020, 'Player not found');
-      const { catalog } = deps.catalog();
-      const timeZone = state.timeZone ?? catalog.settings.timezone;
-      const now = deps.now();
-      return ok(
-        catalog.streaks
-          .filter((s) => s.isActive)
-          .map((s) => {
-            const run = state.streaks.get(s.uid);
-            const last = run?.lastPeriod ?? null;
-            const breaksAt = last === null ? null : periodEnd(last + 1 + run!.freezes, s.period, timeZone);
-            return {
-              streakUid: s.uid,
-              label: s.label,
-              description: s.description,
-              imageName: s.imageName,
-              period: s.period,
-              length: breaksAt === null || now >= breaksAt ? 0 : run!.length,
-              longest: run?.longest ?? 0,
-              lastPeriod: last === null ? null : periodLabel(last, s.period),
-              freezes: run?.freezes ?? 0,
-              breaksAt,
-            };
-          }),
-      );
+      return ok(playerStreaks(deps.catalog().catalog, state, deps.now()));
     },
   });

@@ -18,7 +18,8 @@ const historyBody = z.object({
   before: text().optional().describe('the provisionUid the previous page ended with: this page lists the ones older than it'),
 });
 
-const item = (playerId: string, p: ProvisionState) => ({
+/** One provision as the history lists it (the export lists them all). */
+export const transactionItem = (playerId: string, p: ProvisionState) => ({
   playerId,
   provisionUid: p.uid,
   cost: p.cost.amount,
@@ -68,6 +69,6 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
       const newestFirst = [...state.provisions.values()].reverse();
       const start = before === null ? 0 : newestFirst.findIndex((p) => p.uid === before) + 1;
       if (start === 0 && before !== null) return fail(9004, 'Transaction does not exist: before names no transaction of this player');
-      return ok(newestFirst.slice(start, start + top).map((p) => item(playerId, p)));
+      return ok(newestFirst.slice(start, start + top).map((p) => transactionItem(playerId, p)));
     },
   });

@@ -253,6 +253,37 @@ export const streakShape = z.object({
   breaksAt: z.number().int().nullable().describe('Unix ms at which the run ends unless extended; null without a run'),
 });
 
+/** GET /v1/admin/players/{playerId}/export: everything held about one player, every list oldest first. */
+export const playerExportShape = z.object({
+  playerId: z.string(),
+  profile: z.object({
+    username: z.string(),
+    imageName: nullableString,
+    timeZone: profileShape.shape.timeZone,
+    registeredAt: z.number().int().describe('Unix ms'),
+  }),
+  points: profileShape.shape.points,
+  level: profileShape.shape.level,
+  badges: profileShape.shape.badges,
+  balances: profileShape.shape.balances,
+  transactions: z.array(transactionHistoryShape).describe('store purchases and actions\' costs, in the order made'),
+  chests: z.object({ owned: z.array(ownedChestShape), rewards: z.array(chestHistoryShape).describe('one record per reward received from a chest, in the order opened') }),
+  powerups: z.array(powerupShape),
+  streaks: z.array(streakShape),
+  actions: z
+    .array(
+      z.object({
+        referenceId: z.string(),
+        name: z.string(),
+        timestamp: z.number().int().describe('Unix ms, as the action carried it'),
+        details: z.array(z.object({ name: z.string(), value: z.string() })),
+        earnedPoints: z.number().describe("the action's points plus badge, trigger, rank and milestone points"),
+        reversed: z.boolean().describe('taken back since (POST /v1/action/delete)'),
+      }),
+    )
+    .describe('every processed action, in the order processed'),
+});
+
 export const textShape = z.string().describe('a confirmation message');
 
 export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone") });

@@ -1,0 +1,83 @@
+/** GET /v1/admin/players/{playerId}/export: all of a player's data as one document (GDPR access and portability). */
+import { OPERATORS } from '../../shared/auth/access';
+import type { Catalog } from '../../shared/catalog/types';
+import type { EventStore } from '../../shared/event-store/port';
+import { playerEventOf } from '../../shared/events';
+import { defineRoute } from '../../shared/http/route';
+import { playerExportShape } from '../../shared/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/ids';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
+import { fail, ok } from '../../shared/result';
+import { playerStream } from '../../shared/streams';
+import { chestRewards, ownedChests } from '../chests/routes';
+import { playerProfile } from '../player-profile/route';
+import { ownedPowerups } from '../powerups/route';
+import { playerStreaks } from '../streaks/route';
+import { transactionItem } from '../transactions/history-route';
+import type { StreamReadDeps } from '../deps';
+
+/** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
+type PlayerAction = { referenceId: string; name: string; timestamp: number; details: { name: string; value: string }[]; earnedPoints: number };
+
+export type PlayerExport = ReturnType<typeof exportOf>;
+
+/** The document, from the player's folded state: the sections are those the player's own routes answer. */
+function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, actions: PlayerAction[], now: number) {
+  const { points, level, badges, balances, timeZone } = playerProfile(catalog, state, now);
+  return {
+    playerId: state.playerId,
+    profile: { username: state.username, imageName: state.imageName, timeZone, registeredAt },
+    points,
+    level,
+    badges,
+    balances,
+    transactions: [...state.provisions.values()].map((p) => transactionItem(state.playerId, p)),
+    chests: { owned: ownedChests(catalog, state), rewards: chestRewards([...state.chestOpenings.values()]) },
+    powerups: ownedPowerups(catalog, state, now),
+    streaks: playerStreaks(catalog, state, now),
+    actions: actions.map((a) => ({ ...a, reversed: state.reversed.has(a.referenceId) })),
+  };
+}
+
+/**
+ * Everything the player's stream holds about the player, oldest first, or null for a player never
+ * registered. The stream is read once and folded with the players' own fold, so the actions and the
+ * holdings are of the same moment.
+ */
+export async function playerExport(events: EventStore, catalog: Catalog, playerId: string, now: number): Promise<PlayerExport | null> {
+  const state = initialPlayerState(playerId);
+  let registeredAt: number | null = null;
+  const actions: PlayerAction[] = [];
+  for (const recorded of await events.readStream(playerStream(playerId))) {
+    const event = playerEventOf(recorded);
+    if (!event) continue;
+    evolve(state, event);
+    if (event.type === 'PlayerRegistered') registeredAt = event.data.registeredAt;
+    if (event.type === 'ActionProcessed') {
+      const a = event.data;
+      actions.push({ referenceId: a.referenceId, name: a.actionName, timestamp: a.timestamp, details: a.details, earnedPoints: a.result.earnedPoints });
+    }
+  }
+  return state.registered && registeredAt !== null ? exportOf(catalog, state, registeredAt, actions, now) : null;
+}
+
+/** Server and Auditor keys: an operator answers a player's access request with it. */
+export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog' | 'now'>) =>
+  defineRoute({
+    method: 'GET',
+    path: '/v1/admin/players/:playerId/export',
+    tiers: OPERATORS,
+    doc: {
+      summary: "All of a player's data as one document: profile, holdings, transactions, chests, powerups, streaks and every processed action, oldest first",
+      response: playerExportShape,
+      errors: { 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
+    },
+    parse: ({ params }) => {
+      const playerId = canonicalPlayerId(params.playerId);
+      return playerId ? ok({ playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+    },
+    async handle({ playerId }) {
+      const exported = await playerExport(deps.events, deps.catalog().catalog, playerId, deps.now());
+      return exported ? ok(exported) : fail(5003, 'PlayerId does not exist');
+    },
+  });
