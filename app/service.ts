@@ -30,6 +30,7 @@ import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
 import { feedRoutes } from '../read-api/feed/routes';
 import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
+import { missionListRoute } from '../read-api/missions/route';
 import { streakListRoute } from '../read-api/streaks/route';
 import { transactionHistoryRoute } from '../read-api/transactions/history-route';
 import { transactionStatusRoute } from '../read-api/transactions/route';
@@ -238,6 +239,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...chestRoutes(deps),
     powerupListRoute(deps),
     streakListRoute(deps),
+    missionListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
     analyticsRoute({ store: readStore }),

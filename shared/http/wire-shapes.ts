@@ -243,6 +243,26 @@ export const streakShape = z.object({
   breaksAt: z.number().int().nullable().describe('Unix ms at which the run ends unless extended; null without a run'),
 });
 
+export const missionShape = z.object({
+  missionUid: z.string(),
+  label: z.string(),
+  status: z.enum(['Locked', 'InProgress', 'Completed']).describe('Locked: the player lacks the badge or level the mission requires; Completed: in the current period'),
+  steps: z.array(
+    z.object({
+      uid: z.string(),
+      label: z.string(),
+      completed: z.boolean(),
+      progress: z.object({
+        count: z.number().int().describe("the step's entries that count now"),
+        sum: z.number().describe('their summed challenge.sum field; 0 without one'),
+        target: z.number().describe("the challenge's times, else its sum.atLeast, else 1"),
+      }),
+    }),
+  ),
+  completedAt: z.number().int().nullable().describe("Unix ms of the completing action's timestamp; null when not completed in the current period"),
+  period: nullableString.describe('the current period of a repeated mission, named like leaderboard seasons (2026-11-25, 2026-W48); null for repeat None'),
+});
+
 export const textShape = z.string().describe('a confirmation message');
 
 export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone") });
