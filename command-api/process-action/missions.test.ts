@@ -168,3 +168,67 @@ describe('requires', () => {
     expect(missionOf(p.process('check_in', { at: T0 + 10 * DAY }))).toMatchObject({ completed: true });
   });
 });
+
+describe('reversal', () => {
+  it('of the completing action takes the completion back with its points, deliverables and levels; the next action completes it again', () => {
+    const p = playerSpec(game(`ordered: true${steps}`, 'levels: [{ level: 1, target: 0, label: One }, { uid: l2, level: 2, target: 100, label: Two }]'));
+    p.process('check_in', { ref: 'c' });
+    p.process('order', { ref: 'o1' });
+    p.process('order', { ref: 'o2' });
+    expect([p.state.points, p.state.balances.get('beans'), p.state.levelsReached.get('l2')]).toEqual([120, 50, 2]);
+    const reversed = p.reverse('o2');
+    expect(reversed.revokedMissions).toEqual([{ missionUid: 'm-first-week', period: 0, awardedBy: 'o2', awardedAt: T0, points: 100, grants: [expect.objectContaining({ uid: 'beans', amount: 50 })] }]);
+    expect(reversed.missions).toEqual([{ uid: 'm-first-week', period: 0, steps: [{ refs: ['c'], completed: true }, { refs: ['o1'], completed: false }] }]);
+    expect([reversed.effects.points, reversed.revokedLevels.map((l) => l.level)]).toEqual([-110, [2]]);
+    expect([p.state.points, p.state.balances.get('beans') ?? 0]).toEqual([10, 0]);
+    expect(missionOf(p.process('order', { ref: 'o3' }))).toMatchObject({ stepsCompleted: 2, completed: true });
+    expect(p.state.points).toBe(120);
+  });
+
+  it('of an earlier action the completion rests on takes back the completion a later action made (ordered: the later orders no longer follow a check-in)', () => {
+    const p = playerSpec(ordered);
+    p.process('check_in', { ref: 'c' });
+    p.process('order', { ref: 'o1' });
+    p.process('order', { ref: 'o2' });
+    const reversed = p.reverse('c');
+    expect(reversed.revokedMissions!.map((m) => [m.awardedBy, m.points])).toEqual([['o2', 100]]);
+    expect(reversed.missions![0].steps).toEqual([
+      { refs: [], completed: false },
+      { refs: [], completed: false },
+    ]);
+    expect([p.state.points, p.state.balances.get('beans') ?? 0]).toEqual([20, 0]);
+  });
+
+  it('keeps a completion the remaining actions still reach (unordered: an order made after completion takes the place of the reversed one)', () => {
+    const p = playerSpec(unordered);
+    p.process('check_in', { ref: 'c' });
+    p.process('order', { ref: 'o1' });
+    p.process('order', { ref: 'o2' });
+    p.process('order', { ref: 'o3' }); // counted for nothing: the mission is completed
+    const reversed = p.reverse('o1');
+    expect([reversed.revokedMissions, reversed.missions![0].steps[1]]).toEqual([[], { refs: ['o2', 'o3'], completed: true }]);
+    expect(p.state.points).toBe(120); // o2 and o3, and the mission's 100
+  });
+
+  it('of the completing action takes the completion back even when the rest still complete every step; the next action meeting a step completes it anew', () => {
+    const p = playerSpec(unordered);
+    for (const [name, ref] of [['check_in', 'c'], ['order', 'o1'], ['order', 'o2'], ['order', 'o3']]) p.process(name, { ref });
+    const reversed = p.reverse('o2');
+    expect([reversed.revokedMissions!.map((m) => m.awardedBy), reversed.missions![0].steps[1]]).toEqual([['o2'], { refs: ['o1', 'o3'], completed: true }]);
+    expect(p.state.points).toBe(20);
+    expect(missionOf(p.process('check_in', { ref: 'c2' }))).toEqual({ uid: 'm-first-week', label: 'First week', stepsCompleted: 2, stepsTotal: 2, completed: true });
+    expect(p.state.points).toBe(120);
+  });
+
+  it('in a repeated mission touches only the period of the reversed action', () => {
+    const p = playerSpec(game(`repeat: Daily
+        steps: [{ uid: s1, label: Check in, condition: { action: check_in } }]
+        points: 5`));
+    p.process('check_in', { ref: 'd0', at: T0 });
+    p.process('check_in', { ref: 'd1', at: T0 + DAY });
+    const reversed = p.reverse('d0');
+    expect(reversed.revokedMissions!.map((m) => m.awardedBy)).toEqual(['d0']);
+    expect(p.state.points).toBe(5);
+    expect(missionOf(p.process('check_in', { ref: 'd0b', at: T0 + HOUR }))).toMatchObject({ completed: true });
+  });
+});

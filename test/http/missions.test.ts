@@ -30,6 +30,8 @@ missions:
     points: 5
   - { uid: m-off, label: Retired, isActive: false, steps: [{ uid: s, label: S, condition: { action: order } }] }
   - { uid: m-later, label: Later, startDate: 2027-01-01T00:00:00, steps: [{ uid: s, label: S, condition: { action: order } }] }
+leaderboards:
+  - { uid: lb-points, label: Points, type: 0 }
 `;
 
 /** Wednesday 2026-11-25 12:00 UTC: the service's clock. */
@@ -77,6 +79,22 @@ describe('missions over HTTP', () => {
     await act(playerId, 'order', NOW - HOUR, 12);
     const daily = (await list(playerId)).body.data[1];
     expect(daily).toEqual({ missionUid: 'm-daily-spend', label: 'Daily spend', status: 'InProgress', steps: [step('m2-s1', 'Spend 30', false, 1, 12, 30)], completedAt: null, period: '2026-11-25' });
+  });
+
+  it('counts a completion on points leaderboards, and a reversal the completion rests on takes it back from the board, the balance and the list', async () => {
+    const playerId = randomUUID();
+    const checkIn = (await act(playerId, 'check_in', NOW - 3000)).body.data.referenceId;
+    await act(playerId, 'order', NOW - 2000);
+    await act(playerId, 'order', NOW - 1000);
+    const pointsOnBoard = async () => (await t.http.get('/v1/admin/leaderboards/lb-points').query({ playerId }).set(server)).body.data[0].player?.points ?? 0;
+    expect(await pointsOnBoard()).toBe(100);
+
+    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'check_in', playerId, referenceId: checkIn })).body.code).toBe(200);
+    expect(await pointsOnBoard()).toBe(0);
+    const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+    expect([profile.points, profile.balances]).toEqual([0, []]);
+    // Ordered: without the check-in, the orders are no entries of the second step.
+    expect((await list(playerId)).body.data[0]).toEqual({ missionUid: 'm-first-week', label: 'First week', status: 'InProgress', steps: [step('m1-s1', 'Check in', false, 0, 0, 1), step('m1-s2', 'Order twice', false, 0, 0, 2)], completedAt: null, period: null });
   });
 
   it('answers 9020 for an unknown player and 1002 for a missing or malformed playerId', async () => {
