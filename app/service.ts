@@ -33,6 +33,7 @@ import { feedRoutes } from '../read-api/feed/routes';
 import { playerExportRoute } from '../read-api/player-export/route';
 import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
+import { missionListRoute } from '../read-api/missions/route';
 import { streakListRoute } from '../read-api/streaks/route';
 import { transactionHistoryRoute } from '../read-api/transactions/history-route';
 import { transactionStatusRoute } from '../read-api/transactions/route';
@@ -245,6 +246,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     powerupListRoute(deps),
     streakListRoute(deps),
     playerExportRoute(deps),
+    missionListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),
     analyticsRoute({ store: readStore }),

@@ -114,12 +114,15 @@ describeInBrowser('the console', () => {
 
     // Streaks and caps: another player with a daily quest and a capped ad.
     const questing = randomUUID();
-    for (const name of ['daily_quest', 'watch_ad']) expect((await t.http.post('/v1/action/process').set(server).send({ name, referenceId: randomUUID(), playerId: questing })).body.code).toBe(200);
+    for (const name of ['login', 'daily_quest', 'watch_ad']) expect((await t.http.post('/v1/action/process').set(server).send({ name, referenceId: randomUUID(), playerId: questing })).body.code).toBe(200);
     await page.getByLabel('Player id').fill(questing);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByRole('table', { name: "The player's runs" }).getByRole('row', { name: /^Daily quest 1 1 0 \d{4}-\d{2}-\d{2} / }).waitFor();
     await page.getByRole('table', { name: 'Caps with a use this period' }).getByRole('row', { name: /^times watch_ad Day \d{4}-\d{2}-\d{2} 1 5$/ }).waitFor();
     await page.getByRole('table', { name: 'Caps with a use this period' }).getByRole('row', { name: /^points watch_ad Week \d{4}-W\d{2} 2 50$/ }).waitFor();
+    // The demo catalog's daily routine (log in, then the daily quest), and a mission locked behind the VIP badge.
+    await page.getByRole('table', { name: "The player's missions" }).getByRole('row', { name: /^Daily routine Completed Log in ✓, Finish the daily quest ✓ \d{4}-\d{2}-\d{2} / }).waitFor();
+    await page.getByRole('table', { name: "The player's missions" }).getByRole('row', { name: 'Big spender Locked Spin three times 0/3, Purchase for 1000 0/1000 — —' }).waitFor();
     await shoot(page, 'player-streaks-caps');
     await page.getByLabel('Player id').fill(playerId);
     await page.getByRole('button', { name: 'Look up' }).click();

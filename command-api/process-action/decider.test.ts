@@ -63,6 +63,7 @@ describe('the action result', () => {
       ],
       provisionUid: purchase.cost!.provisionUid,
       streaks: null,
+      missions: null,
       capped: null,
     });
     expect(purchase.cost!.provisionUid).toMatch(/^[0-9a-f]{32}$/);
@@ -79,6 +80,7 @@ describe('the action result', () => {
       earnedPoints: 0,
       deliverables: [{ uid: 'gems', amount: 10, label: 'Gems', type: 1, imageName: null, details: null }],
       streaks: null,
+      missions: null,
       capped: null,
     });
   });

@@ -3,7 +3,7 @@ import { addAmounts, multiplyAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
-import type { ActionProcessed, ActionResult, Award, LevelReached, PlayerRegistered, ProgressEntry, StreakStep } from '../../shared/events/player-events';
+import type { ActionProcessed, ActionResult, Award, LevelReached, MissionMove, PlayerRegistered, ProgressEntry, StreakStep } from '../../shared/events/player-events';
 import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedDetailOutOfRange, summedValue, withinDates, type CompiledRule } from '../../shared/rules/conditions';
@@ -11,6 +11,7 @@ import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../shared/rules/caps';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
+import { advance, allStepsCompleted, compileMissions, isUnlocked, missionDetailOutOfRange, missionPeriodOf, stepMatches, withinWindow, type MissionPosition } from '../../shared/rules/missions';
 import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
 import { periodOf } from '../../shared/time/calendar';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
@@ -99,25 +100,31 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   const details = new Map(cmd.details.map((d) => [d.name, d.value]));
   const outOfRange = summedDetailOutOfRange(compileRules(catalog).byAction.get(cmd.name) ?? [], cmd.name, details);
   if (outOfRange) return fail(1001, outOfRange);
+  const missionOutOfRange = missionDetailOutOfRange(compileMissions(catalog), cmd.name, details);
+  if (missionOutOfRange) return fail(1001, missionOutOfRange);
   const exhausted = (trigger: string, limit: number) => (state.activationsTaken.get(trigger) ?? limit) >= limit;
   const { progress, awards } = counts ? evaluateRules(cmd, player, env, details, deliverables, exhausted) : { progress: [], awards: [] };
 
   const streakMoves = counts ? streakStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
   const milestones = streakMoves.flatMap((s) => s.milestones);
+  const missionSteps = counts ? missionStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
+  const completed = missionSteps.filter((m) => m.completes).map((m) => m.mission);
 
-  const awardPoints = [...awards, ...milestones].reduce((sum, a) => addAmounts(sum, a.points), 0);
+  const awardPoints = [...awards, ...milestones, ...completed].reduce((sum, a) => addAmounts(sum, a.points), 0);
   const earnedPoints = addAmounts(actionPoints, awardPoints);
   const levels = levelsReachedAt(catalog, player, addAmounts(player.points, earnedPoints));
 
   // Active powerups multiply the Prize amounts this action grants; each one that applies uses one use.
   const milestoneGrants = milestones.map((m) => m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
-  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants), ...milestoneGrants]);
+  const completionGrants = completed.map((m) => m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
+  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants), ...milestoneGrants, ...completionGrants]);
   // Earn caps cut what is granted after powerups: the amounts a player actually receives.
   const earned = capEarnings(powered.grantLists, deliverables, player, clock);
   const [poweredActionGrants, ...rest] = earned.grantLists;
   const poweredAwards: Award[] = awards.map((a, i) => ({ ...a, grants: rest[i] }));
   const poweredLevels: LevelReached[] = levels.map((l, i) => ({ ...l, grants: rest[awards.length + i] }));
-  const milestonesGranted = rest.slice(awards.length + levels.length);
+  const milestonesGranted = rest.slice(awards.length + levels.length, awards.length + levels.length + milestones.length);
+  const completionsGranted = rest.slice(awards.length + levels.length + milestones.length);
   let nextMilestone = 0;
   const streakSteps: StreakStep[] = streakMoves.map(({ streak, period, step: s, milestones: reached }) => ({
     uid: streak.uid,
@@ -131,7 +138,17 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     extended: s.extended,
     milestones: reached.map((m) => ({ length: m.length, points: m.points, grants: milestonesGranted[nextMilestone++] })),
   }));
-  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants), ...milestonesGranted.flat()];
+  let nextCompletion = 0;
+  const missionMoves: MissionMove[] = missionSteps.map(({ mission, period, matches, counted, position, completes }) => ({
+    uid: mission.uid,
+    label: mission.label,
+    period,
+    matches,
+    counted,
+    completedSteps: position.steps.flatMap((s, i) => (s.completed ? [i] : [])),
+    completion: completes ? { points: mission.points, grants: completionsGranted[nextCompletion++] } : null,
+  }));
+  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants), ...milestonesGranted.flat(), ...completionsGranted.flat()];
 
   const granted = effectsOfGrants(catalog, allGrants, env, noEffects());
   if (!granted.ok) return granted;
@@ -161,6 +178,11 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
         milestones: s.milestones.map((m) => ({ length: m.length, points: m.points, deliverables: m.grants })),
       })),
     ),
+    missions: nullIfEmpty(
+      missionMoves.flatMap((m, i) =>
+        m.counted.length > 0 || m.completion !== null ? [{ uid: m.uid, label: m.label, stepsCompleted: m.completedSteps.length, stepsTotal: missionSteps[i].mission.steps.length, completed: m.completion !== null }] : [],
+      ),
+    ),
     capped: nullIfEmpty(timesCap ? [{ period: timesCap.period, kind: 'times' as const, limit: timesCap.times! }] : [...pointsCapped.cuts, ...earned.cuts]),
   };
   const allowances = counts ? [...timesUses(action, clock), ...pointsCapped.uses, ...earned.uses] : [];
@@ -185,6 +207,7 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     ...(timesCap ? { timesCapped: true } : {}),
     ...(allowances.length ? { allowances } : {}),
     ...(streakSteps.length ? { streaks: streakSteps } : {}),
+    ...(missionMoves.length ? { missions: missionMoves } : {}),
   };
   const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
   const writes: StreamWrite[] = [
@@ -216,6 +239,25 @@ function streakStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessAction
       const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period);
       return { streak, period, step: s, milestones: milestonesAt(streak, s) };
     });
+}
+
+/**
+ * Each active mission with a step whose condition the action meets, in its window, unlocked by
+ * what the player held before the action: the action's period, its step matches, the steps it was
+ * an entry of, the position after it, and whether it completes the mission.
+ */
+function missionStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessActionCommand, details: ReadonlyMap<string, string>, timeZone: string) {
+  return compileMissions(catalog).flatMap((m) => {
+    const matches = stepMatches(m, cmd.name, details);
+    if (matches.length === 0 || !withinWindow(m, cmd.timestamp) || !isUnlocked(m.def, player)) return [];
+    const period = missionPeriodOf(m.def, cmd.timestamp, timeZone);
+    const held = player.missions.get(m.def.uid)?.periods.get(period);
+    const before: MissionPosition = { steps: m.conditions.map((_, i) => held?.steps[i] ?? { entries: [], completed: false }) };
+    // A period whose mission is completed counts nothing more; the match is still recorded for replays.
+    const done = held?.completion != null;
+    const { position, counted } = done ? { position: before, counted: [] } : advance(m, before, { ref: cmd.referenceId, ts: cmd.timestamp, matches });
+    return [{ mission: m.def, period, matches, counted, position, completes: !done && allStepsCompleted(position) }];
+  });
 }
 
 interface RuleOutcome {

@@ -7,6 +7,7 @@ import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../s
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
 import { addBalance } from '../../shared/rules/grants';
+import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/rules/missions';
 import { replay } from '../../shared/rules/streaks';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
@@ -55,7 +56,9 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
 
   const streaks = recomputedStreaks(player, original, catalog);
   const revokedMilestones = streaks.flatMap((s) => s.revoked);
-  const pointsTaken = [...revokedAwards, ...revokedMilestones].reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
+  const missions = recomputedMissions(player, original, catalog);
+  const revokedMissions = missions.flatMap((m) => m.revoked);
+  const pointsTaken = [...revokedAwards, ...revokedMilestones, ...revokedMissions].reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
   const pointsAfter = subtractAmounts(player.points, pointsTaken);
   // Levels whose target the remaining points no longer reach are lost, with what they granted.
   const revokedLevels = catalog.levels
@@ -63,7 +66,7 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     .map((l) => ({ uid: l.uid, level: l.level, grants: player.levelGrants.get(l.uid) ?? [] }));
 
   const actionGrants = original.actionGrants;
-  const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants), ...revokedMilestones.flatMap((m) => m.grants)];
+  const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants), ...revokedMilestones.flatMap((m) => m.grants), ...revokedMissions.flatMap((m) => m.grants)];
 
   const effects = noEffects();
   effects.points = subtractAmounts(0, pointsTaken);
@@ -74,7 +77,7 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0) return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
   }
-  const revokedGrants = [...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })), ...revokedMilestones.map((m) => ({ origin: m.awardedBy, grants: m.grants }))];
+  const revokedGrants = [...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })), ...revokedMilestones.map((m) => ({ origin: m.awardedBy, grants: m.grants })), ...revokedMissions.map((m) => ({ origin: m.awardedBy, grants: m.grants }))];
   effects.powerupsRemoved = powerupsTakenBack(player, original.referenceId, revokedGrants, revokedLevels, powerupDeliverables);
   effects.powerupUses = original.effects.powerupUses.filter((u) => player.powerups.has(u.uid)).map((u) => ({ uid: u.uid, uses: -u.uses }));
 
@@ -93,6 +96,7 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     ...(original.timesCapped ? { timesCapped: true } : {}),
     ...allowancesReturned(player, original, revokedGrants, revokedLevels),
     ...(streaks.length ? { streaks: streaks.map((s) => s.run), revokedMilestones } : {}),
+    ...(missions.length ? { missions: missions.map((m) => m.period), revokedMissions } : {}),
   };
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
@@ -156,6 +160,30 @@ function recomputedStreaks(state: PlayerState, original: ActionProcessed, catalo
       .filter((m) => m.awardedBy === ref || !replayed.reached.has(`${m.length}@${m.period}`))
       .map((m) => ({ streakUid: uid, length: m.length, period: m.period, awardedBy: m.awardedBy, awardedAt: m.awardedAt, points: m.points, grants: m.grants }));
     return [{ run: { uid, ...replayed.run }, revoked }];
+  });
+}
+
+/**
+ * Each mission period the action had a step match in, replayed from the period's remaining actions
+ * as if it had never happened; its completion falls when the replay no longer completes every step,
+ * or when the reversed action made it.
+ */
+function recomputedMissions(state: PlayerState, original: ActionProcessed, catalog: Catalog) {
+  const ref = original.referenceId;
+  const missions = new Map(compileMissions(catalog).map((m) => [m.def.uid, m]));
+  return (original.missions ?? []).flatMap(({ uid, period }) => {
+    const mission = missions.get(uid);
+    const run = state.missions.get(uid);
+    if (!mission || !run) return [];
+    const replayed = replayPeriod(mission, run.hits.filter((h) => h.period === period && h.ref !== ref));
+    const completion = run.periods.get(period)?.completion ?? null;
+    const falls = completion !== null && (completion.awardedBy === ref || !allStepsCompleted(replayed));
+    return [
+      {
+        period: { uid, period, steps: replayed.steps.map((s) => ({ refs: s.entries.map((e) => e.ref), completed: s.completed })) },
+        revoked: falls ? [{ missionUid: uid, period, awardedBy: completion.awardedBy, awardedAt: completion.awardedAt, points: completion.points, grants: completion.grants }] : [],
+      },
+    ];
   });
 }
 

@@ -22,3 +22,21 @@ describe('the summary of an event in a trace', () => {
     expect(summarizeEvent(p.recorded[4])).toContain('revoked milestone 2 of streak s-daily of b');
   });
 });
+
+describe('the summary of an action in a mission', () => {
+  it('shows the steps completed and the completion; a reversal shows the completion taken back', () => {
+    const p = playerSpec(
+      catalogOf(`
+        version: 1
+        actions: [{ identifier: check_in }, { identifier: order }]
+        missions:
+          - { uid: m, label: M, points: 5, steps: [{ uid: s1, label: S1, condition: { action: check_in } }, { uid: s2, label: S2, condition: { action: order } }] }
+      `),
+    );
+    p.process('check_in', { ref: 'a' });
+    p.process('order', { ref: 'b' });
+    expect(p.recorded.map(summarizeEvent).slice(1)).toEqual(['check_in ref a, mission m 1/2', 'order ref b, mission m 2/2 completed [points +5]']);
+    p.reverse('b');
+    expect(summarizeEvent(p.recorded[3])).toContain('revoked mission m of b');
+  });
+});

@@ -13,6 +13,7 @@ import { chestRewards, ownedChests } from '../chests/routes';
 import { playerProfile } from '../player-profile/route';
 import { ownedPowerups } from '../powerups/route';
 import { playerStreaks } from '../streaks/route';
+import { playerMissions } from '../missions/route';
 import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
 
@@ -35,6 +36,7 @@ function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, ac
     chests: { owned: ownedChests(catalog, state), rewards: chestRewards([...state.chestOpenings.values()]) },
     powerups: ownedPowerups(catalog, state, now),
     streaks: playerStreaks(catalog, state, now),
+    missions: playerMissions(catalog, state, now),
     actions: actions.map((a) => ({ ...a, reversed: state.reversed.has(a.referenceId) })),
   };
 }

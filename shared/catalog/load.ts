@@ -133,6 +133,7 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
     leaderboards: section('leaderboards', SECTION_SCHEMAS.leaderboards),
     stores: section('stores', SECTION_SCHEMAS.stores),
     streaks: section('streaks', SECTION_SCHEMAS.streaks),
+    missions: section('missions', SECTION_SCHEMAS.missions),
     unparsed,
   };
   return { draft, removed };

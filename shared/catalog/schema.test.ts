@@ -28,6 +28,7 @@ describe('defaults', () => {
       leaderboards: [],
       stores: [],
       streaks: [],
+      missions: [],
     });
   });
 

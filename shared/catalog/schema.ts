@@ -13,7 +13,7 @@ import { MAX_AMOUNT } from '../amount';
 import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone, localIsoProblem } from '../time/local-time';
-import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type RankSet, type Settings, type Store, type Streak, type Trigger } from './types';
+import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type Mission, type RankSet, type Settings, type Store, type Streak, type Trigger } from './types';
 
 // The catalog types are part of this module's API: importers of the schema get them here.
 export * from './types';
@@ -364,6 +364,31 @@ export const StreakSchema = z
   })
   .transform((s): Streak => ({ ...s, uid: s.uid ?? generatedUid('streak', s.label) }));
 
+// --- missions ---
+
+export const MissionSchema = z
+  .strictObject({
+    ...labelled,
+    startDate: OptionalDate,
+    endDate: OptionalDate,
+    requires: withDefaults(z.strictObject({ badge: OptionalRef, level: PositiveInt.nullable().default(null) })),
+    ordered: z.boolean().default(false),
+    repeat: z.enum(['None', 'Daily', 'Weekly']).default('None'),
+    steps: z
+      .array(z.strictObject({ uid: UidSchema, label: Text, condition: ConditionSchema }))
+      .min(1, 'at least one step is required')
+      .superRefine((steps, ctx) => {
+        const seen = new Set<string>();
+        steps.forEach((s, i) => {
+          if (seen.has(s.uid)) ctx.addIssue({ code: 'custom', path: [i, 'uid'], message: `duplicate step uid "${s.uid}"` });
+          seen.add(s.uid);
+        });
+      }),
+    points: NonNegativeDecimal.default(0),
+    deliverables: list(GrantSchema),
+  })
+  .transform((m): Mission => ({ ...m, uid: m.uid ?? generatedUid('mission', m.label) }));
+
 // --- the whole catalog ---
 
 /** The schema of each list of entries, by section name. */
@@ -377,6 +402,7 @@ export const SECTION_SCHEMAS = {
   leaderboards: LeaderboardSchema,
   stores: StoreSchema,
   streaks: StreakSchema,
+  missions: MissionSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -391,4 +417,5 @@ export const CatalogSchema = z.strictObject({
   leaderboards: list(LeaderboardSchema),
   stores: list(StoreSchema),
   streaks: list(StreakSchema),
+  missions: list(MissionSchema),
 }) satisfies z.ZodType<Catalog>;

@@ -313,6 +313,7 @@ export interface Catalog {
   leaderboards: Leaderboard[];
   stores: Store[];
   streaks: Streak[];
+  missions: Mission[];
 }
 
 /** A condition of a streak: a badge condition without challenge. */
@@ -338,6 +339,31 @@ export interface Streak extends LabelledEntry {
   milestones: StreakMilestone[];
 }
 
+/** How often a mission's progress starts over: never, or each day or ISO week of the player's calendar. */
+export type MissionRepeat = 'None' | 'Daily' | 'Weekly';
+
+export interface MissionStep {
+  /** Unique within the mission. */
+  uid: string;
+  label: string;
+  /** One badge condition. */
+  condition: Condition;
+}
+
+/** Steps to complete for points and deliverables, in order or not (docs/catalog.md, "missions"). */
+export interface Mission extends LabelledEntry {
+  startDate: LocalIso | null;
+  endDate: LocalIso | null;
+  /** A badge uid and a level number the player must hold for the mission to count; either or both null. */
+  requires: { badge: string | null; level: number | null };
+  ordered: boolean;
+  repeat: MissionRepeat;
+  /** At least one. */
+  steps: MissionStep[];
+  points: number;
+  deliverables: DeliverableGrant[];
+}
+
 /** The catalog's lists of entries, in file order. */
 export const CATALOG_SECTIONS = [
   'deliverables',
@@ -349,5 +375,6 @@ export const CATALOG_SECTIONS = [
   'leaderboards',
   'stores',
   'streaks',
+  'missions',
 ] as const;
 export type CatalogSection = (typeof CATALOG_SECTIONS)[number];

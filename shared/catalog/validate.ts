@@ -9,7 +9,7 @@
  */
 import { MAX_AMOUNT } from '../amount';
 import { MAX_POWERUPS_PER_GRANT, MAX_TOTAL_WEIGHT } from './limits';
-import { type Action, type Badge, CATALOG_SECTIONS, type CatalogSection, type ChestConfig, type ChestPoolEntry, type Condition, type Deliverable, type DeliverableGrant, type Leaderboard, type Level, type NumberRange, POINTS_REWARD, type PowerupConfig, type RankSet, type Store, type Streak, type Trigger } from './types';
+import { type Action, type Badge, CATALOG_SECTIONS, type CatalogSection, type ChestConfig, type ChestPoolEntry, type Condition, type Deliverable, type DeliverableGrant, type Leaderboard, type Level, type Mission, type NumberRange, POINTS_REWARD, type PowerupConfig, type RankSet, type Store, type Streak, type Trigger } from './types';
 
 export interface UnparsedEntry {
   section: CatalogSection;
@@ -36,10 +36,11 @@ export interface CatalogDraft {
   leaderboards: Holey<Leaderboard>;
   stores: Holey<Store>;
   streaks: Holey<Streak>;
+  missions: Holey<Mission>;
   unparsed: readonly UnparsedEntry[];
 }
 
-type Kind = 'deliverable' | 'action' | 'badge' | 'rank set' | 'trigger' | 'level' | 'leaderboard' | 'store' | 'bundle' | 'streak';
+type Kind = 'deliverable' | 'action' | 'badge' | 'rank set' | 'trigger' | 'level' | 'leaderboard' | 'store' | 'bundle' | 'streak' | 'mission';
 
 const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   deliverables: 'deliverable',
@@ -51,6 +52,7 @@ const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   leaderboards: 'leaderboard',
   stores: 'store',
   streaks: 'streak',
+  missions: 'mission',
 };
 
 /** Problem lines for every cross-field and cross-entry rule the draft breaks, in file order per rule group. */
@@ -85,6 +87,7 @@ class CatalogChecks {
     this.each(this.draft.leaderboards, 'leaderboards', (b, path) => this.leaderboard(path, b));
     this.each(this.draft.stores, 'stores', (s, path) => this.store(path, s));
     this.each(this.draft.streaks, 'streaks', (s, path) => this.streak(path, s));
+    this.each(this.draft.missions, 'missions', (m, path) => this.mission(path, m));
     return this.problems;
   }
 
@@ -147,6 +150,16 @@ class CatalogChecks {
   private streak(path: string, streak: Streak): void {
     streak.conditions.forEach((c, i) => this.actionNamed(`${path}.conditions[${i}].action`, c.action));
     streak.milestones.forEach((m, i) => this.grants(`${path}.milestones[${i}].deliverables`, m.deliverables));
+  }
+
+  /** A mission's window, the badge and level it requires, its steps' conditions and its grants. */
+  private mission(path: string, mission: Mission): void {
+    this.datesInOrder(path, mission.startDate, mission.endDate);
+    if (mission.requires.badge !== null) this.refersTo(`${path}.requires.badge`, mission.requires.badge, 'badge');
+    const level = mission.requires.level;
+    if (level !== null && !this.draft.levels.some((l) => l?.level === level)) this.report(`${path}.requires.level`, `no level ${level} in levels`);
+    mission.steps.forEach((s, i) => this.condition(`${path}.steps[${i}].condition`, s.condition));
+    this.grants(`${path}.deliverables`, mission.deliverables);
   }
 
   /** Reports a reference to nothing or to an entry of another kind; true when it names a `kind`. */

@@ -81,6 +81,25 @@ export const streakStepSchema = z.object({
 });
 export type StreakStep = z.infer<typeof streakStepSchema>;
 
+/**
+ * What an action did in one mission: the steps whose condition it met (with the value it adds to a
+ * challenge.sum: a reversal replays them), those it was an entry of, and the steps completed after it.
+ */
+export const missionMoveSchema = z.object({
+  uid: z.string(),
+  label: z.string(),
+  /** The action's period (shared/time/calendar.ts ordinal of the Day or Week in the player's zone); 0 for repeat None. */
+  period: z.number().int(),
+  matches: z.array(z.object({ step: z.number().int(), value: z.number() })),
+  /** Step indexes it was an entry of. */
+  counted: z.array(z.number().int()),
+  /** Step indexes completed in the period after it. */
+  completedSteps: z.array(z.number().int()),
+  /** The mission completed by this action, with what it granted (after powerups and earn caps); null otherwise. */
+  completion: z.object({ points: z.number(), grants: z.array(grantSchema) }).nullable(),
+});
+export type MissionMove = z.infer<typeof missionMoveSchema>;
+
 export const actionResultSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -105,6 +124,11 @@ export const actionResultSchema = z.object({
         milestones: z.array(z.object({ length: z.number().int(), points: z.number(), deliverables: z.array(grantSchema) })),
       }),
     )
+    .nullable()
+    .optional(),
+  /** null when the action made progress in no mission (absent in results recorded before missions existed). */
+  missions: z
+    .array(z.object({ uid: z.string(), label: z.string(), stepsCompleted: z.number().int(), stepsTotal: z.number().int(), completed: z.boolean() }))
     .nullable()
     .optional(),
 });
@@ -162,6 +186,8 @@ export const actionProcessedSchema = z.object({
   allowances: z.array(allowanceUseSchema).optional(),
   /** The streaks it counts for (absent: none). */
   streaks: z.array(streakStepSchema).optional(),
+  /** The missions with a step whose condition it met (absent: none). */
+  missions: z.array(missionMoveSchema).optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 
@@ -203,5 +229,9 @@ export const actionReversedSchema = z.object({
   revokedMilestones: z
     .array(z.object({ streakUid: z.string(), length: z.number().int(), period: z.number().int(), awardedBy: z.string(), awardedAt: z.number(), points: z.number(), grants: z.array(grantSchema) }))
     .optional(),
+  /** Each mission period the action counted in, recomputed from the remaining actions: per step, its entries' references and whether it is completed. */
+  missions: z.array(z.object({ uid: z.string(), period: z.number().int(), steps: z.array(z.object({ refs: z.array(z.string()), completed: z.boolean() })) })).optional(),
+  /** Mission completions taken back, with what they had granted. */
+  revokedMissions: z.array(z.object({ missionUid: z.string(), period: z.number().int(), awardedBy: z.string(), awardedAt: z.number(), points: z.number(), grants: z.array(grantSchema) })).optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;

@@ -244,6 +244,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   chest: 'Owned chests: list, preview the odds, open one, the history of openings',
   powerup: 'Powerups: activate, deactivate, list the active ones',
   streaks: 'Streaks: each run of a player, its freezes and when it breaks',
+  missions: "Missions: each one's status and its steps' progress in the player's current day or week",
   admin: 'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
   auth: 'The key a request comes with: whether it is accepted, its name and tier',

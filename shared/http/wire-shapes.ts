@@ -253,6 +253,26 @@ export const streakShape = z.object({
   breaksAt: z.number().int().nullable().describe('Unix ms at which the run ends unless extended; null without a run'),
 });
 
+export const missionShape = z.object({
+  missionUid: z.string(),
+  label: z.string(),
+  status: z.enum(['Locked', 'InProgress', 'Completed']).describe('Locked: the player lacks the badge or level the mission requires; Completed: in the current period'),
+  steps: z.array(
+    z.object({
+      uid: z.string(),
+      label: z.string(),
+      completed: z.boolean(),
+      progress: z.object({
+        count: z.number().int().describe("the step's entries that count now"),
+        sum: z.number().describe('their summed challenge.sum field; 0 without one'),
+        target: z.number().describe("the challenge's times, else its sum.atLeast, else 1"),
+      }),
+    }),
+  ),
+  completedAt: z.number().int().nullable().describe("Unix ms of the completing action's timestamp; null when not completed in the current period"),
+  period: nullableString.describe('the current period of a repeated mission, named like leaderboard seasons (2026-11-25, 2026-W48); null for repeat None'),
+});
+
 /** GET /v1/admin/players/{playerId}/export: everything held about one player, every list oldest first. */
 export const playerExportShape = z.object({
   playerId: z.string(),
@@ -270,6 +290,7 @@ export const playerExportShape = z.object({
   chests: z.object({ owned: z.array(ownedChestShape), rewards: z.array(chestHistoryShape).describe('one record per reward received from a chest, in the order opened') }),
   powerups: z.array(powerupShape),
   streaks: z.array(streakShape),
+  missions: z.array(missionShape),
   actions: z
     .array(
       z.object({

@@ -6,7 +6,7 @@ import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT, subtractAmounts } from '.
 import type { PlayerEvent } from '../events';
 import type { Effects, Grant, PowerupInstance } from '../events/common';
 import type { ChestOpened } from '../events/inventory-events';
-import type { ActionProcessed, ActionReversed, AllowanceUse, Award, LevelReached, PlayerRegistered, ProgressEntry } from '../events/player-events';
+import type { ActionProcessed, ActionReversed, AllowanceUse, Award, LevelReached, MissionMove, PlayerRegistered, ProgressEntry } from '../events/player-events';
 import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded, ProvisionStatus } from '../events/provision-events';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
@@ -68,6 +68,26 @@ export interface StreakRun {
   milestones: HeldMilestone[];
 }
 
+/** A mission completed in a period by the action `awardedBy`, with what it granted. */
+export interface HeldCompletion {
+  awardedBy: string;
+  awardedAt: number;
+  points: number;
+  grants: Grant[];
+}
+
+/** One period of a mission: each step's entries and whether it is completed, and the completion. */
+export interface MissionPeriodState {
+  steps: { entries: ProgressEntry[]; completed: boolean }[];
+  completion: HeldCompletion | null;
+}
+
+/** A player's missions: every action that met a step's condition (a reversal replays a period's), and each period's progress. */
+export interface MissionRun {
+  hits: { ref: string; ts: number; period: number; matches: { step: number; value: number }[] }[];
+  periods: Map<number, MissionPeriodState>;
+}
+
 /** Everything a player owns and has earned: the state the player deciders decide on. */
 export interface PlayerState {
   registered: boolean;
@@ -106,6 +126,8 @@ export interface PlayerState {
   allowancesByRef: ReadonlyMap<string, AllowanceUse[]>;
   /** Runs by streak uid. */
   streaks: ReadonlyMap<string, StreakRun>;
+  /** By mission uid. */
+  missions: ReadonlyMap<string, MissionRun>;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -151,6 +173,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   allowances: NOTHING,
   allowancesByRef: NOTHING,
   streaks: NOTHING,
+  missions: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -241,6 +264,7 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
     Object.assign(run, { length: step.length, longest: step.longest, lastPeriod: step.lastPeriod, freezes: step.freezes });
     for (const m of step.milestones) run.milestones.push({ length: m.length, period: step.period, awardedBy: e.referenceId, awardedAt: e.timestamp, points: m.points, grants: m.grants });
   }
+  for (const move of e.missions ?? []) applyMissionMove(state, e, move);
   if (e.allowances?.length) {
     for (const u of e.allowances) useAllowance(state, u, u.used);
     own(state, 'allowancesByRef').set(e.referenceId, e.allowances.map((u) => ({ ...u })));
@@ -284,7 +308,43 @@ function returnAllowance(state: PlayerState, ref: string, u: AllowanceUse): void
   if (!uses.length) own(state, 'allowancesByRef').delete(ref);
 }
 
+function applyMissionMove(state: PlayerState, e: ActionProcessed, move: MissionMove): void {
+  let run = state.missions.get(move.uid);
+  if (!run) own(state, 'missions').set(move.uid, (run = { hits: [], periods: new Map() }));
+  run.hits.push({ ref: e.referenceId, ts: e.timestamp, period: move.period, matches: move.matches });
+  let period = run.periods.get(move.period);
+  if (!period) run.periods.set(move.period, (period = { steps: [], completion: null }));
+  for (const i of move.counted) {
+    const value = move.matches.find((m) => m.step === i)?.value ?? 0;
+    (period.steps[i] ??= { entries: [], completed: false }).entries.push({ ref: e.referenceId, ts: e.timestamp, value });
+  }
+  for (const i of move.completedSteps) (period.steps[i] ??= { entries: [], completed: false }).completed = true;
+  if (move.completion) period.completion = { awardedBy: e.referenceId, awardedAt: e.timestamp, points: move.completion.points, grants: move.completion.grants };
+}
+
+/** A period of a mission as a reversal recomputed it: entries rebuilt from the run's hits by reference. */
+function applyMissionRecomputed(state: PlayerState, reversedRef: string, m: NonNullable<ActionReversed['missions']>[number]): void {
+  const run = state.missions.get(m.uid);
+  if (!run) return;
+  run.hits = run.hits.filter((h) => h.ref !== reversedRef);
+  const hitOf = new Map(run.hits.filter((h) => h.period === m.period).map((h) => [h.ref, h]));
+  const period = run.periods.get(m.period) ?? { steps: [], completion: null };
+  period.steps = m.steps.map((s, i) => ({
+    completed: s.completed,
+    entries: s.refs.flatMap((ref) => {
+      const hit = hitOf.get(ref);
+      return hit ? [{ ref, ts: hit.ts, value: hit.matches.find((x) => x.step === i)?.value ?? 0 }] : [];
+    }),
+  }));
+  run.periods.set(m.period, period);
+}
+
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  for (const m of e.missions ?? []) applyMissionRecomputed(state, e.referenceId, m);
+  for (const r of e.revokedMissions ?? []) {
+    const period = state.missions.get(r.missionUid)?.periods.get(r.period);
+    if (period?.completion?.awardedBy === r.awardedBy) period.completion = null;
+  }
   for (const { ref, use } of e.allowancesReturned ?? []) returnAllowance(state, ref, use);
   for (const s of e.streaks ?? []) {
     const run = state.streaks.get(s.uid);

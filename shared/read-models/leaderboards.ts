@@ -108,8 +108,8 @@ export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[
     const ref = e.referenceId;
     if (e.timesCapped) return [];
     if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
-    // Streak milestones count like awards: the action's own leave with it, later ones reduce theirs.
-    const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? [])];
+    // Streak milestones and mission completions count like awards: the action's own leave with it, later ones reduce theirs.
+    const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? []), ...(e.revokedMissions ?? [])];
     const own = revoked.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
     const out: BoardChange[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
     for (const a of revoked) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });

@@ -42,20 +42,13 @@ export function compileRules(catalog: Catalog): CompiledRules {
   const tz = catalog.settings.timezone;
   const at = (iso: string | null | undefined) => (iso ? localIsoToEpochMs(iso, tz) : null);
   const rankSets = new Map(catalog.rankSets.map((r) => [r.uid, r]));
-  const compileCondition = (c: Condition): CompiledCondition => ({
-    action: c.action,
-    filters: c.filters ?? [],
-    times: c.challenge?.times ?? null,
-    sum: c.challenge?.sum ? { field: c.challenge.sum.field, atLeast: c.challenge.sum.atLeast } : null,
-    withinMs: c.challenge?.withinDays ? c.challenge.withinDays * DAY_MS : null,
-    between: c.challenge?.between ? [at(c.challenge.between.start)!, at(c.challenge.between.end)!] : null,
-  });
+  const compile = (c: Condition) => compileCondition(c, tz);
   const compileRule = (kind: 'badge' | 'trigger', def: Badge | Trigger): CompiledRule => ({
     kind,
     def,
     startMs: at(def.startDate),
     endMs: at(def.endDate),
-    conditions: def.conditions.map(compileCondition),
+    conditions: def.conditions.map(compile),
     rankSet: def.rankSet ? rankSets.get(def.rankSet) ?? null : null,
   });
   const ordered = [...orderByRequirement(catalog.badges).map((b) => compileRule('badge', b)), ...orderByRequirement(catalog.triggers).map((t) => compileRule('trigger', t))];
@@ -73,6 +66,19 @@ export function compileRules(catalog: Catalog): CompiledRules {
   const result: CompiledRules = { byAction, rules: new Map(ordered.map((r) => [r.def.uid, r])), dependents };
   compiled.set(catalog, result);
   return result;
+}
+
+/** A condition with its challenge's dates resolved to instants in the catalog's zone `timeZone`. */
+export function compileCondition(c: Condition, timeZone: string): CompiledCondition {
+  const at = (iso: string) => localIsoToEpochMs(iso, timeZone);
+  return {
+    action: c.action,
+    filters: c.filters ?? [],
+    times: c.challenge?.times ?? null,
+    sum: c.challenge?.sum ? { field: c.challenge.sum.field, atLeast: c.challenge.sum.atLeast } : null,
+    withinMs: c.challenge?.withinDays ? c.challenge.withinDays * DAY_MS : null,
+    between: c.challenge?.between ? [at(c.challenge.between.start), at(c.challenge.between.end)] : null,
+  };
 }
 
 /** Orders rules so that a required badge is evaluated before the rules that require it. */

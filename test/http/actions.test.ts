@@ -39,6 +39,7 @@ describe('POST /v1/action/process', () => {
         { uid: 'chest-silver', amount: 1, label: 'Silver chest', type: 1, imageName: null, details: null },
       ],
       streaks: null,
+      missions: null,
       capped: null,
     });
     const p = await profile(playerId);

@@ -1,6 +1,6 @@
 /**
  * A player: level and progress to the next, points, badges and ranks, balances, streaks, caps used
- * this period, chests, powerups, transactions, and the events of their stream, each linked to its trace.
+ * this period, missions, chests, powerups, transactions, and the events of their stream, each linked to its trace.
  */
 import { get, post } from '../api.js';
 import { facts, field, fill, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
@@ -77,6 +77,21 @@ function sections(playerId, profile) {
         ];
       }),
     ),
+    section('Missions', async () => {
+      const missions = await post('/v1/missions/list', { playerId });
+      return table(
+        "The player's missions",
+        ['Mission', 'Status', 'Steps', 'Period', 'Completed at'],
+        missions.map((m) => [
+          m.label,
+          m.status,
+          // A summed step shows its sum against the target, any other its count.
+          m.steps.map((s) => `${s.label} ${s.completed ? '✓' : `${s.progress.sum > 0 ? s.progress.sum : s.progress.count}/${s.progress.target}`}`).join(', '),
+          m.period ?? '—',
+          m.completedAt === null ? '—' : time(m.completedAt),
+        ]),
+      );
+    }),
     section('Badges and ranks', async () => {
       const { badges } = await profile;
       return table('Badges earned', ['Badge', 'Type', 'Times', 'Rank'], badges.map((b) => [b.label, b.type, b.count, b.rank ? `${b.rank.rank}: ${b.rank.label}` : '—']));
