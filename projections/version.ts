@@ -3,4 +3,4 @@
  * or the embedded read models file) are dropped and rebuilt at start: bump it whenever a
  * projector changes the documents it writes.
  */
-export const PROJECTIONS_VERSION = 3;
+export const PROJECTIONS_VERSION = 4;

@@ -13,6 +13,7 @@ import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants'
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
 import { periodOf } from '../../shared/time/calendar';
+import { scopedAttributes } from '../../shared/player/attributes';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
@@ -186,6 +187,9 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     ...(allowances.length ? { allowances } : {}),
     ...(streakSteps.length ? { streaks: streakSteps } : {}),
   };
+  // The leaderboard scopes the action counts on: the player's values now, whatever they become later.
+  const scopes = scopedAttributes(catalog, player.attributes);
+  if (scopes) processed.attributes = scopes;
   const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: playerEvents },

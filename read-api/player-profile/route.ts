@@ -67,6 +67,7 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
           .filter(([, amount]) => amount !== 0)
           .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
         timeZone: state.timeZone ?? catalog.settings.timezone,
+        attributes: state.attributes,
         caps: capsUsed(catalog, state, deps.now()),
       });
     },
