@@ -1,4 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { catalogViewsProjector } from '../../projections/catalog-views';
+import { leaderboardsProjector } from '../../projections/leaderboards';
+import { ProjectionRunner } from '../../projections/runner';
+import { LEADERBOARD_COLLECTIONS } from '../../shared/read-models/leaderboards';
+import { MemoryReadStore } from '../../shared/read-store/memory';
 import { server, startTestService, type TestService } from '../support/service';
 
 let t: TestService;
@@ -192,5 +198,20 @@ describe('an aggregate (sum) board', () => {
       [blue, 20],
       [red, 15],
     ]);
+  });
+});
+
+describe('a rebuild', () => {
+  // Runs after the suites above: their switches and reversals are in the log.
+  it('replaying the log into fresh read models gives the same scoped and aggregate standings', async () => {
+    const fresh = new MemoryReadStore();
+    const replay = new ProjectionRunner(t.service.events, fresh, [catalogViewsProjector, leaderboardsProjector], pino({ level: 'silent' }));
+    await replay.start();
+    expect(await replay.waitFor(await t.service.events.headPosition(), 30_000)).toBe(true);
+    await replay.stop();
+    const live = await t.service.readStore.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+    const rebuilt = await fresh.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+    expect(live.some((d) => String(d.board) === 'lb-teams')).toBe(true);
+    expect(rebuilt).toEqual(live);
   });
 });
