@@ -201,6 +201,28 @@ describe('an aggregate (sum) board', () => {
   });
 });
 
+describe('an aggregate board under many reversals', () => {
+  it('keeps a value\'s exact total when reversals take out every contribution it keeps one by one (16)', async () => {
+    const green = unique('green');
+    const [a, b] = [randomUUID(), randomUUID()];
+    await create({ playerId: a, attributes: { team: green } });
+    await create({ playerId: b, attributes: { team: green } });
+    await send('bonus', a);
+    const refs: [string, string][] = [];
+    for (let i = 0; i < 16; i++) {
+      const player = i % 2 ? a : b;
+      refs.push([player, await send('score', player)]);
+    }
+    const total = async () => (await rows('lb-teams', { top: '1000' })).find(([, scope]: [number, string]) => scope === green)?.[2] ?? null;
+    expect(await total()).toBe(165);
+    for (const [player, referenceId] of refs.reverse()) expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId, playerId: player })).body.code).toBe(200);
+    expect(await total()).toBe(5);
+    // A new contribution adds to the older total.
+    await send('score', b);
+    expect(await total()).toBe(15);
+  });
+});
+
 describe('a rebuild', () => {
   // Runs after the suites above: their switches and reversals are in the log.
   it('replaying the log into fresh read models gives the same scoped and aggregate standings', async () => {
