@@ -1,6 +1,6 @@
 /**
  * The console's leaderboard page on scoped boards, in a real browser (as test/console.test.ts):
- * the scope picker of a board per country, and the teams of an aggregate board.
+ * the scope picker of a board per country, the teams of an aggregate board, and a player's attributes.
  */
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -35,7 +35,7 @@ leaderboards:
     await t?.close();
   });
 
-  it('picks a value of a scoped board, and lists the values of an aggregate one', async () => {
+  it('picks a value of a scoped board, lists the values of an aggregate one, and shows a player\'s attributes', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     let n = 0;
     for (const [player, attributes, times] of [[a, { country: 'DE', team: 'red' }, 2], [b, { country: 'FR', team: 'blue' }, 1]] as const) {
@@ -62,6 +62,11 @@ leaderboards:
     const teams = page.getByRole('table', { name: /Teams/ });
     await teams.getByRole('row', { name: /^1 red 20$/ }).waitFor();
     await teams.getByRole('row', { name: /^2 blue 10$/ }).waitFor();
+    // The player page lists the attributes.
+    await page.goto(`${base}#/player/${a}`);
+    const attributes = page.getByRole('table', { name: /attributes/ });
+    await attributes.getByRole('row', { name: /^country DE$/ }).waitFor();
+    await attributes.getByRole('row', { name: /^team red$/ }).waitFor();
     expect(errors).toEqual([]);
   });
 });
