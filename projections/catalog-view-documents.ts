@@ -58,6 +58,8 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
         limited: l.limited,
         isActive: l.isActive,
         type: l.type,
+        scope: l.scope,
+        aggregate: l.aggregate,
       }),
     ),
     stores: catalog.stores.map((s, i) => {

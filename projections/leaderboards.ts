@@ -2,7 +2,7 @@
 import { addAmounts, subtractAmounts } from '../shared/amount';
 import { operatorEventOf, playerEventOf, type Recorded } from '../shared/events';
 import type { CatalogPublished } from '../shared/events/operator-events';
-import { boardChanges, boardsOfCatalog, isScoring, LEADERBOARD_COLLECTIONS, periodOf, type BoardChange, type BoardDoc, type LiveContribution, type ScoreDoc, type ScoringEvent } from '../shared/read-models/leaderboards';
+import { boardChanges, boardsOfCatalog, isScoring, LEADERBOARD_COLLECTIONS, periodOf, scopedPeriod, type BoardChange, type BoardDoc, type LiveContribution, type ScoreDoc, type ScoringEvent } from '../shared/read-models/leaderboards';
 import type { ReadStore } from '../shared/read-store/port';
 import { CATALOG_STREAM, playerStream } from '../shared/streams';
 import type { LogReader, Projector } from './runner';
@@ -126,43 +126,88 @@ function applyChange(tally: Tally, change: BoardChange, position: number, keep: 
 interface Pending {
   board: string;
   period: string;
+  /** The player, or on an aggregate board the scope value. */
+  owner: string;
+  aggregate: boolean;
   changes: BoardChange[];
+}
+
+type Attributes = Readonly<Record<string, string>>;
+
+/**
+ * The attributes each contribution of an event was recorded with, by its ref: an action or
+ * opening carries its own; a reversal's changes are those of earlier actions, whose events are
+ * read from the player's stream (only when some board is scoped, and reversals are rare).
+ */
+function attributesOfRefs(event: Recorded<ScoringEvent>, log: LogReader): (ref: string) => Promise<Attributes | undefined> {
+  if (event.type !== 'ActionReversed') return async () => event.data.attributes;
+  let byRef: Promise<Map<string, Attributes | undefined>> | null = null;
+  return async (ref) => {
+    byRef ??= log.readStream(playerStream(event.data.playerId)).then((recorded) => {
+      const found = new Map<string, Attributes | undefined>();
+      for (const r of recorded) {
+        if (r.position >= event.position) break;
+        const e = playerEventOf(r);
+        if (e?.type === 'ActionProcessed') found.set(e.data.referenceId, e.data.attributes);
+      }
+      return found;
+    });
+    return (await byRef).get(ref);
+  };
+}
+
+/**
+ * Where a change counts: the period key and owner of its score document. A scoped board counts it
+ * under the value the contribution was recorded with (none: on no standings of the board); an
+ * aggregate board counts it for the value itself, the player's contribution told apart by playerId.
+ */
+function placeOf(board: BoardDoc, c: BoardChange, playerId: string, attributes: Attributes | undefined): { period: string; owner: string; change: BoardChange } | null {
+  const period = periodOf(board, c.ts);
+  if (period === null) return null;
+  if (!board.scope) return { period, owner: playerId, change: c };
+  const value = attributes?.[board.scope];
+  if (value === undefined) return null;
+  if (board.aggregate) return { period, owner: value, change: { ...c, ref: `${playerId}|${c.ref}` } };
+  return { period: scopedPeriod(period, value), owner: playerId, change: c };
 }
 
 async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStore, log: LogReader): Promise<void> {
   const playerId = event.data.playerId;
+  const attributesOf = attributesOfRefs(event, log);
   // An event's changes by score document, each document in the order first reached. Only a
   // reversal gives one document several (its own and earlier awards' in one period).
   const byDocument = new Map<string, Pending>();
   for (const board of await boardsOf(store)) {
     for (const c of boardChanges(event, board)) {
-      const period = periodOf(board, c.ts);
-      if (period === null) continue;
-      const id = scoreId(board._id, period, playerId);
+      const place = placeOf(board, c, playerId, board.scope ? await attributesOf(c.ref) : undefined);
+      if (place === null) continue;
+      const id = scoreId(board._id, place.period, place.owner);
       const pending = byDocument.get(id);
-      if (pending) pending.changes.push(c);
-      else byDocument.set(id, { board: board._id, period, changes: [c] });
+      if (pending) pending.changes.push(place.change);
+      else byDocument.set(id, { board: board._id, period: place.period, owner: place.owner, aggregate: !!board.aggregate, changes: [place.change] });
     }
   }
   if (byDocument.size === 0) return;
   const scores = store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  for (const [id, { board, period, changes }] of byDocument) {
+  for (const [id, { board, period, owner, aggregate, changes }] of byDocument) {
     const stored = await scores.findOne({ _id: id });
     if (stored && event.position <= stored.appliedAt) continue;
     let tally: Tally = stored?.inStandings ? { latest: stored.latest, earlier: stored.earlier } : { latest: [], earlier: 0 };
     for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
-    if (tally.latest.length === 0 && tally.earlier > 0) tally = await recount(log, { board, period, playerId }, event.position);
+    // A value's total spans many players' streams: rather than count it again, it keeps its older
+    // total and the tie-break of the latest contribution it knew (the score stays exact).
+    if (tally.latest.length === 0 && tally.earlier > 0 && !aggregate) tally = await recount(log, { board, period, playerId }, event.position);
     // Never in the standings and still out of them: nothing to record.
     if (!stored && tally.latest.length === 0) continue;
-    await scores.replaceOne({ _id: id }, documentOf({ id, board, period, playerId }, tally, event.position), { upsert: true });
+    await scores.replaceOne({ _id: id }, documentOf({ id, board, period, playerId: owner }, tally, event.position, aggregate ? (stored?.reachedAt ?? 0) : 0), { upsert: true });
   }
 }
 
-/** A score document from its tally; without live contributions it is out of the standings. */
-function documentOf(at: { id: string; board: string; period: string; playerId: string }, tally: Tally, position: number): ScoreDoc {
-  const inStandings = tally.latest.length > 0;
+/** A score document from its tally; without live contributions (and no older total) it is out of the standings. */
+function documentOf(at: { id: string; board: string; period: string; playerId: string }, tally: Tally, position: number, reachedBefore: number): ScoreDoc {
   const score = tally.latest.reduce((sum, [, , points]) => addAmounts(sum, points), tally.earlier);
-  const reachedAt = inStandings ? tally.latest[tally.latest.length - 1][1] : 0;
+  const inStandings = tally.latest.length > 0 || score > 0;
+  const reachedAt = tally.latest.length > 0 ? tally.latest[tally.latest.length - 1][1] : inStandings ? reachedBefore : 0;
   return { _id: at.id, board: at.board, period: at.period, playerId: at.playerId, score, inStandings, reachedAt, latest: tally.latest, earlier: tally.earlier, appliedAt: position };
 }
 
@@ -177,13 +222,19 @@ async function recount(log: LogReader, doc: { board: string; period: string; pla
     return e?.type === 'CatalogPublished' && e.position < upTo ? [{ position: e.position, board: boardsOfCatalog(e.data.catalog).find((b) => b._id === doc.board) }] : [];
   });
   const tally: Tally = { latest: [], earlier: 0 };
+  // The attributes each action was recorded with, for a reversal's changes on a scoped board.
+  const attributesByRef = new Map<string, Readonly<Record<string, string>> | undefined>();
   for (const recorded of await log.readStream(playerStream(doc.playerId))) {
     if (recorded.position > upTo) break;
     const event = playerEventOf(recorded);
     if (!event || !isScoring(event)) continue;
+    if (event.type === 'ActionProcessed') attributesByRef.set(event.data.referenceId, event.data.attributes);
     const board = catalogs.filter((c) => c.position < event.position).pop()?.board;
     if (!board) continue;
-    for (const c of boardChanges(event, board)) if (periodOf(board, c.ts) === doc.period) applyChange(tally, c, event.position, Infinity);
+    for (const c of boardChanges(event, board)) {
+      const place = placeOf(board, c, doc.playerId, event.type === 'ActionReversed' ? attributesByRef.get(c.ref) : event.data.attributes);
+      if (place?.period === doc.period) applyChange(tally, place.change, event.position, Infinity);
+    }
   }
   const older = tally.latest.splice(0, Math.max(0, tally.latest.length - LATEST_KEPT));
   return { latest: tally.latest, earlier: older.reduce((sum, [, , points]) => addAmounts(sum, points), 0) };

@@ -5,4 +5,5 @@
  */
 // 3: the players read model (search by username); rank sets with their ranks, badges with their rank set;
 // the analytics read model; leaderboard scores in an ordered index (no score counts).
-export const PROJECTIONS_VERSION = 3;
+// 4: leaderboards scoped by a player attribute (the value in the period key), boards' scope and aggregate.
+export const PROJECTIONS_VERSION = 4;

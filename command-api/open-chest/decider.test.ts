@@ -312,6 +312,20 @@ describe('scaling modes', () => {
   });
 });
 
+describe('leaderboard scopes', () => {
+  test('an opening records the attributes leaderboards are scoped by, as the player has them now', () => {
+    const p = owner();
+    const scoped = catalogOf(`
+      version: 1
+      leaderboards: [{ uid: lb-teams, label: Teams, type: 0, scope: team, aggregate: sum }]
+    `).leaderboards;
+    const env = { ...p.env, catalog: { ...p.catalog, leaderboards: scoped } };
+    const player = { ...p.state, attributes: { team: 'red', country: 'DE' } };
+    expect(opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-points' }, { player, stockTaken: new Map() }, env)).attributes).toEqual({ team: 'red' });
+    expect(opened(open(p, 'chest-points'))).not.toHaveProperty('attributes');
+  });
+});
+
 describe('points and powerups won', () => {
   test('points count like action points: they add up and reach levels, with the levels grants', () => {
     const p = owner();

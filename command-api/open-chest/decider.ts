@@ -4,6 +4,7 @@ import { indexCatalog } from '../../shared/catalog/catalog-index';
 import { POINTS_REWARD, type Catalog, type NumberRange } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
+import { scopedAttributes } from '../../shared/player/attributes';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
@@ -107,6 +108,9 @@ export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, en
     openedAt: env.now,
     effects,
   };
+  // Chest points count on the leaderboard scopes the player is on now.
+  const scopes = scopedAttributes(catalog, state.player.attributes);
+  if (scopes) opened.attributes = scopes;
   const stockTaken = [...stockUnitsOf(prizes)].map(([stockUid, units]) => ({
     stream: stockStream(CHEST_STOCK, stockUid),
     events: [{ type: CHEST_STOCK.taken, data: { resourceUid: stockUid, holder: opened.openingUid, playerId: cmd.playerId, units } }],

@@ -14,6 +14,7 @@ import { levelsReachedAt } from '../../shared/rules/levels';
 import { advance, allStepsCompleted, compileMissions, isUnlocked, missionDetailOutOfRange, missionPeriodOf, stepMatches, withinWindow, type MissionPosition } from '../../shared/rules/missions';
 import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
 import { periodOf } from '../../shared/time/calendar';
+import { scopedAttributes } from '../../shared/player/attributes';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
@@ -209,6 +210,9 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     ...(streakSteps.length ? { streaks: streakSteps } : {}),
     ...(missionMoves.length ? { missions: missionMoves } : {}),
   };
+  // The leaderboard scopes the action counts on: the player's values now, whatever they become later.
+  const scopes = scopedAttributes(catalog, player.attributes);
+  if (scopes) processed.attributes = scopes;
   const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: playerEvents },

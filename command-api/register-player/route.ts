@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/result';
-import { MAX_STRING, PLAYER_ID_DOC, timeZone } from '../../shared/http/fields';
+import { attributes, MAX_STRING, PLAYER_ID_DOC, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import { registeredShape } from '../../shared/http/wire-shapes';
@@ -15,6 +15,7 @@ const registerBody = z.object({
   username: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`).optional(),
   imageName: z.string({ error: 'must be a string' }).max(MAX_STRING, `must be at most ${MAX_STRING} characters`).nullable().optional(),
   timeZone: timeZone().optional(),
+  attributes: attributes().optional(),
 });
 
 /** POST /v1/player/create: registers a player ahead of their first action. */
@@ -24,7 +25,7 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
     idempotent: true,
     path: '/v1/player/create',
     tiers: SERVER_MOBILE,
-    doc: { summary: 'Register a player ahead of their first action', body: registerBody, response: registeredShape, errors: { 1001: 'Payload is null, or a field is invalid (an unknown timeZone is named)', 1002: 'Invalid player: playerId must be a UUID', 5002: 'PlayerId already exists (HTTP 200)' } },
+    doc: { summary: 'Register a player ahead of their first action', body: registerBody, response: registeredShape, errors: { 1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds', 1002: 'Invalid player: playerId must be a UUID', 5002: 'PlayerId already exists (HTTP 200)' } },
     parse: (input) => {
       const parsed = parseBody(registerBody)(input);
       if (!parsed.ok) return parsed;
@@ -32,6 +33,6 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
       return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
     },
     async handle(cmd, ctx) {
-      return replyOf(await registerPlayer(cmd, requestOrigin(ctx, deps), deps), (registered) => ({ playerId: registered.playerId, username: registered.username, imageName: registered.imageName, timeZone: registered.timeZone ?? null }));
+      return replyOf(await registerPlayer(cmd, requestOrigin(ctx, deps), deps), (registered) => ({ playerId: registered.playerId, username: registered.username, imageName: registered.imageName, timeZone: registered.timeZone ?? null, attributes: registered.attributes ?? {} }));
     },
   });

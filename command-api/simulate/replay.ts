@@ -241,8 +241,8 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
   effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
 });
 
-/** All-time boards: a Standard board has one period for its whole life. */
-const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0);
+/** All-time boards: a Standard board has one period for its whole life. Scoped boards have one standings per value, not one top to compare: left out. */
+const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0 && !b.scope);
 
 const badgesOf = (state: PlayerState): Set<string> => new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 

@@ -11,7 +11,7 @@ const catalog = catalogOf(`
 `);
 
 /** A spec whose player registered through /v1/player/create with these fields. */
-function registered(fields: { username?: string; imageName?: string | null; timeZone?: string } = {}) {
+function registered(fields: { username?: string; imageName?: string | null; timeZone?: string; attributes?: Record<string, string | null> } = {}) {
   const p = playerSpec(catalog);
   const decided = decideRegisterPlayer({ playerId: PLAYER, ...fields }, p.state, { ...testEnv(), catalog });
   if (!decided.ok) throw new Error(decided.failure.message);
@@ -36,7 +36,7 @@ describe('a player\'s time zone', () => {
     const p = registered({ username: 'Ada', imageName: 'https://img/ada.png' });
     const decided = decideUpdatePlayer({ playerId: PLAYER, timeZone: 'Pacific/Kiritimati' }, p.state, { now: T0 + 5 });
     expect(decided.ok && playerEvents(decided.value).map(({ type, data }) => ({ type, data }))).toEqual([
-      { type: 'PlayerUpdated', data: { playerId: PLAYER, username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Kiritimati', updatedAt: T0 + 5, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } } },
+      { type: 'PlayerUpdated', data: { playerId: PLAYER, username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Kiritimati', attributes: {}, updatedAt: T0 + 5, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } } },
     ]);
     if (!decided.ok) throw new Error(decided.failure.message);
     p.apply(decided.value);
@@ -60,5 +60,28 @@ describe('a player\'s time zone', () => {
     const p = registered();
     const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'x' }, p.state, { now: T0 });
     expect(decided.ok && decided.value.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
+  });
+});
+
+describe('a player\'s attributes', () => {
+  it('given a registration with attributes, nulls are left out and the rest recorded', () => {
+    const p = registered({ attributes: { country: 'DE', team: null } });
+    expect(p.recorded[0].data).toMatchObject({ attributes: { country: 'DE' } });
+    expect(p.state.attributes).toEqual({ country: 'DE' });
+  });
+
+  it('when updated, a string sets a key, null removes one, the others stay; the event carries the result', () => {
+    const p = registered({ attributes: { country: 'DE', team: 'red' } });
+    const decided = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: null, tier: 'gold' } }, p.state, { now: T0 });
+    if (!decided.ok) throw new Error(decided.failure.message);
+    expect(playerEvents(decided.value)[0].data).toMatchObject({ attributes: { country: 'DE', tier: 'gold' } });
+    p.apply(decided.value);
+    expect(p.state.attributes).toEqual({ country: 'DE', tier: 'gold' });
+  });
+
+  it('when an update would leave more than 20 attributes, 1001 and nothing is written', () => {
+    const p = registered({ attributes: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])) });
+    expect(failureOf(decideUpdatePlayer({ playerId: PLAYER, attributes: { extra: 'v' } }, p.state, { now: T0 }))).toEqual({ code: 1001, message: 'attributes: a player has at most 20 attributes' });
+    expect(decideUpdatePlayer({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, p.state, { now: T0 }).ok).toBe(true);
   });
 });

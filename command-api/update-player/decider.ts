@@ -1,6 +1,7 @@
-/** Updating a player: name, picture, or the time zone of their calendar. */
+/** Updating a player: name, picture, the time zone of their calendar, or attributes. */
 import { noEffects } from '../../shared/events/common';
 import type { PlayerUpdated } from '../../shared/events/player-events';
+import { MAX_ATTRIBUTES, withAttributes } from '../../shared/player/attributes';
 import type { PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { playerStream } from '../../shared/streams';
@@ -14,19 +15,25 @@ export interface UpdatePlayerCommand {
   imageName?: string | null;
   /** An IANA zone; null goes back to the catalog's settings.timezone. */
   timeZone?: string | null;
+  /** A string sets an attribute, null removes it; the others stay. */
+  attributes?: Record<string, string | null>;
 }
 
 /**
  * Changes what the command names and keeps the rest; 5003 for an unknown player. A new time zone
  * applies from the player's next action on: decisions already taken keep the periods they recorded.
+ * So do new attributes: actions already processed stay on the leaderboard scopes they recorded.
  */
 export function decideUpdatePlayer(cmd: UpdatePlayerCommand, state: PlayerState, env: { now: number }): Result<Decision<PlayerUpdated>> {
   if (!state.registered) return fail(5003, 'PlayerId does not exist');
+  const attributes = cmd.attributes ? withAttributes(state.attributes, cmd.attributes) : state.attributes;
+  if (Object.keys(attributes).length > MAX_ATTRIBUTES) return fail(1001, `attributes: a player has at most ${MAX_ATTRIBUTES} attributes`);
   const updated: PlayerUpdated = {
     playerId: cmd.playerId,
     username: cmd.username ?? state.username,
     imageName: cmd.imageName === undefined ? state.imageName : cmd.imageName,
     timeZone: cmd.timeZone === undefined ? state.timeZone : cmd.timeZone,
+    attributes: { ...attributes },
     updatedAt: env.now,
     effects: noEffects(),
   };

@@ -1,7 +1,7 @@
 /** POST /v1/player/update. */
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/auth/access';
-import { MAX_STRING, PLAYER_ID_DOC, timeZone } from '../../shared/http/fields';
+import { attributes, MAX_STRING, PLAYER_ID_DOC, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { registeredShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -15,6 +15,7 @@ const updateBody = z.object({
   username: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`).optional(),
   imageName: z.string({ error: 'must be a string' }).max(MAX_STRING, `must be at most ${MAX_STRING} characters`).nullable().optional(),
   timeZone: timeZone().nullable().optional().describe("null: back to the catalog's settings.timezone"),
+  attributes: attributes().optional(),
 });
 
 /** POST /v1/player/update: changes the fields sent, keeps the others. */
@@ -25,10 +26,10 @@ export const updatePlayerRoute = (deps: CommandDeps) =>
     path: '/v1/player/update',
     tiers: SERVER_MOBILE,
     doc: {
-      summary: "Change a player's username, imageName or time zone (a new zone applies from the next action on)",
+      summary: "Change a player's username, imageName, time zone or attributes (a new zone applies from the next action on)",
       body: updateBody,
       response: registeredShape,
-      errors: { 1001: 'Payload is null, or a field is invalid (an unknown timeZone is named)', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
+      errors: { 1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
     },
     parse: (input) => {
       const parsed = parseBody(updateBody)(input);
@@ -37,6 +38,6 @@ export const updatePlayerRoute = (deps: CommandDeps) =>
       return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
     },
     async handle(cmd, ctx) {
-      return replyOf(await updatePlayer(cmd, requestOrigin(ctx, deps), deps), (u) => ({ playerId: u.playerId, username: u.username, imageName: u.imageName, timeZone: u.timeZone }));
+      return replyOf(await updatePlayer(cmd, requestOrigin(ctx, deps), deps), (u) => ({ playerId: u.playerId, username: u.username, imageName: u.imageName, timeZone: u.timeZone, attributes: u.attributes ?? {} }));
     },
   });

@@ -7,7 +7,7 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import type { ReadStore } from '../../shared/read-store/port';
 import { parseSeasonKey, SEASONS } from '../../shared/time/season';
-import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
+import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, scopedPeriod, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../shared/read-models/bundle-stock';
 import { actionDetailShape, actionShape, badgeDetailShape, badgeShape, leaderboardDetailShape, leaderboardShape, levelShape, rankSetShape, storeShape, triggerDetailShape, triggerShape } from '../../shared/http/wire-shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
@@ -84,16 +84,16 @@ const standingsQuery = z.object({
     .refine((n) => n >= 1 && n <= 50, 'must be a whole number from 1 to 50')
     .meta({ type: 'integer', minimum: 1, maximum: 50, pattern: undefined, description: 'With playerId: adds `around`, the player with up to this many standings above and below' })
     .optional(),
+  scope: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(256, 'must be at most 256 characters')
+    .meta({ description: "On a scoped board (not an aggregate one), required: the value of the board's scope attribute whose standings to read, e.g. DE" })
+    .optional(),
 });
 
-/** A row of the standings as the routes show it. */
-interface Standing {
-  rank: number;
-  points: number;
-  userId: string;
-  username: string;
-  imageName: string | null;
-}
+/** A row of the standings as the routes show it: a player, or on an aggregate board a value of its scope. */
+type Standing = { rank: number; points: number; userId: string; username: string; imageName: string | null } | { rank: number; points: number; scope: string };
 
 /**
  * Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. Every
@@ -103,6 +103,7 @@ interface Standing {
  * neighbours the documents around that position. None reads the players ahead.
  */
 async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: number, playerId: string | null, around: number | null) {
+  const aggregate = !!board.aggregate;
   const scores = deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
   const inPeriod = { board: board._id, period, inStandings: true };
   const order = { score: -1, reachedAt: 1 } as const;
@@ -118,11 +119,15 @@ async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: n
     const docs = await scores.find(inPeriod, { sort: order, skip: start, limit: position - start + around + 1 });
     if (docs.length > 0) neighbours = { docs, start, firstRank: docs[0].score === own.score ? ownRank : await rankOf(docs[0].score) };
   }
-  const players = await deps.store
-    .collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players)
-    .find({ _id: { $in: [...new Set([...rows, ...(own ? [own] : []), ...(neighbours?.docs ?? [])].map((doc) => doc.playerId))] } });
+  // An aggregate board's documents are values, not players: nothing to name.
+  const players = aggregate
+    ? []
+    : await deps.store
+        .collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players)
+        .find({ _id: { $in: [...new Set([...rows, ...(own ? [own] : []), ...(neighbours?.docs ?? [])].map((doc) => doc.playerId))] } });
   const names = new Map(players.map((p) => [p._id, p]));
   const entry = (doc: ScoreDoc, rank: number): Standing => {
+    if (aggregate) return { rank, points: doc.score, scope: doc.playerId };
     const p = names.get(doc.playerId);
     return { rank, points: doc.score, userId: doc.playerId, username: p?.username ?? doc.playerId, imageName: p?.imageName ?? null };
   };
@@ -170,7 +175,11 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         summary: 'A leaderboard with its standings (a one-element array)',
         query: standingsQuery,
         response: z.array(leaderboardDetailShape),
-        errors: { 1001: 'top outside 1..1000, around outside 1..50 or without playerId, or season not a period (of the board\'s season, on a Season board)', 1002: 'Invalid player: playerId must be a UUID', 9007: 'Leaderboard does not exist' },
+        errors: {
+          1001: "top outside 1..1000, around outside 1..50 or without playerId, season not a period (of the board's season, on a Season board), scope missing on a scoped board or given on another, or playerId on an aggregate board",
+          1002: 'Invalid player: playerId must be a UUID',
+          9007: 'Leaderboard does not exist',
+        },
       },
       parse: ({ params, query }) => {
         const q = parseWith(standingsQuery, query);
@@ -178,19 +187,23 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         const playerId = q.value.playerId === undefined ? null : canonicalPlayerId(q.value.playerId);
         if (q.value.playerId !== undefined && !playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
         if (q.value.around !== undefined && q.value.playerId === undefined) return fail(1001, 'around: needs playerId (the player to show with their neighbours)');
-        return ok({ id: params.leaderboardID, top: q.value.top ?? 10, season: q.value.season ?? null, playerId, around: q.value.around ?? null });
+        return ok({ id: params.leaderboardID, top: q.value.top ?? 10, season: q.value.season ?? null, playerId, around: q.value.around ?? null, scope: q.value.scope ?? null });
       },
-      async handle({ id, top, season, playerId, around }) {
+      async handle({ id, top, season, playerId, around, scope }) {
         const view = await deps.store.collection<ViewDocument>(C.leaderboards).findOne({ _id: id });
         const board = await deps.store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).findOne({ _id: id });
         if (!view || !board) return fail(9007, 'Leaderboard does not exist');
+        const separate = !!board.scope && !board.aggregate;
+        if (separate && scope === null) return fail(1001, `scope: required, the value of ${board.scope} whose standings to read`);
+        if (!separate && scope !== null) return fail(1001, board.aggregate ? `scope: not on an aggregate board (it ranks the values of ${board.scope} in one list)` : 'scope: the board is not scoped');
+        if (board.aggregate && playerId !== null) return fail(1001, `playerId: an aggregate board ranks values of ${board.scope}, not players`);
         let period: string | null;
         if (board.type === 0) period = STANDARD_PERIOD;
         else if (season !== null) {
           period = parseSeasonKey(season, board.season!);
           if (period === null) return fail(1001, `season: not a ${board.season} period (e.g. ${examplePeriod(board.season!)})`);
         } else period = periodOf({ ...board, startMs: null, endMs: null }, deps.now());
-        const found = await standings(deps, board, period!, top, playerId, around);
+        const found = await standings(deps, board, scope === null ? period! : scopedPeriod(period!, scope), top, playerId, around);
         return ok([{ ...view.detail, standings: found.standings, ...(playerId ? { player: found.player } : {}), ...(around !== null ? { around: found.around } : {}) }]);
       },
     }),

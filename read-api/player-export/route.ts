@@ -24,10 +24,10 @@ export type PlayerExport = ReturnType<typeof exportOf>;
 
 /** The document, from the player's folded state: the sections are those the player's own routes answer. */
 function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, actions: PlayerAction[], now: number) {
-  const { points, level, badges, balances, timeZone } = playerProfile(catalog, state, now);
+  const { points, level, badges, balances, timeZone, attributes } = playerProfile(catalog, state, now);
   return {
     playerId: state.playerId,
-    profile: { username: state.username, imageName: state.imageName, timeZone, registeredAt },
+    profile: { username: state.username, imageName: state.imageName, timeZone, registeredAt, attributes },
     points,
     level,
     badges,

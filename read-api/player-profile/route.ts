@@ -48,6 +48,7 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
       .filter(([, amount]) => amount !== 0)
       .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
     timeZone: state.timeZone ?? catalog.settings.timezone,
+    attributes: state.attributes,
     caps: capsUsed(catalog, state, now),
   };
 }

@@ -323,6 +323,8 @@ export const LeaderboardSchema = z
       .default('points'),
     randomizedPrize: z.boolean().default(false),
     limited: z.boolean().default(false),
+    scope: z.string({ error: 'must be an attribute name' }).min(1, 'must not be empty').max(64, 'must be at most 64 characters').nullable().default(null),
+    aggregate: z.literal('sum', { error: 'must be "sum"' }).nullable().default(null),
   })
   .transform((b): Leaderboard => ({ ...b, uid: b.uid ?? generatedUid('leaderboard', b.label) }));
 

@@ -279,6 +279,10 @@ export interface Leaderboard extends LabelledEntry {
   metric: LeaderboardMetric;
   randomizedPrize: boolean;
   limited: boolean;
+  /** A player attribute name: separate standings per value of it; null: one standings. */
+  scope: string | null;
+  /** `sum`: one standings of the scope's values, each by the sum of its players' metric (needs scope). */
+  aggregate: 'sum' | null;
 }
 
 export interface Bundle {

@@ -429,6 +429,12 @@ describe('leaderboards', () => {
     expectProblems((c) => (c.leaderboards[1].season = 'daily'), 'leaderboards[1].season: only for Season leaderboards (type 1)');
   });
 
+  it('a scope names an attribute; aggregate: sum needs one', () => {
+    expectProblems((c) => Object.assign(c.leaderboards[1], { scope: 'team', aggregate: 'sum' }));
+    expectProblems((c) => (c.leaderboards[1].scope = 'country'));
+    expectProblems((c) => (c.leaderboards[1].aggregate = 'sum'), 'leaderboards[1].aggregate: needs scope (the attribute whose values it ranks)');
+  });
+
   it('an action metric names an existing action identifier', () => {
     expectProblems((c) => (c.leaderboards[1].metric = { action: 'sell' }), 'leaderboards[1].metric.action: unknown action "sell"');
   });

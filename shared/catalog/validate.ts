@@ -412,6 +412,7 @@ class CatalogChecks {
   private leaderboard(path: string, b: Leaderboard): void {
     if (b.type === 1 && b.season === null) this.report(`${path}.season`, 'required for Season leaderboards (type 1)');
     if (b.type === 0 && b.season !== null) this.report(`${path}.season`, 'only for Season leaderboards (type 1)');
+    if (b.aggregate !== null && b.scope === null) this.report(`${path}.aggregate`, 'needs scope (the attribute whose values it ranks)');
     if (b.metric !== 'points') this.actionNamed(`${path}.metric.action`, b.metric.action);
     this.datesInOrder(path, b.startDate, b.endDate);
   }

@@ -38,6 +38,8 @@ export const chestOpenedSchema = z.object({
   /** Unix ms. */
   openedAt: z.number(),
   effects: effectsSchema,
+  /** The player's attributes that leaderboards are scoped by, as in force when opened (absent: none). */
+  attributes: z.record(z.string(), z.string()).optional(),
 });
 export type ChestOpened = z.infer<typeof chestOpenedSchema>;
 

@@ -143,6 +143,8 @@ export const playerRegisteredSchema = z.object({
   registeredAt: z.number(),
   /** IANA zone of the player's calendar; absent or null: the catalog's settings.timezone. */
   timeZone: z.string().nullable().optional(),
+  /** The player's attributes (absent: none). */
+  attributes: z.record(z.string(), z.string()).optional(),
   /** Levels reached with zero points (the level with target 0). */
   levels: z.array(levelReachedSchema),
   effects: effectsSchema,
@@ -155,6 +157,8 @@ export const playerUpdatedSchema = z.object({
   username: z.string(),
   imageName: z.string().nullable(),
   timeZone: z.string().nullable(),
+  /** The player's attributes after the change (absent: unchanged, in events recorded before attributes existed). */
+  attributes: z.record(z.string(), z.string()).optional(),
   updatedAt: z.number(),
   effects: effectsSchema,
 });
@@ -188,6 +192,8 @@ export const actionProcessedSchema = z.object({
   streaks: z.array(streakStepSchema).optional(),
   /** The missions with a step whose condition it met (absent: none). */
   missions: z.array(missionMoveSchema).optional(),
+  /** The player's attributes that leaderboards are scoped by, as in force when processed (absent: none). */
+  attributes: z.record(z.string(), z.string()).optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from '../ids';
 import { isValidTimeZone } from '../time/local-time';
+import { MAX_ATTRIBUTES } from '../player/attributes';
 
 /** Field limits (README, "Limits"). */
 export const MAX_STRING = 1000;
@@ -16,6 +17,21 @@ export const timeZone = () =>
     .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
     .refine(isValidTimeZone, { error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}` })
     .meta({ description: 'An IANA time zone name such as Pacific/Auckland', example: 'Pacific/Auckland' });
+
+/** Player attributes (README, "Limits"). */
+export const MAX_ATTRIBUTE_NAME = 64;
+export const MAX_ATTRIBUTE_VALUE = 256;
+
+/** A player's attributes as a command sends them: a string sets a key, null removes it. */
+export const attributes = () =>
+  z
+    .record(
+      z.string().min(1, 'attribute names must not be empty').max(MAX_ATTRIBUTE_NAME, `attribute names must be at most ${MAX_ATTRIBUTE_NAME} characters`),
+      z.string({ error: 'attribute values must be strings or null' }).max(MAX_ATTRIBUTE_VALUE, `attribute values must be at most ${MAX_ATTRIBUTE_VALUE} characters`).nullable(),
+      { error: 'must be an object of attribute names to strings' },
+    )
+    .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `at most ${MAX_ATTRIBUTES} attributes`)
+    .meta({ description: `Up to ${MAX_ATTRIBUTES} attributes (names up to ${MAX_ATTRIBUTE_NAME} characters, values up to ${MAX_ATTRIBUTE_VALUE}); null removes one`, example: { country: 'DE', team: 'red' } });
 
 /** A decimal sent as a JSON number or a numeric string. */
 export const decimal = () =>

@@ -85,13 +85,17 @@ const leaderboardCommon = {
   limited: z.boolean(),
   isActive: z.boolean(),
   type: z.number().int().describe('0 Standard, 1 Season'),
+  scope: nullableString.describe('the player attribute whose values have separate standings (read them with ?scope=<value>); null: one standings'),
+  aggregate: z.enum(['sum']).nullable().describe("sum: the standings rank the scope's values by their players' total"),
 };
 export const leaderboardShape = z.object(leaderboardCommon).catchall(z.unknown());
 export const standingShape = z.object({ rank: z.number().int(), points: z.number(), userId: z.string(), username: z.string(), imageName: nullableString });
+/** A row of an aggregate board: a value of its scope, by the total of its players. */
+export const scopeStandingShape = z.object({ rank: z.number().int(), points: z.number(), scope: z.string().describe('the value of the board\'s scope') });
 export const leaderboardDetailShape = z
   .object({
     ...leaderboardCommon,
-    standings: z.array(standingShape),
+    standings: z.array(z.union([standingShape, scopeStandingShape])).describe('players; on an aggregate board, the values of its scope'),
     player: standingShape.nullable().optional().describe('with ?playerId: that player, even outside the top'),
     around: z
       .array(standingShape)
@@ -140,6 +144,7 @@ export const profileShape = z.object({
   badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), count: z.number().int(), rank: z.object({ rank: z.number().int(), label: z.string() }).nullable() })),
   balances: z.array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() })),
   timeZone: z.string().describe("the IANA zone of the player's calendar (streaks, caps): the player's own, or the catalog's settings.timezone"),
+  attributes: z.record(z.string(), z.string()).describe("the player's attributes (leaderboard scopes)"),
   caps: z
     .array(
       z.object({
@@ -281,6 +286,7 @@ export const playerExportShape = z.object({
     imageName: nullableString,
     timeZone: profileShape.shape.timeZone,
     registeredAt: z.number().int().describe('Unix ms'),
+    attributes: profileShape.shape.attributes,
   }),
   points: profileShape.shape.points,
   level: profileShape.shape.level,
@@ -307,7 +313,7 @@ export const playerExportShape = z.object({
 
 export const textShape = z.string().describe('a confirmation message');
 
-export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone") });
+export const registeredShape = z.object({ playerId: z.string(), username: z.string(), imageName: nullableString, timeZone: nullableString.describe("the player's IANA time zone; null: the catalog's settings.timezone"), attributes: z.record(z.string(), z.string()).describe("the player's attributes") });
 
 const metadataShape = z.object({ correlationId: z.string(), causationId: z.string(), keyName: z.string(), catalogVersion: z.number() });
 export const auditEventShape = z.object({

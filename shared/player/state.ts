@@ -96,6 +96,8 @@ export interface PlayerState {
   imageName: string | null;
   /** IANA zone of the player's calendar; null: the catalog's settings.timezone. */
   timeZone: string | null;
+  /** Attribute values by name (leaderboard scopes). */
+  attributes: Readonly<Record<string, string>>;
   points: number;
   balances: ReadonlyMap<string, number>;
   /** Level number of each level reached, by level uid. */
@@ -140,6 +142,7 @@ export const allowanceKey = (u: Pick<AllowanceUse, 'kind' | 'of' | 'period' | 'o
  */
 const NOTHING: ReadonlyMap<never, never> = new Map<never, never>();
 const NO_REFERENCES: ReadonlySet<string> = new Set();
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
 type CollectionKey = { [K in keyof PlayerState]: PlayerState[K] extends ReadonlyMap<string, unknown> ? K : never }[keyof PlayerState];
 type Writable<M> = M extends ReadonlyMap<infer Key, infer Value> ? Map<Key, Value> : never;
@@ -155,6 +158,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   username: playerId,
   imageName: null,
   timeZone: null,
+  attributes: NO_ATTRIBUTES,
   points: 0,
   balances: NOTHING,
   levelsReached: NOTHING,
@@ -434,7 +438,7 @@ function setActivation(state: PlayerState, powerupUid: string, change: Partial<O
 
 function register(state: PlayerState, e: PlayerRegistered): void {
   state.registered = true;
-  Object.assign(state, { username: e.username, imageName: e.imageName, timeZone: e.timeZone ?? null });
+  Object.assign(state, { username: e.username, imageName: e.imageName, timeZone: e.timeZone ?? null, attributes: e.attributes ?? NO_ATTRIBUTES });
   for (const l of e.levels) reachLevel(state, l);
 }
 
@@ -448,7 +452,7 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
       register(state, event.data);
       break;
     case 'PlayerUpdated':
-      Object.assign(state, { username: event.data.username, imageName: event.data.imageName, timeZone: event.data.timeZone });
+      Object.assign(state, { username: event.data.username, imageName: event.data.imageName, timeZone: event.data.timeZone, attributes: event.data.attributes ?? state.attributes });
       break;
     case 'ActionProcessed':
       applyActionProcessed(state, event.data, event.revision);

@@ -23,6 +23,10 @@ export interface BoardDoc {
   /** null: points; else the action identifier counted. */
   action: string | null;
   timezone: string;
+  /** The player attribute whose values split the standings (absent in boards stored before scopes: none). */
+  scope?: string | null;
+  /** `sum`: the standings rank the scope's values, by the sum of their players' metric. */
+  aggregate?: 'sum' | null;
   [key: string]: unknown;
 }
 
@@ -38,6 +42,7 @@ export interface ScoreDoc {
   _id: string;
   board: string;
   period: string;
+  /** The player; on an aggregate board, the scope value the document totals. */
   playerId: string;
   /** The sum of the live contributions. */
   score: number;
@@ -67,6 +72,13 @@ export function periodOf(board: BoardDoc, ts: number): string | null {
 }
 
 
+/**
+ * The period key of a scoped board's standings for one value of its scope: a period key holds no
+ * `|`, so the key stays unambiguous whatever the value, and each value's standings are one range
+ * of the score index.
+ */
+export const scopedPeriod = (period: string, value: string): string => `${period}|${value}`;
+
 /** The boards a catalog defines, as the lb_boards collection holds them. */
 export function boardsOfCatalog(catalog: Catalog): BoardDoc[] {
   const tz = catalog.settings.timezone;
@@ -78,6 +90,8 @@ export function boardsOfCatalog(catalog: Catalog): BoardDoc[] {
     endMs: l.endDate ? localIsoToEpochMs(l.endDate, tz) : null,
     action: l.metric === 'points' ? null : l.metric.action,
     timezone: tz,
+    scope: l.scope,
+    aggregate: l.aggregate,
   }));
 }
 

@@ -285,13 +285,13 @@ describe('a player\'s time zone', () => {
   it('is set at registration and by /v1/player/update, and the profile shows it or the catalog\'s', async () => {
     const playerId = newPlayer();
     const created = await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada', timeZone: 'Pacific/Auckland' });
-    expect(created.body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Auckland' } });
+    expect(created.body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Auckland', attributes: {} } });
     expect((await profile(playerId)).timeZone).toBe('Pacific/Auckland');
 
     const update = (body: Record<string, unknown>, headers: Record<string, string> = server) => t.http.post('/v1/player/update').set(headers).send(body);
-    expect((await update({ playerId, timeZone: 'Pacific/Kiritimati' }, mobile)).body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Kiritimati' } });
+    expect((await update({ playerId, timeZone: 'Pacific/Kiritimati' }, mobile)).body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Kiritimati', attributes: {} } });
     expect((await profile(playerId)).timeZone).toBe('Pacific/Kiritimati');
-    expect((await update({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null })).body.data).toEqual({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null });
+    expect((await update({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null })).body.data).toEqual({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null, attributes: {} });
     // The test catalog has no settings.timezone: UTC.
     expect((await profile(playerId)).timeZone).toBe('UTC');
 

@@ -138,6 +138,8 @@ describe('admin views of the demo catalog', () => {
       limited: false,
       isActive: true,
       type: 1,
+      scope: null,
+      aggregate: null,
     });
     const detail = await t.http.get('/v1/admin/leaderboards/lb-all').set(server);
     expect(detail.body.data).toEqual([{ ...list.body.data[0], standings: [] }]);

@@ -58,7 +58,7 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
     const data = res.body.data;
     expect(Object.keys(data)).toEqual(['playerId', 'profile', 'points', 'level', 'badges', 'balances', 'transactions', 'chests', 'powerups', 'streaks', 'actions']);
     expect(data.playerId).toBe(playerId);
-    expect(data.profile).toEqual({ username: 'Ada Lovelace', imageName: 'https://img.example.com/ada.png', timeZone: 'Europe/Paris', registeredAt: NOW });
+    expect(data.profile).toEqual({ username: 'Ada Lovelace', imageName: 'https://img.example.com/ada.png', timeZone: 'Europe/Paris', registeredAt: NOW, attributes: {} });
     expect(data.actions).toEqual([
       { referenceId: earn, name: 'earn', timestamp: NOW - 2 * HOUR, details: [{ name: 'city', value: 'Lyon' }], earnedPoints: 30, reversed: false },
       { referenceId: fight, name: 'fight', timestamp: NOW - HOUR, details: [], earnedPoints: 5, reversed: true },

@@ -1,4 +1,7 @@
-/** Leaderboards: a board's standings for a season, ties sharing a rank, and one player with their neighbours. */
+/**
+ * Leaderboards: a board's standings for a season (and, on a scoped board, a value of its scope),
+ * ties sharing a rank, and one player with their neighbours; an aggregate board ranks the values.
+ */
 import { get } from '../api.js';
 import { field, fill, h, link, section, table } from '../dom.js';
 
@@ -18,23 +21,34 @@ function standingsForm(boards, initial) {
   const board = h('select', { id: 'board' }, boards.map((b) => h('option', { value: b.uid, selected: b === initial }, b.label)));
   const season = h('input', { id: 'season', list: 'season-periods', placeholder: 'current season', autocomplete: 'off' });
   const seasonField = field('Season', season, 'A day (2026-11-21), week (2026-W47) or month (2026-11); empty for the current one');
+  const scope = h('input', { id: 'scope', autocomplete: 'off', spellcheck: 'false' });
+  const scopeField = field('Scope', scope, 'The value whose standings to show, e.g. DE for a board scoped by country');
   const top = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: 10 });
   const player = h('input', { id: 'standing-player', autocomplete: 'off', spellcheck: 'false', size: 36 });
+  const playerField = field('Player id', player, `Shows that player with the ${NEIGHBOURS} above and below them, even outside the top`);
   const result = h('div', { 'aria-live': 'polite' });
   const selected = () => boards.find((b) => b.uid === board.value);
+  /** A scoped board keeps one standings per value; an aggregate one ranks the values in one list. */
+  const perValue = (b) => Boolean(b.scope) && !b.aggregate;
   const show = () =>
     fill(result, async () => {
       const chosen = selected();
+      if (perValue(chosen) && !scope.value.trim()) return h('p', { class: 'muted' }, `This board keeps standings per ${chosen.scope}: enter a value.`);
       const [view] = await get(`/v1/admin/leaderboards/${encodeURIComponent(chosen.uid)}`, {
         top: top.value,
         season: chosen.type === SEASON_BOARD ? season.value.trim() : undefined,
-        playerId: player.value.trim(),
-        around: player.value.trim() ? NEIGHBOURS : undefined,
+        scope: perValue(chosen) ? scope.value.trim() : undefined,
+        playerId: chosen.aggregate ? undefined : player.value.trim(),
+        around: player.value.trim() && !chosen.aggregate ? NEIGHBOURS : undefined,
       });
-      return standings(view, player.value.trim());
+      return chosen.aggregate ? valueStandings(view) : standings(view, player.value.trim());
     });
   const seasonal = () => {
-    seasonField.hidden = selected().type !== SEASON_BOARD;
+    const chosen = selected();
+    seasonField.hidden = chosen.type !== SEASON_BOARD;
+    scopeField.hidden = !perValue(chosen);
+    scopeField.querySelector('label').textContent = chosen.scope ? `Scope (${chosen.scope})` : 'Scope';
+    playerField.hidden = Boolean(chosen.aggregate);
   };
   board.addEventListener('change', () => {
     seasonal();
@@ -53,10 +67,11 @@ function standingsForm(boards, initial) {
         },
       },
       field('Board', board),
+      scopeField,
       seasonField,
       h('datalist', { id: 'season-periods' }, recentPeriods().map((p) => h('option', { value: p }))),
       field('Top', top),
-      field('Player id', player, `Shows that player with the ${NEIGHBOURS} above and below them, even outside the top`),
+      playerField,
       h('button', { type: 'submit' }, 'Show'),
     ),
     result,
@@ -79,6 +94,14 @@ function standings(view, playerId) {
         ? table('The player and their neighbours', ['Rank', 'Player', 'Points'], rowsOf(view.around ?? [view.player]))
         : h('p', { class: 'muted' }, `Player ${playerId} has no score on this board.`)
       : null,
+  ];
+}
+
+/** An aggregate board: the values of its scope, each with its players' total. */
+function valueStandings(view) {
+  return [
+    view.description ? h('p', {}, view.description) : null,
+    table(`${view.label}: the top ${view.standings.length}`, ['Rank', view.scope, 'Points'], view.standings.map((s) => [String(s.rank), s.scope, s.points]), `no ${view.scope} has a score yet.`),
   ];
 }
 

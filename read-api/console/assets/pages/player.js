@@ -1,5 +1,5 @@
 /**
- * A player: level and progress to the next, points, badges and ranks, balances, streaks, caps used
+ * A player: level and progress to the next, points, badges and ranks, balances, attributes, streaks, caps used
  * this period, missions, chests, powerups, transactions, and the events of their stream, each linked to its trace.
  */
 import { get, post } from '../api.js';
@@ -55,6 +55,10 @@ function sections(playerId, profile) {
       section('Balances', async () => {
         const { balances } = await profile;
         return table('What the player holds', ['Deliverable', 'Uid', 'Amount'], balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]));
+      }),
+      section('Attributes', async () => {
+        const { attributes } = await profile;
+        return table("The player's attributes (leaderboard scopes)", ['Name', 'Value'], Object.entries(attributes).map(([name, value]) => [h('code', {}, name), value]), 'none.');
       }),
     ),
     section('Activity', () => activityChart(playerId)),
