@@ -283,7 +283,7 @@ describeInBrowser('the console', () => {
     const answers: string[] = [];
     page.on('response', (r) => void (r.url().includes('/v1/') && answers.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)));
     await signIn(page, KEYS.auditor);
-    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(answers[0]).toBe('GET /v1/auth/key 200');
     expect(answers.filter((a) => !a.endsWith(' 200'))).toEqual([]);
     expect(errors).toEqual([]);

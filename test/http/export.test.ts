@@ -56,7 +56,7 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
     const res = await exportOf(playerId.toUpperCase(), auditor);
     expect(res.status).toBe(200);
     const data = res.body.data;
-    expect(Object.keys(data)).toEqual(['playerId', 'profile', 'points', 'level', 'badges', 'balances', 'transactions', 'chests', 'powerups', 'streaks', 'actions']);
+    expect(Object.keys(data)).toEqual(['playerId', 'profile', 'points', 'level', 'badges', 'balances', 'transactions', 'chests', 'powerups', 'streaks', 'missions', 'actions']);
     expect(data.playerId).toBe(playerId);
     expect(data.profile).toEqual({ username: 'Ada Lovelace', imageName: 'https://img.example.com/ada.png', timeZone: 'Europe/Paris', registeredAt: NOW, attributes: {} });
     expect(data.actions).toEqual([
