@@ -98,6 +98,26 @@ describe('FileBackedReadStore', () => {
     await restarted.close();
   });
 
+  it('changes refused by a full file are tried again by themselves: an idle store writes them once the file has room', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    const scores = store.collection('lb_scores');
+    await scores.insertOne({ _id: 'kept', score: 1 });
+    store.flush();
+    const db = connection(store);
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    for (let i = 0; i < 200; i++) await scores.insertOne({ _id: `p${i}`, score: i, padding: 'x'.repeat(200) });
+    expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+
+    // Nothing changes from here on, and nobody calls flush: the write-behind retries on its own.
+    db.pragma('max_page_count = 1000000');
+    await eventually(async () => {
+      const rows = db.prepare(`SELECT count(*) AS n FROM documents WHERE collection = 'lb_scores'`).get() as { n: number };
+      expect(rows.n).toBe(201);
+    }, 20_000, 100);
+    await store.close();
+  });
+
   it('changes whose COMMIT fails are rolled back and stay recorded: the next write has them, not only the checkpoint after them', async () => {
     const file = fileIn();
     const store = new FileBackedReadStore(file, noWriteErrors);

@@ -113,7 +113,13 @@ export class FileBackedReadStore implements ReadStore {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.dirty.size && !this.dropped.size) return;
-    this.writeChanges();
+    try {
+      this.writeChanges();
+    } catch (error) {
+      // Tried again later even if nothing else changes (an idle service after a full disk).
+      this.scheduleFlush();
+      throw error;
+    }
     // Nothing can change in between: the write is synchronous.
     this.dropped = new Set();
     this.dirty = new Map();
