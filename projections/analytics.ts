@@ -179,11 +179,10 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
  */
 async function becameActive(store: ReadStore, day: string, playerId: string, position: number): Promise<boolean> {
   const players = store.collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers);
-  const doc = (await players.findOne({ _id: playerId })) ?? { _id: playerId, days: {} };
-  const at = doc.days[day];
+  const doc = await players.findOne({ _id: playerId });
+  const at = doc?.days[day];
   if (at !== undefined) return at === position;
-  doc.days[day] = position;
-  await players.replaceOne({ _id: playerId }, doc, { upsert: true });
+  await players.replaceOne({ _id: playerId }, { _id: playerId, days: { ...doc?.days, [day]: position } }, { upsert: true });
   return true;
 }
 
@@ -193,13 +192,14 @@ async function applyChanges(store: ReadStore, changes: DayChanges, position: num
     // Read, then written whole: the projector is the only writer.
     const doc = (await days.findOne({ _id: day })) ?? emptyDay(day);
     if (position <= doc.appliedAt) continue;
-    for (const [series, delta] of totals) doc.totals[series] = addAmounts(doc.totals[series], delta);
+    // Built anew, not changed: the runner's batch hands out the documents it keeps.
+    const next: DayDoc = { ...doc, totals: { ...doc.totals }, split: { ...doc.split }, appliedAt: position };
+    for (const [series, delta] of totals) next.totals[series] = addAmounts(doc.totals[series], delta);
     for (const [series, deltas] of split) {
       const values = new Map(doc.split[series]);
       for (const [key, delta] of deltas) values.set(key, addAmounts(values.get(key) ?? 0, delta));
-      doc.split[series] = [...values].filter(([, value]) => value !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      next.split[series] = [...values].filter(([, value]) => value !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     }
-    doc.appliedAt = position;
-    await days.replaceOne({ _id: day }, doc, { upsert: true });
+    await days.replaceOne({ _id: day }, next, { upsert: true });
   }
 }

@@ -149,7 +149,8 @@ async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStor
   for (const [id, { board, period, changes }] of byDocument) {
     const stored = await scores.findOne({ _id: id });
     if (stored && event.position <= stored.appliedAt) continue;
-    let tally: Tally = stored?.inStandings ? { latest: stored.latest, earlier: stored.earlier } : { latest: [], earlier: 0 };
+    // A copy: the stored document is not to be changed (the runner's batch hands out its own).
+    let tally: Tally = stored?.inStandings ? { latest: [...stored.latest], earlier: stored.earlier } : { latest: [], earlier: 0 };
     for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
     if (tally.latest.length === 0 && tally.earlier > 0) tally = await recount(log, { board, period, playerId }, event.position);
     // Never in the standings and still out of them: nothing to record.
