@@ -70,6 +70,11 @@ const FAILED_AFTER_FAULTS = 5;
 export interface ProjectionRunnerOptions {
   /** The first wait before resubscribing after a fault. Default RETRY_AFTER_FAULT_MS. */
   retryAfterFaultMs?: number;
+  /**
+   * Deep-freezes the documents projectors read and write (see BatchedReadStore), so that a
+   * projector changing one it read throws instead of changing the batch's own: for tests.
+   */
+  frozenDocuments?: boolean;
 }
 
 interface Waiter {
@@ -124,7 +129,7 @@ export class ProjectionRunner {
     private readonly onProjected?: (event: RecordedEvent) => void,
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.store = new BatchedReadStore(readStore);
+    this.store = new BatchedReadStore(readStore, { frozen: options.frozenDocuments });
   }
 
   /** Subscriptions to the log dropped or failed since the start (each is retried). */

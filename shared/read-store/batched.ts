@@ -9,10 +9,11 @@
  * counts, update operators, deletes, drops) first writes what is gathered, so it sees and applies
  * in the order given; the documents it may have changed are read again afterwards.
  *
- * Documents are handed out and taken in without copies, frozen: a read returns the batch's own
- * document, deeply frozen, and a replacement is frozen as given (the caller hands it over). A
- * caller builds a changed document anew (spreading the parts it keeps) instead of changing the
- * one it read: changing a frozen one throws, so a mistake shows at once.
+ * Documents are handed out and taken in without copies (copies were most of a projection's
+ * cost): a read returns the batch's own document and a replacement is kept as given, the caller
+ * handing it over. So a caller never changes a document it read or replaced: it builds a changed
+ * one anew, spreading the parts it keeps. With `frozen` (the tests' runners) the documents are
+ * deeply frozen, so that changing one throws; freezing costs about as much as the copies did.
  */
 import { sameValue } from './memory';
 import type { Collection, Document, Filter, FindOptions, IndexKeys, ReadStore, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
@@ -49,7 +50,10 @@ export class BatchedReadStore implements ReadStore {
   private flushing: Promise<void> = Promise.resolve();
   private readonly handles = new Map<string, Collection>();
 
-  constructor(readonly underlying: ReadStore) {}
+  constructor(
+    readonly underlying: ReadStore,
+    private readonly options: { frozen?: boolean } = {},
+  ) {}
 
   /** Documents replaced since the last flush. */
   get pending(): number {
@@ -104,7 +108,7 @@ export class BatchedReadStore implements ReadStore {
     let entry = entries.get(id);
     if (!entry) {
       // The store's findOne is a copy of its own: the batch keeps it.
-      entry = { doc: freeze(await this.underlying.collection(collection).findOne({ _id: id })), dirty: false };
+      entry = { doc: this.handedOver(await this.underlying.collection(collection).findOne({ _id: id })), dirty: false };
       // A concurrent read of the same document may have made an entry meanwhile: the first stays.
       const raced = entries.get(id);
       if (raced) return raced;
@@ -113,8 +117,12 @@ export class BatchedReadStore implements ReadStore {
     return entry;
   }
 
+  private handedOver<D extends Document | null>(doc: D): D {
+    return this.options.frozen ? freeze(doc) : doc;
+  }
+
   replaced(entry: Entry, doc: Document): void {
-    entry.doc = freeze(doc);
+    entry.doc = this.handedOver(doc);
     if (!entry.dirty) this.dirty++;
     entry.dirty = true;
   }
