@@ -1,6 +1,6 @@
 import { BatchedReadStore } from '../shared/read-store/batched';
 import { MemoryReadStore } from '../shared/read-store/memory';
-import type { Collection, ReadStore, WriteOperation } from '../shared/read-store/port';
+import type { Collection, ReadStore, UpdateResult, WriteOperation } from '../shared/read-store/port';
 
 /** A memory store that counts the writes of its bulkWrites, and can fail the next ones. */
 function countingStore() {
@@ -49,10 +49,11 @@ describe('BatchedReadStore', () => {
   it('reports what a replacement matched, and does not insert without upsert', async () => {
     const batch = new BatchedReadStore(new MemoryReadStore());
     const c = batch.collection('c');
+    const counts = ({ matchedCount, modifiedCount, upsertedCount }: UpdateResult) => ({ matchedCount, modifiedCount, upsertedCount });
     expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 })).toEqual({ matchedCount: 0, modifiedCount: 0, upsertedCount: 0 });
     expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 }, { upsert: true })).toEqual({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
-    expect({ ...(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 })) }).toEqual({ matchedCount: 1, modifiedCount: 0, upsertedCount: 0 });
-    expect({ ...(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 2 })) }).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
+    expect(counts(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 }))).toEqual({ matchedCount: 1, modifiedCount: 0, upsertedCount: 0 });
+    expect(counts(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 2 }))).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
   });
 
   it('writes what it gathered before any other query or write, which then see it', async () => {

@@ -159,6 +159,21 @@ export class BatchedReadStore implements ReadStore {
   }
 }
 
+/** The result of replacing a document the batch had: compared only when asked, projectors seldom look. */
+class Replaced implements UpdateResult {
+  readonly matchedCount = 1;
+  readonly upsertedCount = 0;
+
+  constructor(
+    private readonly previous: Document,
+    private readonly replacement: Document,
+  ) {}
+
+  get modifiedCount(): number {
+    return sameValue(this.previous, this.replacement) ? 0 : 1;
+  }
+}
+
 class BatchedCollection<T extends Document> implements Collection<T> {
   constructor(
     private readonly batch: BatchedReadStore,
@@ -181,14 +196,7 @@ class BatchedCollection<T extends Document> implements Collection<T> {
     if (!previous && !options.upsert) return { ...NOTHING };
     this.batch.replaced(entry, replacement._id === undefined ? { ...replacement, _id: id } : replacement);
     if (!previous) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
-    // Compared only when asked: projectors seldom look.
-    return {
-      matchedCount: 1,
-      upsertedCount: 0,
-      get modifiedCount() {
-        return sameValue(previous, replacement) ? 0 : 1;
-      },
-    } as UpdateResult;
+    return new Replaced(previous, replacement);
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
