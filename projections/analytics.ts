@@ -2,7 +2,7 @@
 import { addAmounts } from '../shared/amount';
 import type { DomainEvent, Recorded } from '../shared/events';
 import type { Grant } from '../shared/events/common';
-import { ANALYTICS_COLLECTIONS, emptyDay, type ActivePlayerDoc, type DayDoc, type DeliverableMove, type SplitSeries, type TotalSeries } from '../shared/read-models/analytics';
+import { ANALYTICS_COLLECTIONS, emptyDay, type ActivePlayerDoc, type DayDoc, type DeliverableMove, type KeyedValues, type SplitSeries, type TotalSeries } from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/read-store/port';
 import { seasonPeriod } from '../shared/time/season';
 import type { Projector } from './runner';
@@ -179,11 +179,10 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
  */
 async function becameActive(store: ReadStore, day: string, playerId: string, position: number): Promise<boolean> {
   const players = store.collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers);
-  const doc = (await players.findOne({ _id: playerId })) ?? { _id: playerId, days: {} };
-  const at = doc.days[day];
+  const doc = await players.findOne({ _id: playerId });
+  const at = doc?.days[day];
   if (at !== undefined) return at === position;
-  doc.days[day] = position;
-  await players.replaceOne({ _id: playerId }, doc, { upsert: true });
+  await players.replaceOne({ _id: playerId }, { _id: playerId, days: { ...doc?.days, [day]: position } }, { upsert: true });
   return true;
 }
 
@@ -193,13 +192,33 @@ async function applyChanges(store: ReadStore, changes: DayChanges, position: num
     // Read, then written whole: the projector is the only writer.
     const doc = (await days.findOne({ _id: day })) ?? emptyDay(day);
     if (position <= doc.appliedAt) continue;
-    for (const [series, delta] of totals) doc.totals[series] = addAmounts(doc.totals[series], delta);
-    for (const [series, deltas] of split) {
-      const values = new Map(doc.split[series]);
-      for (const [key, delta] of deltas) values.set(key, addAmounts(values.get(key) ?? 0, delta));
-      doc.split[series] = [...values].filter(([, value]) => value !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    }
-    doc.appliedAt = position;
-    await days.replaceOne({ _id: day }, doc, { upsert: true });
+    // Built anew, not changed: the runner's batch hands out the documents it keeps.
+    const next: DayDoc = { ...doc, totals: { ...doc.totals }, split: { ...doc.split }, appliedAt: position };
+    for (const [series, delta] of totals) next.totals[series] = addAmounts(doc.totals[series], delta);
+    for (const [series, deltas] of split) next.split[series] = withDeltas(doc.split[series] ?? [], deltas);
+    await days.replaceOne({ _id: day }, next, { upsert: true });
   }
+}
+
+/**
+ * Keyed values (in key order, none at 0) with deltas added: a copy sharing the pairs that do not
+ * change, so an event costs its few keys, not a rebuild of the day's values.
+ */
+function withDeltas(values: KeyedValues, deltas: ReadonlyMap<string, number>): KeyedValues {
+  const next = values.slice();
+  for (const [key, delta] of deltas) {
+    let low = 0;
+    let high = next.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (next[middle][0] < key) low = middle + 1;
+      else high = middle;
+    }
+    const found = low < next.length && next[low][0] === key;
+    const value = addAmounts(found ? next[low][1] : 0, delta);
+    if (found && value === 0) next.splice(low, 1);
+    else if (found) next[low] = [key, value];
+    else if (value !== 0) next.splice(low, 0, [key, value]);
+  }
+  return next;
 }

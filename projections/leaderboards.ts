@@ -192,7 +192,8 @@ async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStor
   for (const [id, { board, period, owner, aggregate, changes }] of byDocument) {
     const stored = await scores.findOne({ _id: id });
     if (stored && event.position <= stored.appliedAt) continue;
-    let tally: Tally = stored?.inStandings ? { latest: stored.latest, earlier: stored.earlier } : { latest: [], earlier: 0 };
+    // A copy: the stored document is not to be changed (the runner's batch hands out its own).
+    let tally: Tally = stored?.inStandings ? { latest: [...stored.latest], earlier: stored.earlier } : { latest: [], earlier: 0 };
     for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
     // A value's total spans many players' streams: rather than count it again, it keeps its older
     // total and the tie-break of the latest contribution it knew (the score stays exact).

@@ -211,7 +211,7 @@ describe('redelivery after a crash', () => {
           const restarted = await copyOf(store);
           await checkpointAt(restarted, c);
           leaderboardsProjector.reset!(restarted);
-          const runner = new ProjectionRunner(events, restarted, PROJECTORS, log);
+          const runner = new ProjectionRunner(events, restarted, PROJECTORS, log, undefined, { frozenDocuments: true });
           await runner.start();
           expect(await runner.waitFor(head, 5000)).toBe(true);
           await runner.stop();
@@ -241,7 +241,7 @@ describe('redelivery after a crash', () => {
         await checkpointAt(store, c);
         // A new process: nothing remembered about the store.
         leaderboardsProjector.reset!(store);
-        const runner = new ProjectionRunner(events, store, PROJECTORS, log);
+        const runner = new ProjectionRunner(events, store, PROJECTORS, log, undefined, { frozenDocuments: true });
         await runner.start();
         expect(await runner.waitFor(head, 5000)).toBe(true);
         await runner.stop();
@@ -271,7 +271,7 @@ describe('redelivery after a crash', () => {
 
   it('the runner keeps no board definitions across rebuilds or stores', async () => {
     const store = new MemoryReadStore();
-    const runner = new ProjectionRunner(events, store, PROJECTORS, log);
+    const runner = new ProjectionRunner(events, store, PROJECTORS, log, undefined, { frozenDocuments: true });
     await runner.start();
     const head = all[all.length - 1].position;
     expect(await runner.waitFor(head, 5000)).toBe(true);

@@ -1,6 +1,7 @@
 import { StoreFaultError, StoreUnavailableError, type EventStore, type RecordedEvent, type Subscription } from '../shared/event-store/port';
 import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/events';
 import type { Logger } from '../shared/logging/logger';
+import { BatchedReadStore } from '../shared/read-store/batched';
 import type { IndexKeys, ReadStore } from '../shared/read-store/port';
 import { PROJECTIONS_VERSION } from './version';
 
@@ -51,6 +52,11 @@ export const LOG_CHECKPOINT = '$log';
 const CHECKPOINT_EVERY_MS = 20;
 /** ...and at least every this many handled events, which bounds the redelivery after a crash. */
 const CHECKPOINT_EVERY_EVENTS = 1000;
+/**
+ * Events applied together: their documents are written to the read store at once, each once,
+ * when this many are applied or the log has nothing more to deliver at the moment.
+ */
+const BATCH_EVENTS = 1000;
 /** After a fault the subscription is tried again after this long, doubling with each fault in a row... */
 const RETRY_AFTER_FAULT_MS = 1000;
 /** ...up to this long. */
@@ -64,6 +70,11 @@ const FAILED_AFTER_FAULTS = 5;
 export interface ProjectionRunnerOptions {
   /** The first wait before resubscribing after a fault. Default RETRY_AFTER_FAULT_MS. */
   retryAfterFaultMs?: number;
+  /**
+   * Deep-freezes the documents projectors read and write (see BatchedReadStore), so that a
+   * projector changing one it read throws instead of changing the batch's own: for tests.
+   */
+  frozenDocuments?: boolean;
 }
 
 interface Waiter {
@@ -83,6 +94,15 @@ export class ProjectionRunner {
   /** Checkpoints as last written to the read store. */
   private written = new Map<string, number>();
   private processed = 0;
+  /** The projectors' writes, gathered per batch of events (see endBatch). */
+  private readonly store: BatchedReadStore;
+  /** Events applied whose documents the next flush writes: not yet visible, not yet `processed`. */
+  private batch: RecordedEvent[] = [];
+  private batchEnd: NodeJS.Immediate | null = null;
+  /** A batch whose write failed is tried again after this timer, unless events end it first. */
+  private batchRetry: NodeJS.Timeout | null = null;
+  /** Ends of batches run one at a time, in order. */
+  private ending: Promise<void> = Promise.resolve();
   /** Events handled since the checkpoints were last written. */
   private sinceWrite = 0;
   /** Writes of checkpoints run one at a time, in order, so a checkpoint never moves back. */
@@ -102,13 +122,15 @@ export class ProjectionRunner {
 
   constructor(
     private readonly events: EventStore,
-    private readonly store: ReadStore,
+    readStore: ReadStore,
     readonly projectors: readonly Projector[],
     private readonly log: Logger,
     /** Told of each event once every projector has it (the service's projection-lag metric). */
     private readonly onProjected?: (event: RecordedEvent) => void,
     private readonly options: ProjectionRunnerOptions = {},
-  ) {}
+  ) {
+    this.store = new BatchedReadStore(readStore, { frozen: options.frozenDocuments });
+  }
 
   /** Subscriptions to the log dropped or failed since the start (each is retried). */
   get drops(): number {
@@ -207,12 +229,53 @@ export class ProjectionRunner {
       this.checkpoints.set(projector.name, event.position);
       if (around) await this.writeCheckpoints(true);
     }
-    this.processed = recorded.position;
-    if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
-    this.onProjected?.(recorded);
-    if (this.waiters.length) this.releaseWaiters();
-    if (++this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
-    else this.checkpointTimer ??= setTimeout(() => void this.writeCheckpoints(false), CHECKPOINT_EVERY_MS);
+    this.batch.push(recorded);
+    if (this.batch.length >= BATCH_EVENTS) return this.endBatch();
+    // The log delivers what it has back to back: the batch ends once it pauses.
+    this.batchEnd ??= setImmediate(() => void this.endBatchOrRetry());
+  }
+
+  private async endBatchOrRetry(): Promise<void> {
+    this.batchEnd = null;
+    try {
+      await this.endBatch();
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'read models not written; retrying');
+      if (!this.stopped) this.batchRetry ??= setTimeout(() => void this.endBatchOrRetry(), this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS);
+    }
+  }
+
+  /**
+   * Writes the documents of the batch's events to the read store, then makes them visible: the
+   * position moves past them and waiters are released (a write is acknowledged only once its
+   * read models are written). On a failure the batch stays, to be written by the next end.
+   */
+  private endBatch(): Promise<void> {
+    const end = this.ending.then(async () => {
+      if (this.batchEnd) clearImmediate(this.batchEnd);
+      if (this.batchRetry) clearTimeout(this.batchRetry);
+      this.batchEnd = null;
+      this.batchRetry = null;
+      const events = this.batch;
+      this.batch = [];
+      try {
+        // Also what the runner itself wrote outside events (the log's origin).
+        await this.store.flush();
+      } catch (error) {
+        this.batch = [...events, ...this.batch];
+        throw error;
+      }
+      if (!events.length) return;
+      this.processed = Math.max(this.processed, events[events.length - 1].position);
+      if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
+      if (this.onProjected) for (const event of events) this.onProjected(event);
+      if (this.waiters.length) this.releaseWaiters();
+      this.sinceWrite += events.length;
+      if (this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
+      else this.checkpointTimer ??= setTimeout(() => void this.writeCheckpoints(false), CHECKPOINT_EVERY_MS);
+    });
+    this.ending = end.catch(() => undefined);
+    return end;
   }
 
   /**
@@ -321,6 +384,7 @@ export class ProjectionRunner {
     const sub = this.subscription;
     this.subscription = null;
     if (sub) await sub.close();
+    await this.endBatch().catch((e: Error) => this.log.warn({ err: e.message }, 'read models not written at stop; the next start replays them'));
     if (this.checkpointTimer || this.sinceWrite > 0) await this.writeCheckpoints(false);
     else await this.writing;
   }

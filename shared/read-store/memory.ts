@@ -512,7 +512,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Deep equality as isDeepStrictEqual's, fast for what documents hold (plain objects and arrays
  * of plain values); anything else is left to isDeepStrictEqual.
  */
-function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
@@ -524,7 +524,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Deep copy, fast for what documents hold (plain objects, arrays, dates); anything else via structuredClone. */
-function clone<V>(value: V): V {
+export function clone<V>(value: V): V {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((item: unknown) => clone(item)) as V;
   if (isPlainObject(value)) {
