@@ -22,7 +22,7 @@ export async function askServer<T>(command: string, config: RunConfig, options: 
   try {
     response = await fetch(url, { method: request.method, headers: { AuthKey: key, ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: request.body === undefined ? undefined : JSON.stringify(request.body) });
   } catch (error) {
-    throw new Error(`${command}: no server answering at ${url} (${(error as Error).message}); start it or pass --url`);
+    throw new Error(`${command}: no server answering at ${url} (${(error as Error).message}); start it or pass --url`, { cause: error });
   }
   const body = (await response.json()) as { code: number; data: unknown };
   if (body.code !== 200) throw new Error(`${command}: the server answered ${body.code}: ${shown(body.data)}`);

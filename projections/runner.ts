@@ -302,7 +302,10 @@ export class ProjectionRunner {
 
   private releaseWaiters(): void {
     const still: Waiter[] = [];
-    for (const w of this.waiters) (w.position <= this.processed ? w.resolve(true) : still.push(w));
+    for (const w of this.waiters) {
+      if (w.position <= this.processed) w.resolve(true);
+      else still.push(w);
+    }
     this.waiters = still;
   }
 

@@ -59,7 +59,7 @@ describeInBrowser('the console Overview', () => {
   async function rowsOf(page: Page, caption: string, count: number): Promise<void> {
     const rows = `[...document.querySelectorAll('table')].find((t) => t.caption?.textContent === ${JSON.stringify(caption)})?.rows.length ?? 0`;
     const deadline = Date.now() + 10_000;
-    let found = 0;
+    let found: number;
     while ((found = (await page.evaluate(rows)) as number) !== count) {
       if (Date.now() > deadline) throw new Error(`${caption}: ${found} rows, not ${count}`);
       await new Promise((resolve) => setTimeout(resolve, 50));

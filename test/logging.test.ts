@@ -53,7 +53,10 @@ async function startUpOutput(env: Record<string, string>): Promise<{ stdout: str
     const timer = setTimeout(() => reject(new Error(`no "listening on" within 60 s: ${stdout}${stderr}`)), 60_000);
     child.stdout!.on('data', (d) => {
       stdout += d;
-      if (stdout.includes('listening on')) (clearTimeout(timer), resolve());
+      if (stdout.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
   }).finally(() => killGroup(child, 'SIGKILL'));
   await exited;

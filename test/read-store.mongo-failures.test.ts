@@ -27,7 +27,8 @@ import { server, startTestService } from './support/service';
 
 const MONGO_URL = process.env.MONGO_URL;
 
-// The driver throws it, but does not export it.
+// The driver throws it, but does not export it: loaded by its path inside the package.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a file the package's exports do not name
 const { WaitQueueTimeoutError } = require('mongodb/lib/cmap/errors') as { WaitQueueTimeoutError: new (message: string, address: string) => Error };
 
 describe('MongoDB errors that mean "not now"', () => {

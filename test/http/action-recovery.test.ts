@@ -14,7 +14,7 @@ actions:
 `;
 
 let t: TestService;
-let clock = Date.now();
+const clock = Date.now();
 beforeAll(async () => {
   t = await startTestService({ catalogYaml: CATALOG, now: () => clock });
 });

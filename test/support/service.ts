@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export function writeKeysFile(dir: string): string {
       `  - { name: backend, tier: Server, key: "${KEYS.server}", rateLimit: { perSecond: 0 } }`,
       `  - { name: app, tier: Mobile, key: "${KEYS.mobile}" }`,
       `  - { name: web, tier: Client, key: "${KEYS.client}", tenantDomains: ["play.example.com"] }`,
-      `  - { name: bare, tier: Client, sha256: "${require('node:crypto').createHash('sha256').update(KEYS.bare).digest('hex')}" }`,
+      `  - { name: bare, tier: Client, sha256: "${createHash('sha256').update(KEYS.bare).digest('hex')}" }`,
       `  - { name: books, tier: Auditor, key: "${KEYS.auditor}" }`,
     ].join('\n'),
   );
