@@ -30,7 +30,7 @@ const contents = async (store: FileBackedReadStore) => {
 };
 /** The store's own connection to its file (it holds the file exclusively). */
 const connection = (store: FileBackedReadStore) =>
-  (store as unknown as { db: { pragma(sql: string, options?: { simple: boolean }): unknown; exec(sql: string): void; backup(to: string): Promise<unknown> } }).db;
+  (store as unknown as { db: { pragma(sql: string, options?: { simple: boolean }): unknown; exec(sql: string): void; backup(to: string): Promise<unknown>; prepare(sql: string): { get(): unknown } } }).db;
 
 readStoreContract('file-backed', async () => new FileBackedReadStore(fileIn(), noWriteErrors));
 
