@@ -281,7 +281,7 @@ describe('gamification CLI', () => {
     try {
       const drifted = await cliOn(own.dataDir, 'verify');
       expect(drifted.code).toBe(1);
-      expect(drifted.stdout).toMatch(/^lb_scores  .*: live missing, rebuilt \{/m);
+      expect(drifted.stdout).toMatch(/^lb_scores {2}.*: live missing, rebuilt \{/m);
 
       const rebuilt = await cliOn(own.dataDir, 'rebuild', 'leaderboards');
       expect([rebuilt.code, rebuilt.stderr]).toEqual([0, '']);
