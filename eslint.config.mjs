@@ -10,13 +10,31 @@ export default tseslint.config(
   {
     rules: {
       // A leading underscore names what is left unused on purpose (a rest sibling, a callback's argument).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
     },
   },
   // Tests read response bodies and driver objects field by field.
-  { files: ['test/**', '**/*.test.ts', 'shared/catalog/test-fixture.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  {
+    files: ['test/**', '**/*.test.ts', 'shared/catalog/test-fixture.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: globals.node } },
-  { files: ['bin/**/*.js', 'jest.config.js'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['bin/**/*.js', 'jest.config.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Pages the service serves to browsers.
-  { files: ['read-api/console/assets/**/*.js', 'shared/http/reference/*.js'], languageOptions: { globals: globals.browser } },
+  {
+    files: ['read-api/console/assets/**/*.js', 'shared/http/reference/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
 );

@@ -29,7 +29,13 @@ module.exports = {
     {
       ...common,
       displayName: 'redis',
-      testMatch: [...REDIS_ADAPTER_SUITES, '<rootDir>/test/http/*.test.ts', '<rootDir>/test/crash.test.ts', '<rootDir>/test/concurrency.test.ts', '<rootDir>/test/deployment.test.ts'],
+      testMatch: [
+        ...REDIS_ADAPTER_SUITES,
+        '<rootDir>/test/http/*.test.ts',
+        '<rootDir>/test/crash.test.ts',
+        '<rootDir>/test/concurrency.test.ts',
+        '<rootDir>/test/deployment.test.ts',
+      ],
       globalSetup: '<rootDir>/test/support/require-redis.ts',
       // Read by test/support/backing.ts: services started by these suites use Redis.
       globals: { SERVICES_ON_REDIS: true },

@@ -19,10 +19,19 @@ import type { ReadStore } from '../shared/read-store/port';
 
 /** Each port's adapter: its URL set selects the production engine, else the embedded one (README, "Configuration"). */
 /** `onFault`: the embedded store found a lasting fault while running (its file deleted or damaged). */
-export async function openEventStore(config: RunConfig, metrics: ServiceMetrics, onFault: (reason: string) => void): Promise<EventStore> {
+export async function openEventStore(
+  config: RunConfig,
+  metrics: ServiceMetrics,
+  onFault: (reason: string) => void,
+): Promise<EventStore> {
   // The embedded file is checked (PRAGMA quick_check) before anything reads it.
   if (config.eventStoreUrl) return KurrentDbEventStore.connect(config.eventStoreUrl);
-  return new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), { busyTimeoutMs: config.sqliteBusyTimeoutMs, checkIntegrity: true, onFault, onGroupCommit: (appends) => metrics.groupCommit(appends) });
+  return new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), {
+    busyTimeoutMs: config.sqliteBusyTimeoutMs,
+    checkIntegrity: true,
+    onFault,
+    onGroupCommit: (appends) => metrics.groupCommit(appends),
+  });
 }
 
 /** The embedded read models file of the all-in-one process (held by the one process that has it open). */
@@ -38,7 +47,9 @@ export async function openReadStore(config: RunConfig, role: Role, log: Logger):
   if (role !== 'all') return new MemoryReadStore();
   const file = readModelsFile(config);
   try {
-    return new FileBackedReadStore(file, (error) => log.warn({ err: String(error) }, 'read models not written to their file; retrying with the next changes'));
+    return new FileBackedReadStore(file, (error) =>
+      log.warn({ err: String(error) }, 'read models not written to their file; retrying with the next changes'),
+    );
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     log.warn({ file, err: error.message }, 'read models file in use by another process: keeping them in memory only');
@@ -49,10 +60,17 @@ export async function openReadStore(config: RunConfig, role: Role, log: Logger):
 /** With REDIS_URL, jobs and rate limits are shared by every process of the deployment. */
 export function openJobScheduler(config: RunConfig, log: JobLogger): JobScheduler {
   return config.redisUrl
-    ? new BullMqJobScheduler({ connection: config.redisUrl, queueName: 'jobs', prefix: config.redisPrefix, logger: log })
+    ? new BullMqJobScheduler({
+        connection: config.redisUrl,
+        queueName: 'jobs',
+        prefix: config.redisPrefix,
+        logger: log,
+      })
     : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { logger: log });
 }
 
 export function openRateLimiter(config: RunConfig): RateLimiter {
-  return config.redisUrl ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rate:`) : new MemoryRateLimiter();
+  return config.redisUrl
+    ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rate:`)
+    : new MemoryRateLimiter();
 }

@@ -15,7 +15,12 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[]): Ex
   const bundle = catalog.stores.flatMap((s) => s.bundles)[0]?.uid;
   const chest = catalog.deliverables.find((d) => d.kind === 'Chest' && d.isActive)?.uid;
   const leaderboard = catalog.leaderboards[0]?.uid;
-  const firstOf = { actionID: catalog.actions[0]?.uid, badgeID: catalog.badges[0]?.uid, triggerID: catalog.triggers[0]?.uid, storeID: catalog.stores[0]?.uid };
+  const firstOf = {
+    actionID: catalog.actions[0]?.uid,
+    badgeID: catalog.badges[0]?.uid,
+    triggerID: catalog.triggers[0]?.uid,
+    storeID: catalog.stores[0]?.uid,
+  };
   /** The 32-hex uids the service gives provisions, openings and powerups: one of no such thing. */
   const unknownUid = () => randomUUID().replace(/-/g, '');
   return (field, path) => {
@@ -41,11 +46,15 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[]): Ex
       // A draft to simulate: the catalog in force (a replay under it changes nothing), as a file
       // would write it (a value left out is null once parsed).
       case 'catalog':
-        return path === '/v1/audit/simulate' ? JSON.parse(JSON.stringify(catalog, (_key, v: unknown) => (v === null ? undefined : v))) : undefined;
+        return path === '/v1/audit/simulate'
+          ? JSON.parse(JSON.stringify(catalog, (_key, v: unknown) => (v === null ? undefined : v)))
+          : undefined;
       // The last 30 days of the analytics.
       case 'from':
       case 'to':
-        return path.startsWith('/v1/admin/analytics') ? new Date(Date.now() - (field === 'from' ? 29 * DAY_MS : 0)).toISOString().slice(0, 10) : undefined;
+        return path.startsWith('/v1/admin/analytics')
+          ? new Date(Date.now() - (field === 'from' ? 29 * DAY_MS : 0)).toISOString().slice(0, 10)
+          : undefined;
       case 'provisionUid':
       case 'openingUid':
       case 'powerupUId':

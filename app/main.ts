@@ -46,8 +46,14 @@ async function main(): Promise<void> {
     cannotStart(e, config.port);
   }
   const url = `http://localhost:${port}`;
-  const pages = [...(serves(role, CONSOLE_PATH) ? [`the console at ${url}${CONSOLE_PATH}`] : []), `the API reference at ${url}${PUBLIC_PATHS.docs}`];
-  log.info({ role, url, dataDir: config.dataDir, catalogFile: config.catalogFile }, `Gamification service (${role}) listening on ${url}: ${pages.join(', ')}`);
+  const pages = [
+    ...(serves(role, CONSOLE_PATH) ? [`the console at ${url}${CONSOLE_PATH}`] : []),
+    `the API reference at ${url}${PUBLIC_PATHS.docs}`,
+  ];
+  log.info(
+    { role, url, dataDir: config.dataDir, catalogFile: config.catalogFile },
+    `Gamification service (${role}) listening on ${url}: ${pages.join(', ')}`,
+  );
   // Graceful: stop taking requests, let the ones in flight finish, close subscriptions and stores.
   const stop = async () => {
     log.info({ role }, 'shutting down');
@@ -75,7 +81,9 @@ function cannotStart(e: unknown, port: number): never {
     console.error('Cannot start: fix these problems and start again:');
     for (const p of e.problems) console.error(`  ${p}`);
   } else if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    console.error(`Cannot start: port ${port} is already in use; stop the process that holds it, or set PORT to a free port`);
+    console.error(
+      `Cannot start: port ${port} is already in use; stop the process that holds it, or set PORT to a free port`,
+    );
   } else if ((e as NodeJS.ErrnoException).code === 'EACCES' && (e as NodeJS.ErrnoException).syscall === 'listen') {
     console.error(`Cannot start: port ${port} may not be listened on by this user; set PORT to a port above 1023`);
   } else if (e instanceof StoreUnavailableError) {

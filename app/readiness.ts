@@ -23,12 +23,22 @@ async function answers(call: () => Promise<unknown>): Promise<string | null> {
  * serve rate-limited routes or run jobs, all but the projector). The embedded stores are the
  * process's own files: their faults are the process's work problem.
  */
-export function backendChecks(deps: { role: Role; config: RunConfig; events: EventStore; readStore: ReadStore; limiter: RateLimiter; deliversWebhooks: boolean }): ReadinessCheck[] {
+export function backendChecks(deps: {
+  role: Role;
+  config: RunConfig;
+  events: EventStore;
+  readStore: ReadStore;
+  limiter: RateLimiter;
+  deliversWebhooks: boolean;
+}): ReadinessCheck[] {
   const { role, config, events, readStore, limiter } = deps;
   const checks: ReadinessCheck[] = [];
   if (config.eventStoreUrl) checks.push({ name: 'kurrentdb', problem: () => answers(() => events.headPosition()) });
   if (config.mongoUrl && (role !== 'command' || deps.deliversWebhooks)) {
-    checks.push({ name: 'mongodb', problem: () => answers(() => readStore.collection(CHECKPOINTS).findOne({ _id: LOG_CHECKPOINT })) });
+    checks.push({
+      name: 'mongodb',
+      problem: () => answers(() => readStore.collection(CHECKPOINTS).findOne({ _id: LOG_CHECKPOINT })),
+    });
   }
   if (config.redisUrl && role !== 'projector') checks.push({ name: 'redis', problem: () => limiter.problem() });
   return checks;

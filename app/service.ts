@@ -74,7 +74,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 5000;
 const VERIFY_LIVE_WAIT_MS = 10_000;
 
 /** The package version: the OpenAPI document's version. */
-const SERVICE_VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const SERVICE_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 export interface ServiceOptions {
   config: RunConfig;
@@ -102,9 +104,11 @@ export interface RunningService {
 
 async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[]; devKey: string | null }> {
   if (config.apiKeysFile) {
-    if (!fs.existsSync(config.apiKeysFile)) throw new ConfigurationError([`API_KEYS_FILE: no file at ${config.apiKeysFile}`]);
+    if (!fs.existsSync(config.apiKeysFile))
+      throw new ConfigurationError([`API_KEYS_FILE: no file at ${config.apiKeysFile}`]);
     const parsed = parseKeysFile(fs.readFileSync(config.apiKeysFile, 'utf8'), config.apiKeysFile);
-    if (!parsed.ok) throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(config.apiKeysFile!)}: ${p}`));
+    if (!parsed.ok)
+      throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(config.apiKeysFile!)}: ${p}`));
     return { keys: parsed.keys, devKey: null };
   }
   const file = path.join(config.dataDir, 'dev-api-key');
@@ -112,11 +116,14 @@ async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[
   try {
     dev = loadOrCreateDevKey(config.dataDir);
   } catch (error) {
-    throw new ConfigurationError([`DATA_DIR: cannot keep the development key in ${file} (${(error as Error).message}); make ${config.dataDir} writable by the user the service runs as, or set API_KEYS_FILE`]);
+    throw new ConfigurationError([
+      `DATA_DIR: cannot keep the development key in ${file} (${(error as Error).message}); make ${config.dataDir} writable by the user the service runs as, or set API_KEYS_FILE`,
+    ]);
   }
   // The key is logged once, when it is made; afterwards only where it is. It sits in the message,
   // not a field: the redact list would hide a field named after a key.
-  if (dev.created) log.info({ keyFile: file }, `No API_KEYS_FILE: generated a development Server key, kept in ${file}: ${dev.key}`);
+  if (dev.created)
+    log.info({ keyFile: file }, `No API_KEYS_FILE: generated a development Server key, kept in ${file}: ${dev.key}`);
   else log.info({ keyFile: file }, `No API_KEYS_FILE: using the development Server key kept in ${file}`);
   return { keys: [dev.apiKey], devKey: dev.key };
 }
@@ -132,19 +139,39 @@ function loadWebhooks(config: RunConfig, role: Role): Webhook[] {
   if (!fs.existsSync(file)) throw new ConfigurationError([`WEBHOOKS_FILE: no file at ${file}`]);
   const parsed = parseWebhooksFile(fs.readFileSync(file, 'utf8'), file);
   if (!parsed.ok) throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(file)}: ${p}`));
-  if (role === 'command' && !config.mongoUrl) throw new ConfigurationError(['WEBHOOKS_FILE: the command role keeps webhook cursors in the read store, which must outlive it: set MONGO_URL']);
+  if (role === 'command' && !config.mongoUrl)
+    throw new ConfigurationError([
+      'WEBHOOKS_FILE: the command role keeps webhook cursors in the read store, which must outlive it: set MONGO_URL',
+    ]);
   return parsed.hooks;
 }
 
 /** Delivers the webhooks from a process that runs jobs. */
-async function startWebhooks(ctx: { config: RunConfig; hooks: Webhook[]; events: EventStore; readStore: ReadStore; jobs: JobScheduler; metrics: ServiceMetrics; log: Logger }): Promise<WebhookDispatcher | null> {
+async function startWebhooks(ctx: {
+  config: RunConfig;
+  hooks: Webhook[];
+  events: EventStore;
+  readStore: ReadStore;
+  jobs: JobScheduler;
+  metrics: ServiceMetrics;
+  log: Logger;
+}): Promise<WebhookDispatcher | null> {
   const { config, readStore, log } = ctx;
   if (readStore instanceof MemoryReadStore) {
     // A second all-in-one process on the same DATA_DIR: the first one, which holds the file, delivers.
     log.warn({}, 'webhooks not delivered by this process: another one holds the read models file of DATA_DIR');
     return null;
   }
-  const dispatcher = new WebhookDispatcher({ hooks: ctx.hooks, events: ctx.events, store: readStore, jobs: ctx.jobs, send: httpSender(config.webhooks.timeoutMs), settings: config.webhooks, metrics: ctx.metrics, log });
+  const dispatcher = new WebhookDispatcher({
+    hooks: ctx.hooks,
+    events: ctx.events,
+    store: readStore,
+    jobs: ctx.jobs,
+    send: httpSender(config.webhooks.timeoutMs),
+    settings: config.webhooks,
+    metrics: ctx.metrics,
+    log,
+  });
   await dispatcher.start();
   // The new webhooks' cursors reach the file before anything is served: a crash right after
   // must not restart them at a later head.
@@ -160,12 +187,17 @@ async function startWebhooks(ctx: { config: RunConfig; hooks: Webhook[]; events:
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, log } = options;
   const role = options.role ?? 'all';
-  if (role === 'projector' && !config.mongoUrl) throw new ConfigurationError(['MONGO_URL: the projector role writes read models that other processes read, so it needs MongoDB']);
+  if (role === 'projector' && !config.mongoUrl)
+    throw new ConfigurationError([
+      'MONGO_URL: the projector role writes read models that other processes read, so it needs MongoDB',
+    ]);
   const now = options.now ?? Date.now;
   try {
     fs.mkdirSync(config.dataDir, { recursive: true });
   } catch (error) {
-    throw new ConfigurationError([`DATA_DIR: cannot create ${config.dataDir} (${(error as Error).message}); create it, writable by the user the service runs as`]);
+    throw new ConfigurationError([
+      `DATA_DIR: cannot create ${config.dataDir} (${(error as Error).message}); create it, writable by the user the service runs as`,
+    ]);
   }
 
   const loaded = await loadCatalogFile(config.catalogFile);
@@ -175,7 +207,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const metrics = new ServiceMetrics();
   // Found while running (the file deleted or damaged): said once, here; every write is refused since.
-  const events = metrics.measured(await openEventStore(config, metrics, (reason) => log.error({ reason }, 'event store fault: writes stopped')));
+  const events = metrics.measured(
+    await openEventStore(config, metrics, (reason) => log.error({ reason }, 'event store fault: writes stopped')),
+  );
   const writes = role === 'all' || role === 'command';
   await checkStoreFormat(events, writes);
 
@@ -195,7 +229,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   };
   if (writes) {
     // The writers publish the operator's file; readers follow what was published.
-    const published = await publishCatalog(deps, loaded.catalog, loaded.hash, now(), { correlationId: 'startup', causationId: 'startup', keyName: 'operator' });
+    const published = await publishCatalog(deps, loaded.catalog, loaded.hash, now(), {
+      correlationId: 'startup',
+      causationId: 'startup',
+      keyName: 'operator',
+    });
     if (!published.ok) throw new Error(`publishing the catalog: ${published.failure.message}`);
     if (published.value.published) log.info({ catalogVersion: published.value.version }, 'catalog published');
     current = { version: published.value.version, catalog: published.value.catalog };
@@ -205,13 +243,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   const readStore = await openReadStore(config, role, log);
-  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log, (event) => metrics.projected((Date.now() - event.createdAt) / 1000));
+  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log, (event) =>
+    metrics.projected((Date.now() - event.createdAt) / 1000),
+  );
   // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
   const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
   const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
   if (projectsHere) metrics.watchProjections(projections);
   // Read models in MongoDB are shared: one projector writes them (projections/lease.ts).
-  const lease = projectsHere && config.mongoUrl ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() }) : null;
+  const lease =
+    projectsHere && config.mongoUrl
+      ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() })
+      : null;
   if (projectsHere) {
     await lease?.acquire();
     await projections.start();
@@ -227,7 +270,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     registerPowerupJobs(deps);
   }
   if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
-  const dispatcher = writes && hooks.length ? await startWebhooks({ config, hooks, events, readStore, jobs, metrics, log }) : null;
+  const dispatcher =
+    writes && hooks.length ? await startWebhooks({ config, hooks, events, readStore, jobs, metrics, log }) : null;
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [
     processActionRoute(deps),
@@ -258,7 +302,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       events,
       simulate: (draft, options) => simulate(events, draft, options),
       // Compared at the position replayed to, once the live read models have projected it.
-      verify: () => verifyReadModels(events, readStore, PROJECTORS, { waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS) }),
+      verify: () =>
+        verifyReadModels(events, readStore, PROJECTORS, {
+          waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),
+        }),
     }),
   ];
   let started = false;
@@ -267,12 +314,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const document = openApiDocument(routes, SERVICE_VERSION);
   const app = createHttpApp(served, {
     metrics,
-    elsewhere: routes.filter((r) => !serves(role, r.path)).map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
+    elsewhere: routes
+      .filter((r) => !serves(role, r.path))
+      .map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
     log,
     // Examples of the catalog in force, and a fresh player, each time the document is asked for.
     documentation: {
       get document() {
-        return withExamples(document, exampleValues(current.catalog, hooks.map((h) => h.name)));
+        return withExamples(
+          document,
+          exampleValues(
+            current.catalog,
+            hooks.map((h) => h.name),
+          ),
+        );
       },
     },
     clientDomains: keyRing.clientDomains(),
@@ -330,7 +385,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         const { headersTimeoutMs, requestTimeoutMs } = config.http;
         // A client gets headersTimeoutMs to send its headers and requestTimeoutMs for the whole
         // request (408, connection closed), checked every second; idle keep-alive connections close after 5 s.
-        const listening = http.createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, app);
+        const listening = http.createServer(
+          {
+            headersTimeout: headersTimeoutMs,
+            requestTimeout: requestTimeoutMs,
+            keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+            connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+          },
+          app,
+        );
         listening.once('error', reject);
         listening.listen(port, () => {
           listening.off('error', reject);

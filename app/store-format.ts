@@ -29,12 +29,25 @@ export async function checkStoreFormat(events: EventStore, declare: boolean): Pr
     ]);
   }
   if (head > 0) {
-    throw new ConfigurationError([`event store: holds events of an earlier stored format (before format ${STORE_FORMAT}), which this version cannot read; ${START_EMPTY}`]);
+    throw new ConfigurationError([
+      `event store: holds events of an earlier stored format (before format ${STORE_FORMAT}), which this version cannot read; ${START_EMPTY}`,
+    ]);
   }
   if (!declare) return;
   try {
     await events.appendToStreams([
-      { stream: STORE_FORMAT_STREAM, events: [{ id: newEventId(), type: 'StoreFormatDeclared', data: { version: STORE_FORMAT }, metadata: { correlationId: 'startup', causationId: 'startup', keyName: 'operator', catalogVersion: 0 } }], expectedRevision: 'no_stream' },
+      {
+        stream: STORE_FORMAT_STREAM,
+        events: [
+          {
+            id: newEventId(),
+            type: 'StoreFormatDeclared',
+            data: { version: STORE_FORMAT },
+            metadata: { correlationId: 'startup', causationId: 'startup', keyName: 'operator', catalogVersion: 0 },
+          },
+        ],
+        expectedRevision: 'no_stream',
+      },
     ]);
   } catch (error) {
     // Another process declared it first: check what it declared.

@@ -13,7 +13,15 @@ app.post('/v1/action/process', express.json({ limit: 64 * 1024, strict: false, t
   const body = (req.body ?? {}) as { playerId?: unknown; referenceId?: unknown };
   res.status(200).json({
     code: 200,
-    data: { playerId: body.playerId, referenceId: body.referenceId, badges: null, triggers: null, achievedLevel: null, earnedPoints: 0, deliverables: null },
+    data: {
+      playerId: body.playerId,
+      referenceId: body.referenceId,
+      badges: null,
+      triggers: null,
+      achievedLevel: null,
+      earnedPoints: 0,
+      deliverables: null,
+    },
   });
 });
 

@@ -51,7 +51,9 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
       .filter(Boolean)
       .map(Number),
   );
-  for (const f of only) if (!(Number.isInteger(f) && f >= 1 && f <= 7)) throw new Error(`BENCH_ONLY: figures are 1 to 7, got "${env.BENCH_ONLY}"`);
+  for (const f of only)
+    if (!(Number.isInteger(f) && f >= 1 && f <= 7))
+      throw new Error(`BENCH_ONLY: figures are 1 to 7, got "${env.BENCH_ONLY}"`);
   const seconds = num(env, 'BENCH_SECONDS', quick ? 3 : 20);
   const connections = num(env, 'BENCH_CONNECTIONS', 50);
   return {

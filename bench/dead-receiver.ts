@@ -28,7 +28,9 @@ async function canaryReceiver(canary: string): Promise<{ url: string; close: () 
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => res.writeHead((JSON.parse(body) as { data: { playerId: string } }).data.playerId === canary ? 204 : 503).end());
+    req.on('end', () =>
+      res.writeHead((JSON.parse(body) as { data: { playerId: string } }).data.playerId === canary ? 204 : 503).end(),
+    );
   });
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -54,12 +56,15 @@ async function get(port: number, p: string): Promise<string> {
 async function refused(port: number): Promise<number> {
   const metrics = await get(port, '/metrics');
   let sum = 0;
-  for (const m of metrics.matchAll(/^webhook_deliveries_total\{hook="dead",outcome="(?:retried|failed)"\} (\d+)/gm)) sum += Number(m[1]);
+  for (const m of metrics.matchAll(/^webhook_deliveries_total\{hook="dead",outcome="(?:retried|failed)"\} (\d+)/gm))
+    sum += Number(m[1]);
   return sum;
 }
 
 async function view(port: number): Promise<{ waiting: number; cursor: number; head: number }> {
-  return (JSON.parse(await get(port, '/v1/admin/webhooks')) as { data: { waiting: number; cursor: number; head: number }[] }).data[0];
+  return (
+    JSON.parse(await get(port, '/v1/admin/webhooks')) as { data: { waiting: number; cursor: number; head: number }[] }
+  ).data[0];
 }
 
 /** Idle CPU of the service (percent of one core) and the attempts it made, over `seconds`. */
@@ -77,7 +82,18 @@ async function idle(child: Child, port: number, seconds: number): Promise<{ cpuP
 async function throughput(port: number, tag: string): Promise<number> {
   const random = prng(7);
   let n = 0;
-  const result = await closedLoop({ port, connections: 10, warmupMs: 1000, durationMs: THROUGHPUT_SECONDS * 1000, next: () => ({ method: 'POST', path: '/v1/action/process', body: JSON.stringify(actionBody(playerId(tag, 1_000_000 + n), `${tag}-t${n++}`, random, 'play')), headers: HEADERS }) });
+  const result = await closedLoop({
+    port,
+    connections: 10,
+    warmupMs: 1000,
+    durationMs: THROUGHPUT_SECONDS * 1000,
+    next: () => ({
+      method: 'POST',
+      path: '/v1/action/process',
+      body: JSON.stringify(actionBody(playerId(tag, 1_000_000 + n), `${tag}-t${n++}`, random, 'play')),
+      headers: HEADERS,
+    }),
+  });
   return result.requests / THROUGHPUT_SECONDS;
 }
 
@@ -89,9 +105,26 @@ async function main(): Promise<void> {
   const receiver = await canaryReceiver(canary);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dead-receiver-'));
   const webhooks = path.join(dir, 'webhooks.yaml');
-  fs.writeFileSync(webhooks, YAML.stringify({ webhooks: [{ name: 'dead', url: receiver.url, secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, events: ['ActionProcessed'] }] }));
+  fs.writeFileSync(
+    webhooks,
+    YAML.stringify({
+      webhooks: [
+        {
+          name: 'dead',
+          url: receiver.url,
+          secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+          events: ['ActionProcessed'],
+        },
+      ],
+    }),
+  );
   const child = await startChild(path.join(__dirname, 'server.ts'), {
-    env: { BENCH_DATA_DIR: path.join(dir, 'data'), BENCH_CATALOG: BENCH_CATALOG_FILE, BENCH_KEYS: writeKeysFile(dir), BENCH_WEBHOOKS: webhooks },
+    env: {
+      BENCH_DATA_DIR: path.join(dir, 'data'),
+      BENCH_CATALOG: BENCH_CATALOG_FILE,
+      BENCH_KEYS: writeKeysFile(dir),
+      BENCH_WEBHOOKS: webhooks,
+    },
     logFile: path.join(dir, 'server.log'),
   });
   const port = child.ready.port as number;
@@ -104,11 +137,28 @@ async function main(): Promise<void> {
     let n = 0;
     // Each request: a new player's action, and the canary's in the same append.
     const next = (): RequestSpec | null =>
-      n < deliveries ? { method: 'POST', path: '/v1/action/process', body: JSON.stringify({ ...actionBody(playerId(tag, n), `${tag}-r${n}`, random, 'play'), actions: [actionBody(canary, `${tag}-c${n++}`, random, 'play')] }), headers: HEADERS } : null;
+      n < deliveries
+        ? {
+            method: 'POST',
+            path: '/v1/action/process',
+            body: JSON.stringify({
+              ...actionBody(playerId(tag, n), `${tag}-r${n}`, random, 'play'),
+              actions: [actionBody(canary, `${tag}-c${n++}`, random, 'play')],
+            }),
+            headers: HEADERS,
+          }
+        : null;
     await runAll({ port, connections: 10, next });
     const deadline = Date.now() + 10 * 60_000;
-    for (let v = await view(port); v.cursor < v.head || v.waiting < Math.min(deliveries, MAX_WAITING); v = await view(port)) {
-      if (Date.now() > deadline) throw new Error(`backlog not queued after 10 minutes: ${JSON.stringify({ cursor: v.cursor, head: v.head, waiting: v.waiting })}`);
+    for (
+      let v = await view(port);
+      v.cursor < v.head || v.waiting < Math.min(deliveries, MAX_WAITING);
+      v = await view(port)
+    ) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `backlog not queued after 10 minutes: ${JSON.stringify({ cursor: v.cursor, head: v.head, waiting: v.waiting })}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     // The receiver dies: its port is closed.
@@ -117,7 +167,9 @@ async function main(): Promise<void> {
     say(`queued: ${waiting} deliveries waiting, cursor ${cursor} of head ${head}; receiver's port closed`);
     const after = await idle(child, port, seconds);
     say(`backlog waiting: idle CPU ${after.cpuPercent.toFixed(1)} % over ${seconds} s, ${after.attempts} attempts`);
-    say(`backlog waiting: ${(await throughput(port, tag)).toFixed(0)} actions/s (10 connections, ${THROUGHPUT_SECONDS} s)`);
+    say(
+      `backlog waiting: ${(await throughput(port, tag)).toFixed(0)} actions/s (10 connections, ${THROUGHPUT_SECONDS} s)`,
+    );
   } finally {
     await child.stop();
     await receiver.close().catch(() => undefined);

@@ -30,7 +30,8 @@ export function serveIpc(handlers: Record<string, Handler>, ready: Record<string
       .then(() => handler(message))
       .then(
         (value) => reply({ id: message.id, ok: true, value: value ?? null }),
-        (e: unknown) => reply({ id: message.id, ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+        (e: unknown) =>
+          reply({ id: message.id, ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
       );
   });
   // Without the runner there is nothing to serve: do not linger as an orphan.
@@ -56,7 +57,9 @@ export interface Child {
 
 /** tsx's loader flags from the runner itself (`tsx bench/run.ts`), or `--import tsx`. */
 function tsxExecArgv(): string[] {
-  const inherited = process.execArgv.filter((a, i, all) => a.includes('tsx') || (/^--(import|require)$/.test(a) && (all[i + 1] ?? '').includes('tsx')));
+  const inherited = process.execArgv.filter(
+    (a, i, all) => a.includes('tsx') || (/^--(import|require)$/.test(a) && (all[i + 1] ?? '').includes('tsx')),
+  );
   return inherited.length ? inherited : ['--import', 'tsx'];
 }
 
@@ -64,7 +67,10 @@ function tsxExecArgv(): string[] {
  * Runner side: forks a TypeScript child with its stdout/stderr in `logFile`, and waits for its
  * `ready` message.
  */
-export function startChild(script: string, options: { env?: Record<string, string>; execArgv?: string[]; logFile: string; readyTimeoutMs?: number }): Promise<Child> {
+export function startChild(
+  script: string,
+  options: { env?: Record<string, string>; execArgv?: string[]; logFile: string; readyTimeoutMs?: number },
+): Promise<Child> {
   const out = fs.openSync(options.logFile, 'a');
   const child = fork(script, [], {
     execArgv: [...tsxExecArgv(), ...(options.execArgv ?? [])],
@@ -78,7 +84,8 @@ export function startChild(script: string, options: { env?: Record<string, strin
   const exit = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
       exited = true;
-      for (const p of pending.values()) p.reject(new Error(`child ${script} exited (${code ?? signal}) before answering\n${tail()}`));
+      for (const p of pending.values())
+        p.reject(new Error(`child ${script} exited (${code ?? signal}) before answering\n${tail()}`));
       pending.clear();
       resolve();
     }),

@@ -34,12 +34,21 @@ export function send(agent: http.Agent, port: number, spec: RequestSpec): Promis
         method: spec.method,
         path: spec.path,
         agent,
-        headers: { ...(body ? { 'Content-Type': 'application/json', 'Content-Length': String(body.length) } : {}), ...spec.headers },
+        headers: {
+          ...(body ? { 'Content-Type': 'application/json', 'Content-Length': String(body.length) } : {}),
+          ...spec.headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString(), headers: res.headers }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString(),
+            headers: res.headers,
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -69,7 +78,13 @@ class Recorder {
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
   }
   result(elapsedMs: number): LoadResult {
-    return { requests: this.latencies.length, errors: this.errors, elapsedMs, latencies: Float64Array.from(this.latencies).sort(), statuses: this.statuses };
+    return {
+      requests: this.latencies.length,
+      errors: this.errors,
+      elapsedMs,
+      latencies: Float64Array.from(this.latencies).sort(),
+      statuses: this.statuses,
+    };
   }
 }
 
@@ -97,7 +112,10 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<LoadResult
   const measureFrom = start + options.warmupMs;
   const end = measureFrom + options.durationMs;
   const timers = options.onWindow
-    ? [setTimeout(() => options.onWindow!('start'), options.warmupMs), setTimeout(() => options.onWindow!('end'), options.warmupMs + options.durationMs)]
+    ? [
+        setTimeout(() => options.onWindow!('start'), options.warmupMs),
+        setTimeout(() => options.onWindow!('end'), options.warmupMs + options.durationMs),
+      ]
     : [];
   const loop = async () => {
     for (;;) {
@@ -124,7 +142,12 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<LoadResult
 }
 
 /** Sends every request `next` gives (until it gives null) over N connections; the whole run is measured. */
-export async function runAll(options: { port: number; connections: number; next(): RequestSpec | null; onAnswer?(spec: RequestSpec, answer: Answer): void }): Promise<LoadResult> {
+export async function runAll(options: {
+  port: number;
+  connections: number;
+  next(): RequestSpec | null;
+  onAnswer?(spec: RequestSpec, answer: Answer): void;
+}): Promise<LoadResult> {
   const agent = newAgent(options.connections);
   const recorder = new Recorder();
   const start = performance.now();
@@ -157,7 +180,9 @@ export interface OpenLoopOptions {
   onAnswer?(spec: RequestSpec, answer: Answer, answeredAt: number): void | Promise<void>;
 }
 
-export async function openLoop(options: OpenLoopOptions): Promise<LoadResult & { scheduled: number; answeredInWindow: number }> {
+export async function openLoop(
+  options: OpenLoopOptions,
+): Promise<LoadResult & { scheduled: number; answeredInWindow: number }> {
   const agent = newAgent(options.connections);
   const recorder = new Recorder();
   const start = performance.now();
@@ -166,7 +191,10 @@ export async function openLoop(options: OpenLoopOptions): Promise<LoadResult & {
   let scheduled = 0;
   let answeredInWindow = 0;
   while (performance.now() < end) {
-    const due = Math.min(Math.floor(((performance.now() - start) * options.rate) / 1000), Math.floor((options.durationMs * options.rate) / 1000));
+    const due = Math.min(
+      Math.floor(((performance.now() - start) * options.rate) / 1000),
+      Math.floor((options.durationMs * options.rate) / 1000),
+    );
     for (; scheduled < due; scheduled++) {
       const at = start + (scheduled * 1000) / options.rate;
       const spec = options.next();

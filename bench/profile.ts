@@ -52,7 +52,8 @@ export function mapToSources(profile: CpuProfile): void {
       map = findSourceMap(file) ?? findSourceMap(frame.url) ?? null;
       cache.set(frame.url, map);
     }
-    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber) as
+      { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
     if (!entry || entry.originalLine === undefined) continue;
     if (entry.originalSource) frame.url = entry.originalSource;
     frame.lineNumber = entry.originalLine;
@@ -61,7 +62,9 @@ export function mapToSources(profile: CpuProfile): void {
 }
 
 function post<T>(session: Session, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  return new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))));
+  return new Promise((resolve, reject) =>
+    session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))),
+  );
 }
 
 /**
@@ -160,18 +163,31 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
     .slice(0, top)
     .map(([key, us]) => {
       const [name, loc] = key.split('\u0000');
-      return { name, location: loc, area: areaByKey.get(key) ?? '', selfMs: us / 1000, selfPct: pct(us), totalMs: (total.get(key) ?? 0) / 1000, totalPct: pct(total.get(key) ?? 0) };
+      return {
+        name,
+        location: loc,
+        area: areaByKey.get(key) ?? '',
+        selfMs: us / 1000,
+        selfPct: pct(us),
+        totalMs: (total.get(key) ?? 0) / 1000,
+        totalPct: pct(total.get(key) ?? 0),
+      };
     });
   return {
     durationMs: (profile.endTime - profile.startTime) / 1000,
     sampledMs: sampled / 1000,
     functions,
-    areas: [...areas.entries()].sort((a, b) => b[1] - a[1]).map(([area, us]) => ({ area, selfMs: us / 1000, selfPct: pct(us) })),
+    areas: [...areas.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([area, us]) => ({ area, selfMs: us / 1000, selfPct: pct(us) })),
   };
 }
 
 /** Inclusive time of the project's own functions (handlers, deciders, projectors), highest first. */
-export function projectInclusive(profile: CpuProfile, top = 25): { name: string; location: string; totalPct: number }[] {
+export function projectInclusive(
+  profile: CpuProfile,
+  top = 25,
+): { name: string; location: string; totalPct: number }[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -202,13 +218,19 @@ export function projectInclusive(profile: CpuProfile, top = 25): { name: string;
     });
 }
 
-export function formatSummary(summary: ProfileSummary, inclusive?: { name: string; location: string; totalPct: number }[]): string {
+export function formatSummary(
+  summary: ProfileSummary,
+  inclusive?: { name: string; location: string; totalPct: number }[],
+): string {
   const lines: string[] = [];
   lines.push(`CPU profile: ${summary.durationMs.toFixed(0)} ms wall, ${summary.sampledMs.toFixed(0)} ms sampled`);
   lines.push('', 'Self time by area:');
   for (const a of summary.areas.slice(0, 15)) lines.push(`  ${a.selfPct.toFixed(1).padStart(5)}%  ${a.area}`);
   lines.push('', 'Top functions by self time (self%, inclusive%, function, location):');
-  for (const f of summary.functions) lines.push(`  ${f.selfPct.toFixed(1).padStart(5)}%  ${f.totalPct.toFixed(1).padStart(5)}%  ${f.name}  ${f.location}`);
+  for (const f of summary.functions)
+    lines.push(
+      `  ${f.selfPct.toFixed(1).padStart(5)}%  ${f.totalPct.toFixed(1).padStart(5)}%  ${f.name}  ${f.location}`,
+    );
   if (inclusive) {
     lines.push('', 'Project functions by inclusive time:');
     for (const f of inclusive) lines.push(`  ${f.totalPct.toFixed(1).padStart(5)}%  ${f.name}  ${f.location}`);

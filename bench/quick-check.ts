@@ -16,7 +16,11 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'events.sqlite');
   try {
     const worker = await startChild(path.join(__dirname, 'worker.ts'), { logFile: path.join(dir, 'worker.log') });
-    const generated = await worker.ask<{ events: number; fileBytes: number }>('generate', { file, catalogFile: BENCH_CATALOG_FILE, events }, 60 * 60_000);
+    const generated = await worker.ask<{ events: number; fileBytes: number }>(
+      'generate',
+      { file, catalogFile: BENCH_CATALOG_FILE, events },
+      60 * 60_000,
+    );
     await worker.stop();
     const open = (checkIntegrity: boolean): number => {
       const started = performance.now();
@@ -28,7 +32,8 @@ async function main(): Promise<void> {
     // Each timed twice, the second with the file in the page cache, as at a restart.
     const rows = [false, true, false, true].map((check) => ({ check, ms: open(check) }));
     console.log(`${generated.events} events, file ${(fs.statSync(file).size / 1024 ** 2).toFixed(0)} MiB`);
-    for (const { check, ms } of rows) console.log(`  open ${check ? 'with quick_check' : 'without check  '}: ${ms.toFixed(0)} ms`);
+    for (const { check, ms } of rows)
+      console.log(`  open ${check ? 'with quick_check' : 'without check  '}: ${ms.toFixed(0)} ms`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -15,9 +15,33 @@ import YAML from 'yaml';
 import { EVENT_SCHEMAS } from '../shared/events';
 import { readBenchConfig, type BenchConfig } from './config';
 import { startChild, type Child } from './ipc';
-import { closedLoop, mergeResults, newAgent, openLoop, percentile, runAll, send, sortedOf, type Answer, type LoadResult, type RequestSpec } from './load';
+import {
+  closedLoop,
+  mergeResults,
+  newAgent,
+  openLoop,
+  percentile,
+  runAll,
+  send,
+  sortedOf,
+  type Answer,
+  type LoadResult,
+  type RequestSpec,
+} from './load';
 import { formatSummary, projectInclusive, summarizeProfile, type CpuProfile } from './profile';
-import { actionBody, BENCH_CATALOG_FILE, mixedActions, mixedBodies, playerId, prng, runTag, SERVER_KEY, withNested, writeKeysFile, type ActionBody } from './workload';
+import {
+  actionBody,
+  BENCH_CATALOG_FILE,
+  mixedActions,
+  mixedBodies,
+  playerId,
+  prng,
+  runTag,
+  SERVER_KEY,
+  withNested,
+  writeKeysFile,
+  type ActionBody,
+} from './workload';
 
 const BENCH_DIR = __dirname;
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
@@ -54,9 +78,30 @@ async function spawn(ctx: Context, script: string, options: Parameters<typeof st
 
 const post = (body: string): RequestSpec => ({ method: 'POST', path: PROCESS_PATH, body, headers: HEADERS });
 
-function row(ctx: Context, figure: number, name: string, value: number | null, unit: string, target?: { op: '>=' | '<='; limit: number; shown?: string }): void {
-  const pass = target && value !== null && Number.isFinite(value) ? (target.op === '>=' ? value >= target.limit : value <= target.limit) : target ? false : null;
-  ctx.rows.push({ figure, name, value, unit, target: target ? `${target.op} ${target.shown ?? target.limit}` : '', pass });
+function row(
+  ctx: Context,
+  figure: number,
+  name: string,
+  value: number | null,
+  unit: string,
+  target?: { op: '>=' | '<='; limit: number; shown?: string },
+): void {
+  const pass =
+    target && value !== null && Number.isFinite(value)
+      ? target.op === '>='
+        ? value >= target.limit
+        : value <= target.limit
+      : target
+        ? false
+        : null;
+  ctx.rows.push({
+    figure,
+    name,
+    value,
+    unit,
+    target: target ? `${target.op} ${target.shown ?? target.limit}` : '',
+    pass,
+  });
 }
 
 function log(message: string): void {
@@ -84,10 +129,20 @@ const SERVICE_NODE_FLAGS: string[] = (() => {
   return words.slice(words.indexOf('node') + 1, words.indexOf('--import'));
 })();
 
-async function startServer(ctx: Context, name: string, options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Child> {
+async function startServer(
+  ctx: Context,
+  name: string,
+  options: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<Child> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(ctx.tmp, `${name}-`));
   const child = await spawn(ctx, 'server.ts', {
-    env: { BENCH_DATA_DIR: dataDir, BENCH_CATALOG: BENCH_CATALOG_FILE, BENCH_KEYS: writeKeysFile(ctx.tmp), BENCH_LOG_LEVEL: ctx.config.logLevel, ...options.env },
+    env: {
+      BENCH_DATA_DIR: dataDir,
+      BENCH_CATALOG: BENCH_CATALOG_FILE,
+      BENCH_KEYS: writeKeysFile(ctx.tmp),
+      BENCH_LOG_LEVEL: ctx.config.logLevel,
+      ...options.env,
+    },
     logFile: path.join(ctx.tmp, `${name}.log`),
     // The node flags of `npm start`, so that the figures are those of the service as users run it;
     // --expose-gc only makes global.gc available (figure 6 reads the live heap after a full collection).
@@ -156,7 +211,12 @@ class CpuMeter {
       else this.micros += now - this.openedAt;
     });
     const file = this.profileFile;
-    if (file) this.then(() => (phase === 'start' ? this.child.ask('profile-start', { intervalUs: 250 }) : this.child.ask('profile-stop', { file })));
+    if (file)
+      this.then(() =>
+        phase === 'start'
+          ? this.child.ask('profile-start', { intervalUs: 250 })
+          : this.child.ask('profile-stop', { file }),
+      );
   };
 
   /** Runs `step` after the asks already queued. */
@@ -176,7 +236,9 @@ class CpuMeter {
  * A webhook receiver that takes `delayMs` to answer each delivery, as a slow client system does.
  * It counts what it received, to show the deliveries ran while the load did.
  */
-async function slowReceiver(delayMs: number): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+async function slowReceiver(
+  delayMs: number,
+): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
   let received = 0;
   const receiver = http.createServer((req, res) => {
     req.resume();
@@ -199,13 +261,19 @@ async function slowReceiver(delayMs: number): Promise<{ url: string; received: (
 function webhooksFile(dir: string, url: string): string {
   const file = path.join(dir, 'webhooks.yaml');
   const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-  fs.writeFileSync(file, YAML.stringify({ webhooks: [{ name: 'bench', url, secret, events: Object.keys(EVENT_SCHEMAS) }] }));
+  fs.writeFileSync(
+    file,
+    YAML.stringify({ webhooks: [{ name: 'bench', url, secret, events: Object.keys(EVENT_SCHEMAS) }] }),
+  );
   return file;
 }
 
 /** The bench catalog without its streaks and caps: figure 1's comparison (BENCH_COMPARE_PLAIN). */
 function plainCatalogFile(dir: string): string {
-  const catalog = YAML.parse(fs.readFileSync(BENCH_CATALOG_FILE, 'utf8')) as Record<string, unknown> & { actions?: Record<string, unknown>[]; deliverables?: Record<string, unknown>[] };
+  const catalog = YAML.parse(fs.readFileSync(BENCH_CATALOG_FILE, 'utf8')) as Record<string, unknown> & {
+    actions?: Record<string, unknown>[];
+    deliverables?: Record<string, unknown>[];
+  };
   delete catalog.streaks;
   for (const a of catalog.actions ?? []) delete a.caps;
   for (const d of catalog.deliverables ?? []) delete d.earnCaps;
@@ -230,16 +298,31 @@ async function figure1(ctx: Context): Promise<void> {
   // so that load from other processes on the machine weighs on all of them alike.
   const rounds = config.profile ? 1 : config.rounds;
   const slice = config.durationMs / rounds;
-  log(`figure 1: bare express endpoint vs POST ${PROCESS_PATH}, with webhooks off and on (receiver answering in ${config.webhookReceiverMs} ms), ${config.connections} connections, ${config.durationMs / 1000} s each in ${rounds} alternating round${rounds > 1 ? 's' : ''}${config.profile ? ' (process CPU-profiled)' : ''}`);
+  log(
+    `figure 1: bare express endpoint vs POST ${PROCESS_PATH}, with webhooks off and on (receiver answering in ${config.webhookReceiverMs} ms), ${config.connections} connections, ${config.durationMs / 1000} s each in ${rounds} alternating round${rounds > 1 ? 's' : ''}${config.profile ? ' (process CPU-profiled)' : ''}`,
+  );
   const receiver = await slowReceiver(config.webhookReceiverMs);
   try {
     const bare = await spawn(ctx, 'bare-server.ts', { logFile: path.join(ctx.tmp, 'bare.log') });
     const server = await startServer(ctx, 'fig1');
-    const hooked = await startServer(ctx, 'fig1-webhooks', { env: { BENCH_WEBHOOKS: webhooksFile(ctx.tmp, receiver.url) } });
+    const hooked = await startServer(ctx, 'fig1-webhooks', {
+      env: { BENCH_WEBHOOKS: webhooksFile(ctx.tmp, receiver.url) },
+    });
     const profileFile = path.join(RESULTS_DIR, 'profile-process.cpuprofile');
     // The same request sequence for each side.
-    const side = (name: string, child: Child, outcomes?: Outcomes, profile?: string): Side => ({ name, port: child.ready.port as number, next: mixedBodies({ players: config.players, seed: 1 }), cpu: new CpuMeter(child, profile), runs: [], outcomes });
-    const sides = [side('bare', bare), side('process', server, new Outcomes(), config.profile ? profileFile : undefined), side('process, webhooks on', hooked, new Outcomes())];
+    const side = (name: string, child: Child, outcomes?: Outcomes, profile?: string): Side => ({
+      name,
+      port: child.ready.port as number,
+      next: mixedBodies({ players: config.players, seed: 1 }),
+      cpu: new CpuMeter(child, profile),
+      runs: [],
+      outcomes,
+    });
+    const sides = [
+      side('bare', bare),
+      side('process', server, new Outcomes(), config.profile ? profileFile : undefined),
+      side('process, webhooks on', hooked, new Outcomes()),
+    ];
     if (config.comparePlain) {
       const plain = await startServer(ctx, 'fig1-plain', { env: { BENCH_CATALOG: plainCatalogFile(ctx.tmp) } });
       sides.push(side('process, no streaks or caps', plain, new Outcomes()));
@@ -267,12 +350,18 @@ async function figure1(ctx: Context): Promise<void> {
     await Promise.all([bare.stop(), server.stop(), hooked.stop()]);
     const [b, p, h] = sides.map((x) => summaryOf(mergeResults(x.runs)));
     for (const [x, summary] of sides.slice(0, 3).map((x, i) => [x, [b, p, h][i]] as const)) {
-      log(`  ${x.name}: ${summary.perSecond.toFixed(0)} req/s, p50 ${summary.p50Ms.toFixed(2)} ms, p99 ${summary.p99Ms.toFixed(2)} ms; per round ${x.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}${x.outcomes ? `; outcomes ${JSON.stringify(x.outcomes)}` : ''}`);
+      log(
+        `  ${x.name}: ${summary.perSecond.toFixed(0)} req/s, p50 ${summary.p50Ms.toFixed(2)} ms, p99 ${summary.p99Ms.toFixed(2)} ms; per round ${x.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}${x.outcomes ? `; outcomes ${JSON.stringify(x.outcomes)}` : ''}`,
+      );
     }
     log(`  webhook deliveries received during the run: ${receiver.received()}`);
     // CPU time per answer does not depend on how the load generator shares the cores.
-    const [bareCpuUs, processCpuUs, hookedCpuUs] = sides.slice(0, 3).map((x, i) => x.cpu.micros / [b, p, h][i].requests);
-    log(`  server CPU per answer: bare ${bareCpuUs.toFixed(0)} us, process ${processCpuUs.toFixed(0)} us, with webhooks ${hookedCpuUs.toFixed(0)} us`);
+    const [bareCpuUs, processCpuUs, hookedCpuUs] = sides
+      .slice(0, 3)
+      .map((x, i) => x.cpu.micros / [b, p, h][i].requests);
+    log(
+      `  server CPU per answer: bare ${bareCpuUs.toFixed(0)} us, process ${processCpuUs.toFixed(0)} us, with webhooks ${hookedCpuUs.toFixed(0)} us`,
+    );
     if (config.profile) ctx.profiles.push(profileFile);
     const trace = (stats as { storeTrace?: Record<string, { calls: number; ms: number }> }).storeTrace ?? {};
     const actions = Math.max(1, sides[1].outcomes!.actions);
@@ -296,9 +385,14 @@ async function figure1(ctx: Context): Promise<void> {
     if (plainSide) {
       const plain = summaryOf(mergeResults(plainSide.runs));
       const plainCpuUs = plainSide.cpu.micros / plain.requests;
-      log(`  streaks and caps: server CPU per action ${processCpuUs.toFixed(0)} us with, ${plainCpuUs.toFixed(0)} us without (${((processCpuUs / plainCpuUs - 1) * 100).toFixed(1)} %); without: ${plain.perSecond.toFixed(0)} actions/s, per round ${plainSide.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}; outcomes ${JSON.stringify(plainSide.outcomes)}`);
+      log(
+        `  streaks and caps: server CPU per action ${processCpuUs.toFixed(0)} us with, ${plainCpuUs.toFixed(0)} us without (${((processCpuUs / plainCpuUs - 1) * 100).toFixed(1)} %); without: ${plain.perSecond.toFixed(0)} actions/s, per round ${plainSide.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}; outcomes ${JSON.stringify(plainSide.outcomes)}`,
+      );
       row(ctx, 1, 'server CPU per action: no streaks or caps', plainCpuUs, 'us');
-      row(ctx, 1, 'CPU per action with / without streaks and caps', processCpuUs / plainCpuUs, '', { op: '<=', limit: 1.1 });
+      row(ctx, 1, 'CPU per action with / without streaks and caps', processCpuUs / plainCpuUs, '', {
+        op: '<=',
+        limit: 1.1,
+      });
       ctx.details.figure1Plain = { process: plain, cpuUs: plainCpuUs, outcomes: plainSide.outcomes };
     }
     ctx.details.figure1 = {
@@ -329,7 +423,9 @@ async function figure1(ctx: Context): Promise<void> {
 
 async function figure2(ctx: Context): Promise<void> {
   const { config } = ctx;
-  log(`figure 2: nested actions, ${config.nestedBatch} per request, ${config.nestedConnections} connections, ${config.durationMs / 1000} s`);
+  log(
+    `figure 2: nested actions, ${config.nestedBatch} per request, ${config.nestedConnections} connections, ${config.durationMs / 1000} s`,
+  );
   const server = await startServer(ctx, 'fig2');
   const outcomes = new Outcomes();
   const bodies = mixedBodies({ players: config.players, seed: 2, nested: config.nestedBatch });
@@ -350,7 +446,9 @@ async function figure2(ctx: Context): Promise<void> {
   const s = summaryOf(run);
   const actionsPerSec = outcomes.actions / (run.elapsedMs / 1000);
   const cpuUsPerAction = cpu.micros / outcomes.actions;
-  log(`  nested: ${actionsPerSec.toFixed(0)} actions/s (${s.perSecond.toFixed(1)} requests/s, request p50 ${s.p50Ms.toFixed(0)} ms), server CPU ${cpuUsPerAction.toFixed(0)} us/action; outcomes ${JSON.stringify(outcomes)}`);
+  log(
+    `  nested: ${actionsPerSec.toFixed(0)} actions/s (${s.perSecond.toFixed(1)} requests/s, request p50 ${s.p50Ms.toFixed(0)} ms), server CPU ${cpuUsPerAction.toFixed(0)} us/action; outcomes ${JSON.stringify(outcomes)}`,
+  );
   row(ctx, 2, 'nested throughput', actionsPerSec, 'actions/s', { op: '>=', limit: 10_000, shown: '10,000' });
   row(ctx, 2, 'server CPU per nested action', cpuUsPerAction, 'us');
 
@@ -358,13 +456,28 @@ async function figure2(ctx: Context): Promise<void> {
   const worker = await spawn(ctx, 'worker.ts', { logFile: path.join(ctx.tmp, 'worker-fig2.log') });
   let floor: Record<string, number>;
   try {
-    floor = await worker.ask<Record<string, number>>('store-floor', { file: path.join(ctx.tmp, 'fig2-floor', 'events.sqlite'), concurrency: 100, players: config.players, durationMs: Math.min(config.durationMs, 10_000) });
+    floor = await worker.ask<Record<string, number>>('store-floor', {
+      file: path.join(ctx.tmp, 'fig2-floor', 'events.sqlite'),
+      concurrency: 100,
+      players: config.players,
+      durationMs: Math.min(config.durationMs, 10_000),
+    });
   } finally {
     await worker.stop();
   }
-  log(`  event store alone (one durable append of player and reference per action, 100 in flight): ${floor.actionsPerSec.toFixed(0)} actions/s, ${floor.cpuUsPerAction.toFixed(0)} us CPU per action`);
+  log(
+    `  event store alone (one durable append of player and reference per action, 100 in flight): ${floor.actionsPerSec.toFixed(0)} actions/s, ${floor.cpuUsPerAction.toFixed(0)} us CPU per action`,
+  );
   row(ctx, 2, 'event store alone, 1 append/action', floor.actionsPerSec, 'actions/s');
-  ctx.details.figure2 = { connections: config.nestedConnections, batch: config.nestedBatch, actionsPerSec, cpuUsPerAction, requests: s, outcomes, storeFloor: floor };
+  ctx.details.figure2 = {
+    connections: config.nestedConnections,
+    batch: config.nestedBatch,
+    actionsPerSec,
+    cpuUsPerAction,
+    requests: s,
+    outcomes,
+    storeFloor: floor,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,14 +487,22 @@ async function figure3(ctx: Context): Promise<void> {
   const { config } = ctx;
   const batch = config.lagBatch;
   const requestRate = config.lagRate / batch;
-  log(`figure 3: projection lag at ${config.lagRate} actions/s (${requestRate} requests/s of ${batch} action${batch > 1 ? 's' : ''}) for ${config.lagDurationMs / 1000} s`);
+  log(
+    `figure 3: projection lag at ${config.lagRate} actions/s (${requestRate} requests/s of ${batch} action${batch > 1 ? 's' : ''}) for ${config.lagDurationMs / 1000} s`,
+  );
   const server = await startServer(ctx, 'fig3', { env: { BENCH_TRACK_LAG: '1' } });
   const port = server.ready.port as number;
   const one = mixedActions({ players: config.players, seed: 3 });
   // A failed outer action fails the whole request, so a batch opens with one that cannot fail.
   const body = (outer: ActionBody) => post(JSON.stringify(withNested(outer, batch - 1, one)));
   // Warm-up at the same rate, not measured.
-  await openLoop({ port, rate: requestRate, durationMs: config.warmupMs, connections: config.connections, next: () => body(one(batch > 1 ? 'play' : undefined)) });
+  await openLoop({
+    port,
+    rate: requestRate,
+    durationMs: config.warmupMs,
+    connections: config.connections,
+    next: () => body(one(batch > 1 ? 'play' : undefined)),
+  });
 
   // A sample of acknowledgements is followed by a leaderboard read: the sampled request opens
   // with a purchase by a fresh player, who must be in "Most purchases" once the write is acknowledged.
@@ -410,7 +531,11 @@ async function figure3(ctx: Context): Promise<void> {
       followUps.push(
         (async () => {
           for (let reads = 1; reads <= 1000; reads++) {
-            const r = await send(readAgent, port, { method: 'GET', path: `/v1/admin/leaderboards/lb-buyers?top=1&playerId=${player}`, headers: HEADERS });
+            const r = await send(readAgent, port, {
+              method: 'GET',
+              path: `/v1/admin/leaderboards/lb-buyers?top=1&playerId=${player}`,
+              headers: HEADERS,
+            });
             const seen = r.status === 200 && (JSON.parse(r.body) as { data: { player?: unknown }[] }).data[0]?.player;
             if (seen) {
               visibility.push({ firstRead: reads === 1, msAfterAck: performance.now() - ackAt, reads });
@@ -445,8 +570,19 @@ async function figure3(ctx: Context): Promise<void> {
     achieved,
     drainSeconds: (run.elapsedMs - config.lagDurationMs) / 1000,
     requests: s,
-    lag: { what: 'player-stream append committed -> ProjectionRunner has handled its position', samples: lags.length, p50Ms: percentile(lags, 50), p90Ms: percentile(lags, 90), p99Ms: percentile(lags, 99), maxMs: lags[lags.length - 1] },
-    ackToVisible: { samples: visibility.length, visibleAtFirstRead: firstRead, maxReads: Math.max(0, ...visibility.map((v) => v.reads)) },
+    lag: {
+      what: 'player-stream append committed -> ProjectionRunner has handled its position',
+      samples: lags.length,
+      p50Ms: percentile(lags, 50),
+      p90Ms: percentile(lags, 90),
+      p99Ms: percentile(lags, 99),
+      maxMs: lags[lags.length - 1],
+    },
+    ackToVisible: {
+      samples: visibility.length,
+      visibleAtFirstRead: firstRead,
+      maxReads: Math.max(0, ...visibility.map((v) => v.reads)),
+    },
   };
 }
 
@@ -463,24 +599,45 @@ interface OverviewReads {
 async function figure4(ctx: Context): Promise<void> {
   const { config } = ctx;
   log(`figure 4: writing ${config.rebuildEvents.toLocaleString('en')} events, then rebuilding the read models`);
-  const worker = await spawn(ctx, 'worker.ts', { logFile: path.join(ctx.tmp, 'worker-fig4.log'), execArgv: ['--max-old-space-size=4096'] });
+  const worker = await spawn(ctx, 'worker.ts', {
+    logFile: path.join(ctx.tmp, 'worker-fig4.log'),
+    execArgv: ['--max-old-space-size=4096'],
+  });
   try {
     const file = path.join(ctx.tmp, 'fig4', 'events.sqlite');
-    const gen = await worker.ask<Record<string, number>>('generate', { file, catalogFile: BENCH_CATALOG_FILE, events: config.rebuildEvents, perPlayer: config.rebuildEventsPerPlayer });
-    log(`  generated ${gen.events} events for ${gen.players} players in ${(gen.ms / 1000).toFixed(1)} s (${gen.eventsPerSec.toFixed(0)}/s, ~${gen.avgDataBytes.toFixed(0)} B of data each, file ${(gen.fileBytes / 1024 ** 2).toFixed(0)} MiB)`);
+    const gen = await worker.ask<Record<string, number>>('generate', {
+      file,
+      catalogFile: BENCH_CATALOG_FILE,
+      events: config.rebuildEvents,
+      perPlayer: config.rebuildEventsPerPlayer,
+    });
+    log(
+      `  generated ${gen.events} events for ${gen.players} players in ${(gen.ms / 1000).toFixed(1)} s (${gen.eventsPerSec.toFixed(0)}/s, ~${gen.avgDataBytes.toFixed(0)} B of data each, file ${(gen.fileBytes / 1024 ** 2).toFixed(0)} MiB)`,
+    );
     // The analytics projector's share of the rebuild: the same log without it, just before.
     const without = await worker.ask<Record<string, number>>('rebuild', { file, leaveOut: ['analytics'] });
     log(`  rebuilt without the analytics projector: ${without.eventsPerSec.toFixed(0)} events/s`);
     const profileFile = path.join(RESULTS_DIR, 'profile-rebuild.cpuprofile');
-    const rebuilt = await worker.ask<Record<string, number> & { overview: OverviewReads }>('rebuild', { file, overviewLoads: 20, ...(config.profile ? { profileFile } : {}) });
+    const rebuilt = await worker.ask<Record<string, number> & { overview: OverviewReads }>('rebuild', {
+      file,
+      overviewLoads: 20,
+      ...(config.profile ? { profileFile } : {}),
+    });
     if (config.profile) ctx.profiles.push(profileFile);
-    log(`  rebuilt ${rebuilt.events} events in ${(rebuilt.ms / 1000).toFixed(1)} s: ${rebuilt.eventsPerSec.toFixed(0)} events/s (${rebuilt.scoreDocs} score documents)`);
-    log(`  the Overview's requests over 90 days: p50 ${rebuilt.overview.p50Ms.toFixed(2)} ms, p99 ${rebuilt.overview.p99Ms.toFixed(2)} ms; deliverables over 366 days p50 ${rebuilt.overview.deliverables366DaysP50Ms.toFixed(2)} ms`);
+    log(
+      `  rebuilt ${rebuilt.events} events in ${(rebuilt.ms / 1000).toFixed(1)} s: ${rebuilt.eventsPerSec.toFixed(0)} events/s (${rebuilt.scoreDocs} score documents)`,
+    );
+    log(
+      `  the Overview's requests over 90 days: p50 ${rebuilt.overview.p50Ms.toFixed(2)} ms, p99 ${rebuilt.overview.p99Ms.toFixed(2)} ms; deliverables over 366 days p50 ${rebuilt.overview.deliverables366DaysP50Ms.toFixed(2)} ms`,
+    );
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
     row(ctx, 4, 'event file generation', gen.ms / 1000, 's');
     row(ctx, 4, 'rebuild without the analytics projector', without.eventsPerSec, 'events/s');
     row(ctx, 4, 'rebuild', rebuilt.eventsPerSec, 'events/s', { op: '>=', limit: 100_000, shown: '100,000' });
-    row(ctx, 4, 'Overview request p50 (7 series, 90 days, no HTTP)', rebuilt.overview.p50Ms, 'ms', { op: '<=', limit: 50 });
+    row(ctx, 4, 'Overview request p50 (7 series, 90 days, no HTTP)', rebuilt.overview.p50Ms, 'ms', {
+      op: '<=',
+      limit: 50,
+    });
     ctx.details.figure4 = { generate: gen, rebuildWithoutAnalytics: without, rebuild: rebuilt };
   } finally {
     await worker.stop();
@@ -499,7 +656,12 @@ async function figure5(ctx: Context): Promise<void> {
   const worker = await spawn(ctx, 'worker.ts', { logFile: path.join(ctx.tmp, 'worker-fig5.log') });
   let seeded: Record<string, number>;
   try {
-    seeded = await worker.ask<Record<string, number>>('seed-history', { dataDir, catalogFile: BENCH_CATALOG_FILE, player: veteran, events: config.historyEvents });
+    seeded = await worker.ask<Record<string, number>>('seed-history', {
+      dataDir,
+      catalogFile: BENCH_CATALOG_FILE,
+      player: veteran,
+      events: config.historyEvents,
+    });
   } finally {
     await worker.stop();
   }
@@ -542,7 +704,9 @@ async function figure5(ctx: Context): Promise<void> {
   const v = sortedOf(veteranMs);
   const f = sortedOf(newMs);
   const ratio = percentile(v, 50) / percentile(f, 50);
-  log(`  p50 ${percentile(v, 50).toFixed(2)} ms (${seeded.events} events) vs ${percentile(f, 50).toFixed(2)} ms (new): ratio ${ratio.toFixed(2)}; first request ${firstMs.toFixed(0)} ms; startup ${(startupMs / 1000).toFixed(1)} s`);
+  log(
+    `  p50 ${percentile(v, 50).toFixed(2)} ms (${seeded.events} events) vs ${percentile(f, 50).toFixed(2)} ms (new): ratio ${ratio.toFixed(2)}; first request ${firstMs.toFixed(0)} ms; startup ${(startupMs / 1000).toFixed(1)} s`,
+  );
   row(ctx, 5, 'service start over the history', startupMs / 1000, 's');
   row(ctx, 5, 'first request, long history (cold)', firstMs, 'ms');
   row(ctx, 5, 'p50 long history', percentile(v, 50), 'ms');
@@ -569,7 +733,9 @@ const FIRST_READS_AT = 10_000;
 
 async function figure6(ctx: Context): Promise<void> {
   const { config } = ctx;
-  log(`figure 6: one action for each of ${config.rssPlayers.toLocaleString('en')} players (nested batches of ${config.nestedBatch})`);
+  log(
+    `figure 6: one action for each of ${config.rssPlayers.toLocaleString('en')} players (nested batches of ${config.nestedBatch})`,
+  );
   const server = await startServer(ctx, 'fig6');
   const before = await server.ask<Record<string, number>>('stats');
   const tag = runTag();
@@ -585,7 +751,8 @@ async function figure6(ctx: Context): Promise<void> {
         if (next >= to) return null;
         const batch: ActionBody[] = [];
         // The first action opens the batch: one that cannot fail (a failed outer action fails the request).
-        for (; batch.length < config.nestedBatch && next < to; next++) batch.push(actionBody(playerId(tag, next), `${tag}-m${next}`, random, batch.length ? undefined : 'play'));
+        for (; batch.length < config.nestedBatch && next < to; next++)
+          batch.push(actionBody(playerId(tag, next), `${tag}-m${next}`, random, batch.length ? undefined : 'play'));
         const [outer, ...actions] = batch;
         return post(JSON.stringify(actions.length ? { ...outer, actions } : outer));
       },
@@ -609,7 +776,9 @@ async function figure6(ctx: Context): Promise<void> {
   const reads = await leaderboardReads(port, tag, config.rssPlayers);
   await server.stop();
   const seconds = run.elapsedMs / 1000;
-  log(`  ${outcomes.actions} actions in ${seconds.toFixed(1)} s (${(outcomes.actions / seconds).toFixed(0)}/s); peak RSS ${(stats.maxRssBytes / 1024 ** 2).toFixed(0)} MiB, heap used ${(stats.heapUsedBytes / 1024 ** 2).toFixed(0)} MiB, live heap after a full GC ${(afterGc.heapUsedBytes / 1024 ** 2).toFixed(0)} MiB (RSS ${(afterGc.rssBytes / 1024 ** 2).toFixed(0)} MiB)`);
+  log(
+    `  ${outcomes.actions} actions in ${seconds.toFixed(1)} s (${(outcomes.actions / seconds).toFixed(0)}/s); peak RSS ${(stats.maxRssBytes / 1024 ** 2).toFixed(0)} MiB, heap used ${(stats.heapUsedBytes / 1024 ** 2).toFixed(0)} MiB, live heap after a full GC ${(afterGc.heapUsedBytes / 1024 ** 2).toFixed(0)} MiB (RSS ${(afterGc.rssBytes / 1024 ** 2).toFixed(0)} MiB)`,
+  );
   row(ctx, 6, `loading ${config.rssPlayers.toLocaleString('en')} players`, outcomes.actions / seconds, 'actions/s');
   row(ctx, 6, 'live heap after full GC', afterGc.heapUsedBytes / 1024 ** 2, 'MiB');
   row(ctx, 6, 'RSS after full GC', afterGc.rssBytes / 1024 ** 2, 'MiB');
@@ -618,11 +787,20 @@ async function figure6(ctx: Context): Promise<void> {
   // per-player structure (caches, read models) grows linearly, so the line bounds what 1,000,000 players take.
   const perPlayerBytes = (stats.maxRssBytes - atHalf.maxRssBytes) / (config.rssPlayers - half);
   const projectedBytes = stats.maxRssBytes + perPlayerBytes * Math.max(0, MILLION - config.rssPlayers);
-  log(`  peak RSS grew ${(perPlayerBytes / 1024).toFixed(2)} KiB per player: ${(projectedBytes / GIB).toFixed(2)} GiB projected at ${MILLION.toLocaleString('en')} players`);
+  log(
+    `  peak RSS grew ${(perPlayerBytes / 1024).toFixed(2)} KiB per player: ${(projectedBytes / GIB).toFixed(2)} GiB projected at ${MILLION.toLocaleString('en')} players`,
+  );
   row(ctx, 6, 'peak RSS added per player', perPlayerBytes / 1024, 'KiB');
-  row(ctx, 6, 'peak RSS projected at 1,000,000 players', projectedBytes / 1024 ** 2, 'MiB', { op: '<=', limit: (2 * GIB) / 1024 ** 2, shown: '2048 (2 GiB)' });
+  row(ctx, 6, 'peak RSS projected at 1,000,000 players', projectedBytes / 1024 ** 2, 'MiB', {
+    op: '<=',
+    limit: (2 * GIB) / 1024 ** 2,
+    shown: '2048 (2 GiB)',
+  });
   const players = config.rssPlayers.toLocaleString('en');
-  for (const [at, r] of [[early, readsEarly], [config.rssPlayers, reads]] as const) {
+  for (const [at, r] of [
+    [early, readsEarly],
+    [config.rssPlayers, reads],
+  ] as const) {
     if (!r) continue;
     log(
       `  leaderboard over ${at.toLocaleString('en')} players, p50 of one request at a time: top 10 ${r.top10P50Ms.toFixed(2)} ms, top 1,000 ${r.top1000P50Ms.toFixed(2)} ms; ` +
@@ -630,16 +808,38 @@ async function figure6(ctx: Context): Promise<void> {
     );
   }
   const targets = { top10P50Ms: 5, rankP50Ms: 5, aroundP50Ms: 10, top1000P50Ms: 50 } as const;
-  const names = { top10P50Ms: 'top 10', rankP50Ms: "a player's rank (top=1, playerId)", aroundP50Ms: 'around me (around=5)', top1000P50Ms: 'top 1,000' } as const;
+  const names = {
+    top10P50Ms: 'top 10',
+    rankP50Ms: "a player's rank (top=1, playerId)",
+    aroundP50Ms: 'around me (around=5)',
+    top1000P50Ms: 'top 1,000',
+  } as const;
   for (const key of Object.keys(targets) as (keyof typeof targets)[]) {
     if (readsEarly) row(ctx, 6, `${names[key]} at ${early.toLocaleString('en')} players, p50`, readsEarly[key], 'ms');
     row(ctx, 6, `${names[key]} at ${players} players, p50`, reads[key], 'ms', { op: '<=', limit: targets[key] });
     // "Never scans" in numbers: the same read on the full board and on the small one.
     const small = readsEarly?.[key];
     const large = reads[key];
-    if (small != null && large !== null) row(ctx, 6, `${names[key]}: ${players} / ${early.toLocaleString('en')} players`, large / small, 'x', { op: '<=', limit: 3 });
+    if (small != null && large !== null)
+      row(ctx, 6, `${names[key]}: ${players} / ${early.toLocaleString('en')} players`, large / small, 'x', {
+        op: '<=',
+        limit: 3,
+      });
   }
-  ctx.details.figure6 = { players: config.rssPlayers, seconds, perPlayerBytes, projectedBytes, atHalf, outcomes, requests: summaryOf(run), leaderboardReads: reads, leaderboardReadsEarly: readsEarly && { players: early, ...readsEarly }, before, after: stats, afterFullGc: afterGc };
+  ctx.details.figure6 = {
+    players: config.rssPlayers,
+    seconds,
+    perPlayerBytes,
+    projectedBytes,
+    atHalf,
+    outcomes,
+    requests: summaryOf(run),
+    leaderboardReads: reads,
+    leaderboardReadsEarly: readsEarly && { players: early, ...readsEarly },
+    before,
+    after: stats,
+    afterFullGc: afterGc,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,27 +849,43 @@ async function figure7(ctx: Context): Promise<void> {
   const { config } = ctx;
   log(`figure 7: a restart of the service over ${config.restartEvents.toLocaleString('en')} events`);
   const dataDir = fs.mkdtempSync(path.join(ctx.tmp, 'fig7-'));
-  const worker = await spawn(ctx, 'worker.ts', { logFile: path.join(ctx.tmp, 'worker-fig7.log'), execArgv: ['--max-old-space-size=4096'] });
+  const worker = await spawn(ctx, 'worker.ts', {
+    logFile: path.join(ctx.tmp, 'worker-fig7.log'),
+    execArgv: ['--max-old-space-size=4096'],
+  });
   let gen: Record<string, number>;
   try {
-    gen = await worker.ask<Record<string, number>>('generate', { file: path.join(dataDir, 'events.sqlite'), catalogFile: BENCH_CATALOG_FILE, events: config.restartEvents, perPlayer: config.rebuildEventsPerPlayer });
+    gen = await worker.ask<Record<string, number>>('generate', {
+      file: path.join(dataDir, 'events.sqlite'),
+      catalogFile: BENCH_CATALOG_FILE,
+      events: config.restartEvents,
+      perPlayer: config.rebuildEventsPerPlayer,
+    });
   } finally {
     await worker.stop();
   }
-  log(`  generated ${gen.events} events for ${gen.players} players; first start (builds the read models from the log and keeps them in their file)`);
+  log(
+    `  generated ${gen.events} events for ${gen.players} players; first start (builds the read models from the log and keeps them in their file)`,
+  );
   const first = await startedUntilCaughtUp(ctx, 'fig7-first', dataDir);
   await first.child.stop();
   const again = await startedUntilCaughtUp(ctx, 'fig7-restart', dataDir);
   await again.child.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  log(`  first start ${(first.ms / 1000).toFixed(1)} s; restart ${(again.ms / 1000).toFixed(2)} s (process start to answering, read models at the log's head)`);
+  log(
+    `  first start ${(first.ms / 1000).toFixed(1)} s; restart ${(again.ms / 1000).toFixed(2)} s (process start to answering, read models at the log's head)`,
+  );
   row(ctx, 7, 'first start (read models built from the log)', first.ms / 1000, 's');
   row(ctx, 7, 'restart to ready', again.ms / 1000, 's', { op: '<=', limit: 5 });
   ctx.details.figure7 = { generate: gen, firstStartMs: first.ms, restartMs: again.ms };
 }
 
 /** Starts the service over `dataDir`; how long from spawning it until it answers with its read models at the log's head. */
-async function startedUntilCaughtUp(ctx: Context, name: string, dataDir: string): Promise<{ child: Child; ms: number }> {
+async function startedUntilCaughtUp(
+  ctx: Context,
+  name: string,
+  dataDir: string,
+): Promise<{ child: Child; ms: number }> {
   const spawned = performance.now();
   const child = await startServer(ctx, name, { dataDir });
   for (;;) {
@@ -700,7 +916,9 @@ interface LeaderboardReads {
 /** Figure 6's reads of the all-time board, one request at a time, over the first `players` players of the load order. */
 async function leaderboardReads(port: number, tag: string, players: number): Promise<LeaderboardReads> {
   const agent = newAgent(1);
-  const timed = async (path: string): Promise<[number, { data: { player?: { rank: number } | null; around?: unknown[] }[] }]> => {
+  const timed = async (
+    path: string,
+  ): Promise<[number, { data: { player?: { rank: number } | null; around?: unknown[] }[] }]> => {
     const startedAt = performance.now();
     const answer = await send(agent, port, { method: 'GET', path, headers: HEADERS });
     const ms = performance.now() - startedAt;
@@ -730,7 +948,15 @@ async function leaderboardReads(port: number, tag: string, players: number): Pro
       if (!Array.isArray(aroundBody.data[0].around)) aroundServed = false;
     }
     const ranks = sortedOf(rank);
-    return { top10P50Ms: p50(top10), top1000P50Ms: p50(top1000), rankP50Ms: percentile(ranks, 50), rankMaxMs: ranks[ranks.length - 1], aroundP50Ms: aroundServed ? p50(around) : null, sampled, lowestRank };
+    return {
+      top10P50Ms: p50(top10),
+      top1000P50Ms: p50(top1000),
+      rankP50Ms: percentile(ranks, 50),
+      rankMaxMs: ranks[ranks.length - 1],
+      aroundP50Ms: aroundServed ? p50(around) : null,
+      sampled,
+      lowestRank,
+    };
   } finally {
     agent.destroy();
   }
@@ -748,9 +974,16 @@ function formatValue(value: number | null, unit: string): string {
 
 function table(rows: Row[]): string {
   const header = ['#', 'figure', 'measured', 'target', 'result'];
-  const lines = rows.map((r) => [String(r.figure), r.name, formatValue(r.value, r.unit), r.target, r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL']);
+  const lines = rows.map((r) => [
+    String(r.figure),
+    r.name,
+    formatValue(r.value, r.unit),
+    r.target,
+    r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ');
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ');
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(fmt)].join('\n');
 }
 
@@ -767,16 +1000,31 @@ function cpuTimes(): { total: number; steal: number } | null {
 
 /** The code measured: others edit the tree while benchmarks run, so record what it was. */
 function codeVersion(): { commit: string | null; changedFiles: string[] } {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: path.resolve(BENCH_DIR, '..'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: path.resolve(BENCH_DIR, '..'),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   try {
-    const changed = git('status', '--porcelain').split('\n').filter((l) => l.trim() && !l.slice(3).startsWith('bench/'));
+    const changed = git('status', '--porcelain')
+      .split('\n')
+      .filter((l) => l.trim() && !l.slice(3).startsWith('bench/'));
     return { commit: git('rev-parse', 'HEAD').trim(), changedFiles: changed.map((l) => l.trim()) };
   } catch {
     return { commit: null, changedFiles: [] };
   }
 }
 
-const FIGURES: Record<number, (ctx: Context) => Promise<void>> = { 1: figure1, 2: figure2, 3: figure3, 4: figure4, 5: figure5, 6: figure6, 7: figure7 };
+const FIGURES: Record<number, (ctx: Context) => Promise<void>> = {
+  1: figure1,
+  2: figure2,
+  3: figure3,
+  4: figure4,
+  5: figure5,
+  6: figure6,
+  7: figure7,
+};
 
 async function main(): Promise<void> {
   const config = readBenchConfig();
@@ -788,7 +1036,9 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const cpuBefore = cpuTimes();
   const version = codeVersion();
-  log(`${config.quick ? 'quick' : 'full'} run of figures ${[...config.only].join(', ')} on ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}; code ${version.commit?.slice(0, 7) ?? '?'}${version.changedFiles.length ? ` + ${version.changedFiles.length} uncommitted files` : ''}; temp ${tmp}`);
+  log(
+    `${config.quick ? 'quick' : 'full'} run of figures ${[...config.only].join(', ')} on ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}; code ${version.commit?.slice(0, 7) ?? '?'}${version.changedFiles.length ? ` + ${version.changedFiles.length} uncommitted files` : ''}; temp ${tmp}`,
+  );
   for (const figure of [...config.only].sort()) {
     try {
       await FIGURES[figure](ctx);
@@ -815,7 +1065,10 @@ async function main(): Promise<void> {
     console.log(`${path.relative(process.cwd(), file)}:\n${formatSummary(summary, inclusive)}\n`);
   }
   const cpuAfter = cpuTimes();
-  const stealPct = cpuBefore && cpuAfter && cpuAfter.total > cpuBefore.total ? (100 * (cpuAfter.steal - cpuBefore.steal)) / (cpuAfter.total - cpuBefore.total) : null;
+  const stealPct =
+    cpuBefore && cpuAfter && cpuAfter.total > cpuBefore.total
+      ? (100 * (cpuAfter.steal - cpuBefore.steal)) / (cpuAfter.total - cpuBefore.total)
+      : null;
   const result = {
     startedAt: new Date(started).toISOString(),
     code: version,
@@ -823,7 +1076,13 @@ async function main(): Promise<void> {
     // Other processes on the machine skew every figure: the load averages tell whether there were.
     loadAverage: { before: loadBefore, after: os.loadavg() },
     cpuStealPct: stealPct,
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, totalMemBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model,
+      totalMemBytes: os.totalmem(),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
     config: { ...config, only: [...config.only] },
     rows: ctx.rows,
     details: ctx.details,
@@ -832,7 +1091,12 @@ async function main(): Promise<void> {
   };
   const out = path.join(RESULTS_DIR, 'latest.json');
   fs.writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-  log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; CPU time stolen by the hypervisor ${stealPct === null ? 'n/a' : `${stealPct.toFixed(1)} %`}`);
+  log(
+    `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; CPU time stolen by the hypervisor ${stealPct === null ? 'n/a' : `${stealPct.toFixed(1)} %`}`,
+  );
   log(`done in ${totalSeconds.toFixed(0)} s; results in ${path.relative(process.cwd(), out)}`);
   if (config.keep) log(`kept ${tmp}`);
   else fs.rmSync(tmp, { recursive: true, force: true });

@@ -25,7 +25,12 @@ export interface SeedEvent {
   data: unknown;
 }
 
-export const SEED_METADATA: EventMetadata = { correlationId: 'bench-seed', causationId: 'bench-seed', keyName: 'bench', catalogVersion: 1 };
+export const SEED_METADATA: EventMetadata = {
+  correlationId: 'bench-seed',
+  causationId: 'bench-seed',
+  keyName: 'bench',
+  catalogVersion: 1,
+};
 
 export async function loadBenchCatalog(file: string): Promise<{ catalog: Catalog; hash: string }> {
   const loaded = await loadCatalogFile(file);
@@ -37,7 +42,17 @@ export async function loadBenchCatalog(file: string): Promise<{ catalog: Catalog
 export async function publishBenchCatalog(events: EventStore, catalog: Catalog, hash: string): Promise<void> {
   await checkStoreFormat(events, true);
   const jobs = new SqliteJobScheduler(':memory:');
-  const deps = { events, players: new PlayerStates(events), stocks: new StockStates(events), jobs, catalog: () => ({ version: 0, catalog }), now: Date.now, random: Math.random, newUid: newEventId, idempotencyRetentionMs: 0 };
+  const deps = {
+    events,
+    players: new PlayerStates(events),
+    stocks: new StockStates(events),
+    jobs,
+    catalog: () => ({ version: 0, catalog }),
+    now: Date.now,
+    random: Math.random,
+    newUid: newEventId,
+    idempotencyRetentionMs: 0,
+  };
   const published = await publishCatalog(deps, catalog, hash, Date.now(), SEED_METADATA);
   await jobs.close();
   if (!published.ok) throw new Error(published.failure.message);
@@ -65,14 +80,37 @@ export function* playerHistory(
     const body = actionBody(player, `${options.refPrefix}-${i}`, random);
     const ts = options.startTs + i * options.stepMs;
     const newUid = () => (uid++).toString(16).padStart(32, '0');
-    const cmd = { playerId: player, referenceId: body.referenceId, name: body.name, timestamp: ts, multiplier: 1, details: body.details ?? [] };
-    const decision = decideProcessAction(cmd, { player: state, playerRevision: revision, referenceTaken: false, activationsTaken: exhausted }, { now: ts, random, newUid, catalog });
+    const cmd = {
+      playerId: player,
+      referenceId: body.referenceId,
+      name: body.name,
+      timestamp: ts,
+      multiplier: 1,
+      details: body.details ?? [],
+    };
+    const decision = decideProcessAction(
+      cmd,
+      { player: state, playerRevision: revision, referenceTaken: false, activationsTaken: exhausted },
+      { now: ts, random, newUid, catalog },
+    );
     if (!decision.ok) continue;
     for (const write of decision.value.writes) {
       for (const e of write.events) {
         if (write.stream === stream) {
           revision++;
-          evolve(state, playerEventOf({ id: '', type: e.type, data: e.data, metadata: SEED_METADATA, streamName: stream, revision, position: 0, createdAt: ts })!);
+          evolve(
+            state,
+            playerEventOf({
+              id: '',
+              type: e.type,
+              data: e.data,
+              metadata: SEED_METADATA,
+              streamName: stream,
+              revision,
+              position: 0,
+              createdAt: ts,
+            })!,
+          );
         }
         yield { stream: write.stream, type: e.type, data: e.data };
       }
@@ -84,7 +122,12 @@ export function* playerHistory(
  * Appends a player's history in batches of about `batchSize` of its own events: each batch one
  * atomic append of the player's stream at its exact revision and the new streams of its actions.
  */
-export async function appendHistory(events: EventStore, player: string, history: Iterable<SeedEvent>, batchSize: number): Promise<number> {
+export async function appendHistory(
+  events: EventStore,
+  player: string,
+  history: Iterable<SeedEvent>,
+  batchSize: number,
+): Promise<number> {
   const own = playerStream(player);
   let expected: number | 'no_stream' = 'no_stream';
   let batch = new Map<string, SeedEvent[]>();

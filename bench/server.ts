@@ -62,7 +62,12 @@ async function main(): Promise<void> {
       events[op] = async (...args: unknown[]) => {
         const appends = op === 'appendToStreams' ? (args[0] as { stream: string; events: unknown[] }[]) : [];
         // An atomic append is named by the kinds of the streams it writes together.
-        const streams = op === 'appendToStreams' ? appends.map((a) => kindOf(a.stream)).join('+') : typeof args[0] === 'string' ? kindOf(args[0]) : '';
+        const streams =
+          op === 'appendToStreams'
+            ? appends.map((a) => kindOf(a.stream)).join('+')
+            : typeof args[0] === 'string'
+              ? kindOf(args[0])
+              : '';
         const kind = `${op} ${streams}`.trim();
         const t0 = performance.now();
         try {

@@ -20,12 +20,19 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'events.sqlite');
   try {
     const worker = await startChild(path.join(__dirname, 'worker.ts'), { logFile: path.join(dir, 'worker.log') });
-    const generated = await worker.ask<{ events: number; players: number; head: number }>('generate', { file, catalogFile: BENCH_CATALOG_FILE, events: count }, 60 * 60_000);
+    const generated = await worker.ask<{ events: number; players: number; head: number }>(
+      'generate',
+      { file, catalogFile: BENCH_CATALOG_FILE, events: count },
+      60 * 60_000,
+    );
     await worker.stop();
     const text = fs.readFileSync(BENCH_CATALOG_FILE, 'utf8');
     const purchase = /(identifier: purchase[^\n]*\n(?:[^\n]*\n)*?\s*points: )(\d+)/;
     if (!purchase.test(text)) throw new Error('bench catalog: no purchase action with points');
-    const draft = parseCatalog(text.replace(purchase, (_m, head: string, points: string) => `${head}${Number(points) * 2}`), 'draft.yaml');
+    const draft = parseCatalog(
+      text.replace(purchase, (_m, head: string, points: string) => `${head}${Number(points) * 2}`),
+      'draft.yaml',
+    );
     if (!draft.ok) throw new Error(draft.problems.join('\n'));
 
     const events = new SqliteEventStore(file, { readonly: true });
@@ -39,12 +46,18 @@ async function main(): Promise<void> {
     const cpu = process.cpuUsage(cpu0);
     const heapMiB = (process.memoryUsage().heapUsed - heap0) / 1024 ** 2;
     await events.close();
-    console.log(`${generated.events.toLocaleString('en-US')} player events of ${generated.players.toLocaleString('en-US')} players, log head ${generated.head.toLocaleString('en-US')}`);
+    console.log(
+      `${generated.events.toLocaleString('en-US')} player events of ${generated.players.toLocaleString('en-US')} players, log head ${generated.head.toLocaleString('en-US')}`,
+    );
     // The rate counts every event of the log read, as figure 4's rebuild does; player events are the ones replayed.
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-    console.log(`simulate: ${generated.head.toLocaleString('en-US')} events read, ${report.eventsReplayed.toLocaleString('en-US')} player events replayed (${report.actionsRedecided.toLocaleString('en-US')} actions decided again) in ${seconds.toFixed(1)} s: ${Math.round(generated.head / seconds).toLocaleString('en-US')} events/s (${Math.round(generated.head / cpuSeconds).toLocaleString('en-US')} per CPU second)`);
+    console.log(
+      `simulate: ${generated.head.toLocaleString('en-US')} events read, ${report.eventsReplayed.toLocaleString('en-US')} player events replayed (${report.actionsRedecided.toLocaleString('en-US')} actions decided again) in ${seconds.toFixed(1)} s: ${Math.round(generated.head / seconds).toLocaleString('en-US')} events/s (${Math.round(generated.head / cpuSeconds).toLocaleString('en-US')} per CPU second)`,
+    );
     if (profile) console.log(formatSummary(summarizeProfile(profile, 25), projectInclusive(profile, 25)));
-    console.log(`  CPU ${cpuSeconds.toFixed(1)} s, heap +${heapMiB.toFixed(0)} MiB; ${report.playersAffected.toLocaleString('en-US')} players affected, ${report.problems.length} problems`);
+    console.log(
+      `  CPU ${cpuSeconds.toFixed(1)} s, heap +${heapMiB.toFixed(0)} MiB; ${report.playersAffected.toLocaleString('en-US')} players affected, ${report.problems.length} problems`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -58,7 +58,16 @@ async function generate(request: IpcRequest) {
   // A template: the streams each event goes to and its JSON; `perPlayer` is the count of the player's own events.
   const shapes: { stream: string; type: string; json: string }[][] = [];
   for (let t = 0; t < templates; t++) {
-    const history = [...playerHistory(catalog, TEMPLATE_PLAYER, { actions: perPlayer * 2, maxEvents: perPlayer, startTs: startTs + t * 3_600_000, stepMs: Math.floor(span / perPlayer), refPrefix: TEMPLATE_REF, seed: 1000 + t })];
+    const history = [
+      ...playerHistory(catalog, TEMPLATE_PLAYER, {
+        actions: perPlayer * 2,
+        maxEvents: perPlayer,
+        startTs: startTs + t * 3_600_000,
+        stepMs: Math.floor(span / perPlayer),
+        refPrefix: TEMPLATE_REF,
+        seed: 1000 + t,
+      }),
+    ];
     shapes.push(history.map((e) => ({ stream: e.stream, type: e.type, json: JSON.stringify(e.data) })));
   }
   const templateMs = performance.now() - started;
@@ -81,7 +90,10 @@ async function generate(request: IpcRequest) {
         .join(player)
         .split(TEMPLATE_REF)
         .join(refPrefix)
-        .replace(/\b[0-9a-f]{32}\b/g, (uid) => uids.get(uid) ?? (uids.set(uid, newEventId().replace(/-/g, '')), uids.get(uid)!));
+        .replace(
+          /\b[0-9a-f]{32}\b/g,
+          (uid) => uids.get(uid) ?? (uids.set(uid, newEventId().replace(/-/g, '')), uids.get(uid)!),
+        );
     const byStream = new Map<string, NewEvent[]>();
     for (const e of shape) {
       const json = own(e.json);
@@ -91,7 +103,11 @@ async function generate(request: IpcRequest) {
       list.push({ id: newEventId(), type: e.type, data: JSON.parse(json) as unknown, metadata: SEED_METADATA });
       byStream.set(stream, list);
     }
-    inFlight.push(events.appendToStreams([...byStream].map(([stream, list]) => ({ stream, events: list, expectedRevision: 'no_stream' as const }))));
+    inFlight.push(
+      events.appendToStreams(
+        [...byStream].map(([stream, list]) => ({ stream, events: list, expectedRevision: 'no_stream' as const })),
+      ),
+    );
     if (inFlight.length >= 20) await Promise.all(inFlight.splice(0));
     written += shape.length;
     players++;
@@ -100,7 +116,16 @@ async function generate(request: IpcRequest) {
   const head = await events.headPosition();
   await events.close();
   const ms = performance.now() - started;
-  return { events: written, players, head, ms, templateMs, eventsPerSec: written / (ms / 1000), avgDataBytes: dataBytes / written, fileBytes: fileBytes(file) };
+  return {
+    events: written,
+    players,
+    head,
+    ms,
+    templateMs,
+    eventsPerSec: written / (ms / 1000),
+    avgDataBytes: dataBytes / written,
+    fileBytes: fileBytes(file),
+  };
 }
 
 /** Figure 5's data directory: one player with `events` prior events, straight from the decider. */
@@ -118,7 +143,14 @@ async function seedHistory(request: IpcRequest) {
   const written = await appendHistory(
     events,
     player,
-    playerHistory(catalog, player, { actions: count * 2, maxEvents: count, startTs: Date.now() - (count + 60) * stepMs, stepMs, refPrefix: `${runTag()}-hist`, seed: 7 }),
+    playerHistory(catalog, player, {
+      actions: count * 2,
+      maxEvents: count,
+      startTs: Date.now() - (count + 60) * stepMs,
+      stepMs,
+      refPrefix: `${runTag()}-hist`,
+      seed: 7,
+    }),
     1000,
   );
   await events.close();
@@ -135,7 +167,12 @@ async function rebuild(request: IpcRequest) {
   const head = await events.headPosition();
   const store = new MemoryReadStore();
   const leaveOut = (request.leaveOut as string[] | undefined) ?? [];
-  const runner = new ProjectionRunner(events, store, PROJECTORS.filter((p) => !leaveOut.includes(p.name)), pino({ level: 'silent' }));
+  const runner = new ProjectionRunner(
+    events,
+    store,
+    PROJECTORS.filter((p) => !leaveOut.includes(p.name)),
+    pino({ level: 'silent' }),
+  );
   const stop = request.profileFile ? await startCpuProfile(1000) : null;
   const cpu0 = process.cpuUsage();
   const started = performance.now();
@@ -148,7 +185,16 @@ async function rebuild(request: IpcRequest) {
   await runner.stop();
   await events.close();
   const overview = request.overviewLoads ? await overviewReads(store, Number(request.overviewLoads)) : null;
-  return { events: head, done, ms, eventsPerSec: head / (ms / 1000), cpuMs: (cpu.user + cpu.system) / 1000, scoreDocs: scores, maxRssBytes: process.resourceUsage().maxRSS * 1024, overview };
+  return {
+    events: head,
+    done,
+    ms,
+    eventsPerSec: head / (ms / 1000),
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    scoreDocs: scores,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    overview,
+  };
 }
 
 /** The series the console's Overview asks for on each load. */
@@ -162,7 +208,11 @@ const OVERVIEW_SERIES = ['active-players', 'actions', 'points', 'deliverables', 
 async function overviewReads(store: ReadStore, loads: number) {
   const route = analyticsRoute({ store }) as JsonRoute<unknown>;
   const day = (back: number) => new Date(Date.now() - back * DAY).toISOString().slice(0, 10);
-  const timed = async (series: string, from: string, to: string): Promise<{ ms: number; points: number; bytes: number }> => {
+  const timed = async (
+    series: string,
+    from: string,
+    to: string,
+  ): Promise<{ ms: number; points: number; bytes: number }> => {
     const started = performance.now();
     const input = route.parse({ body: undefined, params: { series }, query: { from, to }, header: () => undefined });
     if (!input.ok) throw new Error(input.failure.message);
@@ -183,7 +233,8 @@ async function overviewReads(store: ReadStore, loads: number) {
   }
   const year: number[] = [];
   for (let i = 0; i < loads; i++) year.push((await timed('deliverables', day(365), day(0))).ms);
-  const p = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((q / 100) * values.length))];
+  const p = (values: number[], q: number) =>
+    [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((q / 100) * values.length))];
   const all = Object.values(bySeries).flat();
   return {
     loads,
@@ -221,8 +272,24 @@ async function storeFloor(request: IpcRequest) {
       const reference = referenceStream(referenceId);
       const revision = revisions.get(player) ?? -1;
       const appended = await events.appendToStreams([
-        { stream: player, events: [event('ActionProcessed', { referenceId, pad: 'p'.repeat(900) })], expectedRevision: revision === -1 ? 'no_stream' : revision },
-        { stream: reference, events: [event('ReferenceRecorded', { referenceId, playerId: player, actionName: 'bench', playerRevision: revision + 1, pad: 'r'.repeat(40) })], expectedRevision: 'no_stream' },
+        {
+          stream: player,
+          events: [event('ActionProcessed', { referenceId, pad: 'p'.repeat(900) })],
+          expectedRevision: revision === -1 ? 'no_stream' : revision,
+        },
+        {
+          stream: reference,
+          events: [
+            event('ReferenceRecorded', {
+              referenceId,
+              playerId: player,
+              actionName: 'bench',
+              playerRevision: revision + 1,
+              pad: 'r'.repeat(40),
+            }),
+          ],
+          expectedRevision: 'no_stream',
+        },
       ]);
       revisions.set(player, appended.revisions[player]);
       actions++;

@@ -13,7 +13,10 @@ export const SERVER_KEY = 'bench-server-key-0123456789abcdef';
 /** The keys file of the service under test: one Server key, with no rate limit. */
 export function writeKeysFile(dir: string): string {
   const file = path.join(dir, 'keys.yaml');
-  fs.writeFileSync(file, ['keys:', `  - { name: bench, tier: Server, key: "${SERVER_KEY}", rateLimit: { perSecond: 0 } }`, ''].join('\n'));
+  fs.writeFileSync(
+    file,
+    ['keys:', `  - { name: bench, tier: Server, key: "${SERVER_KEY}", rateLimit: { perSecond: 0 } }`, ''].join('\n'),
+  );
   return file;
 }
 
@@ -24,7 +27,8 @@ export const prng = seededRandom;
 export const runTag = (): string => randomBytes(4).toString('hex');
 
 /** A canonical player uuid from a run tag (8 hex) and an index. */
-export const playerId = (tag: string, index: number): string => `${tag}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
+export const playerId = (tag: string, index: number): string =>
+  `${tag}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
 
 export interface ActionBody {
   name: string;
@@ -72,7 +76,12 @@ export function detailsFor(name: string, random: () => number): { name: string; 
 }
 
 /** One action of the mix for a player. */
-export function actionBody(player: string, referenceId: string, random: () => number, name = pickAction(random)): ActionBody {
+export function actionBody(
+  player: string,
+  referenceId: string,
+  random: () => number,
+  name = pickAction(random),
+): ActionBody {
   const details = detailsFor(name, random);
   return details ? { name, referenceId, playerId: player, details } : { name, referenceId, playerId: player };
 }

@@ -36,7 +36,8 @@ export async function diffCatalog(events: EventStore, file: string): Promise<num
     for (const [field, before, after] of settings) await writeLine(`  ~ ${field}: ${shown(before)} -> ${shown(after)}`);
   }
   for (const section of CATALOG_SECTIONS) {
-    for (const line of sectionDiff(section, published?.catalog[section] ?? [], loaded.catalog[section])) await writeLine(line);
+    for (const line of sectionDiff(section, published?.catalog[section] ?? [], loaded.catalog[section]))
+      await writeLine(line);
   }
   return 0;
 }

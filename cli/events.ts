@@ -19,7 +19,8 @@ export interface EventsOptions {
 
 /** `events`: one stream, readable or as NDJSON. Exit 1 when the stream has no events. */
 export async function showEvents(events: EventStore, options: EventsOptions): Promise<number> {
-  if ((options.player === undefined) === (options.stream === undefined)) throw new UsageError('events: give exactly one of --player <id> or --stream <name>');
+  if ((options.player === undefined) === (options.stream === undefined))
+    throw new UsageError('events: give exactly one of --player <id> or --stream <name>');
   let stream = options.stream!;
   if (options.player !== undefined) {
     const playerId = canonicalPlayerId(options.player);

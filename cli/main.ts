@@ -77,7 +77,8 @@ The event store is DATA_DIR/events.sqlite, opened read-only (the server may be r
 KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
 
 /** The package's version, read where the CLI runs from. */
-const VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -101,7 +102,8 @@ async function openEventStore(config: RunConfig): Promise<EventStore> {
   if (config.eventStoreUrl) events = await KurrentDbEventStore.connect(config.eventStoreUrl);
   else {
     const file = path.join(config.dataDir, 'events.sqlite');
-    if (!fs.existsSync(file)) throw new Error(`no event store at ${file}: set DATA_DIR to the service's data directory, or EVENTSTORE_URL`);
+    if (!fs.existsSync(file))
+      throw new Error(`no event store at ${file}: set DATA_DIR to the service's data directory, or EVENTSTORE_URL`);
     // WAL lets this reader in while the server writes.
     events = new SqliteEventStore(file, { readonly: true });
   }
@@ -137,20 +139,70 @@ async function run(argv: string[]): Promise<number> {
   const config = readRunConfig();
   switch (command) {
     case 'events': {
-      const { values } = args(rest, { player: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
-      return withEvents(config, (events) => showEvents(events, { player: values.player, stream: values.stream, from: position(values.from, '--from'), json: values.json }));
+      const { values } = args(
+        rest,
+        {
+          player: { type: 'string' },
+          stream: { type: 'string' },
+          from: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+        command,
+      );
+      return withEvents(config, (events) =>
+        showEvents(events, {
+          player: values.player,
+          stream: values.stream,
+          from: position(values.from, '--from'),
+          json: values.json,
+        }),
+      );
     }
     case 'trace': {
-      const { values } = args(rest, { reference: { type: 'string' }, provision: { type: 'string' }, opening: { type: 'string' }, player: { type: 'string' }, json: { type: 'boolean', default: false } }, command);
-      return withEvents(config, (events) => showTrace(events, { reference: values.reference, provision: values.provision, opening: values.opening, player: values.player, json: values.json }));
+      const { values } = args(
+        rest,
+        {
+          reference: { type: 'string' },
+          provision: { type: 'string' },
+          opening: { type: 'string' },
+          player: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+        command,
+      );
+      return withEvents(config, (events) =>
+        showTrace(events, {
+          reference: values.reference,
+          provision: values.provision,
+          opening: values.opening,
+          player: values.player,
+          json: values.json,
+        }),
+      );
     }
     case 'export': {
-      const { values } = args(rest, { from: { type: 'string' }, types: { type: 'string' }, streams: { type: 'string' } }, command);
-      const listed = (text: string | undefined) => (text === undefined ? undefined : text.split(',').map((t) => t.trim()).filter(Boolean));
+      const { values } = args(
+        rest,
+        { from: { type: 'string' }, types: { type: 'string' }, streams: { type: 'string' } },
+        command,
+      );
+      const listed = (text: string | undefined) =>
+        text === undefined
+          ? undefined
+          : text
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean);
       const streams = listed(values.streams);
       const unknown = streams?.filter((k) => !STREAM_KINDS.includes(k as StreamKind));
-      if (unknown?.length) throw new UsageError(`export: --streams takes stream kinds (${STREAM_KINDS.join(', ')}), got "${unknown.join(', ')}"`);
-      const filter: FeedFilter = { ...(values.types ? { types: new Set(listed(values.types)) } : {}), ...(streams ? { streams: new Set(streams as StreamKind[]) } : {}) };
+      if (unknown?.length)
+        throw new UsageError(
+          `export: --streams takes stream kinds (${STREAM_KINDS.join(', ')}), got "${unknown.join(', ')}"`,
+        );
+      const filter: FeedFilter = {
+        ...(values.types ? { types: new Set(listed(values.types)) } : {}),
+        ...(streams ? { streams: new Set(streams as StreamKind[]) } : {}),
+      };
       return withEvents(config, (events) => exportEvents(events, { from: position(values.from, '--from'), filter }));
     }
     case 'rebuild': {
@@ -166,26 +218,52 @@ async function run(argv: string[]): Promise<number> {
       return showJobs(config, { json: values.json });
     }
     case 'webhooks': {
-      const { values, positionals } = args(rest, { url: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean', default: false }, after: { type: 'string' } }, command);
+      const { values, positionals } = args(
+        rest,
+        {
+          url: { type: 'string' },
+          key: { type: 'string' },
+          json: { type: 'boolean', default: false },
+          after: { type: 'string' },
+        },
+        command,
+      );
       const server = { url: values.url, key: values.key };
       if (positionals.length === 0) return showWebhooks(config, { ...server, json: values.json });
-      if (positionals[0] !== 'redeliver' || positionals.length !== 2 || values.after === undefined) throw new UsageError('webhooks: use "webhooks" or "webhooks redeliver <webhook> --after <position>"');
-      return redeliverWebhook(config, { ...server, webhook: positionals[1], after: position(values.after, '--after')! });
+      if (positionals[0] !== 'redeliver' || positionals.length !== 2 || values.after === undefined)
+        throw new UsageError('webhooks: use "webhooks" or "webhooks redeliver <webhook> --after <position>"');
+      return redeliverWebhook(config, {
+        ...server,
+        webhook: positionals[1],
+        after: position(values.after, '--after')!,
+      });
     }
     case 'simulate': {
-      const { values } = args(rest, { catalog: { type: 'string' }, player: { type: 'string', multiple: true }, json: { type: 'boolean', default: false } }, command);
+      const { values } = args(
+        rest,
+        {
+          catalog: { type: 'string' },
+          player: { type: 'string', multiple: true },
+          json: { type: 'boolean', default: false },
+        },
+        command,
+      );
       if (values.catalog === undefined) throw new UsageError('simulate: give --catalog <file>, the draft catalog');
-      return withEvents(config, (events) => runSimulation(events, { catalog: values.catalog!, players: values.player ?? [], json: values.json }));
+      return withEvents(config, (events) =>
+        runSimulation(events, { catalog: values.catalog!, players: values.player ?? [], json: values.json }),
+      );
     }
     case 'player': {
       const { positionals } = args(rest, {}, command);
-      if (positionals[0] !== 'export' || positionals.length !== 2) throw new UsageError('player: use "player export <playerId>"');
+      if (positionals[0] !== 'export' || positionals.length !== 2)
+        throw new UsageError('player: use "player export <playerId>"');
       return withEvents(config, (events) => exportPlayer(events, positionals[1]));
     }
     case 'catalog': {
       const { positionals } = args(rest, {}, command);
       const [action, file] = positionals;
-      if (!file || positionals.length > 2 || (action !== 'validate' && action !== 'diff')) throw new UsageError('catalog: use "catalog validate <file>" or "catalog diff <file>"');
+      if (!file || positionals.length > 2 || (action !== 'validate' && action !== 'diff'))
+        throw new UsageError('catalog: use "catalog validate <file>" or "catalog diff <file>"');
       return action === 'validate' ? validateCatalog(file) : withEvents(config, (events) => diffCatalog(events, file));
     }
     case undefined:

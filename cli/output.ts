@@ -8,7 +8,9 @@ export class UsageError extends Error {
 
 /** Writes to stdout, waiting when the pipe is full, so a long export never buffers the whole log. */
 export function write(text: string): Promise<void> {
-  return process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve));
+  return process.stdout.write(text)
+    ? Promise.resolve()
+    : new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
 export const writeLine = (line: string): Promise<void> => write(`${line}\n`);

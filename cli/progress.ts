@@ -46,7 +46,9 @@ export function progressReporter(options: ProgressOptions): Progress {
   let shown = false;
   let last = { events: 0, position: from };
   const draw = (at: number) => {
-    writer.write(REDRAW + progressLine(options.label, { ...last, from, to: options.to, seconds: (at - started) / 1000 }));
+    writer.write(
+      REDRAW + progressLine(options.label, { ...last, from, to: options.to, seconds: (at - started) / 1000 }),
+    );
     drawnAt = at;
     shown = true;
   };
@@ -65,7 +67,10 @@ export function progressReporter(options: ProgressOptions): Progress {
 }
 
 /** `export: 12,000 events, 4,000 events/s, position 12000 of 48000 (25%), about 9 s left`. */
-export function progressLine(label: string, p: { events: number; position: number; from: number; to: number; seconds: number }): string {
+export function progressLine(
+  label: string,
+  p: { events: number; position: number; from: number; to: number; seconds: number },
+): string {
   const parts = [`${label}: ${p.events.toLocaleString('en-US')} events`];
   if (p.seconds > 0) parts.push(`${Math.round(p.events / p.seconds).toLocaleString('en-US')} events/s`);
   const span = p.to - p.from;
@@ -89,7 +94,10 @@ export function duration(seconds: number): string {
  * For work done elsewhere that reports nothing until it ends (a verification the server runs):
  * the time waited so far, redrawn every `intervalMs`, on a terminal only. Returns the stop.
  */
-export function waitingReporter(label: string, options: { writer?: ProgressWriter; now?: () => number; intervalMs?: number } = {}): () => void {
+export function waitingReporter(
+  label: string,
+  options: { writer?: ProgressWriter; now?: () => number; intervalMs?: number } = {},
+): () => void {
   const writer = options.writer ?? process.stderr;
   if (!writer.isTTY) return () => undefined;
   const now = options.now ?? (() => performance.now());

@@ -32,7 +32,10 @@ const silent = pino({ level: 'silent' });
  */
 export async function rebuild(events: EventStore, config: RunConfig, names: string[]): Promise<number> {
   const unknown = names.filter((n) => !PROJECTORS.some((p) => p.name === n));
-  if (unknown.length) throw new UsageError(`rebuild: unknown projector ${unknown.join(', ')}; the projectors are ${PROJECTORS.map((p) => p.name).join(', ')}`);
+  if (unknown.length)
+    throw new UsageError(
+      `rebuild: unknown projector ${unknown.join(', ')}; the projectors are ${PROJECTORS.map((p) => p.name).join(', ')}`,
+    );
   const selected = names.length ? PROJECTORS.filter((p) => names.includes(p.name)) : PROJECTORS;
   return config.mongoUrl ? rebuildMongo(events, config, selected) : rebuildFile(events, config, selected);
 }
@@ -43,7 +46,10 @@ async function rebuildMongo(events: EventStore, config: RunConfig, selected: rea
   const lease = new ProjectorLease(store, silent);
   try {
     const holder = await lease.take();
-    if (holder) throw new UsageError(`rebuild: a projector (${holder.holder}) is writing the read models, its lease until ${new Date(holder.until).toISOString()}; stop the projector role first`);
+    if (holder)
+      throw new UsageError(
+        `rebuild: a projector (${holder.holder}) is writing the read models, its lease until ${new Date(holder.until).toISOString()}; stop the projector role first`,
+      );
     const head = await events.headPosition();
     for (const p of selected) {
       for (const c of [...p.collections, ...(p.retiredCollections ?? [])]) await store.dropCollection(c);
@@ -54,7 +60,8 @@ async function rebuildMongo(events: EventStore, config: RunConfig, selected: rea
     const count = await replay(events, store, selected, { to: head, onProgress: progress.update });
     progress.done();
     // The projector role resumes from here instead of replaying again.
-    for (const p of selected) await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: head } }, { upsert: true });
+    for (const p of selected)
+      await store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position: head } }, { upsert: true });
     await reportRebuild(selected, `into MongoDB database ${config.mongoDatabase}`, count, started);
     return 0;
   } finally {
@@ -67,18 +74,26 @@ async function rebuildMongo(events: EventStore, config: RunConfig, selected: rea
 async function rebuildFile(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
   const file = readModelsFile(config);
   const store = openReadModelsFile(file);
-  if (!store) throw new Error(`rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)`);
+  if (!store)
+    throw new Error(
+      `rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)`,
+    );
   try {
     const head = await events.headPosition();
     const progress = progressReporter({ label: 'rebuild', to: head });
     let count = 0;
-    const runner = new ProjectionRunner(events, store, PROJECTORS, stderrLog(), (event) => progress.update(++count, event.position));
+    const runner = new ProjectionRunner(events, store, PROJECTORS, stderrLog(), (event) =>
+      progress.update(++count, event.position),
+    );
     const started = performance.now();
     await runner.rebuild(selected.map((p) => p.name));
     const reached = await runner.waitFor(head, REPLAY_WAIT_MS);
     await runner.stop();
     progress.done();
-    if (!reached) throw new Error(`rebuild: the replay stopped before position ${head}; ${file} is left to the next start, which replays what is missing`);
+    if (!reached)
+      throw new Error(
+        `rebuild: the replay stopped before position ${head}; ${file} is left to the next start, which replays what is missing`,
+      );
     await reportRebuild(selected, `into ${file}`, count, started);
     return 0;
   } finally {
@@ -86,7 +101,12 @@ async function rebuildFile(events: EventStore, config: RunConfig, selected: read
   }
 }
 
-async function reportRebuild(selected: readonly Projector[], where: string, count: number, started: number): Promise<void> {
+async function reportRebuild(
+  selected: readonly Projector[],
+  where: string,
+  count: number,
+  started: number,
+): Promise<void> {
   const seconds = Math.max(performance.now() - started, 1) / 1000;
   await writeLine(`rebuilt ${selected.map((p) => p.name).join(', ')} ${where}`);
   await writeLine(`${count} events in ${seconds.toFixed(2)} s: ${Math.round(count / seconds)} events/s`);
@@ -111,9 +131,18 @@ const stderrLog = () => createLogger('warn', process.stderr);
  * /v1/audit/verify, also with --url); with no service running, those of DATA_DIR/read-models.sqlite,
  * brought up to the log's head first as a start would. Exit 1 on any difference.
  */
-export async function verify(openEvents: () => Promise<EventStore>, config: RunConfig, options: ServerOptions): Promise<number> {
-  const result = config.mongoUrl ? await verifyMongo(await openEvents(), config) : ((!options.url && (await verifyFile(openEvents, config))) || (await verifyOnServer(config, options)));
-  for (const d of result.differences) await writeLine(`${d.collection}  ${d._id}  ${d.path || '(document)'}: live ${shown(d.live)}, rebuilt ${shown(d.rebuilt)}`);
+export async function verify(
+  openEvents: () => Promise<EventStore>,
+  config: RunConfig,
+  options: ServerOptions,
+): Promise<number> {
+  const result = config.mongoUrl
+    ? await verifyMongo(await openEvents(), config)
+    : (!options.url && (await verifyFile(openEvents, config))) || (await verifyOnServer(config, options));
+  for (const d of result.differences)
+    await writeLine(
+      `${d.collection}  ${d._id}  ${d.path || '(document)'}: live ${shown(d.live)}, rebuilt ${shown(d.rebuilt)}`,
+    );
   const scope = `${result.collections.length} collections after replaying ${result.eventsReplayed} events (${(result.ms / 1000).toFixed(1)} s)`;
   const found = `${result.differences.length}${result.truncated ? ' (the first; the check stopped there)' : ''} difference(s)`;
   await writeLine(result.differences.length ? `${found} in ${scope}` : `read models match: ${scope}`);
@@ -123,7 +152,10 @@ export async function verify(openEvents: () => Promise<EventStore>, config: RunC
 /** The read models file checked here; null when a running service holds it (it is asked instead). */
 async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConfig): Promise<Verification | null> {
   const file = readModelsFile(config);
-  if (!fs.existsSync(file)) throw new Error(`verify: no read models file at ${file} and no service holding one: start the service, or pass --url`);
+  if (!fs.existsSync(file))
+    throw new Error(
+      `verify: no read models file at ${file} and no service holding one: start the service, or pass --url`,
+    );
   const store = openReadModelsFile(file);
   if (!store) return null;
   const events = await openEvents();
@@ -132,7 +164,10 @@ async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConf
     await runner.start();
     try {
       const progress = progressReporter({ label: 'verify', to: await events.headPosition() });
-      const result = await verifyReadModels(events, store, PROJECTORS, { waitForLive: (position) => runner.waitFor(position, REPLAY_WAIT_MS), onProgress: progress.update });
+      const result = await verifyReadModels(events, store, PROJECTORS, {
+        waitForLive: (position) => runner.waitFor(position, REPLAY_WAIT_MS),
+        onProgress: progress.update,
+      });
       progress.done();
       return result;
     } finally {
@@ -149,7 +184,10 @@ async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verif
   try {
     const live = new LogCheckpointWatcher(store);
     const progress = progressReporter({ label: 'verify', to: await events.headPosition() });
-    const result = await verifyReadModels(events, store, PROJECTORS, { waitForLive: (position) => live.waitFor(position, LIVE_WAIT_MS), onProgress: progress.update });
+    const result = await verifyReadModels(events, store, PROJECTORS, {
+      waitForLive: (position) => live.waitFor(position, LIVE_WAIT_MS),
+      onProgress: progress.update,
+    });
     progress.done();
     return result;
   } finally {

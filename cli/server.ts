@@ -14,15 +14,29 @@ export interface ServerOptions {
 }
 
 /** The `data` of the service's answer; throws one line naming the command when there is none. */
-export async function askServer<T>(command: string, config: RunConfig, options: ServerOptions, request: { method: 'GET' | 'POST'; path: string; body?: unknown }): Promise<T> {
+export async function askServer<T>(
+  command: string,
+  config: RunConfig,
+  options: ServerOptions,
+  request: { method: 'GET' | 'POST'; path: string; body?: unknown },
+): Promise<T> {
   const url = `${(options.url ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '')}${request.path}`;
   const key = options.key ?? process.env.GAMIFICATION_KEY ?? devKey(config.dataDir);
-  if (!key) throw new UsageError(`${command}: no API key: pass --key, set GAMIFICATION_KEY, or run where DATA_DIR holds the dev-api-key`);
+  if (!key)
+    throw new UsageError(
+      `${command}: no API key: pass --key, set GAMIFICATION_KEY, or run where DATA_DIR holds the dev-api-key`,
+    );
   let response: Response;
   try {
-    response = await fetch(url, { method: request.method, headers: { AuthKey: key, ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: request.body === undefined ? undefined : JSON.stringify(request.body) });
+    response = await fetch(url, {
+      method: request.method,
+      headers: { AuthKey: key, ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    });
   } catch (error) {
-    throw new Error(`${command}: no server answering at ${url} (${(error as Error).message}); start it or pass --url`, { cause: error });
+    throw new Error(`${command}: no server answering at ${url} (${(error as Error).message}); start it or pass --url`, {
+      cause: error,
+    });
   }
   const body = (await response.json()) as { code: number; data: unknown };
   if (body.code !== 200) throw new Error(`${command}: the server answered ${body.code}: ${shown(body.data)}`);

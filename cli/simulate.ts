@@ -31,7 +31,11 @@ export async function runSimulation(events: EventStore, options: SimulateOptions
     return 1;
   }
   const progress = progressReporter({ label: 'simulate', to: await events.headPosition(), writer: options.progressTo });
-  const report = await simulate(events, loaded.catalog, { players: players.length ? new Set(players) : undefined, top: TOP, onProgress: (done, position) => progress.update(done, position) });
+  const report = await simulate(events, loaded.catalog, {
+    players: players.length ? new Set(players) : undefined,
+    top: TOP,
+    onProgress: (done, position) => progress.update(done, position),
+  });
   progress.done();
   if (options.json) await writeLine(JSON.stringify(report, null, 2));
   else for (const line of summary(report, options.catalog)) await writeLine(line);
@@ -46,7 +50,10 @@ function summary(r: Simulation, file: string): string[] {
     `${n(r.playersAffected)} players affected: points ${n(t.pointsBefore)} -> ${n(t.pointsAfter)}, badges +${t.badgesGained} -${t.badgesLost}, levels changed ${t.levelsChanged}.`,
   ];
   if (r.players.length) {
-    out.push('', `Players (largest change in points first${r.players.length < r.playersAffected ? `, the first ${r.players.length}` : ''}):`);
+    out.push(
+      '',
+      `Players (largest change in points first${r.players.length < r.playersAffected ? `, the first ${r.players.length}` : ''}):`,
+    );
     for (const p of r.players) {
       const parts = [`points ${p.pointsBefore} -> ${p.pointsAfter}`];
       if (p.levelBefore !== p.levelAfter) parts.push(`level ${p.levelBefore ?? 'none'} -> ${p.levelAfter ?? 'none'}`);
@@ -59,10 +66,17 @@ function summary(r: Simulation, file: string): string[] {
   for (const board of r.boards) {
     out.push('', `Board ${board.leaderboardUid}, top 10 now | under the draft:`);
     const rows = Math.max(board.before.length, board.after.length);
-    const cell = (s?: { rank: number; userId: string; points: number }) => (s ? `${s.rank}. ${s.userId} ${s.points}` : '').padEnd(52);
+    const cell = (s?: { rank: number; userId: string; points: number }) =>
+      (s ? `${s.rank}. ${s.userId} ${s.points}` : '').padEnd(52);
     for (let i = 0; i < rows; i++) out.push(`  ${cell(board.before[i])} | ${cell(board.after[i]).trimEnd()}`);
   }
-  out.push('', r.problems.length ? `Problems (recorded facts the draft makes impossible; they stand as recorded):` : 'Problems: none.');
-  for (const p of r.problems) out.push(p.playerId ? `  #${p.position} ${p.type} of ${p.playerId}: ${p.message}` : `  ${p.message}`);
+  out.push(
+    '',
+    r.problems.length
+      ? `Problems (recorded facts the draft makes impossible; they stand as recorded):`
+      : 'Problems: none.',
+  );
+  for (const p of r.problems)
+    out.push(p.playerId ? `  #${p.position} ${p.type} of ${p.playerId}: ${p.message}` : `  ${p.message}`);
   return out;
 }

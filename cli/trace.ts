@@ -1,5 +1,14 @@
 /** `trace`: the causal chain of an action, a provision or a chest opening, readable or as JSON. */
-import { traceChestOpening, traceProvision, traceReference, type ActionTrace, type CausalChain, type ChestOpeningTrace, type ProvisionTrace, type Rules } from '../read-api/audit/trace';
+import {
+  traceChestOpening,
+  traceProvision,
+  traceReference,
+  type ActionTrace,
+  type CausalChain,
+  type ChestOpeningTrace,
+  type ProvisionTrace,
+  type Rules,
+} from '../read-api/audit/trace';
 import { canonicalPlayerId } from '../shared/ids';
 import type { EventStore } from '../shared/event-store/port';
 import type { Grant } from '../shared/events/common';
@@ -17,8 +26,12 @@ export interface TraceOptions {
 /** `trace`: the causal chain of an action, a provision or a chest opening. Exit 1 when there is no such subject. */
 export async function showTrace(events: EventStore, options: TraceOptions): Promise<number> {
   const { reference, provision, opening } = options;
-  if ([reference, provision, opening].filter((given) => given !== undefined).length !== 1) throw new UsageError('trace: give exactly one of --reference <referenceId>, --provision <provisionUid> or --opening <openingUid> --player <id>');
-  if ((opening === undefined) !== (options.player === undefined)) throw new UsageError('trace: give --player with --opening, and only with it');
+  if ([reference, provision, opening].filter((given) => given !== undefined).length !== 1)
+    throw new UsageError(
+      'trace: give exactly one of --reference <referenceId>, --provision <provisionUid> or --opening <openingUid> --player <id>',
+    );
+  if ((opening === undefined) !== (options.player === undefined))
+    throw new UsageError('trace: give --player with --opening, and only with it');
   let trace: ActionTrace | ProvisionTrace | ChestOpeningTrace | null;
   let missing: string;
   if (reference !== undefined) {
@@ -41,13 +54,22 @@ export async function showTrace(events: EventStore, options: TraceOptions): Prom
     await writeLine(JSON.stringify(trace, null, 2));
     return 0;
   }
-  await writeLine('referenceType' in trace ? provisionHeader(trace) : 'openingUid' in trace ? openingHeader(trace) : actionHeader(trace));
+  await writeLine(
+    'referenceType' in trace
+      ? provisionHeader(trace)
+      : 'openingUid' in trace
+        ? openingHeader(trace)
+        : actionHeader(trace),
+  );
   for (const line of trace.chains.flatMap(chainLines)) await writeLine(line);
   return 0;
 }
 
 function actionHeader(t: ActionTrace): string {
-  const flags = [t.reversed ? 'reversed' : 'processed', ...(t.provisionUid ? [`cost provision ${t.provisionUid}`] : [])];
+  const flags = [
+    t.reversed ? 'reversed' : 'processed',
+    ...(t.provisionUid ? [`cost provision ${t.provisionUid}`] : []),
+  ];
   return `Action ${t.actionName}, reference ${t.referenceId}, player ${t.playerId}: ${flags.join(', ')}`;
 }
 
@@ -69,11 +91,15 @@ function chainLines(chain: CausalChain, index: number): string[] {
   ];
   if (chain.rules) out.push(...rulesLines(chain.rules));
   out.push(chain.balanceChanges.length ? '   balance changes:' : '   balance changes: none');
-  for (const c of chain.balanceChanges) out.push(`     #${c.position}  ${c.type}  ${c.balance}: ${c.before} ${c.change < 0 ? '-' : '+'} ${Math.abs(c.change)} = ${c.after}`);
+  for (const c of chain.balanceChanges)
+    out.push(
+      `     #${c.position}  ${c.type}  ${c.balance}: ${c.before} ${c.change < 0 ? '-' : '+'} ${Math.abs(c.change)} = ${c.after}`,
+    );
   return out;
 }
 
-const grants = (list: Grant[]): string => (list.length ? `, grants ${list.map((g) => `${g.amount} ${g.uid}`).join(', ')}` : '');
+const grants = (list: Grant[]): string =>
+  list.length ? `, grants ${list.map((g) => `${g.amount} ${g.uid}`).join(', ')}` : '';
 
 function rulesLines(rules: Rules): string[] {
   const a = rules.action;
@@ -82,7 +108,10 @@ function rulesLines(rules: Rules): string[] {
     `     action ${a.name} (${a.uid}): ${a.points} points x${a.multiplier}${grants(a.grants)}`,
     ...rules.awards.flatMap((w) => [
       `     ${w.kind} ${w.uid} "${w.label}" ${w.ruleType}${w.rank ? ` rank ${w.rank.rank} "${w.rank.label}"` : ''}${w.limited ? ' (limited)' : ''}: ${w.points} points${grants(w.grants)}`,
-      ...w.challenge.map((actions, i) => `       condition ${i + 1} made of: ${actions.map((a) => a.referenceId).join(', ') || 'nothing'}`),
+      ...w.challenge.map(
+        (actions, i) =>
+          `       condition ${i + 1} made of: ${actions.map((a) => a.referenceId).join(', ') || 'nothing'}`,
+      ),
     ]),
     ...rules.levels.map((l) => `     level ${l.level} ${l.uid} "${l.label}" (target ${l.target})${grants(l.grants)}`),
   ];

@@ -8,7 +8,13 @@
  * A command's effects are all recorded or none are: a crash before the append leaves no trace
  * (a retry processes the request), a crash after it leaves everything (a retry sees it).
  */
-import { WrongExpectedVersionError, type EventMetadata, type ExpectedRevision, type RecordedEvent, type StreamAppend } from '../shared/event-store/port';
+import {
+  WrongExpectedVersionError,
+  type EventMetadata,
+  type ExpectedRevision,
+  type RecordedEvent,
+  type StreamAppend,
+} from '../shared/event-store/port';
 import type { CachedState } from '../shared/event-store/state-cache';
 import { PLAYER_EVENTS, type DomainEvent, type PlayerEvent } from '../shared/events';
 import { REQUEST_IN_PROGRESS, TOO_MANY_CONCURRENT_CHANGES } from '../shared/http/envelope';
@@ -52,7 +58,11 @@ export interface Decision<Answer> {
   answer: Answer;
 }
 
-export const decision = <Answer>(answer: Answer, writes: StreamWrite[], jobs: ScheduledJob[] = []): Decision<Answer> => ({ writes, jobs, answer });
+export const decision = <Answer>(
+  answer: Answer,
+  writes: StreamWrite[],
+  jobs: ScheduledJob[] = [],
+): Decision<Answer> => ({ writes, jobs, answer });
 
 /** A decision made: its answer, and the log position of what it appended (absent: it appended nothing). */
 export interface Decided<Answer> {
@@ -141,13 +151,19 @@ export async function runCommand<Answer>(
     const decided = withinRange(await attempt(read), read);
     if (!decided.ok && !idempotency) return decided;
     const { writes, jobs, answer } = decided.ok ? decided.value : { writes: [], jobs: [], answer: null };
-    const outcome: IdempotentRequest['outcome'] = decided.ok ? { ok: true, answer } : { ok: false, code: decided.failure.code, message: decided.failure.message };
+    const outcome: IdempotentRequest['outcome'] = decided.ok
+      ? { ok: true, answer }
+      : { ok: false, code: decided.failure.code, message: decided.failure.message };
     const all = idempotency ? [...writes, recordOf(idempotency, outcome, deps.now())] : writes;
     if (all.length === 0) return decided.ok ? ok({ answer: decided.value.answer }) : decided;
     for (const job of jobs) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
     const meta = typeof metadata !== 'function' ? metadata : decided.ok ? metadata(decided.value.answer) : null;
     if (!meta) throw new Error('metadata taken from an answer needs an answer');
-    const appends = all.map((w): StreamAppend => ({ stream: w.stream, events: w.events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: meta })), expectedRevision: expectedOf(w, read) }));
+    const appends = all.map((w): StreamAppend => ({
+      stream: w.stream,
+      events: w.events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: meta })),
+      expectedRevision: expectedOf(w, read),
+    }));
     try {
       const result = await deps.events.appendToStreams(appends);
       absorb(deps, appends, result.revisions);
@@ -167,7 +183,11 @@ export async function runCommand<Answer>(
  * several commands that has only started counts as none for its own record, and as the key's
  * request for any other). The record is the last write of its append, so its position is the append's.
  */
-export async function recordedAnswer<Answer>(read: StreamReads, idempotency: IdempotencyKey, deps: CommandDeps): Promise<Result<Decided<Answer>> | null> {
+export async function recordedAnswer<Answer>(
+  read: StreamReads,
+  idempotency: IdempotencyKey,
+  deps: CommandDeps,
+): Promise<Result<Decided<Answer>> | null> {
   return answerOf<Answer>(await lastOfKey(read, idempotency), idempotency, deps);
 }
 
@@ -176,9 +196,14 @@ async function lastOfKey(read: StreamReads, idempotency: IdempotencyKey): Promis
   return last ? idempotencyEventOf(last) : null;
 }
 
-function answerOf<Answer>(recorded: Recorded<IdempotencyEvent> | null, idempotency: IdempotencyKey, deps: CommandDeps): Result<Decided<Answer>> | null {
+function answerOf<Answer>(
+  recorded: Recorded<IdempotencyEvent> | null,
+  idempotency: IdempotencyKey,
+  deps: CommandDeps,
+): Result<Decided<Answer>> | null {
   if (!recorded) return null;
-  if (recorded.type === 'IdempotentRequestStarted') return recorded.data.fingerprint === idempotency.fingerprint ? null : fail(1003, KEY_REUSED);
+  if (recorded.type === 'IdempotentRequestStarted')
+    return recorded.data.fingerprint === idempotency.fingerprint ? null : fail(1003, KEY_REUSED);
   if (deps.now() - recorded.data.recordedAt > deps.idempotencyRetentionMs) return null;
   if (recorded.data.fingerprint !== idempotency.fingerprint) return fail(1003, KEY_REUSED);
   const { outcome } = recorded.data;
@@ -190,8 +215,17 @@ function answerOf<Answer>(recorded: Recorded<IdempotencyEvent> | null, idempoten
 const KEY_REUSED = 'Idempotency-Key was already used for a different request';
 
 function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outcome'], now: number): StreamWrite {
-  const data: IdempotentRequest = { keyName: idempotency.keyName, idempotencyKey: idempotency.key, fingerprint: idempotency.fingerprint, outcome, recordedAt: now };
-  return { stream: idempotencyStream(idempotency.keyName, idempotency.key), events: [{ type: 'IdempotentRequestRecorded', data }] };
+  const data: IdempotentRequest = {
+    keyName: idempotency.keyName,
+    idempotencyKey: idempotency.key,
+    fingerprint: idempotency.fingerprint,
+    outcome,
+    recordedAt: now,
+  };
+  return {
+    stream: idempotencyStream(idempotency.keyName, idempotency.key),
+    events: [{ type: 'IdempotentRequestRecorded', data }],
+  };
 }
 
 /**
@@ -204,7 +238,9 @@ function withinRange<Answer>(decided: Result<Decision<Answer>>, read: StreamRead
   for (const write of decided.value.writes) {
     const state = read.players.get(write.stream);
     if (!state) continue;
-    const effects = write.events.filter((e): e is PlayerEvent => Object.prototype.hasOwnProperty.call(PLAYER_EVENTS, e.type)).map((e) => e.data.effects);
+    const effects = write.events
+      .filter((e): e is PlayerEvent => Object.prototype.hasOwnProperty.call(PLAYER_EVENTS, e.type))
+      .map((e) => e.data.effects);
     const problem = holdingsOutOfRange(state, effects);
     if (problem) return fail(1001, problem);
   }
@@ -223,7 +259,13 @@ function absorb(deps: CommandDeps, appends: readonly StreamAppend[], revisions: 
   const now = Date.now();
   for (const { stream, events } of appends) {
     const first = revisions[stream] - events.length + 1;
-    const recorded = events.map((e, i): RecordedEvent => ({ ...e, streamName: stream, revision: first + i, position: 0, createdAt: now }));
+    const recorded = events.map((e, i): RecordedEvent => ({
+      ...e,
+      streamName: stream,
+      revision: first + i,
+      position: 0,
+      createdAt: now,
+    }));
     deps.players.absorb(stream, recorded);
     deps.stocks.absorb(stream, recorded);
   }
@@ -250,11 +292,14 @@ const DUPLICATE_POLL_MS = 25;
  * the first request's, never a duplicate's 2601. Each action's referenceId still makes a retry
  * after a crash in between safe. Returns the answer to give instead of running, or null to run.
  */
-export async function startRequest<Answer>(deps: CommandDeps, origin: CommandOrigin): Promise<Result<Decided<Answer>> | null> {
+export async function startRequest<Answer>(
+  deps: CommandDeps,
+  origin: CommandOrigin,
+): Promise<Result<Decided<Answer>> | null> {
   const { idempotency } = origin;
   if (!idempotency) return null;
   const stream = idempotencyStream(idempotency.keyName, idempotency.key);
-  for (let waited = 0; ; ) {
+  for (let waited = 0; ;) {
     const read = new StreamReads(deps);
     const last = await lastOfKey(read, idempotency);
     const earlier = answerOf<Answer>(last, idempotency, deps);
@@ -265,10 +310,17 @@ export async function startRequest<Answer>(deps: CommandDeps, origin: CommandOri
       waited += DUPLICATE_POLL_MS;
       continue;
     }
-    const start: IdempotentRequestStart = { keyName: idempotency.keyName, idempotencyKey: idempotency.key, fingerprint: idempotency.fingerprint, startedAt: deps.now() };
+    const start: IdempotentRequestStart = {
+      keyName: idempotency.keyName,
+      idempotencyKey: idempotency.key,
+      fingerprint: idempotency.fingerprint,
+      startedAt: deps.now(),
+    };
     const event = { id: newEventId(), type: 'IdempotentRequestStarted', data: start, metadata: origin.metadata };
     try {
-      await deps.events.appendToStreams([{ stream, events: [event], expectedRevision: expectedOf({ stream, events: [] }, read) }]);
+      await deps.events.appendToStreams([
+        { stream, events: [event], expectedRevision: expectedOf({ stream, events: [] }, read) },
+      ]);
       return null;
     } catch (error) {
       // Another request took the key between the read and the append: wait for its answer.
@@ -277,6 +329,15 @@ export async function startRequest<Answer>(deps: CommandDeps, origin: CommandOri
   }
 }
 
-export function recordAnswer<Answer>(deps: CommandDeps, origin: CommandOrigin, outcome: Result<Answer>): Promise<Result<Decided<Answer>>> {
-  return runCommand(deps, origin.metadata, async () => (outcome.ok ? ok(decision(outcome.value, [])) : outcome), origin.idempotency);
+export function recordAnswer<Answer>(
+  deps: CommandDeps,
+  origin: CommandOrigin,
+  outcome: Result<Answer>,
+): Promise<Result<Decided<Answer>>> {
+  return runCommand(
+    deps,
+    origin.metadata,
+    async () => (outcome.ok ? ok(decision(outcome.value, [])) : outcome),
+    origin.idempotency,
+  );
 }

@@ -23,11 +23,20 @@ export interface CommandDeps {
 }
 
 /** The outside world a decision sees: one clock reading per command, randomness, new uids. */
-export const decisionEnv = (deps: CommandDeps): DecisionEnv => ({ now: deps.now(), random: deps.random, newUid: deps.newUid });
+export const decisionEnv = (deps: CommandDeps): DecisionEnv => ({
+  now: deps.now(),
+  random: deps.random,
+  newUid: deps.newUid,
+});
 
 /** A request's command: its events' metadata (the request is their cause), and its Idempotency-Key. */
 export function requestOrigin(ctx: RequestContext, deps: CommandDeps): CommandOrigin {
-  const metadata = { correlationId: ctx.correlationId, causationId: ctx.correlationId, keyName: ctx.key.name, catalogVersion: deps.catalog().version };
+  const metadata = {
+    correlationId: ctx.correlationId,
+    causationId: ctx.correlationId,
+    keyName: ctx.key.name,
+    catalogVersion: deps.catalog().version,
+  };
   return { metadata, idempotency: ctx.idempotency };
 }
 

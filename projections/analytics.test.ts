@@ -29,20 +29,37 @@ actions:
   - { uid: act-earn, identifier: earn }
   - { uid: act-play, identifier: play }
 `;
-const PLAYERS = ['0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001', '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0002', '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0003'];
+const PLAYERS = [
+  '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001',
+  '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0002',
+  '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0003',
+];
 
 /** The local day of an instant, by Intl rather than by the code under test. */
-const dayOf = (ms: number): string => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+const dayOf = (ms: number): string =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
 
 /** An instant of the week: often within a second of a local midnight, else anywhere. */
 const instant: fc.Arbitrary<number> = fc.oneof(
   fc.integer({ min: 0, max: 7 * 24 * HOUR }).map((ms) => WEEK_START + ms),
-  fc.record({ day: fc.nat(6), offset: fc.integer({ min: -1000, max: 1000 }) }).map(({ day, offset }) => Date.UTC(2026, 2, 28 + day) - (day >= 2 ? 2 : 1) * HOUR + offset),
+  fc
+    .record({ day: fc.nat(6), offset: fc.integer({ min: -1000, max: 1000 }) })
+    .map(({ day, offset }) => Date.UTC(2026, 2, 28 + day) - (day >= 2 ? 2 : 1) * HOUR + offset),
 );
 
 type Step =
   | { kind: 'register'; player: number; at: number }
-  | { kind: 'act'; player: number; name: 'earn' | 'play'; at: number; points: number; badge: number; grant: number; level: boolean; cost: number }
+  | {
+      kind: 'act';
+      player: number;
+      name: 'earn' | 'play';
+      at: number;
+      points: number;
+      badge: number;
+      grant: number;
+      level: boolean;
+      cost: number;
+    }
   /** Reverses the `back`-th latest action still in effect, bringing down the `revoke`-th later badge it can (or none). */
   | { kind: 'reverse'; back: number; revoke: number; at: number }
   | { kind: 'chest'; player: number; at: number; points: number; gems: number }
@@ -64,9 +81,36 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       cost: fc.constantFrom(0, 0, 2),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('reverse' as const), back: fc.oneof(fc.constant(0), fc.nat(10)), revoke: fc.nat(3), at: instant }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('chest' as const), player: fc.nat(2), at: instant, points: fc.constantFrom(0, 7), gems: fc.constantFrom(0, 1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('buy' as const), player: fc.nat(2), at: instant, bundle: fc.constantFrom('b-small' as const, 'b-big' as const), cost: fc.constantFrom(0, 4), refundAt: fc.option(instant) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('reverse' as const),
+      back: fc.oneof(fc.constant(0), fc.nat(10)),
+      revoke: fc.nat(3),
+      at: instant,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('chest' as const),
+      player: fc.nat(2),
+      at: instant,
+      points: fc.constantFrom(0, 7),
+      gems: fc.constantFrom(0, 1),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('buy' as const),
+      player: fc.nat(2),
+      at: instant,
+      bundle: fc.constantFrom('b-small' as const, 'b-big' as const),
+      cost: fc.constantFrom(0, 4),
+      refundAt: fc.option(instant),
+    }),
+  },
 );
 
 interface Action {
@@ -107,13 +151,34 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
   steps.forEach((s, n) => {
     if (s.kind === 'register') {
       const playerId = PLAYERS[s.player];
-      log.push({ stream: playerStream(playerId), type: 'PlayerRegistered', data: { playerId, username: playerId, imageName: null, registeredAt: s.at, levels: [], effects: {} } });
+      log.push({
+        stream: playerStream(playerId),
+        type: 'PlayerRegistered',
+        data: { playerId, username: playerId, imageName: null, registeredAt: s.at, levels: [], effects: {} },
+      });
       count(s.at, 'new-players', 1);
     } else if (s.kind === 'act') {
       const playerId = PLAYERS[s.player];
-      const a: Action = { ref: `r${n}`, playerId, name: s.name, at: s.at, points: s.points, badge: s.badge ? `badge-${s.badge}` : '', badgeHeld: s.badge > 0, grant: s.grant, level: s.level, cost: s.cost, reversedAt: null };
+      const a: Action = {
+        ref: `r${n}`,
+        playerId,
+        name: s.name,
+        at: s.at,
+        points: s.points,
+        badge: s.badge ? `badge-${s.badge}` : '',
+        badgeHeld: s.badge > 0,
+        grant: s.grant,
+        level: s.level,
+        cost: s.cost,
+        reversedAt: null,
+      };
       actions.push(a);
-      const awards = a.badge ? [{ kind: 'badge', uid: a.badge, points: 2, grants: [grant('coins', 1)] }, { kind: 'trigger', uid: 'trigger-x', points: 0, grants: [] }] : [];
+      const awards = a.badge
+        ? [
+            { kind: 'badge', uid: a.badge, points: 2, grants: [grant('coins', 1)] },
+            { kind: 'trigger', uid: 'trigger-x', points: 0, grants: [] },
+          ]
+        : [];
       log.push({
         stream: playerStream(playerId),
         type: 'ActionProcessed',
@@ -142,14 +207,31 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
       const target = live[live.length - 1 - (s.back % live.length)];
       target.reversedAt = s.at;
       const revokedAwards = [];
-      if (target.badgeHeld) revokedAwards.push({ kind: 'badge', uid: target.badge, awardedBy: target.ref, awardedAt: target.at, points: 2, grants: [grant('coins', 1)] });
+      if (target.badgeHeld)
+        revokedAwards.push({
+          kind: 'badge',
+          uid: target.badge,
+          awardedBy: target.ref,
+          awardedAt: target.at,
+          points: 2,
+          grants: [grant('coins', 1)],
+        });
       target.badgeHeld = false;
       // A later badge of the same player whose condition no longer holds without this action.
-      const later = actions.filter((a) => a.playerId === target.playerId && actions.indexOf(a) > actions.indexOf(target) && a.badgeHeld);
+      const later = actions.filter(
+        (a) => a.playerId === target.playerId && actions.indexOf(a) > actions.indexOf(target) && a.badgeHeld,
+      );
       const revoked = later[s.revoke % (later.length + 1)];
       if (revoked) {
         revoked.badgeHeld = false;
-        revokedAwards.push({ kind: 'badge', uid: revoked.badge, awardedBy: revoked.ref, awardedAt: revoked.at, points: 2, grants: [grant('coins', 1)] });
+        revokedAwards.push({
+          kind: 'badge',
+          uid: revoked.badge,
+          awardedBy: revoked.ref,
+          awardedAt: revoked.at,
+          points: 2,
+          grants: [grant('coins', 1)],
+        });
       }
       log.push({
         stream: playerStream(target.playerId),
@@ -164,7 +246,9 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
           actionGrants: target.grant ? [grant('coins', target.grant)] : [],
           revokedAwards,
           revokedLevels: [],
-          refund: target.cost ? { deliverableUid: 'gems', label: 'Gems', amount: target.cost, provisionUid: `p${n}` } : null,
+          refund: target.cost
+            ? { deliverableUid: 'gems', label: 'Gems', amount: target.cost, provisionUid: `p${n}` }
+            : null,
         },
       });
       count(s.at, 'reversals', 1);
@@ -173,7 +257,19 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
       const playerId = PLAYERS[s.player];
       const prizes = s.gems ? [{ reward: 'gems', amount: s.gems }] : [];
       if (s.points) prizes.push({ reward: 'points', amount: s.points });
-      log.push({ stream: playerStream(playerId), type: 'ChestOpened', data: { playerId, openingUid: `o${n}`, chestDeliverableUid: 'chest', openedAt: s.at, prizes, levels: [], effects: { points: s.points } } });
+      log.push({
+        stream: playerStream(playerId),
+        type: 'ChestOpened',
+        data: {
+          playerId,
+          openingUid: `o${n}`,
+          chestDeliverableUid: 'chest',
+          openedAt: s.at,
+          prizes,
+          levels: [],
+          effects: { points: s.points },
+        },
+      });
       count(s.at, 'chest-openings', 1);
       count(s.at, 'points', s.points);
       count(s.at, 'deliverables chest:spent', 1);
@@ -181,12 +277,34 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
     } else {
       const playerId = PLAYERS[s.player];
       const cost = { deliverableUid: s.cost ? 'coins' : null, label: null, amount: s.cost };
-      log.push({ stream: playerStream(playerId), type: 'BundlePurchased', data: { playerId, provisionUid: `p${n}`, bundleUid: s.bundle, cost, status: 'Completed', contents: [grant('gems', 1)], purchasedAt: s.at } });
+      log.push({
+        stream: playerStream(playerId),
+        type: 'BundlePurchased',
+        data: {
+          playerId,
+          provisionUid: `p${n}`,
+          bundleUid: s.bundle,
+          cost,
+          status: 'Completed',
+          contents: [grant('gems', 1)],
+          purchasedAt: s.at,
+        },
+      });
       count(s.at, `purchases ${s.bundle}`, 1);
       if (s.cost) count(s.at, 'deliverables coins:spent', s.cost);
       count(s.at, 'deliverables gems:granted', 1);
       if (s.refundAt !== null) {
-        log.push({ stream: playerStream(playerId), type: 'ProvisionRefunded', data: { playerId, provisionUid: `p${n}`, refundedAt: s.refundAt, returned: cost, removed: [grant('gems', 1)] } });
+        log.push({
+          stream: playerStream(playerId),
+          type: 'ProvisionRefunded',
+          data: {
+            playerId,
+            provisionUid: `p${n}`,
+            refundedAt: s.refundAt,
+            returned: cost,
+            removed: [grant('gems', 1)],
+          },
+        });
         if (s.cost) count(s.refundAt, 'deliverables coins:refunded', s.cost);
       }
     }
@@ -210,19 +328,31 @@ async function projectedDays(store: ReadStore): Promise<Expected> {
   for (const doc of await store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days).find({})) {
     const values = new Map<string, number>();
     for (const series of TOTAL_SERIES) if (doc.totals[series] !== 0) values.set(series, doc.totals[series]);
-    for (const series of SPLIT_SERIES) for (const [key, value] of doc.split[series]) values.set(`${series} ${key}`, value);
+    for (const series of SPLIT_SERIES)
+      for (const [key, value] of doc.split[series]) values.set(`${series} ${key}`, value);
     if (values.size) days.set(doc._id, values);
   }
   return days;
 }
 
 const withoutZeros = (expected: Expected): Expected =>
-  new Map([...expected].map(([day, values]) => [day, new Map([...values].filter(([, v]) => v !== 0))] as const).filter(([, values]) => values.size > 0));
+  new Map(
+    [...expected]
+      .map(([day, values]) => [day, new Map([...values].filter(([, v]) => v !== 0))] as const)
+      .filter(([, values]) => values.size > 0),
+  );
 
 async function logOf(written: readonly Written[]): Promise<SqliteEventStore> {
   const events = new SqliteEventStore(':memory:');
   await publishYaml(events, CATALOG, WEEK_START - 24 * HOUR, metadata);
-  for (const w of written) await events.appendToStreams([{ stream: w.stream, events: [{ id: crypto.randomUUID(), type: w.type, data: w.data, metadata }], expectedRevision: 'any' }]);
+  for (const w of written)
+    await events.appendToStreams([
+      {
+        stream: w.stream,
+        events: [{ id: crypto.randomUUID(), type: w.type, data: w.data, metadata }],
+        expectedRevision: 'any',
+      },
+    ]);
   return events;
 }
 
@@ -249,10 +379,26 @@ describe('daily buckets', () => {
     const act = (ref: string, timestamp: number): Written => ({
       stream: playerStream(playerId),
       type: 'ActionProcessed',
-      data: { playerId, referenceId: ref, actionName: 'earn', timestamp, actionPoints: 1, actionGrants: [], cost: null, awards: [], levels: [], result: { earnedPoints: 1 } },
+      data: {
+        playerId,
+        referenceId: ref,
+        actionName: 'earn',
+        timestamp,
+        actionPoints: 1,
+        actionGrants: [],
+        cost: null,
+        awards: [],
+        levels: [],
+        result: { earnedPoints: 1 },
+      },
     });
     // 2026-03-29 in Berlin runs from 23:00 UTC the day before to 22:00 UTC: 23 hours.
-    const events = await logOf([act('a', Date.UTC(2026, 2, 28, 22, 59, 59, 999)), act('b', Date.UTC(2026, 2, 28, 23)), act('c', Date.UTC(2026, 2, 29, 21, 59, 59, 999)), act('d', Date.UTC(2026, 2, 29, 22))]);
+    const events = await logOf([
+      act('a', Date.UTC(2026, 2, 28, 22, 59, 59, 999)),
+      act('b', Date.UTC(2026, 2, 28, 23)),
+      act('c', Date.UTC(2026, 2, 29, 21, 59, 59, 999)),
+      act('d', Date.UTC(2026, 2, 29, 22)),
+    ]);
     try {
       const store = new MemoryReadStore();
       await replay(events, store, [analyticsProjector], { to: await events.headPosition() });
@@ -269,8 +415,28 @@ describe('daily buckets', () => {
 
   it('take each event once, however often it is delivered', async () => {
     const { log } = history([
-      { kind: 'act', player: 0, name: 'earn', at: WEEK_START + HOUR, points: 10, badge: 1, grant: 3, level: true, cost: 2 },
-      { kind: 'act', player: 0, name: 'play', at: WEEK_START + 30 * HOUR, points: 5, badge: 2, grant: 0, level: false, cost: 0 },
+      {
+        kind: 'act',
+        player: 0,
+        name: 'earn',
+        at: WEEK_START + HOUR,
+        points: 10,
+        badge: 1,
+        grant: 3,
+        level: true,
+        cost: 2,
+      },
+      {
+        kind: 'act',
+        player: 0,
+        name: 'play',
+        at: WEEK_START + 30 * HOUR,
+        points: 5,
+        badge: 2,
+        grant: 0,
+        level: false,
+        cost: 0,
+      },
       { kind: 'reverse', back: 1, revoke: 0, at: WEEK_START + 50 * HOUR },
       { kind: 'chest', player: 1, at: WEEK_START + 2 * HOUR, points: 7, gems: 1 },
     ]);
@@ -286,7 +452,8 @@ describe('daily buckets', () => {
         await analyticsProjector.apply(typed, twice, events);
         await analyticsProjector.apply(typed, twice, events);
       }
-      for (const name of Object.values(ANALYTICS_COLLECTIONS)) expect(await twice.collection(name).find({})).toEqual(await once.collection(name).find({}));
+      for (const name of Object.values(ANALYTICS_COLLECTIONS))
+        expect(await twice.collection(name).find({})).toEqual(await once.collection(name).find({}));
       expect((await projectedDays(once)).size).toBe(3);
     } finally {
       await events.close();

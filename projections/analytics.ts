@@ -2,7 +2,16 @@
 import { addAmounts } from '../shared/amount';
 import type { DomainEvent, Recorded } from '../shared/events';
 import type { Grant } from '../shared/events/common';
-import { ANALYTICS_COLLECTIONS, emptyDay, type ActivePlayerDoc, type DayDoc, type DeliverableMove, type KeyedValues, type SplitSeries, type TotalSeries } from '../shared/read-models/analytics';
+import {
+  ANALYTICS_COLLECTIONS,
+  emptyDay,
+  type ActivePlayerDoc,
+  type DayDoc,
+  type DeliverableMove,
+  type KeyedValues,
+  type SplitSeries,
+  type TotalSeries,
+} from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/read-store/port';
 import { seasonPeriod } from '../shared/time/season';
 import type { Projector } from './runner';
@@ -58,12 +67,24 @@ class DayChanges {
 export const analyticsProjector: Projector = {
   name: 'analytics',
   collections: Object.values(ANALYTICS_COLLECTIONS),
-  handles: new Set(['CatalogPublished', 'PlayerRegistered', 'ActionProcessed', 'ActionReversed', 'ChestOpened', 'BundlePurchased', 'ProvisionCompleted', 'ProvisionFailed', 'ProvisionRefunded']),
+  handles: new Set([
+    'CatalogPublished',
+    'PlayerRegistered',
+    'ActionProcessed',
+    'ActionReversed',
+    'ChestOpened',
+    'BundlePurchased',
+    'ProvisionCompleted',
+    'ProvisionFailed',
+    'ProvisionRefunded',
+  ]),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store) {
     if (event.type === 'CatalogPublished') {
       const timezone = event.data.catalog.settings.timezone;
-      await store.collection(ANALYTICS_COLLECTIONS.settings).replaceOne({ _id: 'timezone' }, { _id: 'timezone', timezone }, { upsert: true });
+      await store
+        .collection(ANALYTICS_COLLECTIONS.settings)
+        .replaceOne({ _id: 'timezone' }, { _id: 'timezone', timezone }, { upsert: true });
       timezones.set(store, timezone);
       return;
     }
@@ -71,7 +92,8 @@ export const analyticsProjector: Projector = {
     const changes = changesOf(event, new DayChanges(timezone));
     if (event.type === 'ActionProcessed') {
       const e = event.data;
-      if (await becameActive(store, seasonPeriod(e.timestamp, 'daily', timezone), e.playerId, event.position)) changes.total(e.timestamp, 'active-players', 1);
+      if (await becameActive(store, seasonPeriod(e.timestamp, 'daily', timezone), e.playerId, event.position))
+        changes.total(e.timestamp, 'active-players', 1);
     }
     await applyChanges(store, changes, event.position);
   },
@@ -86,7 +108,9 @@ const timezones = new WeakMap<ReadStore, string>();
 async function timezoneOf(store: ReadStore): Promise<string> {
   let timezone = timezones.get(store);
   if (timezone === undefined) {
-    const doc = await store.collection<{ _id: string; timezone: string }>(ANALYTICS_COLLECTIONS.settings).findOne({ _id: 'timezone' });
+    const doc = await store
+      .collection<{ _id: string; timezone: string }>(ANALYTICS_COLLECTIONS.settings)
+      .findOne({ _id: 'timezone' });
     timezone = doc?.timezone ?? 'UTC';
     timezones.set(store, timezone);
   }
@@ -145,7 +169,8 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
       changes.total(at, 'chest-openings', 1);
       changes.total(at, 'points', e.effects.points);
       changes.keyed(at, 'deliverables', `${e.chestDeliverableUid}:spent`, 1);
-      for (const p of e.prizes) if (p.reward !== 'points') changes.keyed(at, 'deliverables', `${p.reward}:granted`, p.amount);
+      for (const p of e.prizes)
+        if (p.reward !== 'points') changes.keyed(at, 'deliverables', `${p.reward}:granted`, p.amount);
       for (const l of e.levels) {
         changes.keyed(at, 'levels', l.uid, 1);
         changes.deliverables(at, l.grants, 'granted');
@@ -155,7 +180,8 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
     case 'BundlePurchased': {
       const e = event.data;
       changes.keyed(e.purchasedAt, 'purchases', e.bundleUid, 1);
-      if (e.cost.deliverableUid !== null && e.cost.amount > 0) changes.keyed(e.purchasedAt, 'deliverables', `${e.cost.deliverableUid}:spent`, e.cost.amount);
+      if (e.cost.deliverableUid !== null && e.cost.amount > 0)
+        changes.keyed(e.purchasedAt, 'deliverables', `${e.cost.deliverableUid}:spent`, e.cost.amount);
       if (e.status === 'Completed') changes.deliverables(e.purchasedAt, e.contents, 'granted');
       break;
     }
@@ -166,7 +192,8 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
     case 'ProvisionRefunded': {
       const e = event.data;
       const at = event.type === 'ProvisionFailed' ? event.data.failedAt : event.data.refundedAt;
-      if (e.returned.deliverableUid !== null && e.returned.amount > 0) changes.keyed(at, 'deliverables', `${e.returned.deliverableUid}:refunded`, e.returned.amount);
+      if (e.returned.deliverableUid !== null && e.returned.amount > 0)
+        changes.keyed(at, 'deliverables', `${e.returned.deliverableUid}:refunded`, e.returned.amount);
       break;
     }
   }
@@ -182,7 +209,11 @@ async function becameActive(store: ReadStore, day: string, playerId: string, pos
   const doc = await players.findOne({ _id: playerId });
   const at = doc?.days[day];
   if (at !== undefined) return at === position;
-  await players.replaceOne({ _id: playerId }, { _id: playerId, days: { ...doc?.days, [day]: position } }, { upsert: true });
+  await players.replaceOne(
+    { _id: playerId },
+    { _id: playerId, days: { ...doc?.days, [day]: position } },
+    { upsert: true },
+  );
   return true;
 }
 

@@ -14,7 +14,11 @@ export const bundleStockProjector: Projector = {
     if (event.type !== BUNDLE_STOCK.taken && event.type !== BUNDLE_STOCK.returned) return;
     const data = event.data;
     const collection = store.collection<BundleStockDoc>(BUNDLE_STOCK_COLLECTION);
-    const doc = (await collection.findOne({ _id: data.resourceUid })) ?? { _id: data.resourceUid, taken: 0, revision: -1 };
+    const doc = (await collection.findOne({ _id: data.resourceUid })) ?? {
+      _id: data.resourceUid,
+      taken: 0,
+      revision: -1,
+    };
     if (event.revision <= doc.revision) return;
     const taken = doc.taken + (event.type === BUNDLE_STOCK.taken ? data.units : -data.units);
     await collection.replaceOne({ _id: doc._id }, { _id: doc._id, taken, revision: event.revision }, { upsert: true });

@@ -13,7 +13,13 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
   const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
   const delivered = (g: DeliverableGrant) => deliverableItem(deliverables.get(g.deliverable)!, g.amount);
   const published = epochMsToLocalIso(publishedAt, catalog.settings.timezone);
-  const doc = (uid: string, order: number, isActive: boolean, list: Record<string, unknown>, detail: Record<string, unknown> = list): ViewDocument => ({ _id: uid, order, isActive, list, detail });
+  const doc = (
+    uid: string,
+    order: number,
+    isActive: boolean,
+    list: Record<string, unknown>,
+    detail: Record<string, unknown> = list,
+  ): ViewDocument => ({ _id: uid, order, isActive, list, detail });
 
   return {
     actions: catalog.actions.map((a, i) => {
@@ -29,22 +35,58 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
         isUserAttribute: a.isUserAttribute,
         isActive: a.isActive,
       };
-      const actionObjects = a.actionObjects.length ? a.actionObjects.map((o) => ({ label: o.label, actionUId: a.uid, type: ACTION_OBJECT_TYPE[o.type], typeLabel: o.type })) : null;
-      return doc(a.uid, i, a.isActive, { ...common, actionObjects }, { ...common, actionObjects, deliverables: a.deliverables.length ? a.deliverables.map(delivered) : null });
+      const actionObjects = a.actionObjects.length
+        ? a.actionObjects.map((o) => ({
+            label: o.label,
+            actionUId: a.uid,
+            type: ACTION_OBJECT_TYPE[o.type],
+            typeLabel: o.type,
+          }))
+        : null;
+      return doc(
+        a.uid,
+        i,
+        a.isActive,
+        { ...common, actionObjects },
+        { ...common, actionObjects, deliverables: a.deliverables.length ? a.deliverables.map(delivered) : null },
+      );
     }),
     badges: catalog.badges.map((b, i) => {
       const list = { ...badgeFields(b), type: b.type };
-      return doc(b.uid, i, b.isActive, list, { ...list, conditions: conditionViews(b), deliverables: b.deliverables.map(delivered) });
+      return doc(b.uid, i, b.isActive, list, {
+        ...list,
+        conditions: conditionViews(b),
+        deliverables: b.deliverables.map(delivered),
+      });
     }),
     triggers: catalog.triggers.map((t, i) => {
       const list = { ...badgeFields(t), type: t.type, randomizedPrize: t.randomizedPrize, limited: t.limited };
-      return doc(t.uid, i, t.isActive, list, { ...list, conditions: conditionViews(t), deliverables: t.deliverables.map(delivered) });
+      return doc(t.uid, i, t.isActive, list, {
+        ...list,
+        conditions: conditionViews(t),
+        deliverables: t.deliverables.map(delivered),
+      });
     }),
     levels: [...catalog.levels]
       .sort((a, b) => a.level - b.level)
-      .map((l, i) => doc(l.uid, i, l.isActive, { uid: l.uid, label: l.label, level: l.level, description: l.description ?? '', target: l.target, imageName: l.imageName, isActive: l.isActive })),
+      .map((l, i) =>
+        doc(l.uid, i, l.isActive, {
+          uid: l.uid,
+          label: l.label,
+          level: l.level,
+          description: l.description ?? '',
+          target: l.target,
+          imageName: l.imageName,
+          isActive: l.isActive,
+        }),
+      ),
     ranks: catalog.rankSets.map((r, i) =>
-      doc(r.uid, i, r.isActive, { uid: r.uid, label: r.label, isActive: r.isActive, ranks: r.ranks.map((k) => ({ rank: k.rank, label: k.label, times: k.times, sum: k.sum, points: k.points })) }),
+      doc(r.uid, i, r.isActive, {
+        uid: r.uid,
+        label: r.label,
+        isActive: r.isActive,
+        ranks: r.ranks.map((k) => ({ rank: k.rank, label: k.label, times: k.times, sum: k.sum, points: k.points })),
+      }),
     ),
     leaderboards: catalog.leaderboards.map((l, i) =>
       doc(l.uid, i, l.isActive, {
@@ -86,7 +128,13 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
             remainingStock: b.initialStock,
             storeBundleContents: b.contents.map((c) => {
               const d = deliverables.get(c.deliverable)!;
-              return { deliverableUid: d.uid, label: d.label, amount: c.amount, type: DELIVERABLE_TYPE_CODE[d.type], imageName: d.imageName };
+              return {
+                deliverableUid: d.uid,
+                label: d.label,
+                amount: c.amount,
+                type: DELIVERABLE_TYPE_CODE[d.type],
+                imageName: d.imageName,
+              };
             }),
           };
         }),

@@ -14,7 +14,10 @@ export const catalogViewsProjector: Projector = {
     if (event.type !== 'CatalogPublished') return;
     const published = event.data;
     const views = catalogViews(published.catalog, published.publishedAt);
-    for (const [kind, docs] of Object.entries(views) as [keyof typeof VIEW_COLLECTIONS, (typeof views)[keyof typeof views]][]) {
+    for (const [kind, docs] of Object.entries(views) as [
+      keyof typeof VIEW_COLLECTIONS,
+      (typeof views)[keyof typeof views],
+    ][]) {
       const collection = store.collection(VIEW_COLLECTIONS[kind]);
       const keep = docs.map((d) => d._id);
       await collection.bulkWrite([

@@ -36,9 +36,34 @@ type Step =
   | { kind: 'reverse'; back: number; revoke: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('act' as const), player: fc.nat(1), name: fc.constantFrom('earn' as const, 'play' as const), points: fc.constantFrom(0, 5, 10), award: fc.constantFrom(0, 0, 5), day: fc.nat(1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('chest' as const), player: fc.nat(1), points: fc.constantFrom(0, 3, 10), day: fc.nat(1) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('reverse' as const), back: fc.oneof(fc.constant(0), fc.nat(3), fc.nat(40)), revoke: fc.nat(3) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('act' as const),
+      player: fc.nat(1),
+      name: fc.constantFrom('earn' as const, 'play' as const),
+      points: fc.constantFrom(0, 5, 10),
+      award: fc.constantFrom(0, 0, 5),
+      day: fc.nat(1),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('chest' as const),
+      player: fc.nat(1),
+      points: fc.constantFrom(0, 3, 10),
+      day: fc.nat(1),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('reverse' as const),
+      back: fc.oneof(fc.constant(0), fc.nat(3), fc.nat(40)),
+      revoke: fc.nat(3),
+    }),
+  },
 );
 
 interface Action {
@@ -66,21 +91,44 @@ function histories(steps: readonly Step[]): { withReversals: Written[]; without:
   const log: (Written | { action: Action } | { chest: Written })[] = [];
   steps.forEach((s, n) => {
     if (s.kind === 'act') {
-      const action: Action = { ref: `r${n}`, playerId: players[s.player], name: s.name, ts: T0 + s.day * DAY + n, points: s.points, award: s.award, awardRevoked: false, reversed: false };
+      const action: Action = {
+        ref: `r${n}`,
+        playerId: players[s.player],
+        name: s.name,
+        ts: T0 + s.day * DAY + n,
+        points: s.points,
+        award: s.award,
+        awardRevoked: false,
+        reversed: false,
+      };
       actions.push(action);
       log.push({ action });
     } else if (s.kind === 'chest') {
       const playerId = players[s.player];
-      log.push({ chest: { stream: playerStream(playerId), type: 'ChestOpened', data: { playerId, openingUid: `o${n}`, openedAt: T0 + s.day * DAY + n, effects: { points: s.points } } } });
+      log.push({
+        chest: {
+          stream: playerStream(playerId),
+          type: 'ChestOpened',
+          data: { playerId, openingUid: `o${n}`, openedAt: T0 + s.day * DAY + n, effects: { points: s.points } },
+        },
+      });
     } else {
       const live = actions.filter((a) => !a.reversed);
       if (live.length === 0) return;
       const target = live[live.length - 1 - (s.back % live.length)];
       target.reversed = true;
       const revokedAwards = [];
-      if (target.award > 0 && !target.awardRevoked) revokedAwards.push({ awardedBy: target.ref, awardedAt: target.ts, points: target.award });
+      if (target.award > 0 && !target.awardRevoked)
+        revokedAwards.push({ awardedBy: target.ref, awardedAt: target.ts, points: target.award });
       // A later award of the same player whose condition no longer holds without this action.
-      const later = actions.filter((a) => a.playerId === target.playerId && actions.indexOf(a) > actions.indexOf(target) && !a.reversed && a.award > 0 && !a.awardRevoked);
+      const later = actions.filter(
+        (a) =>
+          a.playerId === target.playerId &&
+          actions.indexOf(a) > actions.indexOf(target) &&
+          !a.reversed &&
+          a.award > 0 &&
+          !a.awardRevoked,
+      );
       const revoked = later[s.revoke % (later.length + 1)];
       if (revoked) {
         revoked.awardRevoked = true;
@@ -89,16 +137,33 @@ function histories(steps: readonly Step[]): { withReversals: Written[]; without:
       log.push({
         stream: playerStream(target.playerId),
         type: 'ActionReversed',
-        data: { playerId: target.playerId, referenceId: target.ref, actionName: target.name, timestamp: target.ts, reversedAt: target.ts, actionPoints: target.points, revokedAwards },
+        data: {
+          playerId: target.playerId,
+          referenceId: target.ref,
+          actionName: target.name,
+          timestamp: target.ts,
+          reversedAt: target.ts,
+          actionPoints: target.points,
+          revokedAwards,
+        },
       });
     }
   });
   const processed = (a: Action, earnedPoints: number): Written => ({
     stream: playerStream(a.playerId),
     type: 'ActionProcessed',
-    data: { playerId: a.playerId, referenceId: a.ref, actionName: a.name, timestamp: a.ts, actionPoints: a.points, result: { earnedPoints } },
+    data: {
+      playerId: a.playerId,
+      referenceId: a.ref,
+      actionName: a.name,
+      timestamp: a.ts,
+      actionPoints: a.points,
+      result: { earnedPoints },
+    },
   });
-  const withReversals = log.map((w) => ('action' in w ? processed(w.action, w.action.points + w.action.award) : 'chest' in w ? w.chest : w));
+  const withReversals = log.map((w) =>
+    'action' in w ? processed(w.action, w.action.points + w.action.award) : 'chest' in w ? w.chest : w,
+  );
   const without = log.flatMap((w) => {
     if ('chest' in w) return [w.chest];
     if (!('action' in w)) return [];
@@ -108,17 +173,28 @@ function histories(steps: readonly Step[]): { withReversals: Written[]; without:
   return { withReversals, without };
 }
 
-async function project(written: readonly Written[], log?: (events: EventStore) => EventStore): Promise<{ standings: Record<string, [string, number][]>; scores: ScoreDoc[] }> {
+async function project(
+  written: readonly Written[],
+  log?: (events: EventStore) => EventStore,
+): Promise<{ standings: Record<string, [string, number][]>; scores: ScoreDoc[] }> {
   const events = new SqliteEventStore(':memory:');
   try {
     await publishYaml(events, CATALOG, T0 - DAY, metadata);
     for (const w of written) {
       const stream = w.stream;
-      await events.appendToStreams([{ stream, events: [{ id: crypto.randomUUID(), type: w.type, data: w.data, metadata }], expectedRevision: 'any' }]);
+      await events.appendToStreams([
+        {
+          stream,
+          events: [{ id: crypto.randomUUID(), type: w.type, data: w.data, metadata }],
+          expectedRevision: 'any',
+        },
+      ]);
     }
     const store = new MemoryReadStore();
     await replay(log ? log(events) : events, store, [leaderboardsProjector], { to: await events.headPosition() });
-    const scores = await store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores).find({ inStandings: true }, { sort: { board: 1, period: 1, score: -1, reachedAt: 1 } });
+    const scores = await store
+      .collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores)
+      .find({ inStandings: true }, { sort: { board: 1, period: 1, score: -1, reachedAt: 1 } });
     const standings: Record<string, [string, number][]> = {};
     for (const s of scores) (standings[`${s.board} ${s.period}`] ??= []).push([s.playerId, s.score]);
     return { standings, scores };
@@ -131,17 +207,27 @@ describe('standings after reversals', () => {
   it('equal those of the history without the reversed actions, ties included, whatever the order of the reversals', async () => {
     let recounts = 0;
     /** The log the projector reads, counting its stream reads: each one is a recount. */
-    const counting = (events: EventStore): EventStore => Object.assign(Object.create(events) as EventStore, { readStream: (...args: Parameters<EventStore['readStream']>) => (recounts++, events.readStream(...args)) });
+    const counting = (events: EventStore): EventStore =>
+      Object.assign(Object.create(events) as EventStore, {
+        readStream: (...args: Parameters<EventStore['readStream']>) => (recounts++, events.readStream(...args)),
+      });
     await fc.assert(
       // Often ending with a run of reversals of the latest actions, which can take out every
       // contribution a score document keeps one by one.
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 120, size: 'max' }), fc.nat(60), async (steps, undo) => {
-        const { withReversals, without } = histories([...steps, ...Array.from({ length: undo }, (): Step => ({ kind: 'reverse', back: 0, revoke: 0 }))]);
-        const live = await project(withReversals, counting);
-        const replayed = await project(without);
-        expect(live.standings).toEqual(replayed.standings);
-        for (const s of live.scores) expect(s.latest.length).toBeLessThanOrEqual(LATEST_KEPT);
-      }),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 120, size: 'max' }),
+        fc.nat(60),
+        async (steps, undo) => {
+          const { withReversals, without } = histories([
+            ...steps,
+            ...Array.from({ length: undo }, (): Step => ({ kind: 'reverse', back: 0, revoke: 0 })),
+          ]);
+          const live = await project(withReversals, counting);
+          const replayed = await project(without);
+          expect(live.standings).toEqual(replayed.standings);
+          for (const s of live.scores) expect(s.latest.length).toBeLessThanOrEqual(LATEST_KEPT);
+        },
+      ),
       { numRuns: 150, seed: 20261124 },
     );
     // Some histories reversed every contribution a document kept one by one, and were counted again.
@@ -158,7 +244,14 @@ describe('standings after reversals', () => {
     const events = new SqliteEventStore(':memory:');
     try {
       await publishYaml(events, CATALOG, T0 - DAY, metadata);
-      for (const w of withReversals) await events.appendToStreams([{ stream: w.stream, events: [{ id: crypto.randomUUID(), type: w.type, data: w.data, metadata }], expectedRevision: 'any' }]);
+      for (const w of withReversals)
+        await events.appendToStreams([
+          {
+            stream: w.stream,
+            events: [{ id: crypto.randomUUID(), type: w.type, data: w.data, metadata }],
+            expectedRevision: 'any',
+          },
+        ]);
       const once = new MemoryReadStore();
       await replay(events, once, [leaderboardsProjector], { to: await events.headPosition() });
       const twice = new MemoryReadStore();
@@ -169,7 +262,9 @@ describe('standings after reversals', () => {
         await leaderboardsProjector.apply(typed, twice, events);
         await leaderboardsProjector.apply(typed, twice, events);
       }
-      expect(await twice.collection(LEADERBOARD_COLLECTIONS.scores).find({})).toEqual(await once.collection(LEADERBOARD_COLLECTIONS.scores).find({}));
+      expect(await twice.collection(LEADERBOARD_COLLECTIONS.scores).find({})).toEqual(
+        await once.collection(LEADERBOARD_COLLECTIONS.scores).find({}),
+      );
     } finally {
       await events.close();
     }

@@ -2,7 +2,19 @@
 import { addAmounts, subtractAmounts } from '../shared/amount';
 import { operatorEventOf, playerEventOf, type Recorded } from '../shared/events';
 import type { CatalogPublished } from '../shared/events/operator-events';
-import { boardChanges, boardsOfCatalog, isScoring, LEADERBOARD_COLLECTIONS, periodOf, scopedPeriod, type BoardChange, type BoardDoc, type LiveContribution, type ScoreDoc, type ScoringEvent } from '../shared/read-models/leaderboards';
+import {
+  boardChanges,
+  boardsOfCatalog,
+  isScoring,
+  LEADERBOARD_COLLECTIONS,
+  periodOf,
+  scopedPeriod,
+  type BoardChange,
+  type BoardDoc,
+  type LiveContribution,
+  type ScoreDoc,
+  type ScoringEvent,
+} from '../shared/read-models/leaderboards';
 import type { ReadStore } from '../shared/read-store/port';
 import { CATALOG_STREAM, playerStream } from '../shared/streams';
 import type { LogReader, Projector } from './runner';
@@ -50,8 +62,20 @@ export const leaderboardsProjector: Projector = {
   retiredCollections: ['lb_score_counts'],
   // Standings of a board and period, best first and earlier reacher first in a tie; a player's
   // rank, the number of standings with a higher score in the same board and period, plus one.
-  indexes: [{ collection: LEADERBOARD_COLLECTIONS.scores, keys: { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1 } }],
-  handles: new Set(['CatalogPublished', 'PlayerRegistered', 'PlayerUpdated', 'ActionProcessed', 'ActionReversed', 'ChestOpened']),
+  indexes: [
+    {
+      collection: LEADERBOARD_COLLECTIONS.scores,
+      keys: { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1 },
+    },
+  ],
+  handles: new Set([
+    'CatalogPublished',
+    'PlayerRegistered',
+    'PlayerUpdated',
+    'ActionProcessed',
+    'ActionReversed',
+    'ChestOpened',
+  ]),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store, log) {
     switch (event.type) {
@@ -60,7 +84,13 @@ export const leaderboardsProjector: Projector = {
       case 'PlayerRegistered':
       case 'PlayerUpdated': {
         const d = event.data;
-        await store.collection(LEADERBOARD_COLLECTIONS.players).replaceOne({ _id: d.playerId }, { _id: d.playerId, username: d.username, imageName: d.imageName }, { upsert: true });
+        await store
+          .collection(LEADERBOARD_COLLECTIONS.players)
+          .replaceOne(
+            { _id: d.playerId },
+            { _id: d.playerId, username: d.username, imageName: d.imageName },
+            { upsert: true },
+          );
         return;
       }
       case 'ActionProcessed':
@@ -139,7 +169,10 @@ type Attributes = Readonly<Record<string, string>>;
  * opening carries its own; a reversal's changes are those of earlier actions, whose events are
  * read from the player's stream (only when some board is scoped, and reversals are rare).
  */
-function attributesOfRefs(event: Recorded<ScoringEvent>, log: LogReader): (ref: string) => Promise<Attributes | undefined> {
+function attributesOfRefs(
+  event: Recorded<ScoringEvent>,
+  log: LogReader,
+): (ref: string) => Promise<Attributes | undefined> {
   if (event.type !== 'ActionReversed') return async () => event.data.attributes;
   let byRef: Promise<Map<string, Attributes | undefined>> | null = null;
   return async (ref) => {
@@ -161,7 +194,12 @@ function attributesOfRefs(event: Recorded<ScoringEvent>, log: LogReader): (ref: 
  * under the value the contribution was recorded with (none: on no standings of the board); an
  * aggregate board counts it for the value itself, the player's contribution told apart by playerId.
  */
-function placeOf(board: BoardDoc, c: BoardChange, playerId: string, attributes: Attributes | undefined): { period: string; owner: string; change: BoardChange } | null {
+function placeOf(
+  board: BoardDoc,
+  c: BoardChange,
+  playerId: string,
+  attributes: Attributes | undefined,
+): { period: string; owner: string; change: BoardChange } | null {
   const period = periodOf(board, c.ts);
   if (period === null) return null;
   if (!board.scope) return { period, owner: playerId, change: c };
@@ -184,7 +222,14 @@ async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStor
       const id = scoreId(board._id, place.period, place.owner);
       const pending = byDocument.get(id);
       if (pending) pending.changes.push(place.change);
-      else byDocument.set(id, { board: board._id, period: place.period, owner: place.owner, aggregate: !!board.aggregate, changes: [place.change] });
+      else
+        byDocument.set(id, {
+          board: board._id,
+          period: place.period,
+          owner: place.owner,
+          aggregate: !!board.aggregate,
+          changes: [place.change],
+        });
     }
   }
   if (byDocument.size === 0) return;
@@ -193,23 +238,52 @@ async function applyContributions(event: Recorded<ScoringEvent>, store: ReadStor
     const stored = await scores.findOne({ _id: id });
     if (stored && event.position <= stored.appliedAt) continue;
     // A copy: the stored document is not to be changed (the runner's batch hands out its own).
-    let tally: Tally = stored?.inStandings ? { latest: [...stored.latest], earlier: stored.earlier } : { latest: [], earlier: 0 };
+    let tally: Tally = stored?.inStandings
+      ? { latest: [...stored.latest], earlier: stored.earlier }
+      : { latest: [], earlier: 0 };
     for (const c of changes) applyChange(tally, c, event.position, LATEST_KEPT);
     // A value's total spans many players' streams: rather than count it again, it keeps its older
     // total and the tie-break of the latest contribution it knew (the score stays exact).
-    if (tally.latest.length === 0 && tally.earlier > 0 && !aggregate) tally = await recount(log, { board, period, playerId }, event.position);
+    if (tally.latest.length === 0 && tally.earlier > 0 && !aggregate)
+      tally = await recount(log, { board, period, playerId }, event.position);
     // Never in the standings and still out of them: nothing to record.
     if (!stored && tally.latest.length === 0) continue;
-    await scores.replaceOne({ _id: id }, documentOf({ id, board, period, playerId: owner }, tally, event.position, aggregate ? (stored?.reachedAt ?? 0) : 0), { upsert: true });
+    await scores.replaceOne(
+      { _id: id },
+      documentOf(
+        { id, board, period, playerId: owner },
+        tally,
+        event.position,
+        aggregate ? (stored?.reachedAt ?? 0) : 0,
+      ),
+      { upsert: true },
+    );
   }
 }
 
 /** A score document from its tally; without live contributions (and no older total) it is out of the standings. */
-function documentOf(at: { id: string; board: string; period: string; playerId: string }, tally: Tally, position: number, reachedBefore: number): ScoreDoc {
+function documentOf(
+  at: { id: string; board: string; period: string; playerId: string },
+  tally: Tally,
+  position: number,
+  reachedBefore: number,
+): ScoreDoc {
   const score = tally.latest.reduce((sum, [, , points]) => addAmounts(sum, points), tally.earlier);
   const inStandings = tally.latest.length > 0 || score > 0;
-  const reachedAt = tally.latest.length > 0 ? tally.latest[tally.latest.length - 1][1] : inStandings ? reachedBefore : 0;
-  return { _id: at.id, board: at.board, period: at.period, playerId: at.playerId, score, inStandings, reachedAt, latest: tally.latest, earlier: tally.earlier, appliedAt: position };
+  const reachedAt =
+    tally.latest.length > 0 ? tally.latest[tally.latest.length - 1][1] : inStandings ? reachedBefore : 0;
+  return {
+    _id: at.id,
+    board: at.board,
+    period: at.period,
+    playerId: at.playerId,
+    score,
+    inStandings,
+    reachedAt,
+    latest: tally.latest,
+    earlier: tally.earlier,
+    appliedAt: position,
+  };
 }
 
 /**
@@ -217,10 +291,16 @@ function documentOf(at: { id: string; board: string; period: string; playerId: s
  * event against the boards of the catalog published before it, as they were when it was first
  * applied. For the rare reversal that takes out every contribution a document keeps one by one.
  */
-async function recount(log: LogReader, doc: { board: string; period: string; playerId: string }, upTo: number): Promise<Tally> {
+async function recount(
+  log: LogReader,
+  doc: { board: string; period: string; playerId: string },
+  upTo: number,
+): Promise<Tally> {
   const catalogs = (await log.readStream(CATALOG_STREAM)).flatMap((recorded) => {
     const e = operatorEventOf(recorded);
-    return e?.type === 'CatalogPublished' && e.position < upTo ? [{ position: e.position, board: boardsOfCatalog(e.data.catalog).find((b) => b._id === doc.board) }] : [];
+    return e?.type === 'CatalogPublished' && e.position < upTo
+      ? [{ position: e.position, board: boardsOfCatalog(e.data.catalog).find((b) => b._id === doc.board) }]
+      : [];
   });
   const tally: Tally = { latest: [], earlier: 0 };
   // The attributes each action was recorded with, for a reversal's changes on a scoped board.
@@ -233,7 +313,12 @@ async function recount(log: LogReader, doc: { board: string; period: string; pla
     const board = catalogs.filter((c) => c.position < event.position).pop()?.board;
     if (!board) continue;
     for (const c of boardChanges(event, board)) {
-      const place = placeOf(board, c, doc.playerId, event.type === 'ActionReversed' ? attributesByRef.get(c.ref) : event.data.attributes);
+      const place = placeOf(
+        board,
+        c,
+        doc.playerId,
+        event.type === 'ActionReversed' ? attributesByRef.get(c.ref) : event.data.attributes,
+      );
       if (place?.period === doc.period) applyChange(tally, place.change, event.position, Infinity);
     }
   }

@@ -18,7 +18,12 @@ describe('ProjectorLease: one projector writes shared read models', () => {
     let clock = 1_000_000;
     const now = () => clock;
     const lost: HeldElsewhere[] = [];
-    const first = new ProjectorLease(store, log, { holder: 'first', ttlMs: 300, now, onLost: (by) => void lost.push(by) });
+    const first = new ProjectorLease(store, log, {
+      holder: 'first',
+      ttlMs: 300,
+      now,
+      onLost: (by) => void lost.push(by),
+    });
     const second = new ProjectorLease(store, log, { holder: 'second', ttlMs: 300, now });
     await first.acquire();
     expect(await second.take()).toEqual({ holder: 'first', until: 1_000_300 });

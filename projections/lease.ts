@@ -59,7 +59,11 @@ export class ProjectorLease {
     try {
       // The filter misses a lease that another holds and has not let expire: the upsert then
       // tries to insert a second document with its _id, and fails on the duplicate key.
-      await leases.updateOne({ _id: PROJECTOR, $or: [{ holder: this.holder }, { until: { $lt: now } }] }, { $set: { holder: this.holder, until: now + this.ttlMs } }, { upsert: true });
+      await leases.updateOne(
+        { _id: PROJECTOR, $or: [{ holder: this.holder }, { until: { $lt: now } }] },
+        { $set: { holder: this.holder, until: now + this.ttlMs } },
+        { upsert: true },
+      );
       return null;
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
@@ -73,7 +77,11 @@ export class ProjectorLease {
   async acquire(): Promise<void> {
     let told = false;
     for (let other = await this.take(); other; other = await this.take()) {
-      if (!told) this.log.warn({ holder: other.holder, until: new Date(other.until).toISOString() }, 'another projector holds the read models: waiting for it to stop or its lease to expire');
+      if (!told)
+        this.log.warn(
+          { holder: other.holder, until: new Date(other.until).toISOString() },
+          'another projector holds the read models: waiting for it to stop or its lease to expire',
+        );
       told = true;
       await new Promise((resolve) => setTimeout(resolve, this.ttlMs / 3));
     }

@@ -12,7 +12,9 @@ export class LogCheckpointWatcher {
   constructor(private readonly store: ReadStore) {}
 
   async position(): Promise<number> {
-    const doc = await this.store.collection<{ _id: string; position: number }>(CHECKPOINTS).findOne({ _id: LOG_CHECKPOINT });
+    const doc = await this.store
+      .collection<{ _id: string; position: number }>(CHECKPOINTS)
+      .findOne({ _id: LOG_CHECKPOINT });
     return doc?.position ?? 0;
   }
 

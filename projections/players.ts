@@ -10,6 +10,8 @@ export const playersProjector: Projector = {
   async apply(event, store) {
     if (event.type !== 'PlayerRegistered') return;
     const { playerId, username } = event.data;
-    await store.collection<PlayerDoc>(PLAYERS_COLLECTION).replaceOne({ _id: playerId }, { _id: playerId, username, name: username.toLowerCase() }, { upsert: true });
+    await store
+      .collection<PlayerDoc>(PLAYERS_COLLECTION)
+      .replaceOne({ _id: playerId }, { _id: playerId, username, name: username.toLowerCase() }, { upsert: true });
   },
 };

@@ -6,4 +6,10 @@ import { playersProjector } from './players';
 import type { Projector } from './runner';
 
 /** Every read model of the service: the runner, rebuild and verify all use this one list. */
-export const PROJECTORS: readonly Projector[] = [catalogViewsProjector, leaderboardsProjector, bundleStockProjector, analyticsProjector, playersProjector];
+export const PROJECTORS: readonly Projector[] = [
+  catalogViewsProjector,
+  leaderboardsProjector,
+  bundleStockProjector,
+  analyticsProjector,
+  playersProjector,
+];

@@ -53,7 +53,8 @@ const BOARDS_V2 = `
   - { uid: lb-weekly, label: Weekly, type: 1, season: weekly }
   - { uid: lb-players, label: Players, type: 0, metric: { action: play } }`;
 
-const publish = (events: EventStore, boards: string, now: number) => publishYaml(events, catalogText(boards), now, metadata);
+const publish = (events: EventStore, boards: string, now: number) =>
+  publishYaml(events, catalogText(boards), now, metadata);
 
 /** A log with every kind of event the projectors handle: actions, reversals (with awards of earlier periods), chests, stock, two catalogs. */
 async function writeLog(events: EventStore): Promise<void> {
@@ -63,14 +64,34 @@ async function writeLog(events: EventStore): Promise<void> {
   // Events written as the projectors read them: only the fields they use.
   const append = async (stream: string, type: EventType, data: object) => {
     const expected = revisions.get(stream) ?? 'no_stream';
-    const r = await events.appendToStreams([{ stream, events: [{ id: crypto.randomUUID(), type, data, metadata }], expectedRevision: expected }]);
+    const r = await events.appendToStreams([
+      { stream, events: [{ id: crypto.randomUUID(), type, data, metadata }], expectedRevision: expected },
+    ]);
     revisions.set(stream, r.revisions[stream]);
   };
   const players = ['p-1', 'p-2', 'p-3'];
   const gold = { uid: 'gold', amount: 1 };
   const action = (p: string, name: string, ref: string, timestamp: number, earnedPoints: number) =>
-    append(playerStream(p), 'ActionProcessed', { playerId: p, referenceId: ref, actionName: name, timestamp, actionPoints: earnedPoints, result: { earnedPoints }, actionGrants: name === 'earn' ? [gold] : [], cost: null, awards: [], levels: [] });
-  const reversal = (p: string, name: string, ref: string, timestamp: number, actionPoints: number, revokedAwards: { awardedBy: string; awardedAt: number; points: number }[]) =>
+    append(playerStream(p), 'ActionProcessed', {
+      playerId: p,
+      referenceId: ref,
+      actionName: name,
+      timestamp,
+      actionPoints: earnedPoints,
+      result: { earnedPoints },
+      actionGrants: name === 'earn' ? [gold] : [],
+      cost: null,
+      awards: [],
+      levels: [],
+    });
+  const reversal = (
+    p: string,
+    name: string,
+    ref: string,
+    timestamp: number,
+    actionPoints: number,
+    revokedAwards: { awardedBy: string; awardedAt: number; points: number }[],
+  ) =>
     append(playerStream(p), 'ActionReversed', {
       playerId: p,
       referenceId: ref,
@@ -83,18 +104,34 @@ async function writeLog(events: EventStore): Promise<void> {
       revokedLevels: [],
       refund: null,
     });
-  const stock = (type: EventType, holder: string, units: number) => append(stockStream(BUNDLE_STOCK, 'b-gold'), type, { resourceUid: 'b-gold', holder, playerId: 'p-1', units });
+  const stock = (type: EventType, holder: string, units: number) =>
+    append(stockStream(BUNDLE_STOCK, 'b-gold'), type, { resourceUid: 'b-gold', holder, playerId: 'p-1', units });
 
   // Before any catalog: no board to reach (a runner that kept the boards of a dropped store would find some).
   await action('p-0', 'earn', 'r0', t0 - HOUR, 10);
   await publish(events, BOARDS_V1, t0);
-  for (const p of players) await append(playerStream(p), 'PlayerRegistered', { playerId: p, username: `user ${p}`, imageName: null, registeredAt: t0, levels: [] });
+  for (const p of players)
+    await append(playerStream(p), 'PlayerRegistered', {
+      playerId: p,
+      username: `user ${p}`,
+      imageName: null,
+      registeredAt: t0,
+      levels: [],
+    });
   await action('p-1', 'earn', 'r1', t0, 10);
   await action('p-2', 'earn', 'r2', t0 + 2 * HOUR, 10);
   await action('p-1', 'play', 'r3', t0 + 3 * HOUR + 20 * 60_000, 3);
   await stock(BUNDLE_STOCK.taken, 'buy-1', 1);
   await action('p-1', 'earn', 'r4', t0 + 4 * HOUR, 25); // 10 + a badge of 15
-  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-1', chestDeliverableUid: 'chest', openedAt: t0 + 5 * HOUR, prizes: [], levels: [], effects: { points: 7 } });
+  await append(playerStream('p-3'), 'ChestOpened', {
+    playerId: 'p-3',
+    openingUid: 'o-1',
+    chestDeliverableUid: 'chest',
+    openedAt: t0 + 5 * HOUR,
+    prizes: [],
+    levels: [],
+    effects: { points: 7 },
+  });
   await stock(BUNDLE_STOCK.taken, 'buy-2', 2);
   await action('p-3', 'earn', 'r5', t0 + DAY, 10);
   // Reversing r4 takes back its own badge and one r1 brought (awarded in r1's period).
@@ -110,7 +147,15 @@ async function writeLog(events: EventStore): Promise<void> {
   await reversal('p-2', 'play', 'r6', t0 + DAY + HOUR, 3, []);
   await action('p-2', 'earn', 'r8', t0 + 2 * DAY, 10);
   await reversal('p-2', 'earn', 'r2', t0 + 2 * HOUR, 10, []);
-  await append(playerStream('p-3'), 'ChestOpened', { playerId: 'p-3', openingUid: 'o-2', chestDeliverableUid: 'chest', openedAt: t0 + 9 * DAY, prizes: [], levels: [], effects: { points: 4 } });
+  await append(playerStream('p-3'), 'ChestOpened', {
+    playerId: 'p-3',
+    openingUid: 'o-2',
+    chestDeliverableUid: 'chest',
+    openedAt: t0 + 9 * DAY,
+    prizes: [],
+    levels: [],
+    effects: { points: 4 },
+  });
   await reversal('p-2', 'earn', 'r8', t0 + 2 * DAY, 10, []);
   await action('p-2', 'play', 'r9', t0 + 2 * DAY, 3);
   await stock(BUNDLE_STOCK.taken, 'buy-3', 1);
@@ -123,14 +168,25 @@ class SimulatedCrash extends Error {}
 /** `store` whose collections take `writes` more writes, then fail every one as a crash would stop them. */
 function failingAfter(store: ReadStore, writes: number): ReadStore {
   let left = writes;
-  const write = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    if (left-- <= 0) throw new SimulatedCrash('crashed');
-    return operation(...args);
-  };
+  const write =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (left-- <= 0) throw new SimulatedCrash('crashed');
+      return operation(...args);
+    };
   return Object.assign(Object.create(store) as ReadStore, {
     collection: <T extends Document>(name: string) => {
       const c = store.collection<T>(name);
-      return { findOne: c.findOne.bind(c), find: c.find.bind(c), countDocuments: c.countDocuments.bind(c), insertOne: write(c.insertOne.bind(c)), updateOne: write(c.updateOne.bind(c)), replaceOne: write(c.replaceOne.bind(c)), deleteMany: write(c.deleteMany.bind(c)), bulkWrite: write(c.bulkWrite.bind(c)) };
+      return {
+        findOne: c.findOne.bind(c),
+        find: c.find.bind(c),
+        countDocuments: c.countDocuments.bind(c),
+        insertOne: write(c.insertOne.bind(c)),
+        updateOne: write(c.updateOne.bind(c)),
+        replaceOne: write(c.replaceOne.bind(c)),
+        deleteMany: write(c.deleteMany.bind(c)),
+        bulkWrite: write(c.bulkWrite.bind(c)),
+      };
     },
   });
 }
@@ -138,7 +194,8 @@ function failingAfter(store: ReadStore, writes: number): ReadStore {
 /** A new store holding the same documents: the read models a crashed process left in MongoDB. */
 async function copyOf(store: ReadStore): Promise<MemoryReadStore> {
   const copy = new MemoryReadStore();
-  for (const name of await store.listCollections()) for (const doc of await store.collection(name).find({})) await copy.collection(name).insertOne(doc);
+  for (const name of await store.listCollections())
+    for (const doc of await store.collection(name).find({})) await copy.collection(name).insertOne(doc);
   return copy;
 }
 
@@ -158,8 +215,13 @@ describe('redelivery after a crash', () => {
    */
   const checkpointAt = async (store: ReadStore, c: number) => {
     const checkpoints = store.collection(CHECKPOINTS);
-    await checkpoints.replaceOne({ _id: ORIGIN }, { _id: ORIGIN, logStart: all[0].id, version: PROJECTIONS_VERSION }, { upsert: true });
-    for (const p of PROJECTORS) await checkpoints.updateOne({ _id: p.name }, { $set: { position: c } }, { upsert: true });
+    await checkpoints.replaceOne(
+      { _id: ORIGIN },
+      { _id: ORIGIN, logStart: all[0].id, version: PROJECTIONS_VERSION },
+      { upsert: true },
+    );
+    for (const p of PROJECTORS)
+      await checkpoints.updateOne({ _id: p.name }, { $set: { position: c } }, { upsert: true });
   };
 
   beforeAll(async () => {
@@ -175,7 +237,9 @@ describe('redelivery after a crash', () => {
 
   it('the log reaches every board, a score that left the standings and the stock', async () => {
     const scores = await reference.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores).find({});
-    expect(new Set(scores.map((s) => s.board))).toEqual(new Set(['lb-points', 'lb-daily', 'lb-earners', 'lb-weekly', 'lb-players']));
+    expect(new Set(scores.map((s) => s.board))).toEqual(
+      new Set(['lb-points', 'lb-daily', 'lb-earners', 'lb-weekly', 'lb-players']),
+    );
     // Reached by r2 and r6, out of the standings when both were reversed.
     expect(scores.find((s) => s._id === 'lb-daily|2026-04-05|p-2')).toMatchObject({ inStandings: false });
     expect(await reference.collection('bundle_stock').findOne({ _id: 'b-gold' })).toMatchObject({ taken: 3 });
@@ -216,7 +280,8 @@ describe('redelivery after a crash', () => {
           expect(await runner.waitFor(head, 5000)).toBe(true);
           await runner.stop();
           const found = await differences(restarted, reference);
-          if (found.length) throw new Error(`crash at write ${j} of ${k}, checkpoint ${c}: ${JSON.stringify(found, null, 1)}`);
+          if (found.length)
+            throw new Error(`crash at write ${j} of ${k}, checkpoint ${c}: ${JSON.stringify(found, null, 1)}`);
           cases++;
         }
       }
@@ -255,7 +320,9 @@ describe('redelivery after a crash', () => {
 
   it('an event delivered twice in a row is applied once, also where it reaches a score document twice', async () => {
     // The reversal of r4 takes from lb-points|all|p-1 twice: its own points and r1's badge.
-    const r4 = all.find((e) => e.type === 'ActionReversed' && (e.data as { referenceId: string }).referenceId === 'r4')!;
+    const r4 = all.find(
+      (e) => e.type === 'ActionReversed' && (e.data as { referenceId: string }).referenceId === 'r4',
+    )!;
     expect((r4.data as { revokedAwards: unknown[] }).revokedAwards).toHaveLength(2);
     const store = new MemoryReadStore();
     for (const e of all) {

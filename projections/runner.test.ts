@@ -10,7 +10,12 @@ import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from '.
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
 /** The events these tests count: any event type the runner knows serves. */
 const COUNTED = 'TriggerActivationTaken';
-const counted = (id: string) => ({ id, type: COUNTED, data: { resourceUid: 't', holder: id, playerId: 'p', units: 1 }, metadata });
+const counted = (id: string) => ({
+  id,
+  type: COUNTED,
+  data: { resourceUid: 't', holder: id, playerId: 'p', units: 1 },
+  metadata,
+});
 
 /** Counts events per stream; applying one event twice would count it twice. */
 const counter: Projector = {
@@ -27,7 +32,12 @@ describe('ProjectionRunner', () => {
     const events = new SqliteEventStore(':memory:');
     const store = new MemoryReadStore();
     const log = pino({ level: 'silent' });
-    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000001'), counted('00000000-0000-4000-8000-000000000002')], 'no_stream');
+    await appendOne(
+      events,
+      's-1',
+      [counted('00000000-0000-4000-8000-000000000001'), counted('00000000-0000-4000-8000-000000000002')],
+      'no_stream',
+    );
     const runner = new ProjectionRunner(events, store, [counter], log);
     await runner.start();
     const head = await events.headPosition();
@@ -60,7 +70,12 @@ describe('ProjectionRunner', () => {
     await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000001')], 'no_stream');
     await store.collection('old_counts').insertOne({ _id: 's-1', n: 1 });
     await store.collection('unrelated').insertOne({ _id: 'x' });
-    const runner = new ProjectionRunner(events, store, [{ ...counter, retiredCollections: ['old_counts'] }], pino({ level: 'silent' }));
+    const runner = new ProjectionRunner(
+      events,
+      store,
+      [{ ...counter, retiredCollections: ['old_counts'] }],
+      pino({ level: 'silent' }),
+    );
     await runner.start();
     await runner.rebuild();
     expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
@@ -90,7 +105,9 @@ describe('ProjectionRunner', () => {
         lag = Math.max(lag, event.position - ((await checkpoints.findOne({ _id: 'watching' }))?.position ?? 0));
       },
     };
-    const batch = Array.from({ length: 2500 }, (_, i) => counted(`00000000-0000-4000-8000-${String(100000 + i).padStart(12, '0')}`));
+    const batch = Array.from({ length: 2500 }, (_, i) =>
+      counted(`00000000-0000-4000-8000-${String(100000 + i).padStart(12, '0')}`),
+    );
     await appendOne(events, 's-1', batch, 'no_stream');
     const head = await events.headPosition();
     const runner = new ProjectionRunner(events, store, [watching], pino({ level: 'silent' }));
@@ -122,7 +139,18 @@ describe('ProjectionRunner', () => {
       },
     };
     const ids = [21, 22, 23, 24, 25].map((n) => `00000000-0000-4000-8000-0000000000${n}`);
-    await appendOne(events, 's-1', [counted(ids[0]), counted(ids[1]), { id: ids[2], type: 'StoreFormatDeclared', data: { version: 2 }, metadata }, counted(ids[3]), counted(ids[4])], 'no_stream');
+    await appendOne(
+      events,
+      's-1',
+      [
+        counted(ids[0]),
+        counted(ids[1]),
+        { id: ids[2], type: 'StoreFormatDeclared', data: { version: 2 }, metadata },
+        counted(ids[3]),
+        counted(ids[4]),
+      ],
+      'no_stream',
+    );
     const runner = new ProjectionRunner(events, store, [guarded], pino({ level: 'silent' }));
     await runner.start();
     expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
@@ -196,7 +224,12 @@ describe('LogCheckpointWatcher', () => {
     await runner.start();
     const watcher = new LogCheckpointWatcher(store);
     await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000011')], 'no_stream');
-    const { position } = await appendOne(events, 'other', [{ id: '00000000-0000-4000-8000-000000000012', type: 'Unhandled', data: {}, metadata }], 'no_stream');
+    const { position } = await appendOne(
+      events,
+      'other',
+      [{ id: '00000000-0000-4000-8000-000000000012', type: 'Unhandled', data: {}, metadata }],
+      'no_stream',
+    );
     expect(await watcher.waitFor(position, 5000)).toBe(true);
     expect(await watcher.waitFor(position + 1000, 100)).toBe(false);
     await runner.stop();

@@ -1,4 +1,10 @@
-import { StoreFaultError, StoreUnavailableError, type EventStore, type RecordedEvent, type Subscription } from '../shared/event-store/port';
+import {
+  StoreFaultError,
+  StoreUnavailableError,
+  type EventStore,
+  type RecordedEvent,
+  type Subscription,
+} from '../shared/event-store/port';
 import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/events';
 import type { Logger } from '../shared/logging/logger';
 import { BatchedReadStore } from '../shared/read-store/batched';
@@ -144,7 +150,8 @@ export class ProjectionRunner {
    */
   problem(): string | null {
     if (this.fault) return `event store fault: ${this.fault.message}`;
-    if (this.faults.notConnection >= FAILED_AFTER_FAULTS) return `projections failed ${this.faults.inRow} times in a row, still retrying: ${this.faults.last}`;
+    if (this.faults.notConnection >= FAILED_AFTER_FAULTS)
+      return `projections failed ${this.faults.inRow} times in a row, still retrying: ${this.faults.last}`;
     return null;
   }
 
@@ -158,7 +165,8 @@ export class ProjectionRunner {
     await this.rebuildIfOfAnotherOrigin();
     this.fault = null;
     this.faults = { inRow: 0, notConnection: 0, last: '' };
-    for (const p of this.projectors) for (const { collection, keys } of p.indexes ?? []) await this.store.ensureIndex(collection, keys);
+    for (const p of this.projectors)
+      for (const { collection, keys } of p.indexes ?? []) await this.store.ensureIndex(collection, keys);
     const checkpoints = this.store.collection<{ _id: string; position: number }>(CHECKPOINTS);
     // The log checkpoint is written after the projectors' of its batch: every event up to it was
     // applied by each projector that handles it, so none resumes before it (a projector that
@@ -200,7 +208,9 @@ export class ProjectionRunner {
         this.faults.last = error.message;
         const first = this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS;
         const retryInMs = Math.min(first * 2 ** (this.faults.inRow - 1), MAX_RETRY_AFTER_FAULT_MS);
-        const message = this.problem() ? 'projections failed; resubscribing' : 'projection subscription dropped; resubscribing';
+        const message = this.problem()
+          ? 'projections failed; resubscribing'
+          : 'projection subscription dropped; resubscribing';
         this.log.error({ err: error.message, errorClass: error.name, faults: this.faults.inRow, retryInMs }, message);
         if (this.stopped) return;
         this.retryTimer = setTimeout(() => {
@@ -241,7 +251,11 @@ export class ProjectionRunner {
       await this.endBatch();
     } catch (error) {
       this.log.warn({ err: (error as Error).message }, 'read models not written; retrying');
-      if (!this.stopped) this.batchRetry ??= setTimeout(() => void this.endBatchOrRetry(), this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS);
+      if (!this.stopped)
+        this.batchRetry ??= setTimeout(
+          () => void this.endBatchOrRetry(),
+          this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS,
+        );
     }
   }
 
@@ -296,7 +310,9 @@ export class ProjectionRunner {
       }
       await checkpoints.updateOne({ _id: LOG_CHECKPOINT }, { $max: { position: this.processed } }, { upsert: true });
     });
-    this.writing = write.catch((e: Error) => this.log.warn({ err: e.message }, 'checkpoints not written; the next event retries'));
+    this.writing = write.catch((e: Error) =>
+      this.log.warn({ err: e.message }, 'checkpoints not written; the next event retries'),
+    );
     return rethrow ? write : this.writing;
   }
 
@@ -347,7 +363,10 @@ export class ProjectionRunner {
       return;
     }
     if (found || (await checkpoints.countDocuments({})) > 0) {
-      this.log.warn({ was: found ?? null, now: { logStart, version: PROJECTIONS_VERSION } }, 'read models of another log or version: rebuilding them');
+      this.log.warn(
+        { was: found ?? null, now: { logStart, version: PROJECTIONS_VERSION } },
+        'read models of another log or version: rebuilding them',
+      );
       await this.drop(this.projectors);
       await checkpoints.deleteMany({});
     }
@@ -356,7 +375,9 @@ export class ProjectionRunner {
   }
 
   private async storeOrigin(logStart: string): Promise<void> {
-    await this.store.collection(CHECKPOINTS).replaceOne({ _id: ORIGIN }, { _id: ORIGIN, logStart, version: PROJECTIONS_VERSION }, { upsert: true });
+    await this.store
+      .collection(CHECKPOINTS)
+      .replaceOne({ _id: ORIGIN }, { _id: ORIGIN, logStart, version: PROJECTIONS_VERSION }, { upsert: true });
     this.originPending = false;
   }
 
@@ -387,7 +408,9 @@ export class ProjectionRunner {
     const sub = this.subscription;
     this.subscription = null;
     if (sub) await sub.close();
-    await this.endBatch().catch((e: Error) => this.log.warn({ err: e.message }, 'read models not written at stop; the next start replays them'));
+    await this.endBatch().catch((e: Error) =>
+      this.log.warn({ err: e.message }, 'read models not written at stop; the next start replays them'),
+    );
     if (this.checkpointTimer || this.sinceWrite > 0) await this.writeCheckpoints(false);
     else await this.writing;
   }

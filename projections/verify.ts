@@ -28,7 +28,12 @@ export interface ReplayOptions {
  * event, in the order the runner applies them, reading one page at a time. Returns the number of
  * events read. Checkpoints are the caller's business.
  */
-export async function replay(events: EventStore, store: ReadStore, projectors: readonly Projector[], options: ReplayOptions): Promise<number> {
+export async function replay(
+  events: EventStore,
+  store: ReadStore,
+  projectors: readonly Projector[],
+  options: ReplayOptions,
+): Promise<number> {
   let position = options.from ?? 0;
   let count = 0;
   while (position < options.to) {
@@ -36,7 +41,9 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
     for (const event of page) {
       if (event.position > options.to) return count;
       const typed = domainEventOf(event);
-      if (typed) for (const projector of projectors) if (projector.handles.has(typed.type)) await projector.apply(typed, store, events);
+      if (typed)
+        for (const projector of projectors)
+          if (projector.handles.has(typed.type)) await projector.apply(typed, store, events);
       position = event.position;
       count += 1;
     }
@@ -63,7 +70,12 @@ export const MAX_DIFFERENCES = 1000;
  * server), and collections are compared a page of documents at a time. Checkpoints are not
  * compared: they record progress, not state.
  */
-export async function verifyReadModels(events: EventStore, live: ReadStore, projectors: readonly Projector[], options: VerifyOptions = {}): Promise<Verification> {
+export async function verifyReadModels(
+  events: EventStore,
+  live: ReadStore,
+  projectors: readonly Projector[],
+  options: VerifyOptions = {},
+): Promise<Verification> {
   const startedAt = performance.now();
   const collections = [...new Set(projectors.flatMap((p) => p.collections))].sort();
   const rebuilt = await live.scratch();
@@ -73,17 +85,29 @@ export async function verifyReadModels(events: EventStore, live: ReadStore, proj
     for (let round = 1; ; round++) {
       const head = await events.headPosition();
       const before = eventsReplayed;
-      eventsReplayed += await replay(events, rebuilt, projectors, { from: position, to: head, onProgress: (count, reached) => options.onProgress?.(before + count, reached) });
+      eventsReplayed += await replay(events, rebuilt, projectors, {
+        from: position,
+        to: head,
+        onProgress: (count, reached) => options.onProgress?.(before + count, reached),
+      });
       position = head;
       await options.waitForLive?.(head);
       const differences: Difference[] = [];
       for (const name of collections) {
-        differences.push(...(await collectionDifferences(name, live, rebuilt, MAX_DIFFERENCES + 1 - differences.length)));
+        differences.push(
+          ...(await collectionDifferences(name, live, rebuilt, MAX_DIFFERENCES + 1 - differences.length)),
+        );
         if (differences.length > MAX_DIFFERENCES) break;
       }
       const truncated = differences.length > MAX_DIFFERENCES;
       if (differences.length === 0 || round === MAX_ROUNDS || (await events.headPosition()) === head) {
-        return { differences: differences.slice(0, MAX_DIFFERENCES), truncated, eventsReplayed, collections, ms: Math.round(performance.now() - startedAt) };
+        return {
+          differences: differences.slice(0, MAX_DIFFERENCES),
+          truncated,
+          eventsReplayed,
+          collections,
+          ms: Math.round(performance.now() - startedAt),
+        };
       }
     }
   } finally {
@@ -96,15 +120,24 @@ export async function verifyReadModels(events: EventStore, live: ReadStore, proj
  * at most `limit`: each rebuilt page against the live documents of its ids, then each live page
  * for ids the rebuilt version lacks. A page of each side in memory at a time.
  */
-export async function collectionDifferences(collection: string, live: ReadStore, rebuilt: ReadStore, limit = MAX_DIFFERENCES): Promise<Difference[]> {
+export async function collectionDifferences(
+  collection: string,
+  live: ReadStore,
+  rebuilt: ReadStore,
+  limit = MAX_DIFFERENCES,
+): Promise<Difference[]> {
   const found: Difference[] = [];
   for await (const page of pagesOf(rebuilt.collection(collection))) {
-    const other = new Map((await live.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => [d._id, d]));
+    const other = new Map(
+      (await live.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => [d._id, d]),
+    );
     for (const doc of page) found.push(...documentDifferences(collection, other.get(doc._id), doc));
     if (found.length >= limit) return found.slice(0, limit);
   }
   for await (const page of pagesOf(live.collection(collection))) {
-    const other = new Set((await rebuilt.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => d._id));
+    const other = new Set(
+      (await rebuilt.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => d._id),
+    );
     for (const doc of page) if (!other.has(doc._id)) found.push(...documentDifferences(collection, doc, undefined));
     if (found.length >= limit) return found.slice(0, limit);
   }
@@ -115,7 +148,10 @@ export async function collectionDifferences(collection: string, live: ReadStore,
 async function* pagesOf(collection: Collection): AsyncGenerator<Document[]> {
   let after: string | null = null;
   for (;;) {
-    const page: Document[] = await collection.find(after === null ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: PAGE_SIZE });
+    const page: Document[] = await collection.find(after === null ? {} : { _id: { $gt: after } }, {
+      sort: { _id: 1 },
+      limit: PAGE_SIZE,
+    });
     if (page.length > 0) yield page;
     if (page.length < PAGE_SIZE) return;
     after = page[page.length - 1]._id;
@@ -123,9 +159,19 @@ async function* pagesOf(collection: Collection): AsyncGenerator<Document[]> {
 }
 
 /** The differences of one document: missing on a side, or each field that differs. */
-function documentDifferences(collection: string, live: Document | undefined, rebuilt: Document | undefined): Difference[] {
+function documentDifferences(
+  collection: string,
+  live: Document | undefined,
+  rebuilt: Document | undefined,
+): Difference[] {
   if (!live || !rebuilt) return [{ collection, _id: (live ?? rebuilt)!._id, path: '', live, rebuilt }];
-  return differingFields(live, rebuilt).map(([path, x, y]) => ({ collection, _id: live._id, path, live: x, rebuilt: y }));
+  return differingFields(live, rebuilt).map(([path, x, y]) => ({
+    collection,
+    _id: live._id,
+    path,
+    live: x,
+    rebuilt: y,
+  }));
 }
 
 /**
@@ -138,7 +184,9 @@ export function differingFields(a: unknown, b: unknown, path = ''): [string, unk
   if (!bothArrays && !(isPlainObject(a) && isPlainObject(b))) return [[path, a, b]];
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
-  const keys = bothArrays ? [...Array(Math.max((a as unknown[]).length, (b as unknown[]).length)).keys()].map(String) : [...new Set([...Object.keys(left), ...Object.keys(right)])];
+  const keys = bothArrays
+    ? [...Array(Math.max((a as unknown[]).length, (b as unknown[]).length)).keys()].map(String)
+    : [...new Set([...Object.keys(left), ...Object.keys(right)])];
   return keys.flatMap((k) => differingFields(left[k], right[k], path ? `${path}.${k}` : k));
 }
 

@@ -34,6 +34,7 @@ describe('ids', () => {
   it('canonicalises player ids with or without dashes, any case; anything else is null', () => {
     expect(canonicalPlayerId('6F1E0C4A3D2B4F5E8A9B0C1D2E3F4A5B')).toBe('6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b');
     expect(canonicalPlayerId('6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b')).toBe('6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b');
-    for (const bad of ['player-1', '', 42, null, '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5']) expect(canonicalPlayerId(bad)).toBeNull();
+    for (const bad of ['player-1', '', 42, null, '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5'])
+      expect(canonicalPlayerId(bad)).toBeNull();
   });
 });

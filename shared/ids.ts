@@ -19,7 +19,8 @@ export function newEventId(): string {
 export const secureRandom = (): number => randomBytes(6).readUIntBE(0, 6) / 2 ** 48;
 
 /** A UUID as a player id may be sent: dashed or 32 hexadecimal characters, any case (the API document shows it too). */
-export const UUID_PATTERN = '^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$';
+export const UUID_PATTERN =
+  '^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$';
 const UUID = new RegExp(UUID_PATTERN);
 
 /** A player id in canonical form (lowercase, dashed), or null when it is not a UUID. */

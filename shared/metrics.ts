@@ -13,12 +13,43 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP requests by method, route and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  private readonly appends = new Histogram({ name: 'event_store_append_duration_seconds', help: 'Atomic appends to the event store, until durable', buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  private readonly groupCommits = new Histogram({ name: 'event_store_group_commit_appends', help: 'Appends the embedded store committed together in one transaction and one disk sync', buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500], registers: [this.registry] });
-  private readonly projectionLag = new Histogram({ name: 'projection_lag_seconds', help: 'From an event being recorded to the read models having it', buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  private readonly rateLimited = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused for a key over its rate limit', labelNames: ['key'], registers: [this.registry] });
-  private readonly webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by hook and outcome', labelNames: ['hook', 'outcome'], registers: [this.registry] });
+  private readonly requests = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly appends = new Histogram({
+    name: 'event_store_append_duration_seconds',
+    help: 'Atomic appends to the event store, until durable',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly groupCommits = new Histogram({
+    name: 'event_store_group_commit_appends',
+    help: 'Appends the embedded store committed together in one transaction and one disk sync',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+    registers: [this.registry],
+  });
+  private readonly projectionLag = new Histogram({
+    name: 'projection_lag_seconds',
+    help: 'From an event being recorded to the read models having it',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused for a key over its rate limit',
+    labelNames: ['key'],
+    registers: [this.registry],
+  });
+  private readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by hook and outcome',
+    labelNames: ['hook', 'outcome'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -19,8 +19,15 @@ export function provisionRecordOf(events: readonly RecordedEvent[]): ProvisionRe
   let record: ProvisionRecord | null = null;
   for (const recorded of events) {
     const e = provisionEventOf(recorded);
-    if (e?.type === 'ProvisionOpened') record = { opened: e.data, status: e.data.status, failureReason: null, updateDate: e.data.createDate };
-    else if (e?.type === 'ProvisionStatusChanged' && record !== null) record = { opened: record.opened, status: e.data.status, failureReason: e.data.failureReason, updateDate: e.data.updateDate };
+    if (e?.type === 'ProvisionOpened')
+      record = { opened: e.data, status: e.data.status, failureReason: null, updateDate: e.data.createDate };
+    else if (e?.type === 'ProvisionStatusChanged' && record !== null)
+      record = {
+        opened: record.opened,
+        status: e.data.status,
+        failureReason: e.data.failureReason,
+        updateDate: e.data.updateDate,
+      };
   }
   return record;
 }

@@ -16,4 +16,7 @@ export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure }
 
 export const failure = (code: number, message: string): Failure => ({ code, message });
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-export const fail = <T = never>(code: number, message: string): Result<T> => ({ ok: false, failure: { code, message } });
+export const fail = <T = never>(code: number, message: string): Result<T> => ({
+  ok: false,
+  failure: { code, message },
+});

@@ -20,11 +20,13 @@ export const provisionStream = (provisionUid: string): string => `provision-${pr
 export const CATALOG_STREAM = 'catalog';
 export const STORE_FORMAT_STREAM = 'store-format';
 /** Keys are scoped per API key name; the digest keeps any characters a client sends out of stream names. */
-export const idempotencyStream = (keyName: string, idempotencyKey: string): string => `idempotency-${createHash('sha256').update(`${keyName}\n${idempotencyKey}`).digest('hex')}`;
+export const idempotencyStream = (keyName: string, idempotencyKey: string): string =>
+  `idempotency-${createHash('sha256').update(`${keyName}\n${idempotencyKey}`).digest('hex')}`;
 
 const PLAYER_PREFIX = 'player-';
 /** The player of a player stream, or null for any other stream. */
-export const playerIdOfStream = (stream: string): string | null => (stream.startsWith(PLAYER_PREFIX) ? stream.slice(PLAYER_PREFIX.length) : null);
+export const playerIdOfStream = (stream: string): string | null =>
+  stream.startsWith(PLAYER_PREFIX) ? stream.slice(PLAYER_PREFIX.length) : null;
 
 /**
  * A resource shared by all players and limited in number: activations of a limited trigger, the
@@ -40,15 +42,37 @@ export interface LimitedStock {
   returned: 'TriggerActivationReturned' | 'BundleStockReturned' | null;
 }
 
-export const TRIGGER_ACTIVATIONS = { prefix: 'trigger-limit', taken: 'TriggerActivationTaken', returned: 'TriggerActivationReturned' } as const satisfies LimitedStock;
-export const BUNDLE_STOCK = { prefix: 'bundle-stock', taken: 'BundleStockTaken', returned: 'BundleStockReturned' } as const satisfies LimitedStock;
+export const TRIGGER_ACTIVATIONS = {
+  prefix: 'trigger-limit',
+  taken: 'TriggerActivationTaken',
+  returned: 'TriggerActivationReturned',
+} as const satisfies LimitedStock;
+export const BUNDLE_STOCK = {
+  prefix: 'bundle-stock',
+  taken: 'BundleStockTaken',
+  returned: 'BundleStockReturned',
+} as const satisfies LimitedStock;
 /** One stock per limited chest pool entry; a draw of the entry takes one unit. */
-export const CHEST_STOCK = { prefix: 'chest-stock', taken: 'ChestStockTaken', returned: null } as const satisfies LimitedStock;
+export const CHEST_STOCK = {
+  prefix: 'chest-stock',
+  taken: 'ChestStockTaken',
+  returned: null,
+} as const satisfies LimitedStock;
 
 export const stockStream = (kind: LimitedStock, resourceUid: string): string => `${kind.prefix}-${resourceUid}`;
 
 /** Every kind of stream, by the prefix of its name. */
-export const STREAM_KINDS = ['player', 'reference', 'provision', 'trigger-limit', 'bundle-stock', 'chest-stock', 'catalog', 'store-format', 'idempotency'] as const;
+export const STREAM_KINDS = [
+  'player',
+  'reference',
+  'provision',
+  'trigger-limit',
+  'bundle-stock',
+  'chest-stock',
+  'catalog',
+  'store-format',
+  'idempotency',
+] as const;
 export type StreamKind = (typeof STREAM_KINDS)[number];
 
 /** The kind of a stream (its name's prefix), or null for a stream the service did not write. */

@@ -33,12 +33,19 @@ describeInBrowser('the API reference page in a browser', () => {
     const elsewhere: string[] = [];
     page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
     page.on('pageerror', (e) => problems.push(e.message));
-    page.on('request', (r) => void (new URL(r.url()).origin !== origin && !r.url().startsWith('data:') && elsewhere.push(r.url())));
+    page.on(
+      'request',
+      (r) => void (new URL(r.url()).origin !== origin && !r.url().startsWith('data:') && elsewhere.push(r.url())),
+    );
     try {
       await page.goto(`${origin}/docs`);
       await page.waitForSelector('.opblock', { timeout: 30_000 });
-      const shown = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path')));
-      expect(shown.sort()).toEqual(['/health', '/health/ready', ...t.service.routes.map((r) => r.path.replace(/:(\w+)/g, '{$1}'))].sort());
+      const shown = await page.$$eval('.opblock-summary-path', (nodes) =>
+        nodes.map((n) => n.getAttribute('data-path')),
+      );
+      expect(shown.sort()).toEqual(
+        ['/health', '/health/ready', ...t.service.routes.map((r) => r.path.replace(/:(\w+)/g, '{$1}'))].sort(),
+      );
       expect({ problems, elsewhere }).toEqual({ problems: [], elsewhere: [] });
 
       // Authorize with a Server key, then run GET /v1/admin/actions from the page.
@@ -46,7 +53,9 @@ describeInBrowser('the API reference page in a browser', () => {
       await page.fill('.auth-container input[type=text], .auth-container input[type=password]', KEYS.server);
       await page.click('.auth-container button.authorize');
       await page.click('.modal-ux button.btn-done, .modal-ux .close-modal');
-      const operation = page.locator('#operations-admin-get_v1_admin_actions, .opblock-get:has([data-path="/v1/admin/actions"])').first();
+      const operation = page
+        .locator('#operations-admin-get_v1_admin_actions, .opblock-get:has([data-path="/v1/admin/actions"])')
+        .first();
       await operation.locator('.opblock-summary').click();
       await operation.locator('button.execute').click();
       const answer = operation.locator('.live-responses-table tbody .response').first();
@@ -74,7 +83,10 @@ describeInBrowser('the API reference page in a browser', () => {
         await operation.locator('button.execute').click();
         const answer = operation.locator('.live-responses-table tbody .response').first();
         await answer.locator('.response-col_status').waitFor({ timeout: 15_000 });
-        return JSON.parse((await answer.locator('.response-col_description pre').first().textContent()) ?? '') as { code: number; data: unknown };
+        return JSON.parse((await answer.locator('.response-col_description pre').first().textContent()) ?? '') as {
+          code: number;
+          data: unknown;
+        };
       };
       const processed = await run('/v1/action/process');
       expect(processed).toMatchObject({ code: 200, data: { earnedPoints: expect.any(Number) } });

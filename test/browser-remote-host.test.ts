@@ -34,7 +34,15 @@ describeInBrowser('the pages over plain HTTP at a name other than localhost', ()
     const page = await browser.newPage();
     const failed: string[] = [];
     page.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
-    page.on('request', (r) => void (!r.url().startsWith(origin) && !r.url().startsWith('data:') && failed.push(`${r.url()}: not the service`)));
+    page.on(
+      'request',
+      (r) =>
+        void (
+          !r.url().startsWith(origin) &&
+          !r.url().startsWith('data:') &&
+          failed.push(`${r.url()}: not the service`)
+        ),
+    );
     await page.goto(`${origin}${path}`);
     return { page, failed };
   }

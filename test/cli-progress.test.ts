@@ -46,7 +46,10 @@ describe('progressReporter', () => {
     now = 3000;
     progress.update(2000, 2000);
     progress.done();
-    expect(out.text.split(REDRAW).slice(2)).toEqual(['rebuild: 2,000 events, 1,000 events/s, position 2000 of 2000 (100%)', 'rebuild: 2,000 events, 1,000 events/s, position 2000 of 2000 (100%)\n']);
+    expect(out.text.split(REDRAW).slice(2)).toEqual([
+      'rebuild: 2,000 events, 1,000 events/s, position 2000 of 2000 (100%)',
+      'rebuild: 2,000 events, 1,000 events/s, position 2000 of 2000 (100%)\n',
+    ]);
   });
 
   it('a run shorter than the interval shows nothing, not even at the end', () => {
@@ -60,15 +63,24 @@ describe('progressReporter', () => {
   });
 
   it('counts the share of the log from where the command started', () => {
-    expect(progressLine('export', { events: 30, position: 1300, from: 1000, to: 2000, seconds: 3 })).toBe('export: 30 events, 10 events/s, position 1300 of 2000 (30%), about 7 s left');
+    expect(progressLine('export', { events: 30, position: 1300, from: 1000, to: 2000, seconds: 3 })).toBe(
+      'export: 30 events, 10 events/s, position 1300 of 2000 (30%), about 7 s left',
+    );
     // Nothing to cover (an empty log): no share and no time left.
-    expect(progressLine('export', { events: 0, position: 0, from: 0, to: 0, seconds: 1 })).toBe('export: 0 events, 0 events/s');
+    expect(progressLine('export', { events: 0, position: 0, from: 0, to: 0, seconds: 1 })).toBe(
+      'export: 0 events, 0 events/s',
+    );
   });
 });
 
 describe('duration', () => {
   it('reads as seconds, minutes or hours', () => {
-    expect([duration(0.2), duration(59), duration(125), duration(3780)]).toEqual(['1 s', '59 s', '2 min 5 s', '1 h 3 min']);
+    expect([duration(0.2), duration(59), duration(125), duration(3780)]).toEqual([
+      '1 s',
+      '59 s',
+      '2 min 5 s',
+      '1 h 3 min',
+    ]);
   });
 });
 
@@ -79,14 +91,20 @@ describe('waitingReporter', () => {
     jest.useFakeTimers();
     const out = writer(true);
     let now = 0;
-    const stop = waitingReporter('verify: the server is replaying the log and comparing', { writer: out, now: () => now, intervalMs: 250 });
+    const stop = waitingReporter('verify: the server is replaying the log and comparing', {
+      writer: out,
+      now: () => now,
+      intervalMs: 250,
+    });
     now = 250;
     jest.advanceTimersByTime(250);
     now = 2250;
     jest.advanceTimersByTime(250);
     stop();
     jest.advanceTimersByTime(1000);
-    expect(out.text).toBe(`${REDRAW}verify: the server is replaying the log and comparing, 1 s${REDRAW}verify: the server is replaying the log and comparing, 3 s${REDRAW}`);
+    expect(out.text).toBe(
+      `${REDRAW}verify: the server is replaying the log and comparing, 1 s${REDRAW}verify: the server is replaying the log and comparing, 3 s${REDRAW}`,
+    );
   });
 
   it('writes nothing off a terminal', () => {

@@ -80,7 +80,12 @@ function cliOn(dataDir: string, ...args: string[]): Promise<Run> {
 function cliWith(extra: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const env = { ...process.env, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '', GAMIFICATION_KEY: '', ...extra };
-    const child = execFile(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env, maxBuffer: 64 * 1024 * 1024 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+    );
   });
 }
 
@@ -101,9 +106,15 @@ describe('gamification CLI', () => {
       expect(help.stdout).toMatch(new RegExp(`^Usage:\\n  ${commands[i]} `));
     }
     expect(helps[7].stdout).toContain('catalog validate <file>');
-    const [short, validate, version] = await Promise.all([cliOn(nowhere, 'verify', '--url', 'http://nowhere', '-h'), cliOn(nowhere, 'catalog', 'validate', 'missing.yaml', '--help'), cliOn(nowhere, '--version')]);
+    const [short, validate, version] = await Promise.all([
+      cliOn(nowhere, 'verify', '--url', 'http://nowhere', '-h'),
+      cliOn(nowhere, 'catalog', 'validate', 'missing.yaml', '--help'),
+      cliOn(nowhere, '--version'),
+    ]);
     expect([short.code, validate.code]).toEqual([0, 0]);
-    const { version: packageVersion } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8'));
+    const { version: packageVersion } = JSON.parse(
+      fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8'),
+    );
     expect(version).toEqual({ code: 0, stdout: `${packageVersion}\n`, stderr: '' });
   }, 180_000); // eleven CLI starts (each compiles the CLI) on a loaded machine
 
@@ -116,14 +127,34 @@ describe('gamification CLI', () => {
     ]);
     expect(readable.code).toBe(0);
     const lines = readable.stdout.trim().split('\n');
-    expect(lines.map((l) => l.split(/\s+/)[3])).toEqual(['PlayerRegistered', 'ActionProcessed', 'ActionProcessed', 'ActionReversed', 'BundlePurchased', 'ProvisionRefunded']);
-    expect(lines[1]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT.*Z  player-${playerId}@1  #\\d+  ActionProcessed  key=backend correlation=\\S+  earn ref earn-\\S+ \\[points \\+10, gold \\+100\\]$`));
-    expect(lines[4]).toContain('bundle rare provision ' + provisionUid + ' Completed, cost 50 gold [sword +1, gold -50]');
+    expect(lines.map((l) => l.split(/\s+/)[3])).toEqual([
+      'PlayerRegistered',
+      'ActionProcessed',
+      'ActionProcessed',
+      'ActionReversed',
+      'BundlePurchased',
+      'ProvisionRefunded',
+    ]);
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT.*Z  player-${playerId}@1  #\\d+  ActionProcessed  key=backend correlation=\\S+  earn ref earn-\\S+ \\[points \\+10, gold \\+100\\]$`,
+      ),
+    );
+    expect(lines[4]).toContain(
+      'bundle rare provision ' + provisionUid + ' Completed, cost 50 gold [sword +1, gold -50]',
+    );
 
     expect(json.code).toBe(0);
-    const parsed = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const parsed = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(parsed.map((e) => e.revision)).toEqual([1, 2, 3, 4, 5]);
-    expect(parsed[0]).toMatchObject({ stream: `player-${playerId}`, type: 'ActionProcessed', metadata: { keyName: 'backend', catalogVersion: 1 } });
+    expect(parsed[0]).toMatchObject({
+      stream: `player-${playerId}`,
+      type: 'ActionProcessed',
+      metadata: { keyName: 'backend', catalogVersion: 1 },
+    });
 
     expect([empty.code, empty.stderr]).toEqual([1, 'no events in nobody\n']);
     expect(bad.code).toBe(2);
@@ -142,19 +173,28 @@ describe('gamification CLI', () => {
       cli('trace', '--opening', openingUid),
     ]);
     expect(action.code).toBe(0);
-    expect(action.stdout).toContain(`Action fight, reference ${referenceId}, player ${playerId}: reversed, cost provision`);
+    expect(action.stdout).toContain(
+      `Action fight, reference ${referenceId}, player ${playerId}: reversed, cost provision`,
+    );
     expect(action.stdout).toMatch(/1\. ActionProcessed: request \S+ by key "backend", catalog v1/);
-    expect(action.stdout).toContain(`badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword\n       condition 1 made of: ${referenceId}\n`);
+    expect(action.stdout).toContain(
+      `badge b-fighter "Fighter" OneTimeOnly: 20 points, grants 1 sword\n       condition 1 made of: ${referenceId}\n`,
+    );
     expect(action.stdout).toContain('points: 10 + 25 = 35');
     expect(action.stdout).toMatch(/2\. ActionReversed: request/);
     expect(action.stdout).toContain('gold: 90 + 10 = 100');
 
     expect([opening.code, opening.stderr]).toEqual([0, '']);
-    expect(opening.stdout).toContain(`Chest opening ${openingUid} of box "Box", player ${chestPlayerId}\n\n1. ChestOpened: request `);
+    expect(opening.stdout).toContain(
+      `Chest opening ${openingUid} of box "Box", player ${chestPlayerId}\n\n1. ChestOpened: request `,
+    );
     expect(opening.stdout).toContain('box: 1 - 1 = 0');
     expect(opening.stdout).toContain('gold: 0 + 5 = 5');
     expect([elsewhere.code, elsewhere.stderr]).toEqual([1, `no chest opening ${openingUid} of player ${playerId}\n`]);
-    expect([alone.code, alone.stderr.split('\n')[0]]).toEqual([2, 'trace: give --player with --opening, and only with it']);
+    expect([alone.code, alone.stderr.split('\n')[0]]).toEqual([
+      2,
+      'trace: give --player with --opening, and only with it',
+    ]);
 
     expect(purchase.code).toBe(0);
     const traced = JSON.parse(purchase.stdout);
@@ -167,21 +207,48 @@ describe('gamification CLI', () => {
   it('export: the whole log as NDJSON, or some types after a position', async () => {
     const all = await t.service.events.readAll();
     const from = all[3].position;
-    const [full, some] = await Promise.all([cli('export'), cli('export', '--from', String(from), '--types', 'ActionProcessed,BundlePurchased')]);
+    const [full, some] = await Promise.all([
+      cli('export'),
+      cli('export', '--from', String(from), '--types', 'ActionProcessed,BundlePurchased'),
+    ]);
     // Piped: no progress on stderr, only the records on stdout.
     expect([full.code, full.stderr, some.stderr]).toEqual([0, '', '']);
-    const exported = full.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const exported = full.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(exported.map((e) => e.position)).toEqual(all.map((e) => e.position));
     // The log opens with the store's format, then the first catalog.
     expect(exported[0]).toMatchObject({ stream: 'store-format', type: 'StoreFormatDeclared', data: { version: 2 } });
-    expect(exported[1]).toEqual({ position: all[1].position, stream: 'catalog', revision: 0, id: all[1].id, type: 'CatalogPublished', time: all[1].createdAt, data: all[1].data, metadata: all[1].metadata });
-    const picked = some.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(picked.map((e) => e.position)).toEqual(all.filter((e) => e.position > from && ['ActionProcessed', 'BundlePurchased'].includes(e.type)).map((e) => e.position));
+    expect(exported[1]).toEqual({
+      position: all[1].position,
+      stream: 'catalog',
+      revision: 0,
+      id: all[1].id,
+      type: 'CatalogPublished',
+      time: all[1].createdAt,
+      data: all[1].data,
+      metadata: all[1].metadata,
+    });
+    const picked = some.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(picked.map((e) => e.position)).toEqual(
+      all
+        .filter((e) => e.position > from && ['ActionProcessed', 'BundlePurchased'].includes(e.type))
+        .map((e) => e.position),
+    );
   });
 
   it('player export: the document the service exports, from the store alone; exit 1 for an unknown player, 2 for a bad id', async () => {
     const stranger = randomUUID();
-    const [exported, unknown, malformed, help] = await Promise.all([cli('player', 'export', playerId.toUpperCase()), cli('player', 'export', stranger), cli('player', 'export', 'ada'), cli('--help')]);
+    const [exported, unknown, malformed, help] = await Promise.all([
+      cli('player', 'export', playerId.toUpperCase()),
+      cli('player', 'export', stranger),
+      cli('player', 'export', 'ada'),
+      cli('--help'),
+    ]);
     expect([exported.code, exported.stderr]).toEqual([0, '']);
     const served = await t.http.get(`/v1/admin/players/${playerId}/export`).set(server);
     expect(JSON.parse(exported.stdout)).toEqual(served.body.data);
@@ -190,13 +257,19 @@ describe('gamification CLI', () => {
       expect.objectContaining({ referenceId, name: 'fight', reversed: true }),
     ]);
     expect([unknown.code, unknown.stderr]).toEqual([1, `no player ${stranger}\n`]);
-    expect([malformed.code, malformed.stderr.split('\n')[0]]).toEqual([2, 'player export: the playerId must be a UUID, got "ada"']);
+    expect([malformed.code, malformed.stderr.split('\n')[0]]).toEqual([
+      2,
+      'player export: the playerId must be a UUID, got "ada"',
+    ]);
     expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('player export <playerId>')]);
   });
 
   it('catalog validate and diff', async () => {
     const good = writeCatalog('good.yaml', CATALOG);
-    const bad = writeCatalog('bad.yaml', CATALOG.replace('costDeliverable: gold }', 'costDeliverable: silver }').replace('points: 20,', 'points: lots,'));
+    const bad = writeCatalog(
+      'bad.yaml',
+      CATALOG.replace('costDeliverable: gold }', 'costDeliverable: silver }').replace('points: 20,', 'points: lots,'),
+    );
     const changed = writeCatalog(
       'changed.yaml',
       `settings: { pendingTimeoutSeconds: 60 }\n${CATALOG.replace('points: 10,', 'points: 15,')
@@ -246,20 +319,37 @@ describe('gamification CLI', () => {
     expect(readable.stdout).toContain(`  ${playerId}  points 10 -> 20`);
     expect(readable.stdout).toContain(`Board lb-all, top 10 now | under the draft:`);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ playersAffected: 1, players: [{ playerId, pointsBefore: 10, pointsAfter: 20, badgesGained: [], badgesLost: [], balances: [] }], problems: [] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      playersAffected: 1,
+      players: [{ playerId, pointsBefore: 10, pointsAfter: 20, badgesGained: [], badgesLost: [], balances: [] }],
+      problems: [],
+    });
     expect(JSON.parse(onlyChests.stdout)).toMatchObject({ playersAffected: 0, players: [] });
     expect([invalid.code, invalid.stderr.trim().split('\n')]).toEqual([1, [expect.stringContaining('silver')]]);
-    expect([noCatalog.code, noCatalog.stderr.split('\n')[0]]).toEqual([2, 'simulate: give --catalog <file>, the draft catalog']);
+    expect([noCatalog.code, noCatalog.stderr.split('\n')[0]]).toEqual([
+      2,
+      'simulate: give --catalog <file>, the draft catalog',
+    ]);
     expect(await t.service.events.headPosition()).toBe(head);
   });
 
   it('rebuild and verify of the read models file are refused, or asked of the server, while a service holds it; unknown projectors are refused', async () => {
     const port = new URL(url).port;
-    const [held, unknown, asked] = await Promise.all([cli('rebuild'), cli('rebuild', 'nope'), cliWith({ DATA_DIR: t.dataDir, PORT: port }, 'verify', '--key', KEYS.server)]);
+    const [held, unknown, asked] = await Promise.all([
+      cli('rebuild'),
+      cli('rebuild', 'nope'),
+      cliWith({ DATA_DIR: t.dataDir, PORT: port }, 'verify', '--key', KEYS.server),
+    ]);
     const file = path.join(t.dataDir, 'read-models.sqlite');
-    expect([held.code, held.stdout, held.stderr]).toEqual([1, '', `rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)\n`]);
+    expect([held.code, held.stdout, held.stderr]).toEqual([
+      1,
+      '',
+      `rebuild: a running service holds ${file}; stop it first, then rebuild (its next start resumes the rebuilt file)\n`,
+    ]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock, analytics, players');
+    expect(unknown.stderr).toContain(
+      'unknown projector nope; the projectors are catalog-views, leaderboards, bundle-stock, analytics, players',
+    );
     // The running service holds the file: verify asks it (at 127.0.0.1:$PORT).
     expect([asked.code, asked.stderr]).toEqual([0, '']);
     expect(asked.stdout).toMatch(/^read models match: /);
@@ -268,14 +358,23 @@ describe('gamification CLI', () => {
   it('with the service stopped, rebuild rebuilds its read models file for real, the next start serves it, and verify checks the file itself', async () => {
     let own = await startTestService({ catalogYaml: CATALOG });
     const player = randomUUID();
-    expect((await own.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId: player, referenceId: randomUUID() })).body.code).toBe(200);
+    expect(
+      (
+        await own.http
+          .post('/v1/action/process')
+          .set(server)
+          .send({ name: 'earn', playerId: player, referenceId: randomUUID() })
+      ).body.code,
+    ).toBe(200);
     const standings = async () => (await own.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data;
     const before = await standings();
     await own.close();
     // The file drifts from the log while nothing holds it: the player's score is lost.
     const file = path.join(own.dataDir, 'read-models.sqlite');
     const db = new Database(file);
-    const removed = db.prepare(`DELETE FROM documents WHERE collection = ? AND document LIKE ?`).run(LEADERBOARD_COLLECTIONS.scores, `%${player}%`).changes;
+    const removed = db
+      .prepare(`DELETE FROM documents WHERE collection = ? AND document LIKE ?`)
+      .run(LEADERBOARD_COLLECTIONS.scores, `%${player}%`).changes;
     db.close();
     expect(removed).toBeGreaterThan(0);
     try {
@@ -285,7 +384,11 @@ describe('gamification CLI', () => {
 
       const rebuilt = await cliOn(own.dataDir, 'rebuild', 'leaderboards');
       expect([rebuilt.code, rebuilt.stderr]).toEqual([0, '']);
-      expect(rebuilt.stdout).toMatch(new RegExp(`^rebuilt leaderboards into ${file.replace(/[.]/g, '\\.')}\n\\d+ events in \\d+\\.\\d\\d s: \\d+ events/s\n$`));
+      expect(rebuilt.stdout).toMatch(
+        new RegExp(
+          `^rebuilt leaderboards into ${file.replace(/[.]/g, '\\.')}\n\\d+ events in \\d+\\.\\d\\d s: \\d+ events/s\n$`,
+        ),
+      );
 
       const clean = await cliOn(own.dataDir, 'verify');
       expect([clean.code, clean.stderr]).toEqual([0, '']);
@@ -306,21 +409,40 @@ describe('gamification CLI', () => {
     const all = await t.service.events.readAll();
     const head = await t.service.events.headPosition();
     const reports: Array<[number, number]> = [];
-    const count = await replay(t.service.events, new MemoryReadStore(), PROJECTORS, { to: head, onProgress: (events, position) => reports.push([events, position]) });
+    const count = await replay(t.service.events, new MemoryReadStore(), PROJECTORS, {
+      to: head,
+      onProgress: (events, position) => reports.push([events, position]),
+    });
     expect(count).toBe(all.length);
     expect(reports).toEqual([[all.length, head]]);
   });
 
   it('jobs: the queue as one line of counts, or as JSON; exit 1 without a job store', async () => {
     // A purchase timeout an hour away: delayed.
-    await t.service.deps.jobs.schedule('provision-timeout', `provision-timeout-${randomUUID()}`, Date.now() + 3_600_000, { provisionUid: 'f'.repeat(32), writtenBy: Date.now() + 3_600_000 });
+    await t.service.deps.jobs.schedule(
+      'provision-timeout',
+      `provision-timeout-${randomUUID()}`,
+      Date.now() + 3_600_000,
+      { provisionUid: 'f'.repeat(32), writtenBy: Date.now() + 3_600_000 },
+    );
     const [line, json] = await Promise.all([cli('jobs'), cli('jobs', '--json')]);
     expect([line.code, line.stdout]).toEqual([0, 'jobs: 0 waiting, 1 delayed, 0 running, 0 failed\n']);
-    expect([json.code, JSON.parse(json.stdout)]).toEqual([0, { waiting: 0, delayed: 1, running: 0, failed: 0, recentFailures: [] }]);
+    expect([json.code, JSON.parse(json.stdout)]).toEqual([
+      0,
+      { waiting: 0, delayed: 1, running: 0, failed: 0, recentFailures: [] },
+    ]);
     const elsewhere = await new Promise<Run>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'jobs'], { env: { ...process.env, DATA_DIR: path.join(t.dataDir, 'nowhere'), REDIS_URL: '' } }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+      const child = execFile(
+        process.execPath,
+        [BIN, 'jobs'],
+        { env: { ...process.env, DATA_DIR: path.join(t.dataDir, 'nowhere'), REDIS_URL: '' } },
+        (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      );
     });
-    expect([elsewhere.code, elsewhere.stderr]).toEqual([1, `no job store at ${path.join(t.dataDir, 'nowhere', 'jobs.sqlite')}: set DATA_DIR to the service's data directory, or REDIS_URL (and REDIS_PREFIX)\n`]);
+    expect([elsewhere.code, elsewhere.stderr]).toEqual([
+      1,
+      `no job store at ${path.join(t.dataDir, 'nowhere', 'jobs.sqlite')}: set DATA_DIR to the service's data directory, or REDIS_URL (and REDIS_PREFIX)\n`,
+    ]);
   });
 
   it('verify asks the running server: exit 0 when the read models match, 1 with the difference when not', async () => {
@@ -334,7 +456,9 @@ describe('gamification CLI', () => {
       await scores.updateOne({ _id: score._id }, { $set: { score: 1 } });
       const tampered = await cli('verify', '--url', url, '--key', KEYS.server);
       expect(tampered.code).toBe(1);
-      expect(tampered.stdout).toContain(`lb_scores  ${score._id}  score: live 1, rebuilt ${score.score}\n1 difference(s)`);
+      expect(tampered.stdout).toContain(
+        `lb_scores  ${score._id}  score: live 1, rebuilt ${score.score}\n1 difference(s)`,
+      );
     } finally {
       await scores.replaceOne({ _id: score._id }, score);
     }
@@ -349,26 +473,67 @@ describe('gamification CLI', () => {
     receiver.answer = () => 500;
     const dir = tempDir();
     const file = writeWebhooksFile(dir, { name: 'crm', url: receiver.url, secret, events: ['ActionProcessed'] });
-    const w = await startTestService({ dataDir: dir, catalogYaml: CATALOG, env: { WEBHOOKS_FILE: file, WEBHOOK_MAX_ATTEMPTS: '1' } });
+    const w = await startTestService({
+      dataDir: dir,
+      catalogYaml: CATALOG,
+      env: { WEBHOOKS_FILE: file, WEBHOOK_MAX_ATTEMPTS: '1' },
+    });
     try {
       const listening = await w.service.listen(0);
       const wurl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
-      expect((await w.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() })).body.code).toBe(200);
-      await eventually(async () => expect((await w.http.get('/v1/admin/webhooks').set(server)).body.data[0].failed).toBe(1));
+      expect(
+        (
+          await w.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() })
+        ).body.code,
+      ).toBe(200);
+      await eventually(async () =>
+        expect((await w.http.get('/v1/admin/webhooks').set(server)).body.data[0].failed).toBe(1),
+      );
       const list = await cli('webhooks', '--url', wurl, '--key', KEYS.auditor);
       expect([list.code, list.stderr]).toEqual([0, '']);
-      expect(list.stdout).toMatch(/^crm {2}http:\/\/127\.0\.0\.1:\d+\/hooks {2}position (\d+) of \1 \(0 behind\) {2}0 delivered, 0 waiting, 1 failed\n {2}failed {2}position \d+ {2}ActionProcessed {2}\S+ {2}after 1 attempt\(s\): HTTP 500\n {2}last attempt \S+: failed \(HTTP 500\)\n$/);
+      expect(list.stdout).toMatch(
+        /^crm {2}http:\/\/127\.0\.0\.1:\d+\/hooks {2}position (\d+) of \1 \(0 behind\) {2}0 delivered, 0 waiting, 1 failed\n {2}failed {2}position \d+ {2}ActionProcessed {2}\S+ {2}after 1 attempt\(s\): HTTP 500\n {2}last attempt \S+: failed \(HTTP 500\)\n$/,
+      );
       const json = await cli('webhooks', '--json', '--url', wurl, '--key', KEYS.auditor);
       const [view] = JSON.parse(json.stdout);
       expect(view).toMatchObject({ name: 'crm', failed: 1 });
 
       receiver.answer = () => 204;
       const failedAt = view.failures[0].position;
-      const again = await cli('webhooks', 'redeliver', 'crm', '--after', String(failedAt - 1), '--url', wurl, '--key', KEYS.server);
-      expect([again.code, again.stdout]).toEqual([0, `crm: the events after position ${failedAt - 1} are sent again (it was at ${view.cursor})\n`]);
+      const again = await cli(
+        'webhooks',
+        'redeliver',
+        'crm',
+        '--after',
+        String(failedAt - 1),
+        '--url',
+        wurl,
+        '--key',
+        KEYS.server,
+      );
+      expect([again.code, again.stdout]).toEqual([
+        0,
+        `crm: the events after position ${failedAt - 1} are sent again (it was at ${view.cursor})\n`,
+      ]);
       await eventually(async () => expect(receiver.accepted.map((r) => r.position)).toEqual([failedAt]));
-      const refused = await cli('webhooks', 'redeliver', 'crm', '--after', String(failedAt - 1), '--url', wurl, '--key', KEYS.auditor);
-      expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('webhooks redeliver: the server answered 4003')]);
+      const refused = await cli(
+        'webhooks',
+        'redeliver',
+        'crm',
+        '--after',
+        String(failedAt - 1),
+        '--url',
+        wurl,
+        '--key',
+        KEYS.auditor,
+      );
+      expect([refused.code, refused.stderr]).toEqual([
+        1,
+        expect.stringContaining('webhooks redeliver: the server answered 4003'),
+      ]);
       expect((await cli('webhooks', 'redeliver', 'crm')).code).toBe(2);
     } finally {
       await w.close();

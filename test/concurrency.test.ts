@@ -60,8 +60,13 @@ const codes = (responses: { body: { code: number } }[]) => responses.map((r) => 
 const count = (all: number[], code: number) => all.filter((c) => c === code).length;
 const stream = (playerId: string) => t.service.events.readStream(playerStream(playerId));
 const ofType = (events: RecordedEvent[], type: string) => events.filter((e) => e.type === type);
-const profile = async (playerId: string) => (await post('/v1/player/profile', { playerId })).body.data as { points: number; balances: { deliverableUid: string; amount: number }[] };
-const balance = async (playerId: string, uid: string) => (await profile(playerId)).balances.find((b) => b.deliverableUid === uid)?.amount ?? 0;
+const profile = async (playerId: string) =>
+  (await post('/v1/player/profile', { playerId })).body.data as {
+    points: number;
+    balances: { deliverableUid: string; amount: number }[];
+  };
+const balance = async (playerId: string, uid: string) =>
+  (await profile(playerId)).balances.find((b) => b.deliverableUid === uid)?.amount ?? 0;
 
 /**
  * The player's points and balances as the sum of its events' effects, checking on the way that no
@@ -96,7 +101,13 @@ describe('the races the endpoint suites run, again with store latency (without i
   it('30 concurrent requests with one referenceId, from 3 players: processed exactly once', async () => {
     const players = Array.from({ length: 3 }, () => randomUUID());
     const referenceId = `dup-${randomUUID()}`;
-    const results = codes(await Promise.all(Array.from({ length: 30 }, (_, i) => post('/v1/action/process', { name: 'earn', playerId: players[i % 3], referenceId }))));
+    const results = codes(
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          post('/v1/action/process', { name: 'earn', playerId: players[i % 3], referenceId }),
+        ),
+      ),
+    );
     expect([count(results, 200), count(results, 2601)]).toEqual([1, 29]);
     const processed = (await Promise.all(players.map(stream))).flat().filter((e) => e.type === 'ActionProcessed');
     expect(processed).toHaveLength(1);
@@ -105,16 +116,24 @@ describe('the races the endpoint suites run, again with store latency (without i
   it('30 buyers of a stock-5 bundle at once: exactly 5 succeed, the rest 9009', async () => {
     const players = Array.from({ length: 30 }, () => randomUUID());
     await Promise.all(players.map((p) => act(p, 'earn')));
-    const results = codes(await Promise.all(players.map((p) => post('/v1/store/buy', { playerId: p, referenceId: 'b-five' }))));
+    const results = codes(
+      await Promise.all(players.map((p) => post('/v1/store/buy', { playerId: p, referenceId: 'b-five' }))),
+    );
     expect([count(results, 200), count(results, 9009)]).toEqual([5, 25]);
     expect(await limitedStock('b-five')).toBe(0);
   });
 
   it('20 players reaching a trigger limited to 3 at once: exactly 3 get it', async () => {
     const players = Array.from({ length: 20 }, () => randomUUID());
-    const results = await Promise.all(players.map((p) => post('/v1/action/process', { name: 'lucky', playerId: p, referenceId: `lucky-${randomUUID()}` })));
+    const results = await Promise.all(
+      players.map((p) =>
+        post('/v1/action/process', { name: 'lucky', playerId: p, referenceId: `lucky-${randomUUID()}` }),
+      ),
+    );
     expect(results.map((r) => r.body.code)).toEqual(players.map(() => 200));
-    expect(results.filter((r) => (r.body.data.triggers ?? []).some((x: { uid: string }) => x.uid === 't-lucky'))).toHaveLength(3);
+    expect(
+      results.filter((r) => (r.body.data.triggers ?? []).some((x: { uid: string }) => x.uid === 't-lucky')),
+    ).toHaveLength(3);
     const balances = await Promise.all(players.map((p) => balance(p, 'gems')));
     expect(balances.filter((g) => g === 10)).toHaveLength(3);
   });
@@ -122,9 +141,13 @@ describe('the races the endpoint suites run, again with store latency (without i
   it('12 players opening a chest whose only prize has a stock of 2 at once: exactly 2 get it, the rest 9012 with the chest kept', async () => {
     const players = Array.from({ length: 12 }, () => randomUUID());
     await Promise.all(players.map((p) => act(p, 'get-rare-chest')));
-    const results = codes(await Promise.all(players.map((p) => post('/v1/chest/open', { playerId: p, chestDeliverableUId: 'rare-chest' }))));
+    const results = codes(
+      await Promise.all(players.map((p) => post('/v1/chest/open', { playerId: p, chestDeliverableUId: 'rare-chest' }))),
+    );
     expect([count(results, 200), count(results, 9012)]).toEqual([2, 10]);
-    const held = await Promise.all(players.map(async (p) => [await balance(p, 'sword'), await balance(p, 'rare-chest')]));
+    const held = await Promise.all(
+      players.map(async (p) => [await balance(p, 'sword'), await balance(p, 'rare-chest')]),
+    );
     expect(held.filter(([sword, chest]) => sword === 1 && chest === 0)).toHaveLength(2);
     expect(held.filter(([sword, chest]) => sword === 0 && chest === 1)).toHaveLength(10);
   });
@@ -134,11 +157,15 @@ describe('powerup activation races', () => {
   it('of 20 concurrent activations of one instance exactly one succeeds, the rest 9021; then one of 20 deactivations', async () => {
     const playerId = randomUUID();
     const powerupUId = await powerupOf(playerId);
-    const activations = codes(await Promise.all(Array.from({ length: 20 }, () => post('/v1/powerup/activate', { playerId, powerupUId }))));
+    const activations = codes(
+      await Promise.all(Array.from({ length: 20 }, () => post('/v1/powerup/activate', { playerId, powerupUId }))),
+    );
     expect([count(activations, 200), count(activations, 9021)]).toEqual([1, 19]);
     expect(ofType(await stream(playerId), 'PowerupActivated')).toHaveLength(1);
 
-    const deactivations = codes(await Promise.all(Array.from({ length: 20 }, () => post('/v1/powerup/deactivate', { playerId, powerupUId }))));
+    const deactivations = codes(
+      await Promise.all(Array.from({ length: 20 }, () => post('/v1/powerup/deactivate', { playerId, powerupUId }))),
+    );
     expect([count(deactivations, 200), count(deactivations, 9023)]).toEqual([1, 19]);
     expect(ofType(await stream(playerId), 'PowerupDeactivated')).toHaveLength(1);
     expect((await post('/v1/powerup/list', { playerId })).body.data[0].isActivated).toBe(false);
@@ -147,23 +174,37 @@ describe('powerup activation races', () => {
   it('activations and deactivations racing on one instance strictly alternate on the stream, and the list shows the last', async () => {
     const playerId = randomUUID();
     const powerupUId = await powerupOf(playerId);
-    const requests = Array.from({ length: 30 }, (_, i) => post(`/v1/powerup/${i % 2 ? 'deactivate' : 'activate'}`, { playerId, powerupUId }));
+    const requests = Array.from({ length: 30 }, (_, i) =>
+      post(`/v1/powerup/${i % 2 ? 'deactivate' : 'activate'}`, { playerId, powerupUId }),
+    );
     const responses = await Promise.all(requests);
     const successes = responses.filter((r) => r.body.code === 200).length;
     expect(successes).toBeGreaterThanOrEqual(1);
     for (const r of responses) expect([200, 9021, 9023]).toContain(r.body.code);
-    const changes = (await stream(playerId)).filter((e) => e.type === 'PowerupActivated' || e.type === 'PowerupDeactivated').map((e) => e.type);
+    const changes = (await stream(playerId))
+      .filter((e) => e.type === 'PowerupActivated' || e.type === 'PowerupDeactivated')
+      .map((e) => e.type);
     expect(changes).toHaveLength(successes);
     changes.forEach((type, i) => expect(type).toBe(i % 2 ? 'PowerupDeactivated' : 'PowerupActivated'));
-    expect((await post('/v1/powerup/list', { playerId })).body.data[0].isActivated).toBe(changes.at(-1) === 'PowerupActivated');
+    expect((await post('/v1/powerup/list', { playerId })).body.data[0].isActivated).toBe(
+      changes.at(-1) === 'PowerupActivated',
+    );
   });
 
   it('across players: each of 8 players racing 5 activations of their own instance gets exactly one', async () => {
-    const owners = await Promise.all(Array.from({ length: 8 }, async () => {
-      const playerId = randomUUID();
-      return { playerId, powerupUId: await powerupOf(playerId) };
-    }));
-    const responses = await Promise.all(owners.flatMap((o) => Array.from({ length: 5 }, () => post('/v1/powerup/activate', o).then((r) => ({ o, code: r.body.code as number })))));
+    const owners = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const playerId = randomUUID();
+        return { playerId, powerupUId: await powerupOf(playerId) };
+      }),
+    );
+    const responses = await Promise.all(
+      owners.flatMap((o) =>
+        Array.from({ length: 5 }, () =>
+          post('/v1/powerup/activate', o).then((r) => ({ o, code: r.body.code as number })),
+        ),
+      ),
+    );
     for (const o of owners) {
       const mine = responses.filter((r) => r.o === o).map((r) => r.code);
       expect([count(mine, 200), count(mine, 9021)]).toEqual([1, 4]);
@@ -175,7 +216,9 @@ describe('purchases by one player who can afford only some', () => {
   it('of 12 concurrent buys with gold for 3, exactly 3 succeed, the rest 9001; the balance never goes below zero', async () => {
     const playerId = randomUUID();
     await act(playerId, 'earn'); // 100 gold, bundles cost 30
-    const results = codes(await Promise.all(Array.from({ length: 12 }, () => post('/v1/store/buy', { playerId, referenceId: 'b-sword' }))));
+    const results = codes(
+      await Promise.all(Array.from({ length: 12 }, () => post('/v1/store/buy', { playerId, referenceId: 'b-sword' }))),
+    );
     expect([count(results, 200), count(results, 9001)]).toEqual([3, 9]);
     expect(await expectBalancesFromEvents(playerId)).toEqual({ gold: 10, sword: 3 });
     expect(ofType(await stream(playerId), 'BundlePurchased')).toHaveLength(3);
@@ -188,10 +231,16 @@ describe('purchases by one player who can afford only some', () => {
       await act(p, 'earn'); // 200 gold each
     }
     const spend = (playerId: string, i: number) =>
-      i % 4 === 3 ? post('/v1/action/process', { name: 'spin', playerId, referenceId: `spin-${randomUUID()}` }) : post('/v1/store/buy', { playerId, referenceId: ['b-sword', 'b-limited', 'b-shipped'][i % 3] });
+      i % 4 === 3
+        ? post('/v1/action/process', { name: 'spin', playerId, referenceId: `spin-${randomUUID()}` })
+        : post('/v1/store/buy', { playerId, referenceId: ['b-sword', 'b-limited', 'b-shipped'][i % 3] });
     const cost = (i: number) => (i % 4 === 3 ? 40 : 30);
-    const stockBefore = await limitedStock('b-limited') + (await limitedStock('b-shipped'));
-    const all = await Promise.all(players.flatMap((p) => Array.from({ length: 12 }, (_, i) => spend(p, i).then((r) => ({ p, i, code: r.body.code as number })))));
+    const stockBefore = (await limitedStock('b-limited')) + (await limitedStock('b-shipped'));
+    const all = await Promise.all(
+      players.flatMap((p) =>
+        Array.from({ length: 12 }, (_, i) => spend(p, i).then((r) => ({ p, i, code: r.body.code as number }))),
+      ),
+    );
     let stockTaken = 0;
     for (const p of players) {
       const mine = all.filter((r) => r.p === p);
@@ -244,7 +293,10 @@ describe('a reversal racing other changes of the same player', () => {
     for (const [i, p] of players.entries()) {
       const [reversal, purchase] = outcomes[i];
       // Reversed first: no gold left to buy (9001). Bought first: taking the 100 gold back would go negative (101).
-      expect([[200, 9001], [101, 200]]).toContainEqual([reversal, purchase]);
+      expect([
+        [200, 9001],
+        [101, 200],
+      ]).toContainEqual([reversal, purchase]);
       const events = await stream(p);
       expect(ofType(events, 'ActionReversed')).toHaveLength(reversal === 200 ? 1 : 0);
       expect(ofType(events, 'BundlePurchased')).toHaveLength(purchase === 200 ? 1 : 0);
@@ -256,7 +308,11 @@ describe('a reversal racing other changes of the same player', () => {
     const playerId = randomUUID();
     const referenceId = await act(playerId, 'earn');
     await act(playerId, 'earn');
-    const results = codes(await Promise.all(Array.from({ length: 20 }, () => post('/v1/action/delete', { name: 'earn', playerId, referenceId }))));
+    const results = codes(
+      await Promise.all(
+        Array.from({ length: 20 }, () => post('/v1/action/delete', { name: 'earn', playerId, referenceId })),
+      ),
+    );
     expect([count(results, 200), count(results, 101)]).toEqual([1, 19]);
     expect(ofType(await stream(playerId), 'ActionReversed')).toHaveLength(1);
     expect(await expectBalancesFromEvents(playerId)).toEqual({ gold: 100 });
@@ -270,7 +326,13 @@ describe('transactions raced on one provision', () => {
     const bought = await post('/v1/store/buy', { playerId, referenceId: 'b-limited' });
     expect(bought.body.code).toBe(200);
     const stockAfterBuy = await limitedStock();
-    const results = codes(await Promise.all(Array.from({ length: 20 }, () => post('/v1/store/refund-transaction', { provisionUid: bought.body.data.provisionUid }))));
+    const results = codes(
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          post('/v1/store/refund-transaction', { provisionUid: bought.body.data.provisionUid }),
+        ),
+      ),
+    );
     expect([count(results, 200), count(results, 9010)]).toEqual([1, 19]);
     expect(ofType(await stream(playerId), 'ProvisionRefunded')).toHaveLength(1);
     expect(await expectBalancesFromEvents(playerId)).toEqual({ gold: 100 });
@@ -283,11 +345,19 @@ describe('transactions raced on one provision', () => {
     for (const p of players) {
       const bought = await post('/v1/store/buy', { playerId: p, referenceId: 'b-shipped' });
       const provisionUid = bought.body.data.provisionUid;
-      const moves = await Promise.all(Array.from({ length: 6 }, (_, i) => post(`/v1/store/${i % 2 ? 'cancel' : 'complete'}-transaction`, { provisionUid })));
-      const ok = moves.map((m, i) => [i % 2 ? 'cancel' : 'complete', m.body.code] as const).filter(([, code]) => code === 200);
+      const moves = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          post(`/v1/store/${i % 2 ? 'cancel' : 'complete'}-transaction`, { provisionUid }),
+        ),
+      );
+      const ok = moves
+        .map((m, i) => [i % 2 ? 'cancel' : 'complete', m.body.code] as const)
+        .filter(([, code]) => code === 200);
       expect(ok).toHaveLength(1);
       for (const m of moves) expect([200, 9002, 9003]).toContain(m.body.code);
-      expect(await expectBalancesFromEvents(p)).toEqual(ok[0][0] === 'complete' ? { gold: 70, sword: 1 } : { gold: 100 });
+      expect(await expectBalancesFromEvents(p)).toEqual(
+        ok[0][0] === 'complete' ? { gold: 70, sword: 1 } : { gold: 100 },
+      );
     }
   });
 });
@@ -296,7 +366,11 @@ describe('chest openings by one player', () => {
   it('with a balance of 3 chests, of 10 concurrent openings exactly 3 succeed and the rest 9011', async () => {
     const playerId = randomUUID();
     await act(playerId, 'get-chests');
-    const results = codes(await Promise.all(Array.from({ length: 10 }, () => post('/v1/chest/open', { playerId, chestDeliverableUId: 'chest' }))));
+    const results = codes(
+      await Promise.all(
+        Array.from({ length: 10 }, () => post('/v1/chest/open', { playerId, chestDeliverableUId: 'chest' })),
+      ),
+    );
     expect([count(results, 200), count(results, 9011)]).toEqual([3, 7]);
     expect(ofType(await stream(playerId), 'ChestOpened')).toHaveLength(3);
     expect(await expectBalancesFromEvents(playerId)).toEqual({ gems: 3 });
@@ -306,7 +380,16 @@ describe('chest openings by one player', () => {
   it('across 6 players with 3 chests each, 6 openings each at once: 3 each', async () => {
     const players = Array.from({ length: 6 }, () => randomUUID());
     await Promise.all(players.map((p) => act(p, 'get-chests')));
-    const all = await Promise.all(players.flatMap((p) => Array.from({ length: 6 }, () => post('/v1/chest/open', { playerId: p, chestDeliverableUId: 'chest' }).then((r) => ({ p, code: r.body.code as number })))));
+    const all = await Promise.all(
+      players.flatMap((p) =>
+        Array.from({ length: 6 }, () =>
+          post('/v1/chest/open', { playerId: p, chestDeliverableUId: 'chest' }).then((r) => ({
+            p,
+            code: r.body.code as number,
+          })),
+        ),
+      ),
+    );
     for (const p of players) {
       const mine = all.filter((r) => r.p === p).map((r) => r.code);
       expect([count(mine, 200), count(mine, 9011)]).toEqual([3, 3]);
@@ -316,6 +399,9 @@ describe('chest openings by one player', () => {
 });
 
 async function limitedStock(bundleUid = 'b-limited'): Promise<number> {
-  const bundles = (await t.http.get('/v1/admin/stores/shop').set(server)).body.data[0].storeBundles as { uid: string; remainingStock: number }[];
+  const bundles = (await t.http.get('/v1/admin/stores/shop').set(server)).body.data[0].storeBundles as {
+    uid: string;
+    remainingStock: number;
+  }[];
   return bundles.find((b) => b.uid === bundleUid)!.remainingStock;
 }

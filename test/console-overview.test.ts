@@ -75,9 +75,11 @@ describeInBrowser('the console Overview', () => {
   it('opens on the Overview: players, actions, points, the economy, levels, badges and sales, each with its numbers and CSV', async () => {
     const t = await started();
     const [a, b] = [randomUUID(), randomUUID()];
-    const send = async (p: string, body: object) => expect((await t.http.post(p).set(server).send(body)).body.code).toBe(200);
+    const send = async (p: string, body: object) =>
+      expect((await t.http.post(p).set(server).send(body)).body.code).toBe(200);
     // Ten purchases earn A 50 gold, the Shopper ranks and level 2; the gold buys a gem pack.
-    for (let i = 0; i < 10; i++) await send('/v1/action/process', { name: 'purchase', referenceId: randomUUID(), playerId: a });
+    for (let i = 0; i < 10; i++)
+      await send('/v1/action/process', { name: 'purchase', referenceId: randomUUID(), playerId: a });
     await send('/v1/store/buy', { playerId: a, referenceId: 'bd-gems' });
     await send('/v1/action/process', { name: 'purchase', referenceId: randomUUID(), playerId: b });
 
@@ -90,13 +92,28 @@ describeInBrowser('the console Overview', () => {
     const levels = page.getByRole('table', { name: 'Levels reached in the range' });
     await levels.getByRole('row', { name: '1: Rookie lvl-1 2' }).waitFor();
     await levels.getByRole('row', { name: '2: Regular lvl-2 1' }).waitFor();
-    await page.getByRole('table', { name: 'Bundles bought in the range' }).getByRole('row', { name: 'bd-gems 1' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Bundles bought in the range' })
+      .getByRole('row', { name: 'bd-gems 1' })
+      .waitFor();
     const most = page.getByRole('table', { name: 'The ten most awarded badges' });
     await most.getByRole('row', { name: 'Shopper b-shopper 3' }).waitFor();
-    await expect(most.getByRole('row').allTextContents()).resolves.toEqual(['BadgeUidAwarded', 'Shopperb-shopper3', 'First purchaseb-first-purchase2', 'Electronics fanb-electronics-fan0', 'VIP Customerb-vip0']);
-    await page.getByRole('table', { name: 'The ten least awarded badges' }).getByRole('row', { name: 'Electronics fan b-electronics-fan 0' }).waitFor();
+    await expect(most.getByRole('row').allTextContents()).resolves.toEqual([
+      'BadgeUidAwarded',
+      'Shopperb-shopper3',
+      'First purchaseb-first-purchase2',
+      'Electronics fanb-electronics-fan0',
+      'VIP Customerb-vip0',
+    ]);
+    await page
+      .getByRole('table', { name: 'The ten least awarded badges' })
+      .getByRole('row', { name: 'Electronics fan b-electronics-fan 0' })
+      .waitFor();
     // Gold: 55 granted by the purchases, 50 spent on the pack.
-    await page.getByRole('table', { name: 'gold: issued and spent per day (spent as negative)' }).getByRole('row', { name: `${today} 55 0 -50` }).waitFor();
+    await page
+      .getByRole('table', { name: 'gold: issued and spent per day (spent as negative)' })
+      .getByRole('row', { name: `${today} 55 0 -50` })
+      .waitFor();
     await expect(page.locator('.chart canvas').count()).resolves.toBeGreaterThanOrEqual(6);
 
     const download = page.waitForEvent('download');
@@ -124,7 +141,11 @@ describeInBrowser('the console Overview', () => {
   it('serves the charting library from the service itself, nothing else under its path', async () => {
     const t = await started();
     const script = await t.http.get(`${CONSOLE_PATH}/vendor/uPlot.esm.js`);
-    expect([script.status, script.headers['content-type'], script.text]).toEqual([200, expect.stringMatching(/^(text|application)\/javascript/), expect.stringContaining('export { uPlot as default }')]);
+    expect([script.status, script.headers['content-type'], script.text]).toEqual([
+      200,
+      expect.stringMatching(/^(text|application)\/javascript/),
+      expect.stringContaining('export { uPlot as default }'),
+    ]);
     const style = await t.http.get(`${CONSOLE_PATH}/vendor/uPlot.min.css`);
     expect([style.status, style.headers['content-type']]).toEqual([200, expect.stringMatching(/^text\/css/)]);
     expect((await t.http.get(`${CONSOLE_PATH}/vendor/package.json`)).status).toBe(404);
@@ -133,12 +154,21 @@ describeInBrowser('the console Overview', () => {
   it('draws an empty log as days of zeros, saying where there is nothing', async () => {
     const { page, errors } = await consoleOf(await started());
     const activity = page.getByRole('table', { name: 'Active players and actions per day' });
-    await activity.getByRole('row', { name: /^\d{4}-\d\d-\d\d 0 0$/ }).first().waitFor();
+    await activity
+      .getByRole('row', { name: /^\d{4}-\d\d-\d\d 0 0$/ })
+      .first()
+      .waitFor();
     await rowsOf(page, 'Active players and actions per day', 1 + 30);
     await page.getByText('Nothing was spent in this range.').waitFor();
     await page.getByText('No bundle was bought in this range.').waitFor();
-    await page.getByRole('table', { name: 'Levels reached in the range' }).getByRole('row', { name: '4: Legend lvl-4 0' }).waitFor();
-    await page.getByRole('table', { name: 'The ten least awarded badges' }).getByRole('row', { name: 'First purchase b-first-purchase 0' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Levels reached in the range' })
+      .getByRole('row', { name: '4: Legend lvl-4 0' })
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'The ten least awarded badges' })
+      .getByRole('row', { name: 'First purchase b-first-purchase 0' })
+      .waitFor();
     await expect(page.locator('.chart canvas').count()).resolves.toBeGreaterThanOrEqual(5);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -147,15 +177,27 @@ describeInBrowser('the console Overview', () => {
   it('shows a player their actions per day over the last 30 days', async () => {
     const t = await started();
     const playerId = randomUUID();
-    for (let i = 0; i < 3; i++) expect((await t.http.post('/v1/action/process').set(server).send({ name: 'login', referenceId: randomUUID(), playerId, timestamp: Date.now() - 2 * DAY_MS })).body.code).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await t.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name: 'login', referenceId: randomUUID(), playerId, timestamp: Date.now() - 2 * DAY_MS })
+        ).body.code,
+      ).toBe(200);
     const { page, errors } = await consoleOf(t);
     await page.goto(`${page.url().split('#')[0]}#/player/${playerId}`);
     const table = page.getByRole('table', { name: 'Actions per day' });
     await rowsOf(page, 'Actions per day', 1 + 30);
     // Two days ago in this computer's dates (the browser's), whatever its zone.
-    const day = await page.evaluate(`(() => { const d = new Date(Date.now() - 2 * ${DAY_MS}); return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0'); })()`);
+    const day = await page.evaluate(
+      `(() => { const d = new Date(Date.now() - 2 * ${DAY_MS}); return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0'); })()`,
+    );
     await table.getByRole('row', { name: `${day} 3` }).waitFor();
-    await expect(page.getByRole('region', { name: 'Activity' }).locator('.chart canvas').count()).resolves.toBeGreaterThan(0);
+    await expect(
+      page.getByRole('region', { name: 'Activity' }).locator('.chart canvas').count(),
+    ).resolves.toBeGreaterThan(0);
     expect(errors).toEqual([]);
     await page.context().close();
   });

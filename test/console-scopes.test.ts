@@ -35,12 +35,25 @@ leaderboards:
     await t?.close();
   });
 
-  it('picks a value of a scoped board, lists the values of an aggregate one, and shows a player\'s attributes', async () => {
+  it("picks a value of a scoped board, lists the values of an aggregate one, and shows a player's attributes", async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     let n = 0;
-    for (const [player, attributes, times] of [[a, { country: 'DE', team: 'red' }, 2], [b, { country: 'FR', team: 'blue' }, 1]] as const) {
-      expect((await t.http.post('/v1/player/create').set(server).send({ playerId: player, attributes })).body.code).toBe(200);
-      for (let i = 0; i < times; i++) expect((await t.http.post('/v1/action/process').set(server).send({ name: 'score', playerId: player, referenceId: `c${++n}` })).body.code).toBe(200);
+    for (const [player, attributes, times] of [
+      [a, { country: 'DE', team: 'red' }, 2],
+      [b, { country: 'FR', team: 'blue' }, 1],
+    ] as const) {
+      expect(
+        (await t.http.post('/v1/player/create').set(server).send({ playerId: player, attributes })).body.code,
+      ).toBe(200);
+      for (let i = 0; i < times; i++)
+        expect(
+          (
+            await t.http
+              .post('/v1/action/process')
+              .set(server)
+              .send({ name: 'score', playerId: player, referenceId: `c${++n}` })
+          ).body.code,
+        ).toBe(200);
     }
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(5000);

@@ -54,7 +54,8 @@ describeInBrowser('the console', () => {
   /** What the tab keeps in its sessionStorage (evaluated in the page, whose globals these types do not know). */
   const sessionValues = (page: Page) => page.evaluate('Object.values(sessionStorage)');
 
-  const shoot = (page: Page, name: string, options: { fullPage?: boolean } = {}) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), ...options });
+  const shoot = (page: Page, name: string, options: { fullPage?: boolean } = {}) =>
+    page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), ...options });
 
   async function processPurchase(playerId: string, referenceId: string) {
     const res = await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId, playerId });
@@ -69,14 +70,19 @@ describeInBrowser('the console', () => {
     // No inline script: every <script> names its file.
     expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     const script = await t.http.get(`${CONSOLE_PATH}/main.js`);
-    expect([script.status, script.headers['content-type']]).toEqual([200, expect.stringMatching(/^(text|application)\/javascript/)]);
+    expect([script.status, script.headers['content-type']]).toEqual([
+      200,
+      expect.stringMatching(/^(text|application)\/javascript/),
+    ]);
     expect((await t.http.get(`${CONSOLE_PATH}/nothing.js`)).status).toBe(404);
   });
 
   it('says when a key is wrong, refuses Client keys, and signs out a key no longer accepted', async () => {
     const { page, errors } = await openConsole();
     await signIn(page, 'not-a-key');
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('This API key is not valid. Check it and try again.');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'This API key is not valid. Check it and try again.',
+    );
     await signIn(page, KEYS.client);
     await page.getByText('Client keys cannot use the console').waitFor();
     await expect(page.getByRole('navigation', { name: 'Console pages' }).isVisible()).resolves.toBe(false);
@@ -106,23 +112,51 @@ describeInBrowser('the console', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText('Progress to level 2: 30 of 100 points, 30% of the way from level 1 to 2').waitFor();
     // Registered by its first action: named by its id.
-    await expect(page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent()).resolves.toBe(playerId);
+    await expect(
+      page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent(),
+    ).resolves.toBe(playerId);
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
-    await page.getByRole('region', { name: 'Chests' }).getByRole('cell', { name: 'Silver chest', exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'Chests' })
+      .getByRole('cell', { name: 'Silver chest', exact: true })
+      .waitFor();
     await page.getByText('Action processed').waitFor();
     await shoot(page, 'player');
 
     // Streaks and caps: another player with a daily quest and a capped ad.
     const questing = randomUUID();
-    for (const name of ['login', 'daily_quest', 'watch_ad']) expect((await t.http.post('/v1/action/process').set(server).send({ name, referenceId: randomUUID(), playerId: questing })).body.code).toBe(200);
+    for (const name of ['login', 'daily_quest', 'watch_ad'])
+      expect(
+        (
+          await t.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name, referenceId: randomUUID(), playerId: questing })
+        ).body.code,
+      ).toBe(200);
     await page.getByLabel('Player id').fill(questing);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByRole('table', { name: "The player's runs" }).getByRole('row', { name: /^Daily quest 1 1 0 \d{4}-\d{2}-\d{2} / }).waitFor();
-    await page.getByRole('table', { name: 'Caps with a use this period' }).getByRole('row', { name: /^times watch_ad Day \d{4}-\d{2}-\d{2} 1 5$/ }).waitFor();
-    await page.getByRole('table', { name: 'Caps with a use this period' }).getByRole('row', { name: /^points watch_ad Week \d{4}-W\d{2} 2 50$/ }).waitFor();
+    await page
+      .getByRole('table', { name: "The player's runs" })
+      .getByRole('row', { name: /^Daily quest 1 1 0 \d{4}-\d{2}-\d{2} / })
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'Caps with a use this period' })
+      .getByRole('row', { name: /^times watch_ad Day \d{4}-\d{2}-\d{2} 1 5$/ })
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'Caps with a use this period' })
+      .getByRole('row', { name: /^points watch_ad Week \d{4}-W\d{2} 2 50$/ })
+      .waitFor();
     // The demo catalog's daily routine (log in, then the daily quest), and a mission locked behind the VIP badge.
-    await page.getByRole('table', { name: "The player's missions" }).getByRole('row', { name: /^Daily routine Completed Log in ✓, Finish the daily quest ✓ \d{4}-\d{2}-\d{2} / }).waitFor();
-    await page.getByRole('table', { name: "The player's missions" }).getByRole('row', { name: 'Big spender Locked Spin three times 0/3, Purchase for 1000 0/1000 — —' }).waitFor();
+    await page
+      .getByRole('table', { name: "The player's missions" })
+      .getByRole('row', { name: /^Daily routine Completed Log in ✓, Finish the daily quest ✓ \d{4}-\d{2}-\d{2} / })
+      .waitFor();
+    await page
+      .getByRole('table', { name: "The player's missions" })
+      .getByRole('row', { name: 'Big spender Locked Spin three times 0/3, Purchase for 1000 0/1000 — —' })
+      .waitFor();
     await shoot(page, 'player-streaks-caps');
     await page.getByLabel('Player id').fill(playerId);
     await page.getByRole('button', { name: 'Look up' }).click();
@@ -136,7 +170,10 @@ describeInBrowser('the console', () => {
     await first.getByRole('row', { name: 'chest-silver 0 → 1 +1' }).waitFor();
     await first.getByRole('cell', { name: /First purchase \(OneTimeOnly\)/ }).waitFor();
 
-    const reversed = await t.http.post('/v1/action/delete').set(server).send({ name: 'purchase', referenceId, playerId });
+    const reversed = await t.http
+      .post('/v1/action/delete')
+      .set(server)
+      .send({ name: 'purchase', referenceId, playerId });
     expect(reversed.body).toEqual({ code: 200 });
     await page.getByRole('button', { name: 'Refresh' }).click();
     const second = page.getByRole('listitem', { name: '2. Action reversed' });
@@ -184,12 +221,22 @@ describeInBrowser('the console', () => {
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.getByRole('link', { name: 'Badges' }).click();
     await page.getByRole('cell', { name: 'VIP Customer' }).waitFor();
-    await page.getByRole('row', { name: /VIP Customer/ }).getByText('Conditions and grants').click();
+    await page
+      .getByRole('row', { name: /VIP Customer/ })
+      .getByText('Conditions and grants')
+      .click();
     await page.getByText('purchase, amount adding up to 1000 or more, within 30 days').waitFor();
     await page.getByText('Grants: Welcome VIP banner × 1, Double gold × 1').waitFor();
-    await page.getByRole('row', { name: /Electronics fan/ }).getByText('Conditions and grants').click();
+    await page
+      .getByRole('row', { name: /Electronics fan/ })
+      .getByText('Conditions and grants')
+      .click();
     await page.getByText('3 × purchase where category eq electronics').waitFor();
-    await page.getByRole('cell', { name: 'Ranked: 1. Bronze at 2 times, +10 points; 2. Silver at 5 times, +25 points; 3. Gold at 10 times, +100 points' }).waitFor();
+    await page
+      .getByRole('cell', {
+        name: 'Ranked: 1. Bronze at 2 times, +10 points; 2. Silver at 5 times, +25 points; 3. Gold at 10 times, +100 points',
+      })
+      .waitFor();
     await shoot(page, 'catalog');
     await page.getByRole('link', { name: 'Chests' }).click();
     // The catalog's chests are listed: no uid to know beforehand.
@@ -198,7 +245,10 @@ describeInBrowser('the console', () => {
     // 70 of the pool's 110 (points included): what a draw gives, not 70 %.
     await page.getByRole('row', { name: 'Gold 10 to 30 63.64%' }).waitFor();
     await page.getByRole('link', { name: 'Rank sets' }).click();
-    await page.getByRole('table', { name: 'Shopper ranks (rs-shopper)' }).getByRole('row', { name: '2 Silver 5 times 25' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Shopper ranks (rs-shopper)' })
+      .getByRole('row', { name: '2 Silver 5 times 25' })
+      .waitFor();
     await page.getByRole('link', { name: 'Stores' }).click();
     await page.getByRole('row', { name: /Gem pack bd-gems 50 Gold 10 of 10/ }).waitFor();
 
@@ -223,7 +273,11 @@ describeInBrowser('the console', () => {
     await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Operations');
     await expect(page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).resolves.toBe('solid');
     await page.keyboard.press('Enter');
-    await expect(page.getByRole('heading', { name: 'Operations', level: 1 }).evaluate((h1) => h1 === h1.ownerDocument.activeElement)).resolves.toBe(true);
+    await expect(
+      page
+        .getByRole('heading', { name: 'Operations', level: 1 })
+        .evaluate((h1) => h1 === h1.ownerDocument.activeElement),
+    ).resolves.toBe(true);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByText(/^No differences/).waitFor();
@@ -242,7 +296,9 @@ describeInBrowser('the console', () => {
     await page.goto(`${base}#/player/${playerId}`);
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
     await page.getByText('Action processed').waitFor();
-    const wider = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)`);
+    const wider = await page.evaluate(
+      `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)`,
+    );
     expect(wider).toEqual([]);
     await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
     await shoot(page, 'player-phone', { fullPage: true });
@@ -252,16 +308,24 @@ describeInBrowser('the console', () => {
   it('traces a chest opening, from the timeline and from the trace form', async () => {
     const playerId = randomUUID();
     await processPurchase(playerId, randomUUID()); // the First purchase badge grants a Silver chest
-    const opened = await t.http.post('/v1/chest/open').set(server).send({ playerId, chestDeliverableUId: 'chest-silver' });
+    const opened = await t.http
+      .post('/v1/chest/open')
+      .set(server)
+      .send({ playerId, chestDeliverableUId: 'chest-silver' });
     const { openingUid } = opened.body.data;
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.server);
     await page.goto(`${base}#/player/${playerId}`);
     // Newest first: the opening, with what it gave by label, then the purchase that earned the chest.
     const entries = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem');
-    await entries.first().getByText(/^Silver chest: (Gold|Gems|Sword|Points) × \d+/).waitFor();
+    await entries
+      .first()
+      .getByText(/^Silver chest: (Gold|Gems|Sword|Points) × \d+/)
+      .waitFor();
     await expect(entries.first().textContent()).resolves.toMatch(/^Chest opened/);
-    await expect(entries.nth(1).textContent()).resolves.toMatch(/^Action processed.*purchase: earned 30 points; Gold × 5.*badge First purchase.*Changes: points \+30, Gold \+5/);
+    await expect(entries.nth(1).textContent()).resolves.toMatch(
+      /^Action processed.*purchase: earned 30 points; Gold × 5.*badge First purchase.*Changes: points \+30, Gold \+5/,
+    );
     await page.getByRole('link', { name: `Trace of chest opening ${openingUid}` }).click();
     await page.getByRole('heading', { name: '1. Chest opened', level: 3 }).waitFor();
     await page.getByText('Silver chest (chest-silver)').waitFor();
@@ -281,7 +345,13 @@ describeInBrowser('the console', () => {
   it('checks a key at sign-in with a request the service accepts, not a deliberately invalid one', async () => {
     const { page, errors } = await openConsole();
     const answers: string[] = [];
-    page.on('response', (r) => void (r.url().includes('/v1/') && answers.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)));
+    page.on(
+      'response',
+      (r) =>
+        void (
+          r.url().includes('/v1/') && answers.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)
+        ),
+    );
     await signIn(page, KEYS.auditor);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(answers[0]).toBe('GET /v1/auth/key 200');
@@ -300,7 +370,9 @@ describeInBrowser('the console', () => {
     await page.getByLabel('Player id or username').fill(username.slice(0, 12).toLowerCase());
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByRole('link', { name: username }).click();
-    await expect(page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent()).resolves.toBe(username);
+    await expect(
+      page.getByRole('term').filter({ hasText: 'Username' }).locator('xpath=following-sibling::dd[1]').textContent(),
+    ).resolves.toBe(username);
     expect(page.url()).toContain(`#/player/${playerId}`);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -326,7 +398,11 @@ describeInBrowser('the console', () => {
     await page.goto(`${base}#/player/${playerId}`);
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
     await page.getByText('Progress to the next level: Auth tier Mobile is not allowed for this operation').waitFor();
-    await page.getByRole('region', { name: 'Timeline' }).getByRole('alert').filter({ hasText: 'Auth tier Mobile is not allowed' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Timeline' })
+      .getByRole('alert')
+      .filter({ hasText: 'Auth tier Mobile is not allowed' })
+      .waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     await expect(sessionValues(page)).resolves.toEqual([]);

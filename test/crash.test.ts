@@ -18,7 +18,14 @@ import { SqliteEventStore } from '../shared/event-store/sqlite';
 import type { Effects } from '../shared/events/common';
 import { PlayerStates } from '../shared/player/player-states';
 import { stockUnitsOf } from '../shared/rules/chests';
-import { BUNDLE_STOCK, CHEST_STOCK, playerStream, stockStream, TRIGGER_ACTIVATIONS, type LimitedStock } from '../shared/streams';
+import {
+  BUNDLE_STOCK,
+  CHEST_STOCK,
+  playerStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+  type LimitedStock,
+} from '../shared/streams';
 import { DEFAULT_LOCK_MS } from '../shared/jobs/port';
 import { backing } from './support/backing';
 import { eventually, killGroup, startServerProcess, stopProcess, type ChildServer } from './support/process';
@@ -115,17 +122,36 @@ let requests = 0;
  * Sends a request as a client that retries would: every write names its attempt with an
  * Idempotency-Key (by default its own request id; a retry sends the first attempt's).
  */
-async function send(url: string, log: Sent[] | null, kind: Kind, urlPath: string, body: Record<string, unknown>, playerId = body.playerId as string, idempotencyKey?: string): Promise<Sent> {
+async function send(
+  url: string,
+  log: Sent[] | null,
+  kind: Kind,
+  urlPath: string,
+  body: Record<string, unknown>,
+  playerId = body.playerId as string,
+  idempotencyKey?: string,
+): Promise<Sent> {
   const sent: Sent = { requestId: `crash-${++requests}`, kind, path: urlPath, body, playerId, status: null };
   log?.push(sent);
   try {
     const res = await fetch(url + urlPath, {
       method: 'POST',
-      headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json', 'X-Request-Id': sent.requestId, 'Idempotency-Key': idempotencyKey ?? sent.requestId },
+      headers: {
+        AuthKey: KEYS.server,
+        'Content-Type': 'application/json',
+        'X-Request-Id': sent.requestId,
+        'Idempotency-Key': idempotencyKey ?? sent.requestId,
+      },
       body: JSON.stringify(body),
     });
     const json = (await res.json()) as { code: number; data?: unknown };
-    Object.assign(sent, { status: res.status, code: json.code, data: json.data, position: Number(res.headers.get('X-Position')) || undefined, replayed: res.headers.get('Idempotent-Replayed') === 'true' });
+    Object.assign(sent, {
+      status: res.status,
+      code: json.code,
+      data: json.data,
+      position: Number(res.headers.get('X-Position')) || undefined,
+      replayed: res.headers.get('Idempotent-Replayed') === 'true',
+    });
   } catch {
     sent.status = null;
   }
@@ -152,17 +178,31 @@ const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(Math.ra
 
 async function oneRequest(url: string, log: Sent[], p: PlayerLoad): Promise<Sent> {
   const roll = Math.random();
-  const process_ = (name: string) => send(url, log, name as Kind, '/v1/action/process', { name, playerId: p.playerId, referenceId: `${name}-${randomUUID()}` });
+  const process_ = (name: string) =>
+    send(url, log, name as Kind, '/v1/action/process', {
+      name,
+      playerId: p.playerId,
+      referenceId: `${name}-${randomUUID()}`,
+    });
   if (roll < 0.22 || p.actions.length < 3) return process_('earn');
   if (roll < 0.32) return process_('spin');
   if (roll < 0.45) return process_('gift');
-  if (roll < 0.6) return send(url, log, 'buy', '/v1/store/buy', { playerId: p.playerId, referenceId: pick(['b-sword', 'b-gems', 'b-hoodie', 'b-hoodie'])! });
-  if (roll < 0.72) return send(url, log, 'open', '/v1/chest/open', { playerId: p.playerId, chestDeliverableUId: 'chest' });
+  if (roll < 0.6)
+    return send(url, log, 'buy', '/v1/store/buy', {
+      playerId: p.playerId,
+      referenceId: pick(['b-sword', 'b-gems', 'b-hoodie', 'b-hoodie'])!,
+    });
+  if (roll < 0.72)
+    return send(url, log, 'open', '/v1/chest/open', { playerId: p.playerId, chestDeliverableUId: 'chest' });
   if (roll < 0.78) {
     const action = pick(p.actions.filter((a) => !p.reversing.has(a.referenceId)));
     if (action) {
       p.reversing.add(action.referenceId);
-      return send(url, log, 'reverse', '/v1/action/delete', { name: action.name, playerId: p.playerId, referenceId: action.referenceId });
+      return send(url, log, 'reverse', '/v1/action/delete', {
+        name: action.name,
+        playerId: p.playerId,
+        referenceId: action.referenceId,
+      });
     }
   }
   if (roll < 0.84) {
@@ -180,10 +220,15 @@ async function oneRequest(url: string, log: Sent[], p: PlayerLoad): Promise<Sent
       return send(url, log, kind, `/v1/store/${kind}-transaction`, { provisionUid }, p.playerId);
     }
   }
-  const listed = await fetch(`${url}/v1/powerup/list`, { method: 'POST', headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json' }, body: JSON.stringify({ playerId: p.playerId }) })
+  const listed = await fetch(`${url}/v1/powerup/list`, {
+    method: 'POST',
+    headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ playerId: p.playerId }),
+  })
     .then((r) => r.json() as Promise<{ code: number; data: { uid: string }[] }>)
     .catch(() => null);
-  const powerupUId = listed?.code === 200 ? pick(listed.data.map((x) => x.uid).filter((uid) => !p.powerupsTried.has(uid))) : undefined;
+  const powerupUId =
+    listed?.code === 200 ? pick(listed.data.map((x) => x.uid).filter((uid) => !p.powerupsTried.has(uid))) : undefined;
   if (powerupUId) {
     p.powerupsTried.add(powerupUId);
     return send(url, log, 'activate', '/v1/powerup/activate', { playerId: p.playerId, powerupUId });
@@ -193,7 +238,8 @@ async function oneRequest(url: string, log: Sent[], p: PlayerLoad): Promise<Sent
 
 function remember(p: PlayerLoad, sent: Sent): void {
   if (!acknowledged(sent)) return;
-  if (sent.path === '/v1/action/process') p.actions.push({ name: sent.body.name as string, referenceId: sent.body.referenceId as string });
+  if (sent.path === '/v1/action/process')
+    p.actions.push({ name: sent.body.name as string, referenceId: sent.body.referenceId as string });
   if (sent.kind === 'buy') (sent.data.status === 'Pending' ? p.pending : p.completed).push(sent.data.provisionUid);
   if (sent.kind === 'complete') p.completed.push(sent.body.provisionUid as string);
 }
@@ -206,13 +252,18 @@ function sumOfEffects(events: RecordedEvent[]): { points: number; balances: Reco
     const effects = (e.data as { effects?: Effects }).effects;
     if (!effects) continue;
     points = addAmounts(points, effects.points);
-    for (const b of effects.balances) balances[b.deliverableUid] = addAmounts(balances[b.deliverableUid] ?? 0, b.amount);
+    for (const b of effects.balances)
+      balances[b.deliverableUid] = addAmounts(balances[b.deliverableUid] ?? 0, b.amount);
   }
   return { points, balances: Object.fromEntries(Object.entries(balances).filter(([, v]) => v !== 0)) };
 }
 
 /** The lines a server logged at error level (pino level 50 and above). */
-const loggedFaults = (child: ChildServer): string[] => child.output().split('\n').filter((line) => /"level":(5|6)\d/.test(line));
+const loggedFaults = (child: ChildServer): string[] =>
+  child
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(5|6)\d/.test(line));
 
 let server: ChildServer | null = null;
 let store: SqliteEventStore | null = null;
@@ -244,14 +295,25 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
 
   // --- Load, SIGKILL at a random moment while requests are in flight, restart on the same data; several times.
   const log: Sent[] = [];
-  const players: PlayerLoad[] = Array.from({ length: PLAYERS }, () => ({ playerId: randomUUID(), actions: [], reversing: new Set(), completed: [], pending: [], moved: new Set(), powerupsTried: new Set() }));
+  const players: PlayerLoad[] = Array.from({ length: PLAYERS }, () => ({
+    playerId: randomUUID(),
+    actions: [],
+    reversing: new Set(),
+    completed: [],
+    pending: [],
+    moved: new Set(),
+    powerupsTried: new Set(),
+  }));
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     const current = server;
     let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      killGroup(current.child, 'SIGKILL');
-    }, LOAD_MS + Math.random() * LOAD_MS);
+    const timer = setTimeout(
+      () => {
+        killed = true;
+        killGroup(current.child, 'SIGKILL');
+      },
+      LOAD_MS + Math.random() * LOAD_MS,
+    );
     const worker = async (p: PlayerLoad) => {
       while (!killed) remember(p, await oneRequest(current.url, log, p));
     };
@@ -267,20 +329,25 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
   expect(acked.length).toBeGreaterThanOrEqual(100);
   // Killed mid-load: requests were in flight when the process died.
   expect(unanswered.length).toBeGreaterThanOrEqual(CYCLES);
-  for (const kind of ['earn', 'spin', 'gift', 'buy', 'open', 'reverse', 'activate'] as Kind[]) expect([kind, acked.some((s) => s.kind === kind)]).toEqual([kind, true]);
+  for (const kind of ['earn', 'spin', 'gift', 'buy', 'open', 'reverse', 'activate'] as Kind[])
+    expect([kind, acked.some((s) => s.kind === kind)]).toEqual([kind, true]);
 
   store = new SqliteEventStore(path.join(dataDir, 'events.sqlite'), { readonly: true });
   const events = store;
-  const playerEvents = async () => (await Promise.all(players.map((p) => events.readStream(playerStream(p.playerId))))).flat();
+  const playerEvents = async () =>
+    (await Promise.all(players.map((p) => events.readStream(playerStream(p.playerId))))).flat();
 
   /** Each request's own event on the player streams (found by its correlation id). */
-  const ownEvents = (all: RecordedEvent[], sent: Sent) => all.filter((e) => e.metadata.correlationId === sent.requestId && e.type === EVENT_OF[sent.kind]);
+  const ownEvents = (all: RecordedEvent[], sent: Sent) =>
+    all.filter((e) => e.metadata.correlationId === sent.requestId && e.type === EVENT_OF[sent.kind]);
   let all = await playerEvents();
   for (const sent of acked) {
     const own = ownEvents(all, sent);
     expect([sent.requestId, sent.kind, own.length]).toEqual([sent.requestId, sent.kind, 1]);
     // The answer's position is that of the last event of the request's one append.
-    const appended = (await events.readAll({ fromPosition: own[0].position - 1 })).filter((e) => e.metadata.correlationId === sent.requestId);
+    const appended = (await events.readAll({ fromPosition: own[0].position - 1 })).filter(
+      (e) => e.metadata.correlationId === sent.requestId,
+    );
     expect(sent.position).toBe(appended[appended.length - 1].position);
     expect(own[0].streamName).toBe(playerStream(sent.playerId));
   }
@@ -302,13 +369,21 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
     const retry = await send(url, null, sent.kind, sent.path, sent.body, sent.playerId, sent.requestId);
     // An unexpected answer brings the server's own account of it (its error log lines) into the failure.
     const expected = allowed[sent.path].includes(retry.code!);
-    expect([sent.path, retry.code, expected, expected ? [] : loggedFaults(server!)]).toEqual([sent.path, retry.code, true, []]);
+    expect([sent.path, retry.code, expected, expected ? [] : loggedFaults(server!)]).toEqual([
+      sent.path,
+      retry.code,
+      true,
+      [],
+    ]);
     // Done once, by the first attempt (replayed) or by the retry: never by both.
-    const done = (await playerEvents()).filter((e) => [sent.requestId, retry.requestId].includes(e.metadata.correlationId) && e.type === EVENT_OF[sent.kind]);
+    const done = (await playerEvents()).filter(
+      (e) => [sent.requestId, retry.requestId].includes(e.metadata.correlationId) && e.type === EVENT_OF[sent.kind],
+    );
     expect([sent.requestId, done.length]).toEqual([sent.requestId, retry.code === 200 ? 1 : 0]);
     if (retry.replayed && retry.code === 200) {
       expect(done[0].metadata.correlationId).toBe(sent.requestId);
-      if (sent.kind === 'buy') expect(retry.data.provisionUid).toBe((done[0].data as { provisionUid: string }).provisionUid);
+      if (sent.kind === 'buy')
+        expect(retry.data.provisionUid).toBe((done[0].data as { provisionUid: string }).provisionUid);
     }
     if (sent.path !== '/v1/action/process') continue;
     const referenceId = sent.body.referenceId as string;
@@ -319,16 +394,25 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
       continue;
     }
     // Processed before the kill (2601) or by this retry: either way its result reads back at once.
-    expect([referenceId, response.code, response.data?.referenceId, response.data?.playerId]).toEqual([referenceId, 200, referenceId, sent.playerId]);
+    expect([referenceId, response.code, response.data?.referenceId, response.data?.playerId]).toEqual([
+      referenceId,
+      200,
+      referenceId,
+      sent.playerId,
+    ]);
     // Processed at most once: a second retry (with a new key) never applies it again.
     expect((await send(url, null, sent.kind, sent.path, sent.body, sent.playerId, randomUUID())).code).toBe(2601);
   }
 
   all = await playerEvents();
   // No referenceId is on a player stream twice, nor any provision moved twice.
-  const processedRefs = all.filter((e) => e.type === 'ActionProcessed').map((e) => (e.data as { referenceId: string }).referenceId);
+  const processedRefs = all
+    .filter((e) => e.type === 'ActionProcessed')
+    .map((e) => (e.data as { referenceId: string }).referenceId);
   expect(processedRefs.length).toBe(new Set(processedRefs).size);
-  const reversedRefs = all.filter((e) => e.type === 'ActionReversed').map((e) => (e.data as { referenceId: string }).referenceId);
+  const reversedRefs = all
+    .filter((e) => e.type === 'ActionReversed')
+    .map((e) => (e.data as { referenceId: string }).referenceId);
   expect(reversedRefs.length).toBe(new Set(reversedRefs).size);
   for (const type of ['ProvisionRefunded', 'ProvisionCompleted', 'ProvisionFailed', 'BundlePurchased']) {
     const uids = all.filter((e) => e.type === type).map((e) => (e.data as { provisionUid: string }).provisionUid);
@@ -338,10 +422,18 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
 
   // --- Every Pending purchase times out: none was left without its job by a kill.
   const states = new PlayerStates(events);
-  await eventually(async () => {
-    const pending = (await Promise.all(players.map(async (p) => [...(await states.load(p.playerId)).state.provisions.values()]))).flat().filter((x) => x.status === 'Pending');
-    expect(pending.map((x) => x.uid)).toEqual([]);
-  }, (PENDING_TIMEOUT_S + JOB_RECOVERY_S + 15) * 1000, 250);
+  await eventually(
+    async () => {
+      const pending = (
+        await Promise.all(players.map(async (p) => [...(await states.load(p.playerId)).state.provisions.values()]))
+      )
+        .flat()
+        .filter((x) => x.status === 'Pending');
+      expect(pending.map((x) => x.uid)).toEqual([]);
+    },
+    (PENDING_TIMEOUT_S + JOB_RECOVERY_S + 15) * 1000,
+    250,
+  );
 
   // --- Every balance is the sum of its events' effects, never negative, and the profile agrees.
   for (const p of players) {
@@ -350,21 +442,34 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
     const profile = await send(url, null, 'earn', '/v1/player/profile', { playerId: p.playerId });
     expect(profile.code).toBe(200);
     expect(profile.data.points).toBe(expected.points);
-    expect(Object.fromEntries((profile.data.balances as { deliverableUid: string; amount: number }[]).map((b) => [b.deliverableUid, b.amount]))).toEqual(expected.balances);
+    expect(
+      Object.fromEntries(
+        (profile.data.balances as { deliverableUid: string; amount: number }[]).map((b) => [
+          b.deliverableUid,
+          b.amount,
+        ]),
+      ),
+    ).toEqual(expected.balances);
   }
 
   // --- Every unit of a limited stock is held by what the players' streams show holding it, and by nothing else.
   const finalStates = await Promise.all(players.map(async (p) => (await states.load(p.playerId)).state));
   for (const [bundleUid, initial] of Object.entries(LIMITED_BUNDLES)) {
-    const holding = finalStates.flatMap((s) => [...s.provisions.values()]).filter((x) => x.bundleUid === bundleUid && x.stockTaken);
+    const holding = finalStates
+      .flatMap((s) => [...s.provisions.values()])
+      .filter((x) => x.bundleUid === bundleUid && x.stockTaken);
     const held = await unitsByHolder(events, BUNDLE_STOCK, bundleUid);
     expect([bundleUid, [...held.keys()].sort()]).toEqual([bundleUid, holding.map((x) => x.uid).sort()]);
     expect([...held.values()].every((units) => units === 1)).toBe(true);
     expect(held.size).toBeLessThanOrEqual(initial);
-    const shown = (await getJson(`${url}/v1/admin/stores/shop`)).data[0].storeBundles.find((b: { uid: string }) => b.uid === bundleUid).remainingStock;
+    const shown = (await getJson(`${url}/v1/admin/stores/shop`)).data[0].storeBundles.find(
+      (b: { uid: string }) => b.uid === bundleUid,
+    ).remainingStock;
     expect([bundleUid, shown]).toEqual([bundleUid, initial - held.size]);
   }
-  const openings = finalStates.flatMap((s) => [...s.chestOpenings.values()]).filter((o) => stockUnitsOf(o.prizes).has(CHEST_STOCK_UID));
+  const openings = finalStates
+    .flatMap((s) => [...s.chestOpenings.values()])
+    .filter((o) => stockUnitsOf(o.prizes).has(CHEST_STOCK_UID));
   const chestHeld = await unitsByHolder(events, CHEST_STOCK, CHEST_STOCK_UID);
   expect(new Map(openings.map((o) => [o.openingUid, stockUnitsOf(o.prizes).get(CHEST_STOCK_UID)!]))).toEqual(chestHeld);
   expect([...chestHeld.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(CHEST_STOCK_LIMIT);
@@ -377,7 +482,10 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
   const verify = await send(url, null, 'earn', '/v1/audit/verify', {});
   expect(verify.code).toBe(200);
   expect(verify.data.differences).toEqual([]);
-  const standings = (await getJson(`${url}/v1/admin/leaderboards/lb-points?top=100`)).data[0].standings as { userId: string; points: number }[];
+  const standings = (await getJson(`${url}/v1/admin/leaderboards/lb-points?top=100`)).data[0].standings as {
+    userId: string;
+    points: number;
+  }[];
   for (const p of players) {
     const points = sumOfEffects(await events.readStream(playerStream(p.playerId))).points;
     const standing = standings.find((s) => s.userId === p.playerId);
@@ -388,15 +496,35 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
 it('times out a Pending purchase acknowledged just before a SIGKILL, once the service is back', async () => {
   const dataDir = tempDir('gam-pending-');
   const catalogFile = path.join(dataDir, 'catalog.yaml');
-  fs.writeFileSync(catalogFile, CATALOG.replace(`pendingTimeoutSeconds: ${PENDING_TIMEOUT_S}`, 'pendingTimeoutSeconds: 2'));
+  fs.writeFileSync(
+    catalogFile,
+    CATALOG.replace(`pendingTimeoutSeconds: ${PENDING_TIMEOUT_S}`, 'pendingTimeoutSeconds: 2'),
+  );
   const pendingStores = backing();
-  const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), CATALOG_FILE: catalogFile, ...pendingStores.env };
+  const env = {
+    DATA_DIR: dataDir,
+    API_KEYS_FILE: writeKeysFile(dataDir),
+    CATALOG_FILE: catalogFile,
+    ...pendingStores.env,
+  };
   let running = await startServerProcess(env);
   try {
     const playerId = randomUUID();
     // Three earns bring the 6 gems the hoodie's 5 are taken from.
-    for (let n = 0; n < 3; n++) expect((await send(running.url, null, 'earn', '/v1/action/process', { name: 'earn', playerId, referenceId: `earn-${n}-${playerId}` })).code).toBe(200);
-    const gems = async (url: string) => (await send(url, null, 'earn', '/v1/player/profile', { playerId })).data.balances.find((b: { deliverableUid: string }) => b.deliverableUid === 'gems').amount;
+    for (let n = 0; n < 3; n++)
+      expect(
+        (
+          await send(running.url, null, 'earn', '/v1/action/process', {
+            name: 'earn',
+            playerId,
+            referenceId: `earn-${n}-${playerId}`,
+          })
+        ).code,
+      ).toBe(200);
+    const gems = async (url: string) =>
+      (await send(url, null, 'earn', '/v1/player/profile', { playerId })).data.balances.find(
+        (b: { deliverableUid: string }) => b.deliverableUid === 'gems',
+      ).amount;
     const gemsBefore = await gems(running.url);
     const bought = await send(running.url, null, 'buy', '/v1/store/buy', { playerId, referenceId: 'b-hoodie' });
     expect([bought.code, bought.data.status]).toEqual([200, 'Pending']);
@@ -405,11 +533,22 @@ it('times out a Pending purchase acknowledged just before a SIGKILL, once the se
 
     running = await startServerProcess(env);
     const url = running.url;
-    const status = await eventually(async () => {
-      const res = await send(url, null, 'buy', '/v1/store/transaction-status', { provisionUid: bought.data.provisionUid }, playerId);
-      expect(res.data.status).not.toBe('Pending');
-      return res.data;
-    }, 30_000, 250);
+    const status = await eventually(
+      async () => {
+        const res = await send(
+          url,
+          null,
+          'buy',
+          '/v1/store/transaction-status',
+          { provisionUid: bought.data.provisionUid },
+          playerId,
+        );
+        expect(res.data.status).not.toBe('Pending');
+        return res.data;
+      },
+      30_000,
+      250,
+    );
     expect(status).toMatchObject({ status: 'Failed', failureReason: 'TimedOut' });
     // The gems it cost are back.
     expect(await gems(url)).toBe(gemsBefore);

@@ -55,12 +55,19 @@ describe('the deployment files', () => {
 
   it('compose runs KurrentDB, MongoDB, Redis, the three roles and the ingress, with healthchecks and volumes', () => {
     const services = compose.services;
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(['kurrentdb', 'mongo', 'redis', 'command', 'read', 'projector', 'ingress']));
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['kurrentdb', 'mongo', 'redis', 'command', 'read', 'projector', 'ingress']),
+    );
     for (const role of ['command', 'read', 'projector']) {
       const s = services[role];
       // node itself, so that docker stop's SIGTERM reaches the service (npm would not pass it on).
       expect(s.command).toEqual(['node', '--import', 'tsx', 'app/main.ts', role]);
-      expect(s.environment).toMatchObject({ EVENTSTORE_URL: expect.stringMatching(/^kurrentdb:\/\/kurrentdb:2113/), MONGO_URL: expect.stringMatching(/^mongodb:\/\/mongo:27017\/\?/), REDIS_URL: 'redis://redis:6379', PORT: '8080' });
+      expect(s.environment).toMatchObject({
+        EVENTSTORE_URL: expect.stringMatching(/^kurrentdb:\/\/kurrentdb:2113/),
+        MONGO_URL: expect.stringMatching(/^mongodb:\/\/mongo:27017\/\?/),
+        REDIS_URL: 'redis://redis:6379',
+        PORT: '8080',
+      });
       // A MongoDB that is away gives up in seconds.
       expect(new URL(s.environment.MONGO_URL).searchParams.get('serverSelectionTimeoutMS')).toBe('3000');
       // Readiness of the role itself on its port, with time to catch up with the log first.
@@ -73,11 +80,15 @@ describe('the deployment files', () => {
     expect(services.ingress.healthcheck.test.join(' ')).toContain('http://localhost:8080/health');
     // The read role serves the read models the projector keeps.
     expect(services.read.depends_on.projector).toEqual({ condition: 'service_healthy' });
-    for (const name of ['kurrentdb', 'mongo', 'redis']) expect(services[name].volumes[0]).toMatch(new RegExp(`^${Object.keys(compose.volumes).find((v) => services[name].volumes[0].startsWith(v))}:`));
+    for (const name of ['kurrentdb', 'mongo', 'redis'])
+      expect(services[name].volumes[0]).toMatch(
+        new RegExp(`^${Object.keys(compose.volumes).find((v) => services[name].volumes[0].startsWith(v))}:`),
+      );
     expect(services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction']));
     // Every image a pinned release, never a moving tag.
     for (const [name, service] of Object.entries(services) as [string, { image?: string }][]) {
-      if (service.image) expect([name, service.image.split(':').pop()]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+      if (service.image)
+        expect([name, service.image.split(':').pop()]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
     }
     expect(services.ingress.ports).toEqual(['8080:8080']);
     expect(services.ingress.volumes[0]).toMatch(/^\.\/deploy\/ingress\.conf:/);
@@ -86,10 +97,13 @@ describe('the deployment files', () => {
 
   it('compose restarts every service, publishes no KurrentDB port, and pins a KurrentDB that needs no workaround (26.0.3 or later)', () => {
     const services = compose.services as Record<string, { restart?: string; ports?: string[]; image?: string }>;
-    for (const [name, service] of Object.entries(services)) expect([name, service.restart]).toEqual([name, 'unless-stopped']);
+    for (const [name, service] of Object.entries(services))
+      expect([name, service.restart]).toEqual([name, 'unless-stopped']);
     // Insecure (no TLS, no users): only the other containers may reach it.
     expect(services.kurrentdb.ports).toBeUndefined();
-    const published = Object.entries(services).filter(([, service]) => service.ports).map(([name]) => name);
+    const published = Object.entries(services)
+      .filter(([, service]) => service.ports)
+      .map(([name]) => name);
     expect(published.sort()).toEqual(['embedded', 'ingress']);
     expect(atLeast(String(services.kurrentdb.image).split(':').pop()!, '26.0.3')).toBe(true);
   });
@@ -106,28 +120,46 @@ describe('the deployment files', () => {
   });
 
   it("package.json's engines asks for at least the Node every dependency needs", () => {
-    const own = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; dependencies: Record<string, string> };
+    const own = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+      dependencies: Record<string, string>;
+    };
     const floor = /^>=(\d+\.\d+\.\d+)$/.exec(own.engines.node)?.[1];
     expect(floor).toBeDefined();
     for (const name of Object.keys(own.dependencies)) {
-      const needs = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node;
+      const needs = (
+        JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+          engines?: { node?: string };
+        }
+      ).engines?.node;
       const minimum = needs && /^>=\s*(\d+(?:\.\d+){0,2})/.exec(needs)?.[1];
       if (minimum) expect([name, needs, atLeast(floor!, minimum)]).toEqual([name, needs, true]);
     }
   });
 
   it('every npm script runs: the start scripts exec node (signals reach it), and every file a script names exists', () => {
-    const npmScripts: Record<string, string> = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
-    for (const [script, role] of [['start', 'all'], ['start:command', 'command'], ['start:read', 'read'], ['start:projector', 'projector']]) {
+    const npmScripts: Record<string, string> = JSON.parse(
+      fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'),
+    ).scripts;
+    for (const [script, role] of [
+      ['start', 'all'],
+      ['start:command', 'command'],
+      ['start:read', 'read'],
+      ['start:projector', 'projector'],
+    ]) {
       expect([script, npmScripts[script]]).toEqual([script, `exec node --import tsx app/main.ts ${role}`]);
     }
     for (const [script, line] of Object.entries(npmScripts)) {
-      for (const file of line.split(/\s+/).filter((word) => /\.(ts|js|json)$/.test(word))) expect([script, file, fs.existsSync(path.join(ROOT, file))]).toEqual([script, file, true]);
+      for (const file of line.split(/\s+/).filter((word) => /\.(ts|js|json)$/.test(word)))
+        expect([script, file, fs.existsSync(path.join(ROOT, file))]).toEqual([script, file, true]);
     }
   });
 
   it('the ingress routes every registered path to the role that serves it, and the public paths too', async () => {
-    const service = await startService({ config: readRunConfig({ DATA_DIR: tempDir(), API_KEYS_FILE: writeKeysFile(tempDir()) }), log: pino({ level: 'silent' }) });
+    const service = await startService({
+      config: readRunConfig({ DATA_DIR: tempDir(), API_KEYS_FILE: writeKeysFile(tempDir()) }),
+      log: pino({ level: 'silent' }),
+    });
     try {
       const apiPaths = service.routes.map((r) => r.path);
       expect(apiPaths.length).toBeGreaterThan(20);
@@ -149,12 +181,14 @@ describe('the deployment files', () => {
     }
   });
 
-  it('the ingress finds recreated role containers again, and keeps the client\'s request id', () => {
+  it("the ingress finds recreated role containers again, and keeps the client's request id", () => {
     // Docker's DNS, looked up again at most 10 s after the last time; upstreams only through variables.
     expect(INGRESS).toMatch(/^resolver 127\.0\.0\.11 valid=10s\b/m);
     expect(INGRESS).not.toMatch(/\bupstream\b|proxy_pass\s+http:/);
     // X-Request-Id: the client's, else one nginx makes.
-    const map = /map \$http_x_request_id \$(\w+) \{\s*default \$http_x_request_id;\s*""\s+\$request_id;\s*\}/.exec(INGRESS);
+    const map = /map \$http_x_request_id \$(\w+) \{\s*default \$http_x_request_id;\s*""\s+\$request_id;\s*\}/.exec(
+      INGRESS,
+    );
     expect(map).not.toBeNull();
     expect(INGRESS).toContain(`proxy_set_header X-Request-Id $${map![1]};`);
   });
@@ -168,7 +202,8 @@ describe('the deployment files', () => {
 
   it('the ingress sends the console, its page and its files, to the role that serves it', () => {
     expect(servedBy(CONSOLE_PATH)).toBe('read');
-    for (const p of [CONSOLE_PATH, `${CONSOLE_PATH}/`, `${CONSOLE_PATH}/main.js`]) expect([p, ingressRole(p)]).toEqual([p, 'read']);
+    for (const p of [CONSOLE_PATH, `${CONSOLE_PATH}/`, `${CONSOLE_PATH}/main.js`])
+      expect([p, ingressRole(p)]).toEqual([p, 'read']);
   });
 });
 
@@ -186,7 +221,12 @@ describe('the command and read roles as separate processes', () => {
   });
 
   it('an action processed through the command role is visible through the read role within the bounded wait', async () => {
-    const env = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), MIN_POSITION_WAIT_MS: '5000', ...stores.env };
+    const env = {
+      DATA_DIR: dataDir,
+      API_KEYS_FILE: writeKeysFile(dataDir),
+      MIN_POSITION_WAIT_MS: '5000',
+      ...stores.env,
+    };
     // The command role publishes the catalog first; the read role follows the published one.
     const command = await startServerProcess(env, { role: 'command' });
     const read = await startServerProcess(env, { role: 'read' });
@@ -196,7 +236,16 @@ describe('the command and read roles as separate processes', () => {
 
     const playerId = randomUUID();
     const processPath = '/v1/action/process';
-    const res = await fetch(base(processPath) + processPath, { method: 'POST', headers, body: JSON.stringify({ name: 'purchase', referenceId: `roles-${playerId}`, playerId, details: [{ name: 'amount', value: '120' }] }) });
+    const res = await fetch(base(processPath) + processPath, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        name: 'purchase',
+        referenceId: `roles-${playerId}`,
+        playerId,
+        details: [{ name: 'amount', value: '120' }],
+      }),
+    });
     const body = await json(res);
     expect(body.code).toBe(200);
     const position = res.headers.get('X-Position');
@@ -204,17 +253,25 @@ describe('the command and read roles as separate processes', () => {
 
     // Reads of the player stream see the write at once; read models after waiting for its position.
     const profilePath = '/v1/player/profile';
-    const profile = await json(await fetch(base(profilePath) + profilePath, { method: 'POST', headers, body: JSON.stringify({ playerId }) }));
+    const profile = await json(
+      await fetch(base(profilePath) + profilePath, { method: 'POST', headers, body: JSON.stringify({ playerId }) }),
+    );
     expect(profile.data.points).toBe(body.data.earnedPoints);
 
     const boards = await json(await fetch(`${base('/v1/admin/leaderboards')}/v1/admin/leaderboards`, { headers }));
     const board = boards.data[0].uid as string;
     const standingsPath = `/v1/admin/leaderboards/${board}`;
-    const standings = await json(await fetch(`${base(standingsPath)}${standingsPath}?playerId=${playerId}`, { headers: { ...headers, 'X-Min-Position': position! } }));
+    const standings = await json(
+      await fetch(`${base(standingsPath)}${standingsPath}?playerId=${playerId}`, {
+        headers: { ...headers, 'X-Min-Position': position! },
+      }),
+    );
     expect(standings.data[0].player).toMatchObject({ userId: playerId, points: body.data.earnedPoints });
 
     // A read asking for a position the read models have not reached in time: 503, never an older answer.
-    const beyond = await fetch(`${base(standingsPath)}${standingsPath}?playerId=${playerId}`, { headers: { ...headers, 'X-Min-Position': String(Number(position) + 1_000_000) } });
+    const beyond = await fetch(`${base(standingsPath)}${standingsPath}?playerId=${playerId}`, {
+      headers: { ...headers, 'X-Min-Position': String(Number(position) + 1_000_000) },
+    });
     expect([beyond.status, beyond.headers.get('Retry-After'), await json(beyond)]).toEqual([
       503,
       '1',
@@ -223,9 +280,15 @@ describe('the command and read roles as separate processes', () => {
 
     // A path sent to a role that does not serve it says which role does (the ingress routes it there).
     const misrouted = await fetch(read.url + processPath, { method: 'POST', headers, body: '{}' });
-    expect([misrouted.status, await json(misrouted)]).toEqual([404, { code: 404, data: 'Not served here: POST /v1/action/process is served by the command role' }]);
+    expect([misrouted.status, await json(misrouted)]).toEqual([
+      404,
+      { code: 404, data: 'Not served here: POST /v1/action/process is served by the command role' },
+    ]);
     const misread = await fetch(`${command.url}${standingsPath}`, { headers });
-    expect([misread.status, await json(misread)]).toEqual([404, { code: 404, data: `Not served here: GET ${standingsPath} is served by the read role` }]);
+    expect([misread.status, await json(misread)]).toEqual([
+      404,
+      { code: 404, data: `Not served here: GET ${standingsPath} is served by the read role` },
+    ]);
   }, 60_000);
 
   it('the read role serves the console; the command role does not', async () => {
@@ -238,7 +301,11 @@ describe('the command and read roles as separate processes', () => {
   it('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
     const [command] = roles;
     const playerId = randomUUID();
-    const actions = Array.from({ length: 100 }, (_, i) => ({ name: 'login', referenceId: `term-${playerId}-${i}`, playerId }));
+    const actions = Array.from({ length: 100 }, (_, i) => ({
+      name: 'login',
+      referenceId: `term-${playerId}-${i}`,
+      playerId,
+    }));
     const inFlight = fetch(`${command.url}/v1/action/process`, {
       method: 'POST',
       headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json' },

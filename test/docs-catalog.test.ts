@@ -117,7 +117,10 @@ function exampleBlock(markdown: string): string | null {
   if (open < 0) return null;
   const close = lines.findIndex((l, i) => i > open && /^```\s*$/.test(l));
   if (close < 0) return null;
-  return lines.slice(open + 1, close).map((l) => `${l}\n`).join('');
+  return lines
+    .slice(open + 1, close)
+    .map((l) => `${l}\n`)
+    .join('');
 }
 
 /** Text outside fenced code blocks: a field must be described, not only shown in an example. */
@@ -158,7 +161,8 @@ function tablesOf(markdown: string): Table[] {
   const tables: Table[] = [];
   let run: string[] = [];
   const flush = () => {
-    if (run.length >= 2 && /^\|?\s*:?-{3,}/.test(run[1]!.trim())) tables.push({ header: cellsOf(run[0]!), rows: run.slice(2).map(cellsOf) });
+    if (run.length >= 2 && /^\|?\s*:?-{3,}/.test(run[1]!.trim()))
+      tables.push({ header: cellsOf(run[0]!), rows: run.slice(2).map(cellsOf) });
     run = [];
   };
   for (const line of markdown.split('\n')) {
@@ -179,7 +183,11 @@ const fieldTables = tables.filter((t) => /^field$/i.test(t.header[0] ?? ''));
 // --- the example, read ---
 
 /** Every key used anywhere in a parsed YAML value, and every string value. */
-function keysAndStrings(value: unknown, keys = new Set<string>(), strings = new Set<string>()): { keys: Set<string>; strings: Set<string> } {
+function keysAndStrings(
+  value: unknown,
+  keys = new Set<string>(),
+  strings = new Set<string>(),
+): { keys: Set<string>; strings: Set<string> } {
   if (Array.isArray(value)) value.forEach((v) => keysAndStrings(v, keys, strings));
   else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -196,9 +204,22 @@ describe('the schema walk', () => {
   it('finds the catalog sections and nested fields', () => {
     // A guard on the walk itself: if it found nothing, every check below would pass vacuously.
     expect(schema.objects.find((o) => o.path === '(root)')?.keys).toEqual(
-      expect.arrayContaining(['version', 'settings', 'deliverables', 'actions', 'badges', 'rankSets', 'triggers', 'levels', 'leaderboards', 'stores']),
+      expect.arrayContaining([
+        'version',
+        'settings',
+        'deliverables',
+        'actions',
+        'badges',
+        'rankSets',
+        'triggers',
+        'levels',
+        'leaderboards',
+        'stores',
+      ]),
     );
-    expect([...schema.fields]).toEqual(expect.arrayContaining(['perSecond', 'scalingMode', 'targetPrizes', 'atLeast', 'requiresFulfillment', 'metric']));
+    expect([...schema.fields]).toEqual(
+      expect.arrayContaining(['perSecond', 'scalingMode', 'targetPrizes', 'atLeast', 'requiresFulfillment', 'metric']),
+    );
     expect(schema.values.get('deliverables[].kind')).toEqual(['Currency', 'Item', 'Chest', 'Powerup']);
   });
 });
@@ -216,7 +237,9 @@ describe('docs/catalog-example.yaml', () => {
 
   it('uses every allowed value of every enum', () => {
     const { strings } = keysAndStrings(parse(example, { version: '1.2', schema: 'core' }));
-    const unused = [...schema.values].flatMap(([path, values]) => values.filter((v) => !strings.has(v)).map((v) => `${path}: ${v}`));
+    const unused = [...schema.values].flatMap(([path, values]) =>
+      values.filter((v) => !strings.has(v)).map((v) => `${path}: ${v}`),
+    );
     expect(unused).toEqual([]);
   });
 });
@@ -233,7 +256,9 @@ describe('docs/catalog.md', () => {
   });
 
   it('lists every allowed value of every enum in code', () => {
-    const missing = [...schema.values].flatMap(([path, values]) => values.filter((v) => !documentedValues.has(v)).map((v) => `${path}: ${v}`));
+    const missing = [...schema.values].flatMap(([path, values]) =>
+      values.filter((v) => !documentedValues.has(v)).map((v) => `${path}: ${v}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -252,7 +277,11 @@ describe('docs/catalog.md', () => {
   it('documents no field that the schema does not accept', () => {
     expect(fieldTables.length).toBeGreaterThan(0);
     const unknown = fieldTables.flatMap((t) =>
-      t.rows.flatMap((row) => [...codeIdentifiers(row[0] ?? '')].filter((name) => !schema.fields.has(name)).map((name) => `${name} (row "${row[0]}")`)),
+      t.rows.flatMap((row) =>
+        [...codeIdentifiers(row[0] ?? '')]
+          .filter((name) => !schema.fields.has(name))
+          .map((name) => `${name} (row "${row[0]}")`),
+      ),
     );
     expect(unknown).toEqual([]);
   });

@@ -9,7 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/event-store/kurrentdb';
-import { EventMetadata, NewEvent, PositionNotInLogError, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
+import {
+  EventMetadata,
+  NewEvent,
+  PositionNotInLogError,
+  StoreUnavailableError,
+  WrongExpectedVersionError,
+} from '../shared/event-store/port';
 import { ReadReq } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
 import { feedRoutes } from '../read-api/feed/routes';
 import type { AnyRoute } from '../shared/http/route';
@@ -23,14 +29,25 @@ import { MemoryReadStore } from '../shared/read-store/memory';
 import { failure } from '../shared/result';
 import { FakeKurrentDb, properties, serverMalfunction, type Failure } from './support/kurrentdb-stand-in';
 
-const metadata: EventMetadata = { correlationId: 'corr-1', causationId: 'cause-1', keyName: 'fake-key', catalogVersion: 3, extra: { nested: [1, 'two', { three: 0.5 }] } };
+const metadata: EventMetadata = {
+  correlationId: 'corr-1',
+  causationId: 'cause-1',
+  keyName: 'fake-key',
+  catalogVersion: 3,
+  extra: { nested: [1, 'two', { three: 0.5 }] },
+};
 
 function event(type = 'Happened'): NewEvent {
   return { id: randomUUID(), type, data: { n: 1 }, metadata };
 }
 
 /** The metadata property as the adapter writes it (see METADATA_PROPERTY). */
-const stored = (meta: EventMetadata) => JSON.stringify({ 'gamification.metadata': JSON.stringify(meta), '$schema.name': 'Happened', '$schema.format': 'Json' });
+const stored = (meta: EventMetadata) =>
+  JSON.stringify({
+    'gamification.metadata': JSON.stringify(meta),
+    '$schema.name': 'Happened',
+    '$schema.format': 'Json',
+  });
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -71,7 +88,9 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       fake.serverVersion = version;
       const error = await rejection(KurrentDbEventStore.connect(fake.url));
       expect(error).toBeInstanceOf(UnsupportedServerError);
-      expect((error as Error).message).toBe('KurrentDB server before 25.1 does not support multi-stream appends: this service needs KurrentDB 25.1 or later');
+      expect((error as Error).message).toBe(
+        'KurrentDB server before 25.1 does not support multi-stream appends: this service needs KurrentDB 25.1 or later',
+      );
       expect(fake.appendSessions).toEqual([]);
     });
   });
@@ -79,7 +98,10 @@ describe('KurrentDbEventStore against a stand-in server', () => {
   describe('close', () => {
     it("closes the client's gRPC connection, and that of a client replaced after a leader change", async () => {
       /** Connections the stand-in has open, its side of them: the gRPC channel's, and the native reader's. */
-      const connections = () => (process as unknown as { _getActiveHandles(): { localPort?: number }[] })._getActiveHandles().filter((h) => h.localPort === fake.port).length;
+      const connections = () =>
+        (process as unknown as { _getActiveHandles(): { localPort?: number }[] })
+          ._getActiveHandles()
+          .filter((h) => h.localPort === fake.port).length;
       const until = async (condition: () => boolean) => {
         const deadline = Date.now() + 20_000;
         while (!condition()) {
@@ -93,7 +115,9 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       const open = connections();
       expect(open).toBeGreaterThan(before);
       fake.nextAppendOnFollower = true;
-      await expect(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(
+        store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
       await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]);
       // The replaced client's channel is closed: the new one's takes its place.
       await until(() => connections() === open);
@@ -119,9 +143,13 @@ describe('KurrentDbEventStore against a stand-in server', () => {
         ['b', '1'],
       ]);
       const records = session.flatMap((r) => r.getRecordsList());
-      expect(records.map((r) => [r.getRecordId(), r.getSchema()!.getName()])).toEqual([first, second, third].map((e) => [e.id, e.type]));
+      expect(records.map((r) => [r.getRecordId(), r.getSchema()!.getName()])).toEqual(
+        [first, second, third].map((e) => [e.id, e.type]),
+      );
       for (const record of records) {
-        expect(Object.entries(properties(record)).map(([key, value]) => [key, JSON.parse(value)])).toEqual([['gamification.metadata', metadata]]);
+        expect(Object.entries(properties(record)).map(([key, value]) => [key, JSON.parse(value)])).toEqual([
+          ['gamification.metadata', metadata],
+        ]);
         expect(JSON.parse(Buffer.from(record.getData_asU8()).toString())).toEqual({ n: 1 });
       }
       const written = fake.eventsOf('b');
@@ -150,7 +178,9 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(error).toBeInstanceOf(WrongExpectedVersionError);
       expect(error).toMatchObject({ streamName: 'c', expected: 1, actual: 2 });
 
-      const missing = await rejection(store.appendToStreams([{ stream: 'none', events: [event()], expectedRevision: 4 }]));
+      const missing = await rejection(
+        store.appendToStreams([{ stream: 'none', events: [event()], expectedRevision: 4 }]),
+      );
       expect(missing).toMatchObject({ name: 'WrongExpectedVersionError', streamName: 'none', expected: 4, actual: -1 });
     });
 
@@ -172,8 +202,15 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       const store = await connect();
       const [held, fresh] = [event(), event()];
       await store.appendToStreams([{ stream: 'a', events: [held], expectedRevision: 'no_stream' }]);
-      const error = await rejection(store.appendToStreams([{ stream: 'a', events: [held, fresh], expectedRevision: 'no_stream' }]));
-      expect(error).toMatchObject({ name: 'WrongExpectedVersionError', streamName: 'a', expected: 'no_stream', actual: 0 });
+      const error = await rejection(
+        store.appendToStreams([{ stream: 'a', events: [held, fresh], expectedRevision: 'no_stream' }]),
+      );
+      expect(error).toMatchObject({
+        name: 'WrongExpectedVersionError',
+        streamName: 'a',
+        expected: 'no_stream',
+        actual: 0,
+      });
     });
 
     it("names a partial retry's stream when the server answers it with an internal error (25.1 to 26.0.2)", async () => {
@@ -202,7 +239,9 @@ describe('KurrentDbEventStore against a stand-in server', () => {
     it('answers 503 to an append a follower refuses, and sends the next one through a new client, to the leader', async () => {
       const store = await connect();
       fake.nextAppendOnFollower = true;
-      const refused = await rejection(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]));
+      const refused = await rejection(
+        store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]),
+      );
       expect(refused).toBeInstanceOf(StoreUnavailableError);
       expect((refused as Error).message).toMatch(/not the leader/);
       expect(fake.events).toEqual([]);
@@ -233,14 +272,18 @@ describe('KurrentDbEventStore against a stand-in server', () => {
     it('answers 503 to an append that met a deadline before anything was written', async () => {
       const store = await connect();
       fake.failNextAppend = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
-      await expect(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(
+        store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(fake.events).toEqual([]);
     });
 
     it('reports an internal error as unavailable when nothing of the append is stored and no revision differs', async () => {
       const store = await connect();
       fake.failNextAppend = serverMalfunction;
-      expect(await rejection(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]))).toBeInstanceOf(StoreUnavailableError);
+      expect(
+        await rejection(store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }])),
+      ).toBeInstanceOf(StoreUnavailableError);
     });
   });
 
@@ -260,7 +303,8 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect((await store.readAll()).map((e) => e.streamName)).toEqual(['a']);
       expect(await store.headPosition()).toBe(fake.eventsOf('a')[0].position);
       const subscription = store.subscribeToAll({ onEvent: () => undefined });
-      const regexes = () => fake.reads.filter((r) => r.hasAll()).map((r) => r.getFilter()?.getStreamIdentifier()?.getRegex());
+      const regexes = () =>
+        fake.reads.filter((r) => r.hasAll()).map((r) => r.getFilter()?.getStreamIdentifier()?.getRegex());
       try {
         while (regexes().length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
       } finally {
@@ -278,7 +322,10 @@ describe('KurrentDbEventStore against a stand-in server', () => {
 
     it('refuse a position between records further back than the last 1000 events, having read no more than those', async () => {
       const store = await connect();
-      const [first] = fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      const [first] = fake.store(
+        'a',
+        Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })),
+      );
       fake.reads.length = 0;
       const error = await rejection(store.readAll({ fromPosition: first.position + 1, maxCount: 10 }));
       expect(error).toBeInstanceOf(PositionNotInLogError);
@@ -290,17 +337,26 @@ describe('KurrentDbEventStore against a stand-in server', () => {
 
     it('answer 503, not 1001, for a position while the server cannot read', async () => {
       const store = await connect();
-      fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      fake.store(
+        'a',
+        Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })),
+      );
       fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
       await expect(store.readAll({ fromPosition: 5 })).rejects.toBeInstanceOf(StoreUnavailableError);
     });
 
     it('answer 1001 on the feed for a position the log does not know', async () => {
       const store = await connect();
-      const [first] = fake.store('a', Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })));
+      const [first] = fake.store(
+        'a',
+        Array.from({ length: 1001 }, () => ({ metadata: stored(metadata) })),
+      );
       const [page] = feedRoutes({ events: store }) as [Extract<AnyRoute, { handle: unknown }>];
       const answer = await page.handle({ after: first.position + 1, limit: 10, filter: {} }, {} as never);
-      expect(answer).toMatchObject({ ok: false, failure: { code: 1001, message: expect.stringMatching(/^after: position \d+ is not a position of this log/) } });
+      expect(answer).toMatchObject({
+        ok: false,
+        failure: { code: 1001, message: expect.stringMatching(/^after: position \d+ is not a position of this log/) },
+      });
     });
 
     it('answer StoreUnavailableError for a call the server cancels while going away (an UnknownError of the native reader)', async () => {
@@ -343,7 +399,11 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
     const drops: [string, number][] = [];
     const errors: Error[] = [];
     fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
-    const subscription = store.subscribeToAll({ onEvent: () => undefined, onError: (error) => errors.push(error), onDrop: (error, retryInMs) => void drops.push([error.name, retryInMs]) });
+    const subscription = store.subscribeToAll({
+      onEvent: () => undefined,
+      onError: (error) => errors.push(error),
+      onDrop: (error, retryInMs) => void drops.push([error.name, retryInMs]),
+    });
     try {
       await until(() => drops.length >= 4);
     } finally {
@@ -364,7 +424,11 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
     const errors: Error[] = [];
     const drops: Error[] = [];
     fake.failReads = { code: grpc.status.PERMISSION_DENIED, details: 'Access denied' };
-    const subscription = store.subscribeToAll({ onEvent: () => undefined, onError: (error) => errors.push(error), onDrop: (error) => void drops.push(error) });
+    const subscription = store.subscribeToAll({
+      onEvent: () => undefined,
+      onError: (error) => errors.push(error),
+      onDrop: (error) => void drops.push(error),
+    });
     try {
       await until(() => errors.length > 0);
     } finally {
@@ -379,7 +443,9 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
     const store = await KurrentDbEventStore.connect(fake.url, { resubscribeDelayMs: 10 });
     const metrics = new ServiceMetrics();
     const log = pino({ level: 'silent' });
-    const runner = new ProjectionRunner(store, new MemoryReadStore(), PROJECTORS, log, undefined, { retryAfterFaultMs: 10 });
+    const runner = new ProjectionRunner(store, new MemoryReadStore(), PROJECTORS, log, undefined, {
+      retryAfterFaultMs: 10,
+    });
     metrics.watchProjections(runner);
     const app = createHttpApp([], {
       metrics,
@@ -403,14 +469,28 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
       await until(() => runner.problem() !== null);
       expect(runner.problem()).toMatch(/^projections failed 5 times in a row, still retrying: .*Access denied/);
       const ready = await request(app).get('/health/ready');
-      expect([ready.status, ready.body.data]).toEqual([503, expect.stringMatching(/^Not ready: projections: projections failed \d+ times in a row, still retrying: .*Access denied/)]);
+      expect([ready.status, ready.body.data]).toEqual([
+        503,
+        expect.stringMatching(
+          /^Not ready: projections: projections failed \d+ times in a row, still retrying: .*Access denied/,
+        ),
+      ]);
       expect(await metrics.text()).toMatch(/^projection_failed 1$/m);
       expect(Number(/^projection_drops_total (\d+)$/m.exec(await metrics.text())?.[1])).toBeGreaterThanOrEqual(5);
 
       fake.failReads = undefined;
       // A whole event, as the service writes it: every projector reads its fields.
-      const registered = { playerId: 'player-1', username: 'p1', imageName: null, registeredAt: 1_767_225_600_000, levels: [], effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } };
-      fake.store('player-1', [{ type: 'PlayerRegistered', data: JSON.stringify(registered), metadata: stored(metadata) }]);
+      const registered = {
+        playerId: 'player-1',
+        username: 'p1',
+        imageName: null,
+        registeredAt: 1_767_225_600_000,
+        levels: [],
+        effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+      };
+      fake.store('player-1', [
+        { type: 'PlayerRegistered', data: JSON.stringify(registered), metadata: stored(metadata) },
+      ]);
       await until(() => runner.problem() === null);
       expect((await request(app).get('/health/ready')).status).toBe(200);
       expect(await metrics.text()).toMatch(/^projection_failed 0$/m);

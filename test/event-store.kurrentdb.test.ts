@@ -7,7 +7,12 @@ import { freePort } from './support/process';
 
 const EVENTSTORE_URL = process.env.EVENTSTORE_URL;
 
-const metadata: EventMetadata = { correlationId: 'corr-1', causationId: 'cause-1', keyName: 'kurrent-key', catalogVersion: 1 };
+const metadata: EventMetadata = {
+  correlationId: 'corr-1',
+  causationId: 'cause-1',
+  keyName: 'kurrent-key',
+  catalogVersion: 1,
+};
 
 function event(type = 'Happened', meta: EventMetadata = metadata): NewEvent {
   return { id: randomUUID(), type, data: { n: 1 }, metadata: meta };
@@ -59,7 +64,9 @@ if (EVENTSTORE_URL) {
       const expected = new Map(appended.map((e) => [e.id, e.metadata]));
 
       expect(byId([...(await store.readStream(a)), ...(await store.readStream(b))])).toStrictEqual(expected);
-      const logged = (await store.readAll({ fromPosition: start })).filter((e) => e.streamName === a || e.streamName === b);
+      const logged = (await store.readAll({ fromPosition: start })).filter(
+        (e) => e.streamName === a || e.streamName === b,
+      );
       expect(byId(logged)).toStrictEqual(expected);
 
       const delivered: RecordedEvent[] = [];
@@ -84,7 +91,9 @@ if (EVENTSTORE_URL) {
       const domain = `kurrent_${run}-domain`;
       try {
         const start = await store.headPosition();
-        const first = await store.appendToStreams([{ stream: domain, events: [event()], expectedRevision: 'no_stream' }]);
+        const first = await store.appendToStreams([
+          { stream: domain, events: [event()], expectedRevision: 'no_stream' },
+        ]);
         // A domain-looking type: a filter on event types alone would let it through.
         const written = await raw.appendToStream(system, jsonEvent({ type: 'Happened', data: { n: 1 } }));
         const head = await store.headPosition();
@@ -97,7 +106,10 @@ if (EVENTSTORE_URL) {
         expect(logged.filter((e) => e.streamName === domain).map((e) => e.revision)).toEqual([0, 1]);
 
         const streams: string[] = [];
-        const subscription = store.subscribeToAll({ fromPosition: start, onEvent: (e) => void streams.push(e.streamName) });
+        const subscription = store.subscribeToAll({
+          fromPosition: start,
+          onEvent: (e) => void streams.push(e.streamName),
+        });
         try {
           await waitFor(() => streams.filter((s) => s === domain).length === 2);
           expect(streams).not.toContain(system);
@@ -111,7 +123,8 @@ if (EVENTSTORE_URL) {
   });
 } else {
   // Without a server these are reported as skipped, with the reason in the name: never as passed.
-  describe.skip('KurrentDB server tests (skipped: EVENTSTORE_URL is not set; no KurrentDB server on this machine)', () => { // skipped: they need a real server (EVENTSTORE_URL), which this machine cannot run
+  describe.skip('KurrentDB server tests (skipped: EVENTSTORE_URL is not set; no KurrentDB server on this machine)', () => {
+    // skipped: they need a real server (EVENTSTORE_URL), which this machine cannot run
     it('runs the EventStore contract against KurrentDB', () => undefined);
     it('connects to a server with multi-stream appends without refusing it', () => undefined);
     it('round-trips metadata of a multi-stream append on every read path', () => undefined);
@@ -159,7 +172,9 @@ describe('KurrentDbEventStore without a server', () => {
           { stream: 'twice', events: [event()], expectedRevision: 'any' },
         ]),
       ).rejects.toThrow(/appears twice/);
-      await expect(store.appendToStreams([{ stream: 'empty', events: [], expectedRevision: 'any' }])).rejects.toThrow(/no events/);
+      await expect(store.appendToStreams([{ stream: 'empty', events: [], expectedRevision: 'any' }])).rejects.toThrow(
+        /no events/,
+      );
     } finally {
       await store.close();
     }
@@ -181,7 +196,9 @@ describe('KurrentDbEventStore without a server', () => {
     await store.close();
     await store.close();
     await expect(store.readStream('s')).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.appendToStreams([{ stream: 's', events: [event()], expectedRevision: 'any' }])).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      store.appendToStreams([{ stream: 's', events: [event()], expectedRevision: 'any' }]),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(() => store.subscribeToAll({ onEvent: () => undefined })).toThrow(StoreUnavailableError);
   });
 });

@@ -4,7 +4,14 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { EventStore, NewEvent, RecordedEvent, StoreFaultError, StoreUnavailableError, WrongExpectedVersionError } from '../shared/event-store/port';
+import {
+  EventStore,
+  NewEvent,
+  RecordedEvent,
+  StoreFaultError,
+  StoreUnavailableError,
+  WrongExpectedVersionError,
+} from '../shared/event-store/port';
 import { SqliteEventStore } from '../shared/event-store/sqlite';
 import { WalCheckpointer } from '../shared/event-store/sqlite-checkpointer';
 import pino from 'pino';
@@ -125,7 +132,9 @@ describe('SqliteEventStore specifics', () => {
     await appendOne(store, 'before', [event()], 'no_stream');
     // RAISE(ROLLBACK) ends the whole transaction, not just the failing append's savepoint.
     const other = new Database(file);
-    other.exec(`CREATE TRIGGER poison BEFORE INSERT ON events WHEN NEW.type = 'Poison' BEGIN SELECT RAISE(ROLLBACK, 'poisoned'); END`);
+    other.exec(
+      `CREATE TRIGGER poison BEFORE INSERT ON events WHEN NEW.type = 'Poison' BEGIN SELECT RAISE(ROLLBACK, 'poisoned'); END`,
+    );
     other.close();
     const results = await Promise.allSettled([
       appendOne(store, 'a', [event()], 'no_stream'),
@@ -146,7 +155,10 @@ describe('SqliteEventStore specifics', () => {
     store.subscribeToAll({ onEvent: (e) => void seen.push(e.position) });
     for (let i = 0; i < 30; i++) {
       // This instance's batches follow on from the other's events only some of the time.
-      await Promise.all([appendOne(store, `mine-${i}`, [event(), event()], 'no_stream'), i % 3 === 0 ? appendOne(other, `theirs-${i}`, [event()], 'no_stream') : null]);
+      await Promise.all([
+        appendOne(store, `mine-${i}`, [event(), event()], 'no_stream'),
+        i % 3 === 0 ? appendOne(other, `theirs-${i}`, [event()], 'no_stream') : null,
+      ]);
     }
     const all = (await store.readAll()).map((e) => e.position);
     expect(all).toHaveLength(70);
@@ -186,9 +198,19 @@ describe('SqliteEventStore specifics', () => {
       appendOne(store, 'fresh', [event()], 'no_stream'),
       appendOne(store, 'fresh', [event(), event()], 'no_stream'),
     ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected']);
-    const actual = (o: PromiseSettledResult<unknown>) => ((o as PromiseRejectedResult).reason as WrongExpectedVersionError).actual;
-    expect(outcomes.map((o) => (o.status === 'rejected' ? [(o.reason as Error).constructor.name, actual(o)] : null))).toEqual([
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    const actual = (o: PromiseSettledResult<unknown>) =>
+      ((o as PromiseRejectedResult).reason as WrongExpectedVersionError).actual;
+    expect(
+      outcomes.map((o) => (o.status === 'rejected' ? [(o.reason as Error).constructor.name, actual(o)] : null)),
+    ).toEqual([
       null,
       ['WrongExpectedVersionError', 1],
       null,
@@ -221,7 +243,11 @@ describe('SqliteEventStore specifics', () => {
       ]),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'WrongExpectedVersionError', streamName: 'known', actual: 1 });
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
+      name: 'WrongExpectedVersionError',
+      streamName: 'known',
+      actual: 1,
+    });
     expect(await store.streamRevision('second')).toBe(-1);
     expect((await store.readStream('known')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 'kept' }, { n: 'next' }]);
     const logged = (await store.readAll()).map((e) => e.streamName);
@@ -257,7 +283,12 @@ describe('SqliteEventStore specifics', () => {
     const walSize = () => statSync(`${file}-wal`).size;
     const written = 8 * 400 * 1200;
     for (let round = 0; round < 8; round++) {
-      await appendOne(store, `bulk-${round}`, Array.from({ length: 400 }, () => event({ text: 'x'.repeat(1200) })), 'no_stream');
+      await appendOne(
+        store,
+        `bulk-${round}`,
+        Array.from({ length: 400 }, () => event({ text: 'x'.repeat(1200) })),
+        'no_stream',
+      );
       // Every page committed so far reaches the database file without any further commit.
       await waitFor(() => statSync(file).size >= (round + 1) * 400 * 1200, 5000);
       // The WAL starts over only if the checkpoint has also synced the file and recorded that it
@@ -271,14 +302,19 @@ describe('SqliteEventStore specifics', () => {
   });
 
   it('reports a checkpointer whose worker cannot open the file (the store then checkpoints in its commits again)', async () => {
-    const failed = new Promise<Error>((resolve) => new WalCheckpointer(join(file, 'no-such-dir', 'events.db'), resolve));
+    const failed = new Promise<Error>(
+      (resolve) => new WalCheckpointer(join(file, 'no-such-dir', 'events.db'), resolve),
+    );
     expect((await failed).message).toMatch(/unable to open|directory does not exist|cannot open/i);
   });
 
   it('goes back to SQLite checkpointing in its commits when the checkpoint worker ends', async () => {
     const store = open();
     // The store's internals, reached on purpose: nothing outside can kill its worker.
-    const internals = store as unknown as { db: Database.Database; checkpointer: { worker: { terminate(): Promise<number> } } };
+    const internals = store as unknown as {
+      db: Database.Database;
+      checkpointer: { worker: { terminate(): Promise<number> } };
+    };
     expect(internals.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     await internals.checkpointer.worker.terminate();
     await waitFor(() => internals.db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 2000);
@@ -303,7 +339,12 @@ describe('SqliteEventStore specifics', () => {
     const store = open();
     const total = 2500;
     for (let i = 0; i < total; i += 500) {
-      await appendOne(store, 'bulk', Array.from({ length: 500 }, (_, n) => event({ n: i + n })), 'any');
+      await appendOne(
+        store,
+        'bulk',
+        Array.from({ length: 500 }, (_, n) => event({ n: i + n })),
+        'any',
+      );
     }
     const seen: number[] = [];
     const subscription = store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
@@ -376,10 +417,16 @@ describe('SqliteEventStore specifics', () => {
       expect(store.writeProblem()).toBeNull();
       for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
       if (replace) new SqliteEventStore(file).close();
-      const refused = await appendOne(store, 's', [event()], 0).then(() => null, (error: unknown) => error);
+      const refused = await appendOne(store, 's', [event()], 0).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(StoreFaultError);
       await expect(appendOne(store, 't', [event()], 'any')).rejects.toBeInstanceOf(StoreFaultError);
-      expect(store.writeProblem()).toEqual({ reason: expect.stringContaining('was deleted or replaced while the service was running'), lasting: true });
+      expect(store.writeProblem()).toEqual({
+        reason: expect.stringContaining('was deleted or replaced while the service was running'),
+        lasting: true,
+      });
       expect(faults).toEqual([(refused as Error).message]);
       await store.close();
     }
@@ -387,7 +434,13 @@ describe('SqliteEventStore specifics', () => {
 
   it('refuses, with checkIntegrity, to open a damaged file, naming the first problem quick_check found', async () => {
     const store = open();
-    for (let i = 0; i < 20; i++) await appendOne(store, `s${i}`, Array.from({ length: 50 }, () => event({ text: 'x'.repeat(200) })), 'no_stream');
+    for (let i = 0; i < 20; i++)
+      await appendOne(
+        store,
+        `s${i}`,
+        Array.from({ length: 50 }, () => event({ text: 'x'.repeat(200) })),
+        'no_stream',
+      );
     await store.close();
     expect(() => open({ checkIntegrity: true }).close()).not.toThrow();
     const fd = openSync(file, 'r+');
@@ -399,7 +452,13 @@ describe('SqliteEventStore specifics', () => {
 
   it('a read that finds the file damaged while open is a lasting fault: reported once, writes refused, a projection runner stops waiting', async () => {
     const writer = open();
-    for (let i = 0; i < 40; i++) await appendOne(writer, `s${i}`, Array.from({ length: 50 }, () => event({ text: 'x'.repeat(200) })), 'no_stream');
+    for (let i = 0; i < 40; i++)
+      await appendOne(
+        writer,
+        `s${i}`,
+        Array.from({ length: 50 }, () => event({ text: 'x'.repeat(200) })),
+        'no_stream',
+      );
     await writer.close();
     const faults: string[] = [];
     const store = open({ onFault: (reason) => faults.push(reason) });
@@ -409,7 +468,12 @@ describe('SqliteEventStore specifics', () => {
     closeSync(fd);
     const logged: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
-    const runner = new ProjectionRunner(store, new MemoryReadStore(), [{ name: 'all', collections: [], handles: new Set(['TriggerActivationTaken']), apply: async () => undefined }], log);
+    const runner = new ProjectionRunner(
+      store,
+      new MemoryReadStore(),
+      [{ name: 'all', collections: [], handles: new Set(['TriggerActivationTaken']), apply: async () => undefined }],
+      log,
+    );
     await runner.start();
     // It gives up at once, and does not resubscribe (and log it) every second.
     expect(await runner.waitFor(await store.headPosition(), 3000)).toBe(false);
@@ -417,7 +481,10 @@ describe('SqliteEventStore specifics', () => {
     expect(logged).toEqual([]);
     await expect(store.readAll()).rejects.toBeInstanceOf(StoreFaultError);
     await expect(appendOne(store, 'more', [event()], 'any')).rejects.toBeInstanceOf(StoreFaultError);
-    expect(store.writeProblem()).toEqual({ reason: expect.stringMatching(/is damaged \(SQLITE_CORRUPT/), lasting: true });
+    expect(store.writeProblem()).toEqual({
+      reason: expect.stringMatching(/is damaged \(SQLITE_CORRUPT/),
+      lasting: true,
+    });
     expect(faults).toHaveLength(1);
   });
 

@@ -24,18 +24,36 @@ const metadata = { correlationId: 'fill', causationId: 'fill', keyName: 'backend
 /** A log of about `bytes`: recorded answers of ~1 KiB, which no projector reads. */
 async function fillLog(dataDir: string, bytes: number): Promise<void> {
   const store = new SqliteEventStore(path.join(dataDir, 'events.sqlite'));
-  await store.appendToStreams([{ stream: STORE_FORMAT_STREAM, events: [{ id: randomUUID(), type: 'StoreFormatDeclared', data: { version: STORE_FORMAT }, metadata }], expectedRevision: 'no_stream' }]);
+  await store.appendToStreams([
+    {
+      stream: STORE_FORMAT_STREAM,
+      events: [{ id: randomUUID(), type: 'StoreFormatDeclared', data: { version: STORE_FORMAT }, metadata }],
+      expectedRevision: 'no_stream',
+    },
+  ]);
   const answer = 'x'.repeat(1000);
   const perStream = 200;
   for (let written = 0, n = 0; written < bytes; n++) {
-    const events = Array.from({ length: perStream }, () => ({ id: randomUUID(), type: 'IdempotentRequestRecorded', data: { keyName: 'backend', idempotencyKey: `k-${n}`, fingerprint: 'f', outcome: { ok: true, answer }, recordedAt: 0 }, metadata }));
+    const events = Array.from({ length: perStream }, () => ({
+      id: randomUUID(),
+      type: 'IdempotentRequestRecorded',
+      data: {
+        keyName: 'backend',
+        idempotencyKey: `k-${n}`,
+        fingerprint: 'f',
+        outcome: { ok: true, answer },
+        recordedAt: 0,
+      },
+      metadata,
+    }));
     await store.appendToStreams([{ stream: idempotencyStream('backend', `k-${n}`), events, expectedRevision: 'any' }]);
     written += perStream * 1100;
   }
   await store.close();
 }
 
-const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMiB = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 async function healthMs(url: string): Promise<number> {
   const started = performance.now();
@@ -59,7 +77,9 @@ function stalledClient(port: number, key: string): Promise<net.Socket> {
 /** The status line of the answer to a live request; the connection is then closed. */
 function statusOf(port: number, key: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /v1/feed/live?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthKey: ${key}\r\n\r\n`));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`GET /v1/feed/live?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthKey: ${key}\r\n\r\n`),
+    );
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => {
@@ -79,7 +99,10 @@ describe('the live feed with clients that never read', () => {
     const dataDir = tempDir();
     await fillLog(dataDir, LOG_BYTES);
     const keysFile = path.join(dataDir, 'keys.yaml');
-    fs.writeFileSync(keysFile, `keys:\n${KEYS.map((key, i) => `  - { name: analyst-${i}, tier: Server, key: "${key}" }`).join('\n')}\n`);
+    fs.writeFileSync(
+      keysFile,
+      `keys:\n${KEYS.map((key, i) => `  - { name: analyst-${i}, tier: Server, key: "${key}" }`).join('\n')}\n`,
+    );
     service = await startServerProcess({ DATA_DIR: dataDir, API_KEYS_FILE: keysFile });
   }, 180_000);
   afterAll(async () => {
@@ -87,43 +110,67 @@ describe('the live feed with clients that never read', () => {
     if (service) await stopProcess(service.child);
   });
 
-  it(`${CLIENTS} stalled clients on a 25 MiB log hold little memory, /health keeps answering, and each is dropped after it read nothing for a while`, async () => {
-    // Settled: the projectors have caught up with the log (a read at its head answers), then the
-    // resident memory before the clients come.
-    const auth = { AuthKey: KEYS[0] };
-    const head = ((await (await fetch(`${service.url}/v1/feed/events?limit=1`, { headers: auth })).json()) as { data: { head: number } }).data.head;
-    await eventually(async () => {
-      const res = await fetch(`${service.url}/v1/admin/actions`, { headers: { ...auth, 'X-Min-Position': String(head) } });
-      if (res.status !== 200) throw new Error(`read models behind position ${head}`);
-    }, 120_000, 500);
-    for (let i = 0; i < 5; i++) await healthMs(service.url);
-    const before = rssMiB(service.child.pid!);
-    for (const key of KEYS) for (let i = 0; i < MAX_LIVE_STREAMS_PER_KEY; i++) sockets.push(await stalledClient(service.port, key));
-    // One more stream for a key that holds its share is refused.
-    expect(await statusOf(service.port, KEYS[0])).toBe('HTTP/1.1 429 Too Many Requests');
+  it(
+    `${CLIENTS} stalled clients on a 25 MiB log hold little memory, /health keeps answering, and each is dropped after it read nothing for a while`,
+    async () => {
+      // Settled: the projectors have caught up with the log (a read at its head answers), then the
+      // resident memory before the clients come.
+      const auth = { AuthKey: KEYS[0] };
+      const head = (
+        (await (await fetch(`${service.url}/v1/feed/events?limit=1`, { headers: auth })).json()) as {
+          data: { head: number };
+        }
+      ).data.head;
+      await eventually(
+        async () => {
+          const res = await fetch(`${service.url}/v1/admin/actions`, {
+            headers: { ...auth, 'X-Min-Position': String(head) },
+          });
+          if (res.status !== 200) throw new Error(`read models behind position ${head}`);
+        },
+        120_000,
+        500,
+      );
+      for (let i = 0; i < 5; i++) await healthMs(service.url);
+      const before = rssMiB(service.child.pid!);
+      for (const key of KEYS)
+        for (let i = 0; i < MAX_LIVE_STREAMS_PER_KEY; i++) sockets.push(await stalledClient(service.port, key));
+      // One more stream for a key that holds its share is refused.
+      expect(await statusOf(service.port, KEYS[0])).toBe('HTTP/1.1 429 Too Many Requests');
 
-    // While they stall: sample memory and /health for a while.
-    let peak = before;
-    const health: number[] = [];
-    const watchUntil = Date.now() + 10_000;
-    while (Date.now() < watchUntil) {
-      health.push(await healthMs(service.url));
-      peak = Math.max(peak, rssMiB(service.child.pid!));
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    health.sort((a, b) => a - b);
-    const median = health[Math.floor(health.length / 2)];
-    console.log(`live feed, ${CLIENTS} stalled clients on a ${LOG_BYTES / 1024 / 1024} MiB log: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB (+${(peak - before).toFixed(0)}), /health p50 ${median.toFixed(1)} ms, max ${health[health.length - 1].toFixed(1)} ms`);
-    // The target is +100 MiB and /health < 100 ms (measured as printed above); the bounds here leave room for a loaded machine.
-    expect(peak - before).toBeLessThan(150);
-    expect(median).toBeLessThan(1_000);
+      // While they stall: sample memory and /health for a while.
+      let peak = before;
+      const health: number[] = [];
+      const watchUntil = Date.now() + 10_000;
+      while (Date.now() < watchUntil) {
+        health.push(await healthMs(service.url));
+        peak = Math.max(peak, rssMiB(service.child.pid!));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      health.sort((a, b) => a - b);
+      const median = health[Math.floor(health.length / 2)];
+      console.log(
+        `live feed, ${CLIENTS} stalled clients on a ${LOG_BYTES / 1024 / 1024} MiB log: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB (+${(peak - before).toFixed(0)}), /health p50 ${median.toFixed(1)} ms, max ${health[health.length - 1].toFixed(1)} ms`,
+      );
+      // The target is +100 MiB and /health < 100 ms (measured as printed above); the bounds here leave room for a loaded machine.
+      expect(peak - before).toBeLessThan(150);
+      expect(median).toBeLessThan(1_000);
 
-    // Each stalled client is dropped, with a log line, once it has read nothing for LIVE_STALL_MS.
-    await eventually(async () => {
-      const dropped = service.output().split('\n').filter((line) => line.includes('live stream dropped')).length;
-      if (dropped < CLIENTS) throw new Error(`${dropped} of ${CLIENTS} dropped`);
-    }, LIVE_STALL_MS + 60_000, 500);
-    // Their streams are closed: the keys may open new ones.
-    expect(await statusOf(service.port, KEYS[0])).toBe('HTTP/1.1 200 OK');
-  }, LIVE_STALL_MS + 150_000);
+      // Each stalled client is dropped, with a log line, once it has read nothing for LIVE_STALL_MS.
+      await eventually(
+        async () => {
+          const dropped = service
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('live stream dropped')).length;
+          if (dropped < CLIENTS) throw new Error(`${dropped} of ${CLIENTS} dropped`);
+        },
+        LIVE_STALL_MS + 60_000,
+        500,
+      );
+      // Their streams are closed: the keys may open new ones.
+      expect(await statusOf(service.port, KEYS[0])).toBe('HTTP/1.1 200 OK');
+    },
+    LIVE_STALL_MS + 150_000,
+  );
 });

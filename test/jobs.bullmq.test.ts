@@ -9,7 +9,8 @@ import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';
 jobsContract('BullMqJobScheduler', async () => {
   const prefix = `test-jobs-${randomUUID()}`;
   return {
-    open: async (options) => new BullMqJobScheduler({ ...options, connection: TEST_REDIS_URL, queueName: 'jobs', prefix }),
+    open: async (options) =>
+      new BullMqJobScheduler({ ...options, connection: TEST_REDIS_URL, queueName: 'jobs', prefix }),
     destroy: () => deleteRedisKeys(`${prefix}:`),
   };
 });
@@ -59,7 +60,15 @@ describe('BullMqJobScheduler specifics', () => {
       error: (details, message) => logs.push({ level: 'error', message, details }),
     };
     // A short lock, so that a run cut off is noticed within the test's time.
-    const open = () => new BullMqJobScheduler({ connection: TEST_REDIS_URL, queueName: 'jobs', prefix, attempts: 2, lockMs: 500, logger });
+    const open = () =>
+      new BullMqJobScheduler({
+        connection: TEST_REDIS_URL,
+        queueName: 'jobs',
+        prefix,
+        attempts: 2,
+        lockMs: 500,
+        logger,
+      });
     const hung: BullMqJobScheduler[] = [];
     let runs = 0;
     /** A process whose run never ends, shut down while it runs: after 2 s its worker is closed without waiting. */
@@ -91,9 +100,17 @@ describe('BullMqJobScheduler specifics', () => {
       await third.start();
       await waitFor(() => logs.some((entry) => entry.level === 'error'), 10_000);
       expect(runs).toBe(2);
-      expect(logs.filter((entry) => entry.level === 'error')).toEqual([{ level: 'error', message: JOB_FAILED, details: expect.objectContaining({ jobId: 'job-1', type: 'stuck' }) }]);
+      expect(logs.filter((entry) => entry.level === 'error')).toEqual([
+        { level: 'error', message: JOB_FAILED, details: expect.objectContaining({ jobId: 'job-1', type: 'stuck' }) },
+      ]);
       expect(logs.some((entry) => entry.message.startsWith('job run interrupted'))).toBe(true);
-      expect(await third.overview()).toMatchObject({ waiting: 0, delayed: 0, running: 0, failed: 1, recentFailures: [{ type: 'stuck', jobId: 'job-1', attempts: 2 }] });
+      expect(await third.overview()).toMatchObject({
+        waiting: 0,
+        delayed: 0,
+        running: 0,
+        failed: 1,
+        recentFailures: [{ type: 'stuck', jobId: 'job-1', attempts: 2 }],
+      });
     } finally {
       await Promise.all(hung.map((scheduler) => scheduler.close()));
       await deleteRedisKeys(`${prefix}:`);

@@ -87,7 +87,7 @@ describe('SqliteJobScheduler specifics', () => {
     const releases: (() => void)[] = [];
     for (let n = 0; n < 2; n++) {
       const dying = open({ lockMs: 150, attempts: 2, logger });
-      dying.handle('test', () => new Promise<void>((resolve) => void (runs += 1, releases.push(resolve))));
+      dying.handle('test', () => new Promise<void>((resolve) => void ((runs += 1), releases.push(resolve))));
       await dying.start();
       if (n === 0) await dying.schedule('test', 'job-1', Date.now(), {});
       await waitFor(() => runs === n + 1);
@@ -100,9 +100,19 @@ describe('SqliteJobScheduler specifics', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     releases.forEach((release) => release());
     expect(runs).toBe(2);
-    expect(logs.filter((entry) => entry.level === 'error')).toEqual([{ level: 'error', message: JOB_FAILED, details: expect.objectContaining({ jobId: 'job-1', type: 'test', attempt: 2 }) }]);
+    expect(logs.filter((entry) => entry.level === 'error')).toEqual([
+      {
+        level: 'error',
+        message: JOB_FAILED,
+        details: expect.objectContaining({ jobId: 'job-1', type: 'test', attempt: 2 }),
+      },
+    ]);
     expect(logs.filter((entry) => entry.message.startsWith('job run interrupted'))).toHaveLength(1);
-    expect(await healthy.overview()).toMatchObject({ failed: 1, running: 0, recentFailures: [{ jobId: 'job-1', attempts: 2, reason: expect.stringContaining('interrupted') }] });
+    expect(await healthy.overview()).toMatchObject({
+      failed: 1,
+      running: 0,
+      recentFailures: [{ jobId: 'job-1', attempts: 2, reason: expect.stringContaining('interrupted') }],
+    });
   });
 
   it('throws StoreUnavailableError when the file cannot be opened', () => {

@@ -73,6 +73,11 @@ describe('the layers of the repository', () => {
       ['app/main.ts', "import { all } from '../command-api/all';"],
       ['command-api/c.test.ts', "import { app } from '../app/main';"],
     ]);
-    expect(upwardImports(files)).toEqual(['shared/a.ts -> command-api/b', 'read-api/r.ts -> command-api/x', 'projections/p.ts -> read-api/v', 'command-api/c.ts -> test/support/spec']);
+    expect(upwardImports(files)).toEqual([
+      'shared/a.ts -> command-api/b',
+      'read-api/r.ts -> command-api/x',
+      'projections/p.ts -> read-api/v',
+      'command-api/c.ts -> test/support/spec',
+    ]);
   });
 });

@@ -75,7 +75,9 @@ class BruteForce {
     }
     const sorted = [...scores.entries()].sort(([, a], [, b]) => b.points - a.points || a.reachedAt - b.reachedAt);
     const rows: Row[] = [];
-    sorted.forEach(([userId, { points }], i) => rows.push({ rank: i > 0 && points === rows[i - 1].points ? rows[i - 1].rank : i + 1, points, userId }));
+    sorted.forEach(([userId, { points }], i) =>
+      rows.push({ rank: i > 0 && points === rows[i - 1].points ? rows[i - 1].rank : i + 1, points, userId }),
+    );
     return rows;
   }
 }
@@ -83,21 +85,42 @@ class BruteForce {
 const rowsOf = (rows: Row[] | undefined) => rows?.map(({ rank, points, userId }) => ({ rank, points, userId }));
 
 /** Every answer the brute force predicts, for both boards. */
-async function checkAll(ask: Ask, model: BruteForce, players: string[], random: () => number, label: string): Promise<void> {
+async function checkAll(
+  ask: Ask,
+  model: BruteForce,
+  players: string[],
+  random: () => number,
+  label: string,
+): Promise<void> {
   for (const board of ['lb-points', 'lb-big']) {
     const expected = model.standings(board);
     expect([label, board, rowsOf((await ask(board, { top: '1000' })).standings)]).toEqual([label, board, expected]);
-    expect([label, board, rowsOf((await ask(board, { top: '3' })).standings)]).toEqual([label, board, expected.slice(0, 3)]);
+    expect([label, board, rowsOf((await ask(board, { top: '3' })).standings)]).toEqual([
+      label,
+      board,
+      expected.slice(0, 3),
+    ]);
     const position = new Map(expected.map((row, i) => [row.userId, i]));
     for (const playerId of players) {
       const i = position.get(playerId);
       const answer = await ask(board, { top: '1', playerId });
-      expect([label, board, playerId, answer.player && rowsOf([answer.player])![0]]).toEqual([label, board, playerId, i === undefined ? null : expected[i]]);
+      expect([label, board, playerId, answer.player && rowsOf([answer.player])![0]]).toEqual([
+        label,
+        board,
+        playerId,
+        i === undefined ? null : expected[i],
+      ]);
       // Neighbours of a third of the players, at a random width.
       if (random() < 0.33) {
         const n = 1 + Math.floor(random() * 6);
         const around = await ask(board, { top: '1', playerId, around: String(n) });
-        expect([label, board, playerId, n, rowsOf(around.around)]).toEqual([label, board, playerId, n, i === undefined ? [] : expected.slice(Math.max(0, i - n), i + n + 1)]);
+        expect([label, board, playerId, n, rowsOf(around.around)]).toEqual([
+          label,
+          board,
+          playerId,
+          n,
+          i === undefined ? [] : expected.slice(Math.max(0, i - n), i + n + 1),
+        ]);
       }
     }
   }
@@ -105,7 +128,9 @@ async function checkAll(ask: Ask, model: BruteForce, players: string[], random: 
 
 /** The leaderboard route asked directly over a read store, as the read API would. */
 function routeOver(store: ReadStore): Ask {
-  const route = adminRoutes({ store, now: () => Date.now() }).find((r) => r.path === '/v1/admin/leaderboards/:leaderboardID') as JsonRoute<unknown>;
+  const route = adminRoutes({ store, now: () => Date.now() }).find(
+    (r) => r.path === '/v1/admin/leaderboards/:leaderboardID',
+  ) as JsonRoute<unknown>;
   return async (board, query) => {
     const parsed = route.parse({ body: undefined, params: { leaderboardID: board }, query, header: () => undefined });
     if (!parsed.ok) throw new Error(`${board} ${JSON.stringify(query)}: ${parsed.failure.message}`);
@@ -155,7 +180,8 @@ describe('leaderboards against a brute-force ranking', () => {
   const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   const viaHttp: Ask = async (board, query) => {
     const res = await own.http.get(`/v1/admin/leaderboards/${board}`).query(query).set(server);
-    if (res.status !== 200) throw new Error(`${board} ${JSON.stringify(query)}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 200)
+      throw new Error(`${board} ${JSON.stringify(query)}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.data[0];
   };
 
@@ -208,7 +234,10 @@ describe('leaderboards against a brute-force ranking', () => {
 if (!MONGO_URL) {
   // Without a server the MongoDB case is reported as skipped, with the reason in its name: never as passed.
   const skipped = describe.skip;
-  skipped('leaderboards against a brute-force ranking on MongoDB (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => {
-    it('replays the log into MongoDB and answers as the brute force', () => undefined);
-  });
+  skipped(
+    'leaderboards against a brute-force ranking on MongoDB (skipped: MONGO_URL is not set; no MongoDB server on this machine)',
+    () => {
+      it('replays the log into MongoDB and answers as the brute force', () => undefined);
+    },
+  );
 }

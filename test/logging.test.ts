@@ -28,7 +28,9 @@ describe('the log format', () => {
     expect(readRunConfig({ LOG_FORMAT: '' }).logFormat).toBeNull();
     expect(readRunConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
     expect(readRunConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
-    expect(() => readRunConfig({ LOG_FORMAT: 'yaml' })).toThrow('LOG_FORMAT: must be one of pretty, json (unset: readable on a terminal, JSON otherwise), got "yaml"');
+    expect(() => readRunConfig({ LOG_FORMAT: 'yaml' })).toThrow(
+      'LOG_FORMAT: must be one of pretty, json (unset: readable on a terminal, JSON otherwise), got "yaml"',
+    );
   });
 
   it('pretty lines show time, level, message and fields, without colours off a terminal, and keys stay redacted', () => {
@@ -36,7 +38,9 @@ describe('the log format', () => {
     const into = new Writable({ write: (chunk, _encoding, done) => ((written += chunk), done()) });
     const log = createLogger('info', prettyDestination({ colorize: false, destination: into }));
     log.info({ role: 'read', authKey: 'secret-key-123' }, 'listening');
-    expect(written).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening\n {4}role: "read"\n {4}authKey: "\[redacted\]"\n$/);
+    expect(written).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening\n {4}role: "read"\n {4}authKey: "\[redacted\]"\n$/,
+    );
     expect(written).not.toContain('secret-key-123');
   });
 });
@@ -44,7 +48,12 @@ describe('the log format', () => {
 /** Starts app/main.ts and collects its stdout until a line says it listens, then stops it. */
 async function startUpOutput(env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'all'], { cwd: ROOT, env: childEnv({ DATA_DIR: tempDir(), PORT: String(port), ...env }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'all'], {
+    cwd: ROOT,
+    env: childEnv({ DATA_DIR: tempDir(), PORT: String(port), ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
@@ -66,12 +75,27 @@ async function startUpOutput(env: Record<string, string>): Promise<{ stdout: str
 describe('the service process', () => {
   it('piped with LOG_FORMAT=json, writes only JSON lines, start-up lines included with what they said', async () => {
     const { stdout } = await startUpOutput({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const port = (lines.find((l) => String(l.msg).includes('listening on'))!.url as string).split(':').pop();
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ level: 30, msg: expect.stringMatching(/^No API_KEYS_FILE: generated a development Server key, kept in \S+dev-api-key: [0-9a-f]{48}$/) }),
-        expect.objectContaining({ level: 30, role: 'all', url: `http://localhost:${port}`, dataDir: expect.any(String), catalogFile: expect.stringMatching(/demo-catalog\.yaml$/), msg: `Gamification service (all) listening on http://localhost:${port}: the console at http://localhost:${port}/console, the API reference at http://localhost:${port}/docs` }),
+        expect.objectContaining({
+          level: 30,
+          msg: expect.stringMatching(
+            /^No API_KEYS_FILE: generated a development Server key, kept in \S+dev-api-key: [0-9a-f]{48}$/,
+          ),
+        }),
+        expect.objectContaining({
+          level: 30,
+          role: 'all',
+          url: `http://localhost:${port}`,
+          dataDir: expect.any(String),
+          catalogFile: expect.stringMatching(/demo-catalog\.yaml$/),
+          msg: `Gamification service (all) listening on http://localhost:${port}: the console at http://localhost:${port}/console, the API reference at http://localhost:${port}/docs`,
+        }),
       ]),
     );
   });
@@ -83,13 +107,23 @@ describe('the service process', () => {
 
   it('with LOG_FORMAT=pretty, writes readable lines, no JSON and no colours on a pipe', async () => {
     const { stdout } = await startUpOutput({ LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' });
-    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Gamification service \(all\) listening on http:\/\/localhost:(\d+): the console at http:\/\/localhost:\1\/console, the API reference at http:\/\/localhost:\1\/docs\n {4}role: "all"\n/m);
+    expect(stdout).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Gamification service \(all\) listening on http:\/\/localhost:(\d+): the console at http:\/\/localhost:\1\/console, the API reference at http:\/\/localhost:\1\/docs\n {4}role: "all"\n/m,
+    );
     expect(stdout).not.toMatch(/^\{/m);
     expect(stdout).not.toContain('\u001b[');
   });
 
   it('with a LOG_FORMAT it does not know, exits 1 with one line saying which are known', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'all'], { cwd: ROOT, env: childEnv({ DATA_DIR: tempDir(), PORT: '0', LOG_FORMAT: 'text' }), encoding: 'utf8', timeout: 60_000 });
-    expect({ status: run.status, stderr: run.stderr.trim().split('\n') }).toEqual({ status: 1, stderr: ['LOG_FORMAT: must be one of pretty, json (unset: readable on a terminal, JSON otherwise), got "text"'] });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'all'], {
+      cwd: ROOT,
+      env: childEnv({ DATA_DIR: tempDir(), PORT: '0', LOG_FORMAT: 'text' }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect({ status: run.status, stderr: run.stderr.trim().split('\n') }).toEqual({
+      status: 1,
+      stderr: ['LOG_FORMAT: must be one of pretty, json (unset: readable on a terminal, JSON otherwise), got "text"'],
+    });
   });
 });

@@ -153,12 +153,21 @@ describe('two service processes on one Redis', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gam-rate-'));
     const keys = path.join(dir, 'keys.yaml');
     // A bucket that refills one token every 100 s: nothing comes back while the test runs.
-    fs.writeFileSync(keys, 'keys:\n  - { name: app, tier: Mobile, key: "mobile-key-0123456789abcdef", rateLimit: { perSecond: 0.01, burst: 4 } }\n');
+    fs.writeFileSync(
+      keys,
+      'keys:\n  - { name: app, tier: Mobile, key: "mobile-key-0123456789abcdef", rateLimit: { perSecond: 0.01, burst: 4 } }\n',
+    );
     const catalog = path.join(dir, 'catalog.yaml');
     fs.writeFileSync(catalog, 'version: 1\nactions: [{ uid: act-a, identifier: a, points: 1 }]\n');
     const start = async (name: string) => {
       const dataDir = path.join(dir, name);
-      const started = await startServerProcess({ DATA_DIR: dataDir, API_KEYS_FILE: keys, CATALOG_FILE: catalog, REDIS_URL, REDIS_PREFIX: prefix });
+      const started = await startServerProcess({
+        DATA_DIR: dataDir,
+        API_KEYS_FILE: keys,
+        CATALOG_FILE: catalog,
+        REDIS_URL,
+        REDIS_PREFIX: prefix,
+      });
       children.push(started.child);
       return started.url;
     };

@@ -49,11 +49,31 @@ describe('BatchedReadStore', () => {
   it('reports what a replacement matched, and does not insert without upsert', async () => {
     const batch = new BatchedReadStore(new MemoryReadStore());
     const c = batch.collection('c');
-    const counts = ({ matchedCount, modifiedCount, upsertedCount }: UpdateResult) => ({ matchedCount, modifiedCount, upsertedCount });
-    expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 })).toEqual({ matchedCount: 0, modifiedCount: 0, upsertedCount: 0 });
-    expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 }, { upsert: true })).toEqual({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
-    expect(counts(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 }))).toEqual({ matchedCount: 1, modifiedCount: 0, upsertedCount: 0 });
-    expect(counts(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 2 }))).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
+    const counts = ({ matchedCount, modifiedCount, upsertedCount }: UpdateResult) => ({
+      matchedCount,
+      modifiedCount,
+      upsertedCount,
+    });
+    expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 })).toEqual({
+      matchedCount: 0,
+      modifiedCount: 0,
+      upsertedCount: 0,
+    });
+    expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 }, { upsert: true })).toEqual({
+      matchedCount: 0,
+      modifiedCount: 0,
+      upsertedCount: 1,
+    });
+    expect(counts(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 1 }))).toEqual({
+      matchedCount: 1,
+      modifiedCount: 0,
+      upsertedCount: 0,
+    });
+    expect(counts(await c.replaceOne({ _id: 'a' }, { _id: 'a', v: 2 }))).toEqual({
+      matchedCount: 1,
+      modifiedCount: 1,
+      upsertedCount: 0,
+    });
   });
 
   it('writes what it gathered before any other query or write, which then see it', async () => {
@@ -93,6 +113,10 @@ describe('BatchedReadStore', () => {
     await c.replaceOne({ _id: 'a' }, replacement, { upsert: true });
     expect(() => (replacement.days.d3 = 3)).toThrow(TypeError);
     await batch.flush();
-    expect(await store.collection('c').findOne({ _id: 'a' })).toEqual({ _id: 'a', days: { d1: 1, d2: 2 }, latest: [['r', 1, 5]] });
+    expect(await store.collection('c').findOne({ _id: 'a' })).toEqual({
+      _id: 'a',
+      days: { d1: 1, d2: 2 },
+      latest: [['r', 1, 5]],
+    });
   });
 });

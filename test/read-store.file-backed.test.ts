@@ -25,12 +25,22 @@ const fileIn = (dir = tempDir()) => path.join(dir, 'read-models.sqlite');
 /** Every document of every collection, by collection: what a restart from the file would serve. */
 const contents = async (store: FileBackedReadStore) => {
   const all: Record<string, unknown[]> = {};
-  for (const name of (await store.listCollections()).sort()) all[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
+  for (const name of (await store.listCollections()).sort())
+    all[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
   return all;
 };
 /** The store's own connection to its file (it holds the file exclusively). */
 const connection = (store: FileBackedReadStore) =>
-  (store as unknown as { db: { pragma(sql: string, options?: { simple: boolean }): unknown; exec(sql: string): void; backup(to: string): Promise<unknown>; prepare(sql: string): { get(): unknown } } }).db;
+  (
+    store as unknown as {
+      db: {
+        pragma(sql: string, options?: { simple: boolean }): unknown;
+        exec(sql: string): void;
+        backup(to: string): Promise<unknown>;
+        prepare(sql: string): { get(): unknown };
+      };
+    }
+  ).db;
 
 readStoreContract('file-backed', async () => new FileBackedReadStore(fileIn(), noWriteErrors));
 
@@ -111,10 +121,16 @@ describe('FileBackedReadStore', () => {
 
     // Nothing changes from here on, and nobody calls flush: the write-behind retries on its own.
     db.pragma('max_page_count = 1000000');
-    await eventually(async () => {
-      const rows = db.prepare(`SELECT count(*) AS n FROM documents WHERE collection = 'lb_scores'`).get() as { n: number };
-      expect(rows.n).toBe(201);
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        const rows = db.prepare(`SELECT count(*) AS n FROM documents WHERE collection = 'lb_scores'`).get() as {
+          n: number;
+        };
+        expect(rows.n).toBe(201);
+      },
+      20_000,
+      100,
+    );
     await store.close();
   });
 
@@ -158,7 +174,11 @@ describe('read models kept across a restart', () => {
     const dataDir = tempDir();
     const first = await startTestService({ dataDir });
     const playerId = randomUUID();
-    for (let i = 0; i < 5; i++) await first.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId });
+    for (let i = 0; i < 5; i++)
+      await first.http
+        .post('/v1/action/process')
+        .set(server)
+        .send({ name: 'purchase', referenceId: randomUUID(), playerId });
     const head = await first.service.events.headPosition();
     const standings = (await first.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings;
     await first.close();
@@ -172,9 +192,13 @@ describe('read models kept across a restart', () => {
     const second = await startTestService({ dataDir });
     try {
       // Not one event replayed: the runner started at the head.
-      const projected = (await second.http.get('/metrics').set(server)).text.split('\n').find((l) => l.startsWith('projection_lag_seconds_count '));
+      const projected = (await second.http.get('/metrics').set(server)).text
+        .split('\n')
+        .find((l) => l.startsWith('projection_lag_seconds_count '));
       expect(projected).toBe('projection_lag_seconds_count 0');
-      expect((await second.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings).toEqual(standings);
+      expect((await second.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings).toEqual(
+        standings,
+      );
       expect((await second.http.post('/v1/audit/verify').set(server)).body.data.differences).toEqual([]);
     } finally {
       await second.close();
@@ -184,12 +208,18 @@ describe('read models kept across a restart', () => {
   it('after the file was full (max_page_count) under load, the write-behind catches up by itself: a restart serves the live read models, webhook cursor and waiting deliveries included', async () => {
     const dataDir = tempDir();
     // A receiver that is not there: deliveries wait, and their retries are far apart.
-    const hooks = writeWebhooksFile(dataDir, { name: 'crm', url: `http://127.0.0.1:${await freePort()}/hook`, secret: newSecret(), events: ['ActionProcessed'] });
+    const hooks = writeWebhooksFile(dataDir, {
+      name: 'crm',
+      url: `http://127.0.0.1:${await freePort()}/hook`,
+      secret: newSecret(),
+      events: ['ActionProcessed'],
+    });
     const env = { WEBHOOKS_FILE: hooks, WEBHOOK_RETRY_BASE_MS: '600000' };
     let t = await startTestService({ dataDir, env });
     try {
       const store = t.service.readStore as FileBackedReadStore;
-      const purchase = (playerId: string) => t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId });
+      const purchase = (playerId: string) =>
+        t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId });
       const players = Array.from({ length: 40 }, () => randomUUID());
       for (const p of players.slice(0, 5)) expect((await purchase(p)).body.code).toBe(200);
       store.flush();
@@ -202,16 +232,20 @@ describe('read models kept across a restart', () => {
       db.pragma('max_page_count = 1000000');
       // Not flushed by the test: the write-behind retries on its own until the file holds what memory does.
       const copy = path.join(dataDir, 'copy.sqlite');
-      await eventually(async () => {
-        fs.rmSync(copy, { force: true });
-        await connection(store).backup(copy);
-        const written = new FileBackedReadStore(copy, noWriteErrors);
-        try {
-          expect(await contents(written)).toEqual(await contents(store));
-        } finally {
-          await written.close();
-        }
-      }, 20_000, 300);
+      await eventually(
+        async () => {
+          fs.rmSync(copy, { force: true });
+          await connection(store).backup(copy);
+          const written = new FileBackedReadStore(copy, noWriteErrors);
+          try {
+            expect(await contents(written)).toEqual(await contents(store));
+          } finally {
+            await written.close();
+          }
+        },
+        20_000,
+        300,
+      );
       const live = await contents(store);
       expect(live.webhook_deliveries.length).toBeGreaterThan(0);
       const leaderboards = (await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data;
@@ -247,7 +281,14 @@ describe('read models kept across a restart', () => {
       await runner.stop();
       return (await store.collection('counts').findOne({ _id: 'n' }))?.n;
     };
-    const taken = () => [{ id: randomUUID(), type: 'TriggerActivationTaken', data: { resourceUid: 't', holder: randomUUID(), playerId: 'p', units: 1 }, metadata }];
+    const taken = () => [
+      {
+        id: randomUUID(),
+        type: 'TriggerActivationTaken',
+        data: { resourceUid: 't', holder: randomUUID(), playerId: 'p', units: 1 },
+        metadata,
+      },
+    ];
 
     const oldLog = new SqliteEventStore(path.join(dir, 'old.sqlite'));
     await appendOne(oldLog, 's', [...taken(), ...taken(), ...taken()], 'no_stream');

@@ -31,7 +31,12 @@ describe('MemoryReadStore pages of a sorted result', () => {
     let seed = 7;
     const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     for (let n = 0; n < 2000; n++) {
-      const doc: Record<string, unknown> = { _id: `d${n}`, score: Math.floor(random() * 50), at: Math.floor(random() * 5), stats: { level: Math.floor(random() * 3) } };
+      const doc: Record<string, unknown> = {
+        _id: `d${n}`,
+        score: Math.floor(random() * 50),
+        at: Math.floor(random() * 5),
+        stats: { level: Math.floor(random() * 3) },
+      };
       if (n % 97 === 0) delete doc.score;
       if (n % 89 === 0) doc.score = `s${n % 3}`;
       await c.insertOne(doc as never);
@@ -39,8 +44,18 @@ describe('MemoryReadStore pages of a sorted result', () => {
     const sorts: Sort[] = [{ score: -1, at: 1 }, { score: 1 }, { 'stats.level': -1, score: -1, at: -1 }];
     for (const sort of sorts) {
       const all = (await c.find({}, { sort })).map((d) => d._id);
-      for (const [skip, limit] of [[0, 10], [5, 20], [0, 1], [30, 40]]) {
-        expect([sort, skip, limit, (await c.find({}, { sort, skip, limit })).map((d) => d._id)]).toEqual([sort, skip, limit, all.slice(skip, skip + limit)]);
+      for (const [skip, limit] of [
+        [0, 10],
+        [5, 20],
+        [0, 1],
+        [30, 40],
+      ]) {
+        expect([sort, skip, limit, (await c.find({}, { sort, skip, limit })).map((d) => d._id)]).toEqual([
+          sort,
+          skip,
+          limit,
+          all.slice(skip, skip + limit),
+        ]);
       }
       const filtered = (await c.find({ at: { $lt: 3 } }, { sort })).map((d) => d._id);
       expect((await c.find({ at: { $lt: 3 } }, { sort, limit: 15 })).map((d) => d._id)).toEqual(filtered.slice(0, 15));
@@ -79,7 +94,13 @@ describe('MemoryReadStore queries answered by an index', () => {
     const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
     // 6,000 documents: a tree three levels deep (leaves split at 64 entries), its nodes split and merged by the churn.
     const ids = Array.from({ length: 6_000 }, (_, i) => `d${i}`);
-    const rowOf = (id: string) => ({ _id: id, board: `b${random(2)}`, period: 'all', score: random(40), at: random(3) });
+    const rowOf = (id: string) => ({
+      _id: id,
+      board: `b${random(2)}`,
+      period: 'all',
+      score: random(40),
+      at: random(3),
+    });
     const both = async (write: (c: typeof plain) => Promise<unknown>) => {
       await write(indexed);
       await write(plain);
@@ -87,14 +108,27 @@ describe('MemoryReadStore queries answered by an index', () => {
     const compareQueries = async () => {
       for (const board of ['b0', 'b1']) {
         const filter = { board, period: 'all' };
-        for (const [skip, limit] of [[0, 10], [0, 0], [137, 25], [5000, 3]]) {
-          expect((await indexed.find(filter, { sort, skip, limit })).map((d) => d._id)).toEqual((await plain.find(filter, { sort, skip, limit })).map((d) => d._id));
+        for (const [skip, limit] of [
+          [0, 10],
+          [0, 0],
+          [137, 25],
+          [5000, 3],
+        ]) {
+          expect((await indexed.find(filter, { sort, skip, limit })).map((d) => d._id)).toEqual(
+            (await plain.find(filter, { sort, skip, limit })).map((d) => d._id),
+          );
         }
         for (const range of [{ $gt: 20 }, { $gte: 0, $lt: 3 }, { $lte: 39 }, { $lt: 0 }]) {
-          expect(await indexed.countDocuments({ ...filter, score: range })).toBe(await plain.countDocuments({ ...filter, score: range }));
-          expect((await indexed.find({ ...filter, score: range }, { sort, limit: 7 })).map((d) => d._id)).toEqual((await plain.find({ ...filter, score: range }, { sort, limit: 7 })).map((d) => d._id));
+          expect(await indexed.countDocuments({ ...filter, score: range })).toBe(
+            await plain.countDocuments({ ...filter, score: range }),
+          );
+          expect((await indexed.find({ ...filter, score: range }, { sort, limit: 7 })).map((d) => d._id)).toEqual(
+            (await plain.find({ ...filter, score: range }, { sort, limit: 7 })).map((d) => d._id),
+          );
         }
-        expect(await indexed.countDocuments({ ...filter, score: 7, at: { $lt: 2 } })).toBe(await plain.countDocuments({ ...filter, score: 7, at: { $lt: 2 } }));
+        expect(await indexed.countDocuments({ ...filter, score: 7, at: { $lt: 2 } })).toBe(
+          await plain.countDocuments({ ...filter, score: 7, at: { $lt: 2 } }),
+        );
       }
     };
     for (let i = 0; i < ids.length; i++) {
@@ -117,9 +151,17 @@ describe('MemoryReadStore queries answered by an index', () => {
     }
     await compareQueries();
     // Another type in a ranged field, then an array in an indexed one: answered by a scan, still the same.
-    await both((c) => c.replaceOne({ _id: 'odd' }, { _id: 'odd', board: 'b0', period: 'all', score: 'high', at: 0 }, { upsert: true }));
+    await both((c) =>
+      c.replaceOne({ _id: 'odd' }, { _id: 'odd', board: 'b0', period: 'all', score: 'high', at: 0 }, { upsert: true }),
+    );
     await compareQueries();
-    await both((c) => c.replaceOne({ _id: 'odd' }, { _id: 'odd', board: ['b0', 'b1'], period: 'all', score: 3, at: 0 }, { upsert: true }));
+    await both((c) =>
+      c.replaceOne(
+        { _id: 'odd' },
+        { _id: 'odd', board: ['b0', 'b1'], period: 'all', score: 3, at: 0 },
+        { upsert: true },
+      ),
+    );
     answered.mockClear();
     await compareQueries();
     expect(answered).not.toHaveBeenCalled();
@@ -133,7 +175,13 @@ describe('MemoryReadStore queries answered by an index', () => {
   it('is filled with the documents already stored when declared late, and kept across a drop', async () => {
     const store = new MemoryReadStore();
     const c = store.collection('late');
-    for (const [id, score] of [['a', 1], ['b', 3], ['c', 3], ['d', 2]] as const) await c.insertOne({ _id: id, board: 'x', period: 'all', score, at: 0 });
+    for (const [id, score] of [
+      ['a', 1],
+      ['b', 3],
+      ['c', 3],
+      ['d', 2],
+    ] as const)
+      await c.insertOne({ _id: id, board: 'x', period: 'all', score, at: 0 });
     store.load('late', [{ _id: 'e', board: 'x', period: 'all', score: 3, at: 0 }]);
     await store.ensureIndex('late', keys);
     await store.ensureIndex('late', keys);

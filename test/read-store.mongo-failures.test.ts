@@ -29,10 +29,13 @@ const MONGO_URL = process.env.MONGO_URL;
 
 // The driver throws it, but does not export it: loaded by its path inside the package.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file the package's exports do not name
-const { WaitQueueTimeoutError } = require('mongodb/lib/cmap/errors') as { WaitQueueTimeoutError: new (message: string, address: string) => Error };
+const { WaitQueueTimeoutError } = require('mongodb/lib/cmap/errors') as {
+  WaitQueueTimeoutError: new (message: string, address: string) => Error;
+};
 
 describe('MongoDB errors that mean "not now"', () => {
-  const serverError = (code: number, errorLabels: string[] = []) => new MongoServerError({ code, errmsg: `code ${code}`, errorLabels });
+  const serverError = (code: number, errorLabels: string[] = []) =>
+    new MongoServerError({ code, errmsg: `code ${code}`, errorLabels });
 
   it.each<[string, Error]>([
     ['NotWritablePrimary (failover)', serverError(10107)],
@@ -47,8 +50,14 @@ describe('MongoDB errors that mean "not now"', () => {
     ['ExceededTimeLimit', serverError(262)],
     ['MaxTimeMSExpired', serverError(50)],
     ['any error the driver labelled retryable and gave up on', serverError(2, ['RetryableWriteError'])],
-    ['a write concern error from a stepping-down primary', new MongoWriteConcernError({ writeConcernError: { code: 91, errmsg: 'shutting down' } } as never)],
-    ['WaitQueueTimeoutError (connection pool exhausted)', new WaitQueueTimeoutError('Timed out while checking out a connection from connection pool', 'mongo:27017')],
+    [
+      'a write concern error from a stepping-down primary',
+      new MongoWriteConcernError({ writeConcernError: { code: 91, errmsg: 'shutting down' } } as never),
+    ],
+    [
+      'WaitQueueTimeoutError (connection pool exhausted)',
+      new WaitQueueTimeoutError('Timed out while checking out a connection from connection pool', 'mongo:27017'),
+    ],
     ['MongoOperationTimeoutError', new MongoOperationTimeoutError('operation timed out')],
     ['MongoNetworkError', new MongoNetworkError('connection reset')],
     ['MongoNetworkTimeoutError', new MongoNetworkTimeoutError('socket timed out')],
@@ -60,7 +69,9 @@ describe('MongoDB errors that mean "not now"', () => {
   });
 
   it('a bulk write that failed on a dropped connection', () => {
-    const bulk = Object.assign(Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError, { errorResponse: new MongoNetworkError('connection reset') });
+    const bulk = Object.assign(Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError, {
+      errorResponse: new MongoNetworkError('connection reset'),
+    });
     expect(meansNotNow(bulk)).toBe(true);
   });
 
@@ -85,17 +96,23 @@ describe('a MongoDB server that is down or silent', () => {
     const { port } = srv.address() as net.AddressInfo;
     return {
       url: `mongodb://127.0.0.1:${port}/?directConnection=true`,
-      close: () => new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        srv.close(() => resolve());
-      }),
+      close: () =>
+        new Promise((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          srv.close(() => resolve());
+        }),
     };
   }
 
   it('keeps the timeouts the URL sets, and adds the others', () => {
     const options = withTimeoutDefaults('mongodb://mongo:27017/?serverSelectionTimeoutMS=500&sockettimeoutms=100');
     expect(options).toEqual({ connectTimeoutMS: 3000, waitQueueTimeoutMS: 3000 });
-    expect(withTimeoutDefaults('mongodb://mongo:27017')).toEqual({ serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000, waitQueueTimeoutMS: 3000, socketTimeoutMS: 10_000 });
+    expect(withTimeoutDefaults('mongodb://mongo:27017')).toEqual({
+      serverSelectionTimeoutMS: 3000,
+      connectTimeoutMS: 3000,
+      waitQueueTimeoutMS: 3000,
+      socketTimeoutMS: 10_000,
+    });
   });
 
   describe('operations that take as long as they take', () => {
@@ -149,7 +166,9 @@ describe('a MongoDB server that is down or silent', () => {
 
   it('gives up on a port where nothing listens within seconds, by default', async () => {
     const startedAt = Date.now();
-    await expect(MongoReadStore.connect(`mongodb://127.0.0.1:${await freePort()}`, `test_${randomUUID().slice(0, 8)}`)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      MongoReadStore.connect(`mongodb://127.0.0.1:${await freePort()}`, `test_${randomUUID().slice(0, 8)}`),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(Date.now() - startedAt).toBeLessThan(8000);
   });
 
@@ -157,7 +176,9 @@ describe('a MongoDB server that is down or silent', () => {
     const silent = await silentServer();
     try {
       const startedAt = Date.now();
-      await expect(MongoReadStore.connect(silent.url, `test_${randomUUID().slice(0, 8)}`)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(MongoReadStore.connect(silent.url, `test_${randomUUID().slice(0, 8)}`)).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
       expect(Date.now() - startedAt).toBeLessThan(8000);
     } finally {
       await silent.close();
@@ -166,7 +187,9 @@ describe('a MongoDB server that is down or silent', () => {
 });
 
 /** A TCP proxy to MongoDB that the test can cut (every connection dropped, new ones refused) and restore. */
-async function cuttableProxy(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function cuttableProxy(
+  target: URL,
+): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort();
   const sockets = new Set<net.Socket>();
   let srv: net.Server | null = null;
@@ -232,7 +255,8 @@ if (MONGO_URL) {
   });
 } else {
   // Without a server the suite is reported as skipped, with the reason in its name: never as passed.
-  describe.skip('a service whose MongoDB goes away (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => { // skipped: they need a real server (MONGO_URL), which this machine cannot run
+  describe.skip('a service whose MongoDB goes away (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => {
+    // skipped: they need a real server (MONGO_URL), which this machine cannot run
     it('answers 503 within seconds while it is away, and 200 again once it is back', () => undefined);
   });
 }

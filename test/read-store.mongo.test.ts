@@ -49,7 +49,10 @@ if (MONGO_URL) {
   describe('the projector lease on MongoDB', () => {
     it('refuses a second projector while the first holds it: the duplicate key of the upsert', async () => {
       const leaseDb = `test_lease_${randomUUID().slice(0, 8)}`;
-      const [one, two] = [await MongoReadStore.connect(MONGO_URL, leaseDb), await MongoReadStore.connect(MONGO_URL, leaseDb)];
+      const [one, two] = [
+        await MongoReadStore.connect(MONGO_URL, leaseDb),
+        await MongoReadStore.connect(MONGO_URL, leaseDb),
+      ];
       const first = new ProjectorLease(one, pino({ level: 'silent' }), { holder: 'first' });
       const second = new ProjectorLease(two, pino({ level: 'silent' }), { holder: 'second' });
       try {
@@ -77,12 +80,13 @@ if (MONGO_URL) {
   });
 }
 
-
 describe('MongoReadStore without a server', () => {
   it('rejects connecting with StoreUnavailableError within the server selection timeout', async () => {
     const url = `mongodb://127.0.0.1:${await freePort()}/?serverSelectionTimeoutMS=500`;
     const startedAt = Date.now();
-    await expect(MongoReadStore.connect(url, `test_${randomUUID().slice(0, 8)}`)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(MongoReadStore.connect(url, `test_${randomUUID().slice(0, 8)}`)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
     expect(Date.now() - startedAt).toBeLessThan(3000);
   });
 });

@@ -38,7 +38,12 @@ function appWith(readiness: ReadinessCheck[]) {
 
 describe('/health/ready', () => {
   it('is ready when every check is', async () => {
-    const res = await request(appWith([{ name: 'kurrentdb', problem: async () => null }, { name: 'projections', problem: () => null }])).get('/health/ready');
+    const res = await request(
+      appWith([
+        { name: 'kurrentdb', problem: async () => null },
+        { name: 'projections', problem: () => null },
+      ]),
+    ).get('/health/ready');
     expect([res.status, res.body]).toEqual([200, { code: 200, data: { status: 'ready' } }]);
   });
 
@@ -54,16 +59,31 @@ describe('/health/ready', () => {
     ).get('/health/ready');
     expect([res.status, res.body]).toEqual([
       503,
-      { code: 503, data: `Not ready: mongodb: no answer within ${READY_CHECK_TIMEOUT_MS} ms; redis: redis unavailable: connect ECONNREFUSED; projections: boom` },
+      {
+        code: 503,
+        data: `Not ready: mongodb: no answer within ${READY_CHECK_TIMEOUT_MS} ms; redis: redis unavailable: connect ECONNREFUSED; projections: boom`,
+      },
     ]);
     expect(Date.now() - startedAt).toBeLessThan(READY_CHECK_TIMEOUT_MS + 8000);
   });
 });
 
 describe('the backends each role checks', () => {
-  const config = readRunConfig({ DATA_DIR: tempDir(), EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false', MONGO_URL: 'mongodb://mongo:27017', REDIS_URL: 'redis://redis:6379' });
+  const config = readRunConfig({
+    DATA_DIR: tempDir(),
+    EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
+    MONGO_URL: 'mongodb://mongo:27017',
+    REDIS_URL: 'redis://redis:6379',
+  });
   const names = (role: Role, deliversWebhooks = false) =>
-    backendChecks({ role, config, events: new SqliteEventStore(':memory:'), readStore: new MemoryReadStore(), limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined }, deliversWebhooks }).map((c) => c.name);
+    backendChecks({
+      role,
+      config,
+      events: new SqliteEventStore(':memory:'),
+      readStore: new MemoryReadStore(),
+      limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
+      deliversWebhooks,
+    }).map((c) => c.name);
 
   it.each<[Role, boolean, string[]]>([
     ['all', false, ['kurrentdb', 'mongodb', 'redis']],
@@ -77,16 +97,40 @@ describe('the backends each role checks', () => {
 
   it('none on the embedded stores: they are the process own files', () => {
     const embedded = readRunConfig({ DATA_DIR: tempDir() });
-    expect(backendChecks({ role: 'all', config: embedded, events: new SqliteEventStore(':memory:'), readStore: new MemoryReadStore(), limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined }, deliversWebhooks: false })).toEqual([]);
+    expect(
+      backendChecks({
+        role: 'all',
+        config: embedded,
+        events: new SqliteEventStore(':memory:'),
+        readStore: new MemoryReadStore(),
+        limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
+        deliversWebhooks: false,
+      }),
+    ).toEqual([]);
   });
 
   it('a KurrentDB or a Redis that does not answer fails its check, with the reason', async () => {
     const closed = await freePort();
     const events = new KurrentDbEventStore(`kurrentdb://127.0.0.1:${closed}?tls=false&defaultDeadline=500`);
     const limiter = new RedisRateLimiter(`redis://127.0.0.1:${closed}`, 'readiness-test:');
-    const unreachable = readRunConfig({ DATA_DIR: tempDir(), EVENTSTORE_URL: `kurrentdb://127.0.0.1:${closed}?tls=false`, REDIS_URL: `redis://127.0.0.1:${closed}` });
+    const unreachable = readRunConfig({
+      DATA_DIR: tempDir(),
+      EVENTSTORE_URL: `kurrentdb://127.0.0.1:${closed}?tls=false`,
+      REDIS_URL: `redis://127.0.0.1:${closed}`,
+    });
     try {
-      const res = await request(appWith(backendChecks({ role: 'read', config: unreachable, events, readStore: new MemoryReadStore(), limiter, deliversWebhooks: false }))).get('/health/ready');
+      const res = await request(
+        appWith(
+          backendChecks({
+            role: 'read',
+            config: unreachable,
+            events,
+            readStore: new MemoryReadStore(),
+            limiter,
+            deliversWebhooks: false,
+          }),
+        ),
+      ).get('/health/ready');
       expect(res.status).toBe(503);
       expect(res.body.data).toMatch(/^Not ready: kurrentdb: event store unavailable: .+; redis: .*redis/);
     } finally {

@@ -32,7 +32,11 @@ function runInOrder(commands: string[], cwd: string): Promise<{ command: string;
     execFile('bash', ['-c', script], { cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       if (error) return reject(error);
       const parts = stdout.split(new RegExp(`${MARK} (\\d+)\\n`));
-      const steps = commands.map((command, i) => ({ command, out: parts[2 * i].trim(), code: Number(parts[2 * i + 1]) }));
+      const steps = commands.map((command, i) => ({
+        command,
+        out: parts[2 * i].trim(),
+        code: Number(parts[2 * i + 1]),
+      }));
       resolve(steps);
     });
   });
@@ -62,12 +66,18 @@ describe("the README's shell examples", () => {
       if (command.startsWith('KEY=')) expect([command, code, out]).toEqual([command, 0, '']);
       // Preparing a file, or the CLI's readable summary: it succeeds.
       else if (!command.startsWith('curl ')) expect([command, code]).toEqual([command, 0]);
-      else if (command.includes('format=csv')) expect([command, code, out.split(/\r?\n/)[0]]).toEqual([command, 0, expect.stringMatching(/^day,(key,)?value$/)]);
+      else if (command.includes('format=csv'))
+        expect([command, code, out.split(/\r?\n/)[0]]).toEqual([
+          command,
+          0,
+          expect.stringMatching(/^day,(key,)?value$/),
+        ]);
       else if (command.includes('/v1/feed/live')) {
         // Timed out while following: the stream answered and stayed open.
         expect([command, code]).toEqual([command, 28]);
         for (const line of out.split('\n').filter(Boolean)) expect(line).toMatch(/^(:|id:|event:|data:|retry:)/);
-      } else if (command.includes('/metrics')) expect([command, code, out]).toEqual([command, 0, expect.stringContaining('projection_lag_seconds')]);
+      } else if (command.includes('/metrics'))
+        expect([command, code, out]).toEqual([command, 0, expect.stringContaining('projection_lag_seconds')]);
       else expect([command, code, JSON.parse(out).code]).toEqual([command, 0, 200]);
     }
     const [bought, retried] = steps.filter((s) => s.command === buy).map((s) => JSON.parse(s.out));

@@ -51,7 +51,10 @@ beforeAll(async () => {
       done();
     },
   });
-  svc = await startService({ config: readRunConfig({ DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir) }), log: createLogger('debug', sink) });
+  svc = await startService({
+    config: readRunConfig({ DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir) }),
+    log: createLogger('debug', sink),
+  });
   http = request(svc.app);
 });
 afterAll(() => svc.close());
@@ -105,10 +108,16 @@ describe('API keys', () => {
 });
 
 describe('tenant domains of Client keys', () => {
-  const levels = (headers: Record<string, string>) => http.get('/v1/admin/leaderboards').set({ AuthKey: KEYS.client, ...headers });
+  const levels = (headers: Record<string, string>) =>
+    http.get('/v1/admin/leaderboards').set({ AuthKey: KEYS.client, ...headers });
 
   it('accept the configured domain by X-Tenant-Domain (any case) or by the host of Origin', async () => {
-    const accepted: Record<string, string>[] = [{ 'X-Tenant-Domain': 'play.example.com' }, { 'X-Tenant-Domain': 'PLAY.Example.COM' }, { Origin: 'https://play.example.com' }, { Origin: 'https://play.example.com:8443' }];
+    const accepted: Record<string, string>[] = [
+      { 'X-Tenant-Domain': 'play.example.com' },
+      { 'X-Tenant-Domain': 'PLAY.Example.COM' },
+      { Origin: 'https://play.example.com' },
+      { Origin: 'https://play.example.com:8443' },
+    ];
     for (const headers of accepted) {
       const res = await levels(headers);
       expect([headers, res.status, res.body.code]).toEqual([headers, 200, 200]);
@@ -136,7 +145,10 @@ describe('tenant domains of Client keys', () => {
 
   it('are checked before the tier and before the body: a Client key with a wrong domain never reaches a write', async () => {
     const head = await svc.events.headPosition();
-    const res = await http.post('/v1/action/process').set({ AuthKey: KEYS.client, 'X-Tenant-Domain': 'evil.com' }).send({ name: 'login', playerId: randomUUID(), referenceId: randomUUID() });
+    const res = await http
+      .post('/v1/action/process')
+      .set({ AuthKey: KEYS.client, 'X-Tenant-Domain': 'evil.com' })
+      .send({ name: 'login', playerId: randomUUID(), referenceId: randomUUID() });
     expect([res.status, res.body.code]).toEqual([403, 4003]);
     expect(await svc.events.headPosition()).toBe(head);
   });
@@ -144,7 +156,8 @@ describe('tenant domains of Client keys', () => {
 
 describe('body and field limits', () => {
   // A route that takes larger bodies (maxBodyBytes) is tested with its own limit (test/http/simulate.test.ts).
-  const postPaths = () => svc.routes.filter((r) => r.method === 'POST' && r.maxBodyBytes === undefined).map((r) => r.path);
+  const postPaths = () =>
+    svc.routes.filter((r) => r.method === 'POST' && r.maxBodyBytes === undefined).map((r) => r.path);
 
   it('a body over 64 KiB is refused with HTTP 413 and code 1001 on every POST endpoint but those with a larger limit; one just under is read', async () => {
     const padding = (bytes: number) => JSON.stringify({ playerId: randomUUID(), pad: 'x'.repeat(bytes) });
@@ -152,7 +165,11 @@ describe('body and field limits', () => {
     expect(Buffer.byteLength(over)).toBeGreaterThan(MAX_BODY_BYTES);
     for (const path of postPaths()) {
       const res = await http.post(path).set(server).set('Content-Type', 'application/json').send(over);
-      expect([path, res.status, res.body]).toEqual([path, 413, { code: 1001, data: expect.stringContaining(String(MAX_BODY_BYTES)) }]);
+      expect([path, res.status, res.body]).toEqual([
+        path,
+        413,
+        { code: 1001, data: expect.stringContaining(String(MAX_BODY_BYTES)) },
+      ]);
     }
     const under = padding(MAX_BODY_BYTES - 100);
     expect(Buffer.byteLength(under)).toBeLessThanOrEqual(MAX_BODY_BYTES);
@@ -163,11 +180,20 @@ describe('body and field limits', () => {
   it('`details` of more than 100 items: 1001; 100 items are accepted', async () => {
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `d${i}`, value: String(i) }));
     const playerId = randomUUID();
-    const over = await http.post('/v1/action/process').set(server).send({ name: 'login', playerId, referenceId: randomUUID(), details: items(101) });
+    const over = await http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'login', playerId, referenceId: randomUUID(), details: items(101) });
     expect([over.status, over.body]).toEqual([400, { code: 1001, data: expect.stringMatching(/^details: .*100/) }]);
-    const atLimit = await http.post('/v1/action/process').set(server).send({ name: 'login', playerId, referenceId: randomUUID(), details: items(100) });
+    const atLimit = await http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'login', playerId, referenceId: randomUUID(), details: items(100) });
     expect(atLimit.body.code).toBe(200);
-    const reversal = await http.post('/v1/action/delete').set(server).send({ name: 'login', playerId, referenceId: randomUUID(), details: items(101) });
+    const reversal = await http
+      .post('/v1/action/delete')
+      .set(server)
+      .send({ name: 'login', playerId, referenceId: randomUUID(), details: items(101) });
     expect(reversal.body.code).toBe(1001);
   });
 
@@ -177,8 +203,14 @@ describe('body and field limits', () => {
     const cases: [string, Record<string, unknown>][] = [
       ['/v1/action/process', { name: long, playerId, referenceId: randomUUID() }],
       ['/v1/action/process', { name: 'login', playerId, referenceId: long }],
-      ['/v1/action/process', { name: 'login', playerId, referenceId: randomUUID(), details: [{ name: long, value: '1' }] }],
-      ['/v1/action/process', { name: 'login', playerId, referenceId: randomUUID(), details: [{ name: 'amount', value: long }] }],
+      [
+        '/v1/action/process',
+        { name: 'login', playerId, referenceId: randomUUID(), details: [{ name: long, value: '1' }] },
+      ],
+      [
+        '/v1/action/process',
+        { name: 'login', playerId, referenceId: randomUUID(), details: [{ name: 'amount', value: long }] },
+      ],
       ['/v1/action/delete', { name: 'login', playerId, referenceId: long }],
       ['/v1/player/create', { playerId: randomUUID(), username: long }],
       ['/v1/player/create', { playerId: randomUUID(), imageName: long }],
@@ -204,9 +236,14 @@ describe('body and field limits', () => {
     }
 
     const exactly = 'y'.repeat(1000);
-    const fits = await http.post('/v1/action/process').set(server).send({ name: 'login', playerId, referenceId: exactly, details: [{ name: exactly, value: exactly }] });
+    const fits = await http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'login', playerId, referenceId: exactly, details: [{ name: exactly, value: exactly }] });
     expect(fits.body.code).toBe(200);
-    expect((await http.post('/v1/player/create').set(server).send({ playerId: randomUUID(), username: exactly })).body.code).toBe(200);
+    expect(
+      (await http.post('/v1/player/create').set(server).send({ playerId: randomUUID(), username: exactly })).body.code,
+    ).toBe(200);
   });
 });
 
@@ -217,7 +254,11 @@ describe('security headers (helmet)', () => {
       await http.get('/v1/admin/levels').set(server),
       await http.get('/v1/admin/levels'),
       await http.get('/nope').set(server),
-      await http.post('/v1/player/profile').set(server).set('Content-Type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) })),
+      await http
+        .post('/v1/player/profile')
+        .set(server)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) })),
       await http.post('/v1/player/profile').set(server).send({ playerId: randomUUID() }),
       await http.get('/health'),
     ];
@@ -242,14 +283,22 @@ describe('security headers (helmet)', () => {
   });
 
   it('HSTS and upgrade-insecure-requests only over HTTPS, as a trusted proxy says (TRUST_PROXY=true), never on its word otherwise', async () => {
-    const overTls = (res: request.Response) => [res.headers['strict-transport-security'] !== undefined, /upgrade-insecure-requests/.test(res.headers['content-security-policy'])];
+    const overTls = (res: request.Response) => [
+      res.headers['strict-transport-security'] !== undefined,
+      /upgrade-insecure-requests/.test(res.headers['content-security-policy']),
+    ];
     expect(overTls(await http.get('/docs').set('X-Forwarded-Proto', 'https'))).toEqual([false, false]);
     const dataDir = tempDir();
-    const behindProxy = await startService({ config: readRunConfig({ DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), TRUST_PROXY: 'true' }), log: createLogger('silent') });
+    const behindProxy = await startService({
+      config: readRunConfig({ DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), TRUST_PROXY: 'true' }),
+      log: createLogger('silent'),
+    });
     try {
       const proxied = request(behindProxy.app);
       expect(overTls(await proxied.get('/docs').set('X-Forwarded-Proto', 'https'))).toEqual([true, true]);
-      expect((await proxied.get('/health').set('X-Forwarded-Proto', 'https')).headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      expect(
+        (await proxied.get('/health').set('X-Forwarded-Proto', 'https')).headers['strict-transport-security'],
+      ).toMatch(/max-age=\d+/);
       expect(overTls(await proxied.get('/docs').set('X-Forwarded-Proto', 'http'))).toEqual([false, false]);
       expect(overTls(await proxied.get('/docs'))).toEqual([false, false]);
     } finally {
@@ -268,8 +317,14 @@ describe('no secret and no stack trace in any response or log line', () => {
     const playerId = randomUUID();
     const answers = [
       await http.post('/v1/action/process').set(server).send({ name: 'login', playerId, referenceId: randomUUID() }),
-      await http.post('/v1/action/process').set('Authorization', `Bearer ${KEYS.mobile}`).send({ name: 'login', playerId, referenceId: randomUUID() }),
-      await http.post('/v1/action/process').set({ AuthKey: KEYS.server, Authorization: `Bearer ${KEYS.mobile}` }).send({ name: 'login', playerId, referenceId: randomUUID() }),
+      await http
+        .post('/v1/action/process')
+        .set('Authorization', `Bearer ${KEYS.mobile}`)
+        .send({ name: 'login', playerId, referenceId: randomUUID() }),
+      await http
+        .post('/v1/action/process')
+        .set({ AuthKey: KEYS.server, Authorization: `Bearer ${KEYS.mobile}` })
+        .send({ name: 'login', playerId, referenceId: randomUUID() }),
       await http.get('/v1/admin/levels').set('AuthKey', wrongKey),
       await http.get('/v1/admin/levels').set('Authorization', `Bearer ${wrongKey}`),
       await http.get(`/v1/action/get-response?referenceId=x&AuthKey=${KEYS.server}`).set(mobile),
@@ -279,8 +334,14 @@ describe('no secret and no stack trace in any response or log line', () => {
       await http.get('/v1/admin/actions/%E0%A4%A').set(server),
     ];
     // A fault deep in a handler: 500 with no details.
-    jest.spyOn(svc.deps.players, 'load').mockRejectedValueOnce(new Error(`database exploded near ${KEYS.server.slice(0, 4)}`));
-    const fault = await http.post('/v1/player/profile').set(server).set('Authorization', `Bearer ${KEYS.server}`).send({ playerId });
+    jest
+      .spyOn(svc.deps.players, 'load')
+      .mockRejectedValueOnce(new Error(`database exploded near ${KEYS.server.slice(0, 4)}`));
+    const fault = await http
+      .post('/v1/player/profile')
+      .set(server)
+      .set('Authorization', `Bearer ${KEYS.server}`)
+      .send({ playerId });
     expect([fault.status, fault.body]).toEqual([500, { code: 500, data: 'Internal error' }]);
     answers.push(fault);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 401, 401, 400, 403, 403, 400, 400, 500]);
@@ -306,9 +367,17 @@ describe('no secret and no stack trace in any response or log line', () => {
     }
     // The 500 is logged with what an operator needs: its correlation id, the error's class and message.
     const faultLine = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unexpected fault');
-    expect(faultLine).toMatchObject({ level: 50, correlationId: fault.headers['x-request-id'], errorClass: 'Error', err: expect.stringContaining('database exploded') });
+    expect(faultLine).toMatchObject({
+      level: 50,
+      correlationId: fault.headers['x-request-id'],
+      errorClass: 'Error',
+      err: expect.stringContaining('database exploded'),
+    });
     const jobLine = logLines.map((l) => JSON.parse(l)).find((l) => l.msg?.startsWith('job failed'));
-    expect(jobLine).toMatchObject({ jobId: 'security-test-job', err: { type: 'Error', message: 'job handler exploded' } });
+    expect(jobLine).toMatchObject({
+      jobId: 'security-test-job',
+      err: { type: 'Error', message: 'job handler exploded' },
+    });
     // Request lines name the key, never the key itself.
     const requestLines = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
     expect(requestLines.map((l) => l.keyName)).toEqual(expect.arrayContaining(['backend', 'app']));

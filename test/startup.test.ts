@@ -22,7 +22,11 @@ actions: [{ uid: act-a, identifier: a, points: -1 }]
 badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ action: missing }] }]
 `,
     );
-    const run = spawnSync(tsx, [path.join(root, 'app', 'main.ts')], { env: childEnv({ DATA_DIR: dir, CATALOG_FILE: catalog, PORT: '0' }), encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(tsx, [path.join(root, 'app', 'main.ts')], {
+      env: childEnv({ DATA_DIR: dir, CATALOG_FILE: catalog, PORT: '0' }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('actions[0].points');
     expect(run.stderr).toContain('badges[0].rankSet');
@@ -37,7 +41,14 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
     expect(key).toMatch(/^[0-9a-f]{48}$/);
     expect(fs.readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim()).toBe(key);
     const playerId = '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b';
-    expect((await first.http.post('/v1/action/process').set({ AuthKey: key }).send({ name: 'purchase', referenceId: 'keep-1', playerId })).body.code).toBe(200);
+    expect(
+      (
+        await first.http
+          .post('/v1/action/process')
+          .set({ AuthKey: key })
+          .send({ name: 'purchase', referenceId: 'keep-1', playerId })
+      ).body.code,
+    ).toBe(200);
     await first.close();
 
     const second = await startTestService({ dataDir, env: { API_KEYS_FILE: '' } });
@@ -61,16 +72,29 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
     const start = async () => {
       const lines: Array<{ msg: string; keyFile?: string }> = [];
       const sink = { write: (line: string) => void lines.push(JSON.parse(line)) };
-      const service = await startService({ config: readRunConfig({ DATA_DIR: dataDir }), log: pino({ level: 'info' }, sink) });
+      const service = await startService({
+        config: readRunConfig({ DATA_DIR: dataDir }),
+        log: pino({ level: 'info' }, sink),
+      });
       await service.close();
       return { said: lines.filter((l) => l.msg.startsWith('No API_KEYS_FILE')), key: service.devKey! };
     };
     const keyFile = path.join(dataDir, 'dev-api-key');
     const first = await start();
-    expect(first.said).toEqual([expect.objectContaining({ keyFile, msg: `No API_KEYS_FILE: generated a development Server key, kept in ${keyFile}: ${first.key}` })]);
+    expect(first.said).toEqual([
+      expect.objectContaining({
+        keyFile,
+        msg: `No API_KEYS_FILE: generated a development Server key, kept in ${keyFile}: ${first.key}`,
+      }),
+    ]);
     const second = await start();
     expect(second.key).toBe(first.key);
-    expect(second.said).toEqual([expect.objectContaining({ keyFile, msg: `No API_KEYS_FILE: using the development Server key kept in ${keyFile}` })]);
+    expect(second.said).toEqual([
+      expect.objectContaining({
+        keyFile,
+        msg: `No API_KEYS_FILE: using the development Server key kept in ${keyFile}`,
+      }),
+    ]);
   });
 
   it('publishes a changed catalog as a new version', async () => {
@@ -92,7 +116,11 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
 describe('the stored format', () => {
   const storeFile = (dataDir: string) => path.join(dataDir, 'events.sqlite');
   const startProcess = (dataDir: string) =>
-    spawnSync(tsx, [path.join(root, 'app', 'main.ts')], { env: childEnv({ DATA_DIR: dataDir, PORT: '0', API_KEYS_FILE: '' }), encoding: 'utf8', timeout: 60_000 });
+    spawnSync(tsx, [path.join(root, 'app', 'main.ts')], {
+      env: childEnv({ DATA_DIR: dataDir, PORT: '0', API_KEYS_FILE: '' }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('is declared in a new store, before anything else is written', async () => {
     const dataDir = tempDir();
@@ -109,12 +137,20 @@ describe('the stored format', () => {
     const dataDir = tempDir();
     const store = new SqliteEventStore(storeFile(dataDir));
     const metadata = { correlationId: 'old', causationId: 'old', keyName: 'old', catalogVersion: 1 };
-    await store.appendToStreams([{ stream: 'reference-r1', events: [{ id: crypto.randomUUID(), type: 'ReferenceReserved', data: { referenceId: 'r1' }, metadata }], expectedRevision: 'no_stream' }]);
+    await store.appendToStreams([
+      {
+        stream: 'reference-r1',
+        events: [{ id: crypto.randomUUID(), type: 'ReferenceReserved', data: { referenceId: 'r1' }, metadata }],
+        expectedRevision: 'no_stream',
+      },
+    ]);
     await store.close();
     const run = startProcess(dataDir);
     expect(run.status).toBe(1);
     const problems = run.stderr.split('\n').filter((line) => line.startsWith('  '));
-    expect(problems).toEqual(['  event store: holds events of an earlier stored format (before format 2), which this version cannot read; start on an empty data directory (DATA_DIR) or a new KurrentDB database']);
+    expect(problems).toEqual([
+      '  event store: holds events of an earlier stored format (before format 2), which this version cannot read; start on an empty data directory (DATA_DIR) or a new KurrentDB database',
+    ]);
     await expect(startTestService({ dataDir })).rejects.toThrow(/earlier stored format/);
   });
 
@@ -122,9 +158,17 @@ describe('the stored format', () => {
     const dataDir = tempDir();
     const store = new SqliteEventStore(storeFile(dataDir));
     const metadata = { correlationId: 'new', causationId: 'new', keyName: 'new', catalogVersion: 1 };
-    await store.appendToStreams([{ stream: 'store-format', events: [{ id: crypto.randomUUID(), type: 'StoreFormatDeclared', data: { version: 3 }, metadata }], expectedRevision: 'no_stream' }]);
+    await store.appendToStreams([
+      {
+        stream: 'store-format',
+        events: [{ id: crypto.randomUUID(), type: 'StoreFormatDeclared', data: { version: 3 }, metadata }],
+        expectedRevision: 'no_stream',
+      },
+    ]);
     await store.close();
-    await expect(startTestService({ dataDir })).rejects.toThrow('event store: holds stored format 3, and this version of the service reads format 2 only; run the newer version that wrote it');
+    await expect(startTestService({ dataDir })).rejects.toThrow(
+      'event store: holds stored format 3, and this version of the service reads format 2 only; run the newer version that wrote it',
+    );
   });
 });
 

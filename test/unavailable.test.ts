@@ -29,7 +29,8 @@ stores:
 `;
 const UNAVAILABLE = { code: 503, data: 'Service unavailable: a backing store is not answering; retry later' };
 
-const profileOf = async (t: TestService, playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body;
+const profileOf = async (t: TestService, playerId: string) =>
+  (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body;
 
 describe('the embedded event store locked by another writer', () => {
   let t: TestService;
@@ -46,7 +47,10 @@ describe('the embedded event store locked by another writer', () => {
 
   it('answers 503 to every write while the lock is held, writes nothing, and the same requests succeed once it is released', async () => {
     const playerId = randomUUID();
-    expect((await t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId: randomUUID() })).body.code).toBe(200);
+    expect(
+      (await t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId: randomUUID() }))
+        .body.code,
+    ).toBe(200);
     const before = await profileOf(t, playerId);
     const head = await t.service.events.headPosition();
 
@@ -76,11 +80,15 @@ describe('the embedded event store locked by another writer', () => {
       const res = await t.http.post(urlPath).set(server).send(body);
       expect([urlPath, res.status, res.body.code]).toEqual([urlPath, 200, 200]);
     }
-    const processed = (await t.service.events.readStream(playerStream(playerId))).filter((e) => e.type === 'ActionProcessed');
+    const processed = (await t.service.events.readStream(playerStream(playerId))).filter(
+      (e) => e.type === 'ActionProcessed',
+    );
     expect(processed).toHaveLength(2);
     expect((await profileOf(t, playerId)).data.points).toBe(20);
     // The reference was not left reserved by the failed attempt: a repeat is a plain duplicate.
-    expect((await t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId })).body.code).toBe(2601);
+    expect(
+      (await t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId })).body.code,
+    ).toBe(2601);
   });
 });
 
@@ -91,7 +99,10 @@ describe('Redis (rate limits and jobs) going away', () => {
   beforeAll(async () => {
     port = await freePort();
     redis = await startRedisServer(port);
-    t = await startTestService({ catalogYaml: CATALOG, env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `unavailable-${randomUUID()}` } });
+    t = await startTestService({
+      catalogYaml: CATALOG,
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `unavailable-${randomUUID()}` },
+    });
   });
   afterAll(async () => {
     // Closing with Redis away is bounded but slow (see the shutdown test below): if a failed test
@@ -106,7 +117,10 @@ describe('Redis (rate limits and jobs) going away', () => {
 
   it('answers 503 to a rate-limited action and to a purchase that needs a job, writes nothing, and recovers when Redis is back', async () => {
     const playerId = randomUUID();
-    expect((await t.http.post('/v1/action/process').set(mobile).send({ name: 'earn', playerId, referenceId: randomUUID() })).body.code).toBe(200);
+    expect(
+      (await t.http.post('/v1/action/process').set(mobile).send({ name: 'earn', playerId, referenceId: randomUUID() }))
+        .body.code,
+    ).toBe(200);
     const before = await profileOf(t, playerId);
     const head = await t.service.events.headPosition();
 
@@ -135,12 +149,18 @@ describe('Redis (rate limits and jobs) going away', () => {
     expect(bought.data.status).toBe('Pending');
     const after = await profileOf(t, playerId);
     expect(after.data.points).toBe(20);
-    expect(Object.fromEntries(after.data.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]))).toEqual({ gold: 170, gems: 90, hoodie: 1 });
+    expect(
+      Object.fromEntries(
+        after.data.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]),
+      ),
+    ).toEqual({ gold: 170, gems: 90, hoodie: 1 });
   }, 30_000);
 });
 
 /** Repeats a request until it succeeds (Redis needs a moment to be reconnected), at most 10 s. */
-async function eventuallyOk(send: () => Promise<{ body: { code: number; data?: any } }>): Promise<{ code: number; data?: any }> {
+async function eventuallyOk(
+  send: () => Promise<{ body: { code: number; data?: any } }>,
+): Promise<{ code: number; data?: any }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const res = await send();
@@ -159,7 +179,12 @@ describe('shutdown while Redis is away', () => {
     const redis = await startRedisServer(port);
     const dataDir = tempDir();
     const server = await startServerProcess(
-      { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `shutdown-${randomUUID()}` },
+      {
+        DATA_DIR: dataDir,
+        API_KEYS_FILE: writeKeysFile(dataDir),
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_PREFIX: `shutdown-${randomUUID()}`,
+      },
       { role: 'command' },
     );
     await stopChild(redis);
@@ -175,7 +200,11 @@ describe('a full disk under the embedded event store', () => {
   it('answers 503 to writes and to /health/ready with the reason, and is ready and writes again once there is room, without a restart', async () => {
     const t = await startTestService({ catalogYaml: CATALOG });
     try {
-      const earn = () => t.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() });
+      const earn = () =>
+        t.http
+          .post('/v1/action/process')
+          .set(server)
+          .send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() });
       expect((await earn()).status).toBe(200);
       expect((await t.http.get('/health/ready')).status).toBe(200);
 
@@ -188,7 +217,15 @@ describe('a full disk under the embedded event store', () => {
       expect([refused.status, refused.body]).toEqual([503, UNAVAILABLE]);
 
       const ready = await t.http.get('/health/ready');
-      expect([ready.status, ready.body]).toEqual([503, { code: 503, data: expect.stringMatching(/^Not ready: disk full: event store .*events\.sqlite cannot grow \(SQLITE_FULL: .*\), so writes are refused until space is freed on its disk$/) }]);
+      expect([ready.status, ready.body]).toEqual([
+        503,
+        {
+          code: 503,
+          data: expect.stringMatching(
+            /^Not ready: disk full: event store .*events\.sqlite cannot grow \(SQLITE_FULL: .*\), so writes are refused until space is freed on its disk$/,
+          ),
+        },
+      ]);
       // Not a lasting fault: the process is live, and reads go on.
       expect((await t.http.get('/health')).status).toBe(200);
       expect((await t.http.get('/v1/admin/actions').set(server)).status).toBe(200);

@@ -28,7 +28,12 @@ it('a kill -9 mid-stream loses no event: each arrives at least once, each player
   let service = await startServerProcess(env);
   try {
     const players = Array.from({ length: PLAYERS }, () => randomUUID());
-    const post = (playerId: string) => fetch(`${service.url}/v1/action/process`, { method: 'POST', headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'purchase', referenceId: randomUUID(), playerId }) });
+    const post = (playerId: string) =>
+      fetch(`${service.url}/v1/action/process`, {
+        method: 'POST',
+        headers: { AuthKey: KEYS.server, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'purchase', referenceId: randomUUID(), playerId }),
+      });
     for (let round = 0; round < ACTIONS_PER_PLAYER; round++) {
       const answers = await Promise.all(players.map(post));
       for (const a of answers) expect(a.status).toBe(200);
@@ -42,7 +47,11 @@ it('a kill -9 mid-stream loses no event: each arrives at least once, each player
     service = await startServerProcess(env);
     const logged = await actionEventIds(service.url);
     expect(logged.size).toBe(total);
-    await eventually(async () => expect(logged.size - new Set(receiver.accepted.map((r) => r.id)).size).toBe(0), 60_000, 200);
+    await eventually(
+      async () => expect(logged.size - new Set(receiver.accepted.map((r) => r.id)).size).toBe(0),
+      60_000,
+      200,
+    );
     for (const id of new Set(receiver.accepted.map((r) => r.id))) expect(logged.has(id)).toBe(true);
     const byPlayer = firstReceiptsByPlayer(receiver.accepted);
     for (const p of players) expect(byPlayer.get(p)).toEqual([...byPlayer.get(p)!].sort((a, b) => a - b));
@@ -59,7 +68,9 @@ async function actionEventIds(url: string): Promise<Set<string>> {
   const ids = new Set<string>();
   let after = 0;
   for (;;) {
-    const page = (await (await fetch(`${url}/v1/feed/events?types=ActionProcessed&after=${after}`, { headers: { AuthKey: KEYS.server } })).json()) as { data: { events: { id: string }[]; next: number; head: number } };
+    const page = (await (
+      await fetch(`${url}/v1/feed/events?types=ActionProcessed&after=${after}`, { headers: { AuthKey: KEYS.server } })
+    ).json()) as { data: { events: { id: string }[]; next: number; head: number } };
     for (const e of page.data.events) ids.add(e.id);
     if (page.data.next >= page.data.head) return ids;
     after = page.data.next;

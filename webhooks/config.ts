@@ -30,7 +30,9 @@ const hookEntry = z.object({
     const problem = secretProblem(secret);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   }),
-  events: z.array(z.enum(EVENT_TYPES, { error: (issue) => `${String(issue.input)} is not an event type` })).min(1, 'must name at least one event type'),
+  events: z
+    .array(z.enum(EVENT_TYPES, { error: (issue) => `${String(issue.input)} is not an event type` }))
+    .min(1, 'must name at least one event type'),
 });
 
 function urlProblem(url: string): string | null {
@@ -44,22 +46,32 @@ function urlProblem(url: string): string | null {
 }
 
 function secretProblem(secret: string): string | null {
-  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) return 'must be whsec_ followed by base64 (e.g. whsec_ and 32 random bytes in base64)';
-  return Buffer.from(secret.slice('whsec_'.length), 'base64').length >= MIN_SECRET_BYTES ? null : `must hold at least ${MIN_SECRET_BYTES} bytes`;
+  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
+    return 'must be whsec_ followed by base64 (e.g. whsec_ and 32 random bytes in base64)';
+  return Buffer.from(secret.slice('whsec_'.length), 'base64').length >= MIN_SECRET_BYTES
+    ? null
+    : `must hold at least ${MIN_SECRET_BYTES} bytes`;
 }
 
 const webhooksFile = z.object({ webhooks: z.array(hookEntry) });
 
 /** The file's webhooks, or one line per problem naming its place in the file. */
-export function parseWebhooksFile(text: string, fileName: string): { ok: true; hooks: Webhook[] } | { ok: false; problems: string[] } {
+export function parseWebhooksFile(
+  text: string,
+  fileName: string,
+): { ok: true; hooks: Webhook[] } | { ok: false; problems: string[] } {
   let raw: unknown;
   try {
     raw = fileName.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   } catch (error) {
-    return { ok: false, problems: [`not valid ${fileName.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`] };
+    return {
+      ok: false,
+      problems: [`not valid ${fileName.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`],
+    };
   }
   const parsed = webhooksFile.safeParse(raw);
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`) };
+  if (!parsed.success)
+    return { ok: false, problems: parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`) };
   const seen = new Set<string>();
   const problems: string[] = [];
   parsed.data.webhooks.forEach((h, i) => {
@@ -67,5 +79,8 @@ export function parseWebhooksFile(text: string, fileName: string): { ok: true; h
     seen.add(h.name);
   });
   if (problems.length) return { ok: false, problems };
-  return { ok: true, hooks: parsed.data.webhooks.map((h) => ({ name: h.name, url: h.url, secret: h.secret, events: new Set(h.events) })) };
+  return {
+    ok: true,
+    hooks: parsed.data.webhooks.map((h) => ({ name: h.name, url: h.url, secret: h.secret, events: new Set(h.events) })),
+  };
 }

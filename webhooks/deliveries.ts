@@ -10,7 +10,11 @@
 import type { RecordedEvent } from '../shared/event-store/port';
 import type { Document } from '../shared/read-store/port';
 
-export const WEBHOOK_COLLECTIONS = { cursors: 'webhook_cursors', deliveries: 'webhook_deliveries', summaries: 'webhook_summaries' } as const;
+export const WEBHOOK_COLLECTIONS = {
+  cursors: 'webhook_cursors',
+  deliveries: 'webhook_deliveries',
+  summaries: 'webhook_summaries',
+} as const;
 
 export interface CursorDoc extends Document {
   /** The webhook's name. */

@@ -15,7 +15,12 @@ import { WEBHOOK_COLLECTIONS, type CursorDoc, type DeliveryDoc } from './deliver
 import { WebhookDispatcher, webhookJobId } from './dispatcher';
 import type { Send } from './sender';
 
-const HOOK: Webhook = { name: 'crm', url: 'http://127.0.0.1:9/hooks', secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, events: new Set(['ActionProcessed']) };
+const HOOK: Webhook = {
+  name: 'crm',
+  url: 'http://127.0.0.1:9/hooks',
+  secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+  events: new Set(['ActionProcessed']),
+};
 
 /** A Jobs port that records schedules and runs the webhook's job only when the test says so. */
 class HandJobs implements Pick<JobScheduler, 'schedule' | 'handle'> {
@@ -45,13 +50,33 @@ interface Rig {
   dispatcher: WebhookDispatcher;
 }
 
-async function rig(options: { store?: ReadStore; events?: SqliteEventStore; send?: Send; watchMs?: number; now?: () => number; maxAttempts?: number } = {}): Promise<Rig> {
+async function rig(
+  options: {
+    store?: ReadStore;
+    events?: SqliteEventStore;
+    send?: Send;
+    watchMs?: number;
+    now?: () => number;
+    maxAttempts?: number;
+  } = {},
+): Promise<Rig> {
   const events = options.events ?? new SqliteEventStore(':memory:');
   const store = options.store ?? new MemoryReadStore();
   const jobs = new HandJobs();
   const sent: string[] = [];
   const send: Send = options.send ?? (async (_hook, eventId) => (sent.push(eventId), { ok: true, result: 'HTTP 204' }));
-  const dispatcher = new WebhookDispatcher({ hooks: [HOOK], events, store, jobs: jobs as unknown as JobScheduler, send, settings: { concurrency: 4, retryBaseMs: 1000, maxAttempts: options.maxAttempts ?? 3 }, metrics: new ServiceMetrics(), log: pino({ level: 'silent' }), watchMs: options.watchMs, now: options.now });
+  const dispatcher = new WebhookDispatcher({
+    hooks: [HOOK],
+    events,
+    store,
+    jobs: jobs as unknown as JobScheduler,
+    send,
+    settings: { concurrency: 4, retryBaseMs: 1000, maxAttempts: options.maxAttempts ?? 3 },
+    metrics: new ServiceMetrics(),
+    log: pino({ level: 'silent' }),
+    watchMs: options.watchMs,
+    now: options.now,
+  });
   await dispatcher.start();
   return { events, store, jobs, sent, dispatcher };
 }
@@ -61,7 +86,12 @@ async function appendActions(events: SqliteEventStore, count: number, perPlayer 
   const ids: string[] = [];
   for (let n = 0; n < count; n += perPlayer) {
     const playerId = randomUUID();
-    const batch = Array.from({ length: Math.min(perPlayer, count - n) }, () => ({ id: randomUUID(), type: 'ActionProcessed', data: { playerId }, metadata: METADATA }));
+    const batch = Array.from({ length: Math.min(perPlayer, count - n) }, () => ({
+      id: randomUUID(),
+      type: 'ActionProcessed',
+      data: { playerId },
+      metadata: METADATA,
+    }));
     ids.push(...batch.map((e) => e.id));
     await events.appendToStreams([{ stream: `player-${playerId}`, events: batch, expectedRevision: 'any' }]);
   }
@@ -70,7 +100,8 @@ async function appendActions(events: SqliteEventStore, count: number, perPlayer 
 
 const METADATA = { correlationId: 'test', causationId: 'test', keyName: 'test', catalogVersion: 1 };
 
-const cursorOf = async (store: ReadStore) => (await store.collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors).findOne({ _id: HOOK.name }))!;
+const cursorOf = async (store: ReadStore) =>
+  (await store.collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors).findOne({ _id: HOOK.name }))!;
 
 describe('the webhook delivery job', () => {
   it('starts a new webhook at the head when it starts, so that events appended before its first run are sent', async () => {
@@ -95,9 +126,23 @@ describe('the webhook delivery job', () => {
     // A redelivery from the start, with 10,000 deliveries waiting after it (their first attempts failed).
     const all = await r.events.readAll({ fromPosition: 0 });
     for (const e of all.slice(0, 10_000)) {
-      await deliveries.insertOne({ _id: `${HOOK.name}|${e.id}`, hook: HOOK.name, lane: `player:${(e.data as { playerId: string }).playerId}`, position: e.position, eventId: e.id, type: e.type, body: '{}', status: 'waiting', attempts: 0, nextAttemptAt: 0, lastResult: null });
+      await deliveries.insertOne({
+        _id: `${HOOK.name}|${e.id}`,
+        hook: HOOK.name,
+        lane: `player:${(e.data as { playerId: string }).playerId}`,
+        position: e.position,
+        eventId: e.id,
+        type: e.type,
+        body: '{}',
+        status: 'waiting',
+        attempts: 0,
+        nextAttemptAt: 0,
+        lastResult: null,
+      });
     }
-    await r.store.collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors).replaceOne({ _id: HOOK.name }, { _id: HOOK.name, position: 0, epoch: 1 });
+    await r.store
+      .collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors)
+      .replaceOne({ _id: HOOK.name }, { _id: HOOK.name, position: 0, epoch: 1 });
     for (let runs = 0; r.sent.length < ids.length; runs++) {
       expect(runs).toBeLessThan(1000);
       await r.jobs.run();
@@ -114,7 +159,10 @@ describe('the webhook delivery job', () => {
   it('with every waiting delivery behind its cursor and not yet due, looks again later, not at once', async () => {
     let down = true;
     const sent: string[] = [];
-    const r = await rig({ send: async (_hook, eventId) => (down ? { ok: false, result: 'HTTP 503' } : (sent.push(eventId), { ok: true, result: 'HTTP 204' })) });
+    const r = await rig({
+      send: async (_hook, eventId) =>
+        down ? { ok: false, result: 'HTTP 503' } : (sent.push(eventId), { ok: true, result: 'HTTP 204' }),
+    });
     await appendActions(r.events, 20, 1);
     const before = Date.now();
     await r.jobs.run();
@@ -155,12 +203,17 @@ describe('the webhook delivery job', () => {
 
 /** A receiver that refuses everything while `dead`, counting every attempt; `taken`: the events it took, in order. */
 function receiver() {
-  const r = { dead: true, attempts: 0, taken: [] as string[], send: (async (_hook, eventId) => {
-    r.attempts++;
-    if (r.dead) return { ok: false, result: 'ECONNREFUSED' };
-    r.taken.push(eventId);
-    return { ok: true, result: 'HTTP 204' };
-  }) as Send };
+  const r = {
+    dead: true,
+    attempts: 0,
+    taken: [] as string[],
+    send: (async (_hook, eventId) => {
+      r.attempts++;
+      if (r.dead) return { ok: false, result: 'ECONNREFUSED' };
+      r.taken.push(eventId);
+      return { ok: true, result: 'HTTP 204' };
+    }) as Send,
+  };
   return r;
 }
 
@@ -168,7 +221,12 @@ function receiver() {
  * A backlog as a receiver dead for long leaves it: `lanes` players of `perLane` events each, all
  * waiting, the heads with one attempt made; the cursor past them.
  */
-async function queueBacklog(r: Rig, lanes: number, perLane: number, now: number): Promise<Map<string, { lane: string; position: number }>> {
+async function queueBacklog(
+  r: Rig,
+  lanes: number,
+  perLane: number,
+  now: number,
+): Promise<Map<string, { lane: string; position: number }>> {
   await appendActions(r.events, lanes * perLane, perLane);
   const all = await r.events.readAll({ fromPosition: 0 });
   const byId = new Map<string, { lane: string; position: number }>();
@@ -178,17 +236,38 @@ async function queueBacklog(r: Rig, lanes: number, perLane: number, now: number)
     byId.set(e.id, { lane, position: e.position });
     const head = !seen.has(lane);
     seen.add(lane);
-    return { _id: `${HOOK.name}|${e.id}`, hook: HOOK.name, lane, position: e.position, eventId: e.id, type: e.type, body: '{}', status: 'waiting', attempts: head ? 1 : 0, nextAttemptAt: head ? now : 0, lastResult: head ? 'ECONNREFUSED' : null };
+    return {
+      _id: `${HOOK.name}|${e.id}`,
+      hook: HOOK.name,
+      lane,
+      position: e.position,
+      eventId: e.id,
+      type: e.type,
+      body: '{}',
+      status: 'waiting',
+      attempts: head ? 1 : 0,
+      nextAttemptAt: head ? now : 0,
+      lastResult: head ? 'ECONNREFUSED' : null,
+    };
   });
-  await r.store.collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.deliveries).bulkWrite(docs.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })));
-  await r.store.collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors).updateOne({ _id: HOOK.name }, { $set: { position: all[all.length - 1].position } });
+  await r.store
+    .collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.deliveries)
+    .bulkWrite(docs.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })));
+  await r.store
+    .collection<CursorDoc>(WEBHOOK_COLLECTIONS.cursors)
+    .updateOne({ _id: HOOK.name }, { $set: { position: all[all.length - 1].position } });
   return byId;
 }
 
 /** Whether a run reads anything but the webhook's cursor: the waiting deliveries, the log. */
 function readsOf(r: Rig): () => number {
   const deliveries = r.store.collection(WEBHOOK_COLLECTIONS.deliveries);
-  const spies = [jest.spyOn(deliveries, 'find'), jest.spyOn(deliveries, 'findOne'), jest.spyOn(deliveries, 'countDocuments'), jest.spyOn(r.events, 'readAll')];
+  const spies = [
+    jest.spyOn(deliveries, 'find'),
+    jest.spyOn(deliveries, 'findOne'),
+    jest.spyOn(deliveries, 'countDocuments'),
+    jest.spyOn(r.events, 'readAll'),
+  ];
   return () => spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
 }
 
@@ -238,7 +317,8 @@ describe('a dead receiver', () => {
       await r.jobs.run();
     }
     expect(new Set(dead.taken)).toEqual(new Set([...backlog.keys(), ...later]));
-    for (const e of await r.events.readAll({ fromPosition: 0 })) backlog.set(e.id, { lane: `player:${(e.data as { playerId: string }).playerId}`, position: e.position });
+    for (const e of await r.events.readAll({ fromPosition: 0 }))
+      backlog.set(e.id, { lane: `player:${(e.data as { playerId: string }).playerId}`, position: e.position });
     const firstPerLane = new Map<string, number[]>();
     for (const id of new Set(dead.taken)) {
       const { lane, position } = backlog.get(id)!;
@@ -284,7 +364,10 @@ describe('a dead receiver', () => {
     let clock = 1_000_000;
     let poisoned = '';
     const taken: string[] = [];
-    const send: Send = async (_hook, eventId) => (eventId === poisoned ? { ok: false, result: 'HTTP 400' } : (taken.push(eventId), { ok: true, result: 'HTTP 204' }));
+    const send: Send = async (_hook, eventId) =>
+      eventId === poisoned
+        ? { ok: false, result: 'HTTP 400' }
+        : (taken.push(eventId), { ok: true, result: 'HTTP 204' });
     const r = await rig({ send, now: () => clock });
     [poisoned] = await appendActions(r.events, 1);
     await r.jobs.run();
@@ -303,7 +386,10 @@ describe('a dead receiver', () => {
     let clock = 1_000_000;
     const taken: string[] = [];
     let refused = new Set<string>();
-    const send: Send = async (_hook, eventId) => (refused.has(eventId) ? { ok: false, result: 'HTTP 400' } : (taken.push(eventId), { ok: true, result: 'HTTP 204' }));
+    const send: Send = async (_hook, eventId) =>
+      refused.has(eventId)
+        ? { ok: false, result: 'HTTP 400' }
+        : (taken.push(eventId), { ok: true, result: 'HTTP 204' });
     const r = await rig({ send, now: () => clock });
     refused = new Set(await appendActions(r.events, 2, 1));
     await r.jobs.run();

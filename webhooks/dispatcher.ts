@@ -21,7 +21,17 @@ import type { Logger } from '../shared/logging/logger';
 import type { ServiceMetrics } from '../shared/metrics';
 import type { Collection, ReadStore } from '../shared/read-store/port';
 import type { Webhook } from './config';
-import { deliveryId, laneOf, messageOf, RECENT_OUTCOMES, WEBHOOK_COLLECTIONS, type CursorDoc, type DeliveryDoc, type Outcome, type SummaryDoc } from './deliveries';
+import {
+  deliveryId,
+  laneOf,
+  messageOf,
+  RECENT_OUTCOMES,
+  WEBHOOK_COLLECTIONS,
+  type CursorDoc,
+  type DeliveryDoc,
+  type Outcome,
+  type SummaryDoc,
+} from './deliveries';
 import type { Send } from './sender';
 
 export const WEBHOOK_JOB = 'webhook-delivery';
@@ -32,10 +42,18 @@ export const webhookJobId = (hook: string): string => `${WEBHOOK_JOB_ID_PREFIX}$
  * Drops the waiting jobs of webhooks the webhooks file no longer has (none deliver them, so they
  * would wait for ever, a stuck queue to an operator), saying so once in the log.
  */
-export async function dropRemovedWebhookJobs(jobs: JobScheduler, hooks: readonly Webhook[], log: Logger): Promise<void> {
+export async function dropRemovedWebhookJobs(
+  jobs: JobScheduler,
+  hooks: readonly Webhook[],
+  log: Logger,
+): Promise<void> {
   const configured = new Set(hooks.map((h) => webhookJobId(h.name)));
   const dropped = await jobs.drop(WEBHOOK_JOB, (jobId) => configured.has(jobId));
-  if (dropped.length > 0) log.info({ jobIds: dropped }, `dropped the jobs of webhooks no longer configured: ${dropped.map((id) => id.slice(WEBHOOK_JOB_ID_PREFIX.length)).join(', ')}`);
+  if (dropped.length > 0)
+    log.info(
+      { jobIds: dropped },
+      `dropped the jobs of webhooks no longer configured: ${dropped.map((id) => id.slice(WEBHOOK_JOB_ID_PREFIX.length)).join(', ')}`,
+    );
 }
 
 /**
@@ -130,7 +148,8 @@ export class WebhookDispatcher {
     // The probe after a pause: the waiting delivery due first.
     await store.ensureIndex(WEBHOOK_COLLECTIONS.deliveries, { hook: 1, status: 1, nextAttemptAt: 1 });
     const head = await events.headPosition();
-    for (const name of this.hooks.keys()) await this.cursors().updateOne({ _id: name }, { $setOnInsert: { position: head, epoch: 0 } }, { upsert: true });
+    for (const name of this.hooks.keys())
+      await this.cursors().updateOne({ _id: name }, { $setOnInsert: { position: head, epoch: 0 } }, { upsert: true });
     jobs.handle(WEBHOOK_JOB, async (payload) => this.run(String(payload.hook)));
     await this.wakeAll();
     this.watch = setInterval(() => void this.wakeAll(), this.deps.watchMs ?? WATCH_MS);
@@ -150,7 +169,12 @@ export class WebhookDispatcher {
 
   private async wakeAll(): Promise<void> {
     for (const name of this.hooks.keys()) {
-      await this.wake(name).catch((error: Error) => this.deps.log.warn({ webhook: name, err: error.message }, 'webhook: starting its job failed; trying again later'));
+      await this.wake(name).catch((error: Error) =>
+        this.deps.log.warn(
+          { webhook: name, err: error.message },
+          'webhook: starting its job failed; trying again later',
+        ),
+      );
     }
   }
 
@@ -175,12 +199,22 @@ export class WebhookDispatcher {
     try {
       next = this.stopping ? this.now() : await this.deliver(hook);
     } catch (error) {
-      this.deps.log.warn({ webhook: name, err: (error as Error).message }, 'webhook run failed on a store; trying again');
+      this.deps.log.warn(
+        { webhook: name, err: (error as Error).message },
+        'webhook run failed on a store; trying again',
+      );
       next = this.now() + AFTER_STORE_FAILURE_MS;
     }
     // Also when stopping: another process (or the next start) goes on at once. If this fails,
     // the job ends here and the next wake (WATCH_MS) starts it again.
-    await this.deps.jobs.schedule(WEBHOOK_JOB, webhookJobId(name), next, { hook: name }).catch((error: Error) => this.deps.log.warn({ webhook: name, err: error.message }, 'webhook: scheduling its next run failed; it starts again within a minute'));
+    await this.deps.jobs
+      .schedule(WEBHOOK_JOB, webhookJobId(name), next, { hook: name })
+      .catch((error: Error) =>
+        this.deps.log.warn(
+          { webhook: name, err: error.message },
+          'webhook: scheduling its next run failed; it starts again within a minute',
+        ),
+      );
   }
 
   /** One run; returns when the next should start. */
@@ -195,7 +229,11 @@ export class WebhookDispatcher {
       if (probe === 'failed') return this.pause(hook.name, cursor, cursor.pauses + 1);
       // Delivered, or nothing to probe: the receiver gets the rest, as before it failed.
       if (!(await this.unpause(hook.name, cursor))) return this.now();
-      if (probe === 'delivered') this.deps.log.info({ webhook: hook.name, pauses: cursor.pauses }, 'webhook receiver answers again; delivering what waits');
+      if (probe === 'delivered')
+        this.deps.log.info(
+          { webhook: hook.name, pauses: cursor.pauses },
+          'webhook receiver answers again; delivering what waits',
+        );
       cursor = await this.cursorOf(hook.name);
     }
     return this.deliverAll(hook, cursor);
@@ -213,7 +251,10 @@ export class WebhookDispatcher {
     const started = this.now();
     const cursors = this.cursors();
     const deliveries = this.deliveries();
-    const waiting = await deliveries.find({ hook: hook.name, status: 'waiting' }, { sort: { position: 1 }, limit: MAX_WAITING });
+    const waiting = await deliveries.find(
+      { hook: hook.name, status: 'waiting' },
+      { sort: { position: 1 }, limit: MAX_WAITING },
+    );
     // As many waiting as may, all before the cursor (a receiver down for long): the log waits until they drain.
     const full = waiting.length === MAX_WAITING && waiting[waiting.length - 1].position <= cursor.position;
     const read = full ? { events: [], to: cursor.position, more: false } : await this.readEvents(hook, cursor.position);
@@ -237,16 +278,20 @@ export class WebhookDispatcher {
     const result = emptyResult();
     const deadline = started + RUN_BUDGET_MS;
     const pool = [...lanes.values()];
-    await Promise.all(Array.from({ length: Math.min(this.deps.settings.concurrency, pool.length) }, async () => {
-      for (let lane = pool.shift(); lane; lane = pool.shift()) await this.deliverLane(hook, lane, deadline, result);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(this.deps.settings.concurrency, pool.length) }, async () => {
+        for (let lane = pool.shift(); lane; lane = pool.shift()) await this.deliverLane(hook, lane, deadline, result);
+      }),
+    );
 
     await this.record(hook.name, deliveries, result);
     // Moved only if no redelivery moved it meanwhile (it would be undone).
-    if (readTo > cursor.position) await cursors.updateOne({ _id: hook.name, epoch: cursor.epoch }, { $set: { position: readTo } });
+    if (readTo > cursor.position)
+      await cursors.updateOne({ _id: hook.name, epoch: cursor.epoch }, { $set: { position: readTo } });
     // Two deliveries or more refused, none taken: the receiver fails, not a delivery it refuses
     // for itself (that one is retried on its own backoff while the others go on).
-    if (result.outcomes.length >= 2 && !result.outcomes.some((o) => o.outcome === 'delivered')) return this.pause(hook.name, cursor, 1);
+    if (result.outcomes.length >= 2 && !result.outcomes.some((o) => o.outcome === 'delivered'))
+      return this.pause(hook.name, cursor, 1);
     if (read.more) return this.now();
     return Math.min(this.now() + (full ? FULL_POLL_MS : POLL_MS), result.nextDue);
   }
@@ -264,7 +309,10 @@ export class WebhookDispatcher {
     let probe = next && fresh(hook.name, next);
     if (!probe) {
       // Only a lane's head is ever attempted: one with attempts is a head still.
-      const [due] = await deliveries.find({ hook: hook.name, status: 'waiting', attempts: { $gt: 0 } }, { sort: { nextAttemptAt: 1, position: 1 }, limit: 1 });
+      const [due] = await deliveries.find(
+        { hook: hook.name, status: 'waiting', attempts: { $gt: 0 } },
+        { sort: { nextAttemptAt: 1, position: 1 }, limit: 1 },
+      );
       if (!due) return 'none';
       // The webhook's pause paces it now, not its own backoff.
       probe = { ...stored(due), nextAttemptAt: 0 };
@@ -273,7 +321,8 @@ export class WebhookDispatcher {
     await this.deliverLane(hook, [probe], Infinity, result);
     await this.record(hook.name, deliveries, result);
     // Only events of other types lie between the cursor and a new event probed.
-    if (next) await this.cursors().updateOne({ _id: hook.name, epoch: cursor.epoch }, { $set: { position: next.position } });
+    if (next)
+      await this.cursors().updateOne({ _id: hook.name, epoch: cursor.epoch }, { $set: { position: next.position } });
     const outcome = result.outcomes[0]?.outcome;
     return !outcome ? 'stopped' : outcome === 'delivered' ? 'delivered' : 'failed';
   }
@@ -292,15 +341,25 @@ export class WebhookDispatcher {
   private async pause(name: string, cursor: CursorDoc, pauses: number): Promise<number> {
     const until = this.now() + this.backoff(pauses);
     // A redelivery meanwhile ended the pause, and is to be attempted at once.
-    const { matchedCount } = await this.cursors().updateOne({ _id: name, epoch: cursor.epoch }, { $set: { pauses, pausedUntil: until } });
+    const { matchedCount } = await this.cursors().updateOne(
+      { _id: name, epoch: cursor.epoch },
+      { $set: { pauses, pausedUntil: until } },
+    );
     if (!matchedCount) return this.now();
-    if (pauses === 1) this.deps.log.warn({ webhook: name, pauseMs: until - this.now() }, 'webhook receiver fails every attempt; pausing the webhook, then one attempt per backoff step');
+    if (pauses === 1)
+      this.deps.log.warn(
+        { webhook: name, pauseMs: until - this.now() },
+        'webhook receiver fails every attempt; pausing the webhook, then one attempt per backoff step',
+      );
     return until;
   }
 
   /** False when a redelivery moved the cursor meanwhile: the next run starts over from it. */
   private async unpause(name: string, cursor: CursorDoc): Promise<boolean> {
-    const { matchedCount } = await this.cursors().updateOne({ _id: name, epoch: cursor.epoch }, { $set: { pauses: 0, pausedUntil: 0 } });
+    const { matchedCount } = await this.cursors().updateOne(
+      { _id: name, epoch: cursor.epoch },
+      { $set: { pauses: 0, pausedUntil: 0 } },
+    );
     return matchedCount > 0;
   }
 
@@ -309,10 +368,14 @@ export class WebhookDispatcher {
    * that a crash repeats little), reading at most SCAN_PER_RUN events of the log. `to`: the last
    * event read.
    */
-  private async readEvents(hook: Webhook, from: number, wanted = this.deps.settings.concurrency * EVENTS_PER_SLOT): Promise<{ events: RecordedEvent[]; to: number; more: boolean }> {
+  private async readEvents(
+    hook: Webhook,
+    from: number,
+    wanted = this.deps.settings.concurrency * EVENTS_PER_SLOT,
+  ): Promise<{ events: RecordedEvent[]; to: number; more: boolean }> {
     const events: RecordedEvent[] = [];
     let to = from;
-    for (let scanned = 0; scanned < SCAN_PER_RUN; ) {
+    for (let scanned = 0; scanned < SCAN_PER_RUN;) {
       const page = await this.deps.events.readAll({ fromPosition: to, maxCount: READ_PAGE });
       for (const event of page) {
         to = event.position;
@@ -340,7 +403,15 @@ export class WebhookDispatcher {
       p.attempts++;
       p.attempted = true;
       p.lastResult = attempt.result;
-      const outcome = (o: Outcome['outcome']): Outcome => ({ eventId: p.eventId, type: p.type, position: p.position, outcome: o, attempts: p.attempts, at, result: attempt.result });
+      const outcome = (o: Outcome['outcome']): Outcome => ({
+        eventId: p.eventId,
+        type: p.type,
+        position: p.position,
+        outcome: o,
+        attempts: p.attempts,
+        at,
+        result: attempt.result,
+      });
       if (attempt.ok) {
         if (p.stored) result.drop.push(p.id);
         result.outcomes.push(outcome('delivered'));
@@ -351,7 +422,16 @@ export class WebhookDispatcher {
         result.keep.push(documentOf(hook.name, p, 'failed'));
         result.outcomes.push(outcome('failed'));
         metrics.webhookDelivery(hook.name, 'failed');
-        this.deps.log.warn({ webhook: hook.name, eventId: p.eventId, position: p.position, attempts: p.attempts, result: attempt.result }, 'webhook delivery failed; attempts used up');
+        this.deps.log.warn(
+          {
+            webhook: hook.name,
+            eventId: p.eventId,
+            position: p.position,
+            attempts: p.attempts,
+            result: attempt.result,
+          },
+          'webhook delivery failed; attempts used up',
+        );
         continue;
       }
       p.nextAttemptAt = at + this.backoff(p.attempts);
@@ -376,7 +456,10 @@ export class WebhookDispatcher {
     if (writes.length) await deliveries.bulkWrite(writes);
     if (!result.outcomes.length) return;
     if (result.outcomes.some((o) => o.outcome === 'failed')) {
-      const beyond = await deliveries.find({ hook: name, status: 'failed' }, { sort: { position: -1 }, skip: FAILED_KEPT });
+      const beyond = await deliveries.find(
+        { hook: name, status: 'failed' },
+        { sort: { position: -1 }, skip: FAILED_KEPT },
+      );
       if (beyond.length) await deliveries.deleteMany({ _id: { $in: beyond.map((d) => d._id) } });
     }
     const summaries = this.deps.store.collection<SummaryDoc>(WEBHOOK_COLLECTIONS.summaries);
@@ -404,9 +487,33 @@ function stored(d: DeliveryDoc): Pending {
 }
 
 function fresh(hook: string, event: RecordedEvent): Pending {
-  return { id: deliveryId(hook, event.id), lane: laneOf(event), position: event.position, eventId: event.id, type: event.type, body: messageOf(event), attempts: 0, nextAttemptAt: 0, lastResult: null, stored: false, attempted: false };
+  return {
+    id: deliveryId(hook, event.id),
+    lane: laneOf(event),
+    position: event.position,
+    eventId: event.id,
+    type: event.type,
+    body: messageOf(event),
+    attempts: 0,
+    nextAttemptAt: 0,
+    lastResult: null,
+    stored: false,
+    attempted: false,
+  };
 }
 
 function documentOf(hook: string, p: Pending, status: DeliveryDoc['status']): DeliveryDoc {
-  return { _id: p.id, hook, lane: p.lane, position: p.position, eventId: p.eventId, type: p.type, body: p.body, status, attempts: p.attempts, nextAttemptAt: p.nextAttemptAt, lastResult: p.lastResult };
+  return {
+    _id: p.id,
+    hook,
+    lane: p.lane,
+    position: p.position,
+    eventId: p.eventId,
+    type: p.type,
+    body: p.body,
+    status,
+    attempts: p.attempts,
+    nextAttemptAt: p.nextAttemptAt,
+    lastResult: p.lastResult,
+  };
 }

@@ -29,7 +29,13 @@ export function httpSender(timeoutMs: number): Send {
       'webhook-signature': signer.sign(eventId, sentAt, body),
     };
     try {
-      const response = await fetch(hook.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      const response = await fetch(hook.url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       // The body is not read: drop it so the connection can be reused.
       await response.body?.cancel();
       return { ok: response.status >= 200 && response.status < 300, result: `HTTP ${response.status}` };

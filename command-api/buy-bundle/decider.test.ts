@@ -1,7 +1,21 @@
 import { provisionRecordOf, transactionView } from '../../shared/provisions';
 import { BUNDLE_STOCK, provisionStream, stockStream } from '../../shared/streams';
-import { catalogOf, DAY, failureOf, PLAYER, playerEvents, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
-import { decideTimeout, decideTransaction, type TransactionOperation, type TransactionState } from '../provision-transactions/decider';
+import {
+  catalogOf,
+  DAY,
+  failureOf,
+  PLAYER,
+  playerEvents,
+  playerSpec,
+  T0,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
+import {
+  decideTimeout,
+  decideTransaction,
+  type TransactionOperation,
+  type TransactionState,
+} from '../provision-transactions/decider';
 import { balanceOf } from '../../shared/player/state';
 import type { RecordedEvent } from '../../shared/event-store/port';
 import { decideBuyBundle } from './decider';
@@ -40,9 +54,14 @@ const takenElsewhere = new Map<string, number>();
 
 /** Buys for the spec's player; a successful purchase is recorded on its streams. */
 function tryBuy(p: PlayerSpec, bundleUid: string) {
-  const limited = (p.catalog.stores.flatMap((st) => st.bundles).find((b) => b.uid === bundleUid)?.initialStock ?? 0) > 0;
+  const limited =
+    (p.catalog.stores.flatMap((st) => st.bundles).find((b) => b.uid === bundleUid)?.initialStock ?? 0) > 0;
   const stockTaken = limited ? ownTaken(p, bundleUid) + (takenElsewhere.get(bundleUid) ?? 0) : null;
-  const decision = decideBuyBundle({ playerId: PLAYER, bundleUid }, { player: p.state, stockTaken }, { ...p.env, catalog });
+  const decision = decideBuyBundle(
+    { playerId: PLAYER, bundleUid },
+    { player: p.state, stockTaken },
+    { ...p.env, catalog },
+  );
   if (decision.ok) p.apply(decision.value);
   return decision;
 }
@@ -54,13 +73,24 @@ function buy(p: PlayerSpec, bundleUid: string) {
 
 /** The units the spec's streams hold of a bundle's stock. */
 function ownTaken(p: PlayerSpec, bundleUid: string): number {
-  return (p.streams.get(stockStream(BUNDLE_STOCK, bundleUid)) ?? []).reduce((sum, e) => sum + (e.type === 'BundleStockTaken' ? 1 : e.type === 'BundleStockReturned' ? -1 : 0), 0);
+  return (p.streams.get(stockStream(BUNDLE_STOCK, bundleUid)) ?? []).reduce(
+    (sum, e) => sum + (e.type === 'BundleStockTaken' ? 1 : e.type === 'BundleStockReturned' ? -1 : 0),
+    0,
+  );
 }
 
 /** A provision's stream as recorded events, as the transaction endpoints read it. */
 function provisionEvents(p: PlayerSpec, uid: string): RecordedEvent[] {
   const events = p.streams.get(provisionStream(uid)) ?? [];
-  return events.map((e, revision) => ({ ...e, id: `p-${revision}`, metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 }, streamName: provisionStream(uid), revision, position: revision + 1, createdAt: T0 }));
+  return events.map((e, revision) => ({
+    ...e,
+    id: `p-${revision}`,
+    metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 },
+    streamName: provisionStream(uid),
+    revision,
+    position: revision + 1,
+    createdAt: T0,
+  }));
 }
 
 function transactionState(p: PlayerSpec, provisionUid: string): TransactionState {
@@ -70,7 +100,12 @@ function transactionState(p: PlayerSpec, provisionUid: string): TransactionState
 }
 
 function tryTransact(p: PlayerSpec, op: TransactionOperation | 'timeout', provisionUid: string) {
-  if (!p.streams.has(provisionStream(provisionUid))) return decideTransaction(op === 'timeout' ? 'cancel' : op, { record: unknownRecord(provisionUid), player: p.state }, { ...p.env, catalog });
+  if (!p.streams.has(provisionStream(provisionUid)))
+    return decideTransaction(
+      op === 'timeout' ? 'cancel' : op,
+      { record: unknownRecord(provisionUid), player: p.state },
+      { ...p.env, catalog },
+    );
   if (op === 'timeout') {
     const timedOut = decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog });
     p.apply(timedOut);
@@ -88,7 +123,16 @@ function failureOfTimeout(p: PlayerSpec, provisionUid: string) {
 
 /** A record for a uid with no provision stream: the decision must not find it on the player. */
 const unknownRecord = (provisionUid: string) => ({
-  opened: { provisionUid, playerId: PLAYER, referenceType: 'Store' as const, bundleUid: null, referenceId: null, cost: { deliverableUid: null, label: null, amount: 0 }, status: 'Pending' as const, createDate: T0 },
+  opened: {
+    provisionUid,
+    playerId: PLAYER,
+    referenceType: 'Store' as const,
+    bundleUid: null,
+    referenceId: null,
+    cost: { deliverableUid: null, label: null, amount: 0 },
+    status: 'Pending' as const,
+    createDate: T0,
+  },
   status: 'Pending' as const,
   failureReason: null,
   updateDate: T0,
@@ -113,7 +157,13 @@ describe('buying a bundle', () => {
   test('charges the cost and grants the contents in one Completed purchase', () => {
     const p = rich();
     const purchase = buy(p, 'sword-pack');
-    expect(purchase).toMatchObject({ status: 'Completed', cost: { deliverableUid: 'gold', label: 'Gold', amount: 100 }, stockTaken: false, pendingUntil: null, purchasedAt: T0 });
+    expect(purchase).toMatchObject({
+      status: 'Completed',
+      cost: { deliverableUid: 'gold', label: 'Gold', amount: 100 },
+      stockTaken: false,
+      pendingUntil: null,
+      purchasedAt: T0,
+    });
     expect(purchase.contents.map((g) => [g.uid, g.amount, g.details])).toEqual([
       ['sword', 1, [{ label: 'rarity', value: 'rare' }]],
       ['shield', 2, null],
@@ -154,7 +204,10 @@ describe('buying a bundle', () => {
 
   test('a free bundle needs no currency', () => {
     const p = rich(100);
-    expect(buy(p, 'free')).toMatchObject({ cost: { deliverableUid: null, label: null, amount: 0 }, status: 'Completed' });
+    expect(buy(p, 'free')).toMatchObject({
+      cost: { deliverableUid: null, label: null, amount: 0 },
+      status: 'Completed',
+    });
     expect(balanceOf(p.state, 'shield')).toBe(1);
   });
 
@@ -178,7 +231,9 @@ describe('buying a bundle', () => {
     const purchase = buy(p, 'boosts');
     expect(purchase.effects.powerupsGranted).toHaveLength(2);
     expect(p.state.powerups.size).toBe(2);
-    expect(p.state.provisions.get(purchase.provisionUid)!.powerupUids).toEqual(purchase.effects.powerupsGranted.map((x) => x.uid));
+    expect(p.state.provisions.get(purchase.provisionUid)!.powerupUids).toEqual(
+      purchase.effects.powerupsGranted.map((x) => x.uid),
+    );
   });
 });
 
@@ -214,13 +269,25 @@ describe('a bundle that requires fulfillment', () => {
     const p = rich();
     const { provisionUid, pendingUntil } = buy(p, 'shipped');
     p.env.now = pendingUntil! - 1;
-    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({ writes: [], jobs: [], answer: { dueAt: pendingUntil } });
+    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({
+      writes: [],
+      jobs: [],
+      answer: { dueAt: pendingUntil },
+    });
     p.env.now = pendingUntil!;
     expect(tryTransact(p, 'timeout', provisionUid).ok).toBe(true);
-    expect(status(p, provisionUid)).toMatchObject({ status: 'Failed', failureReason: 'TimedOut', updateDate: pendingUntil });
+    expect(status(p, provisionUid)).toMatchObject({
+      status: 'Failed',
+      failureReason: 'TimedOut',
+      updateDate: pendingUntil,
+    });
     expect(balanceOf(p.state, 'gold')).toBe(300);
     // Run again (a job delivered twice): nothing left to do.
-    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({ writes: [], jobs: [], answer: { dueAt: null } });
+    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({
+      writes: [],
+      jobs: [],
+      answer: { dueAt: null },
+    });
   });
 
   test('a Pending purchase schedules its timeout with the purchase; a completed one needs none', () => {
@@ -229,7 +296,14 @@ describe('a bundle that requires fulfillment', () => {
     const completed = tryBuy(p, 'sword-pack');
     if (!pending.ok || !completed.ok) throw new Error('buy failed');
     const { provisionUid } = pending.value.answer;
-    expect(pending.value.jobs).toEqual([{ type: 'provision-timeout', id: `provision-timeout-${provisionUid}`, runAt: T0 + 60_000, payload: { provisionUid, writtenBy: T0 + PURCHASE_WRITE_WINDOW_MS } }]);
+    expect(pending.value.jobs).toEqual([
+      {
+        type: 'provision-timeout',
+        id: `provision-timeout-${provisionUid}`,
+        runAt: T0 + 60_000,
+        payload: { provisionUid, writtenBy: T0 + PURCHASE_WRITE_WINDOW_MS },
+      },
+    ]);
     expect(completed.value.jobs).toEqual([]);
   });
 });
@@ -245,7 +319,9 @@ describe('what a purchase and a move write, in one append', () => {
       [provisionStream(provisionUid), ['ProvisionOpened'], 'no_stream'],
       [stockStream(BUNDLE_STOCK, 'rare'), ['BundleStockTaken'], undefined],
     ]);
-    expect(p.streams.get(stockStream(BUNDLE_STOCK, 'rare'))).toEqual([{ type: 'BundleStockTaken', data: { resourceUid: 'rare', holder: provisionUid, playerId: PLAYER, units: 1 } }]);
+    expect(p.streams.get(stockStream(BUNDLE_STOCK, 'rare'))).toEqual([
+      { type: 'BundleStockTaken', data: { resourceUid: 'rare', holder: provisionUid, playerId: PLAYER, units: 1 } },
+    ]);
   });
 
   test('9009 once the stock is all taken, whoever took it, with nothing recorded', () => {
@@ -299,7 +375,8 @@ describe('the transaction state table', () => {
     const p = rich();
     const { provisionUid } = buy(p, 'shipped');
     tryTransact(p, 'cancel', provisionUid);
-    for (const op of [...ops, 'timeout' as const]) expect(failureOf(tryTransact(p, op, provisionUid))).toMatchObject({ code: 9003 });
+    for (const op of [...ops, 'timeout' as const])
+      expect(failureOf(tryTransact(p, op, provisionUid))).toMatchObject({ code: 9003 });
   });
 
   test('Refunded: every operation is 9010', () => {
@@ -319,7 +396,12 @@ describe('the transaction state table', () => {
     const p = rich(100);
     const fight = p.process('fight');
     const uid = fight.result.provisionUid!;
-    expect(status(p, uid)).toMatchObject({ referenceType: 'Action', status: 'Completed', cost: 10, costDeliverableUid: 'gold' });
+    expect(status(p, uid)).toMatchObject({
+      referenceType: 'Action',
+      status: 'Completed',
+      cost: 10,
+      costDeliverableUid: 'gold',
+    });
     expect(failureOf(tryTransact(p, 'refund', uid))).toMatchObject({ code: 9009 });
     expect(failureOf(tryTransact(p, 'complete', uid))).toMatchObject({ code: 9002 });
   });
@@ -339,15 +421,37 @@ describe('a refund', () => {
     const p = rich();
     const { provisionUid } = buy(p, 'sword-pack');
     const refunded = tryTransact(p, 'refund', provisionUid);
-    expect(moved(refunded).data).toMatchObject({ returned: { amount: 100 }, removed: [{ uid: 'sword' }, { uid: 'shield' }] });
-    expect([balanceOf(p.state, 'gold'), balanceOf(p.state, 'sword'), balanceOf(p.state, 'shield')]).toEqual([300, 0, 0]);
+    expect(moved(refunded).data).toMatchObject({
+      returned: { amount: 100 },
+      removed: [{ uid: 'sword' }, { uid: 'shield' }],
+    });
+    expect([balanceOf(p.state, 'gold'), balanceOf(p.state, 'sword'), balanceOf(p.state, 'shield')]).toEqual([
+      300, 0, 0,
+    ]);
   });
 
   test('of contents already spent is 9011 and changes nothing', () => {
     const p = rich();
     const first = buy(p, 'sword-pack');
     // The player's only swords: the pack's one is given away by a second account of the same item.
-    p.given({ type: 'ProvisionRefunded', data: { playerId: PLAYER, provisionUid: 'elsewhere', refundedAt: T0, returned: { deliverableUid: null, label: null, amount: 0 }, removed: [], powerupsRemoved: [], effects: { points: 0, balances: [{ deliverableUid: 'sword', amount: -1 }], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } } });
+    p.given({
+      type: 'ProvisionRefunded',
+      data: {
+        playerId: PLAYER,
+        provisionUid: 'elsewhere',
+        refundedAt: T0,
+        returned: { deliverableUid: null, label: null, amount: 0 },
+        removed: [],
+        powerupsRemoved: [],
+        effects: {
+          points: 0,
+          balances: [{ deliverableUid: 'sword', amount: -1 }],
+          powerupsGranted: [],
+          powerupsRemoved: [],
+          powerupUses: [],
+        },
+      },
+    });
     const before = p.recorded.length;
     expect(failureOf(tryTransact(p, 'refund', first.provisionUid))).toMatchObject({ code: 9011 });
     expect(p.recorded.length).toBe(before);
@@ -365,7 +469,18 @@ describe('a refund', () => {
     const q = rich();
     const again = buy(q, 'boosts');
     const gone = again.effects.powerupsGranted[0].uid;
-    q.given({ type: 'ProvisionRefunded', data: { playerId: PLAYER, provisionUid: 'elsewhere', refundedAt: T0, returned: { deliverableUid: null, label: null, amount: 0 }, removed: [], powerupsRemoved: [gone], effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [gone], powerupUses: [] } } });
+    q.given({
+      type: 'ProvisionRefunded',
+      data: {
+        playerId: PLAYER,
+        provisionUid: 'elsewhere',
+        refundedAt: T0,
+        returned: { deliverableUid: null, label: null, amount: 0 },
+        removed: [],
+        powerupsRemoved: [gone],
+        effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [gone], powerupUses: [] },
+      },
+    });
     expect(failureOf(tryTransact(q, 'refund', again.provisionUid))).toMatchObject({ code: 9011 });
   });
 });

@@ -34,7 +34,11 @@ export interface BuyBundleEnv extends DecisionEnv {
  * stock (at the revision read, so it is never oversold) and the provision's record. A Pending
  * purchase needs its timeout job, scheduled before the append.
  */
-export function decideBuyBundle(cmd: BuyBundleCommand, state: BuyBundleState, env: BuyBundleEnv): Result<Decision<BundlePurchased>> {
+export function decideBuyBundle(
+  cmd: BuyBundleCommand,
+  state: BuyBundleState,
+  env: BuyBundleEnv,
+): Result<Decision<BundlePurchased>> {
   const { catalog } = env;
   const { player } = state;
   const index = indexCatalog(catalog);
@@ -43,18 +47,25 @@ export function decideBuyBundle(cmd: BuyBundleCommand, state: BuyBundleState, en
   const { bundle, store } = found;
   if (!store.isActive) return fail(9008, 'Bundle does not exist: its store is inactive');
   const tz = catalog.settings.timezone;
-  if ((store.startDate && env.now < localIsoToEpochMs(store.startDate, tz)) || (store.endDate && env.now > localIsoToEpochMs(store.endDate, tz))) {
+  if (
+    (store.startDate && env.now < localIsoToEpochMs(store.startDate, tz)) ||
+    (store.endDate && env.now > localIsoToEpochMs(store.endDate, tz))
+  ) {
     return fail(9008, 'Bundle does not exist: its store is not open now');
   }
   if (!player.registered) return fail(1002, 'Invalid player: no player with this playerId');
 
   const currency = bundle.costDeliverable ? index.deliverableByUid.get(bundle.costDeliverable)! : null;
   if (bundle.cost > 0 && currency && balanceOf(player, currency.uid) < bundle.cost) {
-    return fail(9001, `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${balanceOf(player, currency.uid)}`);
+    return fail(
+      9001,
+      `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${balanceOf(player, currency.uid)}`,
+    );
   }
   // initialStock 0 means unlimited.
   const limited = bundle.initialStock > 0;
-  if (limited && (state.stockTaken ?? bundle.initialStock) >= bundle.initialStock) return fail(9009, 'Bundle out of stock');
+  if (limited && (state.stockTaken ?? bundle.initialStock) >= bundle.initialStock)
+    return fail(9009, 'Bundle out of stock');
 
   const contents = bundle.contents.map((c) => grantOf(index.deliverableByUid.get(c.deliverable)!, c.amount));
   const granted = bundle.requiresFulfillment ? ok(noEffects()) : effectsOfGrants(catalog, contents, env);
@@ -76,11 +87,41 @@ export function decideBuyBundle(cmd: BuyBundleCommand, state: BuyBundleState, en
     effects,
   };
   const { provisionUid } = purchase;
-  const opened = { provisionUid, playerId: cmd.playerId, referenceType: 'Store' as const, bundleUid: bundle.uid, referenceId: null, cost: purchase.cost, status: purchase.status, createDate: env.now };
+  const opened = {
+    provisionUid,
+    playerId: cmd.playerId,
+    referenceType: 'Store' as const,
+    bundleUid: bundle.uid,
+    referenceId: null,
+    cost: purchase.cost,
+    status: purchase.status,
+    createDate: env.now,
+  };
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'BundlePurchased', data: purchase }] },
-    { stream: provisionStream(provisionUid), events: [{ type: 'ProvisionOpened', data: opened }], expectedRevision: 'no_stream' },
+    {
+      stream: provisionStream(provisionUid),
+      events: [{ type: 'ProvisionOpened', data: opened }],
+      expectedRevision: 'no_stream',
+    },
   ];
-  if (limited) writes.push({ stream: stockStream(BUNDLE_STOCK, bundle.uid), events: [{ type: BUNDLE_STOCK.taken, data: { resourceUid: bundle.uid, holder: provisionUid, playerId: cmd.playerId, units: 1 } }] });
-  return ok(decision(purchase, writes, purchase.pendingUntil === null ? [] : [provisionTimeout(provisionUid, purchase.pendingUntil, env.now + PURCHASE_WRITE_WINDOW_MS)]));
+  if (limited)
+    writes.push({
+      stream: stockStream(BUNDLE_STOCK, bundle.uid),
+      events: [
+        {
+          type: BUNDLE_STOCK.taken,
+          data: { resourceUid: bundle.uid, holder: provisionUid, playerId: cmd.playerId, units: 1 },
+        },
+      ],
+    });
+  return ok(
+    decision(
+      purchase,
+      writes,
+      purchase.pendingUntil === null
+        ? []
+        : [provisionTimeout(provisionUid, purchase.pendingUntil, env.now + PURCHASE_WRITE_WINDOW_MS)],
+    ),
+  );
 }

@@ -23,13 +23,21 @@ export const buyBundleRoute = (deps: CommandDeps) =>
       summary: 'Buy a store bundle (referenceId is the bundle uid)',
       body: buyBody,
       response: buyResultShape,
-      errors: { 1001: 'Payload is null, a field is missing, or the contents would take a balance out of range', 1002: 'Invalid player (not a UUID, or unknown)', 9001: 'Insufficient funds', 9008: 'Bundle does not exist (unknown, store inactive or closed)', 9009: 'Bundle out of stock' },
+      errors: {
+        1001: 'Payload is null, a field is missing, or the contents would take a balance out of range',
+        1002: 'Invalid player (not a UUID, or unknown)',
+        9001: 'Insufficient funds',
+        9008: 'Bundle does not exist (unknown, store inactive or closed)',
+        9009: 'Bundle out of stock',
+      },
     },
     parse(input) {
       const parsed = parseBody(buyBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok({ playerId, bundleUid: parsed.value.referenceId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId
+        ? ok({ playerId, bundleUid: parsed.value.referenceId })
+        : fail(1002, 'Invalid player: playerId must be a UUID');
     },
     async handle(cmd, ctx) {
       return replyOf(await buyBundle(cmd, requestOrigin(ctx, deps), deps), (purchase) => ({
@@ -40,7 +48,13 @@ export const buyBundleRoute = (deps: CommandDeps) =>
         costDeliverableUid: purchase.cost.deliverableUid,
         status: purchase.status,
         updateDate: purchase.purchasedAt,
-        deliverables: purchase.contents.map((g) => ({ amount: g.amount, label: g.label, type: g.type, imageName: g.imageName, details: g.details })),
+        deliverables: purchase.contents.map((g) => ({
+          amount: g.amount,
+          label: g.label,
+          type: g.type,
+          imageName: g.imageName,
+          details: g.details,
+        })),
       }));
     },
   });

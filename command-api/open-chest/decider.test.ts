@@ -4,7 +4,18 @@ import { initialPlayerState } from '../../shared/player/state';
 import type { Result } from '../../shared/result';
 import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../shared/rules/chests';
 import { CHEST_STOCK, stockStream } from '../../shared/streams';
-import { catalogOf, failureOf, given, PLAYER, playerSpec, streamsOf, T0, testEnv, written, type PlayerSpec } from '../../test/support/player-spec';
+import {
+  catalogOf,
+  failureOf,
+  given,
+  PLAYER,
+  playerSpec,
+  streamsOf,
+  T0,
+  testEnv,
+  written,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
 import { decideOpenChest } from './decider';
 
 const catalog = catalogOf(`
@@ -102,12 +113,25 @@ const owner = (options: { now?: number; seed?: number } = {}): PlayerSpec => {
 function takenWhenLeft(chestUid: string, left: ReadonlyMap<string, number>): Map<string, number> {
   const chest = findChest(catalog, chestUid, T0);
   if (!chest.ok) return new Map();
-  return new Map(limitedSlots(chest.value).map(({ stockUid, limit }) => [stockUid, left.has(stockUid) ? limit - left.get(stockUid)! : 0]));
+  return new Map(
+    limitedSlots(chest.value).map(({ stockUid, limit }) => [
+      stockUid,
+      left.has(stockUid) ? limit - left.get(stockUid)! : 0,
+    ]),
+  );
 }
 
 /** Opens a chest on the spec's state, with `stockLeft` units left of limited entries; what it writes is recorded when it succeeds. */
-function open(p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<string, number> = new Map()): Result<Decision<ChestOpened>> {
-  const decision = decideOpenChest({ playerId: p.state.playerId, chestUid }, { player: p.state, stockTaken: takenWhenLeft(chestUid, stockLeft) }, { ...p.env, catalog: p.catalog });
+function open(
+  p: PlayerSpec,
+  chestUid: string,
+  stockLeft: ReadonlyMap<string, number> = new Map(),
+): Result<Decision<ChestOpened>> {
+  const decision = decideOpenChest(
+    { playerId: p.state.playerId, chestUid },
+    { player: p.state, stockTaken: takenWhenLeft(chestUid, stockLeft) },
+    { ...p.env, catalog: p.catalog },
+  );
   if (decision.ok) p.apply(decision.value);
   return decision;
 }
@@ -132,10 +156,28 @@ describe('opening a chest', () => {
       playerLevel: 1,
       tier: null,
       factor: 1,
-      prizes: [{ reward: 'gold', label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', amount: 10, stockUid: null }],
+      prizes: [
+        {
+          reward: 'gold',
+          label: 'Gold',
+          type: 1,
+          imageName: 'https://img.example.com/gold.png',
+          amount: 10,
+          stockUid: null,
+        },
+      ],
       levels: [],
       openedAt: T0,
-      effects: { points: 0, balances: [{ deliverableUid: 'gold', amount: 10 }, { deliverableUid: 'chest-custom', amount: -1 }], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+      effects: {
+        points: 0,
+        balances: [
+          { deliverableUid: 'gold', amount: 10 },
+          { deliverableUid: 'chest-custom', amount: -1 },
+        ],
+        powerupsGranted: [],
+        powerupsRemoved: [],
+        powerupUses: [],
+      },
     });
     expect(p.state.balances.get('chest-custom')).toBe(2);
     expect(p.state.balances.get('gold')).toBe(10);
@@ -146,7 +188,13 @@ describe('opening a chest', () => {
     const p = owner();
     const counts = new Set<number>();
     for (let i = 0; i < 300; i++) {
-      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, { player: p.state, stockTaken: takenWhenLeft('chest-freq', new Map()) }, { ...p.env, catalog }));
+      const e = opened(
+        decideOpenChest(
+          { playerId: PLAYER, chestUid: 'chest-freq' },
+          { player: p.state, stockTaken: takenWhenLeft('chest-freq', new Map()) },
+          { ...p.env, catalog },
+        ),
+      );
       counts.add(e.prizes.length);
       for (const prize of e.prizes) {
         if (prize.reward === 'gold') expect([1, 2, 3]).toContain(prize.amount);
@@ -189,9 +237,15 @@ describe('draw frequencies (20,000 openings, seeded)', () => {
         if (prize.reward === 'gold') goldAmounts.set(prize.amount, (goldAmounts.get(prize.amount) ?? 0) + 1);
       }
     }
-    const share = (m: Map<number | string, number>, total: number) => Object.fromEntries([...m].map(([k, n]) => [k, n / total]));
+    const share = (m: Map<number | string, number>, total: number) =>
+      Object.fromEntries([...m].map(([k, n]) => [k, n / total]));
     const gold = [...goldAmounts.values()].reduce((a, b) => a + b, 0);
-    return { rewards: share(rewards, draws), drawCounts: share(drawCounts, 20_000), goldAmounts: share(goldAmounts, gold), draws };
+    return {
+      rewards: share(rewards, draws),
+      drawCounts: share(drawCounts, 20_000),
+      goldAmounts: share(goldAmounts, gold),
+      draws,
+    };
   }
 
   // About 40,000 draws: one standard deviation of a share is at most 0.25 percentage points,
@@ -234,7 +288,9 @@ describe('limited entries', () => {
     if (!result.ok) throw new Error('open failed');
     const { openingUid } = result.value.answer;
     expect(streamsOf(result.value)).toEqual([`player-${PLAYER}`, stockStream(CHEST_STOCK, SWORD_STOCK)]);
-    expect(written(result.value, stockStream(CHEST_STOCK, SWORD_STOCK))).toEqual([{ type: 'ChestStockTaken', data: { resourceUid: SWORD_STOCK, holder: openingUid, playerId: PLAYER, units: 3 } }]);
+    expect(written(result.value, stockStream(CHEST_STOCK, SWORD_STOCK))).toEqual([
+      { type: 'ChestStockTaken', data: { resourceUid: SWORD_STOCK, holder: openingUid, playerId: PLAYER, units: 3 } },
+    ]);
     expect(result.value.writes[1].expectedRevision).toBeUndefined();
   });
 
@@ -248,7 +304,10 @@ describe('limited entries', () => {
   test('9012 when nothing is left to draw (a zero weight does not count): nothing consumed', () => {
     const p = owner();
     const before = p.recorded.length;
-    expect(failureOf(open(p, 'chest-limited', new Map([[SWORD_STOCK, 0]])))).toEqual({ code: 9012, message: 'Limited prize pool exhausted' });
+    expect(failureOf(open(p, 'chest-limited', new Map([[SWORD_STOCK, 0]])))).toEqual({
+      code: 9012,
+      message: 'Limited prize pool exhausted',
+    });
     expect(p.recorded).toHaveLength(before);
     expect(p.state.balances.get('chest-limited')).toBe(2);
   });
@@ -268,7 +327,11 @@ describe('rejections', () => {
   });
 
   test('9020: the player is not registered', () => {
-    const decision = decideOpenChest({ playerId: PLAYER, chestUid: 'chest-custom' }, { player: initialPlayerState(PLAYER), stockTaken: new Map() }, { ...testEnv(), catalog });
+    const decision = decideOpenChest(
+      { playerId: PLAYER, chestUid: 'chest-custom' },
+      { player: initialPlayerState(PLAYER), stockTaken: new Map() },
+      { ...testEnv(), catalog },
+    );
     expect(failureOf(decision)).toEqual({ code: 9020, message: 'Player not found' });
   });
 
@@ -285,9 +348,17 @@ describe('rejections', () => {
 describe('scaling modes', () => {
   test('PlayerLevel: the tier holding the player level, with its own drawCount; 9013 when none does', () => {
     const p = owner();
-    expect(opened(open(p, 'chest-tiered'))).toMatchObject({ scalingMode: 'PlayerLevel', playerLevel: 1, tier: 0, prizes: [{ reward: 'gold', amount: 5 }] });
+    expect(opened(open(p, 'chest-tiered'))).toMatchObject({
+      scalingMode: 'PlayerLevel',
+      playerLevel: 1,
+      tier: 0,
+      prizes: [{ reward: 'gold', amount: 5 }],
+    });
     p.process('climb'); // level 2: no tier
-    expect(failureOf(open(p, 'chest-tiered'))).toEqual({ code: 9013, message: "No reward tier for the player's level (2)" });
+    expect(failureOf(open(p, 'chest-tiered'))).toEqual({
+      code: 9013,
+      message: "No reward tier for the player's level (2)",
+    });
     expect(p.state.balances.get('chest-tiered')).toBe(2);
     p.process('climb'); // level 3
     const e = opened(open(p, 'chest-tiered'));
@@ -321,7 +392,10 @@ describe('leaderboard scopes', () => {
     `).leaderboards;
     const env = { ...p.env, catalog: { ...p.catalog, leaderboards: scoped } };
     const player = { ...p.state, attributes: { team: 'red', country: 'DE' } };
-    expect(opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-points' }, { player, stockTaken: new Map() }, env)).attributes).toEqual({ team: 'red' });
+    expect(
+      opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-points' }, { player, stockTaken: new Map() }, env))
+        .attributes,
+    ).toEqual({ team: 'red' });
     expect(opened(open(p, 'chest-points'))).not.toHaveProperty('attributes');
   });
 });
@@ -330,7 +404,9 @@ describe('points and powerups won', () => {
   test('points count like action points: they add up and reach levels, with the levels grants', () => {
     const p = owner();
     const e = opened(open(p, 'chest-points'));
-    expect(e.prizes).toEqual([{ reward: 'points', label: 'Points', type: 0, imageName: null, amount: 150, stockUid: null }]);
+    expect(e.prizes).toEqual([
+      { reward: 'points', label: 'Points', type: 0, imageName: null, amount: 150, stockUid: null },
+    ]);
     expect(e.effects.points).toBe(150);
     expect(e.levels.map((l) => l.uid)).toEqual(['l2']);
     const second = opened(open(p, 'chest-points'));
@@ -348,7 +424,12 @@ describe('points and powerups won', () => {
     const e = opened(open(p, 'chest-boost'));
     expect(e.effects.powerupsGranted.map((x) => x.deliverableUid)).toEqual(['boost', 'boost']);
     expect(p.state.balances.has('boost')).toBe(false);
-    expect([...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, p.state.powerupOrigins.get(o.instance.uid)])).toEqual([
+    expect(
+      [...p.state.powerups.values()].map((o) => [
+        o.instance.deliverableUid,
+        p.state.powerupOrigins.get(o.instance.uid),
+      ]),
+    ).toEqual([
       ['boost', e.openingUid],
       ['boost', e.openingUid],
     ]);

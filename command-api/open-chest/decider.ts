@@ -31,7 +31,8 @@ export interface OpenChestEnv extends DecisionEnv {
   catalog: Catalog;
 }
 
-const uniformInt = (random: () => number, min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
+const uniformInt = (random: () => number, min: number, max: number): number =>
+  min + Math.floor(random() * (max - min + 1));
 
 /** Uniform in the range; integers when both bounds are integers. */
 function rollAmount(random: () => number, range: NumberRange): number {
@@ -46,7 +47,11 @@ function rollAmount(random: () => number, range: NumberRange): number {
  * from its stock stream in the same append, at the revision read, so no prize is ever drawn
  * beyond its stock. Answers the ChestOpened.
  */
-export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, env: OpenChestEnv): Result<Decision<ChestOpened>> {
+export function decideOpenChest(
+  cmd: OpenChestCommand,
+  state: OpenChestState,
+  env: OpenChestEnv,
+): Result<Decision<ChestOpened>> {
   const { catalog } = env;
   const { player } = state;
   const chest = findChest(catalog, cmd.chestUid, env.now);
@@ -58,7 +63,11 @@ export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, en
   if (!draw.ok) return draw;
   const { slots, drawCount, tier, factor } = draw.value;
 
-  const left = new Map(slots.filter((s) => s.stockUid).map((s) => [s.stockUid!, s.entry.stock! - (state.stockTaken.get(s.stockUid!) ?? 0)]));
+  const left = new Map(
+    slots
+      .filter((s) => s.stockUid)
+      .map((s) => [s.stockUid!, s.entry.stock! - (state.stockTaken.get(s.stockUid!) ?? 0)]),
+  );
   const available = () => slots.filter((s) => drawable(s, s.stockUid === null ? null : left.get(s.stockUid)!));
   if (available().length === 0) return fail(9012, 'Limited prize pool exhausted');
 
@@ -87,7 +96,10 @@ export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, en
   const points = prizes.filter((p) => p.reward === POINTS_REWARD).reduce((sum, p) => addAmounts(sum, p.amount), 0);
   // Points won count like action points: the levels they reach are reached now, with their grants.
   const levels = points > 0 ? levelsReachedAt(catalog, player, addAmounts(player.points, points)) : [];
-  const grants = [...prizes.filter((p) => p.reward !== POINTS_REWARD).map((p) => grantOf(deliverables.get(p.reward)!, p.amount)), ...levels.flatMap((l) => l.grants)];
+  const grants = [
+    ...prizes.filter((p) => p.reward !== POINTS_REWARD).map((p) => grantOf(deliverables.get(p.reward)!, p.amount)),
+    ...levels.flatMap((l) => l.grants),
+  ];
   const granted = effectsOfGrants(catalog, grants, env);
   if (!granted.ok) return granted;
   const effects = granted.value;
@@ -113,7 +125,17 @@ export function decideOpenChest(cmd: OpenChestCommand, state: OpenChestState, en
   if (scopes) opened.attributes = scopes;
   const stockTaken = [...stockUnitsOf(prizes)].map(([stockUid, units]) => ({
     stream: stockStream(CHEST_STOCK, stockUid),
-    events: [{ type: CHEST_STOCK.taken, data: { resourceUid: stockUid, holder: opened.openingUid, playerId: cmd.playerId, units } }],
+    events: [
+      {
+        type: CHEST_STOCK.taken,
+        data: { resourceUid: stockUid, holder: opened.openingUid, playerId: cmd.playerId, units },
+      },
+    ],
   }));
-  return ok(decision(opened, [{ stream: playerStream(cmd.playerId), events: [{ type: 'ChestOpened', data: opened }] }, ...stockTaken]));
+  return ok(
+    decision(opened, [
+      { stream: playerStream(cmd.playerId), events: [{ type: 'ChestOpened', data: opened }] },
+      ...stockTaken,
+    ]),
+  );
 }

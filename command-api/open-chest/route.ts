@@ -20,7 +20,9 @@ export function parseOpenChest(input: RawInput): Result<OpenChestCommand> {
   const parsed = parseWith(openBody, object.value, 1002);
   if (!parsed.ok) return parsed;
   const playerId = canonicalPlayerId(parsed.value.playerId);
-  return playerId ? ok({ playerId, chestUid: parsed.value.chestDeliverableUId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+  return playerId
+    ? ok({ playerId, chestUid: parsed.value.chestDeliverableUId })
+    : fail(1002, 'Invalid player: playerId must be a UUID');
 }
 
 /** POST /v1/chest/open: the chest open result (label, scaling, level, the prizes drawn). */

@@ -44,21 +44,34 @@ const activated = (...boosts: ('boost-gold' | 'boost-all')[]) => {
 };
 
 const amounts = (e: ActionProcessed) => (e.result.deliverables ?? []).map((d) => [d.uid, d.amount]);
-const usesOf = (p: PlayerSpec) => [...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, o.usesConsumed]);
+const usesOf = (p: PlayerSpec) =>
+  [...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, o.usesConsumed]);
 
 describe('activate', () => {
   test('records PowerupActivated (Unix seconds), the instance is activated, and its expiry is scheduled with it', () => {
     const { p, uids } = owning('boost-gold');
     p.env.now = T0 + 1500;
     const decision = activate(p, uids[0]);
-    const event = { playerId: PLAYER, powerupUid: uids[0], activatedAt: T0 / 1000 + 1, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } };
+    const event = {
+      playerId: PLAYER,
+      powerupUid: uids[0],
+      activatedAt: T0 / 1000 + 1,
+      effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+    };
     expect(decision).toEqual({
       ok: true,
       value: {
         answer: event,
         writes: [{ stream: `player-${PLAYER}`, events: [{ type: 'PowerupActivated', data: event }] }],
         // Granted at T0 with a lifetime of 3600 s.
-        jobs: [{ type: 'expire-powerup', id: `expire-powerup-${uids[0]}`, runAt: T0 + 3600 * SECOND, payload: { playerId: PLAYER, powerupUid: uids[0] } }],
+        jobs: [
+          {
+            type: 'expire-powerup',
+            id: `expire-powerup-${uids[0]}`,
+            runAt: T0 + 3600 * SECOND,
+            payload: { playerId: PLAYER, powerupUid: uids[0] },
+          },
+        ],
       },
     });
     expect(p.state.powerups.get(uids[0])).toMatchObject({ activated: true, activatedAt: T0 / 1000 + 1 });
@@ -71,7 +84,9 @@ describe('activate', () => {
   });
 
   test('9020 for an unknown player; 9021 when missing, not owned or already active', () => {
-    expect(failureOf(decideActivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0))).toEqual({ code: 9020, message: 'Player not found' });
+    expect(
+      failureOf(decideActivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)),
+    ).toEqual({ code: 9020, message: 'Player not found' });
     const { p, uids } = owning('boost-gold');
     expect(failureOf(activate(p, 'f'.repeat(32)))).toEqual({ code: 9021, message: 'Powerup not found or not owned' });
     // Uids count up per spec: the other player's second instance has a uid this player does not own.
@@ -104,12 +119,17 @@ describe('deactivate', () => {
   test('records PowerupDeactivated; the instance is no longer activated', () => {
     const { p, uids } = activated('boost-gold');
     const decision = deactivate(p, uids[0]);
-    expect(decision).toMatchObject({ ok: true, value: { answer: { playerId: PLAYER, powerupUid: uids[0], deactivatedAt: T0 / 1000 }, jobs: [] } });
+    expect(decision).toMatchObject({
+      ok: true,
+      value: { answer: { playerId: PLAYER, powerupUid: uids[0], deactivatedAt: T0 / 1000 }, jobs: [] },
+    });
     expect(p.state.powerups.get(uids[0])).toMatchObject({ activated: false, activatedAt: null });
   });
 
   test('9020 for an unknown player; 9023 when missing, not owned or not active', () => {
-    expect(failureOf(decideDeactivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)).code).toBe(9020);
+    expect(
+      failureOf(decideDeactivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)).code,
+    ).toBe(9020);
     const { p, uids } = owning('boost-gold');
     expect(failureOf(deactivate(p, 'nope'))).toEqual({ code: 9023, message: 'Powerup not found or not owned' });
     expect(failureOf(deactivate(p, uids[0]))).toEqual({ code: 9023, message: 'Powerup is not active' });
@@ -124,9 +144,23 @@ describe('expiry (the job decision)', () => {
     const { p, uids } = activated('boost-gold', 'boost-all');
     const [gold, all] = uids;
     const nothing = { writes: [], jobs: [], answer: { dueAt: null } };
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3599 * SECOND)).toEqual({ writes: [], jobs: [], answer: { dueAt: T0 + 3600 * SECOND } });
+    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3599 * SECOND)).toEqual({
+      writes: [],
+      jobs: [],
+      answer: { dueAt: T0 + 3600 * SECOND },
+    });
     const decision = decideExpirePowerup(PLAYER, gold, p.state, T0 + 3600 * SECOND);
-    expect(decision.writes).toEqual([{ stream: `player-${PLAYER}`, events: [{ type: 'PowerupExpired', data: { playerId: PLAYER, powerupUid: gold, expiredAt: T0 / 1000 + 3600, effects: expect.any(Object) } }] }]);
+    expect(decision.writes).toEqual([
+      {
+        stream: `player-${PLAYER}`,
+        events: [
+          {
+            type: 'PowerupExpired',
+            data: { playerId: PLAYER, powerupUid: gold, expiredAt: T0 / 1000 + 3600, effects: expect.any(Object) },
+          },
+        ],
+      },
+    ]);
     p.apply(decision);
     expect(p.state.powerups.get(gold)?.expired).toBe(true);
     // A rerun of the job finds it done.
@@ -202,7 +236,15 @@ describe('activated powerups in action processing', () => {
 
   test('a PowerupExpired stops it too', () => {
     const { p, uids } = activated('boost-all');
-    p.given({ type: 'PowerupExpired', data: { playerId: PLAYER, powerupUid: uids[0], expiredAt: T0 / 1000, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } } });
+    p.given({
+      type: 'PowerupExpired',
+      data: {
+        playerId: PLAYER,
+        powerupUid: uids[0],
+        expiredAt: T0 / 1000,
+        effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+      },
+    });
     expect(amounts(p.process('play'))[0]).toEqual(['gold', 5]);
   });
 });

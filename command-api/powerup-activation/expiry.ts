@@ -13,7 +13,12 @@ import { decideExpirePowerup } from './decider';
 export const EXPIRE_POWERUP = 'expire-powerup';
 const expireJobId = (powerupUid: string): string => `expire-powerup-${powerupUid}`;
 
-export const powerupExpiry = (playerId: string, powerupUid: string, runAt: number): ScheduledJob => ({ type: EXPIRE_POWERUP, id: expireJobId(powerupUid), runAt, payload: { playerId, powerupUid } });
+export const powerupExpiry = (playerId: string, powerupUid: string, runAt: number): ScheduledJob => ({
+  type: EXPIRE_POWERUP,
+  id: expireJobId(powerupUid),
+  runAt,
+  payload: { playerId, powerupUid },
+});
 
 /** The job; idempotent: it decides on the player's current state, so a rerun finds the powerup already expired. */
 export async function expirePowerup(playerId: string, powerupUid: string, deps: CommandDeps): Promise<void> {

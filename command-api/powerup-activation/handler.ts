@@ -5,12 +5,30 @@ import { runCommand, type CommandOrigin, type Decided } from '../command';
 import type { CommandDeps } from '../deps';
 import { decideActivatePowerup, decideDeactivatePowerup, type PowerupCommand } from './decider';
 
-export function activatePowerup(cmd: PowerupCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<PowerupActivated>>> {
+export function activatePowerup(
+  cmd: PowerupCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<PowerupActivated>>> {
   const now = deps.now();
-  return runCommand(deps, origin.metadata, async (read) => decideActivatePowerup(cmd, (await read.player(cmd.playerId)).state, now), origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => decideActivatePowerup(cmd, (await read.player(cmd.playerId)).state, now),
+    origin.idempotency,
+  );
 }
 
-export function deactivatePowerup(cmd: PowerupCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<PowerupDeactivated>>> {
+export function deactivatePowerup(
+  cmd: PowerupCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<PowerupDeactivated>>> {
   const now = deps.now();
-  return runCommand(deps, origin.metadata, async (read) => decideDeactivatePowerup(cmd, (await read.player(cmd.playerId)).state, now), origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => decideDeactivatePowerup(cmd, (await read.player(cmd.playerId)).state, now),
+    origin.idempotency,
+  );
 }

@@ -12,7 +12,11 @@ import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
 
 const powerupBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), powerupUId: text() });
-const BODY_ERRORS = { 1001: 'Payload is null', 1002: 'Missing required field (playerId or powerupUId), or playerId is not a UUID', 9020: 'Player not found' };
+const BODY_ERRORS = {
+  1001: 'Payload is null',
+  1002: 'Missing required field (playerId or powerupUId), or playerId is not a UUID',
+  9020: 'Player not found',
+};
 
 /** An absent or non-object body is 1001; a missing required field of an object is 1002. */
 function parsePowerupCommand(input: RawInput): Result<PowerupCommand> {
@@ -21,7 +25,9 @@ function parsePowerupCommand(input: RawInput): Result<PowerupCommand> {
   const parsed = parseWith(powerupBody, object.value, 1002);
   if (!parsed.ok) return parsed;
   const playerId = canonicalPlayerId(parsed.value.playerId);
-  return playerId ? ok({ playerId, powerupUid: parsed.value.powerupUId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+  return playerId
+    ? ok({ playerId, powerupUid: parsed.value.powerupUId })
+    : fail(1002, 'Invalid player: playerId must be a UUID');
 }
 
 /** POST /v1/powerup/activate and /v1/powerup/deactivate: `data` is a text string. */
@@ -31,10 +37,18 @@ export const powerupActivationRoutes = (deps: CommandDeps) => [
     idempotent: true,
     path: '/v1/powerup/activate',
     tiers: WRITERS,
-    doc: { summary: 'Activate an owned powerup instance', body: powerupBody, response: textShape, errors: { ...BODY_ERRORS, 9021: 'Powerup not found, not owned, already active, expired or used up' } },
+    doc: {
+      summary: 'Activate an owned powerup instance',
+      body: powerupBody,
+      response: textShape,
+      errors: { ...BODY_ERRORS, 9021: 'Powerup not found, not owned, already active, expired or used up' },
+    },
     parse: parsePowerupCommand,
     async handle(cmd, ctx) {
-      return replyOf(await activatePowerup(cmd, requestOrigin(ctx, deps), deps), () => `Powerup ${cmd.powerupUid} activated`);
+      return replyOf(
+        await activatePowerup(cmd, requestOrigin(ctx, deps), deps),
+        () => `Powerup ${cmd.powerupUid} activated`,
+      );
     },
   }),
   defineRoute({
@@ -42,10 +56,18 @@ export const powerupActivationRoutes = (deps: CommandDeps) => [
     idempotent: true,
     path: '/v1/powerup/deactivate',
     tiers: WRITERS,
-    doc: { summary: 'Deactivate an activated powerup instance', body: powerupBody, response: textShape, errors: { ...BODY_ERRORS, 9023: 'Powerup not found, not owned, or not active' } },
+    doc: {
+      summary: 'Deactivate an activated powerup instance',
+      body: powerupBody,
+      response: textShape,
+      errors: { ...BODY_ERRORS, 9023: 'Powerup not found, not owned, or not active' },
+    },
     parse: parsePowerupCommand,
     async handle(cmd, ctx) {
-      return replyOf(await deactivatePowerup(cmd, requestOrigin(ctx, deps), deps), () => `Powerup ${cmd.powerupUid} deactivated`);
+      return replyOf(
+        await deactivatePowerup(cmd, requestOrigin(ctx, deps), deps),
+        () => `Powerup ${cmd.powerupUid} deactivated`,
+      );
     },
   }),
 ];

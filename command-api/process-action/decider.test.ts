@@ -1,7 +1,21 @@
 import type { ActionProcessed } from '../../shared/events/player-events';
 import { initialPlayerState } from '../../shared/player/state';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { activated, catalogOf, DAY, failureOf, PLAYER, playerEvents, playerSpec, SECOND, streamsOf, T0, testEnv, written, type PlayerSpec } from '../../test/support/player-spec';
+import {
+  activated,
+  catalogOf,
+  DAY,
+  failureOf,
+  PLAYER,
+  playerEvents,
+  playerSpec,
+  SECOND,
+  streamsOf,
+  T0,
+  testEnv,
+  written,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
 import { registrationOf } from '../register-player/decider';
 import { decideProcessAction } from './decider';
 
@@ -19,7 +33,8 @@ const BASE = `
 `;
 const game = (sections: string) => catalogOf(BASE, sections);
 
-const badgeUids = (p: ActionProcessed) => (p.result.badges ?? []).map((b) => (b.rank ? `${b.uid}#${b.rank.rank}` : b.uid));
+const badgeUids = (p: ActionProcessed) =>
+  (p.result.badges ?? []).map((b) => (b.rank ? `${b.uid}#${b.rank.rank}` : b.uid));
 const triggerUids = (p: ActionProcessed) => (p.result.triggers ?? []).map((t) => t.uid);
 const amounts = (p: ActionProcessed) => (p.result.deliverables ?? []).map((d) => [d.uid, d.amount]);
 
@@ -49,14 +64,35 @@ describe('the action result', () => {
       playerId: PLAYER,
       referenceId: 'ref-2',
       badges: [
-        { uid: 'b-first', label: 'First purchase', type: 'OneTimeOnly', points: 20, imageName: 'https://img/b.png', rank: null },
-        { uid: 'b-shopper', label: 'Shopper', type: 'Ranked', points: 5, imageName: null, rank: { rank: 1, label: 'Bronze' } },
+        {
+          uid: 'b-first',
+          label: 'First purchase',
+          type: 'OneTimeOnly',
+          points: 20,
+          imageName: 'https://img/b.png',
+          rank: null,
+        },
+        {
+          uid: 'b-shopper',
+          label: 'Shopper',
+          type: 'Ranked',
+          points: 5,
+          imageName: null,
+          rank: { rank: 1, label: 'Bronze' },
+        },
       ],
       triggers: [{ uid: 't-hello', label: 'Hello', points: 1 }],
       achievedLevel: { uid: 'l2', label: 'Regular', level: 2, target: 30, imageName: 'https://img/l2.png' },
       earnedPoints: 36,
       deliverables: [
-        { uid: 'gold', amount: 3, label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', details: [{ label: 'note', value: 'shiny' }] },
+        {
+          uid: 'gold',
+          amount: 3,
+          label: 'Gold',
+          type: 1,
+          imageName: 'https://img.example.com/gold.png',
+          details: [{ label: 'note', value: 'shiny' }],
+        },
         { uid: 'sword', amount: 1, label: 'Sword', type: 1, imageName: null, details: null },
         { uid: 'ping', amount: 1, label: 'Ping', type: 3, imageName: null, details: null },
         { uid: 'banner', amount: 1, label: 'Banner', type: 2, imageName: null, details: null },
@@ -190,7 +226,12 @@ describe('cost', () => {
     const p = playerSpec(catalog);
     p.process('earn');
     const spin = p.process('spin', { multiplier: 3 }); // balance exactly the cost
-    expect(spin.cost).toEqual({ deliverableUid: 'gold', label: 'Gold', amount: 10, provisionUid: spin.result.provisionUid });
+    expect(spin.cost).toEqual({
+      deliverableUid: 'gold',
+      label: 'Gold',
+      amount: 10,
+      provisionUid: spin.result.provisionUid,
+    });
     expect(spin.effects.balances).toEqual([
       { deliverableUid: 'gold', amount: -4 }, // +6 granted, -10 charged
       { deliverableUid: 'gems', amount: 3 },
@@ -209,10 +250,13 @@ describe('cost', () => {
   });
 
   test('a new player can pay with what the registration grants', () => {
-    const welcome = catalogOf(BASE, `
+    const welcome = catalogOf(
+      BASE,
+      `
       actions: [{ identifier: spin, cost: 10, costDeliverable: gold }]
       levels: [{ uid: l1, label: L1, level: 1, target: 0, deliverables: [{ deliverable: gold, amount: 10 }] }]
-    `);
+    `,
+    );
     const p = playerSpec(welcome);
     expect(p.process('spin').cost?.amount).toBe(10);
     expect(p.state.balances.get('gold')).toBe(0);
@@ -252,7 +296,11 @@ describe('actions and players', () => {
   });
 
   test('5003 for an unknown player when autoRegisterPlayers is false; a registered one plays', () => {
-    const closed = catalogOf(BASE, 'settings: { autoRegisterPlayers: false }', 'actions: [{ identifier: play, points: 1 }]');
+    const closed = catalogOf(
+      BASE,
+      'settings: { autoRegisterPlayers: false }',
+      'actions: [{ identifier: play, points: 1 }]',
+    );
     const p = playerSpec(closed);
     expect(failureOf(p.tryProcess('play'))).toEqual({ code: 5003, message: 'PlayerId does not exist' });
     expect(p.recorded).toEqual([]);
@@ -272,7 +320,11 @@ describe('actions and players', () => {
   test("2601 for a referenceId another player's action recorded, and nothing written", () => {
     const p = playerSpec(catalog);
     const cmd = { playerId: PLAYER, referenceId: 'theirs', name: 'play', timestamp: T0, multiplier: 1, details: [] };
-    const decided = decideProcessAction(cmd, { player: p.state, playerRevision: -1, referenceTaken: true, activationsTaken: new Map() }, { ...testEnv(), catalog });
+    const decided = decideProcessAction(
+      cmd,
+      { player: p.state, playerRevision: -1, referenceTaken: true, activationsTaken: new Map() },
+      { ...testEnv(), catalog },
+    );
     expect(failureOf(decided)).toEqual({ code: 2601, message: 'Duplicate action' });
   });
 });
@@ -292,13 +344,37 @@ describe('what one action writes, in one append', () => {
     const spin = p.tryProcess('spin', { ref: 'second' });
     if (!spin.ok) throw new Error('spin failed');
     const provisionUid = spin.value.answer.provisionUid!;
-    expect(streamsOf(spin.value)).toEqual([playerStream(PLAYER), referenceStream('second'), stockStream(TRIGGER_ACTIVATIONS, 't-limited'), provisionStream(provisionUid)]);
-    expect(written(spin.value, referenceStream('second'))).toEqual([{ type: 'ReferenceRecorded', data: { referenceId: 'second', playerId: PLAYER, actionName: 'spin', playerRevision: 2 } }]);
-    expect(written(spin.value, stockStream(TRIGGER_ACTIVATIONS, 't-limited'))).toEqual([{ type: 'TriggerActivationTaken', data: { resourceUid: 't-limited', holder: 'second', playerId: PLAYER, units: 1 } }]);
+    expect(streamsOf(spin.value)).toEqual([
+      playerStream(PLAYER),
+      referenceStream('second'),
+      stockStream(TRIGGER_ACTIVATIONS, 't-limited'),
+      provisionStream(provisionUid),
+    ]);
+    expect(written(spin.value, referenceStream('second'))).toEqual([
+      {
+        type: 'ReferenceRecorded',
+        data: { referenceId: 'second', playerId: PLAYER, actionName: 'spin', playerRevision: 2 },
+      },
+    ]);
+    expect(written(spin.value, stockStream(TRIGGER_ACTIVATIONS, 't-limited'))).toEqual([
+      {
+        type: 'TriggerActivationTaken',
+        data: { resourceUid: 't-limited', holder: 'second', playerId: PLAYER, units: 1 },
+      },
+    ]);
     expect(written(spin.value, provisionStream(provisionUid))).toEqual([
       {
         type: 'ProvisionOpened',
-        data: { provisionUid, playerId: PLAYER, referenceType: 'Action', bundleUid: null, referenceId: 'second', cost: { deliverableUid: 'gold', label: 'Gold', amount: 5 }, status: 'Completed', createDate: T0 },
+        data: {
+          provisionUid,
+          playerId: PLAYER,
+          referenceType: 'Action',
+          bundleUid: null,
+          referenceId: 'second',
+          cost: { deliverableUid: 'gold', label: 'Gold', amount: 5 },
+          status: 'Completed',
+          createDate: T0,
+        },
       },
     ]);
     const provisionWrite = spin.value.writes.find((w) => w.stream === provisionStream(provisionUid))!;
@@ -308,14 +384,23 @@ describe('what one action writes, in one append', () => {
   test("a new player's reference names the revision after its registration", () => {
     const p = playerSpec(catalog);
     const first = p.tryProcess('earn', { ref: 'r' });
-    expect(first.ok && written(first.value, referenceStream('r'))).toEqual([{ type: 'ReferenceRecorded', data: { referenceId: 'r', playerId: PLAYER, actionName: 'earn', playerRevision: 1 } }]);
+    expect(first.ok && written(first.value, referenceStream('r'))).toEqual([
+      {
+        type: 'ReferenceRecorded',
+        data: { referenceId: 'r', playerId: PLAYER, actionName: 'earn', playerRevision: 1 },
+      },
+    ]);
   });
 
   test('a limited trigger whose activations are all taken does not fire, and its stock is not written', () => {
     const p = playerSpec(catalog);
     p.process('earn');
     const cmd = { playerId: PLAYER, referenceId: 'late', name: 'spin', timestamp: T0, multiplier: 1, details: [] };
-    const late = decideProcessAction(cmd, { player: p.state, playerRevision: 1, referenceTaken: false, activationsTaken: new Map([['t-limited', 3]]) }, { ...testEnv(), catalog });
+    const late = decideProcessAction(
+      cmd,
+      { player: p.state, playerRevision: 1, referenceTaken: false, activationsTaken: new Map([['t-limited', 3]]) },
+      { ...testEnv(), catalog },
+    );
     if (!late.ok) throw new Error('late failed');
     expect(late.value.answer.triggers).toBeNull();
     expect(streamsOf(late.value)).not.toContain(stockStream(TRIGGER_ACTIVATIONS, 't-limited'));
@@ -549,8 +634,22 @@ describe('badge types', () => {
     const p = playerSpec(catalog);
     const buy = p.process('buy', { details: { amount: 300 } });
     expect(buy.result.badges).toEqual([
-      { uid: 'b-spender', label: 'Spender', type: 'Ranked', points: 51, imageName: null, rank: { rank: 1, label: 'Bronze' } },
-      { uid: 'b-spender', label: 'Spender', type: 'Ranked', points: 2, imageName: null, rank: { rank: 2, label: 'Silver' } },
+      {
+        uid: 'b-spender',
+        label: 'Spender',
+        type: 'Ranked',
+        points: 51,
+        imageName: null,
+        rank: { rank: 1, label: 'Bronze' },
+      },
+      {
+        uid: 'b-spender',
+        label: 'Spender',
+        type: 'Ranked',
+        points: 2,
+        imageName: null,
+        rank: { rank: 2, label: 'Silver' },
+      },
     ]);
     expect(buy.result.earnedPoints).toBe(53);
   });
@@ -622,9 +721,19 @@ describe('triggers', () => {
   test('randomizedPrize grants ONE deliverable, picked by weight', () => {
     const p = playerSpec(catalog);
     p.env.random = () => 0.7499; // 0.7499 * 4 < 3: the first
-    expect(p.process('spin').awards.find((a) => a.uid === 't-lucky')!.grants.map((g) => g.uid)).toEqual(['gold']);
+    expect(
+      p
+        .process('spin')
+        .awards.find((a) => a.uid === 't-lucky')!
+        .grants.map((g) => g.uid),
+    ).toEqual(['gold']);
     p.env.random = () => 0.75;
-    expect(p.process('spin').awards.find((a) => a.uid === 't-lucky')!.grants.map((g) => g.uid)).toEqual(['gems']);
+    expect(
+      p
+        .process('spin')
+        .awards.find((a) => a.uid === 't-lucky')!
+        .grants.map((g) => g.uid),
+    ).toEqual(['gems']);
   });
 
   test('randomizedPrize picks follow the weights over many draws', () => {
@@ -719,7 +828,8 @@ describe('powerups', () => {
     for (const uid of [...p.state.powerups.keys()]) p.given(activated(uid, p.env.now));
     return p;
   };
-  const usesOf = (p: PlayerSpec) => [...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, o.usesConsumed]);
+  const usesOf = (p: PlayerSpec) =>
+    [...p.state.powerups.values()].map((o) => [o.instance.deliverableUid, o.usesConsumed]);
 
   test('an activated powerup multiplies its target prizes, not points or other prizes, and uses one use', () => {
     const p = owning('boost-gold');

@@ -3,15 +3,44 @@ import { addAmounts, multiplyAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { Catalog, Deliverable } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
-import type { ActionProcessed, ActionResult, Award, LevelReached, MissionMove, PlayerRegistered, ProgressEntry, StreakStep } from '../../shared/events/player-events';
+import type {
+  ActionProcessed,
+  ActionResult,
+  Award,
+  LevelReached,
+  MissionMove,
+  PlayerRegistered,
+  ProgressEntry,
+  StreakStep,
+} from '../../shared/events/player-events';
 import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
-import { challengeHolds, compileRules, countedEntries, filterMatches, rankThresholdMet, summedDetailOutOfRange, summedValue, withinDates, type CompiledRule } from '../../shared/rules/conditions';
+import {
+  challengeHolds,
+  compileRules,
+  countedEntries,
+  filterMatches,
+  rankThresholdMet,
+  summedDetailOutOfRange,
+  summedValue,
+  withinDates,
+  type CompiledRule,
+} from '../../shared/rules/conditions';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../shared/rules/caps';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
-import { advance, allStepsCompleted, compileMissions, isUnlocked, missionDetailOutOfRange, missionPeriodOf, stepMatches, withinWindow, type MissionPosition } from '../../shared/rules/missions';
+import {
+  advance,
+  allStepsCompleted,
+  compileMissions,
+  isUnlocked,
+  missionDetailOutOfRange,
+  missionPeriodOf,
+  stepMatches,
+  withinWindow,
+  type MissionPosition,
+} from '../../shared/rules/missions';
 import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
 import { periodOf } from '../../shared/time/calendar';
 import { scopedAttributes } from '../../shared/player/attributes';
@@ -47,7 +76,9 @@ export interface ProcessActionEnv extends DecisionEnv {
 
 /** Limited triggers with a condition on an action: the stocks a decision on it must read. */
 export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
-  return (compileRules(catalog).byAction.get(actionName) ?? []).flatMap((rule) => ('limited' in rule.def && rule.def.limited ? [{ uid: rule.def.uid, limit: rule.def.limit }] : []));
+  return (compileRules(catalog).byAction.get(actionName) ?? []).flatMap((rule) =>
+    'limited' in rule.def && rule.def.limited ? [{ uid: rule.def.uid, limit: rule.def.limit }] : [],
+  );
 }
 
 /**
@@ -57,7 +88,11 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
  * append: the referenceId's record (expected not to exist: a second one is the duplicate), one
  * activation of each limited trigger awarded, and the cost's provision.
  */
-export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessActionState, env: ProcessActionEnv): Result<Decision<ActionResult>> {
+export function decideProcessAction(
+  cmd: ProcessActionCommand,
+  state: ProcessActionState,
+  env: ProcessActionEnv,
+): Result<Decision<ActionResult>> {
   const { catalog } = env;
   const index = indexCatalog(catalog);
   const action = index.actionByIdentifier.get(cmd.name);
@@ -73,8 +108,13 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     registered = registration.value;
     // Levels reached at registration must not be granted again below; what they grant can pay the cost.
     const balances = new Map(player.balances);
-    for (const b of registered.effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
-    player = { ...player, balances, levelsReached: new Map([...player.levelsReached, ...registered.levels.map((l) => [l.uid, l.level] as const)]) };
+    for (const b of registered.effects.balances)
+      balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
+    player = {
+      ...player,
+      balances,
+      levelsReached: new Map([...player.levelsReached, ...registered.levels.map((l) => [l.uid, l.level] as const)]),
+    };
   }
 
   // Caps count periods of the player's calendar, in the zone in force now.
@@ -87,16 +127,27 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   let cost: ActionProcessed['cost'] = null;
   if (counts && action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
-    if (balanceOf(player, currency.uid) < action.cost) return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
+    if (balanceOf(player, currency.uid) < action.cost)
+      return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
     cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
   }
 
   // pointGap: within the gap the action still counts for conditions but earns no points itself.
   const last = player.lastPointAward.get(action.identifier);
-  const pointsAwarded = counts && (action.pointGap <= 0 || last === undefined || Math.abs(cmd.timestamp - last) >= action.pointGap * 1000);
-  const pointsCapped = capActionPoints(action, player, clock, pointsAwarded ? multiplyAmount(action.points, cmd.multiplier) : 0);
+  const pointsAwarded =
+    counts && (action.pointGap <= 0 || last === undefined || Math.abs(cmd.timestamp - last) >= action.pointGap * 1000);
+  const pointsCapped = capActionPoints(
+    action,
+    player,
+    clock,
+    pointsAwarded ? multiplyAmount(action.points, cmd.multiplier) : 0,
+  );
   const actionPoints = pointsCapped.points;
-  const actionGrants = counts ? action.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, multiplyAmount(x.amount, cmd.multiplier))) : [];
+  const actionGrants = counts
+    ? action.deliverables.map((x) =>
+        grantOf(deliverables.get(x.deliverable)!, multiplyAmount(x.amount, cmd.multiplier)),
+      )
+    : [];
 
   const details = new Map(cmd.details.map((d) => [d.name, d.value]));
   const outOfRange = summedDetailOutOfRange(compileRules(catalog).byAction.get(cmd.name) ?? [], cmd.name, details);
@@ -104,7 +155,9 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   const missionOutOfRange = missionDetailOutOfRange(compileMissions(catalog), cmd.name, details);
   if (missionOutOfRange) return fail(1001, missionOutOfRange);
   const exhausted = (trigger: string, limit: number) => (state.activationsTaken.get(trigger) ?? limit) >= limit;
-  const { progress, awards } = counts ? evaluateRules(cmd, player, env, details, deliverables, exhausted) : { progress: [], awards: [] };
+  const { progress, awards } = counts
+    ? evaluateRules(cmd, player, env, details, deliverables, exhausted)
+    : { progress: [], awards: [] };
 
   const streakMoves = counts ? streakStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
   const milestones = streakMoves.flatMap((s) => s.milestones);
@@ -116,15 +169,28 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   const levels = levelsReachedAt(catalog, player, addAmounts(player.points, earnedPoints));
 
   // Active powerups multiply the Prize amounts this action grants; each one that applies uses one use.
-  const milestoneGrants = milestones.map((m) => m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
-  const completionGrants = completed.map((m) => m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
-  const powered = applyPowerups(player, env, deliverables, [actionGrants, ...awards.map((a) => a.grants), ...levels.map((l) => l.grants), ...milestoneGrants, ...completionGrants]);
+  const milestoneGrants = milestones.map((m) =>
+    m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)),
+  );
+  const completionGrants = completed.map((m) =>
+    m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)),
+  );
+  const powered = applyPowerups(player, env, deliverables, [
+    actionGrants,
+    ...awards.map((a) => a.grants),
+    ...levels.map((l) => l.grants),
+    ...milestoneGrants,
+    ...completionGrants,
+  ]);
   // Earn caps cut what is granted after powerups: the amounts a player actually receives.
   const earned = capEarnings(powered.grantLists, deliverables, player, clock);
   const [poweredActionGrants, ...rest] = earned.grantLists;
   const poweredAwards: Award[] = awards.map((a, i) => ({ ...a, grants: rest[i] }));
   const poweredLevels: LevelReached[] = levels.map((l, i) => ({ ...l, grants: rest[awards.length + i] }));
-  const milestonesGranted = rest.slice(awards.length + levels.length, awards.length + levels.length + milestones.length);
+  const milestonesGranted = rest.slice(
+    awards.length + levels.length,
+    awards.length + levels.length + milestones.length,
+  );
   const completionsGranted = rest.slice(awards.length + levels.length + milestones.length);
   let nextMilestone = 0;
   const streakSteps: StreakStep[] = streakMoves.map(({ streak, period, step: s, milestones: reached }) => ({
@@ -137,19 +203,31 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     freezes: s.run.freezes,
     freezesUsed: s.freezesUsed,
     extended: s.extended,
-    milestones: reached.map((m) => ({ length: m.length, points: m.points, grants: milestonesGranted[nextMilestone++] })),
+    milestones: reached.map((m) => ({
+      length: m.length,
+      points: m.points,
+      grants: milestonesGranted[nextMilestone++],
+    })),
   }));
   let nextCompletion = 0;
-  const missionMoves: MissionMove[] = missionSteps.map(({ mission, period, matches, counted, position, completes }) => ({
-    uid: mission.uid,
-    label: mission.label,
-    period,
-    matches,
-    counted,
-    completedSteps: position.steps.flatMap((s, i) => (s.completed ? [i] : [])),
-    completion: completes ? { points: mission.points, grants: completionsGranted[nextCompletion++] } : null,
-  }));
-  const allGrants = [...poweredActionGrants, ...poweredAwards.flatMap((a) => a.grants), ...poweredLevels.flatMap((l) => l.grants), ...milestonesGranted.flat(), ...completionsGranted.flat()];
+  const missionMoves: MissionMove[] = missionSteps.map(
+    ({ mission, period, matches, counted, position, completes }) => ({
+      uid: mission.uid,
+      label: mission.label,
+      period,
+      matches,
+      counted,
+      completedSteps: position.steps.flatMap((s, i) => (s.completed ? [i] : [])),
+      completion: completes ? { points: mission.points, grants: completionsGranted[nextCompletion++] } : null,
+    }),
+  );
+  const allGrants = [
+    ...poweredActionGrants,
+    ...poweredAwards.flatMap((a) => a.grants),
+    ...poweredLevels.flatMap((l) => l.grants),
+    ...milestonesGranted.flat(),
+    ...completionsGranted.flat(),
+  ];
 
   const granted = effectsOfGrants(catalog, allGrants, env, noEffects());
   if (!granted.ok) return granted;
@@ -162,9 +240,30 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   const result: ActionResult = {
     playerId: cmd.playerId,
     referenceId: cmd.referenceId,
-    badges: nullIfEmpty(poweredAwards.filter((a) => a.kind === 'badge').map((a) => ({ uid: a.uid, label: a.label, type: a.ruleType, points: a.points, imageName: a.imageName, rank: a.rank }))),
-    triggers: nullIfEmpty(poweredAwards.filter((a) => a.kind === 'trigger').map((a) => ({ uid: a.uid, label: a.label, points: a.points }))),
-    achievedLevel: achieved ? { uid: achieved.uid, label: achieved.label, level: achieved.level, target: achieved.target, imageName: achieved.imageName } : null,
+    badges: nullIfEmpty(
+      poweredAwards
+        .filter((a) => a.kind === 'badge')
+        .map((a) => ({
+          uid: a.uid,
+          label: a.label,
+          type: a.ruleType,
+          points: a.points,
+          imageName: a.imageName,
+          rank: a.rank,
+        })),
+    ),
+    triggers: nullIfEmpty(
+      poweredAwards.filter((a) => a.kind === 'trigger').map((a) => ({ uid: a.uid, label: a.label, points: a.points })),
+    ),
+    achievedLevel: achieved
+      ? {
+          uid: achieved.uid,
+          label: achieved.label,
+          level: achieved.level,
+          target: achieved.target,
+          imageName: achieved.imageName,
+        }
+      : null,
     earnedPoints,
     deliverables: nullIfEmpty(allGrants),
     ...(cost ? { provisionUid: cost.provisionUid } : {}),
@@ -181,10 +280,24 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
     ),
     missions: nullIfEmpty(
       missionMoves.flatMap((m, i) =>
-        m.counted.length > 0 || m.completion !== null ? [{ uid: m.uid, label: m.label, stepsCompleted: m.completedSteps.length, stepsTotal: missionSteps[i].mission.steps.length, completed: m.completion !== null }] : [],
+        m.counted.length > 0 || m.completion !== null
+          ? [
+              {
+                uid: m.uid,
+                label: m.label,
+                stepsCompleted: m.completedSteps.length,
+                stepsTotal: missionSteps[i].mission.steps.length,
+                completed: m.completion !== null,
+              },
+            ]
+          : [],
       ),
     ),
-    capped: nullIfEmpty(timesCap ? [{ period: timesCap.period, kind: 'times' as const, limit: timesCap.times! }] : [...pointsCapped.cuts, ...earned.cuts]),
+    capped: nullIfEmpty(
+      timesCap
+        ? [{ period: timesCap.period, kind: 'times' as const, limit: timesCap.times! }]
+        : [...pointsCapped.cuts, ...earned.cuts],
+    ),
   };
   const allowances = counts ? [...timesUses(action, clock), ...pointsCapped.uses, ...earned.uses] : [];
 
@@ -213,21 +326,57 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
   // The leaderboard scopes the action counts on: the player's values now, whatever they become later.
   const scopes = scopedAttributes(catalog, player.attributes);
   if (scopes) processed.attributes = scopes;
-  const playerEvents = registered ? [{ type: 'PlayerRegistered' as const, data: registered }, { type: 'ActionProcessed' as const, data: processed }] : [{ type: 'ActionProcessed' as const, data: processed }];
+  const playerEvents = registered
+    ? [
+        { type: 'PlayerRegistered' as const, data: registered },
+        { type: 'ActionProcessed' as const, data: processed },
+      ]
+    : [{ type: 'ActionProcessed' as const, data: processed }];
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: playerEvents },
     {
       stream: referenceStream(cmd.referenceId),
-      events: [{ type: 'ReferenceRecorded', data: { referenceId: cmd.referenceId, playerId: cmd.playerId, actionName: action.identifier, playerRevision: state.playerRevision + playerEvents.length } }],
+      events: [
+        {
+          type: 'ReferenceRecorded',
+          data: {
+            referenceId: cmd.referenceId,
+            playerId: cmd.playerId,
+            actionName: action.identifier,
+            playerRevision: state.playerRevision + playerEvents.length,
+          },
+        },
+      ],
     },
     ...poweredAwards
       .filter((a) => a.limited)
-      .map((a) => ({ stream: stockStream(TRIGGER_ACTIVATIONS, a.uid), events: [{ type: TRIGGER_ACTIVATIONS.taken, data: { resourceUid: a.uid, holder: cmd.referenceId, playerId: cmd.playerId, units: 1 } }] })),
+      .map((a) => ({
+        stream: stockStream(TRIGGER_ACTIVATIONS, a.uid),
+        events: [
+          {
+            type: TRIGGER_ACTIVATIONS.taken,
+            data: { resourceUid: a.uid, holder: cmd.referenceId, playerId: cmd.playerId, units: 1 },
+          },
+        ],
+      })),
   ];
   if (cost) {
     const { provisionUid, ...charged } = cost;
-    const opened = { provisionUid, playerId: cmd.playerId, referenceType: 'Action' as const, bundleUid: null, referenceId: cmd.referenceId, cost: charged, status: 'Completed' as const, createDate: cmd.timestamp };
-    writes.push({ stream: provisionStream(provisionUid), events: [{ type: 'ProvisionOpened', data: opened }], expectedRevision: 'no_stream' });
+    const opened = {
+      provisionUid,
+      playerId: cmd.playerId,
+      referenceType: 'Action' as const,
+      bundleUid: null,
+      referenceId: cmd.referenceId,
+      cost: charged,
+      status: 'Completed' as const,
+      createDate: cmd.timestamp,
+    };
+    writes.push({
+      stream: provisionStream(provisionUid),
+      events: [{ type: 'ProvisionOpened', data: opened }],
+      expectedRevision: 'no_stream',
+    });
   }
   return ok(decision(result, writes));
 }
@@ -235,7 +384,13 @@ export function decideProcessAction(cmd: ProcessActionCommand, state: ProcessAct
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
 
 /** Each active streak the action counts for, with the step it makes in the period of its timestamp. */
-function streakStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessActionCommand, details: ReadonlyMap<string, string>, timeZone: string) {
+function streakStepsOf(
+  catalog: Catalog,
+  player: PlayerState,
+  cmd: ProcessActionCommand,
+  details: ReadonlyMap<string, string>,
+  timeZone: string,
+) {
   return catalog.streaks
     .filter((streak) => countsFor(streak, cmd.name, details))
     .map((streak) => {
@@ -250,16 +405,26 @@ function streakStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessAction
  * what the player held before the action: the action's period, its step matches, the steps it was
  * an entry of, the position after it, and whether it completes the mission.
  */
-function missionStepsOf(catalog: Catalog, player: PlayerState, cmd: ProcessActionCommand, details: ReadonlyMap<string, string>, timeZone: string) {
+function missionStepsOf(
+  catalog: Catalog,
+  player: PlayerState,
+  cmd: ProcessActionCommand,
+  details: ReadonlyMap<string, string>,
+  timeZone: string,
+) {
   return compileMissions(catalog).flatMap((m) => {
     const matches = stepMatches(m, cmd.name, details);
     if (matches.length === 0 || !withinWindow(m, cmd.timestamp) || !isUnlocked(m.def, player)) return [];
     const period = missionPeriodOf(m.def, cmd.timestamp, timeZone);
     const held = player.missions.get(m.def.uid)?.periods.get(period);
-    const before: MissionPosition = { steps: m.conditions.map((_, i) => held?.steps[i] ?? { entries: [], completed: false }) };
+    const before: MissionPosition = {
+      steps: m.conditions.map((_, i) => held?.steps[i] ?? { entries: [], completed: false }),
+    };
     // A period whose mission is completed counts nothing more; the match is still recorded for replays.
     const done = held?.completion != null;
-    const { position, counted } = done ? { position: before, counted: [] } : advance(m, before, { ref: cmd.referenceId, ts: cmd.timestamp, matches });
+    const { position, counted } = done
+      ? { position: before, counted: [] }
+      : advance(m, before, { ref: cmd.referenceId, ts: cmd.timestamp, matches });
     return [{ mission: m.def, period, matches, counted, position, completes: !done && allStepsCompleted(position) }];
   });
 }
@@ -317,7 +482,13 @@ function evaluateRules(
   return { progress, awards };
 }
 
-function ruleAward(rule: CompiledRule, rank: Award['rank'], points: number, grants: Grant[], consumed: ProgressEntry[][]): Award {
+function ruleAward(
+  rule: CompiledRule,
+  rank: Award['rank'],
+  points: number,
+  grants: Grant[],
+  consumed: ProgressEntry[][],
+): Award {
   const def = rule.def;
   return {
     kind: rule.kind,
@@ -334,7 +505,12 @@ function ruleAward(rule: CompiledRule, rank: Award['rank'], points: number, gran
 }
 
 /** Ranks are earned in ascending order, several in one action when thresholds allow. */
-function rankAwards(rule: CompiledRule, state: PlayerState, current: ProgressEntry[][], deliverables: ReadonlyMap<string, Deliverable>): Award[] {
+function rankAwards(
+  rule: CompiledRule,
+  state: PlayerState,
+  current: ProgressEntry[][],
+  deliverables: ReadonlyMap<string, Deliverable>,
+): Award[] {
   const held = new Set((state.holdingsByUid.get(rule.def.uid) ?? []).filter((h) => h.rank).map((h) => h.rank!.rank));
   const out: Award[] = [];
   const ranks = [...(rule.rankSet?.ranks ?? [])].sort((a, b) => a.rank - b.rank);
@@ -345,7 +521,15 @@ function rankAwards(rule: CompiledRule, state: PlayerState, current: ProgressEnt
     const first = held.size === 0 && out.length === 0;
     const grants = (rank.deliverables ?? []).map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount));
     if (first) grants.unshift(...rule.def.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)));
-    out.push(ruleAward(rule, { rank: rank.rank, label: rank.label }, addAmounts(rank.points ?? 0, first ? rule.def.points : 0), grants, []));
+    out.push(
+      ruleAward(
+        rule,
+        { rank: rank.rank, label: rank.label },
+        addAmounts(rank.points ?? 0, first ? rule.def.points : 0),
+        grants,
+        [],
+      ),
+    );
   }
   return out;
 }
@@ -362,7 +546,12 @@ function pickGrants(rule: CompiledRule, env: DecisionEnv, deliverables: Readonly
 }
 
 /** Multiplies target Prize amounts by every activated, valid powerup; reports which were used. */
-function applyPowerups(state: PlayerState, env: DecisionEnv, deliverables: ReadonlyMap<string, Deliverable>, grantLists: Grant[][]): { grantLists: Grant[][]; uses: string[] } {
+function applyPowerups(
+  state: PlayerState,
+  env: DecisionEnv,
+  deliverables: ReadonlyMap<string, Deliverable>,
+  grantLists: Grant[][],
+): { grantLists: Grant[][]; uses: string[] } {
   const active = activePowerups(state, env.now);
   if (!active.length) return { grantLists, uses: [] };
   const used = new Set<string>();

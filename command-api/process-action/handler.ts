@@ -17,21 +17,36 @@ import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } fro
  * (by another player: the player's own are in its state) fails the append and is read by the
  * next attempt. Only a refusal reads it first, to answer 2601 before any other refusal.
  */
-export function processAction(cmd: ProcessActionCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<ActionResult>>> {
+export function processAction(
+  cmd: ProcessActionCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<ActionResult>>> {
   const env = decisionEnv(deps);
   const reference = referenceStream(cmd.referenceId);
   let attempts = 0;
-  return runCommand(deps, origin.metadata, async (read) => {
-    const { catalog } = deps.catalog();
-    const player = await read.player(cmd.playerId);
-    const activationsTaken = new Map<string, number>();
-    for (const trigger of limitedTriggersOf(catalog, cmd.name)) activationsTaken.set(trigger.uid, (await read.stock(TRIGGER_ACTIVATIONS, trigger.uid)).taken);
-    const decide = (referenceTaken: boolean) => decideProcessAction(cmd, { player: player.state, playerRevision: player.revision, referenceTaken, activationsTaken }, { ...env, catalog });
-    if ((attempts += 1) === 1) {
-      read.assumeNew(reference);
-      const decided = decide(false);
-      if (decided.ok) return decided;
-    }
-    return decide((await read.stream(reference)).length > 0);
-  }, origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      const { catalog } = deps.catalog();
+      const player = await read.player(cmd.playerId);
+      const activationsTaken = new Map<string, number>();
+      for (const trigger of limitedTriggersOf(catalog, cmd.name))
+        activationsTaken.set(trigger.uid, (await read.stock(TRIGGER_ACTIVATIONS, trigger.uid)).taken);
+      const decide = (referenceTaken: boolean) =>
+        decideProcessAction(
+          cmd,
+          { player: player.state, playerRevision: player.revision, referenceTaken, activationsTaken },
+          { ...env, catalog },
+        );
+      if ((attempts += 1) === 1) {
+        read.assumeNew(reference);
+        const decided = decide(false);
+        if (decided.ok) return decided;
+      }
+      return decide((await read.stream(reference)).length > 0);
+    },
+    origin.idempotency,
+  );
 }

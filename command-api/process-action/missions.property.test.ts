@@ -42,9 +42,20 @@ const catalog = catalogOf(`
 `);
 const HOUR = 3_600_000;
 
-type Step = { kind: 'act'; name: 'order' | 'check_in'; day: number; hour: number; amount: number } | { kind: 'reverse'; back: number };
+type Step =
+  | { kind: 'act'; name: 'order' | 'check_in'; day: number; hour: number; amount: number }
+  | { kind: 'reverse'; back: number };
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('act' as const), name: fc.constantFrom('order' as const, 'check_in' as const), day: fc.nat(9), hour: fc.nat(23), amount: fc.nat(4) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('act' as const),
+      name: fc.constantFrom('order' as const, 'check_in' as const),
+      day: fc.nat(9),
+      hour: fc.nat(23),
+      amount: fc.nat(4),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reverse' as const), back: fc.nat(10) }) },
 );
 
@@ -53,9 +64,13 @@ function missionsOf(state: PlayerState) {
   const out = new Map<string, { steps: { refs: string[]; completed: boolean }[]; completedBy: string | null }>();
   for (const [uid, run] of state.missions) {
     for (const [period, p] of run.periods) {
-      const steps = [0, 1].slice(0, catalog.missions.find((m) => m.uid === uid)!.steps.length).map((i) => ({ refs: (p.steps[i]?.entries ?? []).map((e) => e.ref), completed: p.steps[i]?.completed ?? false }));
+      const steps = [0, 1].slice(0, catalog.missions.find((m) => m.uid === uid)!.steps.length).map((i) => ({
+        refs: (p.steps[i]?.entries ?? []).map((e) => e.ref),
+        completed: p.steps[i]?.completed ?? false,
+      }));
       // A period whose progress all went away is the same as one never started.
-      if (steps.some((s) => s.refs.length > 0) || p.completion) out.set(`${uid}@${period}`, { steps, completedBy: p.completion?.awardedBy ?? null });
+      if (steps.some((s) => s.refs.length > 0) || p.completion)
+        out.set(`${uid}@${period}`, { steps, completedBy: p.completion?.awardedBy ?? null });
     }
   }
   return out;
@@ -70,7 +85,13 @@ describe('missions under reversal', () => {
         const reversed = new Set<string>();
         steps.forEach((s, i) => {
           if (s.kind === 'act') {
-            processed.push(p.process(s.name, { ref: `r${i}`, at: T0 + s.day * DAY + s.hour * HOUR + i, details: { amount: s.amount } }));
+            processed.push(
+              p.process(s.name, {
+                ref: `r${i}`,
+                at: T0 + s.day * DAY + s.hour * HOUR + i,
+                details: { amount: s.amount },
+              }),
+            );
             return;
           }
           const live = processed.filter((a) => !reversed.has(a.referenceId));
@@ -80,7 +101,12 @@ describe('missions under reversal', () => {
         });
         const remaining = processed.filter((a) => !reversed.has(a.referenceId));
         const fresh = playerSpec(catalog);
-        for (const a of remaining) fresh.process(a.actionName, { ref: a.referenceId, at: a.timestamp, details: Object.fromEntries(a.details.map((d) => [d.name, d.value])) });
+        for (const a of remaining)
+          fresh.process(a.actionName, {
+            ref: a.referenceId,
+            at: a.timestamp,
+            details: Object.fromEntries(a.details.map((d) => [d.name, d.value])),
+          });
 
         const mine = missionsOf(p.state);
         const theirs = missionsOf(fresh.state);
@@ -91,10 +117,14 @@ describe('missions under reversal', () => {
           if (m.completedBy !== null) expect([key, theirs.get(key)!.completedBy !== null]).toEqual([key, true]);
         }
 
-        const held = [...p.state.missions.entries()].flatMap(([uid, run]) => [...run.periods.values()].flatMap((period) => (period.completion ? [{ uid, ...period.completion }] : [])));
+        const held = [...p.state.missions.entries()].flatMap(([uid, run]) =>
+          [...run.periods.values()].flatMap((period) => (period.completion ? [{ uid, ...period.completion }] : [])),
+        );
         const orders = remaining.filter((a) => a.actionName === 'order').length;
         expect(p.state.points).toBe(orders + held.reduce((sum, c) => sum + c.points, 0));
-        expect(p.state.balances.get('beans') ?? 0).toBe(held.flatMap((c) => c.grants).reduce((sum, g) => sum + g.amount, 0));
+        expect(p.state.balances.get('beans') ?? 0).toBe(
+          held.flatMap((c) => c.grants).reduce((sum, g) => sum + g.amount, 0),
+        );
       }),
       { numRuns: 300, seed: 20261126 },
     );

@@ -15,7 +15,8 @@ describe('runNested', () => {
     ];
     const results = await runNested(
       bodies,
-      (body) => (typeof body === 'object' ? ok(body as { playerId: string; n: number }) : fail(1001, 'Payload is null')),
+      (body) =>
+        typeof body === 'object' ? ok(body as { playerId: string; n: number }) : fail(1001, 'Payload is null'),
       async (cmd) => {
         running++;
         most = Math.max(most, running);

@@ -17,8 +17,14 @@ import { runWithNested } from './nested';
 export const actionBody = z.object({
   name: text(),
   referenceId: text(),
-  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC),
-  timestamp: z.number({ error: 'must be Unix milliseconds' }).int('must be Unix milliseconds').nonnegative('must be Unix milliseconds').optional(),
+  playerId: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .meta(PLAYER_ID_DOC),
+  timestamp: z
+    .number({ error: 'must be Unix milliseconds' })
+    .int('must be Unix milliseconds')
+    .nonnegative('must be Unix milliseconds')
+    .optional(),
   multiplier: decimal()
     .refine((m) => m > 0, 'must be greater than 0')
     .meta({
@@ -26,7 +32,12 @@ export const actionBody = z.object({
         { type: 'number', exclusiveMinimum: 0, maximum: MAX_AMOUNT },
         { type: 'string', pattern: '^(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)$' },
       ],
-      description: `Multiplies the action's points and grants; default 1. At most the key's maxMultiplier (default ${Object.entries(DEFAULT_MAX_MULTIPLIER).filter(([, max]) => max > 0).map(([tier, max]) => `${tier} ${max}`).join(', ')}), never above ${MAX_AMOUNT}.`,
+      description: `Multiplies the action's points and grants; default 1. At most the key's maxMultiplier (default ${Object.entries(
+        DEFAULT_MAX_MULTIPLIER,
+      )
+        .filter(([, max]) => max > 0)
+        .map(([tier, max]) => `${tier} ${max}`)
+        .join(', ')}), never above ${MAX_AMOUNT}.`,
     })
     .optional(),
   details: details().optional(),
@@ -44,12 +55,23 @@ export function parseActionBody(body: unknown, now: number): Result<ProcessActio
   const playerId = canonicalPlayerId(parsed.value.playerId);
   if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
   const timestamp = parsed.value.timestamp ?? now;
-  if (timestamp > now + FUTURE_TOLERANCE_MS) return fail(1001, 'timestamp: must not be more than 5 minutes in the future');
-  return ok({ playerId, referenceId: parsed.value.referenceId, name: parsed.value.name, timestamp, multiplier: parsed.value.multiplier ?? 1, details: parsed.value.details ?? [] });
+  if (timestamp > now + FUTURE_TOLERANCE_MS)
+    return fail(1001, 'timestamp: must not be more than 5 minutes in the future');
+  return ok({
+    playerId,
+    referenceId: parsed.value.referenceId,
+    name: parsed.value.name,
+    timestamp,
+    multiplier: parsed.value.multiplier ?? 1,
+    details: parsed.value.details ?? [],
+  });
 }
 
 /** The outer action, and the nested `actions` applied after it in order. */
-export function parseWithNested(input: RawInput, now: number): Result<{ outer: ProcessActionCommand; nested: unknown[] }> {
+export function parseWithNested(
+  input: RawInput,
+  now: number,
+): Result<{ outer: ProcessActionCommand; nested: unknown[] }> {
   const object = requireObject(input.body);
   if (!object.ok) return object;
   const outer = parseActionBody(object.value, now);
@@ -57,18 +79,26 @@ export function parseWithNested(input: RawInput, now: number): Result<{ outer: P
   const nested = object.value.actions;
   if (nested !== undefined && !Array.isArray(nested)) return fail(1001, 'actions: must be an array of action bodies');
   // Nesting is one level deep: a deeper `actions` is refused, not dropped, and nothing runs.
-  const deeper = ((nested as unknown[] | undefined) ?? []).findIndex((body) => isObject(body) && body.actions !== undefined);
-  if (deeper >= 0) return fail(1001, `actions[${deeper}].actions: a nested action cannot carry actions of its own (nesting is one level deep)`);
+  const deeper = ((nested as unknown[] | undefined) ?? []).findIndex(
+    (body) => isObject(body) && body.actions !== undefined,
+  );
+  if (deeper >= 0)
+    return fail(
+      1001,
+      `actions[${deeper}].actions: a nested action cannot carry actions of its own (nesting is one level deep)`,
+    );
   return ok({ outer: outer.value, nested: (nested as unknown[] | undefined) ?? [] });
 }
 
 /** Refuses (1001, never caps) an action whose multiplier is above the key's `maxMultiplier`. */
 export function withinKeyMultiplier(cmd: Result<ProcessActionCommand>, key: ApiKey): Result<ProcessActionCommand> {
-  if (cmd.ok && cmd.value.multiplier > key.maxMultiplier) return fail(1001, `multiplier: must be at most ${key.maxMultiplier} for this key`);
+  if (cmd.ok && cmd.value.multiplier > key.maxMultiplier)
+    return fail(1001, `multiplier: must be at most ${key.maxMultiplier} for this key`);
   return cmd;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const processActionRoute = (deps: CommandDeps) =>
   defineRoute({
@@ -78,7 +108,19 @@ export const processActionRoute = (deps: CommandDeps) =>
     acceptsNestedActions: true,
     rateLimited: true,
     idempotent: true,
-    doc: { summary: 'Process a player action', body: actionBodyWithNested, response: processResultShape, errors: { 1001: 'Payload is null, a field is missing or invalid (the message names it), a multiplier above the key\'s maxMultiplier, a nested action with actions of its own, or an amount the action would take out of range', 1002: 'Invalid player: playerId must be a UUID', 2601: 'Duplicate action (referenceId already used)', 5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)', 5004: 'Action does not exist or is inactive', 9001: 'Insufficient funds for the action cost' } },
+    doc: {
+      summary: 'Process a player action',
+      body: actionBodyWithNested,
+      response: processResultShape,
+      errors: {
+        1001: "Payload is null, a field is missing or invalid (the message names it), a multiplier above the key's maxMultiplier, a nested action with actions of its own, or an amount the action would take out of range",
+        1002: 'Invalid player: playerId must be a UUID',
+        2601: 'Duplicate action (referenceId already used)',
+        5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)',
+        5004: 'Action does not exist or is inactive',
+        9001: 'Insufficient funds for the action cost',
+      },
+    },
     parse: (input) => parseWithNested(input, deps.now()),
     async handle(request, ctx) {
       const origin = requestOrigin(ctx, deps);
@@ -92,7 +134,10 @@ export const processActionRoute = (deps: CommandDeps) =>
         request,
         (body) => withinKeyMultiplier(parseActionBody(body, deps.now()), ctx.key),
         (cmd, each) => processAction(cmd, each, deps),
-        (first, nested) => ({ ...first, nested: nested.map((r) => (r.ok ? r.value.answer : { code: r.failure.code, data: r.failure.message })) }),
+        (first, nested) => ({
+          ...first,
+          nested: nested.map((r) => (r.ok ? r.value.answer : { code: r.failure.code, data: r.failure.message })),
+        }),
       );
       return replyOf(all, (result) => result);
     },

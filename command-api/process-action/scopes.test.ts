@@ -27,7 +27,9 @@ describe('the leaderboard scopes an action counts on', () => {
   it('when the player changes team, later actions record the new team and earlier ones keep the old', () => {
     const p = registered({ country: 'DE', team: 'red' });
     const before = p.process('score');
-    const moved = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: 'blue', country: null } }, p.state, { now: T0 });
+    const moved = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: 'blue', country: null } }, p.state, {
+      now: T0,
+    });
     if (!moved.ok) throw new Error(moved.failure.message);
     p.apply(moved.value);
     expect(p.process('score').attributes).toEqual({ team: 'blue' });

@@ -35,7 +35,15 @@ const HOUR = 3_600_000;
 
 type Step = { kind: 'act'; name: 'order' | 'watch_ad'; day: number; hour: number } | { kind: 'reverse'; back: number };
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('act' as const), name: fc.constantFrom('order' as const, 'watch_ad' as const), day: fc.nat(20), hour: fc.nat(23) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('act' as const),
+      name: fc.constantFrom('order' as const, 'watch_ad' as const),
+      day: fc.nat(20),
+      hour: fc.nat(23),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reverse' as const), back: fc.nat(10) }) },
 );
 
@@ -64,18 +72,30 @@ describe('streaks and caps under reversal', () => {
 
         // Streaks: a fresh player doing only the remaining orders, in the same order.
         const fresh = playerSpec(catalog);
-        for (const a of remaining) if (a.actionName === 'order') fresh.process('order', { ref: a.referenceId, at: a.timestamp });
+        for (const a of remaining)
+          if (a.actionName === 'order') fresh.process('order', { ref: a.referenceId, at: a.timestamp });
         for (const uid of ['s-day', 's-week']) {
           const position = (r: typeof p.state.streaks extends ReadonlyMap<string, infer R> ? R | undefined : never) =>
-            r ? { length: r.length, longest: r.longest, lastPeriod: r.lastPeriod, freezes: r.freezes } : { length: 0, longest: 0, lastPeriod: null, freezes: 0 };
+            r
+              ? { length: r.length, longest: r.longest, lastPeriod: r.lastPeriod, freezes: r.freezes }
+              : { length: 0, longest: 0, lastPeriod: null, freezes: 0 };
           expect([uid, position(p.state.streaks.get(uid))]).toEqual([uid, position(fresh.state.streaks.get(uid))]);
-          const reachable = new Set((fresh.state.streaks.get(uid)?.milestones ?? []).map((m) => `${m.length}@${m.period}`));
-          for (const m of p.state.streaks.get(uid)?.milestones ?? []) expect([uid, reachable.has(`${m.length}@${m.period}`)]).toEqual([uid, true]);
+          const reachable = new Set(
+            (fresh.state.streaks.get(uid)?.milestones ?? []).map((m) => `${m.length}@${m.period}`),
+          );
+          for (const m of p.state.streaks.get(uid)?.milestones ?? [])
+            expect([uid, reachable.has(`${m.length}@${m.period}`)]).toEqual([uid, true]);
         }
 
         // Caps: the remaining actions' recorded decisions, added up by period.
         const expected = new Map<string, number>();
-        const add = (kind: 'times' | 'points' | 'earn', of: string, period: 'Day' | 'Week', ts: number, used: number) => {
+        const add = (
+          kind: 'times' | 'points' | 'earn',
+          of: string,
+          period: 'Day' | 'Week',
+          ts: number,
+          used: number,
+        ) => {
           if (used <= 0) return;
           const key = allowanceKey({ kind, of, period, ordinal: periodOf(ts, period, 'Europe/Berlin') });
           expected.set(key, Math.round(((expected.get(key) ?? 0) + used) * 1e6) / 1e6);
@@ -85,10 +105,25 @@ describe('streaks and caps under reversal', () => {
             add('times', 'watch_ad', 'Day', a.timestamp, 1);
             add('points', 'watch_ad', 'Week', a.timestamp, a.actionPoints);
           }
-          const beans = (a.result.deliverables ?? []).filter((g) => g.uid === 'beans').reduce((sum, g) => sum + g.amount, 0);
+          const beans = (a.result.deliverables ?? [])
+            .filter((g) => g.uid === 'beans')
+            .reduce((sum, g) => sum + g.amount, 0);
           // A milestone revoked by a later reversal gave its beans back.
-          const revoked = (a.streaks ?? []).flatMap((s) => s.milestones.filter((m) => !p.state.streaks.get(s.uid)?.milestones.some((h) => h.awardedBy === a.referenceId && h.length === m.length)));
-          add('earn', 'beans', 'Day', a.timestamp, beans - revoked.flatMap((m) => m.grants).reduce((sum, g) => sum + g.amount, 0));
+          const revoked = (a.streaks ?? []).flatMap((s) =>
+            s.milestones.filter(
+              (m) =>
+                !p.state.streaks
+                  .get(s.uid)
+                  ?.milestones.some((h) => h.awardedBy === a.referenceId && h.length === m.length),
+            ),
+          );
+          add(
+            'earn',
+            'beans',
+            'Day',
+            a.timestamp,
+            beans - revoked.flatMap((m) => m.grants).reduce((sum, g) => sum + g.amount, 0),
+          );
         }
         expect(new Map(p.state.allowances)).toEqual(expected);
         for (const [key, used] of p.state.allowances) {

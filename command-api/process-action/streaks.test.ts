@@ -39,15 +39,42 @@ const withFreezes = (max: number, earnEvery: number) =>
 `);
 
 /** An order on day `day` (0: 2026-06-01) at `hour` UTC. */
-const order = (p: PlayerSpec, day: number, options: { ref?: string; hour?: number; amount?: number } = {}): ActionProcessed =>
-  p.process('order', { ref: options.ref ?? `d${day}-${p.recorded.length}`, at: T0 + day * DAY + (options.hour ?? 12) * HOUR, details: { amount: options.amount ?? 5 } });
+const order = (
+  p: PlayerSpec,
+  day: number,
+  options: { ref?: string; hour?: number; amount?: number } = {},
+): ActionProcessed =>
+  p.process('order', {
+    ref: options.ref ?? `d${day}-${p.recorded.length}`,
+    at: T0 + day * DAY + (options.hour ?? 12) * HOUR,
+    details: { amount: options.amount ?? 5 },
+  });
 const streakOf = (processed: ActionProcessed) => processed.result.streaks?.[0];
-const registeredIn = (timeZone: string): PlayerEvent => ({ type: 'PlayerRegistered', data: { playerId: PLAYER, username: PLAYER, imageName: null, registeredAt: T0, timeZone, levels: [], effects: NO_EFFECTS } });
+const registeredIn = (timeZone: string): PlayerEvent => ({
+  type: 'PlayerRegistered',
+  data: {
+    playerId: PLAYER,
+    username: PLAYER,
+    imageName: null,
+    registeredAt: T0,
+    timeZone,
+    levels: [],
+    effects: NO_EFFECTS,
+  },
+});
 
 describe('a daily streak', () => {
   it('given no run, the first qualifying action starts one at length 1', () => {
     const p = playerSpec(daily);
-    expect(streakOf(order(p, 0))).toEqual({ uid: 's-daily', label: 'Daily order', length: 1, extended: false, freezesUsed: 0, freezesLeft: 0, milestones: [] });
+    expect(streakOf(order(p, 0))).toEqual({
+      uid: 's-daily',
+      label: 'Daily order',
+      length: 1,
+      extended: false,
+      freezesUsed: 0,
+      freezesLeft: 0,
+      milestones: [],
+    });
   });
 
   it('an action of another action, or failing the filters, counts for no streak: streaks is null', () => {
@@ -90,7 +117,9 @@ describe('a daily streak', () => {
     expect(streakOf(order(p, 2, { hour: 18 }))!.milestones).toEqual([]);
     order(p, 3);
     const fifth = order(p, 4);
-    expect(streakOf(fifth)!.milestones).toEqual([{ length: 5, points: 50, deliverables: [expect.objectContaining({ uid: 'beans', amount: 20 })] }]);
+    expect(streakOf(fifth)!.milestones).toEqual([
+      { length: 5, points: 50, deliverables: [expect.objectContaining({ uid: 'beans', amount: 20 })] },
+    ]);
     expect(fifth.result.deliverables).toEqual([expect.objectContaining({ uid: 'beans', amount: 20 })]);
     expect([p.state.points, p.state.balances.get('beans')]).toEqual([60, 20]);
     // A break, then a new run reaching 3 again.
@@ -120,7 +149,15 @@ describe('freezes', () => {
     const p = playerSpec(withFreezes(2, 2));
     order(p, 0);
     order(p, 1); // length 2: one freeze
-    expect(streakOf(order(p, 3))).toEqual({ uid: 's-daily', label: 'Daily order', length: 3, extended: true, freezesUsed: 1, freezesLeft: 0, milestones: [] });
+    expect(streakOf(order(p, 3))).toEqual({
+      uid: 's-daily',
+      label: 'Daily order',
+      length: 3,
+      extended: true,
+      freezesUsed: 1,
+      freezesLeft: 0,
+      milestones: [],
+    });
   });
 
   it('cover two missed days when two are held', () => {
@@ -140,7 +177,7 @@ describe('freezes', () => {
   });
 });
 
-describe('periods of the player\'s calendar', () => {
+describe("periods of the player's calendar", () => {
   it('a weekly streak counts ISO weeks, Monday first', () => {
     const weekly = game(`
         period: Week
@@ -166,8 +203,10 @@ describe('periods of the player\'s calendar', () => {
   it('in Europe/Berlin the 25-hour day of 2026-10-25 is one day, where UTC sees two', () => {
     const berlin = playerSpec(daily).given(registeredIn('Europe/Berlin'));
     const utc = playerSpec(daily).given(registeredIn('UTC'));
-    for (const p of [berlin, utc]) p.process('order', { at: Date.parse('2026-10-24T22:30:00Z'), details: { amount: 1 } }); // 10-25 00:30 CEST
-    const late = (p: PlayerSpec) => streakOf(p.process('order', { at: Date.parse('2026-10-25T22:30:00Z'), details: { amount: 1 } })); // 10-25 23:30 CET
+    for (const p of [berlin, utc])
+      p.process('order', { at: Date.parse('2026-10-24T22:30:00Z'), details: { amount: 1 } }); // 10-25 00:30 CEST
+    const late = (p: PlayerSpec) =>
+      streakOf(p.process('order', { at: Date.parse('2026-10-25T22:30:00Z'), details: { amount: 1 } })); // 10-25 23:30 CET
     expect(late(berlin)).toMatchObject({ length: 1, extended: false });
     expect(late(utc)).toMatchObject({ length: 2, extended: true });
   });
@@ -200,7 +239,10 @@ describe('reversal', () => {
     expect([p.state.points, p.state.balances.get('beans') ?? 0]).toEqual([0, 0]);
     expect(p.state.streaks.get('s-daily')).toMatchObject({ length: 2, longest: 2, milestones: [] });
     // The run goes on from the remaining actions: day 5 makes 3, and the milestone is earned again.
-    expect(streakOf(order(p, 5))).toMatchObject({ length: 3, milestones: [{ length: 3, points: 10, deliverables: [] }] });
+    expect(streakOf(order(p, 5))).toMatchObject({
+      length: 3,
+      milestones: [{ length: 3, points: 10, deliverables: [] }],
+    });
   });
 
   it('of a second action of a day changes nothing in the run and keeps the milestones', () => {

@@ -23,13 +23,20 @@ export interface TransactionState {
 
 export type TransactionEnv = DecisionEnv & { catalog: Catalog };
 
-type PlayerProvisionEvent = { type: 'ProvisionCompleted'; data: ProvisionCompleted } | { type: 'ProvisionFailed'; data: ProvisionFailed } | { type: 'ProvisionRefunded'; data: ProvisionRefunded };
+type PlayerProvisionEvent =
+  | { type: 'ProvisionCompleted'; data: ProvisionCompleted }
+  | { type: 'ProvisionFailed'; data: ProvisionFailed }
+  | { type: 'ProvisionRefunded'; data: ProvisionRefunded };
 
 /**
  * The transaction state table: Pending -> Completed (complete) or Failed (cancel, timeout);
  * Completed store purchase -> Refunded (refund). Any operation on a Failed one is 9003.
  */
-export function decideTransaction(op: TransactionOperation, state: TransactionState, env: TransactionEnv): Result<Decision<Transaction>> {
+export function decideTransaction(
+  op: TransactionOperation,
+  state: TransactionState,
+  env: TransactionEnv,
+): Result<Decision<Transaction>> {
   const p = state.player.provisions.get(state.record.opened.provisionUid);
   if (!p) return fail(9004, 'Transaction does not exist');
   if (p.status === 'Failed') return fail(9003, 'Transaction already failed');
@@ -45,7 +52,23 @@ export function decideTransaction(op: TransactionOperation, state: TransactionSt
   if (op === 'complete') {
     const effects = effectsOfGrants(env.catalog, p.contents, env);
     if (!effects.ok) return effects;
-    return ok(moved(state, p, { type: 'ProvisionCompleted', data: { playerId: state.player.playerId, provisionUid: p.uid, completedAt: env.now, contents: p.contents, effects: effects.value } }, env));
+    return ok(
+      moved(
+        state,
+        p,
+        {
+          type: 'ProvisionCompleted',
+          data: {
+            playerId: state.player.playerId,
+            provisionUid: p.uid,
+            completedAt: env.now,
+            contents: p.contents,
+            effects: effects.value,
+          },
+        },
+        env,
+      ),
+    );
   }
   return ok(moved(state, p, failure(state.player, p, 'Cancelled', env), env));
 }
@@ -61,10 +84,18 @@ export function decideTimeout(state: TransactionState, env: TransactionEnv): Dec
   return { ...moved(state, p, failure(state.player, p, 'TimedOut', env), env), answer: { dueAt: null } };
 }
 
-function failure(player: PlayerState, p: ProvisionState, reason: 'Cancelled' | 'TimedOut', env: TransactionEnv): PlayerProvisionEvent {
+function failure(
+  player: PlayerState,
+  p: ProvisionState,
+  reason: 'Cancelled' | 'TimedOut',
+  env: TransactionEnv,
+): PlayerProvisionEvent {
   const effects = noEffects();
   if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
-  return { type: 'ProvisionFailed', data: { playerId: player.playerId, provisionUid: p.uid, reason, failedAt: env.now, returned: p.cost, effects } };
+  return {
+    type: 'ProvisionFailed',
+    data: { playerId: player.playerId, provisionUid: p.uid, reason, failedAt: env.now, returned: p.cost, effects },
+  };
 }
 
 /** Returns the currency and takes the contents back; none of it if the player already spent them. */
@@ -74,29 +105,60 @@ function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Re
   if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
   for (const g of p.contents) if (deliverables.get(g.uid)?.kind !== 'Powerup') addBalance(effects, g.uid, -g.amount);
   for (const b of effects.balances) {
-    if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0) return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
+    if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
+      return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
   }
-  if (p.powerupUids.some((uid) => !player.powerups.has(uid))) return fail(9011, 'Refund would make a balance negative: a powerup of this bundle is no longer owned');
+  if (p.powerupUids.some((uid) => !player.powerups.has(uid)))
+    return fail(9011, 'Refund would make a balance negative: a powerup of this bundle is no longer owned');
   effects.powerupsRemoved = [...p.powerupUids];
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
-  return ok({ type: 'ProvisionRefunded', data: { playerId: player.playerId, provisionUid: p.uid, refundedAt: env.now, returned: p.cost, removed: p.contents, powerupsRemoved: p.powerupUids, effects } });
+  return ok({
+    type: 'ProvisionRefunded',
+    data: {
+      playerId: player.playerId,
+      provisionUid: p.uid,
+      refundedAt: env.now,
+      returned: p.cost,
+      removed: p.contents,
+      powerupsRemoved: p.powerupUids,
+      effects,
+    },
+  });
 }
 
 /**
  * The move written at once: the player's event, the provision's new status, and, for a purchase
  * that failed or was refunded, its unit of the bundle's stock given back.
  */
-function moved(state: TransactionState, p: ProvisionState, event: PlayerProvisionEvent, env: TransactionEnv): Decision<Transaction> {
-  const status = event.type === 'ProvisionCompleted' ? 'Completed' : event.type === 'ProvisionFailed' ? 'Failed' : 'Refunded';
+function moved(
+  state: TransactionState,
+  p: ProvisionState,
+  event: PlayerProvisionEvent,
+  env: TransactionEnv,
+): Decision<Transaction> {
+  const status =
+    event.type === 'ProvisionCompleted' ? 'Completed' : event.type === 'ProvisionFailed' ? 'Failed' : 'Refunded';
   const failureReason = event.type === 'ProvisionFailed' ? event.data.reason : null;
   const { playerId } = state.player;
   const writes: StreamWrite[] = [
     { stream: playerStream(playerId), events: [event] },
-    { stream: provisionStream(p.uid), events: [{ type: 'ProvisionStatusChanged', data: { provisionUid: p.uid, playerId, status, failureReason, updateDate: env.now } }] },
+    {
+      stream: provisionStream(p.uid),
+      events: [
+        {
+          type: 'ProvisionStatusChanged',
+          data: { provisionUid: p.uid, playerId, status, failureReason, updateDate: env.now },
+        },
+      ],
+    },
   ];
   if (status !== 'Completed' && p.stockTaken && p.bundleUid) {
     // A return can never exceed the stock: it needs no revision.
-    writes.push({ stream: stockStream(BUNDLE_STOCK, p.bundleUid), events: [{ type: BUNDLE_STOCK.returned, data: { resourceUid: p.bundleUid, holder: p.uid, playerId, units: 1 } }], expectedRevision: 'any' });
+    writes.push({
+      stream: stockStream(BUNDLE_STOCK, p.bundleUid),
+      events: [{ type: BUNDLE_STOCK.returned, data: { resourceUid: p.bundleUid, holder: p.uid, playerId, units: 1 } }],
+      expectedRevision: 'any',
+    });
   }
   return decision(transactionView({ ...state.record, status, failureReason, updateDate: env.now }), writes);
 }

@@ -14,10 +14,22 @@ export async function readTransaction(read: StreamReads, provisionUid: string): 
 }
 
 /** complete, cancel, refund: read the provision and its player, decide, append the move (player, provision, stock) at once. */
-export function transact(op: TransactionOperation, provisionUid: string, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<Transaction>>> {
+export function transact(
+  op: TransactionOperation,
+  provisionUid: string,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<Transaction>>> {
   const env = decisionEnv(deps);
-  return runCommand(deps, origin.metadata, async (read) => {
-    const state = await readTransaction(read, provisionUid);
-    return state ? decideTransaction(op, state, { ...env, catalog: deps.catalog().catalog }) : fail(9004, 'Transaction does not exist');
-  }, origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      const state = await readTransaction(read, provisionUid);
+      return state
+        ? decideTransaction(op, state, { ...env, catalog: deps.catalog().catalog })
+        : fail(9004, 'Transaction does not exist');
+    },
+    origin.idempotency,
+  );
 }

@@ -14,7 +14,11 @@ const moves: [path: string, op: 'complete' | 'cancel' | 'refund', summary: strin
     '/v1/store/refund-transaction',
     'refund',
     'Refund a Completed store purchase: currency and stock back, contents taken back',
-    { 9008: 'Only completed transactions can be refunded', 9009: 'Only store transactions can be refunded', 9011: 'Refund would make a balance negative' },
+    {
+      9008: 'Only completed transactions can be refunded',
+      9009: 'Only store transactions can be refunded',
+      9011: 'Refund would make a balance negative',
+    },
   ],
 ];
 

@@ -22,11 +22,20 @@ describe('provision-timeout before its purchase is written', () => {
   }
 
   it('looks again a second later while the purchase may still be on its way', async () => {
-    expect(await runAt(T0, T0 + 60_000)).toEqual([[PROVISION_TIMEOUT, `provision-timeout-${provisionUid}`, T0 + NOT_YET_WRITTEN_RETRY_MS, { provisionUid, writtenBy: T0 + 60_000 }]]);
+    expect(await runAt(T0, T0 + 60_000)).toEqual([
+      [
+        PROVISION_TIMEOUT,
+        `provision-timeout-${provisionUid}`,
+        T0 + NOT_YET_WRITTEN_RETRY_MS,
+        { provisionUid, writtenBy: T0 + 60_000 },
+      ],
+    ]);
   });
 
   it('never later than the end of that window', async () => {
-    expect(await runAt(T0, T0 + 200)).toEqual([[PROVISION_TIMEOUT, `provision-timeout-${provisionUid}`, T0 + 200, { provisionUid, writtenBy: T0 + 200 }]]);
+    expect(await runAt(T0, T0 + 200)).toEqual([
+      [PROVISION_TIMEOUT, `provision-timeout-${provisionUid}`, T0 + 200, { provisionUid, writtenBy: T0 + 200 }],
+    ]);
   });
 
   it('takes the purchase as never written once the window is over', async () => {

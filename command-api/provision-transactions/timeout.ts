@@ -22,7 +22,12 @@ export const PURCHASE_WRITE_WINDOW_MS = 5 * 60_000;
 export const NOT_YET_WRITTEN_RETRY_MS = 1000;
 
 /** `writtenBy`: the time after which a provision still missing was never written. */
-export const provisionTimeout = (provisionUid: string, runAt: number, writtenBy: number): ScheduledJob => ({ type: PROVISION_TIMEOUT, id: timeoutJobId(provisionUid), runAt, payload: { provisionUid, writtenBy } });
+export const provisionTimeout = (provisionUid: string, runAt: number, writtenBy: number): ScheduledJob => ({
+  type: PROVISION_TIMEOUT,
+  id: timeoutJobId(provisionUid),
+  runAt,
+  payload: { provisionUid, writtenBy },
+});
 
 /**
  * The job: decides against the provision as it is now, so a rerun, or a provision completed
@@ -34,12 +39,18 @@ export async function timeOutProvision(provisionUid: string, writtenBy: number, 
   const env = decisionEnv(deps);
   const outcome = await runCommand(deps, jobMetadata(timeoutJobId(provisionUid), deps), async (read) => {
     const state = await readTransaction(read, provisionUid);
-    return state ? { ok: true, value: decideTimeout(state, { ...env, catalog: deps.catalog().catalog }) } : fail(9004, 'Transaction does not exist');
+    return state
+      ? { ok: true, value: decideTimeout(state, { ...env, catalog: deps.catalog().catalog }) }
+      : fail(9004, 'Transaction does not exist');
   });
   if (!outcome.ok) {
     if (outcome.failure.code === 9004) {
       const now = deps.now();
-      if (now < writtenBy) await schedule(provisionTimeout(provisionUid, Math.min(now + NOT_YET_WRITTEN_RETRY_MS, writtenBy), writtenBy), deps);
+      if (now < writtenBy)
+        await schedule(
+          provisionTimeout(provisionUid, Math.min(now + NOT_YET_WRITTEN_RETRY_MS, writtenBy), writtenBy),
+          deps,
+        );
       return;
     }
     // Contended through every attempt: thrown, so that the job runs again.

@@ -22,17 +22,34 @@ export async function latestCatalog(events: EventStore): Promise<CatalogPublishe
  * the next version, so every change of rules is on the record; an unchanged file publishes
  * nothing. Answers the version in force.
  */
-export function decidePublication(catalog: Catalog, hash: string, latest: CatalogPublished | null, now: number): Decision<PublishedCatalog & { published: boolean }> {
-  if (latest && latest.hash === hash) return decision({ version: latest.version, catalog: latest.catalog, published: false }, []);
+export function decidePublication(
+  catalog: Catalog,
+  hash: string,
+  latest: CatalogPublished | null,
+  now: number,
+): Decision<PublishedCatalog & { published: boolean }> {
+  if (latest && latest.hash === hash)
+    return decision({ version: latest.version, catalog: latest.catalog, published: false }, []);
   const version = (latest?.version ?? 0) + 1;
-  return decision({ version, catalog, published: true }, [{ stream: CATALOG_STREAM, events: [{ type: 'CatalogPublished', data: { version, hash, publishedAt: now, catalog } }] }]);
+  return decision({ version, catalog, published: true }, [
+    {
+      stream: CATALOG_STREAM,
+      events: [{ type: 'CatalogPublished', data: { version, hash, publishedAt: now, catalog } }],
+    },
+  ]);
 }
 
 /**
  * Publishes the operator's catalog at start. Two processes starting at once both succeed: the one
  * that loses the race reads the winner's version and, if it is the same catalog, uses it.
  */
-export async function publishCatalog(deps: CommandDeps, catalog: Catalog, hash: string, now: number, origin: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>): Promise<Result<PublishedCatalog & { published: boolean }>> {
+export async function publishCatalog(
+  deps: CommandDeps,
+  catalog: Catalog,
+  hash: string,
+  now: number,
+  origin: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>,
+): Promise<Result<PublishedCatalog & { published: boolean }>> {
   type Publication = PublishedCatalog & { published: boolean };
   const outcome = await runCommand<Publication>(
     deps,

@@ -26,18 +26,57 @@ export interface RegisterPlayerCommand {
  * player with no points reaches, with what those levels grant. Registration happens here, or with
  * a player's first action when the catalog registers players automatically.
  */
-export function registrationOf(catalog: Catalog, state: PlayerState, playerId: string, env: DecisionEnv, username?: string, imageName?: string | null, timeZone?: string, attributes?: Record<string, string | null>): Result<PlayerRegistered> {
+export function registrationOf(
+  catalog: Catalog,
+  state: PlayerState,
+  playerId: string,
+  env: DecisionEnv,
+  username?: string,
+  imageName?: string | null,
+  timeZone?: string,
+  attributes?: Record<string, string | null>,
+): Result<PlayerRegistered> {
   const levels = levelsReachedAt(catalog, state, 0);
-  const effects = effectsOfGrants(catalog, levels.flatMap((l) => l.grants), env);
+  const effects = effectsOfGrants(
+    catalog,
+    levels.flatMap((l) => l.grants),
+    env,
+  );
   if (!effects.ok) return effects;
   const set = withAttributes({}, attributes ?? {});
-  return ok({ playerId, username: username ?? playerId, imageName: imageName ?? null, registeredAt: env.now, ...(timeZone ? { timeZone } : {}), ...(Object.keys(set).length ? { attributes: set } : {}), levels, effects: effects.value });
+  return ok({
+    playerId,
+    username: username ?? playerId,
+    imageName: imageName ?? null,
+    registeredAt: env.now,
+    ...(timeZone ? { timeZone } : {}),
+    ...(Object.keys(set).length ? { attributes: set } : {}),
+    levels,
+    effects: effects.value,
+  });
 }
 
 /** Registers a player ahead of their first action; 5002 when the player exists. */
-export function decideRegisterPlayer(cmd: RegisterPlayerCommand, state: PlayerState, env: DecisionEnv & { catalog: Catalog }): Result<Decision<PlayerRegistered>> {
+export function decideRegisterPlayer(
+  cmd: RegisterPlayerCommand,
+  state: PlayerState,
+  env: DecisionEnv & { catalog: Catalog },
+): Result<Decision<PlayerRegistered>> {
   if (state.registered) return fail(5002, 'PlayerId already exists');
-  const registered = registrationOf(env.catalog, state, cmd.playerId, env, cmd.username, cmd.imageName, cmd.timeZone, cmd.attributes);
+  const registered = registrationOf(
+    env.catalog,
+    state,
+    cmd.playerId,
+    env,
+    cmd.username,
+    cmd.imageName,
+    cmd.timeZone,
+    cmd.attributes,
+  );
   if (!registered.ok) return registered;
-  return ok(decision(registered.value, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] }]));
+  return ok(
+    decision(registered.value, [
+      { stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] },
+    ]),
+  );
 }

@@ -5,10 +5,19 @@ import { runCommand, type CommandOrigin, type Decided } from '../command';
 import { decisionEnv, type CommandDeps } from '../deps';
 import { decideRegisterPlayer, type RegisterPlayerCommand } from './decider';
 
-export function registerPlayer(cmd: RegisterPlayerCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<PlayerRegistered>>> {
+export function registerPlayer(
+  cmd: RegisterPlayerCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<PlayerRegistered>>> {
   const env = decisionEnv(deps);
-  return runCommand(deps, origin.metadata, async (read) => {
-    const { state } = await read.player(cmd.playerId);
-    return decideRegisterPlayer(cmd, state, { ...env, catalog: deps.catalog().catalog });
-  }, origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      const { state } = await read.player(cmd.playerId);
+      return decideRegisterPlayer(cmd, state, { ...env, catalog: deps.catalog().catalog });
+    },
+    origin.idempotency,
+  );
 }

@@ -11,9 +11,19 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
 
 const registerBody = z.object({
-  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC),
-  username: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`).optional(),
-  imageName: z.string({ error: 'must be a string' }).max(MAX_STRING, `must be at most ${MAX_STRING} characters`).nullable().optional(),
+  playerId: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .meta(PLAYER_ID_DOC),
+  username: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .optional(),
+  imageName: z
+    .string({ error: 'must be a string' })
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .nullable()
+    .optional(),
   timeZone: timeZone().optional(),
   attributes: attributes().optional(),
 });
@@ -25,7 +35,16 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
     idempotent: true,
     path: '/v1/player/create',
     tiers: SERVER_MOBILE,
-    doc: { summary: 'Register a player ahead of their first action', body: registerBody, response: registeredShape, errors: { 1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds', 1002: 'Invalid player: playerId must be a UUID', 5002: 'PlayerId already exists (HTTP 200)' } },
+    doc: {
+      summary: 'Register a player ahead of their first action',
+      body: registerBody,
+      response: registeredShape,
+      errors: {
+        1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds',
+        1002: 'Invalid player: playerId must be a UUID',
+        5002: 'PlayerId already exists (HTTP 200)',
+      },
+    },
     parse: (input) => {
       const parsed = parseBody(registerBody)(input);
       if (!parsed.ok) return parsed;
@@ -33,6 +52,12 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
       return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
     },
     async handle(cmd, ctx) {
-      return replyOf(await registerPlayer(cmd, requestOrigin(ctx, deps), deps), (registered) => ({ playerId: registered.playerId, username: registered.username, imageName: registered.imageName, timeZone: registered.timeZone ?? null, attributes: registered.attributes ?? {} }));
+      return replyOf(await registerPlayer(cmd, requestOrigin(ctx, deps), deps), (registered) => ({
+        playerId: registered.playerId,
+        username: registered.username,
+        imageName: registered.imageName,
+        timeZone: registered.timeZone ?? null,
+        attributes: registered.attributes ?? {},
+      }));
     },
   });

@@ -3,7 +3,19 @@ import { addAmounts } from '../../shared/amount';
 import type { Effects } from '../../shared/events/common';
 import type { PlayerState } from '../../shared/player/state';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { activated, catalogOf, failureOf, given, OTHER_PLAYER, PLAYER, playerSpec, streamsOf, T0, written, type PlayerSpec } from '../../test/support/player-spec';
+import {
+  activated,
+  catalogOf,
+  failureOf,
+  given,
+  OTHER_PLAYER,
+  PLAYER,
+  playerSpec,
+  streamsOf,
+  T0,
+  written,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
 
 const catalog = catalogOf(`
   version: 1
@@ -61,7 +73,8 @@ const summed = (p: PlayerSpec) => {
   for (const e of p.recorded) {
     const effects = (e.data as { effects: Effects }).effects;
     points = addAmounts(points, effects.points);
-    for (const b of effects.balances) balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
+    for (const b of effects.balances)
+      balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
   }
   return { points, balances };
 };
@@ -124,10 +137,27 @@ describe('reversal', () => {
     const reversal = p.tryReverse('ref-2');
     if (!reversal.ok) throw new Error('reversal failed');
     const provisionUid = play.cost!.provisionUid;
-    expect(streamsOf(reversal.value)).toEqual([playerStream(PLAYER), referenceStream('ref-2'), stockStream(TRIGGER_ACTIVATIONS, 't-play'), provisionStream(provisionUid)]);
-    expect(written(reversal.value, referenceStream('ref-2'))).toEqual([{ type: 'ReferenceReversed', data: { referenceId: 'ref-2', playerId: PLAYER, reversedAt: T0 } }]);
-    expect(written(reversal.value, stockStream(TRIGGER_ACTIVATIONS, 't-play'))).toEqual([{ type: 'TriggerActivationReturned', data: { resourceUid: 't-play', holder: 'ref-2', playerId: PLAYER, units: 1 } }]);
-    expect(written(reversal.value, provisionStream(provisionUid))).toEqual([{ type: 'ProvisionStatusChanged', data: { provisionUid, playerId: PLAYER, status: 'Refunded', failureReason: null, updateDate: T0 } }]);
+    expect(streamsOf(reversal.value)).toEqual([
+      playerStream(PLAYER),
+      referenceStream('ref-2'),
+      stockStream(TRIGGER_ACTIVATIONS, 't-play'),
+      provisionStream(provisionUid),
+    ]);
+    expect(written(reversal.value, referenceStream('ref-2'))).toEqual([
+      { type: 'ReferenceReversed', data: { referenceId: 'ref-2', playerId: PLAYER, reversedAt: T0 } },
+    ]);
+    expect(written(reversal.value, stockStream(TRIGGER_ACTIVATIONS, 't-play'))).toEqual([
+      {
+        type: 'TriggerActivationReturned',
+        data: { resourceUid: 't-play', holder: 'ref-2', playerId: PLAYER, units: 1 },
+      },
+    ]);
+    expect(written(reversal.value, provisionStream(provisionUid))).toEqual([
+      {
+        type: 'ProvisionStatusChanged',
+        data: { provisionUid, playerId: PLAYER, status: 'Refunded', failureReason: null, updateDate: T0 },
+      },
+    ]);
     // Given back units and a provision's status need no revision: nothing concurrent can make them wrong.
     expect(reversal.value.writes.map((w) => w.expectedRevision)).toEqual([undefined, undefined, 'any', 'any']);
   });
@@ -136,16 +166,27 @@ describe('reversal', () => {
     const p = playerSpec(catalog);
     p.process('unlock');
     p.process('unlock');
-    expect(p.reverse('ref-2').effects).toEqual({ points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] });
+    expect(p.reverse('ref-2').effects).toEqual({
+      points: 0,
+      balances: [],
+      powerupsGranted: [],
+      powerupsRemoved: [],
+      powerupUses: [],
+    });
   });
 
   test('takes back a rank earned by a later action whose threshold no longer holds, and keeps the others', () => {
     const p = playerSpec(catalog);
     p.repeat(4, 'grind'); // Bronze by ref-2, Silver by ref-4
-    expect(heldUids(p).filter((h) => h.startsWith('b-grinder'))).toEqual(['b-grinder#1 by ref-2', 'b-grinder#2 by ref-4']);
+    expect(heldUids(p).filter((h) => h.startsWith('b-grinder'))).toEqual([
+      'b-grinder#1 by ref-2',
+      'b-grinder#2 by ref-4',
+    ]);
 
     const reversed = p.reverse('ref-1');
-    expect(reversed.revokedAwards.filter((a) => a.uid === 'b-grinder').map((a) => [a.rank, a.awardedBy, a.points])).toEqual([[2, 'ref-4', 2]]);
+    expect(
+      reversed.revokedAwards.filter((a) => a.uid === 'b-grinder').map((a) => [a.rank, a.awardedBy, a.points]),
+    ).toEqual([[2, 'ref-4', 2]]);
     expect(heldUids(p).filter((h) => h.startsWith('b-grinder'))).toEqual(['b-grinder#1 by ref-2']);
     expect(p.state.balances.get('ping')).toBe(0);
 
@@ -160,7 +201,9 @@ describe('reversal', () => {
     const reversed = p.reverse('ref-2');
     expect(reversed.revokedAwards.map((a) => a.uid)).toContain('b-third');
     expect(heldUids(p)).not.toContain('b-third by ref-3');
-    expect(p.state.progress.get('b-third')).toEqual([[expect.objectContaining({ ref: 'ref-1' }), expect.objectContaining({ ref: 'ref-3' })]]);
+    expect(p.state.progress.get('b-third')).toEqual([
+      [expect.objectContaining({ ref: 'ref-1' }), expect.objectContaining({ ref: 'ref-3' })],
+    ]);
     expect(p.state.balances.get('gems')).toBe(0);
 
     expect(p.process('grind').result.badges?.map((b) => b.uid)).toContain('b-third');
@@ -239,7 +282,8 @@ describe('reversal and powerups', () => {
 describe('evolve of ActionReversed', () => {
   test('leaves points and balances equal to the sum of the events effects', () => {
     const p = playerSpec(catalog);
-    for (const name of ['get-boost', 'earn', 'play', 'grind', 'grind', 'grind', 'grind', 'unlock', 'grind', 'score']) p.process(name);
+    for (const name of ['get-boost', 'earn', 'play', 'grind', 'grind', 'grind', 'grind', 'unlock', 'grind', 'score'])
+      p.process(name);
     activateAll(p);
     p.process('earn');
     for (const ref of ['ref-3', 'ref-5', 'ref-11', 'ref-1']) p.reverse(ref);
@@ -274,7 +318,13 @@ describe('properties', () => {
         const p = playerSpec(catalog);
         const refs = playAll(p, steps);
         for (const ref of refs.reverse()) p.reverse(ref);
-        expect(holdingsOf(p.state)).toEqual({ points: 0, balances: {}, holdings: [], levels: refs.length ? ['l1'] : [], powerups: [] });
+        expect(holdingsOf(p.state)).toEqual({
+          points: 0,
+          balances: {},
+          holdings: [],
+          levels: refs.length ? ['l1'] : [],
+          powerups: [],
+        });
         expect([...p.state.progress.values()].flat(2)).toEqual([]);
       }),
     );
@@ -282,19 +332,23 @@ describe('properties', () => {
 
   test('whatever is reversed, in any order, balances are the sum of the effects and never negative', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...names), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 30 }), (steps, picks) => {
-        const p = playerSpec(catalog);
-        const refs = playAll(p, steps);
-        for (const pick of picks.slice(0, refs.length)) {
-          const result = p.tryReverse(refs[pick % refs.length]);
-          if (!result.ok) expect(result.failure.code).toBe(101);
-        }
-        const { points, balances } = summed(p);
-        expect(p.state.points).toBe(points);
-        expect(p.state.balances).toEqual(balances);
-        expect([...p.state.balances.values()].every((amount) => amount >= 0)).toBe(true);
-        expect(p.state.points).toBeGreaterThanOrEqual(0);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...names), { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (steps, picks) => {
+          const p = playerSpec(catalog);
+          const refs = playAll(p, steps);
+          for (const pick of picks.slice(0, refs.length)) {
+            const result = p.tryReverse(refs[pick % refs.length]);
+            if (!result.ok) expect(result.failure.code).toBe(101);
+          }
+          const { points, balances } = summed(p);
+          expect(p.state.points).toBe(points);
+          expect(p.state.balances).toEqual(balances);
+          expect([...p.state.balances.values()].every((amount) => amount >= 0)).toBe(true);
+          expect(p.state.points).toBeGreaterThanOrEqual(0);
+        },
+      ),
     );
   });
 });

@@ -35,11 +35,17 @@ const NOT_REVERSIBLE = 'Action is not reversible';
  * referenceId's record, the activations of revoked limited triggers given back, and the cost's
  * provision Refunded. 101 with nothing changed when it cannot be done.
  */
-export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseActionState, env: { catalog: Catalog; now: number }): Result<Decision<ActionReversed>> {
+export function decideReverseAction(
+  cmd: ReverseActionCommand,
+  state: ReverseActionState,
+  env: { catalog: Catalog; now: number },
+): Result<Decision<ActionReversed>> {
   const { reference, player, original } = state;
-  if (!reference || reference.playerId !== cmd.playerId || !original || !player.processed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
+  if (!reference || reference.playerId !== cmd.playerId || !original || !player.processed.has(cmd.referenceId))
+    return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
   if (original.actionName !== cmd.name) return fail(101, `${NOT_REVERSIBLE}: name does not match the original action`);
-  if (reference.reversed || player.reversed.has(cmd.referenceId)) return fail(101, `${NOT_REVERSIBLE}: already reversed`);
+  if (reference.reversed || player.reversed.has(cmd.referenceId))
+    return fail(101, `${NOT_REVERSIBLE}: already reversed`);
 
   const { catalog, now } = env;
   const revoked = holdingsToRevoke(player, original, catalog);
@@ -58,7 +64,10 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
   const revokedMilestones = streaks.flatMap((s) => s.revoked);
   const missions = recomputedMissions(player, original, catalog);
   const revokedMissions = missions.flatMap((m) => m.revoked);
-  const pointsTaken = [...revokedAwards, ...revokedMilestones, ...revokedMissions].reduce((sum, a) => addAmounts(sum, a.points), original.actionPoints);
+  const pointsTaken = [...revokedAwards, ...revokedMilestones, ...revokedMissions].reduce(
+    (sum, a) => addAmounts(sum, a.points),
+    original.actionPoints,
+  );
   const pointsAfter = subtractAmounts(player.points, pointsTaken);
   // Levels whose target the remaining points no longer reach are lost, with what they granted.
   const revokedLevels = catalog.levels
@@ -66,7 +75,13 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
     .map((l) => ({ uid: l.uid, level: l.level, grants: player.levelGrants.get(l.uid) ?? [] }));
 
   const actionGrants = original.actionGrants;
-  const taken: Grant[] = [...actionGrants, ...revokedAwards.flatMap((a) => a.grants), ...revokedLevels.flatMap((l) => l.grants), ...revokedMilestones.flatMap((m) => m.grants), ...revokedMissions.flatMap((m) => m.grants)];
+  const taken: Grant[] = [
+    ...actionGrants,
+    ...revokedAwards.flatMap((a) => a.grants),
+    ...revokedLevels.flatMap((l) => l.grants),
+    ...revokedMilestones.flatMap((m) => m.grants),
+    ...revokedMissions.flatMap((m) => m.grants),
+  ];
 
   const effects = noEffects();
   effects.points = subtractAmounts(0, pointsTaken);
@@ -75,11 +90,24 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
   if (original.cost) addBalance(effects, original.cost.deliverableUid, original.cost.amount);
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   for (const b of effects.balances) {
-    if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0) return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
+    if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
+      return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
   }
-  const revokedGrants = [...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })), ...revokedMilestones.map((m) => ({ origin: m.awardedBy, grants: m.grants })), ...revokedMissions.map((m) => ({ origin: m.awardedBy, grants: m.grants }))];
-  effects.powerupsRemoved = powerupsTakenBack(player, original.referenceId, revokedGrants, revokedLevels, powerupDeliverables);
-  effects.powerupUses = original.effects.powerupUses.filter((u) => player.powerups.has(u.uid)).map((u) => ({ uid: u.uid, uses: -u.uses }));
+  const revokedGrants = [
+    ...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })),
+    ...revokedMilestones.map((m) => ({ origin: m.awardedBy, grants: m.grants })),
+    ...revokedMissions.map((m) => ({ origin: m.awardedBy, grants: m.grants })),
+  ];
+  effects.powerupsRemoved = powerupsTakenBack(
+    player,
+    original.referenceId,
+    revokedGrants,
+    revokedLevels,
+    powerupDeliverables,
+  );
+  effects.powerupUses = original.effects.powerupUses
+    .filter((u) => player.powerups.has(u.uid))
+    .map((u) => ({ uid: u.uid, uses: -u.uses }));
 
   const reversed: ActionReversed = {
     playerId: cmd.playerId,
@@ -100,19 +128,39 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
   };
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
-    { stream: referenceStream(cmd.referenceId), events: [{ type: 'ReferenceReversed', data: { referenceId: cmd.referenceId, playerId: cmd.playerId, reversedAt: now } }] },
+    {
+      stream: referenceStream(cmd.referenceId),
+      events: [
+        { type: 'ReferenceReversed', data: { referenceId: cmd.referenceId, playerId: cmd.playerId, reversedAt: now } },
+      ],
+    },
     // An activation goes back to every player: a return can never exceed the limit, so it needs no revision.
     ...revokedAwards
       .filter((a) => a.limited)
       .map((a): StreamWrite => ({
         stream: stockStream(TRIGGER_ACTIVATIONS, a.uid),
-        events: [{ type: TRIGGER_ACTIVATIONS.returned, data: { resourceUid: a.uid, holder: a.awardedBy, playerId: cmd.playerId, units: 1 } }],
+        events: [
+          {
+            type: TRIGGER_ACTIVATIONS.returned,
+            data: { resourceUid: a.uid, holder: a.awardedBy, playerId: cmd.playerId, units: 1 },
+          },
+        ],
         expectedRevision: 'any',
       })),
   ];
   if (original.cost) {
-    const refunded = { provisionUid: original.cost.provisionUid, playerId: cmd.playerId, status: 'Refunded' as const, failureReason: null, updateDate: now };
-    writes.push({ stream: provisionStream(original.cost.provisionUid), events: [{ type: 'ProvisionStatusChanged', data: refunded }], expectedRevision: 'any' });
+    const refunded = {
+      provisionUid: original.cost.provisionUid,
+      playerId: cmd.playerId,
+      status: 'Refunded' as const,
+      failureReason: null,
+      updateDate: now,
+    };
+    writes.push({
+      stream: provisionStream(original.cost.provisionUid),
+      events: [{ type: 'ProvisionStatusChanged', data: refunded }],
+      expectedRevision: 'any',
+    });
   }
   return ok(decision(reversed, writes));
 }
@@ -121,7 +169,12 @@ export function decideReverseAction(cmd: ReverseActionCommand, state: ReverseAct
  * The allowance uses a reversal gives back: all of the reversed action's, and for each revoked
  * award or level of a later action, the earn use of what it had granted, from that action's uses.
  */
-function allowancesReturned(state: PlayerState, original: ActionProcessed, revokedGrants: { origin: string; grants: Grant[] }[], revokedLevels: { uid: string; grants: Grant[] }[]): Pick<ActionReversed, 'allowancesReturned'> {
+function allowancesReturned(
+  state: PlayerState,
+  original: ActionProcessed,
+  revokedGrants: { origin: string; grants: Grant[] }[],
+  revokedLevels: { uid: string; grants: Grant[] }[],
+): Pick<ActionReversed, 'allowancesReturned'> {
   const ref = original.referenceId;
   const returned = (state.allowancesByRef.get(ref) ?? []).map((use) => ({ ref, use: { ...use } }));
   const later = [
@@ -155,10 +208,21 @@ function recomputedStreaks(state: PlayerState, original: ActionProcessed, catalo
     const streak = streaks.get(uid);
     const run = state.streaks.get(uid);
     if (!streak || !run) return [];
-    const replayed = replay(streak, run.hits.filter((h) => h.ref !== ref));
+    const replayed = replay(
+      streak,
+      run.hits.filter((h) => h.ref !== ref),
+    );
     const revoked = run.milestones
       .filter((m) => m.awardedBy === ref || !replayed.reached.has(`${m.length}@${m.period}`))
-      .map((m) => ({ streakUid: uid, length: m.length, period: m.period, awardedBy: m.awardedBy, awardedAt: m.awardedAt, points: m.points, grants: m.grants }));
+      .map((m) => ({
+        streakUid: uid,
+        length: m.length,
+        period: m.period,
+        awardedBy: m.awardedBy,
+        awardedAt: m.awardedAt,
+        points: m.points,
+        grants: m.grants,
+      }));
     return [{ run: { uid, ...replayed.run }, revoked }];
   });
 }
@@ -175,13 +239,31 @@ function recomputedMissions(state: PlayerState, original: ActionProcessed, catal
     const mission = missions.get(uid);
     const run = state.missions.get(uid);
     if (!mission || !run) return [];
-    const replayed = replayPeriod(mission, run.hits.filter((h) => h.period === period && h.ref !== ref));
+    const replayed = replayPeriod(
+      mission,
+      run.hits.filter((h) => h.period === period && h.ref !== ref),
+    );
     const completion = run.periods.get(period)?.completion ?? null;
     const falls = completion !== null && (completion.awardedBy === ref || !allStepsCompleted(replayed));
     return [
       {
-        period: { uid, period, steps: replayed.steps.map((s) => ({ refs: s.entries.map((e) => e.ref), completed: s.completed })) },
-        revoked: falls ? [{ missionUid: uid, period, awardedBy: completion.awardedBy, awardedAt: completion.awardedAt, points: completion.points, grants: completion.grants }] : [],
+        period: {
+          uid,
+          period,
+          steps: replayed.steps.map((s) => ({ refs: s.entries.map((e) => e.ref), completed: s.completed })),
+        },
+        revoked: falls
+          ? [
+              {
+                missionUid: uid,
+                period,
+                awardedBy: completion.awardedBy,
+                awardedAt: completion.awardedAt,
+                points: completion.points,
+                grants: completion.grants,
+              },
+            ]
+          : [],
       },
     ];
   });
@@ -206,7 +288,9 @@ function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog
       if (rank && !rankThresholdMet(rank, remaining)) revoked.add(h);
     } else if (h.consumed.some((entries) => entries.some((e) => e.ref === ref))) {
       const without = h.consumed.map((entries) => entries.filter((e) => e.ref !== ref));
-      const still = rule.conditions.every((c, i) => challengeHolds(c, countedEntries(c, without[i] ?? [], h.awardedAt)));
+      const still = rule.conditions.every((c, i) =>
+        challengeHolds(c, countedEntries(c, without[i] ?? [], h.awardedAt)),
+      );
       if (!still) revoked.add(h);
     }
   }
@@ -232,7 +316,13 @@ function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog
  * Powerup instances to take back: all those the reversed action created, and for each award or
  * level of a later action that is revoked, as many instances of its powerups as it granted.
  */
-function powerupsTakenBack(state: PlayerState, ref: string, revokedGrants: { origin: string; grants: Grant[] }[], revokedLevels: { uid: string; grants: Grant[] }[], powerupDeliverables: ReadonlySet<string>): string[] {
+function powerupsTakenBack(
+  state: PlayerState,
+  ref: string,
+  revokedGrants: { origin: string; grants: Grant[] }[],
+  revokedLevels: { uid: string; grants: Grant[] }[],
+  powerupDeliverables: ReadonlySet<string>,
+): string[] {
   const owned = [...state.powerupOrigins.entries()].filter(([uid]) => state.powerups.has(uid));
   const taken = new Set(owned.filter(([, origin]) => origin === ref).map(([uid]) => uid));
   const revoked: { origin: string | null; grants: Grant[] }[] = [
@@ -247,7 +337,12 @@ function powerupsTakenBack(state: PlayerState, ref: string, revokedGrants: { ori
       let count = Math.floor(g.amount);
       for (const [uid, o] of owned) {
         if (count === 0) break;
-        if (taken.has(uid) || (origin !== null && o !== origin) || state.powerups.get(uid)!.instance.deliverableUid !== g.uid) continue;
+        if (
+          taken.has(uid) ||
+          (origin !== null && o !== origin) ||
+          state.powerups.get(uid)!.instance.deliverableUid !== g.uid
+        )
+          continue;
         taken.add(uid);
         count--;
       }

@@ -11,25 +11,38 @@ import { decideReverseAction, type ReverseActionCommand, type ReverseActionState
  * ActionProcessed; decide the compensation; append it with the reference's reversal mark, the
  * limited activations given back and the cost's refund in one atomic write.
  */
-export function reverseAction(cmd: ReverseActionCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<ActionReversed>>> {
+export function reverseAction(
+  cmd: ReverseActionCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<ActionReversed>>> {
   const env = decisionEnv(deps);
-  return runCommand(deps, origin.metadata, async (read) => {
-    let reference: ReverseActionState['reference'] = null;
-    let originalAt: number | null = null;
-    for (const recorded of await read.stream(referenceStream(cmd.referenceId))) {
-      const e = referenceEventOf(recorded);
-      if (e?.type === 'ReferenceRecorded') {
-        reference = { playerId: e.data.playerId, reversed: false };
-        originalAt = e.data.playerRevision;
-      } else if (e?.type === 'ReferenceReversed' && reference) reference.reversed = true;
-    }
-    const { state: player } = await read.player(cmd.playerId);
-    let original: ActionProcessed | null = null;
-    if (reference?.playerId === cmd.playerId && originalAt !== null) {
-      const event = await deps.players.eventAt(cmd.playerId, originalAt);
-      const typed = event && playerEventOf(event);
-      if (typed?.type === 'ActionProcessed') original = typed.data;
-    }
-    return decideReverseAction(cmd, { reference, player, original }, { catalog: deps.catalog().catalog, now: env.now });
-  }, origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      let reference: ReverseActionState['reference'] = null;
+      let originalAt: number | null = null;
+      for (const recorded of await read.stream(referenceStream(cmd.referenceId))) {
+        const e = referenceEventOf(recorded);
+        if (e?.type === 'ReferenceRecorded') {
+          reference = { playerId: e.data.playerId, reversed: false };
+          originalAt = e.data.playerRevision;
+        } else if (e?.type === 'ReferenceReversed' && reference) reference.reversed = true;
+      }
+      const { state: player } = await read.player(cmd.playerId);
+      let original: ActionProcessed | null = null;
+      if (reference?.playerId === cmd.playerId && originalAt !== null) {
+        const event = await deps.players.eventAt(cmd.playerId, originalAt);
+        const typed = event && playerEventOf(event);
+        if (typed?.type === 'ActionProcessed') original = typed.data;
+      }
+      return decideReverseAction(
+        cmd,
+        { reference, player, original },
+        { catalog: deps.catalog().catalog, now: env.now },
+      );
+    },
+    origin.idempotency,
+  );
 }

@@ -18,7 +18,11 @@ export const reverseActionRoute = (deps: CommandDeps) =>
     doc: {
       summary: 'Reverse a processed action: compensating events take back all it granted and refund its cost',
       body: actionBodyWithNested,
-      errors: { 1001: 'Payload is null, or a field is missing or invalid', 1002: 'Invalid player: playerId must be a UUID', 101: 'Action is not reversible (unknown, name or player differ, already reversed, or a prize was spent)' },
+      errors: {
+        1001: 'Payload is null, or a field is missing or invalid',
+        1002: 'Invalid player: playerId must be a UUID',
+        101: 'Action is not reversible (unknown, name or player differ, already reversed, or a prize was spent)',
+      },
     },
     // Same body as process; a future timestamp is not an error for a reversal, so "now" is far ahead.
     parse: (input) => parseWithNested(input, Number.MAX_SAFE_INTEGER),
@@ -32,7 +36,9 @@ export const reverseActionRoute = (deps: CommandDeps) =>
         request,
         (body) => parseActionBody(body, Number.MAX_SAFE_INTEGER),
         (cmd, each) => reverseAction(cmd, each, deps),
-        (_first, nested) => ({ nested: nested.map((r) => (r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message })) }),
+        (_first, nested) => ({
+          nested: nested.map((r) => (r.ok ? { code: 200 } : { code: r.failure.code, data: r.failure.message })),
+        }),
       );
       return replyOf(all, (result) => result);
     },

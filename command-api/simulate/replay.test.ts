@@ -45,7 +45,10 @@ const parse = (yaml: string): Catalog => {
   return parsed.catalog;
 };
 const catalog = parse(CATALOG);
-const origin: CommandOrigin = { metadata: { correlationId: 'test', causationId: 'test', keyName: 'test', catalogVersion: 1 }, idempotency: null };
+const origin: CommandOrigin = {
+  metadata: { correlationId: 'test', causationId: 'test', keyName: 'test', catalogVersion: 1 },
+  idempotency: null,
+};
 
 /** The published catalog with one edit of its text. */
 const draft = (from: string, to: string): Catalog => {
@@ -61,7 +64,11 @@ describe('simulate: the log replayed under a draft catalog', () => {
   const both = randomUUID();
   const booster = randomUUID();
   const act = async (playerId: string, name: string, referenceId = randomUUID()) => {
-    const done = await processAction({ playerId, referenceId, name, timestamp: Date.UTC(2026, 5, 1), multiplier: 1, details: [] }, origin, deps);
+    const done = await processAction(
+      { playerId, referenceId, name, timestamp: Date.UTC(2026, 5, 1), multiplier: 1, details: [] },
+      origin,
+      deps,
+    );
     expect(done.ok).toBe(true);
     return referenceId;
   };
@@ -69,7 +76,11 @@ describe('simulate: the log replayed under a draft catalog', () => {
   beforeAll(async () => {
     events = new SqliteEventStore(':memory:');
     // Published, as the service does at start: the boards in force come from it.
-    await publishYaml(events, CATALOG, Date.UTC(2026, 5, 1), { correlationId: 'start', causationId: 'start', keyName: 'operator' });
+    await publishYaml(events, CATALOG, Date.UTC(2026, 5, 1), {
+      correlationId: 'start',
+      causationId: 'start',
+      keyName: 'operator',
+    });
     deps = commandDepsFor(events, catalog);
     await act(earner, 'earn');
     await act(earner, 'earn');
@@ -80,7 +91,18 @@ describe('simulate: the log replayed under a draft catalog', () => {
     const reversed = await act(both, 'earn');
     expect((await reverseAction({ playerId: both, referenceId: reversed, name: 'earn' }, origin, deps)).ok).toBe(true);
     expect((await buyBundle({ playerId: earner, bundleUid: 'rare' }, origin, deps)).ok).toBe(true);
-    const charged = await processAction({ playerId: booster, referenceId: randomUUID(), name: 'charge', timestamp: Date.UTC(2026, 5, 1), multiplier: 1, details: [] }, origin, deps);
+    const charged = await processAction(
+      {
+        playerId: booster,
+        referenceId: randomUUID(),
+        name: 'charge',
+        timestamp: Date.UTC(2026, 5, 1),
+        multiplier: 1,
+        details: [],
+      },
+      origin,
+      deps,
+    );
     if (!charged.ok) throw new Error(charged.failure.message);
     const powerupUid = (await deps.players.load(booster)).state.powerups.keys().next().value!;
     expect((await activatePowerup({ playerId: booster, powerupUid }, origin, deps)).ok).toBe(true);
@@ -92,19 +114,34 @@ describe('simulate: the log replayed under a draft catalog', () => {
 
   it('changes nothing under the catalog in force, randomized prizes included', async () => {
     // Both prizes were drawn: a replay that rolled again would differ somewhere.
-    const picks = (await events.readAll()).flatMap((e) => (e.type === 'ActionProcessed' ? (e.data as ActionProcessed).awards.filter((a) => a.uid === 't-lucky').map((a) => a.grants[0].uid) : []));
+    const picks = (await events.readAll()).flatMap((e) =>
+      e.type === 'ActionProcessed'
+        ? (e.data as ActionProcessed).awards.filter((a) => a.uid === 't-lucky').map((a) => a.grants[0].uid)
+        : [],
+    );
     expect(new Set(picks)).toEqual(new Set(['gold', 'sword']));
     const report = await simulate(events, catalog, { top: 100 });
     expect(report).toMatchObject({ actionsRedecided: 10, playersAffected: 0, players: [], problems: [] });
     expect(report.totals.pointsAfter).toBe(report.totals.pointsBefore);
-    expect(report.boards).toEqual([{ leaderboardUid: 'lb-all', before: report.boards[0].before, after: report.boards[0].before }]);
+    expect(report.boards).toEqual([
+      { leaderboardUid: 'lb-all', before: report.boards[0].before, after: report.boards[0].before },
+    ]);
   });
 
   it("doubling an action's points doubles exactly the points of the players who did it, a reversed one staying out", async () => {
-    const report = await simulate(events, draft('identifier: earn, points: 10', 'identifier: earn, points: 20'), { top: 100 });
+    const report = await simulate(events, draft('identifier: earn, points: 10', 'identifier: earn, points: 20'), {
+      top: 100,
+    });
     const byPlayer = new Map(report.players.map((p) => [p.playerId, p]));
     expect([...byPlayer.keys()].sort()).toEqual([earner, both].sort());
-    expect(byPlayer.get(earner)).toMatchObject({ pointsBefore: 20, pointsAfter: 40, levelBefore: 2, levelAfter: 2, badgesGained: [], badgesLost: [] });
+    expect(byPlayer.get(earner)).toMatchObject({
+      pointsBefore: 20,
+      pointsAfter: 40,
+      levelBefore: 2,
+      levelAfter: 2,
+      badgesGained: [],
+      badgesLost: [],
+    });
     // One earn (the other was reversed) and two trains.
     expect(byPlayer.get(both)).toMatchObject({ pointsBefore: 16, pointsAfter: 26, levelBefore: 1, levelAfter: 2 });
     expect(report.players[0].playerId).toBe(earner);
@@ -116,7 +153,14 @@ describe('simulate: the log replayed under a draft catalog', () => {
   });
 
   it("shows each board's standings now, under the published catalog, and under the draft's definition", async () => {
-    const report = await simulate(events, draft('{ uid: lb-all, label: All-time, type: 0 }', '{ uid: lb-all, label: All-time, type: 0, metric: { action: train } }'), { top: 100 });
+    const report = await simulate(
+      events,
+      draft(
+        '{ uid: lb-all, label: All-time, type: 0 }',
+        '{ uid: lb-all, label: All-time, type: 0, metric: { action: train } }',
+      ),
+      { top: 100 },
+    );
     expect(report.boards).toEqual([
       {
         leaderboardUid: 'lb-all',
@@ -134,43 +178,87 @@ describe('simulate: the log replayed under a draft catalog', () => {
   });
 
   it('a new badge goes to exactly the players whose history meets it', async () => {
-    const added = draft('triggers:', '  - { uid: b-twice, label: Twice, type: OneTimeOnly, points: 0, conditions: [{ action: train, challenge: { times: 2 } }] }\ntriggers:');
+    const added = draft(
+      'triggers:',
+      '  - { uid: b-twice, label: Twice, type: OneTimeOnly, points: 0, conditions: [{ action: train, challenge: { times: 2 } }] }\ntriggers:',
+    );
     const report = await simulate(events, added, { top: 100 });
-    expect(report.players.map((p) => [p.playerId, p.badgesGained]).sort()).toEqual([[trainer, ['b-twice']], [both, ['b-twice']]].sort());
+    expect(report.players.map((p) => [p.playerId, p.badgesGained]).sort()).toEqual(
+      [
+        [trainer, ['b-twice']],
+        [both, ['b-twice']],
+      ].sort(),
+    );
     expect(report.totals).toMatchObject({ badgesGained: 2, badgesLost: 0 });
   });
 
   it("raising a level's target takes the level back", async () => {
     const report = await simulate(events, draft('level: 2, target: 20', 'level: 2, target: 30'), { top: 100 });
-    expect(report.players).toEqual([expect.objectContaining({ playerId: earner, pointsBefore: 20, pointsAfter: 20, levelBefore: 2, levelAfter: 1 })]);
+    expect(report.players).toEqual([
+      expect.objectContaining({ playerId: earner, pointsBefore: 20, pointsAfter: 20, levelBefore: 2, levelAfter: 1 }),
+    ]);
     expect(report.totals.levelsChanged).toBe(1);
   });
 
   it('keeps a purchase the draft makes unaffordable, and lists it', async () => {
-    const report = await simulate(events, draft('deliverables: [{ deliverable: gold, amount: 100 }]', 'deliverables: [{ deliverable: gold, amount: 50 }]'), { top: 100 });
+    const report = await simulate(
+      events,
+      draft('deliverables: [{ deliverable: gold, amount: 100 }]', 'deliverables: [{ deliverable: gold, amount: 50 }]'),
+      { top: 100 },
+    );
     const earnerAfter = report.players.find((p) => p.playerId === earner)!;
     // 2 x 50 gold (plus what the randomized prize gave) less the 150 the purchase took: it stands.
     expect(earnerAfter.balances.find((b) => b.deliverableUid === 'gold')!.after).toBeLessThan(0);
-    expect(report.problems).toEqual([expect.objectContaining({ playerId: earner, type: 'BundlePurchased', message: expect.stringContaining('could no longer afford it') })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        playerId: earner,
+        type: 'BundlePurchased',
+        message: expect.stringContaining('could no longer afford it'),
+      }),
+    ]);
   });
 
   it("lists a limited trigger's recorded activation beyond the draft's limit, and does not award it", async () => {
     const report = await simulate(events, draft('limited: true, limit: 10', 'limited: true, limit: 1'), { top: 100 });
     // The trainer trained first and keeps the one activation; the other player's is beyond it.
-    expect(report.problems).toEqual([expect.objectContaining({ playerId: both, type: 'ActionProcessed', message: expect.stringContaining('limited trigger t-first-training is beyond its limit of 1') })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        playerId: both,
+        type: 'ActionProcessed',
+        message: expect.stringContaining('limited trigger t-first-training is beyond its limit of 1'),
+      }),
+    ]);
     // A trigger is not a badge and this one gives nothing: no player's state differs.
     expect(report.playersAffected).toBe(0);
   });
 
   it('keeps the activation of a powerup the draft would not have granted, and lists it', async () => {
-    const report = await simulate(events, draft('deliverables: [{ deliverable: boost, amount: 1 }]', 'deliverables: []'), { top: 100 });
-    expect(report.problems).toEqual([expect.objectContaining({ playerId: booster, type: 'PowerupActivated', message: expect.stringContaining('which the player would not own under the draft') })]);
+    const report = await simulate(
+      events,
+      draft('deliverables: [{ deliverable: boost, amount: 1 }]', 'deliverables: []'),
+      { top: 100 },
+    );
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        playerId: booster,
+        type: 'PowerupActivated',
+        message: expect.stringContaining('which the player would not own under the draft'),
+      }),
+    ]);
   });
 
   it('lists an action the draft refuses, and counts it for nothing', async () => {
-    const report = await simulate(events, draft('identifier: train, points: 3', 'identifier: train, points: 3, isActive: false'), { top: 100 });
+    const report = await simulate(
+      events,
+      draft('identifier: train, points: 3', 'identifier: train, points: 3, isActive: false'),
+      { top: 100 },
+    );
     expect(report.problems.filter((p) => p.playerId === trainer)).toHaveLength(3);
-    expect(report.players.find((p) => p.playerId === trainer)).toMatchObject({ pointsBefore: 9, pointsAfter: 0, badgesLost: ['b-veteran'] });
+    expect(report.players.find((p) => p.playerId === trainer)).toMatchObject({
+      pointsBefore: 9,
+      pointsAfter: 0,
+      badgesLost: ['b-veteran'],
+    });
   });
 
   it('replays only the players asked for, and bounds the list by top', async () => {

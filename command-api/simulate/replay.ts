@@ -14,7 +14,14 @@ import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/e
 import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
 import type { Simulation } from '../../shared/http/wire-shapes';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
-import { boardChanges, boardsOfCatalog, isScoring, periodOf, type BoardChange, type BoardDoc } from '../../shared/read-models/leaderboards';
+import {
+  boardChanges,
+  boardsOfCatalog,
+  isScoring,
+  periodOf,
+  type BoardChange,
+  type BoardDoc,
+} from '../../shared/read-models/leaderboards';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { rollPicking } from '../../shared/rules/weighted-pick';
 import { playerIdOfStream, playerStream } from '../../shared/streams';
@@ -106,25 +113,52 @@ class Replay {
     }
     this.eventsReplayed += 1;
     let player = this.players.get(playerId);
-    if (!player) this.players.set(playerId, (player = { before: initialPlayerState(playerId), after: initialPlayerState(playerId) }));
+    if (!player)
+      this.players.set(
+        playerId,
+        (player = { before: initialPlayerState(playerId), after: initialPlayerState(playerId) }),
+      );
     evolve(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
-    const replayed = event.type === 'ActionProcessed' ? this.redecideAction(player.after, event.data, recorded) : event.type === 'ActionReversed' ? this.redecideReversal(player.after, event.data, recorded) : this.applyRecorded(player.after, event, recorded);
+    const replayed =
+      event.type === 'ActionProcessed'
+        ? this.redecideAction(player.after, event.data, recorded)
+        : event.type === 'ActionReversed'
+          ? this.redecideReversal(player.after, event.data, recorded)
+          : this.applyRecorded(player.after, event, recorded);
     for (const e of replayed) this.score(this.after, this.boards, playerId, e, recorded.position);
   }
 
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
   private redecideAction(state: PlayerState, recorded: ActionProcessed, at: RecordedEvent): PlayerEvent[] {
     this.actionsRedecided += 1;
-    const cmd: ProcessActionCommand = { playerId: recorded.playerId, referenceId: recorded.referenceId, name: recorded.actionName, timestamp: recorded.timestamp, multiplier: recorded.multiplier, details: recorded.details };
-    const decided = decideProcessAction(cmd, { player: state, playerRevision: at.revision - 1, referenceTaken: false, activationsTaken: this.activations }, { catalog: this.draft, ...replayEnv(recorded, at, this.draft) });
+    const cmd: ProcessActionCommand = {
+      playerId: recorded.playerId,
+      referenceId: recorded.referenceId,
+      name: recorded.actionName,
+      timestamp: recorded.timestamp,
+      multiplier: recorded.multiplier,
+      details: recorded.details,
+    };
+    const decided = decideProcessAction(
+      cmd,
+      { player: state, playerRevision: at.revision - 1, referenceTaken: false, activationsTaken: this.activations },
+      { catalog: this.draft, ...replayEnv(recorded, at, this.draft) },
+    );
     if (!decided.ok) {
-      this.problem(at, recorded.playerId, `action ${recorded.referenceId} (${recorded.actionName}) is refused under the draft (${decided.failure.code} ${decided.failure.message}): it earns nothing`);
+      this.problem(
+        at,
+        recorded.playerId,
+        `action ${recorded.referenceId} (${recorded.actionName}) is refused under the draft (${decided.failure.code} ${decided.failure.message}): it earns nothing`,
+      );
       return [];
     }
-    const written = decided.value.writes.find((w) => w.stream === playerStream(recorded.playerId))!.events as PlayerEvent[];
+    const written = decided.value.writes.find((w) => w.stream === playerStream(recorded.playerId))!
+      .events as PlayerEvent[];
     for (const e of written) evolve(state, { ...e, revision: at.revision });
-    const processed = written.find((e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed')!.data;
+    const processed = written.find(
+      (e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed',
+    )!.data;
     this.redecided.set(recorded.referenceId, forReversal(processed));
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
@@ -135,8 +169,16 @@ class Replay {
   private checkActivations(recorded: ActionProcessed, processed: ActionProcessed, at: RecordedEvent): void {
     for (const trigger of limitedTriggersOf(this.draft, recorded.actionName)) {
       const wasAwarded = recorded.awards.some((a) => a.uid === trigger.uid);
-      if (wasAwarded && !processed.awards.some((a) => a.uid === trigger.uid) && (this.activations.get(trigger.uid) ?? 0) >= trigger.limit) {
-        this.problem(at, recorded.playerId, `action ${recorded.referenceId}: the activation of limited trigger ${trigger.uid} is beyond its limit of ${trigger.limit} under the draft; not awarded`);
+      if (
+        wasAwarded &&
+        !processed.awards.some((a) => a.uid === trigger.uid) &&
+        (this.activations.get(trigger.uid) ?? 0) >= trigger.limit
+      ) {
+        this.problem(
+          at,
+          recorded.playerId,
+          `action ${recorded.referenceId}: the activation of limited trigger ${trigger.uid} is beyond its limit of ${trigger.limit} under the draft; not awarded`,
+        );
       }
     }
   }
@@ -147,9 +189,17 @@ class Replay {
     // Refused under the draft: there is nothing to take back.
     if (!original) return [];
     const cmd = { playerId: recorded.playerId, referenceId: recorded.referenceId, name: recorded.actionName };
-    const decided = decideReverseAction(cmd, { reference: { playerId: recorded.playerId, reversed: false }, player: state, original }, { catalog: this.draft, now: recorded.reversedAt });
+    const decided = decideReverseAction(
+      cmd,
+      { reference: { playerId: recorded.playerId, reversed: false }, player: state, original },
+      { catalog: this.draft, now: recorded.reversedAt },
+    );
     if (!decided.ok) {
-      this.problem(at, recorded.playerId, `the reversal of action ${recorded.referenceId} is impossible under the draft (${decided.failure.message}); left out`);
+      this.problem(
+        at,
+        recorded.playerId,
+        `the reversal of action ${recorded.referenceId} is impossible under the draft (${decided.failure.message}); left out`,
+      );
       return [];
     }
     const reversed: PlayerEvent = { type: 'ActionReversed', data: decided.value.answer };
@@ -160,32 +210,51 @@ class Replay {
 
   /** A fact that is not a decision stands as recorded; what the draft makes impossible in it is listed. */
   private applyRecorded(state: PlayerState, event: PlayerEvent, at: RecordedEvent): PlayerEvent[] {
-    if ((event.type === 'PowerupActivated' || event.type === 'PowerupDeactivated') && !state.powerups.has(event.data.powerupUid)) {
-      this.problem(at, state.playerId, `${event.type} of powerup ${event.data.powerupUid}, which the player would not own under the draft`);
+    if (
+      (event.type === 'PowerupActivated' || event.type === 'PowerupDeactivated') &&
+      !state.powerups.has(event.data.powerupUid)
+    ) {
+      this.problem(
+        at,
+        state.playerId,
+        `${event.type} of powerup ${event.data.powerupUid}, which the player would not own under the draft`,
+      );
     }
     evolve(state, { ...event, revision: at.revision });
     for (const b of event.data.effects.balances) {
       const balance = state.balances.get(b.deliverableUid) ?? 0;
       if (b.amount >= 0 || balance >= 0) continue;
-      const what = event.type === 'BundlePurchased' ? `the purchase ${event.data.provisionUid} of bundle ${event.data.bundleUid}: the player could no longer afford it` : `${event.type}`;
+      const what =
+        event.type === 'BundlePurchased'
+          ? `the purchase ${event.data.provisionUid} of bundle ${event.data.bundleUid}: the player could no longer afford it`
+          : `${event.type}`;
       this.problem(at, state.playerId, `${what}; the balance of ${b.deliverableUid} would be ${balance}`);
     }
     return [event];
   }
 
   private countActivations(awards: readonly { uid: string; limited: boolean }[], delta: 1 | -1): void {
-    for (const a of awards) if (a.limited) this.activations.set(a.uid, Math.max(0, (this.activations.get(a.uid) ?? 0) + delta));
+    for (const a of awards)
+      if (a.limited) this.activations.set(a.uid, Math.max(0, (this.activations.get(a.uid) ?? 0) + delta));
   }
 
-  private score(standings: Standings, boards: readonly BoardDoc[], playerId: string, event: PlayerEvent, position: number): void {
+  private score(
+    standings: Standings,
+    boards: readonly BoardDoc[],
+    playerId: string,
+    event: PlayerEvent,
+    position: number,
+  ): void {
     if (!isScoring(event)) return;
     for (const board of boards) {
-      for (const change of boardChanges(event, board)) if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
+      for (const change of boardChanges(event, board))
+        if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
     }
   }
 
   private problem(at: RecordedEvent, playerId: string, message: string): void {
-    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ position: at.position, playerId, type: at.type, message });
+    if (this.problems.length < MAX_PROBLEMS)
+      this.problems.push({ position: at.position, playerId, type: at.type, message });
     else this.problemsLeftOut += 1;
   }
 
@@ -202,25 +271,52 @@ class Replay {
       const levelBefore = levelOf(before);
       const levelAfter = levelOf(after);
       const balances = [...new Set([...before.balances.keys(), ...after.balances.keys()])]
-        .map((deliverableUid) => ({ deliverableUid, before: before.balances.get(deliverableUid) ?? 0, after: after.balances.get(deliverableUid) ?? 0 }))
+        .map((deliverableUid) => ({
+          deliverableUid,
+          before: before.balances.get(deliverableUid) ?? 0,
+          after: after.balances.get(deliverableUid) ?? 0,
+        }))
         .filter((b) => b.before !== b.after);
-      const affected = before.points !== after.points || levelBefore !== levelAfter || badgesGained.length > 0 || badgesLost.length > 0 || balances.length > 0;
+      const affected =
+        before.points !== after.points ||
+        levelBefore !== levelAfter ||
+        badgesGained.length > 0 ||
+        badgesLost.length > 0 ||
+        balances.length > 0;
       if (!affected) continue;
       totals.badgesGained += badgesGained.length;
       totals.badgesLost += badgesLost.length;
       if (levelBefore !== levelAfter) totals.levelsChanged += 1;
-      players.push({ playerId, pointsBefore: before.points, pointsAfter: after.points, levelBefore, levelAfter, badgesGained, badgesLost, balances });
+      players.push({
+        playerId,
+        pointsBefore: before.points,
+        pointsAfter: after.points,
+        levelBefore,
+        levelAfter,
+        badgesGained,
+        badgesLost,
+        balances,
+      });
     }
     const change = (p: Simulation['players'][number]) => Math.abs(subtractAmounts(p.pointsAfter, p.pointsBefore));
     players.sort((a, b) => change(b) - change(a) || (a.playerId < b.playerId ? -1 : 1));
-    const problems = this.problemsLeftOut ? [...this.problems, { position: 0, playerId: '', type: '', message: `and ${this.problemsLeftOut} more problems` }] : this.problems;
+    const problems = this.problemsLeftOut
+      ? [
+          ...this.problems,
+          { position: 0, playerId: '', type: '', message: `and ${this.problemsLeftOut} more problems` },
+        ]
+      : this.problems;
     return {
       eventsReplayed: this.eventsReplayed,
       actionsRedecided: this.actionsRedecided,
       playersAffected: players.length,
       totals,
       players: players.slice(0, top),
-      boards: this.boards.map((b) => ({ leaderboardUid: b._id, before: this.before.top(b._id, BOARD_TOP), after: this.after.top(b._id, BOARD_TOP) })),
+      boards: this.boards.map((b) => ({
+        leaderboardUid: b._id,
+        before: this.before.top(b._id, BOARD_TOP),
+        after: this.after.top(b._id, BOARD_TOP),
+      })),
       problems,
     };
   }
@@ -237,14 +333,23 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
   progress: [],
   awards: [],
   levels: [],
-  result: { playerId: e.playerId, referenceId: e.referenceId, badges: null, triggers: null, achievedLevel: null, earnedPoints: e.result.earnedPoints, deliverables: null },
+  result: {
+    playerId: e.playerId,
+    referenceId: e.referenceId,
+    badges: null,
+    triggers: null,
+    achievedLevel: null,
+    earnedPoints: e.result.earnedPoints,
+    deliverables: null,
+  },
   effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
 });
 
 /** All-time boards: a Standard board has one period for its whole life. Scoped boards have one standings per value, not one top to compare: left out. */
 const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0 && !b.scope);
 
-const badgesOf = (state: PlayerState): Set<string> => new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
+const badgesOf = (state: PlayerState): Set<string> =>
+  new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 
 function levelOf(state: PlayerState): number | null {
   let level: number | null = null;
@@ -259,10 +364,16 @@ function levelOf(state: PlayerState): number | null {
  * uids and rolls derived from the referenceId, so a replay is the same every time.
  */
 function replayEnv(recorded: ActionProcessed, at: RecordedEvent, draft: Catalog): DecisionEnv {
-  const uids = [...(recorded.cost ? [recorded.cost.provisionUid] : []), ...recorded.effects.powerupsGranted.map((p) => p.uid)];
+  const uids = [
+    ...(recorded.cost ? [recorded.cost.provisionUid] : []),
+    ...recorded.effects.powerupsGranted.map((p) => p.uid),
+  ];
   const rolls = recordedRolls(recorded, draft);
   let derived = 0;
-  const derive = () => createHash('sha256').update(`${recorded.referenceId}:${(derived += 1)}`).digest();
+  const derive = () =>
+    createHash('sha256')
+      .update(`${recorded.referenceId}:${(derived += 1)}`)
+      .digest();
   return {
     now: at.createdAt,
     newUid: () => uids.shift() ?? derive().toString('hex').slice(0, 32),
@@ -280,7 +391,8 @@ function recordedRolls(recorded: ActionProcessed, draft: Catalog): number[] {
     const refs = trigger.deliverables;
     const index = refs.findIndex((x) => x.deliverable === award.grants[0].uid);
     // As the decider weighs a prize: its weight, 1 when it has none.
-    if (index >= 0) rolls.push(rollPicking(refs, (x) => ('weight' in x && typeof x.weight === 'number' ? x.weight : 1), index));
+    if (index >= 0)
+      rolls.push(rollPicking(refs, (x) => ('weight' in x && typeof x.weight === 'number' ? x.weight : 1), index));
   }
   return rolls;
 }
@@ -319,6 +431,8 @@ class Standings {
       entries.push({ userId, points, reachedAt });
     }
     entries.sort((a, b) => b.points - a.points || a.reachedAt - b.reachedAt);
-    return entries.slice(0, n).map((e) => ({ rank: entries.findIndex((x) => x.points === e.points) + 1, userId: e.userId, points: e.points }));
+    return entries
+      .slice(0, n)
+      .map((e) => ({ rank: entries.findIndex((x) => x.points === e.points) + 1, userId: e.userId, points: e.points }));
   }
 }

@@ -11,7 +11,14 @@ const catalog = catalogOf(`
 `);
 
 /** A spec whose player registered through /v1/player/create with these fields. */
-function registered(fields: { username?: string; imageName?: string | null; timeZone?: string; attributes?: Record<string, string | null> } = {}) {
+function registered(
+  fields: {
+    username?: string;
+    imageName?: string | null;
+    timeZone?: string;
+    attributes?: Record<string, string | null>;
+  } = {},
+) {
   const p = playerSpec(catalog);
   const decided = decideRegisterPlayer({ playerId: PLAYER, ...fields }, p.state, { ...testEnv(), catalog });
   if (!decided.ok) throw new Error(decided.failure.message);
@@ -19,8 +26,8 @@ function registered(fields: { username?: string; imageName?: string | null; time
   return p;
 }
 
-describe('a player\'s time zone', () => {
-  it('given a registration with a time zone, the player\'s calendar is in it', () => {
+describe("a player's time zone", () => {
+  it("given a registration with a time zone, the player's calendar is in it", () => {
     const p = registered({ username: 'Ada', timeZone: 'Pacific/Auckland' });
     expect(p.recorded.map((e) => e.type)).toEqual(['PlayerRegistered']);
     expect([p.state.username, p.state.timeZone]).toEqual(['Ada', 'Pacific/Auckland']);
@@ -36,16 +43,35 @@ describe('a player\'s time zone', () => {
     const p = registered({ username: 'Ada', imageName: 'https://img/ada.png' });
     const decided = decideUpdatePlayer({ playerId: PLAYER, timeZone: 'Pacific/Kiritimati' }, p.state, { now: T0 + 5 });
     expect(decided.ok && playerEvents(decided.value).map(({ type, data }) => ({ type, data }))).toEqual([
-      { type: 'PlayerUpdated', data: { playerId: PLAYER, username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Kiritimati', attributes: {}, updatedAt: T0 + 5, effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } } },
+      {
+        type: 'PlayerUpdated',
+        data: {
+          playerId: PLAYER,
+          username: 'Ada',
+          imageName: 'https://img/ada.png',
+          timeZone: 'Pacific/Kiritimati',
+          attributes: {},
+          updatedAt: T0 + 5,
+          effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+        },
+      },
     ]);
     if (!decided.ok) throw new Error(decided.failure.message);
     p.apply(decided.value);
-    expect([p.state.username, p.state.imageName, p.state.timeZone]).toEqual(['Ada', 'https://img/ada.png', 'Pacific/Kiritimati']);
+    expect([p.state.username, p.state.imageName, p.state.timeZone]).toEqual([
+      'Ada',
+      'https://img/ada.png',
+      'Pacific/Kiritimati',
+    ]);
   });
 
-  it('when the name is changed, the picture removed and the zone set to null, the player goes back to the catalog\'s zone', () => {
+  it("when the name is changed, the picture removed and the zone set to null, the player goes back to the catalog's zone", () => {
     const p = registered({ username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Pago_Pago' });
-    const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'Grace', imageName: null, timeZone: null }, p.state, { now: T0 });
+    const decided = decideUpdatePlayer(
+      { playerId: PLAYER, username: 'Grace', imageName: null, timeZone: null },
+      p.state,
+      { now: T0 },
+    );
     if (!decided.ok) throw new Error(decided.failure.message);
     expect(decided.value.answer).toMatchObject({ username: 'Grace', imageName: null, timeZone: null });
     p.apply(decided.value);
@@ -53,17 +79,19 @@ describe('a player\'s time zone', () => {
   });
 
   it('when an unknown player is updated, 5003 and nothing is written', () => {
-    expect(failureOf(decideUpdatePlayer({ playerId: PLAYER, timeZone: 'UTC' }, initialPlayerState(PLAYER), { now: T0 }))).toEqual({ code: 5003, message: 'PlayerId does not exist' });
+    expect(
+      failureOf(decideUpdatePlayer({ playerId: PLAYER, timeZone: 'UTC' }, initialPlayerState(PLAYER), { now: T0 })),
+    ).toEqual({ code: 5003, message: 'PlayerId does not exist' });
   });
 
-  it('the update is written to the player\'s stream only', () => {
+  it("the update is written to the player's stream only", () => {
     const p = registered();
     const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'x' }, p.state, { now: T0 });
     expect(decided.ok && decided.value.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
   });
 });
 
-describe('a player\'s attributes', () => {
+describe("a player's attributes", () => {
   it('given a registration with attributes, nulls are left out and the rest recorded', () => {
     const p = registered({ attributes: { country: 'DE', team: null } });
     expect(p.recorded[0].data).toMatchObject({ attributes: { country: 'DE' } });
@@ -72,7 +100,9 @@ describe('a player\'s attributes', () => {
 
   it('when updated, a string sets a key, null removes one, the others stay; the event carries the result', () => {
     const p = registered({ attributes: { country: 'DE', team: 'red' } });
-    const decided = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: null, tier: 'gold' } }, p.state, { now: T0 });
+    const decided = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: null, tier: 'gold' } }, p.state, {
+      now: T0,
+    });
     if (!decided.ok) throw new Error(decided.failure.message);
     expect(playerEvents(decided.value)[0].data).toMatchObject({ attributes: { country: 'DE', tier: 'gold' } });
     p.apply(decided.value);
@@ -81,7 +111,11 @@ describe('a player\'s attributes', () => {
 
   it('when an update would leave more than 20 attributes, 1001 and nothing is written', () => {
     const p = registered({ attributes: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])) });
-    expect(failureOf(decideUpdatePlayer({ playerId: PLAYER, attributes: { extra: 'v' } }, p.state, { now: T0 }))).toEqual({ code: 1001, message: 'attributes: a player has at most 20 attributes' });
-    expect(decideUpdatePlayer({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, p.state, { now: T0 }).ok).toBe(true);
+    expect(
+      failureOf(decideUpdatePlayer({ playerId: PLAYER, attributes: { extra: 'v' } }, p.state, { now: T0 })),
+    ).toEqual({ code: 1001, message: 'attributes: a player has at most 20 attributes' });
+    expect(
+      decideUpdatePlayer({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, p.state, { now: T0 }).ok,
+    ).toBe(true);
   });
 });

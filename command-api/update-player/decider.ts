@@ -24,10 +24,15 @@ export interface UpdatePlayerCommand {
  * applies from the player's next action on: decisions already taken keep the periods they recorded.
  * So do new attributes: actions already processed stay on the leaderboard scopes they recorded.
  */
-export function decideUpdatePlayer(cmd: UpdatePlayerCommand, state: PlayerState, env: { now: number }): Result<Decision<PlayerUpdated>> {
+export function decideUpdatePlayer(
+  cmd: UpdatePlayerCommand,
+  state: PlayerState,
+  env: { now: number },
+): Result<Decision<PlayerUpdated>> {
   if (!state.registered) return fail(5003, 'PlayerId does not exist');
   const attributes = cmd.attributes ? withAttributes(state.attributes, cmd.attributes) : state.attributes;
-  if (Object.keys(attributes).length > MAX_ATTRIBUTES) return fail(1001, `attributes: a player has at most ${MAX_ATTRIBUTES} attributes`);
+  if (Object.keys(attributes).length > MAX_ATTRIBUTES)
+    return fail(1001, `attributes: a player has at most ${MAX_ATTRIBUTES} attributes`);
   const updated: PlayerUpdated = {
     playerId: cmd.playerId,
     username: cmd.username ?? state.username,
@@ -37,5 +42,7 @@ export function decideUpdatePlayer(cmd: UpdatePlayerCommand, state: PlayerState,
     updatedAt: env.now,
     effects: noEffects(),
   };
-  return ok(decision(updated, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerUpdated', data: updated }] }]));
+  return ok(
+    decision(updated, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerUpdated', data: updated }] }]),
+  );
 }

@@ -5,10 +5,19 @@ import { runCommand, type CommandOrigin, type Decided } from '../command';
 import { decisionEnv, type CommandDeps } from '../deps';
 import { decideUpdatePlayer, type UpdatePlayerCommand } from './decider';
 
-export function updatePlayer(cmd: UpdatePlayerCommand, origin: CommandOrigin, deps: CommandDeps): Promise<Result<Decided<PlayerUpdated>>> {
+export function updatePlayer(
+  cmd: UpdatePlayerCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+): Promise<Result<Decided<PlayerUpdated>>> {
   const env = decisionEnv(deps);
-  return runCommand(deps, origin.metadata, async (read) => {
-    const { state } = await read.player(cmd.playerId);
-    return decideUpdatePlayer(cmd, state, env);
-  }, origin.idempotency);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      const { state } = await read.player(cmd.playerId);
+      return decideUpdatePlayer(cmd, state, env);
+    },
+    origin.idempotency,
+  );
 }

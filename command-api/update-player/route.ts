@@ -11,9 +11,19 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
 
 const updateBody = z.object({
-  playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC),
-  username: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`).optional(),
-  imageName: z.string({ error: 'must be a string' }).max(MAX_STRING, `must be at most ${MAX_STRING} characters`).nullable().optional(),
+  playerId: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .meta(PLAYER_ID_DOC),
+  username: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .optional(),
+  imageName: z
+    .string({ error: 'must be a string' })
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .nullable()
+    .optional(),
   timeZone: timeZone().nullable().optional().describe("null: back to the catalog's settings.timezone"),
   attributes: attributes().optional(),
 });
@@ -26,10 +36,15 @@ export const updatePlayerRoute = (deps: CommandDeps) =>
     path: '/v1/player/update',
     tiers: SERVER_MOBILE,
     doc: {
-      summary: "Change a player's username, imageName, time zone or attributes (a new zone applies from the next action on)",
+      summary:
+        "Change a player's username, imageName, time zone or attributes (a new zone applies from the next action on)",
       body: updateBody,
       response: registeredShape,
-      errors: { 1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
+      errors: {
+        1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds',
+        1002: 'Invalid player: playerId must be a UUID',
+        5003: 'PlayerId does not exist',
+      },
     },
     parse: (input) => {
       const parsed = parseBody(updateBody)(input);
@@ -38,6 +53,12 @@ export const updatePlayerRoute = (deps: CommandDeps) =>
       return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
     },
     async handle(cmd, ctx) {
-      return replyOf(await updatePlayer(cmd, requestOrigin(ctx, deps), deps), (u) => ({ playerId: u.playerId, username: u.username, imageName: u.imageName, timeZone: u.timeZone, attributes: u.attributes ?? {} }));
+      return replyOf(await updatePlayer(cmd, requestOrigin(ctx, deps), deps), (u) => ({
+        playerId: u.playerId,
+        username: u.username,
+        imageName: u.imageName,
+        timeZone: u.timeZone,
+        attributes: u.attributes ?? {},
+      }));
     },
   });

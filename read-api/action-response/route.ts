@@ -22,7 +22,12 @@ export const actionResponseRoute = (deps: Pick<StreamReadDeps, 'events' | 'playe
     method: 'GET',
     path: '/v1/action/get-response',
     tiers: EVERY_TIER,
-    doc: { summary: 'The result of an earlier process request', query: responseQuery, response: actionResultShape, errors: { 1001: 'referenceId is missing', 5001: 'Action not found' } },
+    doc: {
+      summary: 'The result of an earlier process request',
+      query: responseQuery,
+      response: actionResultShape,
+      errors: { 1001: 'referenceId is missing', 5001: 'Action not found' },
+    },
     parse: ({ query }) => parseWith(responseQuery, query),
     async handle({ referenceId }) {
       let recorded: ReferenceRecorded | null = null;
@@ -35,7 +40,10 @@ export const actionResponseRoute = (deps: Pick<StreamReadDeps, 'events' | 'playe
       if (!recorded) return fail(5001, 'Action not found');
       const event = await deps.players.eventAt(recorded.playerId, recorded.playerRevision);
       const processed = event && playerEventOf(event);
-      if (processed?.type !== 'ActionProcessed') throw new Error(`reference ${referenceId} names revision ${recorded.playerRevision} of player ${recorded.playerId}, which is not its ActionProcessed`);
+      if (processed?.type !== 'ActionProcessed')
+        throw new Error(
+          `reference ${referenceId} names revision ${recorded.playerRevision} of player ${recorded.playerId}, which is not its ActionProcessed`,
+        );
       return ok(reversed ? { ...processed.data.result, reversed: true } : processed.data.result);
     },
   });

@@ -10,7 +10,12 @@ export function jobsRoute(jobs: Pick<JobScheduler, 'overview'>): AnyRoute {
     method: 'GET',
     path: '/v1/admin/jobs',
     tiers: OPERATORS,
-    doc: { summary: 'The jobs queue (Pending purchase timeouts, powerup expiries): how many wait, are delayed, run and failed, and the latest failures', response: jobsOverviewShape, errors: {} },
+    doc: {
+      summary:
+        'The jobs queue (Pending purchase timeouts, powerup expiries): how many wait, are delayed, run and failed, and the latest failures',
+      response: jobsOverviewShape,
+      errors: {},
+    },
     parse: () => ok({}),
     async handle() {
       return ok(await jobs.overview());

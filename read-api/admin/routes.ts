@@ -7,9 +7,29 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import type { ReadStore } from '../../shared/read-store/port';
 import { parseSeasonKey, SEASONS } from '../../shared/time/season';
-import { countedScore, LEADERBOARD_COLLECTIONS, periodOf, scopedPeriod, STANDARD_PERIOD, type BoardDoc, type ScoreDoc } from '../../shared/read-models/leaderboards';
+import {
+  countedScore,
+  LEADERBOARD_COLLECTIONS,
+  periodOf,
+  scopedPeriod,
+  STANDARD_PERIOD,
+  type BoardDoc,
+  type ScoreDoc,
+} from '../../shared/read-models/leaderboards';
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../shared/read-models/bundle-stock';
-import { actionDetailShape, actionShape, badgeDetailShape, badgeShape, leaderboardDetailShape, leaderboardShape, levelShape, rankSetShape, storeShape, triggerDetailShape, triggerShape } from '../../shared/http/wire-shapes';
+import {
+  actionDetailShape,
+  actionShape,
+  badgeDetailShape,
+  badgeShape,
+  leaderboardDetailShape,
+  leaderboardShape,
+  levelShape,
+  rankSetShape,
+  storeShape,
+  triggerDetailShape,
+  triggerShape,
+} from '../../shared/http/wire-shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 
 export interface ReadDeps {
@@ -28,7 +48,15 @@ const asIs: Enrich = async (views) => views;
 /** What the OpenAPI document says of a view: a one-line summary and the shape of one element. */
 type ViewDoc = [summary: string, element: z.ZodType];
 
-function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyRoute['tiers'], activeOnly: boolean, [summary, element]: ViewDoc, enrich = asIs): AnyRoute {
+function listRoute(
+  deps: ReadDeps,
+  path: string,
+  collection: string,
+  tiers: AnyRoute['tiers'],
+  activeOnly: boolean,
+  [summary, element]: ViewDoc,
+  enrich = asIs,
+): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
@@ -36,19 +64,39 @@ function listRoute(deps: ReadDeps, path: string, collection: string, tiers: AnyR
     doc: { summary, response: z.array(element), errors: {} },
     parse: noInput,
     async handle() {
-      const docs = await deps.store.collection<ViewDocument>(collection).find(activeOnly ? { isActive: true } : {}, { sort: { order: 1 } });
-      return ok(await enrich(docs.map((d) => d.list), deps));
+      const docs = await deps.store
+        .collection<ViewDocument>(collection)
+        .find(activeOnly ? { isActive: true } : {}, { sort: { order: 1 } });
+      return ok(
+        await enrich(
+          docs.map((d) => d.list),
+          deps,
+        ),
+      );
     },
   });
 }
 
 /** A detail view: the entry by uid, wrapped in a one-element array. */
-function detailRoute(deps: ReadDeps, path: string, param: string, collection: string, tiers: AnyRoute['tiers'], notFound: [number, string], [summary, element]: ViewDoc, enrich = asIs): AnyRoute {
+function detailRoute(
+  deps: ReadDeps,
+  path: string,
+  param: string,
+  collection: string,
+  tiers: AnyRoute['tiers'],
+  notFound: [number, string],
+  [summary, element]: ViewDoc,
+  enrich = asIs,
+): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
     tiers,
-    doc: { summary: `${summary} (a one-element array)`, response: z.array(element), errors: { [notFound[0]]: notFound[1] } },
+    doc: {
+      summary: `${summary} (a one-element array)`,
+      response: z.array(element),
+      errors: { [notFound[0]]: notFound[1] },
+    },
     parse: byId(param),
     async handle({ id }) {
       const doc = await deps.store.collection<ViewDocument>(collection).findOne({ _id: id });
@@ -57,7 +105,9 @@ function detailRoute(deps: ReadDeps, path: string, param: string, collection: st
   });
 }
 
-const ranksQuery = z.object({ isactive: z.enum(['true', 'false'], { error: 'isactive: must be true or false' }).optional() });
+const ranksQuery = z.object({
+  isactive: z.enum(['true', 'false'], { error: 'isactive: must be true or false' }).optional(),
+});
 
 const standingsQuery = z.object({
   top: z
@@ -72,9 +122,15 @@ const standingsQuery = z.object({
   season: z
     .string()
     .max(20)
-    .regex(/^\d{4}-(?:\d{1,2}(?:-\d{1,2})?|[Ww]\d{1,2})$/, 'must be a period: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly)')
+    .regex(
+      /^\d{4}-(?:\d{1,2}(?:-\d{1,2})?|[Ww]\d{1,2})$/,
+      'must be a period: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly)',
+    )
     .refine((key) => SEASONS.some((s) => parseSeasonKey(key, s) !== null), 'not a real day, ISO week or month')
-    .meta({ description: 'A period of a Season board: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly); default the current one. Ignored by an all-time board.' })
+    .meta({
+      description:
+        'A period of a Season board: 2026-11-21 (daily), 2026-W47 (weekly) or 2026-11 (monthly); default the current one. Ignored by an all-time board.',
+    })
     .optional(),
   playerId: z.string().meta(PLAYER_ID_DOC).optional(),
   around: z
@@ -82,18 +138,29 @@ const standingsQuery = z.object({
     .regex(/^\d+$/, 'must be a whole number from 1 to 50')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 50, 'must be a whole number from 1 to 50')
-    .meta({ type: 'integer', minimum: 1, maximum: 50, pattern: undefined, description: 'With playerId: adds `around`, the player with up to this many standings above and below' })
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: 50,
+      pattern: undefined,
+      description: 'With playerId: adds `around`, the player with up to this many standings above and below',
+    })
     .optional(),
   scope: z
     .string()
     .min(1, 'must not be empty')
     .max(256, 'must be at most 256 characters')
-    .meta({ description: "On a scoped board (not an aggregate one), required: the value of the board's scope attribute whose standings to read, e.g. DE" })
+    .meta({
+      description:
+        "On a scoped board (not an aggregate one), required: the value of the board's scope attribute whose standings to read, e.g. DE",
+    })
     .optional(),
 });
 
 /** A row of the standings as the routes show it: a player, or on an aggregate board a value of its scope. */
-type Standing = { rank: number; points: number; userId: string; username: string; imageName: string | null } | { rank: number; points: number; scope: string };
+type Standing =
+  | { rank: number; points: number; userId: string; username: string; imageName: string | null }
+  | { rank: number; points: number; scope: string };
 
 /**
  * Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. Every
@@ -102,7 +169,14 @@ type Standing = { rank: number; points: number; userId: string; username: string
  * a higher score (a count), their position that plus the ties reached earlier, and their
  * neighbours the documents around that position. None reads the players ahead.
  */
-async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: number, playerId: string | null, around: number | null) {
+async function standings(
+  deps: ReadDeps,
+  board: BoardDoc,
+  period: string,
+  top: number,
+  playerId: string | null,
+  around: number | null,
+) {
   const aggregate = !!board.aggregate;
   const scores = deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
   const inPeriod = { board: board._id, period, inStandings: true };
@@ -114,51 +188,99 @@ async function standings(deps: ReadDeps, board: BoardDoc, period: string, top: n
   const ownRank = own ? await rankOf(own.score) : null;
   let neighbours: { docs: ScoreDoc[]; start: number; firstRank: number } | null = null;
   if (own && ownRank !== null && around !== null) {
-    const position = ownRank - 1 + (await scores.countDocuments({ ...inPeriod, score: own.score, reachedAt: { $lt: own.reachedAt } }));
+    const position =
+      ownRank - 1 + (await scores.countDocuments({ ...inPeriod, score: own.score, reachedAt: { $lt: own.reachedAt } }));
     const start = Math.max(0, position - around);
     const docs = await scores.find(inPeriod, { sort: order, skip: start, limit: position - start + around + 1 });
-    if (docs.length > 0) neighbours = { docs, start, firstRank: docs[0].score === own.score ? ownRank : await rankOf(docs[0].score) };
+    if (docs.length > 0)
+      neighbours = { docs, start, firstRank: docs[0].score === own.score ? ownRank : await rankOf(docs[0].score) };
   }
   // An aggregate board's documents are values, not players: nothing to name.
   const players = aggregate
     ? []
     : await deps.store
         .collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players)
-        .find({ _id: { $in: [...new Set([...rows, ...(own ? [own] : []), ...(neighbours?.docs ?? [])].map((doc) => doc.playerId))] } });
+        .find({
+          _id: {
+            $in: [...new Set([...rows, ...(own ? [own] : []), ...(neighbours?.docs ?? [])].map((doc) => doc.playerId))],
+          },
+        });
   const names = new Map(players.map((p) => [p._id, p]));
   const entry = (doc: ScoreDoc, rank: number): Standing => {
     if (aggregate) return { rank, points: doc.score, scope: doc.playerId };
     const p = names.get(doc.playerId);
-    return { rank, points: doc.score, userId: doc.playerId, username: p?.username ?? doc.playerId, imageName: p?.imageName ?? null };
+    return {
+      rank,
+      points: doc.score,
+      userId: doc.playerId,
+      username: p?.username ?? doc.playerId,
+      imageName: p?.imageName ?? null,
+    };
   };
   /** Rows from position `start` of the standings, the first of rank `firstRank`: a row tied with the one before shares its rank. */
   const ranked = (docs: ScoreDoc[], start: number, firstRank: number) => {
     const out: Standing[] = [];
-    for (let i = 0; i < docs.length; i++) out.push(entry(docs[i], i === 0 ? firstRank : docs[i].score === docs[i - 1].score ? out[i - 1].rank : start + i + 1));
+    for (let i = 0; i < docs.length; i++)
+      out.push(
+        entry(docs[i], i === 0 ? firstRank : docs[i].score === docs[i - 1].score ? out[i - 1].rank : start + i + 1),
+      );
     return out;
   };
   return {
     standings: ranked(rows, 0, 1),
     player: playerId ? (own && ownRank !== null ? entry(own, ownRank) : null) : undefined,
-    around: around === null ? undefined : neighbours ? ranked(neighbours.docs, neighbours.start, neighbours.firstRank) : [],
+    around:
+      around === null ? undefined : neighbours ? ranked(neighbours.docs, neighbours.start, neighbours.firstRank) : [],
   };
 }
 
 export function adminRoutes(deps: ReadDeps): AnyRoute[] {
   const C = VIEW_COLLECTIONS;
   return [
-    listRoute(deps, '/v1/admin/actions', C.actions, OPERATORS, true, ['The active actions, with their actionObjects', actionShape]),
-    detailRoute(deps, '/v1/admin/actions/:actionID', 'actionID', C.actions, OPERATORS, [9001, 'Action does not exist'], ['An action with its deliverables', actionDetailShape]),
+    listRoute(deps, '/v1/admin/actions', C.actions, OPERATORS, true, [
+      'The active actions, with their actionObjects',
+      actionShape,
+    ]),
+    detailRoute(
+      deps,
+      '/v1/admin/actions/:actionID',
+      'actionID',
+      C.actions,
+      OPERATORS,
+      [9001, 'Action does not exist'],
+      ['An action with its deliverables', actionDetailShape],
+    ),
     listRoute(deps, '/v1/admin/badges', C.badges, OPERATORS, true, ['The active badges', badgeShape]),
-    detailRoute(deps, '/v1/admin/badges/:badgeID', 'badgeID', C.badges, OPERATORS, [9004, 'Badge does not exist'], ['A badge with its deliverables', badgeDetailShape]),
+    detailRoute(
+      deps,
+      '/v1/admin/badges/:badgeID',
+      'badgeID',
+      C.badges,
+      OPERATORS,
+      [9004, 'Badge does not exist'],
+      ['A badge with its deliverables', badgeDetailShape],
+    ),
     listRoute(deps, '/v1/admin/triggers', C.triggers, OPERATORS, true, ['The active triggers', triggerShape]),
-    detailRoute(deps, '/v1/admin/triggers/:triggerID', 'triggerID', C.triggers, OPERATORS, [9005, 'Trigger does not exist'], ['A trigger with its deliverables', triggerDetailShape]),
+    detailRoute(
+      deps,
+      '/v1/admin/triggers/:triggerID',
+      'triggerID',
+      C.triggers,
+      OPERATORS,
+      [9005, 'Trigger does not exist'],
+      ['A trigger with its deliverables', triggerDetailShape],
+    ),
     listRoute(deps, '/v1/admin/levels', C.levels, OPERATORS, false, ['The levels, by level number', levelShape]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/ranks',
       tiers: OPERATORS,
-      doc: { summary: 'The rank sets; isactive=true or false keeps only active or inactive ones', query: ranksQuery, response: z.array(rankSetShape), errors: { 1001: 'isactive is not true or false' } },
+      doc: {
+        summary: 'The rank sets; isactive=true or false keeps only active or inactive ones',
+        query: ranksQuery,
+        response: z.array(rankSetShape),
+        errors: { 1001: 'isactive is not true or false' },
+      },
       parse: ({ query }) => parseWith(ranksQuery, query),
       async handle({ isactive }) {
         const filter = isactive === undefined ? {} : { isActive: isactive === 'true' };
@@ -166,7 +288,10 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         return ok(docs.map((d) => d.list));
       },
     }),
-    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, EVERY_TIER, false, ['Every leaderboard, without standings', leaderboardShape]),
+    listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, EVERY_TIER, false, [
+      'Every leaderboard, without standings',
+      leaderboardShape,
+    ]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/leaderboards/:leaderboardID',
@@ -186,29 +311,77 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         if (!q.ok) return q;
         const playerId = q.value.playerId === undefined ? null : canonicalPlayerId(q.value.playerId);
         if (q.value.playerId !== undefined && !playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
-        if (q.value.around !== undefined && q.value.playerId === undefined) return fail(1001, 'around: needs playerId (the player to show with their neighbours)');
-        return ok({ id: params.leaderboardID, top: q.value.top ?? 10, season: q.value.season ?? null, playerId, around: q.value.around ?? null, scope: q.value.scope ?? null });
+        if (q.value.around !== undefined && q.value.playerId === undefined)
+          return fail(1001, 'around: needs playerId (the player to show with their neighbours)');
+        return ok({
+          id: params.leaderboardID,
+          top: q.value.top ?? 10,
+          season: q.value.season ?? null,
+          playerId,
+          around: q.value.around ?? null,
+          scope: q.value.scope ?? null,
+        });
       },
       async handle({ id, top, season, playerId, around, scope }) {
         const view = await deps.store.collection<ViewDocument>(C.leaderboards).findOne({ _id: id });
         const board = await deps.store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).findOne({ _id: id });
         if (!view || !board) return fail(9007, 'Leaderboard does not exist');
         const separate = !!board.scope && !board.aggregate;
-        if (separate && scope === null) return fail(1001, `scope: required, the value of ${board.scope} whose standings to read`);
-        if (!separate && scope !== null) return fail(1001, board.aggregate ? `scope: not on an aggregate board (it ranks the values of ${board.scope} in one list)` : 'scope: the board is not scoped');
-        if (board.aggregate && playerId !== null) return fail(1001, `playerId: an aggregate board ranks values of ${board.scope}, not players`);
+        if (separate && scope === null)
+          return fail(1001, `scope: required, the value of ${board.scope} whose standings to read`);
+        if (!separate && scope !== null)
+          return fail(
+            1001,
+            board.aggregate
+              ? `scope: not on an aggregate board (it ranks the values of ${board.scope} in one list)`
+              : 'scope: the board is not scoped',
+          );
+        if (board.aggregate && playerId !== null)
+          return fail(1001, `playerId: an aggregate board ranks values of ${board.scope}, not players`);
         let period: string | null;
         if (board.type === 0) period = STANDARD_PERIOD;
         else if (season !== null) {
           period = parseSeasonKey(season, board.season!);
-          if (period === null) return fail(1001, `season: not a ${board.season} period (e.g. ${examplePeriod(board.season!)})`);
+          if (period === null)
+            return fail(1001, `season: not a ${board.season} period (e.g. ${examplePeriod(board.season!)})`);
         } else period = periodOf({ ...board, startMs: null, endMs: null }, deps.now());
-        const found = await standings(deps, board, scope === null ? period! : scopedPeriod(period!, scope), top, playerId, around);
-        return ok([{ ...view.detail, standings: found.standings, ...(playerId ? { player: found.player } : {}), ...(around !== null ? { around: found.around } : {}) }]);
+        const found = await standings(
+          deps,
+          board,
+          scope === null ? period! : scopedPeriod(period!, scope),
+          top,
+          playerId,
+          around,
+        );
+        return ok([
+          {
+            ...view.detail,
+            standings: found.standings,
+            ...(playerId ? { player: found.player } : {}),
+            ...(around !== null ? { around: found.around } : {}),
+          },
+        ]);
       },
     }),
-    listRoute(deps, '/v1/admin/stores', C.stores, EVERY_TIER, false, ['Every store with its bundles and remaining stock', storeShape], withRemainingStock),
-    detailRoute(deps, '/v1/admin/stores/:storeID', 'storeID', C.stores, EVERY_TIER, [9008, 'Store does not exist'], ['A store with its bundles and remaining stock', storeShape], withRemainingStock),
+    listRoute(
+      deps,
+      '/v1/admin/stores',
+      C.stores,
+      EVERY_TIER,
+      false,
+      ['Every store with its bundles and remaining stock', storeShape],
+      withRemainingStock,
+    ),
+    detailRoute(
+      deps,
+      '/v1/admin/stores/:storeID',
+      'storeID',
+      C.stores,
+      EVERY_TIER,
+      [9008, 'Store does not exist'],
+      ['A store with its bundles and remaining stock', storeShape],
+      withRemainingStock,
+    ),
   ];
 }
 
@@ -222,9 +395,12 @@ const withRemainingStock: Enrich = async (views, deps) => {
   const taken = new Map((await stock.find({})).map((d) => [d._id, d.taken]));
   return (views as StoreView[]).map((store) => ({
     ...store,
-    storeBundles: store.storeBundles.map((b) => ({ ...b, remainingStock: b.initialStock > 0 ? Math.max(0, b.initialStock - (taken.get(b.uid) ?? 0)) : 0 })),
+    storeBundles: store.storeBundles.map((b) => ({
+      ...b,
+      remainingStock: b.initialStock > 0 ? Math.max(0, b.initialStock - (taken.get(b.uid) ?? 0)) : 0,
+    })),
   }));
 };
 
-const examplePeriod = (season: NonNullable<BoardDoc['season']>) => ({ daily: '2026-11-21', weekly: '2026-W47', monthly: '2026-11' })[season];
-
+const examplePeriod = (season: NonNullable<BoardDoc['season']>) =>
+  ({ daily: '2026-11-21', weekly: '2026-W47', monthly: '2026-11' })[season];

@@ -2,7 +2,13 @@
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/auth/access';
 import { defineRoute, parseWith, TextAnswer, type AnyRoute } from '../../shared/http/route';
-import { ANALYTICS_COLLECTIONS, isSplitSeries, SERIES, type DayDoc, type Series } from '../../shared/read-models/analytics';
+import {
+  ANALYTICS_COLLECTIONS,
+  isSplitSeries,
+  SERIES,
+  type DayDoc,
+  type Series,
+} from '../../shared/read-models/analytics';
 import type { ReadStore } from '../../shared/read-store/port';
 import { fail, ok } from '../../shared/result';
 import { DAY_MS, isCalendarDate } from '../../shared/time';
@@ -15,21 +21,34 @@ const calendarDay = (field: string) =>
     .string({ error: 'required, a day as YYYY-MM-DD' })
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day as YYYY-MM-DD')
     .refine((day) => isCalendarDate(...(day.split('-').map(Number) as [number, number, number])), 'not a real day')
-    .meta({ description: `The ${field === 'from' ? 'first' : 'last'} day (included), YYYY-MM-DD in the catalog's time zone`, format: 'date' });
+    .meta({
+      description: `The ${field === 'from' ? 'first' : 'last'} day (included), YYYY-MM-DD in the catalog's time zone`,
+      format: 'date',
+    });
 
 const analyticsQuery = z.object({
   from: calendarDay('from'),
   to: calendarDay('to'),
-  format: z.enum(['json', 'csv'], { error: 'must be json or csv' }).meta({ description: 'csv: a text/csv file with a header row, for a spreadsheet' }).optional(),
+  format: z
+    .enum(['json', 'csv'], { error: 'must be json or csv' })
+    .meta({ description: 'csv: a text/csv file with a header row, for a spreadsheet' })
+    .optional(),
 });
 
 const pointShape = z.object({ day: z.string().meta({ description: 'YYYY-MM-DD' }), value: z.number() });
-const keyedPointShape = pointShape.extend({ key: z.string().meta({ description: 'An action name; a badge, level or bundle uid; or `deliverable uid:granted|spent|refunded`' }) });
+const keyedPointShape = pointShape.extend({
+  key: z
+    .string()
+    .meta({ description: 'An action name; a badge, level or bundle uid; or `deliverable uid:granted|spent|refunded`' }),
+});
 const seriesShape = z.object({
   series: z.enum(SERIES),
   from: z.string(),
   to: z.string(),
-  points: z.array(z.union([keyedPointShape, pointShape])).meta({ description: 'Every day from `from` to `to`, 0 where nothing happened; split series: every key seen in the range on every day, by day then key' }),
+  points: z.array(z.union([keyedPointShape, pointShape])).meta({
+    description:
+      'Every day from `from` to `to`, 0 where nothing happened; split series: every key seen in the range on every day, by day then key',
+  }),
 });
 
 const SERIES_DOC = [
@@ -49,12 +68,14 @@ const SERIES_DOC = [
 /** The days from `from` to `to`, both included, as YYYY-MM-DD. */
 function daysBetween(from: string, to: string): string[] {
   const days: string[] = [];
-  for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += DAY_MS) days.push(new Date(ms).toISOString().slice(0, 10));
+  for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += DAY_MS)
+    days.push(new Date(ms).toISOString().slice(0, 10));
   return days;
 }
 
 /** A CSV field: quoted when it holds a comma, quote or line break. */
-const csvField = (value: string | number): string => (typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : String(value));
+const csvField = (value: string | number): string =>
+  typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : String(value);
 
 interface AnalyticsInput {
   series: Series;
@@ -73,22 +94,34 @@ export function analyticsRoute(deps: { store: ReadStore }): AnyRoute {
       summary: `A daily series over at most ${MAX_DAYS} days, in the catalog's time zone. The series: ${SERIES_DOC}`,
       query: analyticsQuery,
       response: seriesShape,
-      texts: { 'text/csv': 'With format=csv: a header row `day,value` (`day,key,value` for a split series), then a row per point' },
-      errors: { 1001: `Unknown series, a day missing or malformed, \`to\` before \`from\`, more than ${MAX_DAYS} days, or a format other than json or csv` },
+      texts: {
+        'text/csv':
+          'With format=csv: a header row `day,value` (`day,key,value` for a split series), then a row per point',
+      },
+      errors: {
+        1001: `Unknown series, a day missing or malformed, \`to\` before \`from\`, more than ${MAX_DAYS} days, or a format other than json or csv`,
+      },
     },
     parse({ params, query }) {
       const series = params.series as Series;
-      if (!(SERIES as readonly string[]).includes(series)) return fail(1001, `Unknown series ${params.series}: one of ${SERIES.join(', ')}`);
+      if (!(SERIES as readonly string[]).includes(series))
+        return fail(1001, `Unknown series ${params.series}: one of ${SERIES.join(', ')}`);
       const q = parseWith(analyticsQuery, query);
       if (!q.ok) return q;
       const { from, to, format = 'json' } = q.value;
       if (to < from) return fail(1001, `to (${to}) is before from (${from})`);
       const days = daysBetween(from, to);
-      if (days.length > MAX_DAYS) return fail(1001, `${days.length} days from ${from} to ${to}: at most ${MAX_DAYS} a request`);
+      if (days.length > MAX_DAYS)
+        return fail(1001, `${days.length} days from ${from} to ${to}: at most ${MAX_DAYS} a request`);
       return ok({ series, from, to, days, format });
     },
     async handle({ series, from, to, days, format }) {
-      const docs = new Map((await deps.store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days).find({ _id: { $in: days } })).map((d) => [d._id, d]));
+      const docs = new Map(
+        (await deps.store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days).find({ _id: { $in: days } })).map((d) => [
+          d._id,
+          d,
+        ]),
+      );
       let points: { day: string; key?: string; value: number }[];
       if (isSplitSeries(series)) {
         const values = days.map((day) => new Map(docs.get(day)?.split[series] ?? []));

@@ -4,7 +4,10 @@ import { EVERY_TIER } from '../../shared/auth/access';
 import { defineRoute } from '../../shared/http/route';
 import { ok } from '../../shared/result';
 
-const keyShape = z.object({ name: z.string().describe("the key's name in the keys file"), tier: z.enum(['Server', 'Mobile', 'Client', 'Auditor']) });
+const keyShape = z.object({
+  name: z.string().describe("the key's name in the keys file"),
+  tier: z.enum(['Server', 'Mobile', 'Client', 'Auditor']),
+});
 
 /** What a client (the console's sign-in) asks to learn whether a key is accepted, and with which tier, changing nothing. */
 export const apiKeyRoute = () =>
@@ -12,7 +15,11 @@ export const apiKeyRoute = () =>
     method: 'GET',
     path: '/v1/auth/key',
     tiers: EVERY_TIER,
-    doc: { summary: 'The key of the request: its name and tier (a check that a key is accepted)', response: keyShape, errors: {} },
+    doc: {
+      summary: 'The key of the request: its name and tier (a check that a key is accepted)',
+      response: keyShape,
+      errors: {},
+    },
     parse: () => ok({}),
     async handle(_input, ctx) {
       return ok({ name: ctx.key.name, tier: ctx.key.tier });

@@ -10,7 +10,7 @@ const catalog = catalogOf(`
 `);
 
 describe('the summary of an event in a trace', () => {
-  it('shows a freeze used, a milestone and a cap\'s cut; a reversal shows the milestone taken back', () => {
+  it("shows a freeze used, a milestone and a cap's cut; a reversal shows the milestone taken back", () => {
     const p = playerSpec(catalog);
     p.process('order', { ref: 'a', at: T0 });
     p.process('order', { ref: 'b', at: T0 + 2 * DAY + 1 });
@@ -35,7 +35,10 @@ describe('the summary of an action in a mission', () => {
     );
     p.process('check_in', { ref: 'a' });
     p.process('order', { ref: 'b' });
-    expect(p.recorded.map(summarizeEvent).slice(1)).toEqual(['check_in ref a, mission m 1/2', 'order ref b, mission m 2/2 completed [points +5]']);
+    expect(p.recorded.map(summarizeEvent).slice(1)).toEqual([
+      'check_in ref a, mission m 1/2',
+      'order ref b, mission m 2/2 completed [points +5]',
+    ]);
     p.reverse('b');
     expect(summarizeEvent(p.recorded[3])).toContain('revoked mission m of b');
   });

@@ -51,17 +51,37 @@ function describe(event: DomainEvent): string {
         const freezes = s.freezesUsed ? ` (${s.freezesUsed} freeze${s.freezesUsed > 1 ? 's' : ''} used)` : '';
         return `streak ${s.uid} length ${s.length}${freezes}${s.milestones.map((m) => ` milestone ${m.length}`).join('')}`;
       });
-      const missions = (e.result.missions ?? []).map((m) => `mission ${m.uid} ${m.stepsCompleted}/${m.stepsTotal}${m.completed ? ' completed' : ''}`);
-      const capped = (e.result.capped ?? []).map((c) => `capped: ${c.kind}${c.deliverable ? ` of ${c.deliverable}` : ''} ${c.limit} a ${c.period}`);
-      return [`${e.actionName} ref ${e.referenceId}`, ...awards, ...levels, ...streaks, ...missions, ...cost, ...capped].join(', ');
+      const missions = (e.result.missions ?? []).map(
+        (m) => `mission ${m.uid} ${m.stepsCompleted}/${m.stepsTotal}${m.completed ? ' completed' : ''}`,
+      );
+      const capped = (e.result.capped ?? []).map(
+        (c) => `capped: ${c.kind}${c.deliverable ? ` of ${c.deliverable}` : ''} ${c.limit} a ${c.period}`,
+      );
+      return [
+        `${e.actionName} ref ${e.referenceId}`,
+        ...awards,
+        ...levels,
+        ...streaks,
+        ...missions,
+        ...cost,
+        ...capped,
+      ].join(', ');
     }
     case 'ActionReversed': {
       const e = event.data;
-      const revoked = e.revokedAwards.map((a) => `revoked ${a.kind} ${a.uid}${a.rank !== null ? ` rank ${a.rank}` : ''} of ${a.awardedBy}`);
+      const revoked = e.revokedAwards.map(
+        (a) => `revoked ${a.kind} ${a.uid}${a.rank !== null ? ` rank ${a.rank}` : ''} of ${a.awardedBy}`,
+      );
       const levels = e.revokedLevels.map((l) => `revoked level ${l.level}`);
-      levels.push(...(e.revokedMilestones ?? []).map((m) => `revoked milestone ${m.length} of streak ${m.streakUid} of ${m.awardedBy}`));
+      levels.push(
+        ...(e.revokedMilestones ?? []).map(
+          (m) => `revoked milestone ${m.length} of streak ${m.streakUid} of ${m.awardedBy}`,
+        ),
+      );
       levels.push(...(e.revokedMissions ?? []).map((m) => `revoked mission ${m.missionUid} of ${m.awardedBy}`));
-      const refund = e.refund ? [`refund ${e.refund.amount} ${e.refund.deliverableUid} (provision ${e.refund.provisionUid})`] : [];
+      const refund = e.refund
+        ? [`refund ${e.refund.amount} ${e.refund.deliverableUid} (provision ${e.refund.provisionUid})`]
+        : [];
       return [`${e.actionName} ref ${e.referenceId}`, ...revoked, ...levels, ...refund].join(', ');
     }
     case 'BundlePurchased': {

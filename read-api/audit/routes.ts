@@ -7,7 +7,13 @@ import { OPERATORS } from '../../shared/auth/access';
 import type { EventStore } from '../../shared/event-store/port';
 import { fail, ok, type Result } from '../../shared/result';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/http/route';
-import { auditEventShape, simulationShape, traceShape, verificationShape, type Simulation } from '../../shared/http/wire-shapes';
+import {
+  auditEventShape,
+  simulationShape,
+  traceShape,
+  verificationShape,
+  type Simulation,
+} from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { auditEvent } from './events';
@@ -28,19 +34,28 @@ const MAX_TOP = 1000;
 const DEFAULT_TOP = 100;
 
 const simulateBody = z.object({
-  catalog: z.record(z.string(), z.unknown()).meta({ description: "a catalog in the catalog file's format (docs/catalog.md), as JSON" }),
+  catalog: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "a catalog in the catalog file's format (docs/catalog.md), as JSON" }),
   players: z
     .array(z.string().meta(PLAYER_ID_DOC))
     .max(MAX_SIMULATED_PLAYERS, `at most ${MAX_SIMULATED_PLAYERS} players`)
     .meta({ description: 'only these players (default: all); ids with no history are ignored' })
     .optional(),
-  top: z.number().int(`must be a whole number from 1 to ${MAX_TOP}`).min(1, `must be a whole number from 1 to ${MAX_TOP}`).max(MAX_TOP, `must be a whole number from 1 to ${MAX_TOP}`).meta({ description: `at most this many players in the answer (default ${DEFAULT_TOP})` }).optional(),
+  top: z
+    .number()
+    .int(`must be a whole number from 1 to ${MAX_TOP}`)
+    .min(1, `must be a whole number from 1 to ${MAX_TOP}`)
+    .max(MAX_TOP, `must be a whole number from 1 to ${MAX_TOP}`)
+    .meta({ description: `at most this many players in the answer (default ${DEFAULT_TOP})` })
+    .optional(),
 });
 
 const MAX_EVENTS = 1000;
 const DEFAULT_EVENTS = 100;
 
-const wholeNumber = (message: string) => z.string().regex(/^\d+$/, message).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, message));
+const wholeNumber = (message: string) =>
+  z.string().regex(/^\d+$/, message).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, message));
 
 const eventsQuery = z.object({
   from: wholeNumber('must be a stream revision (a whole number)').optional(),
@@ -56,8 +71,15 @@ const eventsQuery = z.object({
 const traceQuery = z.object({
   referenceId: z.string().min(1).optional(),
   provisionUid: z.string().min(1).optional(),
-  openingUid: z.string().min(1).meta({ description: 'a chest opening, as its answer gave it; with the playerId of the opening' }).optional(),
-  playerId: z.string().meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid' }).optional(),
+  openingUid: z
+    .string()
+    .min(1)
+    .meta({ description: 'a chest opening, as its answer gave it; with the playerId of the opening' })
+    .optional(),
+  playerId: z
+    .string()
+    .meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid' })
+    .optional(),
 });
 
 /** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */
@@ -71,7 +93,11 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         summary: "A player's stream: every event with its metadata, from a revision or the newest",
         query: eventsQuery,
         response: z.array(auditEventShape),
-        errors: { 1001: 'from or limit is not a whole number in range, last is not true or false, or both from and last are given', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
+        errors: {
+          1001: 'from or limit is not a whole number in range, last is not true or false, or both from and last are given',
+          1002: 'Invalid player: playerId must be a UUID',
+          5003: 'PlayerId does not exist',
+        },
       },
       parse: ({ params, query }) => {
         const playerId = canonicalPlayerId(params.playerId);
@@ -95,21 +121,35 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       path: '/v1/audit/trace',
       tiers: OPERATORS,
       doc: {
-        summary: 'The causal chain of an action (referenceId), a provision (provisionUid) or a chest opening (openingUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
+        summary:
+          'The causal chain of an action (referenceId), a provision (provisionUid) or a chest opening (openingUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
         query: traceQuery,
         response: traceShape,
-        errors: { 1001: 'Give exactly one of referenceId, provisionUid or openingUid; playerId with openingUid only', 1002: 'Invalid player: playerId must be a UUID', 5001: 'Action not found', 9004: 'Transaction does not exist', 9010: 'Chest opening not found for that player' },
+        errors: {
+          1001: 'Give exactly one of referenceId, provisionUid or openingUid; playerId with openingUid only',
+          1002: 'Invalid player: playerId must be a UUID',
+          5001: 'Action not found',
+          9004: 'Transaction does not exist',
+          9010: 'Chest opening not found for that player',
+        },
       },
       parse: ({ query }) => {
         const q = parseWith(traceQuery, query);
         if (!q.ok) return q;
         const { referenceId, provisionUid, openingUid } = q.value;
-        if ([referenceId, provisionUid, openingUid].filter((given) => given !== undefined).length !== 1) return fail(1001, 'Give exactly one of referenceId, provisionUid or openingUid');
-        if ((openingUid === undefined) !== (q.value.playerId === undefined)) return fail(1001, 'Give playerId with openingUid, and only with it: the opening is found on that player\'s stream');
+        if ([referenceId, provisionUid, openingUid].filter((given) => given !== undefined).length !== 1)
+          return fail(1001, 'Give exactly one of referenceId, provisionUid or openingUid');
+        if ((openingUid === undefined) !== (q.value.playerId === undefined))
+          return fail(
+            1001,
+            "Give playerId with openingUid, and only with it: the opening is found on that player's stream",
+          );
         if (referenceId !== undefined) return ok({ referenceId });
         if (provisionUid !== undefined) return ok({ provisionUid: provisionUid.toLowerCase() });
         const playerId = canonicalPlayerId(q.value.playerId);
-        return playerId ? ok({ openingUid: openingUid!.toLowerCase(), playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+        return playerId
+          ? ok({ openingUid: openingUid!.toLowerCase(), playerId })
+          : fail(1002, 'Invalid player: playerId must be a UUID');
       },
       async handle(subject) {
         if ('referenceId' in subject) {
@@ -130,10 +170,14 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       tiers: OPERATORS,
       maxBodyBytes: SIMULATE_MAX_BODY_BYTES,
       doc: {
-        summary: 'What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written',
+        summary:
+          'What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written',
         body: simulateBody,
         response: simulationShape,
-        errors: { 1001: 'Body, top or players malformed, or the catalog invalid (one line per problem)', 1002: 'Invalid player: each of players must be a UUID' },
+        errors: {
+          1001: 'Body, top or players malformed, or the catalog invalid (one line per problem)',
+          1002: 'Invalid player: each of players must be a UUID',
+        },
       },
       parse: parseSimulation,
       async handle({ catalog, players, top }) {
@@ -144,7 +188,11 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       method: 'POST',
       path: '/v1/audit/verify',
       tiers: OPERATORS,
-      doc: { summary: 'Replay every event into fresh read models and compare them with the live ones', response: verificationShape, errors: {} },
+      doc: {
+        summary: 'Replay every event into fresh read models and compare them with the live ones',
+        response: verificationShape,
+        errors: {},
+      },
       parse: () => ok({}),
       async handle() {
         return ok(await deps.verify());

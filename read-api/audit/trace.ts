@@ -17,7 +17,15 @@ import type { ActionProcessed, ActionReversed, Award, LevelReached } from '../..
 import type { ProvisionStatus } from '../../shared/events/provision-events';
 import { evolve, initialPlayerState } from '../../shared/player/state';
 import { provisionRecordOf } from '../../shared/provisions';
-import { BUNDLE_STOCK, CHEST_STOCK, playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import {
+  BUNDLE_STOCK,
+  CHEST_STOCK,
+  playerStream,
+  provisionStream,
+  referenceStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/streams';
 import { summarizeEvent } from './events';
 
 export interface TracedEvent {
@@ -45,7 +53,9 @@ export interface BalanceChange {
 export interface Rules {
   catalogVersion: number;
   action: { uid: string; name: string; points: number; multiplier: number; grants: Grant[] };
-  awards: (Pick<Award, 'kind' | 'uid' | 'label' | 'ruleType' | 'rank' | 'points' | 'grants' | 'limited'> & { challenge: ChallengeAction[][] })[];
+  awards: (Pick<Award, 'kind' | 'uid' | 'label' | 'ruleType' | 'rank' | 'points' | 'grants' | 'limited'> & {
+    challenge: ChallengeAction[][];
+  })[];
   levels: Pick<LevelReached, 'uid' | 'label' | 'level' | 'target' | 'grants'>[];
 }
 
@@ -118,7 +128,14 @@ export async function traceReference(events: EventStore, referenceId: string): P
   const { playerId, actionName } = recorded.data;
   const player = { playerId, events: await events.readStream(playerStream(playerId)) };
   const { chains, processed, reversed } = await actionChains(events, referenceId, reference, player);
-  return { referenceId, playerId, actionName, reversed: reversed !== null, provisionUid: processed?.cost?.provisionUid ?? null, chains };
+  return {
+    referenceId,
+    playerId,
+    actionName,
+    reversed: reversed !== null,
+    provisionUid: processed?.cost?.provisionUid ?? null,
+    chains,
+  };
 }
 
 /** The trace of a store purchase or an action's cost by its provisionUid, or null when there is no such provision. */
@@ -128,7 +145,14 @@ export async function traceProvision(events: EventStore, provisionUid: string): 
   if (!record) return null;
   const { opened } = record;
   const player = { playerId: opened.playerId, events: await events.readStream(playerStream(opened.playerId)) };
-  const base = { provisionUid, playerId: opened.playerId, referenceType: opened.referenceType, bundleUid: opened.bundleUid, referenceId: opened.referenceId, status: record.status };
+  const base = {
+    provisionUid,
+    playerId: opened.playerId,
+    referenceType: opened.referenceType,
+    bundleUid: opened.bundleUid,
+    referenceId: opened.referenceId,
+    status: record.status,
+  };
   if (opened.referenceId !== null) {
     // An action's cost is charged and refunded by the action's own events: its trace is the action's.
     const reference = await events.readStream(referenceStream(opened.referenceId));
@@ -144,7 +168,11 @@ export async function traceProvision(events: EventStore, provisionUid: string): 
  * The trace of a chest opening by its openingUid (in the open's answer), or null when the player
  * has no such opening. The player is named too: the opening is found on their stream alone.
  */
-export async function traceChestOpening(events: EventStore, playerId: string, openingUid: string): Promise<ChestOpeningTrace | null> {
+export async function traceChestOpening(
+  events: EventStore,
+  playerId: string,
+  openingUid: string,
+): Promise<ChestOpeningTrace | null> {
   const player = { playerId, events: await events.readStream(playerStream(playerId)) };
   let opened: ChestOpened | null = null;
   for (const recorded of player.events) {
@@ -154,9 +182,16 @@ export async function traceChestOpening(events: EventStore, playerId: string, op
   if (!opened) return null;
   // A limited prize's units are taken from its pool's stream, held by the opening.
   const streams = [player.events];
-  for (const stockUid of new Set(opened.prizes.flatMap((p) => (p.stockUid ? [p.stockUid] : [])))) streams.push(await events.readStream(stockStream(CHEST_STOCK, stockUid)));
+  for (const stockUid of new Set(opened.prizes.flatMap((p) => (p.stockUid ? [p.stockUid] : []))))
+    streams.push(await events.readStream(stockStream(CHEST_STOCK, stockUid)));
   const subjects = new Set([openingUid]);
-  return { openingUid, playerId, chestDeliverableUid: opened.chestDeliverableUid, chestLabel: opened.chestLabel, chains: chainsOf(streams, player, subjects, subjects) };
+  return {
+    openingUid,
+    playerId,
+    chestDeliverableUid: opened.chestDeliverableUid,
+    chestLabel: opened.chestLabel,
+    chains: chainsOf(streams, player, subjects, subjects),
+  };
 }
 
 /** The action of a referenceId on the player's stream. */
@@ -177,13 +212,20 @@ function reversalOf(player: PlayerHistory, referenceId: string): ActionReversed 
   return null;
 }
 
-async function actionChains(events: EventStore, referenceId: string, reference: RecordedEvent[], player: PlayerHistory) {
+async function actionChains(
+  events: EventStore,
+  referenceId: string,
+  reference: RecordedEvent[],
+  player: PlayerHistory,
+) {
   const processed = processedOf(player, referenceId);
   const reversed = reversalOf(player, referenceId);
   const provisionUid = processed?.cost?.provisionUid;
 
   // Activations of limited triggers are taken by the action's awards and given back by its reversal.
-  const triggers = new Set([...(processed?.awards ?? []), ...(reversed?.revokedAwards ?? [])].filter((a) => a.limited).map((a) => a.uid));
+  const triggers = new Set(
+    [...(processed?.awards ?? []), ...(reversed?.revokedAwards ?? [])].filter((a) => a.limited).map((a) => a.uid),
+  );
   const streams = [reference, player.events];
   if (provisionUid) streams.push(await events.readStream(provisionStream(provisionUid)));
   for (const uid of triggers) streams.push(await events.readStream(stockStream(TRIGGER_ACTIVATIONS, uid)));
@@ -196,8 +238,17 @@ async function actionChains(events: EventStore, referenceId: string, reference: 
 
 /** The uids an event is about: an action's referenceId, a provision, a chest opening, the holder of stock units. */
 function namesOf(event: RecordedEvent): string[] {
-  const d = event.data as { referenceId?: unknown; holder?: unknown; provisionUid?: unknown; openingUid?: unknown; cost?: { provisionUid?: unknown } | null; refund?: { provisionUid?: unknown } | null };
-  return [d.referenceId, d.holder, d.provisionUid, d.openingUid, d.cost?.provisionUid, d.refund?.provisionUid].filter((n): n is string => typeof n === 'string');
+  const d = event.data as {
+    referenceId?: unknown;
+    holder?: unknown;
+    provisionUid?: unknown;
+    openingUid?: unknown;
+    cost?: { provisionUid?: unknown } | null;
+    refund?: { provisionUid?: unknown } | null;
+  };
+  return [d.referenceId, d.holder, d.provisionUid, d.openingUid, d.cost?.provisionUid, d.refund?.provisionUid].filter(
+    (n): n is string => typeof n === 'string',
+  );
 }
 
 /**
@@ -205,7 +256,12 @@ function namesOf(event: RecordedEvent): string[] {
  * subject. A request's other events join its chain unless they are about something else: nested
  * actions share their request's correlationId, and each action's trace keeps its own.
  */
-function chainsOf(streams: RecordedEvent[][], player: PlayerHistory, subjects: ReadonlySet<string>, related: ReadonlySet<string>): CausalChain[] {
+function chainsOf(
+  streams: RecordedEvent[][],
+  player: PlayerHistory,
+  subjects: ReadonlySet<string>,
+  related: ReadonlySet<string>,
+): CausalChain[] {
   const all = streams.flat().sort((a, b) => a.position - b.position);
   const correlations = new Set<string>();
   for (const e of all) if (namesOf(e).some((n) => subjects.has(n))) correlations.add(e.metadata.correlationId);
@@ -228,7 +284,14 @@ function chainsOf(streams: RecordedEvent[][], player: PlayerHistory, subjects: R
       keyName: first.metadata.keyName,
       catalogVersion: first.metadata.catalogVersion,
       time: first.createdAt,
-      events: chain.map((e) => ({ position: e.position, stream: e.streamName, revision: e.revision, type: e.type, time: e.createdAt, summary: summarizeEvent(e) })),
+      events: chain.map((e) => ({
+        position: e.position,
+        stream: e.streamName,
+        revision: e.revision,
+        type: e.type,
+        time: e.createdAt,
+        summary: summarizeEvent(e),
+      })),
       balanceChanges: chain.flatMap((e) => changes.get(e.position) ?? []),
       rules: action ? rulesOf(action) : null,
     };
@@ -241,7 +304,13 @@ function rulesOf(event: RecordedEvent): Rules {
   const e = typed.data;
   return {
     catalogVersion: event.metadata.catalogVersion,
-    action: { uid: e.actionUid, name: e.actionName, points: e.actionPoints, multiplier: e.multiplier, grants: e.actionGrants },
+    action: {
+      uid: e.actionUid,
+      name: e.actionName,
+      points: e.actionPoints,
+      multiplier: e.multiplier,
+      grants: e.actionGrants,
+    },
     // Recorded with the award: the progress it consumed, condition by condition (none for a rank).
     awards: e.awards.map(({ kind, uid, label, ruleType, rank, points, grants, limited, consumed }) => ({
       kind,
@@ -252,7 +321,9 @@ function rulesOf(event: RecordedEvent): Rules {
       points,
       grants,
       limited,
-      challenge: consumed.map((entries) => entries.map((entry) => ({ referenceId: entry.ref, time: entry.ts, value: entry.value }))),
+      challenge: consumed.map((entries) =>
+        entries.map((entry) => ({ referenceId: entry.ref, time: entry.ts, value: entry.value })),
+      ),
     })),
     levels: e.levels.map(({ uid, label, level, target, grants }) => ({ uid, label, level, target, grants })),
   };
@@ -270,7 +341,14 @@ function balanceChanges(player: PlayerHistory, positions: ReadonlySet<number>): 
     if (!e) continue;
     if (positions.has(recorded.position)) {
       const { effects } = e.data;
-      const change = (balance: string, before: number, amount: number): BalanceChange => ({ position: recorded.position, type: e.type, balance, before, change: amount, after: addAmounts(before, amount) });
+      const change = (balance: string, before: number, amount: number): BalanceChange => ({
+        position: recorded.position,
+        type: e.type,
+        balance,
+        before,
+        change: amount,
+        after: addAmounts(before, amount),
+      });
       const made: BalanceChange[] = [];
       if (effects.points !== 0) made.push(change('points', state.points, effects.points));
       const running = new Map(state.balances);

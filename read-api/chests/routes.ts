@@ -12,7 +12,12 @@ import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import { fail, ok, type Result } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { catalogChestShape, chestHistoryShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import {
+  catalogChestShape,
+  chestHistoryShape,
+  chestPreviewShape,
+  ownedChestShape,
+} from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 
@@ -24,7 +29,12 @@ const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 // playerId is optional, but when sent it must name a player: 1002 like every other playerId.
 const previewBody = z.object({ chestDeliverableUId: text(), playerId: text().meta(PLAYER_ID_DOC).optional() });
 const historyTop = z.object({
-  top: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_HISTORY_TOP, `must be at most ${MAX_HISTORY_TOP}`).optional(),
+  top: z
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(MAX_HISTORY_TOP, `must be at most ${MAX_HISTORY_TOP}`)
+    .optional(),
 });
 const historyBody = listBody.extend(historyTop.shape);
 
@@ -32,7 +42,11 @@ const historyBody = listBody.extend(historyTop.shape);
  * An absent or non-object body is 1001; a missing or invalid `fields` entry, or a playerId that is
  * not a UUID, is 1002; a bad `options` entry is 1001.
  */
-function parseChestBody<F extends z.ZodObject, O extends z.ZodObject>(input: RawInput, fields: F, options: O): Result<z.infer<F> & z.infer<O>> {
+function parseChestBody<F extends z.ZodObject, O extends z.ZodObject>(
+  input: RawInput,
+  fields: F,
+  options: O,
+): Result<z.infer<F> & z.infer<O>> {
   const object = requireObject(input.body);
   if (!object.ok) return object;
   const required = parseWith(fields, object.value, 1002);
@@ -43,7 +57,11 @@ function parseChestBody<F extends z.ZodObject, O extends z.ZodObject>(input: Raw
 }
 
 const NO_OPTIONS = z.object({});
-const PLAYER_ERRORS = { 1001: 'Payload is null', 1002: 'Missing required field, or playerId is not a UUID', 9020: 'Player not found' };
+const PLAYER_ERRORS = {
+  1001: 'Payload is null',
+  1002: 'Missing required field, or playerId is not a UUID',
+  9020: 'Player not found',
+};
 
 const playerIdOf = (value: string): Result<string> => {
   const playerId = canonicalPlayerId(value);
@@ -51,17 +69,34 @@ const playerIdOf = (value: string): Result<string> => {
 };
 
 /** The level a new player starts at: what previews without a player show. */
-const startingLevel = (catalog: Catalog): number => Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
+const startingLevel = (catalog: Catalog): number =>
+  Math.max(0, ...levelsReachedAt(catalog, initialPlayerState(''), 0).map((l) => l.level));
 
 /** The chests a player owns (balance above 0), in catalog order: /v1/chest/list, and the export. */
 export const ownedChests = (catalog: Catalog, state: PlayerState) =>
   catalog.deliverables
     .filter((d) => d.kind === 'Chest' && d.chest && (state.balances.get(d.uid) ?? 0) > 0)
-    .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, balance: state.balances.get(d.uid)!, scalingMode: d.chest!.scalingMode, isActive: d.isActive }));
+    .map((d) => ({
+      chestDeliverableUid: d.uid,
+      label: d.label,
+      imageName: d.imageName,
+      balance: state.balances.get(d.uid)!,
+      scalingMode: d.chest!.scalingMode,
+      isActive: d.isActive,
+    }));
 
 /** One record per reward of the openings, in the order given: /v1/chest/history (newest first), and the export. */
 export const chestRewards = (openings: readonly ChestOpened[]) =>
-  openings.flatMap((opened) => opened.prizes.map((p) => ({ openedAt: opened.openedAt, chestLabel: opened.chestLabel, rewardLabel: p.label, rewardImageName: p.imageName, type: p.type, amount: p.amount })));
+  openings.flatMap((opened) =>
+    opened.prizes.map((p) => ({
+      openedAt: opened.openedAt,
+      chestLabel: opened.chestLabel,
+      rewardLabel: p.label,
+      rewardImageName: p.imageName,
+      type: p.type,
+      amount: p.amount,
+    })),
+  );
 
 /**
  * GET /v1/admin/chests (the catalog's, read from it); POST /v1/chest/list, /preview and /history. List and history read the player's stream (via the
@@ -72,14 +107,24 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     method: 'GET',
     path: '/v1/admin/chests',
     tiers: OPERATORS,
-    doc: { summary: "The catalog's chests, in catalog order: what an operator can preview", response: z.array(catalogChestShape), errors: {} },
+    doc: {
+      summary: "The catalog's chests, in catalog order: what an operator can preview",
+      response: z.array(catalogChestShape),
+      errors: {},
+    },
     parse: () => ok({}),
     async handle() {
       const { catalog } = deps.catalog();
       return ok(
         catalog.deliverables
           .filter((d) => d.kind === 'Chest' && d.chest)
-          .map((d) => ({ chestDeliverableUid: d.uid, label: d.label, imageName: d.imageName, scalingMode: d.chest!.scalingMode, isActive: d.isActive })),
+          .map((d) => ({
+            chestDeliverableUid: d.uid,
+            label: d.label,
+            imageName: d.imageName,
+            scalingMode: d.chest!.scalingMode,
+            isActive: d.isActive,
+          })),
       );
     },
   }),
@@ -87,7 +132,12 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     method: 'POST',
     path: '/v1/chest/list',
     tiers: EVERY_TIER,
-    doc: { summary: 'The chests a player owns (balance above 0)', body: listBody, response: z.array(ownedChestShape), errors: PLAYER_ERRORS },
+    doc: {
+      summary: 'The chests a player owns (balance above 0)',
+      body: listBody,
+      response: z.array(ownedChestShape),
+      errors: PLAYER_ERRORS,
+    },
     parse(input) {
       const body = parseChestBody(input, listBody, NO_OPTIONS);
       return body.ok ? playerIdOf(body.value.playerId) : body;
@@ -106,7 +156,11 @@ export const chestRoutes = (deps: StreamReadDeps) => [
       summary: "A chest's prize pool, without points and powerups; with playerId, that player's tier or scaled amounts",
       body: previewBody,
       response: chestPreviewShape,
-      errors: { ...PLAYER_ERRORS, 9010: 'Chest not found, inactive, or outside its active window', 9013: "No reward tier for the player's level" },
+      errors: {
+        ...PLAYER_ERRORS,
+        9010: 'Chest not found, inactive, or outside its active window',
+        9013: "No reward tier for the player's level",
+      },
     },
     parse(input): Result<{ chestUid: string; playerId: string | null }> {
       const body = parseChestBody(input, previewBody, NO_OPTIONS);
@@ -131,7 +185,10 @@ export const chestRoutes = (deps: StreamReadDeps) => [
       const deliverables = new Map(catalog.deliverables.map((d) => [d.uid, d]));
       const slots = [];
       for (const slot of draw.value.slots) {
-        const unitsLeft = slot.stockUid === null ? null : Math.max(0, slot.entry.stock! - (await deps.stocks.load(CHEST_STOCK, slot.stockUid)).state.taken);
+        const unitsLeft =
+          slot.stockUid === null
+            ? null
+            : Math.max(0, slot.entry.stock! - (await deps.stocks.load(CHEST_STOCK, slot.stockUid)).state.taken);
         slots.push({ slot, unitsLeft });
       }
       // Chances are over the whole pool; points and powerups are drawn but not listed.

@@ -19,7 +19,12 @@ const VENDOR: Readonly<Record<string, string>> = {
 export function consolePages(): Router {
   const router = express.Router();
   // Revalidated on every load: a deployment's new script is picked up at once.
-  const files = express.static(ASSETS, { index: false, redirect: false, cacheControl: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') });
+  const files = express.static(ASSETS, {
+    index: false,
+    redirect: false,
+    cacheControl: false,
+    setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
+  });
   router.get(CONSOLE_PATH, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(path.join(ASSETS, 'index.html'));

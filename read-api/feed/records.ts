@@ -28,7 +28,13 @@ const PAGE_SIZE = 1000;
  * a filter that matches little must not read the whole log in one request. `next` is where the
  * next page starts: the last event read.
  */
-export async function feedPage(events: EventStore, after: number, filter: FeedFilter, limit: number, scanLimit: number): Promise<{ records: FeedRecord[]; next: number }> {
+export async function feedPage(
+  events: EventStore,
+  after: number,
+  filter: FeedFilter,
+  limit: number,
+  scanLimit: number,
+): Promise<{ records: FeedRecord[]; next: number }> {
   const records: FeedRecord[] = [];
   let next = after;
   let scanned = 0;

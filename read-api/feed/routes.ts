@@ -22,25 +22,57 @@ const LIVE_POLL_MS = 200;
 /** Events the live tail reads at once: a stalled client holds at most this many read and unsent. */
 const LIVE_PAGE = 200;
 
-const position = z.string().regex(/^\d+$/, 'must be a log position (a whole number)').transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, 'must be a log position'));
+const position = z
+  .string()
+  .regex(/^\d+$/, 'must be a log position (a whole number)')
+  .transform(Number)
+  .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER, 'must be a log position'));
 const list = <T extends string>(known: readonly T[], what: string) =>
   z
     .string()
-    .transform((text) => text.split(',').map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(known as [T, ...T[]], { error: (issue) => `${String(issue.input)} is not ${what} (one of ${known.join(', ')})` })).min(1, `must name at least one ${what.replace(/^an? /, '')}; leave it out for all`));
+    .transform((text) =>
+      text
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(
+          z.enum(known as [T, ...T[]], {
+            error: (issue) => `${String(issue.input)} is not ${what} (one of ${known.join(', ')})`,
+          }),
+        )
+        .min(1, `must name at least one ${what.replace(/^an? /, '')}; leave it out for all`),
+    );
 
 const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as (keyof typeof EVENT_SCHEMAS)[];
 
 const feedQuery = z.object({
   after: position.optional().describe('read the events after this position (exclusive); default: from the start'),
-  limit: z.string().regex(/^\d+$/, `must be a whole number from 1 to ${MAX_FEED_PAGE}`).transform(Number).pipe(z.number().int().min(1, `must be a whole number from 1 to ${MAX_FEED_PAGE}`).max(MAX_FEED_PAGE, `must be a whole number from 1 to ${MAX_FEED_PAGE}`)).optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, `must be a whole number from 1 to ${MAX_FEED_PAGE}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, `must be a whole number from 1 to ${MAX_FEED_PAGE}`)
+        .max(MAX_FEED_PAGE, `must be a whole number from 1 to ${MAX_FEED_PAGE}`),
+    )
+    .optional(),
   types: list(EVENT_TYPES, 'an event type').optional().describe('comma-separated event types; default: all'),
-  streams: list(STREAM_KINDS, 'a stream kind').optional().describe('comma-separated stream kinds (player, reference, provision, ...); default: all'),
+  streams: list(STREAM_KINDS, 'a stream kind')
+    .optional()
+    .describe('comma-separated stream kinds (player, reference, provision, ...); default: all'),
 });
 
 const liveQuery = feedQuery.omit({ limit: true });
 
-const FEED_ERRORS = { 1001: 'after, limit, types or streams is malformed (the message names it), or after is not a position of the log (on KurrentDB: one the feed did not give, further back than its last 1000 events)' };
+const FEED_ERRORS = {
+  1001: 'after, limit, types or streams is malformed (the message names it), or after is not a position of the log (on KurrentDB: one the feed did not give, further back than its last 1000 events)',
+};
 
 interface FeedInput {
   after: number;
@@ -73,14 +105,21 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       path: '/v1/feed/events',
       tiers: OPERATORS,
       doc: {
-        summary: 'The global event log after a position, a page at a time, filtered by event type and stream kind; `next` is the `after` of the next page',
+        summary:
+          'The global event log after a position, a page at a time, filtered by event type and stream kind; `next` is the `after` of the next page',
         query: feedQuery,
-        response: z.object({ events: z.array(auditEventShape), next: z.number().int().describe('the position to read after for the next page'), head: z.number().int().describe('the last position in the log now') }),
+        response: z.object({
+          events: z.array(auditEventShape),
+          next: z.number().int().describe('the position to read after for the next page'),
+          head: z.number().int().describe('the last position in the log now'),
+        }),
         errors: FEED_ERRORS,
       },
       parse: ({ query }) => {
         const q = parseWith(feedQuery, query);
-        return q.ok ? ok({ after: q.value.after ?? 0, limit: q.value.limit ?? DEFAULT_FEED_PAGE, filter: filterOf(q.value) }) : q;
+        return q.ok
+          ? ok({ after: q.value.after ?? 0, limit: q.value.limit ?? DEFAULT_FEED_PAGE, filter: filterOf(q.value) })
+          : q;
       },
       async handle({ after, limit, filter }) {
         const head = await deps.events.headPosition();
@@ -98,7 +137,8 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       path: '/v1/feed/live',
       tiers: OPERATORS,
       doc: {
-        summary: 'The same records as a live tail: Server-Sent Events, one per event (`id` its position, `event` its type), from `after` or from Last-Event-ID when reconnecting',
+        summary:
+          'The same records as a live tail: Server-Sent Events, one per event (`id` its position, `event` its type), from `after` or from Last-Event-ID when reconnecting',
         query: liveQuery,
         errors: FEED_ERRORS,
       },
@@ -116,7 +156,8 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
           }
           for (const event of page) {
             position = event.position;
-            if (matches(event, filter)) yield { id: String(event.position), event: event.type, data: feedRecord(event) };
+            if (matches(event, filter))
+              yield { id: String(event.position), event: event.type, data: feedRecord(event) };
           }
           // Between pages, other requests run: a client catching up on a long log takes turns.
           if (page.length < LIVE_PAGE) await sleep(LIVE_POLL_MS, signal);

@@ -6,7 +6,14 @@ import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
 import { missionShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import { fail, ok } from '../../shared/result';
-import { compileMissions, isUnlocked, missionCalendar, missionPeriodOf, stepProgress, withinWindow } from '../../shared/rules/missions';
+import {
+  compileMissions,
+  isUnlocked,
+  missionCalendar,
+  missionPeriodOf,
+  stepProgress,
+  withinWindow,
+} from '../../shared/rules/missions';
 import { periodLabel } from '../../shared/time/calendar';
 import type { Catalog } from '../../shared/catalog/types';
 import type { PlayerState } from '../../shared/player/state';
@@ -27,7 +34,11 @@ export function playerMissions(catalog: Catalog, state: PlayerState, now: number
       return {
         missionUid: m.def.uid,
         label: m.def.label,
-        status: completion ? ('Completed' as const) : isUnlocked(m.def, state) ? ('InProgress' as const) : ('Locked' as const),
+        status: completion
+          ? ('Completed' as const)
+          : isUnlocked(m.def, state)
+            ? ('InProgress' as const)
+            : ('Locked' as const),
         steps: m.def.steps.map((s, i) => ({
           uid: s.uid,
           label: s.label,
@@ -54,7 +65,11 @@ export const missionListRoute = (deps: StreamReadDeps) =>
       summary: "A player's missions: locked, in progress or completed, with each step's progress in the current period",
       body: listBody,
       response: z.array(missionShape),
-      errors: { 1001: 'Payload is null', 1002: 'Missing required field (playerId), or playerId is not a UUID', 9020: 'Player not found' },
+      errors: {
+        1001: 'Payload is null',
+        1002: 'Missing required field (playerId), or playerId is not a UUID',
+        9020: 'Player not found',
+      },
     },
     parse(input) {
       const object = requireObject(input.body);

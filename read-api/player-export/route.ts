@@ -18,7 +18,13 @@ import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
 
 /** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
-type PlayerAction = { referenceId: string; name: string; timestamp: number; details: { name: string; value: string }[]; earnedPoints: number };
+type PlayerAction = {
+  referenceId: string;
+  name: string;
+  timestamp: number;
+  details: { name: string; value: string }[];
+  earnedPoints: number;
+};
 
 export type PlayerExport = ReturnType<typeof exportOf>;
 
@@ -46,7 +52,12 @@ function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, ac
  * registered. The stream is read once and folded with the players' own fold, so the actions and the
  * holdings are of the same moment.
  */
-export async function playerExport(events: EventStore, catalog: Catalog, playerId: string, now: number): Promise<PlayerExport | null> {
+export async function playerExport(
+  events: EventStore,
+  catalog: Catalog,
+  playerId: string,
+  now: number,
+): Promise<PlayerExport | null> {
   const state = initialPlayerState(playerId);
   let registeredAt: number | null = null;
   const actions: PlayerAction[] = [];
@@ -57,7 +68,13 @@ export async function playerExport(events: EventStore, catalog: Catalog, playerI
     if (event.type === 'PlayerRegistered') registeredAt = event.data.registeredAt;
     if (event.type === 'ActionProcessed') {
       const a = event.data;
-      actions.push({ referenceId: a.referenceId, name: a.actionName, timestamp: a.timestamp, details: a.details, earnedPoints: a.result.earnedPoints });
+      actions.push({
+        referenceId: a.referenceId,
+        name: a.actionName,
+        timestamp: a.timestamp,
+        details: a.details,
+        earnedPoints: a.result.earnedPoints,
+      });
     }
   }
   return state.registered && registeredAt !== null ? exportOf(catalog, state, registeredAt, actions, now) : null;
@@ -70,7 +87,8 @@ export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog
     path: '/v1/admin/players/:playerId/export',
     tiers: OPERATORS,
     doc: {
-      summary: "All of a player's data as one document: profile, holdings, transactions, chests, powerups, streaks and every processed action, oldest first",
+      summary:
+        "All of a player's data as one document: profile, holdings, transactions, chests, powerups, streaks and every processed action, oldest first",
       response: playerExportShape,
       errors: { 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
     },

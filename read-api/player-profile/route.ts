@@ -16,8 +16,17 @@ import { periodLabel, periodOf } from '../../shared/time/calendar';
 function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
   const timeZone = state.timeZone ?? catalog.settings.timezone;
   const caps = [
-    ...catalog.actions.flatMap((a) => a.caps.map((c) => ({ kind: c.times !== null ? ('times' as const) : ('points' as const), of: a.identifier, period: c.period, limit: (c.times ?? c.points)! }))),
-    ...catalog.deliverables.flatMap((d) => d.earnCaps.map((c) => ({ kind: 'earn' as const, of: d.uid, period: c.period, limit: c.amount }))),
+    ...catalog.actions.flatMap((a) =>
+      a.caps.map((c) => ({
+        kind: c.times !== null ? ('times' as const) : ('points' as const),
+        of: a.identifier,
+        period: c.period,
+        limit: (c.times ?? c.points)!,
+      })),
+    ),
+    ...catalog.deliverables.flatMap((d) =>
+      d.earnCaps.map((c) => ({ kind: 'earn' as const, of: d.uid, period: c.period, limit: c.amount })),
+    ),
   ];
   return caps.flatMap((c) => {
     const ordinal = periodOf(now, c.period, timeZone);
@@ -30,7 +39,10 @@ function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
 export function playerProfile(catalog: Catalog, state: PlayerState, now: number) {
   const levelNumber = currentLevel(state);
   const level = catalog.levels.find((l) => l.level === levelNumber && state.levelsReached.has(l.uid));
-  const badges = new Map<string, { uid: string; label: string; type: string; count: number; rank: { rank: number; label: string } | null }>();
+  const badges = new Map<
+    string,
+    { uid: string; label: string; type: string; count: number; rank: { rank: number; label: string } | null }
+  >();
   for (const h of state.holdings.filter((x) => x.kind === 'badge')) {
     const b = badges.get(h.uid) ?? { uid: h.uid, label: h.label, type: h.ruleType, count: 0, rank: null };
     b.count += 1;
@@ -42,18 +54,29 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
     playerId: state.playerId,
     username: state.username,
     points: state.points,
-    level: level ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName } : null,
+    level: level
+      ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName }
+      : null,
     badges: [...badges.values()],
     balances: [...state.balances.entries()]
       .filter(([, amount]) => amount !== 0)
-      .map(([uid, amount]) => ({ deliverableUid: uid, label: deliverables.get(uid)?.label ?? uid, type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'], amount })),
+      .map(([uid, amount]) => ({
+        deliverableUid: uid,
+        label: deliverables.get(uid)?.label ?? uid,
+        type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'],
+        amount,
+      })),
     timeZone: state.timeZone ?? catalog.settings.timezone,
     attributes: state.attributes,
     caps: capsUsed(catalog, state, now),
   };
 }
 
-const profileBody = z.object({ playerId: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).meta(PLAYER_ID_DOC) });
+const profileBody = z.object({
+  playerId: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .meta(PLAYER_ID_DOC),
+});
 
 /**
  * POST /v1/player/profile: points, level, badges with ranks, balances, time zone and the caps used
@@ -64,7 +87,16 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
     method: 'POST',
     path: '/v1/player/profile',
     tiers: ['Server', 'Mobile', 'Auditor'],
-    doc: { summary: 'A player\'s points, level, badges and balances', body: profileBody, response: profileShape, errors: { 1001: 'Payload is null, or playerId is missing', 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' } },
+    doc: {
+      summary: "A player's points, level, badges and balances",
+      body: profileBody,
+      response: profileShape,
+      errors: {
+        1001: 'Payload is null, or playerId is missing',
+        1002: 'Invalid player: playerId must be a UUID',
+        5003: 'PlayerId does not exist',
+      },
+    },
     parse: (input) => {
       const parsed = parseBody(profileBody)(input);
       if (!parsed.ok) return parsed;

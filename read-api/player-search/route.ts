@@ -10,12 +10,21 @@ export const DEFAULT_PLAYERS_TOP = 20;
 export const MAX_PLAYERS_TOP = 100;
 
 const searchQuery = z.object({
-  username: z.string({ error: 'required' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters').meta({ description: 'the start of a username, in any case' }),
+  username: z
+    .string({ error: 'required' })
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .meta({ description: 'the start of a username, in any case' }),
   top: z
     .string()
     .regex(/^\d+$/, `must be a whole number from 1 to ${MAX_PLAYERS_TOP}`)
     .transform(Number)
-    .pipe(z.number().min(1, `must be a whole number from 1 to ${MAX_PLAYERS_TOP}`).max(MAX_PLAYERS_TOP, `must be a whole number from 1 to ${MAX_PLAYERS_TOP}`))
+    .pipe(
+      z
+        .number()
+        .min(1, `must be a whole number from 1 to ${MAX_PLAYERS_TOP}`)
+        .max(MAX_PLAYERS_TOP, `must be a whole number from 1 to ${MAX_PLAYERS_TOP}`),
+    )
     .optional(),
 });
 
@@ -27,7 +36,8 @@ export const playerSearchRoute = (deps: { store: ReadStore }) =>
     path: '/v1/admin/players',
     tiers: OPERATORS,
     doc: {
-      summary: 'Registered players whose username starts with the given text (any case), by username; at most top (default 20, at most 100)',
+      summary:
+        'Registered players whose username starts with the given text (any case), by username; at most top (default 20, at most 100)',
       query: searchQuery,
       response: z.array(playerFoundShape),
       errors: { 1001: 'username missing or empty, or top not a whole number from 1 to 100' },
@@ -36,7 +46,12 @@ export const playerSearchRoute = (deps: { store: ReadStore }) =>
     async handle({ username, top }) {
       const prefix = username.toLowerCase();
       // Every name that starts with the prefix sorts between it and it followed by the highest code point.
-      const docs = await deps.store.collection<PlayerDoc>(PLAYERS_COLLECTION).find({ name: { $gte: prefix, $lt: `${prefix}\u{10FFFF}` } }, { sort: { name: 1, _id: 1 }, limit: top ?? DEFAULT_PLAYERS_TOP });
+      const docs = await deps.store
+        .collection<PlayerDoc>(PLAYERS_COLLECTION)
+        .find(
+          { name: { $gte: prefix, $lt: `${prefix}\u{10FFFF}` } },
+          { sort: { name: 1, _id: 1 }, limit: top ?? DEFAULT_PLAYERS_TOP },
+        );
       return ok(docs.map((d) => ({ playerId: d._id, username: d.username })));
     },
   });

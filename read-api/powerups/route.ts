@@ -45,7 +45,12 @@ export function ownedPowerups(catalog: Catalog, state: PlayerState, now: number)
       remainingSeconds: p.neverExpires ? -1 : Math.max(0, p.expiresAt - nowSeconds),
       targetPrizes: p.targetPrizes.map((uid) => {
         const d = deliverables.get(uid);
-        return { targetPrizeUid: uid, targetPrizeLabel: d?.label ?? uid, targetPrizeImageName: d?.imageName ?? null, deliveryMethod: AMOUNT_MULTIPLIED };
+        return {
+          targetPrizeUid: uid,
+          targetPrizeLabel: d?.label ?? uid,
+          targetPrizeImageName: d?.imageName ?? null,
+          deliveryMethod: AMOUNT_MULTIPLIED,
+        };
       }),
     };
   });
@@ -61,7 +66,11 @@ export const powerupListRoute = (deps: StreamReadDeps) =>
       summary: 'The powerup instances a player owns',
       body: listBody,
       response: z.array(powerupShape),
-      errors: { 1001: 'Payload is null', 1002: 'Missing required field (playerId), or playerId is not a UUID', 9020: 'Player not found' },
+      errors: {
+        1001: 'Payload is null',
+        1002: 'Missing required field (playerId), or playerId is not a UUID',
+        9020: 'Player not found',
+      },
     },
     parse(input) {
       const object = requireObject(input.body);

@@ -51,7 +51,11 @@ export const streakListRoute = (deps: StreamReadDeps) =>
       summary: "A player's streaks: length, longest, freezes held, and when the run breaks",
       body: listBody,
       response: z.array(streakShape),
-      errors: { 1001: 'Payload is null', 1002: 'Missing required field (playerId), or playerId is not a UUID', 9020: 'Player not found' },
+      errors: {
+        1001: 'Payload is null',
+        1002: 'Missing required field (playerId), or playerId is not a UUID',
+        9020: 'Player not found',
+      },
     },
     parse(input) {
       const object = requireObject(input.body);

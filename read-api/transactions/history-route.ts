@@ -14,8 +14,15 @@ export const MAX_HISTORY_PAGE = 100;
 
 const historyBody = z.object({
   playerId: text().meta(PLAYER_ID_DOC),
-  top: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_HISTORY_PAGE, `must be at most ${MAX_HISTORY_PAGE}`).optional(),
-  before: text().optional().describe('the provisionUid the previous page ended with: this page lists the ones older than it'),
+  top: z
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(MAX_HISTORY_PAGE, `must be at most ${MAX_HISTORY_PAGE}`)
+    .optional(),
+  before: text()
+    .optional()
+    .describe('the provisionUid the previous page ended with: this page lists the ones older than it'),
 });
 
 /** One provision as the history lists it (the export lists them all). */
@@ -50,7 +57,12 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
       summary: "A player's transactions (purchases and actions' costs), newest first, paged with `top` and `before`",
       body: historyBody,
       response: z.array(transactionHistoryShape),
-      errors: { 1001: 'Payload is null, or top is not an integer in 1..100', 1002: 'Missing playerId, or not a UUID', 9004: 'before: no transaction of this player has that provisionUid', 9020: 'Player not found' },
+      errors: {
+        1001: 'Payload is null, or top is not an integer in 1..100',
+        1002: 'Missing playerId, or not a UUID',
+        9004: 'before: no transaction of this player has that provisionUid',
+        9020: 'Player not found',
+      },
     },
     parse(input): Result<{ playerId: string; top: number; before: string | null }> {
       const object = requireObject(input.body);
@@ -61,14 +73,19 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
       if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
-      return ok({ playerId, top: parsed.value.top ?? DEFAULT_HISTORY_PAGE, before: parsed.value.before?.toLowerCase() ?? null });
+      return ok({
+        playerId,
+        top: parsed.value.top ?? DEFAULT_HISTORY_PAGE,
+        before: parsed.value.before?.toLowerCase() ?? null,
+      });
     },
     async handle({ playerId, top, before }) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return fail(9020, 'Player not found');
       const newestFirst = [...state.provisions.values()].reverse();
       const start = before === null ? 0 : newestFirst.findIndex((p) => p.uid === before) + 1;
-      if (start === 0 && before !== null) return fail(9004, 'Transaction does not exist: before names no transaction of this player');
+      if (start === 0 && before !== null)
+        return fail(9004, 'Transaction does not exist: before names no transaction of this player');
       return ok(newestFirst.slice(start, start + top).map((p) => transactionItem(playerId, p)));
     },
   });

@@ -13,7 +13,12 @@ export const transactionStatusRoute = (deps: { events: EventStore }) =>
     method: 'POST',
     path: '/v1/store/transaction-status',
     tiers: EVERY_TIER,
-    doc: { summary: 'The current status of a provision', body: transactionBody, response: transactionShape, errors: { 1001: TRANSACTION_ERRORS[1001], 1002: TRANSACTION_ERRORS[1002], 9004: TRANSACTION_ERRORS[9004] } },
+    doc: {
+      summary: 'The current status of a provision',
+      body: transactionBody,
+      response: transactionShape,
+      errors: { 1001: TRANSACTION_ERRORS[1001], 1002: TRANSACTION_ERRORS[1002], 9004: TRANSACTION_ERRORS[9004] },
+    },
     parse: parseProvisionUid,
     async handle({ provisionUid }) {
       const record = provisionRecordOf(await deps.events.readStream(provisionStream(provisionUid)));

@@ -37,16 +37,28 @@ function tenantDomain(req: Request): string | null {
  * The key checks, in their order (README, "Auth"): 4001, 4002, 4003 (tenant mismatch),
  * 4004 (nested actions from a Client key), 4003 (tier not allowed).
  */
-export function authorize(req: Request, keys: KeyRing, tiers: readonly Tier[], sendsNestedActions: boolean): { ok: true; key: ApiKey } | { ok: false; failure: Failure } {
+export function authorize(
+  req: Request,
+  keys: KeyRing,
+  tiers: readonly Tier[],
+  sendsNestedActions: boolean,
+): { ok: true; key: ApiKey } | { ok: false; failure: Failure } {
   const presented = presentedKey(req);
   const key = presented ? keys.find(presented) : null;
   if (!key) return { ok: false, failure: failure(4001, 'Invalid AuthKey') };
   if (key.tier === 'Client') {
     const domain = tenantDomain(req);
-    if (!domain) return { ok: false, failure: failure(4002, 'Missing tenant domain: send it in X-Tenant-Domain or Origin') };
-    if (!key.tenantDomains.includes(domain)) return { ok: false, failure: failure(4003, `Tenant domain "${domain}" is not allowed for this key`) };
-    if (sendsNestedActions) return { ok: false, failure: failure(4004, 'Nested actions are not allowed for Client keys; send them with a Server key') };
+    if (!domain)
+      return { ok: false, failure: failure(4002, 'Missing tenant domain: send it in X-Tenant-Domain or Origin') };
+    if (!key.tenantDomains.includes(domain))
+      return { ok: false, failure: failure(4003, `Tenant domain "${domain}" is not allowed for this key`) };
+    if (sendsNestedActions)
+      return {
+        ok: false,
+        failure: failure(4004, 'Nested actions are not allowed for Client keys; send them with a Server key'),
+      };
   }
-  if (!tiers.includes(key.tier)) return { ok: false, failure: failure(4003, `Auth tier ${key.tier} is not allowed for this operation`) };
+  if (!tiers.includes(key.tier))
+    return { ok: false, failure: failure(4003, `Auth tier ${key.tier} is not allowed for this operation`) };
   return { ok: true, key };
 }

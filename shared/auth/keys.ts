@@ -31,18 +31,30 @@ export interface ApiKey {
  * and Client keys sit in apps and browsers that anyone can script, so theirs stays small. Auditor
  * keys send no actions.
  */
-export const DEFAULT_MAX_MULTIPLIER: Readonly<Record<Tier, number>> = { Server: 1_000_000, Mobile: 10, Client: 10, Auditor: 0 };
+export const DEFAULT_MAX_MULTIPLIER: Readonly<Record<Tier, number>> = {
+  Server: 1_000_000,
+  Mobile: 10,
+  Client: 10,
+  Auditor: 0,
+};
 
 const keyEntry = z
   .object({
     name: z.string().min(1).max(100),
     tier: z.enum(['Server', 'Mobile', 'Client', 'Auditor']),
     key: z.string().min(16, 'must be at least 16 characters').optional(),
-    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
+      .optional(),
     tenantDomains: z.array(z.string().min(1)).default([]),
     rateLimit: z.object({ perSecond: z.number().min(0), burst: z.number().min(0).optional() }).optional(),
     // A multiplier scales amounts, which stay within MAX_AMOUNT: a larger limit could never be used.
-    maxMultiplier: z.number().gt(0, 'must be greater than 0').max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`).optional(),
+    maxMultiplier: z
+      .number()
+      .gt(0, 'must be greater than 0')
+      .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
+      .optional(),
   })
   .refine((k) => (k.key === undefined) !== (k.sha256 === undefined), { message: 'give exactly one of key or sha256' });
 
@@ -50,12 +62,18 @@ const keysFile = z.object({ keys: z.array(keyEntry).min(1) });
 
 export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-export function parseKeysFile(text: string, fileName: string): { ok: true; keys: ApiKey[] } | { ok: false; problems: string[] } {
+export function parseKeysFile(
+  text: string,
+  fileName: string,
+): { ok: true; keys: ApiKey[] } | { ok: false; problems: string[] } {
   let raw: unknown;
   try {
     raw = fileName.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   } catch (e) {
-    return { ok: false, problems: [`${fileName}: not valid ${fileName.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message}`] };
+    return {
+      ok: false,
+      problems: [`${fileName}: not valid ${fileName.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message}`],
+    };
   }
   const parsed = keysFile.safeParse(raw);
   if (!parsed.success) {
@@ -75,7 +93,9 @@ export function parseKeysFile(text: string, fileName: string): { ok: true; keys:
       tier: k.tier,
       digest: k.key !== undefined ? sha256(k.key) : Buffer.from(k.sha256!, 'hex'),
       tenantDomains: k.tenantDomains.map((d) => d.toLowerCase()),
-      rateLimit: k.rateLimit ? { perSecond: k.rateLimit.perSecond, burst: k.rateLimit.burst ?? k.rateLimit.perSecond * 2 } : null,
+      rateLimit: k.rateLimit
+        ? { perSecond: k.rateLimit.perSecond, burst: k.rateLimit.burst ?? k.rateLimit.perSecond * 2 }
+        : null,
       maxMultiplier: k.maxMultiplier ?? DEFAULT_MAX_MULTIPLIER[k.tier],
     })),
   };
@@ -97,7 +117,18 @@ export function loadOrCreateDevKey(dataDir: string): { key: string; apiKey: ApiK
     fs.writeFileSync(file, key + '\n', { mode: 0o600 });
     created = true;
   }
-  return { key, created, apiKey: { name: 'dev', tier: 'Server', digest: sha256(key), tenantDomains: [], rateLimit: null, maxMultiplier: DEFAULT_MAX_MULTIPLIER.Server } };
+  return {
+    key,
+    created,
+    apiKey: {
+      name: 'dev',
+      tier: 'Server',
+      digest: sha256(key),
+      tenantDomains: [],
+      rateLimit: null,
+      maxMultiplier: DEFAULT_MAX_MULTIPLIER.Server,
+    },
+  };
 }
 
 /** Finds the key whose digest matches, comparing against every key in constant time. */

@@ -37,14 +37,21 @@ it('sorts levels by number', () => {
 
 it('lists the badges and triggers with a condition on each action, each once, in catalog order', () => {
   const index = indexCatalog(catalog);
-  expect(index.badgesByAction.get('purchase')?.map((b) => b.uid)).toEqual(['b-first-purchase', 'b-vip', 'b-electronics-fan', 'b-shopper']);
+  expect(index.badgesByAction.get('purchase')?.map((b) => b.uid)).toEqual([
+    'b-first-purchase',
+    'b-vip',
+    'b-electronics-fan',
+    'b-shopper',
+  ]);
   expect(index.triggersByAction.get('login')?.map((t) => t.uid)).toEqual(['t-lucky']);
   expect(index.triggersByAction.get('deposit_failed')?.map((t) => t.uid)).toEqual(['t-risk']);
   expect(index.badgesByAction.get('login')).toBeUndefined();
 
   const twice: Catalog = {
     ...catalog,
-    badges: [{ ...catalog.badges[0]!, conditions: [...catalog.badges[0]!.conditions, ...catalog.badges[0]!.conditions] }],
+    badges: [
+      { ...catalog.badges[0]!, conditions: [...catalog.badges[0]!.conditions, ...catalog.badges[0]!.conditions] },
+    ],
   };
   expect(indexCatalog(twice).badgesByAction.get('purchase')).toHaveLength(1);
 });

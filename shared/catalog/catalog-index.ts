@@ -42,7 +42,9 @@ export function indexCatalog(catalog: Catalog): CatalogIndex {
     levelsSorted: [...catalog.levels].sort((a, b) => a.level - b.level),
     leaderboardByUid: byUid(catalog.leaderboards),
     storeByUid: byUid(catalog.stores),
-    bundleByUid: new Map(catalog.stores.flatMap((store) => store.bundles.map((bundle) => [bundle.uid, { bundle, store }] as const))),
+    bundleByUid: new Map(
+      catalog.stores.flatMap((store) => store.bundles.map((bundle) => [bundle.uid, { bundle, store }] as const)),
+    ),
     badgesByAction: byConditionAction(catalog.badges),
     triggersByAction: byConditionAction(catalog.triggers),
   };

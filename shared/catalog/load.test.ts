@@ -15,16 +15,41 @@ describe('the demo catalog', () => {
     const { catalog, hash } = result;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(catalog.settings.timezone).toBe('UTC');
-    expect(catalog.deliverables.map((d) => d.uid)).toEqual(['gold', 'gems', 'sword', 'hoodie', 'banner-vip', 'notify-risk', 'chest-silver', 'chest-leveled', 'boost-gold']);
-    expect(catalog.deliverables.find((d) => d.uid === 'banner-vip')).toMatchObject({ kind: null, isActive: true, imageName: null, description: null });
-    expect(catalog.actions.find((a) => a.identifier === 'login')).toMatchObject({ cost: 0, costDeliverable: null, actionObjects: [], deliverables: [], createDate: null });
+    expect(catalog.deliverables.map((d) => d.uid)).toEqual([
+      'gold',
+      'gems',
+      'sword',
+      'hoodie',
+      'banner-vip',
+      'notify-risk',
+      'chest-silver',
+      'chest-leveled',
+      'boost-gold',
+    ]);
+    expect(catalog.deliverables.find((d) => d.uid === 'banner-vip')).toMatchObject({
+      kind: null,
+      isActive: true,
+      imageName: null,
+      description: null,
+    });
+    expect(catalog.actions.find((a) => a.identifier === 'login')).toMatchObject({
+      cost: 0,
+      costDeliverable: null,
+      actionObjects: [],
+      deliverables: [],
+      createDate: null,
+    });
     expect(catalog.badges.find((b) => b.uid === 'b-vip')!.conditions[0]!.challenge).toEqual({
       times: null,
       sum: { field: 'amount', atLeast: 1000 },
       withinDays: 30,
       between: null,
     });
-    expect(catalog.triggers.find((t) => t.uid === 't-risk')).toMatchObject({ randomizedPrize: false, limited: false, limit: 0 });
+    expect(catalog.triggers.find((t) => t.uid === 't-risk')).toMatchObject({
+      randomizedPrize: false,
+      limited: false,
+      limit: 0,
+    });
     expect(catalog.stores[0]!.bundles.find((b) => b.uid === 'bd-sword')).toMatchObject({ requiresFulfillment: false });
     expect(catalog.leaderboards.map((b) => b.metric)).toEqual(['points', 'points', { action: 'purchase' }]);
   });
@@ -32,7 +57,10 @@ describe('the demo catalog', () => {
   it('keeps unquoted YAML dates as local date-time strings (YAML 1.2 core schema has no timestamps)', async () => {
     const result = await loadCatalogFile(DEMO);
     expect(result.ok && result.catalog.leaderboards[0]!.startDate).toBe('2026-01-01T00:00:00');
-    const unquoted = parseCatalog('version: 1\nstores: [{ uid: s, label: S, startDate: 2026-01-01T00:00:00 }]\n', 'c.yaml');
+    const unquoted = parseCatalog(
+      'version: 1\nstores: [{ uid: s, label: S, startDate: 2026-01-01T00:00:00 }]\n',
+      'c.yaml',
+    );
     expect(unquoted.ok && unquoted.catalog.stores[0]!.startDate).toBe('2026-01-01T00:00:00');
   });
 });
@@ -51,7 +79,10 @@ describe('YAML and JSON', () => {
     expect(parseCatalog(json, 'CATALOG.JSON').ok).toBe(true);
     expect(parseCatalog(json, 'catalog.yml').ok).toBe(true);
     expect(parseCatalog(json, 'catalog').ok).toBe(true);
-    expect(parseCatalog('version: 1\n', 'catalog.json')).toEqual({ ok: false, problems: [expect.stringMatching(/^JSON: Unexpected token/)] });
+    expect(parseCatalog('version: 1\n', 'catalog.json')).toEqual({
+      ok: false,
+      problems: [expect.stringMatching(/^JSON: Unexpected token/)],
+    });
   });
 
   it('ignores a byte order mark', () => {
@@ -68,12 +99,17 @@ describe('syntax errors', () => {
   });
 
   it('YAML: duplicate keys', () => {
-    expect(parseCatalog('version: 1\nversion: 1\n', 'c.yaml')).toEqual({ ok: false, problems: ['line 2, column 1: Map keys must be unique'] });
+    expect(parseCatalog('version: 1\nversion: 1\n', 'c.yaml')).toEqual({
+      ok: false,
+      problems: ['line 2, column 1: Map keys must be unique'],
+    });
   });
 
   it('YAML: several documents', () => {
     const result = parseCatalog('version: 1\n---\nversion: 1\n', 'c.yaml');
-    expect(result.ok === false && result.problems).toEqual([expect.stringMatching(/^line 2, column 1: Source contains multiple documents/)]);
+    expect(result.ok === false && result.problems).toEqual([
+      expect.stringMatching(/^line 2, column 1: Source contains multiple documents/),
+    ]);
   });
 
   it('JSON: with line and column when the parser gives a position', () => {
@@ -85,7 +121,9 @@ describe('syntax errors', () => {
 
   it('JSON: on one line when the message quotes the source', () => {
     const result = parseCatalog('{\n  "version": 1,\n  "badges": [,]\n}', 'c.json');
-    expect(result.ok === false && result.problems).toEqual([expect.stringMatching(/^JSON: Unexpected token ','[^\n]*$/)]);
+    expect(result.ok === false && result.problems).toEqual([
+      expect.stringMatching(/^JSON: Unexpected token ','[^\n]*$/),
+    ]);
   });
 
   it('JSON: without a position', () => {
@@ -102,7 +140,9 @@ describe('files', () => {
   it('an unreadable path is a problem', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
     const result = await loadCatalogFile(dir);
-    expect(result.ok === false && result.problems).toEqual([expect.stringMatching(new RegExp(`^${dir}: cannot read the file \\(EISDIR`))]);
+    expect(result.ok === false && result.problems).toEqual([
+      expect.stringMatching(new RegExp(`^${dir}: cannot read the file \\(EISDIR`)),
+    ]);
   });
 
   it('a JSON file', async () => {
@@ -254,7 +294,8 @@ badges:
 
 describe('numbers too large to hold', () => {
   it('.inf, .nan and 1e400 (YAML) and 1e400 (JSON) are named as not finite', () => {
-    const yaml = 'version: 1\nactions:\n  - { identifier: a, points: .inf }\n  - { identifier: b, points: 1e400 }\n  - { identifier: c, points: .nan }\n';
+    const yaml =
+      'version: 1\nactions:\n  - { identifier: a, points: .inf }\n  - { identifier: b, points: 1e400 }\n  - { identifier: c, points: .nan }\n';
     expect(parseCatalog(yaml, 'c.yaml')).toEqual({
       ok: false,
       problems: [
@@ -265,7 +306,9 @@ describe('numbers too large to hold', () => {
     });
     expect(parseCatalog('{"version": 1, "actions": [{"identifier": "a", "points": 1e400}]}', 'c.json')).toEqual({
       ok: false,
-      problems: ['actions[0].points: must be a finite number, got Infinity (.inf, or a number too large to hold, such as 1e400)'],
+      problems: [
+        'actions[0].points: must be a finite number, got Infinity (.inf, or a number too large to hold, such as 1e400)',
+      ],
     });
   });
 });

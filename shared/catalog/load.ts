@@ -32,7 +32,9 @@ export function parseCatalogData(data: unknown): CatalogParseResult {
   const parsed = CatalogSchema.safeParse(data, { error: issueMessage });
   if (parsed.success) {
     const problems = validateCatalog({ ...parsed.data, unparsed: [] });
-    return problems.length > 0 ? { ok: false, problems } : { ok: true, catalog: parsed.data, hash: catalogHash(parsed.data) };
+    return problems.length > 0
+      ? { ok: false, problems }
+      : { ok: true, catalog: parsed.data, hash: catalogHash(parsed.data) };
   }
   // Check the entries the schema did accept too, so that one run reports every problem.
   const { draft, removed } = salvage(data);
@@ -48,7 +50,10 @@ export async function loadCatalogFile(path: string): Promise<CatalogParseResult>
     text = await readFile(path, 'utf8');
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    return { ok: false, problems: [code === 'ENOENT' ? `${path}: file not found` : `${path}: cannot read the file (${message})`] };
+    return {
+      ok: false,
+      problems: [code === 'ENOENT' ? `${path}: file not found` : `${path}: cannot read the file (${message})`],
+    };
   }
   return parseCatalog(text, path);
 }
@@ -119,7 +124,12 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
         return rest.data;
       }
       const rawEntry = isRecord(entry) ? entry : {};
-      unparsed.push({ section: name, index, uid: stringOrNull(rawEntry.uid), identifier: stringOrNull(rawEntry.identifier) });
+      unparsed.push({
+        section: name,
+        index,
+        uid: stringOrNull(rawEntry.uid),
+        identifier: stringOrNull(rawEntry.identifier),
+      });
       return undefined;
     });
   };
@@ -145,7 +155,10 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
  * look at the rest of it: a bad date must not hide the unknown action the same badge names. A
  * field inside a list is removed from its item, never the item, so every path stays as written.
  */
-function withoutFailedFields(entry: unknown, issues: readonly z.core.$ZodIssue[]): { entry: unknown; removed: PropertyKey[][] } {
+function withoutFailedFields(
+  entry: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): { entry: unknown; removed: PropertyKey[][] } {
   const copy: unknown = structuredClone(entry);
   const removed: PropertyKey[][] = [];
   for (const issue of issues) {
@@ -154,7 +167,13 @@ function withoutFailedFields(entry: unknown, issues: readonly z.core.$ZodIssue[]
     if (issue.code === 'unrecognized_keys') {
       const object = valueAt(copy, issue.path);
       if (isRecord(object)) for (const k of issue.keys) delete object[k];
-    } else if (isRecord(parent) && typeof key === 'string' && key in parent && !isRecord(parent[key]) && !Array.isArray(parent[key])) {
+    } else if (
+      isRecord(parent) &&
+      typeof key === 'string' &&
+      key in parent &&
+      !isRecord(parent[key]) &&
+      !Array.isArray(parent[key])
+    ) {
       delete parent[key];
       removed.push(issue.path);
     }
@@ -164,7 +183,8 @@ function withoutFailedFields(entry: unknown, issues: readonly z.core.$ZodIssue[]
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let at = value;
-  for (const key of path) at = isRecord(at) || Array.isArray(at) ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    at = isRecord(at) || Array.isArray(at) ? (at as Record<PropertyKey, unknown>)[key] : undefined;
   return at;
 }
 

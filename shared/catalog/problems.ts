@@ -41,7 +41,8 @@ export const issueMessage: z.core.$ZodErrorMap = (iss) => {
     case 'invalid_type':
       // `.inf`, `.nan` or a literal too large for a double (`1e400`) reads as Infinity or NaN.
       if (typeof iss.input === 'number' && Number.isNaN(iss.input)) return 'must be a finite number, got NaN (.nan)';
-      if (typeof iss.input === 'number' && !Number.isFinite(iss.input)) return `must be a finite number, got ${iss.input} (.inf, or a number too large to hold, such as 1e400)`;
+      if (typeof iss.input === 'number' && !Number.isFinite(iss.input))
+        return `must be a finite number, got ${iss.input} (.inf, or a number too large to hold, such as 1e400)`;
       if (iss.expected === 'int') return 'must be an integer';
       return `expected ${EXPECTED[iss.expected] ?? iss.expected}, got ${describe(iss.input)}`;
     case 'invalid_value': {

@@ -3,7 +3,8 @@ import { generatedUid } from './schema';
 import { problemsAfter, validCatalog } from './test-fixture';
 import type { Catalog } from './types';
 
-const expectProblems = (change: Parameters<typeof problemsAfter>[0], ...expected: string[]) => expect(problemsAfter(change)).toEqual(expected);
+const expectProblems = (change: Parameters<typeof problemsAfter>[0], ...expected: string[]) =>
+  expect(problemsAfter(change)).toEqual(expected);
 
 function parsed(change: Parameters<typeof problemsAfter>[0] = () => undefined): Catalog {
   const raw = validCatalog();
@@ -18,7 +19,12 @@ describe('defaults', () => {
     const result = parseCatalog('version: 1\n', 'c.yaml');
     expect(result.ok && result.catalog).toEqual({
       version: 1,
-      settings: { timezone: 'UTC', autoRegisterPlayers: true, pendingTimeoutSeconds: 900, rateLimit: { perSecond: 100, burst: 200 } },
+      settings: {
+        timezone: 'UTC',
+        autoRegisterPlayers: true,
+        pendingTimeoutSeconds: 900,
+        rateLimit: { perSecond: 100, burst: 200 },
+      },
       deliverables: [],
       actions: [],
       badges: [],
@@ -65,9 +71,26 @@ describe('defaults', () => {
       earnCaps: [],
     });
     expect(c.deliverables[1]!.kind).toBeNull();
-    expect(c.deliverables[2]!.chest!.pool[0]).toEqual({ reward: 'gold', amount: { min: 1, max: 5 }, weight: 3, stock: null });
-    expect(c.deliverables[2]!.chest).toMatchObject({ scalingMode: 'None', startDate: null, endDate: null, tiers: [], scaling: [] });
-    expect(c.deliverables[3]!.powerup).toEqual({ multiplier: 2, maxUseCount: 0, timeoutSeconds: 60, neverExpires: false, targetPrizes: ['gold'] });
+    expect(c.deliverables[2]!.chest!.pool[0]).toEqual({
+      reward: 'gold',
+      amount: { min: 1, max: 5 },
+      weight: 3,
+      stock: null,
+    });
+    expect(c.deliverables[2]!.chest).toMatchObject({
+      scalingMode: 'None',
+      startDate: null,
+      endDate: null,
+      tiers: [],
+      scaling: [],
+    });
+    expect(c.deliverables[3]!.powerup).toEqual({
+      multiplier: 2,
+      maxUseCount: 0,
+      timeoutSeconds: 60,
+      neverExpires: false,
+      targetPrizes: ['gold'],
+    });
     expect(c.actions[1]).toEqual({
       uid: 'act-spin',
       identifier: 'spin',
@@ -83,18 +106,52 @@ describe('defaults', () => {
       deliverables: [],
       caps: [],
     });
-    expect(c.badges[0]).toMatchObject({ points: 0, startDate: null, endDate: null, requiredBadge: null, rankSet: null, deliverables: [], description: null });
-    expect(c.badges[0]!.conditions[0]).toEqual({ action: 'buy', filters: [], challenge: { times: null, sum: null, withinDays: null, between: null } });
-    expect(c.rankSets[0]!.ranks[0]).toEqual({ rank: 1, label: 'Bronze', times: 1, sum: null, points: 0, deliverables: [] });
-    expect(c.leaderboards[0]).toMatchObject({ metric: 'points', startDate: null, endDate: null, randomizedPrize: false, limited: false, isActive: true });
-    expect(c.stores[0]!.bundles[0]).toMatchObject({ initialStock: 0, requiresFulfillment: false, description: null, imageName: null });
+    expect(c.badges[0]).toMatchObject({
+      points: 0,
+      startDate: null,
+      endDate: null,
+      requiredBadge: null,
+      rankSet: null,
+      deliverables: [],
+      description: null,
+    });
+    expect(c.badges[0]!.conditions[0]).toEqual({
+      action: 'buy',
+      filters: [],
+      challenge: { times: null, sum: null, withinDays: null, between: null },
+    });
+    expect(c.rankSets[0]!.ranks[0]).toEqual({
+      rank: 1,
+      label: 'Bronze',
+      times: 1,
+      sum: null,
+      points: 0,
+      deliverables: [],
+    });
+    expect(c.leaderboards[0]).toMatchObject({
+      metric: 'points',
+      startDate: null,
+      endDate: null,
+      randomizedPrize: false,
+      limited: false,
+      isActive: true,
+    });
+    expect(c.stores[0]!.bundles[0]).toMatchObject({
+      initialStock: 0,
+      requiresFulfillment: false,
+      description: null,
+      imageName: null,
+    });
     expect(c.levels[0]!.deliverables).toEqual([]);
   });
 
-  it('a chest drawCount defaults to exactly one draw; a tier without one uses the chest\'s', () => {
+  it("a chest drawCount defaults to exactly one draw; a tier without one uses the chest's", () => {
     const c = parsed((raw) => {
       delete raw.deliverables[2].chest.drawCount;
-      raw.deliverables[2].chest = { scalingMode: 'PlayerLevel', tiers: [{ minLevel: 1, maxLevel: 9, pool: raw.deliverables[2].chest.pool }] };
+      raw.deliverables[2].chest = {
+        scalingMode: 'PlayerLevel',
+        tiers: [{ minLevel: 1, maxLevel: 9, pool: raw.deliverables[2].chest.pool }],
+      };
     });
     expect(c.deliverables[2]!.chest!.drawCount).toEqual({ min: 1, max: 1 });
     expect(c.deliverables[2]!.chest!.tiers[0]!.drawCount).toBeNull();
@@ -129,7 +186,8 @@ describe('defaults', () => {
 describe('generated uids', () => {
   it('an entry without uid gets 32 hex characters derived from its natural key', () => {
     const c = parsed((raw) => {
-      for (const section of ['actions', 'levels', 'leaderboards', 'stores']) for (const entry of raw[section]) delete entry.uid;
+      for (const section of ['actions', 'levels', 'leaderboards', 'stores'])
+        for (const entry of raw[section]) delete entry.uid;
       delete raw.stores[0].bundles[0].uid;
     });
     expect(c.actions[0]!.uid).toBe(generatedUid('action', 'buy'));
@@ -211,7 +269,12 @@ describe('schema problems', () => {
 
   it('uid format: 1 to 64 of A-Z a-z 0-9 _ -', () => {
     expectProblems(
-      (c) => c.deliverables.push({ uid: 'has space', label: 'A', type: 'Content' }, { uid: 'x'.repeat(65), label: 'B', type: 'Content' }, { uid: '', label: 'C', type: 'Content' }),
+      (c) =>
+        c.deliverables.push(
+          { uid: 'has space', label: 'A', type: 'Content' },
+          { uid: 'x'.repeat(65), label: 'B', type: 'Content' },
+          { uid: '', label: 'C', type: 'Content' },
+        ),
       'deliverables[4].uid: must be 1 to 64 characters of A-Z a-z 0-9 _ -',
       'deliverables[5].uid: must be 1 to 64 characters of A-Z a-z 0-9 _ -',
       'deliverables[6].uid: must be 1 to 64 characters of A-Z a-z 0-9 _ -',
@@ -293,13 +356,10 @@ describe('schema problems', () => {
       'deliverables[3].powerup.multiplier: must be greater than 0',
       'badges[1].conditions[0].challenge.withinDays: must be greater than 0',
     );
-    expectProblems(
-      (c) => {
-        c.deliverables[2].chest.scalingMode = 'Custom';
-        c.deliverables[2].chest.scaling = [{ minLevel: 1, factor: 0 }];
-      },
-      'deliverables[2].chest.scaling[0].factor: must be greater than 0',
-    );
+    expectProblems((c) => {
+      c.deliverables[2].chest.scalingMode = 'Custom';
+      c.deliverables[2].chest.scaling = [{ minLevel: 1, factor: 0 }];
+    }, 'deliverables[2].chest.scaling[0].factor: must be greater than 0');
   });
 
   it('the time zone is an IANA zone', () => {

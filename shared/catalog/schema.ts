@@ -13,7 +13,24 @@ import { MAX_AMOUNT } from '../amount';
 import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone, localIsoProblem } from '../time/local-time';
-import { type Action, type ActionCap, type Badge, type CapPeriod, type Catalog, type Deliverable, FILTER_OPS, type Filter, type Leaderboard, type Level, type Mission, type RankSet, type Settings, type Store, type Streak, type Trigger } from './types';
+import {
+  type Action,
+  type ActionCap,
+  type Badge,
+  type CapPeriod,
+  type Catalog,
+  type Deliverable,
+  FILTER_OPS,
+  type Filter,
+  type Leaderboard,
+  type Level,
+  type Mission,
+  type RankSet,
+  type Settings,
+  type Store,
+  type Streak,
+  type Trigger,
+} from './types';
 
 // The catalog types are part of this module's API: importers of the schema get them here.
 export * from './types';
@@ -38,7 +55,8 @@ function decimalPlaces(n: number): number {
 }
 
 const NOT_NEGATIVE = 'must not be negative';
-const atMost = (limit: number, what?: string) => `must be at most ${limit.toLocaleString('en-US')}${what ? ` (${what})` : ''}`;
+const atMost = (limit: number, what?: string) =>
+  `must be at most ${limit.toLocaleString('en-US')}${what ? ` (${what})` : ''}`;
 const AMOUNT_LIMIT = atMost(MAX_AMOUNT, 'the largest amount the engine holds');
 
 // Amounts and points are kept exact to 6 decimal places; more cannot be honoured. They stay
@@ -65,9 +83,7 @@ const OptionalRef = Ref.nullable().default(null);
 
 export const UidSchema = z.string().regex(UID_PATTERN, 'must be 1 to 64 characters of A-Z a-z 0-9 _ -');
 
-export const LocalIsoSchema = z
-  .string()
-  .refine(isLocalIso, { error: (iss) => localIsoProblem(iss.input) });
+export const LocalIsoSchema = z.string().refine(isLocalIso, { error: (iss) => localIsoProblem(iss.input) });
 const OptionalDate = LocalIsoSchema.nullable().default(null);
 
 /** An optional list: absent or null (an empty YAML section) is []. */
@@ -166,7 +182,12 @@ function uniqueCaps<T extends { period: CapPeriod }>(kindOf: (cap: T) => string)
     const seen = new Set<string>();
     caps.forEach((cap, i) => {
       const key = `${kindOf(cap)} ${cap.period}`;
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i, 'period'], message: `a second ${kindOf(cap)} cap for ${cap.period}: one cap of a kind per period` });
+      if (seen.has(key))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'period'],
+          message: `a second ${kindOf(cap)} cap for ${cap.period}: one cap of a kind per period`,
+        });
       seen.add(key);
     });
   };
@@ -175,7 +196,8 @@ function uniqueCaps<T extends { period: CapPeriod }>(kindOf: (cap: T) => string)
 export const ActionCapSchema = z
   .strictObject({ period: CapPeriodSchema, times: PositiveInt.optional(), points: PositiveDecimal.optional() })
   .superRefine((c, ctx) => {
-    if ((c.times === undefined) === (c.points === undefined)) ctx.addIssue({ code: 'custom', message: 'must give exactly one of times and points' });
+    if ((c.times === undefined) === (c.points === undefined))
+      ctx.addIssue({ code: 'custom', message: 'must give exactly one of times and points' });
   })
   .transform((c): ActionCap => ({ period: c.period, times: c.times ?? null, points: c.points ?? null }));
 
@@ -193,13 +215,11 @@ export const DeliverableSchema = z
     powerup: PowerupSchema.nullable().default(null),
     earnCaps: list(EarnCapSchema).superRefine(uniqueCaps(() => 'earn')),
   })
-  .transform(
-    (d): Deliverable => ({
-      ...d,
-      uid: d.uid ?? generatedUid('deliverable', d.label),
-      kind: d.kind ?? (d.type === 'Prize' ? 'Item' : null),
-    }),
-  );
+  .transform((d): Deliverable => ({
+    ...d,
+    uid: d.uid ?? generatedUid('deliverable', d.label),
+    kind: d.kind ?? (d.type === 'Prize' ? 'Item' : null),
+  }));
 
 // --- actions ---
 
@@ -253,7 +273,12 @@ export const FilterSchema = z
 export const ChallengeSchema = z.strictObject({
   times: PositiveInt.nullable().default(null),
   sum: z.strictObject({ field: Text, atLeast: Decimal }).nullable().default(null),
-  withinDays: z.number().gt(0, 'must be greater than 0').max(MAX_WITHIN_DAYS, atMost(MAX_WITHIN_DAYS)).nullable().default(null),
+  withinDays: z
+    .number()
+    .gt(0, 'must be greater than 0')
+    .max(MAX_WITHIN_DAYS, atMost(MAX_WITHIN_DAYS))
+    .nullable()
+    .default(null),
   between: z.strictObject({ start: LocalIsoSchema, end: LocalIsoSchema }).nullable().default(null),
 });
 
@@ -323,7 +348,12 @@ export const LeaderboardSchema = z
       .default('points'),
     randomizedPrize: z.boolean().default(false),
     limited: z.boolean().default(false),
-    scope: z.string({ error: 'must be an attribute name' }).min(1, 'must not be empty').max(64, 'must be at most 64 characters').nullable().default(null),
+    scope: z
+      .string({ error: 'must be an attribute name' })
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters')
+      .nullable()
+      .default(null),
     aggregate: z.literal('sum', { error: 'must be "sum"' }).nullable().default(null),
   })
   .transform((b): Leaderboard => ({ ...b, uid: b.uid ?? generatedUid('leaderboard', b.label) }));
@@ -354,12 +384,17 @@ export const StreakSchema = z
   .strictObject({
     ...labelled,
     period: z.enum(['Day', 'Week']),
-    conditions: z.array(z.strictObject({ action: Text, filters: list(FilterSchema) })).min(1, 'at least one condition is required'),
+    conditions: z
+      .array(z.strictObject({ action: Text, filters: list(FilterSchema) }))
+      .min(1, 'at least one condition is required'),
     freezes: z.strictObject({ max: PositiveInt, earnEvery: PositiveInt }).nullable().default(null),
-    milestones: list(z.strictObject({ length: PositiveInt, points: NonNegativeDecimal.default(0), deliverables: list(GrantSchema) })).superRefine((milestones, ctx) => {
+    milestones: list(
+      z.strictObject({ length: PositiveInt, points: NonNegativeDecimal.default(0), deliverables: list(GrantSchema) }),
+    ).superRefine((milestones, ctx) => {
       const seen = new Set<number>();
       milestones.forEach((m, i) => {
-        if (seen.has(m.length)) ctx.addIssue({ code: 'custom', path: [i, 'length'], message: `duplicate milestone length ${m.length}` });
+        if (seen.has(m.length))
+          ctx.addIssue({ code: 'custom', path: [i, 'length'], message: `duplicate milestone length ${m.length}` });
         seen.add(m.length);
       });
     }),
@@ -382,7 +417,8 @@ export const MissionSchema = z
       .superRefine((steps, ctx) => {
         const seen = new Set<string>();
         steps.forEach((s, i) => {
-          if (seen.has(s.uid)) ctx.addIssue({ code: 'custom', path: [i, 'uid'], message: `duplicate step uid "${s.uid}"` });
+          if (seen.has(s.uid))
+            ctx.addIssue({ code: 'custom', path: [i, 'uid'], message: `duplicate step uid "${s.uid}"` });
           seen.add(s.uid);
         });
       }),

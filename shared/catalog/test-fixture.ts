@@ -27,7 +27,13 @@ export function validCatalog(): RawCatalog {
           ],
         },
       },
-      { uid: 'boost', label: 'Boost', type: 'Prize', kind: 'Powerup', powerup: { multiplier: 2, timeoutSeconds: 60, targetPrizes: ['gold'] } },
+      {
+        uid: 'boost',
+        label: 'Boost',
+        type: 'Prize',
+        kind: 'Powerup',
+        powerup: { multiplier: 2, timeoutSeconds: 60, targetPrizes: ['gold'] },
+      },
     ],
     actions: [
       {
@@ -98,13 +104,28 @@ export function validCatalog(): RawCatalog {
     ],
     leaderboards: [
       { uid: 'lb-week', label: 'Weekly', type: 1, season: 'weekly' },
-      { uid: 'lb-buys', label: 'Buyers', type: 0, metric: { action: 'buy' }, startDate: '2026-01-01T00:00:00', endDate: '2027-01-01T00:00:00' },
+      {
+        uid: 'lb-buys',
+        label: 'Buyers',
+        type: 0,
+        metric: { action: 'buy' },
+        startDate: '2026-01-01T00:00:00',
+        endDate: '2027-01-01T00:00:00',
+      },
     ],
     stores: [
       {
         uid: 'st',
         label: 'Store',
-        bundles: [{ uid: 'bd', label: 'Bundle', cost: 10, costDeliverable: 'gold', contents: [{ deliverable: 'banner', amount: 1 }] }],
+        bundles: [
+          {
+            uid: 'bd',
+            label: 'Bundle',
+            cost: 10,
+            costDeliverable: 'gold',
+            contents: [{ deliverable: 'banner', amount: 1 }],
+          },
+        ],
       },
     ],
   };

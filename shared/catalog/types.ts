@@ -184,8 +184,7 @@ export type FilterOp = (typeof FILTER_OPS)[number];
  * written out): filters compare as numbers when both sides parse as numbers.
  */
 export type Filter =
-  | { name: string; op: Exclude<FilterOp, 'in'>; value: string }
-  | { name: string; op: 'in'; value: string[] };
+  { name: string; op: Exclude<FilterOp, 'in'>; value: string } | { name: string; op: 'in'; value: string[] };
 
 export interface SumChallenge {
   /** A Number actionObject of the condition's action. */

@@ -2,7 +2,8 @@ import { generatedUid } from './schema';
 import { type RawCatalog, problemsAfter } from './test-fixture';
 
 /** The fixture broken by `change` reports exactly `expected`. */
-const expectProblems = (change: Parameters<typeof problemsAfter>[0], ...expected: string[]) => expect(problemsAfter(change)).toEqual(expected);
+const expectProblems = (change: Parameters<typeof problemsAfter>[0], ...expected: string[]) =>
+  expect(problemsAfter(change)).toEqual(expected);
 
 it('the fixture is valid', () => {
   expect(problemsAfter(() => undefined)).toEqual([]);
@@ -14,7 +15,10 @@ describe('uids and identifiers', () => {
   });
 
   it('bundle uids count too', () => {
-    expectProblems((c) => (c.stores[0].bundles[0].uid = 'st'), 'stores[0].bundles[0].uid: duplicate uid "st" (first at stores[0])');
+    expectProblems(
+      (c) => (c.stores[0].bundles[0].uid = 'st'),
+      'stores[0].bundles[0].uid: duplicate uid "st" (first at stores[0])',
+    );
   });
 
   it('uids generated from the same label collide', () => {
@@ -32,7 +36,10 @@ describe('uids and identifiers', () => {
   });
 
   it('action identifiers are unique', () => {
-    expectProblems((c) => c.actions.push({ uid: 'act-buy2', identifier: 'buy' }), 'actions[2].identifier: duplicate identifier "buy" (first at actions[0])');
+    expectProblems(
+      (c) => c.actions.push({ uid: 'act-buy2', identifier: 'buy' }),
+      'actions[2].identifier: duplicate identifier "buy" (first at actions[0])',
+    );
   });
 
   it('actionObject labels are unique within an action', () => {
@@ -45,15 +52,24 @@ describe('uids and identifiers', () => {
 
 describe('references', () => {
   it('an unknown deliverable', () => {
-    expectProblems((c) => (c.actions[1].costDeliverable = 'silver'), 'actions[1].costDeliverable: unknown deliverable "silver"');
+    expectProblems(
+      (c) => (c.actions[1].costDeliverable = 'silver'),
+      'actions[1].costDeliverable: unknown deliverable "silver"',
+    );
   });
 
   it('an entry of another kind', () => {
-    expectProblems((c) => (c.actions[1].costDeliverable = 'b-first'), 'actions[1].costDeliverable: "b-first" is a badge (badges[0]), not a deliverable');
+    expectProblems(
+      (c) => (c.actions[1].costDeliverable = 'b-first'),
+      'actions[1].costDeliverable: "b-first" is a badge (badges[0]), not a deliverable',
+    );
   });
 
   it('an action costDeliverable is a Prize', () => {
-    expectProblems((c) => (c.actions[1].costDeliverable = 'banner'), 'actions[1].costDeliverable: "banner" is a Content deliverable, not a Prize');
+    expectProblems(
+      (c) => (c.actions[1].costDeliverable = 'banner'),
+      'actions[1].costDeliverable: "banner" is a Content deliverable, not a Prize',
+    );
   });
 
   it('an action cost > 0 needs a costDeliverable', () => {
@@ -116,18 +132,24 @@ describe('references', () => {
   });
 
   it('a badge may not require itself', () => {
-    expectProblems((c) => (c.badges[2].requiredBadge = 'b-ranked'), 'badges[2].requiredBadge: requiredBadge cycle: b-ranked -> b-ranked');
+    expectProblems(
+      (c) => (c.badges[2].requiredBadge = 'b-ranked'),
+      'badges[2].requiredBadge: requiredBadge cycle: b-ranked -> b-ranked',
+    );
   });
 
   it('a chain leading into a cycle is not itself reported', () => {
-    expectProblems(
-      (c) => {
-        c.badges[0].requiredBadge = 'b-ranked';
-        c.badges[2].requiredBadge = 'b-big';
-        c.badges.push({ uid: 'b-tail', label: 'Tail', type: 'OneTimeOnly', requiredBadge: 'b-first', conditions: [{ action: 'buy' }] });
-      },
-      'badges[0].requiredBadge: requiredBadge cycle: b-first -> b-ranked -> b-big -> b-first',
-    );
+    expectProblems((c) => {
+      c.badges[0].requiredBadge = 'b-ranked';
+      c.badges[2].requiredBadge = 'b-big';
+      c.badges.push({
+        uid: 'b-tail',
+        label: 'Tail',
+        type: 'OneTimeOnly',
+        requiredBadge: 'b-first',
+        conditions: [{ action: 'buy' }],
+      });
+    }, 'badges[0].requiredBadge: requiredBadge cycle: b-first -> b-ranked -> b-big -> b-first');
   });
 });
 
@@ -137,7 +159,10 @@ describe('deliverable kinds', () => {
   });
 
   it('chest config only on kind Chest', () => {
-    expectProblems((c) => (c.deliverables[0].chest = c.deliverables[2].chest), 'deliverables[0].chest: only for kind Chest');
+    expectProblems(
+      (c) => (c.deliverables[0].chest = c.deliverables[2].chest),
+      'deliverables[0].chest: only for kind Chest',
+    );
   });
 
   it('chest config required on kind Chest', () => {
@@ -145,7 +170,10 @@ describe('deliverable kinds', () => {
   });
 
   it('powerup config only on kind Powerup', () => {
-    expectProblems((c) => (c.deliverables[1].powerup = c.deliverables[3].powerup), 'deliverables[1].powerup: only for kind Powerup');
+    expectProblems(
+      (c) => (c.deliverables[1].powerup = c.deliverables[3].powerup),
+      'deliverables[1].powerup: only for kind Powerup',
+    );
   });
 
   it('powerup config required on kind Powerup', () => {
@@ -176,15 +204,24 @@ describe('chests', () => {
   const chestOf = (c: RawCatalog) => c.deliverables[2].chest;
 
   it('a reward is a deliverable uid or "points"', () => {
-    expectProblems((c) => (chestOf(c).pool[0].reward = 'Points'), 'deliverables[2].chest.pool[0].reward: unknown deliverable "Points"');
+    expectProblems(
+      (c) => (chestOf(c).pool[0].reward = 'Points'),
+      'deliverables[2].chest.pool[0].reward: unknown deliverable "Points"',
+    );
   });
 
   it('drawCount.min <= max', () => {
-    expectProblems((c) => (chestOf(c).drawCount = { min: 3, max: 2 }), 'deliverables[2].chest.drawCount: min (3) must not be greater than max (2)');
+    expectProblems(
+      (c) => (chestOf(c).drawCount = { min: 3, max: 2 }),
+      'deliverables[2].chest.drawCount: min (3) must not be greater than max (2)',
+    );
   });
 
   it('amount.min <= max', () => {
-    expectProblems((c) => (chestOf(c).pool[0].amount = { min: 6, max: 5 }), 'deliverables[2].chest.pool[0].amount: min (6) must not be greater than max (5)');
+    expectProblems(
+      (c) => (chestOf(c).pool[0].amount = { min: 6, max: 5 }),
+      'deliverables[2].chest.pool[0].amount: min (6) must not be greater than max (5)',
+    );
   });
 
   it("a pool's total weight > 0", () => {
@@ -233,22 +270,25 @@ describe('chests', () => {
   });
 
   it('Custom needs a scaling table with ascending minLevel', () => {
-    expectProblems((c) => (chestOf(c).scalingMode = 'Custom'), 'deliverables[2].chest.scaling: at least one entry is required for scalingMode Custom');
     expectProblems(
-      (c) => {
-        chestOf(c).scalingMode = 'Custom';
-        chestOf(c).scaling = [
-          { minLevel: 1, factor: 1 },
-          { minLevel: 5, factor: 2 },
-          { minLevel: 5, factor: 3 },
-        ];
-      },
-      'deliverables[2].chest.scaling[2].minLevel: must be greater than the previous minLevel (5)',
+      (c) => (chestOf(c).scalingMode = 'Custom'),
+      'deliverables[2].chest.scaling: at least one entry is required for scalingMode Custom',
     );
+    expectProblems((c) => {
+      chestOf(c).scalingMode = 'Custom';
+      chestOf(c).scaling = [
+        { minLevel: 1, factor: 1 },
+        { minLevel: 5, factor: 2 },
+        { minLevel: 5, factor: 3 },
+      ];
+    }, 'deliverables[2].chest.scaling[2].minLevel: must be greater than the previous minLevel (5)');
   });
 
   it('scaling only for Custom', () => {
-    expectProblems((c) => (chestOf(c).scaling = [{ minLevel: 1, factor: 2 }]), 'deliverables[2].chest.scaling: only for scalingMode Custom');
+    expectProblems(
+      (c) => (chestOf(c).scaling = [{ minLevel: 1, factor: 2 }]),
+      'deliverables[2].chest.scaling: only for scalingMode Custom',
+    );
   });
 
   it('chest dates in order', () => {
@@ -324,7 +364,10 @@ describe('badges and triggers', () => {
 
   it('rankSet names a rank set', () => {
     expectProblems((c) => (c.badges[2].rankSet = 'x'), 'badges[2].rankSet: unknown rank set "x"');
-    expectProblems((c) => (c.badges[2].rankSet = 'l1'), 'badges[2].rankSet: "l1" is a level (levels[0]), not a rank set');
+    expectProblems(
+      (c) => (c.badges[2].rankSet = 'l1'),
+      'badges[2].rankSet: "l1" is a level (levels[0]), not a rank set',
+    );
   });
 
   it('a Ranked badge whose ranks use sum needs a condition with challenge.sum', () => {
@@ -347,7 +390,10 @@ describe('badges and triggers', () => {
       'triggers[0].deliverables[0].weight: must be greater than 0 when randomizedPrize is true',
       'triggers[0].deliverables[1].weight: must be greater than 0 when randomizedPrize is true',
     );
-    expectProblems((c) => (c.triggers[0].deliverables = []), 'triggers[0].deliverables: at least one deliverable is required when randomizedPrize is true');
+    expectProblems(
+      (c) => (c.triggers[0].deliverables = []),
+      'triggers[0].deliverables: at least one deliverable is required when randomizedPrize is true',
+    );
   });
 
   it('weights are not needed without randomizedPrize', () => {
@@ -364,7 +410,10 @@ describe('badges and triggers', () => {
 
 describe('rank sets', () => {
   it('ranks ascend by rank', () => {
-    expectProblems((c) => (c.rankSets[0].ranks[1].rank = 1), 'rankSets[0].ranks[1].rank: must be greater than the previous rank (1)');
+    expectProblems(
+      (c) => (c.rankSets[0].ranks[1].rank = 1),
+      'rankSets[0].ranks[1].rank: must be greater than the previous rank (1)',
+    );
   });
 
   it('each rank has exactly one of times and sum', () => {
@@ -422,25 +471,40 @@ describe('levels', () => {
 
 describe('leaderboards', () => {
   it('Season boards need a season', () => {
-    expectProblems((c) => delete c.leaderboards[0].season, 'leaderboards[0].season: required for Season leaderboards (type 1)');
+    expectProblems(
+      (c) => delete c.leaderboards[0].season,
+      'leaderboards[0].season: required for Season leaderboards (type 1)',
+    );
   });
 
   it('Standard boards have none', () => {
-    expectProblems((c) => (c.leaderboards[1].season = 'daily'), 'leaderboards[1].season: only for Season leaderboards (type 1)');
+    expectProblems(
+      (c) => (c.leaderboards[1].season = 'daily'),
+      'leaderboards[1].season: only for Season leaderboards (type 1)',
+    );
   });
 
   it('a scope names an attribute; aggregate: sum needs one', () => {
     expectProblems((c) => Object.assign(c.leaderboards[1], { scope: 'team', aggregate: 'sum' }));
     expectProblems((c) => (c.leaderboards[1].scope = 'country'));
-    expectProblems((c) => (c.leaderboards[1].aggregate = 'sum'), 'leaderboards[1].aggregate: needs scope (the attribute whose values it ranks)');
+    expectProblems(
+      (c) => (c.leaderboards[1].aggregate = 'sum'),
+      'leaderboards[1].aggregate: needs scope (the attribute whose values it ranks)',
+    );
   });
 
   it('an action metric names an existing action identifier', () => {
-    expectProblems((c) => (c.leaderboards[1].metric = { action: 'sell' }), 'leaderboards[1].metric.action: unknown action "sell"');
+    expectProblems(
+      (c) => (c.leaderboards[1].metric = { action: 'sell' }),
+      'leaderboards[1].metric.action: unknown action "sell"',
+    );
   });
 
   it('dates in order', () => {
-    expectProblems((c) => (c.leaderboards[1].endDate = '2025-01-01T00:00:00'), 'leaderboards[1].endDate: must be after startDate (2026-01-01T00:00:00)');
+    expectProblems(
+      (c) => (c.leaderboards[1].endDate = '2025-01-01T00:00:00'),
+      'leaderboards[1].endDate: must be after startDate (2026-01-01T00:00:00)',
+    );
   });
 });
 
@@ -482,7 +546,12 @@ describe('numbers stay within what the engine holds', () => {
       'triggers[0].deliverables[0].weight: must be at most 1,000,000',
     );
     expectProblems(
-      (c) => (c.deliverables[2].chest.pool = Array.from({ length: 1001 }, () => ({ reward: 'gold', amount: { min: 1, max: 1 }, weight: 1_000_000 }))),
+      (c) =>
+        (c.deliverables[2].chest.pool = Array.from({ length: 1001 }, () => ({
+          reward: 'gold',
+          amount: { min: 1, max: 1 },
+          weight: 1_000_000,
+        }))),
       'deliverables[2].chest.pool: total weight must be at most 1,000,000,000',
     );
   });

@@ -9,7 +9,27 @@
  */
 import { MAX_AMOUNT } from '../amount';
 import { MAX_POWERUPS_PER_GRANT, MAX_TOTAL_WEIGHT } from './limits';
-import { type Action, type Badge, CATALOG_SECTIONS, type CatalogSection, type ChestConfig, type ChestPoolEntry, type Condition, type Deliverable, type DeliverableGrant, type Leaderboard, type Level, type Mission, type NumberRange, POINTS_REWARD, type PowerupConfig, type RankSet, type Store, type Streak, type Trigger } from './types';
+import {
+  type Action,
+  type Badge,
+  CATALOG_SECTIONS,
+  type CatalogSection,
+  type ChestConfig,
+  type ChestPoolEntry,
+  type Condition,
+  type Deliverable,
+  type DeliverableGrant,
+  type Leaderboard,
+  type Level,
+  type Mission,
+  type NumberRange,
+  POINTS_REWARD,
+  type PowerupConfig,
+  type RankSet,
+  type Store,
+  type Streak,
+  type Trigger,
+} from './types';
 
 export interface UnparsedEntry {
   section: CatalogSection;
@@ -40,7 +60,18 @@ export interface CatalogDraft {
   unparsed: readonly UnparsedEntry[];
 }
 
-type Kind = 'deliverable' | 'action' | 'badge' | 'rank set' | 'trigger' | 'level' | 'leaderboard' | 'store' | 'bundle' | 'streak' | 'mission';
+type Kind =
+  | 'deliverable'
+  | 'action'
+  | 'badge'
+  | 'rank set'
+  | 'trigger'
+  | 'level'
+  | 'leaderboard'
+  | 'store'
+  | 'bundle'
+  | 'streak'
+  | 'mission';
 
 const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   deliverables: 'deliverable',
@@ -135,7 +166,8 @@ class CatalogChecks {
     if (first) this.report(`${path}.uid`, `duplicate uid "${uid}" (first at ${first.path})`);
     else this.defined.set(uid, { kind, path });
     // A deliverable uid "points" would be indistinguishable from the points reward of chests.
-    if (kind === 'deliverable' && uid === POINTS_REWARD) this.report(`${path}.uid`, `"${POINTS_REWARD}" is reserved for chest rewards of points`);
+    if (kind === 'deliverable' && uid === POINTS_REWARD)
+      this.report(`${path}.uid`, `"${POINTS_REWARD}" is reserved for chest rewards of points`);
   }
 
   private registerIdentifier(identifier: string, action: Action | null, path: string): void {
@@ -157,7 +189,8 @@ class CatalogChecks {
     this.datesInOrder(path, mission.startDate, mission.endDate);
     if (mission.requires.badge !== null) this.refersTo(`${path}.requires.badge`, mission.requires.badge, 'badge');
     const level = mission.requires.level;
-    if (level !== null && !this.draft.levels.some((l) => l?.level === level)) this.report(`${path}.requires.level`, `no level ${level} in levels`);
+    if (level !== null && !this.draft.levels.some((l) => l?.level === level))
+      this.report(`${path}.requires.level`, `no level ${level} in levels`);
     mission.steps.forEach((s, i) => this.condition(`${path}.steps[${i}].condition`, s.condition));
     this.grants(`${path}.deliverables`, mission.deliverables);
   }
@@ -190,14 +223,17 @@ class CatalogChecks {
     const byUid = target?.kind === 'action' ? this.draft.actions.find((a) => a?.uid === identifier) : undefined;
     this.report(
       path,
-      byUid ? `"${identifier}" is an action uid; name the action identifier "${byUid.identifier}"` : `unknown action "${identifier}"`,
+      byUid
+        ? `"${identifier}" is an action uid; name the action identifier "${byUid.identifier}"`
+        : `unknown action "${identifier}"`,
     );
     return undefined;
   }
 
   private grants(path: string, grants: readonly DeliverableGrant[]): void {
     grants.forEach((g, i) => {
-      if (this.refersTo(`${path}[${i}].deliverable`, g.deliverable, 'deliverable')) this.powerupAmount(`${path}[${i}].amount`, g.deliverable, g.amount);
+      if (this.refersTo(`${path}[${i}].deliverable`, g.deliverable, 'deliverable'))
+        this.powerupAmount(`${path}[${i}].amount`, g.deliverable, g.amount);
     });
   }
 
@@ -205,13 +241,17 @@ class CatalogChecks {
   private powerupAmount(path: string, deliverable: string, amount: number, factor = 1): void {
     if (this.deliverables.get(deliverable)?.kind === 'Powerup' && amount * factor > MAX_POWERUPS_PER_GRANT) {
       const scaled = factor === 1 ? '' : ` once multiplied by the largest scaling factor (${factor})`;
-      this.report(path, `must be at most ${MAX_POWERUPS_PER_GRANT.toLocaleString('en-US')}${scaled} for a powerup (each one granted is an instance the player keeps)`);
+      this.report(
+        path,
+        `must be at most ${MAX_POWERUPS_PER_GRANT.toLocaleString('en-US')}${scaled} for a powerup (each one granted is an instance the player keeps)`,
+      );
     }
   }
 
   /** Weights are relative: their total only has to be finite and far from float rounding. */
   private totalWeight(path: string, weights: readonly number[]): void {
-    if (weights.reduce((total, w) => total + w, 0) > MAX_TOTAL_WEIGHT) this.report(path, `total weight must be at most ${MAX_TOTAL_WEIGHT.toLocaleString('en-US')}`);
+    if (weights.reduce((total, w) => total + w, 0) > MAX_TOTAL_WEIGHT)
+      this.report(path, `total weight must be at most ${MAX_TOTAL_WEIGHT.toLocaleString('en-US')}`);
   }
 
   private cost(path: string, cost: number, costDeliverable: string | null): void {
@@ -221,9 +261,15 @@ class CatalogChecks {
 
   // --- value relations ---
 
-  private datesInOrder(path: string, start: string | null, end: string | null, names: readonly [string, string] = ['startDate', 'endDate']): void {
+  private datesInOrder(
+    path: string,
+    start: string | null,
+    end: string | null,
+    names: readonly [string, string] = ['startDate', 'endDate'],
+  ): void {
     // Same fixed-width format on both sides: string order is time order.
-    if (start !== null && end !== null && start >= end) this.report(`${path}.${names[1]}`, `must be after ${names[0]} (${start})`);
+    if (start !== null && end !== null && start >= end)
+      this.report(`${path}.${names[1]}`, `must be after ${names[0]} (${start})`);
   }
 
   private range(path: string, r: NumberRange): void {
@@ -251,10 +297,12 @@ class CatalogChecks {
     else if (c.pool.length > 0) this.report(`${path}.pool`, 'only for scalingMode None or Custom');
 
     if (c.scalingMode === 'PlayerLevel') {
-      if (c.tiers.length === 0) this.report(`${path}.tiers`, 'at least one tier is required for scalingMode PlayerLevel');
+      if (c.tiers.length === 0)
+        this.report(`${path}.tiers`, 'at least one tier is required for scalingMode PlayerLevel');
       c.tiers.forEach((t, i) => {
         const tier = `${path}.tiers[${i}]`;
-        if (t.minLevel > t.maxLevel) this.report(tier, `minLevel (${t.minLevel}) must not be greater than maxLevel (${t.maxLevel})`);
+        if (t.minLevel > t.maxLevel)
+          this.report(tier, `minLevel (${t.minLevel}) must not be greater than maxLevel (${t.maxLevel})`);
         if (t.drawCount) this.range(`${tier}.drawCount`, t.drawCount);
         this.pool(`${tier}.pool`, t.pool, 1);
       });
@@ -263,11 +311,15 @@ class CatalogChecks {
     }
 
     if (c.scalingMode === 'Custom') {
-      if (c.scaling.length === 0) this.report(`${path}.scaling`, 'at least one entry is required for scalingMode Custom');
+      if (c.scaling.length === 0)
+        this.report(`${path}.scaling`, 'at least one entry is required for scalingMode Custom');
       c.scaling.forEach((s, i) => {
         const previous = c.scaling[i - 1];
         if (previous && s.minLevel <= previous.minLevel) {
-          this.report(`${path}.scaling[${i}].minLevel`, `must be greater than the previous minLevel (${previous.minLevel})`);
+          this.report(
+            `${path}.scaling[${i}].minLevel`,
+            `must be greater than the previous minLevel (${previous.minLevel})`,
+          );
         }
       });
     } else if (c.scaling.length > 0) {
@@ -282,17 +334,26 @@ class CatalogChecks {
     }
     pool.forEach((e, i) => {
       const amount = `${path}[${i}].amount.max`;
-      if (e.reward !== POINTS_REWARD && this.refersTo(`${path}[${i}].reward`, e.reward, 'deliverable')) this.powerupAmount(amount, e.reward, e.amount.max, factor);
+      if (e.reward !== POINTS_REWARD && this.refersTo(`${path}[${i}].reward`, e.reward, 'deliverable'))
+        this.powerupAmount(amount, e.reward, e.amount.max, factor);
       this.range(`${path}[${i}].amount`, e.amount);
-      if (factor !== 1 && e.amount.max * factor > MAX_AMOUNT) this.report(amount, `must be at most ${MAX_AMOUNT.toLocaleString('en-US')} once multiplied by the largest scaling factor (${factor}), the largest amount the engine holds`);
+      if (factor !== 1 && e.amount.max * factor > MAX_AMOUNT)
+        this.report(
+          amount,
+          `must be at most ${MAX_AMOUNT.toLocaleString('en-US')} once multiplied by the largest scaling factor (${factor}), the largest amount the engine holds`,
+        );
     });
     if (pool.reduce((total, e) => total + e.weight, 0) <= 0) this.report(path, 'total weight must be greater than 0');
-    this.totalWeight(path, pool.map((e) => e.weight));
+    this.totalWeight(
+      path,
+      pool.map((e) => e.weight),
+    );
   }
 
   private powerup(path: string, p: PowerupConfig): void {
     p.targetPrizes.forEach((uid, i) => this.refersToPrize(`${path}.targetPrizes[${i}]`, uid));
-    if (!p.neverExpires && p.timeoutSeconds <= 0) this.report(`${path}.timeoutSeconds`, 'must be greater than 0 unless neverExpires is true');
+    if (!p.neverExpires && p.timeoutSeconds <= 0)
+      this.report(`${path}.timeoutSeconds`, 'must be greater than 0 unless neverExpires is true');
   }
 
   private action(path: string, a: Action): void {
@@ -300,7 +361,11 @@ class CatalogChecks {
     const firstIndex = new Map<string, number>();
     a.actionObjects.forEach((o, i) => {
       const first = firstIndex.get(o.label);
-      if (first !== undefined) this.report(`${path}.actionObjects[${i}].label`, `duplicate label "${o.label}" (first at ${path}.actionObjects[${first}])`);
+      if (first !== undefined)
+        this.report(
+          `${path}.actionObjects[${i}].label`,
+          `duplicate label "${o.label}" (first at ${path}.actionObjects[${first}])`,
+        );
       else firstIndex.set(o.label, i);
     });
     this.grants(`${path}.deliverables`, a.deliverables);
@@ -319,7 +384,10 @@ class CatalogChecks {
       // A `sum` rank totals the detail named by a condition's challenge.sum.field.
       const usesSum = this.rankSets.get(r.rankSet)?.ranks.some((rank) => rank.sum !== null);
       if (usesSum && !r.conditions.some((c) => c.challenge.sum !== null)) {
-        this.report(`${path}.rankSet`, `rank set "${r.rankSet}" has sum thresholds, so a condition needs challenge.sum to name the summed field`);
+        this.report(
+          `${path}.rankSet`,
+          `rank set "${r.rankSet}" has sum thresholds, so a condition needs challenge.sum to name the summed field`,
+        );
       }
     }
   }
@@ -356,15 +424,18 @@ class CatalogChecks {
     r.ranks.forEach((rank, i) => {
       const at = `${path}.ranks[${i}]`;
       const previous = r.ranks[i - 1];
-      if (previous && rank.rank <= previous.rank) this.report(`${at}.rank`, `must be greater than the previous rank (${previous.rank})`);
+      if (previous && rank.rank <= previous.rank)
+        this.report(`${at}.rank`, `must be greater than the previous rank (${previous.rank})`);
       if ((rank.times === null) === (rank.sum === null)) this.report(at, 'needs exactly one of times and sum');
       // Ranks ascend: a higher rank must need more than a lower one of the same measure.
       if (rank.times !== null) {
-        if (lastTimes && rank.times <= lastTimes.times) this.report(`${at}.times`, `must be greater than the times of rank ${lastTimes.rank} (${lastTimes.times})`);
+        if (lastTimes && rank.times <= lastTimes.times)
+          this.report(`${at}.times`, `must be greater than the times of rank ${lastTimes.rank} (${lastTimes.times})`);
         lastTimes = { rank: rank.rank, times: rank.times };
       }
       if (rank.sum !== null) {
-        if (lastSum && rank.sum <= lastSum.sum) this.report(`${at}.sum`, `must be greater than the sum of rank ${lastSum.rank} (${lastSum.sum})`);
+        if (lastSum && rank.sum <= lastSum.sum)
+          this.report(`${at}.sum`, `must be greater than the sum of rank ${lastSum.rank} (${lastSum.sum})`);
         lastSum = { rank: rank.rank, sum: rank.sum };
       }
       this.grants(`${at}.deliverables`, rank.deliverables);
@@ -375,10 +446,15 @@ class CatalogChecks {
     this.rule(path, t, 'trigger');
     this.grants(`${path}.deliverables`, t.deliverables);
     if (t.randomizedPrize) {
-      if (t.deliverables.length === 0) this.report(`${path}.deliverables`, 'at least one deliverable is required when randomizedPrize is true');
-      this.totalWeight(`${path}.deliverables`, t.deliverables.map((g) => g.weight ?? 0));
+      if (t.deliverables.length === 0)
+        this.report(`${path}.deliverables`, 'at least one deliverable is required when randomizedPrize is true');
+      this.totalWeight(
+        `${path}.deliverables`,
+        t.deliverables.map((g) => g.weight ?? 0),
+      );
       t.deliverables.forEach((g, i) => {
-        if (g.weight === null || g.weight <= 0) this.report(`${path}.deliverables[${i}].weight`, 'must be greater than 0 when randomizedPrize is true');
+        if (g.weight === null || g.weight <= 0)
+          this.report(`${path}.deliverables[${i}].weight`, 'must be greater than 0 when randomizedPrize is true');
       });
     }
     if (t.limited && t.limit < 1) this.report(`${path}.limit`, 'must be at least 1 when limited is true');
@@ -404,7 +480,10 @@ class CatalogChecks {
     sorted.forEach(({ level, index }, i) => {
       const previous = sorted[i - 1]?.level;
       if (previous && level.target <= previous.target) {
-        this.report(`levels[${index}].target`, `must be greater than the target of level ${previous.level} (${previous.target})`);
+        this.report(
+          `levels[${index}].target`,
+          `must be greater than the target of level ${previous.level} (${previous.target})`,
+        );
       }
     });
   }
@@ -412,7 +491,8 @@ class CatalogChecks {
   private leaderboard(path: string, b: Leaderboard): void {
     if (b.type === 1 && b.season === null) this.report(`${path}.season`, 'required for Season leaderboards (type 1)');
     if (b.type === 0 && b.season !== null) this.report(`${path}.season`, 'only for Season leaderboards (type 1)');
-    if (b.aggregate !== null && b.scope === null) this.report(`${path}.aggregate`, 'needs scope (the attribute whose values it ranks)');
+    if (b.aggregate !== null && b.scope === null)
+      this.report(`${path}.aggregate`, 'needs scope (the attribute whose values it ranks)');
     if (b.metric !== 'points') this.actionNamed(`${path}.metric.action`, b.metric.action);
     this.datesInOrder(path, b.startDate, b.endDate);
   }

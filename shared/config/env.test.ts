@@ -8,6 +8,8 @@ describe('readRunConfig: PLAYER_CACHE_SIZE', () => {
   });
 
   it.each(['0', '-1', '2.5', 'many'])('refuses %s, naming the setting', (value) => {
-    expect(() => readRunConfig({ PLAYER_CACHE_SIZE: value })).toThrow(`PLAYER_CACHE_SIZE: must be a whole number above 0, got "${value}"`);
+    expect(() => readRunConfig({ PLAYER_CACHE_SIZE: value })).toThrow(
+      `PLAYER_CACHE_SIZE: must be a whole number above 0, got "${value}"`,
+    );
   });
 });

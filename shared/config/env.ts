@@ -78,7 +78,10 @@ const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 function logFormat(env: NodeJS.ProcessEnv): LogFormat | null {
   const raw = env.LOG_FORMAT;
   if (raw === undefined || raw === '') return null;
-  if (!(LOG_FORMATS as readonly string[]).includes(raw)) throw new Error(`LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')} (unset: readable on a terminal, JSON otherwise), got "${raw}"`);
+  if (!(LOG_FORMATS as readonly string[]).includes(raw))
+    throw new Error(
+      `LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')} (unset: readable on a terminal, JSON otherwise), got "${raw}"`,
+    );
   return raw as LogFormat;
 }
 
@@ -86,7 +89,10 @@ function httpTimeouts(env: NodeJS.ProcessEnv): RunConfig['http'] {
   const headersTimeoutMs = positiveMs(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000);
   const requestTimeoutMs = positiveMs(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000);
   // Node refuses headers given more time than the whole request.
-  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new Error(
+      `HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
   return { headersTimeoutMs, requestTimeoutMs };
 }
 
@@ -95,12 +101,16 @@ const MAX_WEBHOOK_TIMEOUT_MS = 15_000;
 
 function webhookTimeout(env: NodeJS.ProcessEnv): number {
   const ms = positiveMs(env, 'WEBHOOK_TIMEOUT_MS', 5000);
-  if (ms > MAX_WEBHOOK_TIMEOUT_MS) throw new Error(`WEBHOOK_TIMEOUT_MS: must be at most ${MAX_WEBHOOK_TIMEOUT_MS} (a webhook run must end within its job's 30 s claim), got "${ms}"`);
+  if (ms > MAX_WEBHOOK_TIMEOUT_MS)
+    throw new Error(
+      `WEBHOOK_TIMEOUT_MS: must be at most ${MAX_WEBHOOK_TIMEOUT_MS} (a webhook run must end within its job's 30 s claim), got "${ms}"`,
+    );
   return ms;
 }
 
 /** A duration in ms from the environment: a whole number > 0, or the default when unset. */
-const positiveMs = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => positiveWhole(env, name, fallback, ' of milliseconds');
+const positiveMs = (env: NodeJS.ProcessEnv, name: string, fallback: number): number =>
+  positiveWhole(env, name, fallback, ' of milliseconds');
 
 /** A whole number > 0 from the environment, or the default when unset. */
 /** `true` or `false` from the environment; unset is false. */
@@ -115,7 +125,8 @@ function positiveWhole(env: NodeJS.ProcessEnv, name: string, fallback: number, u
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name}: must be a whole number${unit} above 0, got "${raw}"`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`${name}: must be a whole number${unit} above 0, got "${raw}"`);
   return value;
 }
 
@@ -124,6 +135,7 @@ function positiveHours(env: NodeJS.ProcessEnv, name: string, fallback: number): 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}: must be a number of hours above 0, got "${raw}"`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name}: must be a number of hours above 0, got "${raw}"`);
   return value;
 }

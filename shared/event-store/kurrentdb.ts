@@ -55,7 +55,25 @@ import type {
   ReadPosition,
   RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, PositionNotInLogError, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
+import {
+  AppendResult,
+  checkAppends,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  PositionNotInLogError,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  revisionMatches,
+  StoreUnavailableError,
+  StreamAppend,
+  SubscribeOptions,
+  Subscription,
+  WriteProblem,
+  WrongExpectedVersionError,
+} from './port';
 
 export interface KurrentDbEventStoreOptions {
   /**
@@ -80,7 +98,9 @@ const MULTI_STREAM_APPEND_SINCE = '25.1';
 /** The server is too old for this service: it cannot append to several streams atomically. */
 export class UnsupportedServerError extends Error {
   constructor() {
-    super(`KurrentDB server before ${MULTI_STREAM_APPEND_SINCE} does not support multi-stream appends: this service needs KurrentDB ${MULTI_STREAM_APPEND_SINCE} or later`);
+    super(
+      `KurrentDB server before ${MULTI_STREAM_APPEND_SINCE} does not support multi-stream appends: this service needs KurrentDB ${MULTI_STREAM_APPEND_SINCE} or later`,
+    );
     this.name = 'UnsupportedServerError';
   }
 }
@@ -142,7 +162,8 @@ function toEventData(event: NewEvent) {
 
 /** See METADATA_PROPERTY. Events appended before multi-stream appends carry the metadata itself. */
 function fromStoredMetadata(stored: unknown): EventMetadata {
-  const encoded = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>)[METADATA_PROPERTY] : undefined;
+  const encoded =
+    typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>)[METADATA_PROPERTY] : undefined;
   return (typeof encoded === 'string' ? JSON.parse(encoded) : stored) as EventMetadata;
 }
 
@@ -215,7 +236,10 @@ function isNotLeader(error: unknown): boolean {
   if (converted instanceof NotLeaderError) return true;
   if (!(converted instanceof UnknownError) || converted.code !== GRPC_FAILED_PRECONDITION) return false;
   const details = converted._raw?.metadata?.get('grpc-status-details-bin')?.[0];
-  const typeUrl = details instanceof Buffer ? Status.deserializeBinary(new Uint8Array(details)).getDetails()?.getTypeUrl() : undefined;
+  const typeUrl =
+    details instanceof Buffer
+      ? Status.deserializeBinary(new Uint8Array(details)).getDetails()?.getTypeUrl()
+      : undefined;
   return typeUrl?.endsWith('NotLeaderNodeErrorDetails') === true || /not the leader/i.test(converted.message);
 }
 
@@ -234,7 +258,9 @@ function mayHaveWritten(error: unknown): boolean {
     converted instanceof CancelledError ||
     (converted instanceof UnknownError && converted.code === GRPC_ABORTED) ||
     // The client cancelled it (see rebuildClient): it reports that as an UnknownError.
-    (converted instanceof UnknownError && converted.code === GRPC_CANCELLED && converted._raw?.details === CANCELLED_ON_CLIENT)
+    (converted instanceof UnknownError &&
+      converted.code === GRPC_CANCELLED &&
+      converted._raw?.details === CANCELLED_ON_CLIENT)
   );
 }
 
@@ -253,7 +279,10 @@ async function release(client: KurrentDBClient): Promise<void> {
   await client.dispose();
   // A client that never made a call has no channel, and asking for one would make it (discovering
   // a cluster first): only one that is there already, handed over at once, is closed.
-  const channel = await Promise.race([(client as unknown as WithChannel).getChannel(), new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+  const channel = await Promise.race([
+    (client as unknown as WithChannel).getChannel(),
+    new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))),
+  ]);
   channel?.close();
 }
 
@@ -307,7 +336,10 @@ export class KurrentDbEventStore implements EventStore {
    * Connects and checks that the server has multi-stream appends (KurrentDB 25.1+): refuses
    * with UnsupportedServerError otherwise, with StoreUnavailableError when it cannot be reached.
    */
-  static async connect(connectionString: string, options: KurrentDbEventStoreOptions = {}): Promise<KurrentDbEventStore> {
+  static async connect(
+    connectionString: string,
+    options: KurrentDbEventStoreOptions = {},
+  ): Promise<KurrentDbEventStore> {
     const store = new KurrentDbEventStore(connectionString, options);
     try {
       await store.checkMultiStreamAppends();
@@ -361,7 +393,9 @@ export class KurrentDbEventStore implements EventStore {
 
   async streamRevision(stream: string): Promise<number> {
     this.assertOpen();
-    const [last] = await this.collect(this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+    const [last] = await this.collect(
+      this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+    );
     return last?.revision ?? -1;
   }
 
@@ -487,7 +521,10 @@ export class KurrentDbEventStore implements EventStore {
    * conflict is common, a retry rare, and one read of a pinned stream usually tells.
    */
   private async earlierResult(appends: readonly StreamAppend[]): Promise<AppendResult | undefined> {
-    const pinnedFirst = [...appends].sort((a, b) => Number(pinnedStart(a.expectedRevision) === undefined) - Number(pinnedStart(b.expectedRevision) === undefined));
+    const pinnedFirst = [...appends].sort(
+      (a, b) =>
+        Number(pinnedStart(a.expectedRevision) === undefined) - Number(pinnedStart(b.expectedRevision) === undefined),
+    );
     const written = new Map<string, StreamWritten>();
     for (const append of pinnedFirst) {
       const earlier = await this.earlier(append);
@@ -516,10 +553,15 @@ export class KurrentDbEventStore implements EventStore {
   private async earlier({ stream, events, expectedRevision }: StreamAppend): Promise<Earlier> {
     const ids = new Set(events.map(({ id }) => id));
     const start = pinnedStart(expectedRevision);
-    const candidates = start === undefined ? await this.findByIds(stream, ids) : await this.readStream(stream, { fromRevision: start, maxCount: events.length });
+    const candidates =
+      start === undefined
+        ? await this.findByIds(stream, ids)
+        : await this.readStream(stream, { fromRevision: start, maxCount: events.length });
     const held = candidates.filter(({ id }) => ids.has(id));
     if (held.length === 0) return 'none';
-    const isRetry = held.length === events.length && held.every((e, i) => e.id === events[i].id && e.revision === held[0].revision + i);
+    const isRetry =
+      held.length === events.length &&
+      held.every((e, i) => e.id === events[i].id && e.revision === held[0].revision + i);
     if (!isRetry) return 'some';
     const last = held[held.length - 1];
     return { revision: last.revision, position: last.position };
@@ -561,7 +603,12 @@ export class KurrentDbEventStore implements EventStore {
     }
     let looked = 0;
     try {
-      for await (const { event } of this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: domainStreams(), maxCount: POSITION_SEARCH_LIMIT })) {
+      for await (const { event } of this.client.readAll({
+        direction: BACKWARDS,
+        fromPosition: END,
+        filter: domainStreams(),
+        maxCount: POSITION_SEARCH_LIMIT,
+      })) {
         looked++;
         if (event && event.position.commit <= BigInt(after)) return event.position;
       }

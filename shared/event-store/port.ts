@@ -128,7 +128,10 @@ export class WrongExpectedVersionError extends Error {
 
 /** The backing store cannot be reached or written (read-only file, server down). Maps to 503. */
 export class StoreUnavailableError extends Error {
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'StoreUnavailableError';
   }

@@ -5,7 +5,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AppendResult, checkAppends, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, revisionMatches, StoreFaultError, StoreUnavailableError, StreamAppend, SubscribeOptions, Subscription, WriteProblem, WrongExpectedVersionError } from './port';
+import {
+  AppendResult,
+  checkAppends,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  revisionMatches,
+  StoreFaultError,
+  StoreUnavailableError,
+  StreamAppend,
+  SubscribeOptions,
+  Subscription,
+  WriteProblem,
+  WrongExpectedVersionError,
+} from './port';
 import { WalCheckpointer } from './sqlite-checkpointer';
 
 export interface SqliteEventStoreOptions {
@@ -209,7 +227,11 @@ export class SqliteEventStore implements EventStore {
     const inFile = filePath !== ':memory:' && filePath !== '';
     let db: Database.Database | undefined;
     try {
-      db = new Database(filePath, { readonly: this.readonly, fileMustExist: this.readonly, timeout: options.busyTimeoutMs ?? 5000 });
+      db = new Database(filePath, {
+        readonly: this.readonly,
+        fileMustExist: this.readonly,
+        timeout: options.busyTimeoutMs ?? 5000,
+      });
       db.pragma('journal_mode = WAL');
       // FULL syncs the WAL on every commit: an acknowledged append survives a power cut.
       db.pragma('synchronous = FULL');
@@ -217,7 +239,10 @@ export class SqliteEventStore implements EventStore {
       if (options.checkIntegrity) {
         const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
         // The first problem is enough to say the file is damaged ("*** in database main ***" heads a list).
-        const first = problems.join('\n').split('\n').find((line) => !line.startsWith('***'));
+        const first = problems
+          .join('\n')
+          .split('\n')
+          .find((line) => !line.startsWith('***'));
         if (problems.join() !== 'ok') throw new StoreFaultError(damaged(filePath, `quick_check: ${first}`));
       }
     } catch (error) {
@@ -251,8 +276,12 @@ export class SqliteEventStore implements EventStore {
     // Most appends are new events at the expected revisions: they skip the per-event duplicate
     // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
     // a fresh savepoint: a retried append then gets its earlier result.
-    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendUnchecked(p.appends, recorded, encoded));
-    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) => this.appendChecked(p.appends, recorded, encoded));
+    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) =>
+      this.appendUnchecked(p.appends, recorded, encoded),
+    );
+    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) =>
+      this.appendChecked(p.appends, recorded, encoded),
+    );
     const appendOne = (p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult => {
       // Events of a savepoint that is undone must not be reported as written.
       const mark = recorded.length;
@@ -261,7 +290,11 @@ export class SqliteEventStore implements EventStore {
         return single ? this.appendUnchecked(p.appends, recorded, encoded) : appendNew(p, recorded, encoded);
       } catch (error) {
         recorded.length = mark;
-        if (!(error instanceof WrongExpectedVersionError) && (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+        if (
+          !(error instanceof WrongExpectedVersionError) &&
+          (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE'
+        )
+          throw error;
         try {
           return appendChecked(p, recorded, encoded);
         } catch (again) {
@@ -334,12 +367,14 @@ export class SqliteEventStore implements EventStore {
     }
     this.full = null;
     // From the events written, not the results: a retried append answers its earlier, older revision.
-    for (const event of committed.recorded) if (this.knownRevisions.has(event.streamName)) this.knownRevisions.set(event.streamName, event.revision);
+    for (const event of committed.recorded)
+      if (this.knownRevisions.has(event.streamName)) this.knownRevisions.set(event.streamName, event.revision);
     committed.outcomes.forEach((outcome, i) => {
       if (outcome.ok) batch[i].resolve(outcome.result);
       else batch[i].reject(outcome.error);
     });
-    if (committed.recorded.length) for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, committed.recorded);
+    if (committed.recorded.length)
+      for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, committed.recorded);
     this.onGroupCommit?.(batch.length);
   }
 
@@ -404,7 +439,10 @@ export class SqliteEventStore implements EventStore {
         fs.accessSync(file, fs.constants.W_OK);
       } catch (error) {
         if (codeOf(error) === 'ENOENT') continue;
-        return { reason: `cannot write ${file} (${codeOf(error)}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`, lasting: false };
+        return {
+          reason: `cannot write ${file} (${codeOf(error)}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`,
+          lasting: false,
+        };
       }
     }
     return null;
@@ -428,12 +466,17 @@ export class SqliteEventStore implements EventStore {
    * revision is never ahead of the stream. Either way UNIQUE (stream, revision) refuses an event
    * whose revision is taken, and the append is then tried again, checked (appendChecked).
    */
-  private appendUnchecked(appends: readonly StreamAppend[], recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
+  private appendUnchecked(
+    appends: readonly StreamAppend[],
+    recorded: RecordedEvent[],
+    encoded: MetadataEncoder,
+  ): AppendResult {
     const revisions: Record<string, number> = {};
     let position = 0;
     for (const { stream, events, expectedRevision } of appends) {
       const actual = this.assumedRevision(stream, expectedRevision);
-      if (!revisionMatches(expectedRevision, actual)) throw new WrongExpectedVersionError(stream, expectedRevision, actual);
+      if (!revisionMatches(expectedRevision, actual))
+        throw new WrongExpectedVersionError(stream, expectedRevision, actual);
       const written = this.insert(stream, events, actual, recorded, encoded);
       revisions[stream] = written.revision;
       position = written.position;
@@ -446,7 +489,11 @@ export class SqliteEventStore implements EventStore {
    * the revisions it pins) answers the earlier result; some ids stored and not others is a
    * conflict, never a partial write; otherwise each stream's revision is read and checked.
    */
-  private appendChecked(appends: readonly StreamAppend[], recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult {
+  private appendChecked(
+    appends: readonly StreamAppend[],
+    recorded: RecordedEvent[],
+    encoded: MetadataEncoder,
+  ): AppendResult {
     const actuals = appends.map(({ stream }) => this.currentRevision(stream));
     const earlier = appends.map((append, i) => this.findEarlier(append, actuals[i]));
     if (earlier.every((e) => e !== undefined)) {
@@ -455,11 +502,13 @@ export class SqliteEventStore implements EventStore {
       return { revisions, position: Math.max(...earlier.map((e) => e!.position)) };
     }
     const retried = earlier.findIndex((e) => e !== undefined);
-    if (retried >= 0) throw new WrongExpectedVersionError(appends[retried].stream, appends[retried].expectedRevision, actuals[retried]);
+    if (retried >= 0)
+      throw new WrongExpectedVersionError(appends[retried].stream, appends[retried].expectedRevision, actuals[retried]);
     const revisions: Record<string, number> = {};
     let position = 0;
     appends.forEach(({ stream, events, expectedRevision }, i) => {
-      if (!revisionMatches(expectedRevision, actuals[i])) throw new WrongExpectedVersionError(stream, expectedRevision, actuals[i]);
+      if (!revisionMatches(expectedRevision, actuals[i]))
+        throw new WrongExpectedVersionError(stream, expectedRevision, actuals[i]);
       const written = this.insert(stream, events, actuals[i], recorded, encoded);
       revisions[stream] = written.revision;
       position = written.position;
@@ -468,16 +517,37 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Writes one stream's events after revision `actual`. */
-  private insert(stream: string, events: readonly NewEvent[], actual: number, recorded: RecordedEvent[], encoded: MetadataEncoder): StreamWritten {
+  private insert(
+    stream: string,
+    events: readonly NewEvent[],
+    actual: number,
+    recorded: RecordedEvent[],
+    encoded: MetadataEncoder,
+  ): StreamWritten {
     const createdAt = this.now();
     let revision = actual;
     let position = 0;
     for (const event of events) {
       revision += 1;
       const data = JSON.stringify(event.data) ?? 'null';
-      const { lastInsertRowid } = this.insertEvent.run(stream, revision, event.id, event.type, data, encoded(event.metadata), createdAt);
+      const { lastInsertRowid } = this.insertEvent.run(
+        stream,
+        revision,
+        event.id,
+        event.type,
+        data,
+        encoded(event.metadata),
+        createdAt,
+      );
       position = Number(lastInsertRowid);
-      recorded.push({ ...event, data: event.data === undefined ? null : event.data, streamName: stream, revision, position, createdAt });
+      recorded.push({
+        ...event,
+        data: event.data === undefined ? null : event.data,
+        streamName: stream,
+        revision,
+        position,
+        createdAt,
+      });
     }
     return { revision, position };
   }
@@ -504,7 +574,10 @@ export class SqliteEventStore implements EventStore {
     if (stored.length === 0) return undefined;
     const first = stored[0].revision;
     const start = pinnedStart(expectedRevision);
-    const isRetry = stored.length === events.length && stored.every((found, index) => found.revision === first + index) && (start === undefined || first === start);
+    const isRetry =
+      stored.length === events.length &&
+      stored.every((found, index) => found.revision === first + index) &&
+      (start === undefined || first === start);
     if (!isRetry) throw new WrongExpectedVersionError(stream, expectedRevision, actual);
     const last = stored[stored.length - 1];
     return { revision: last.revision, position: last.position };
@@ -540,7 +613,8 @@ export class SqliteEventStore implements EventStore {
   private rememberRevision(stream: string, revision: number): void {
     this.knownRevisions.delete(stream);
     this.knownRevisions.set(stream, revision);
-    if (this.knownRevisions.size > KNOWN_REVISIONS_LIMIT) this.knownRevisions.delete(this.knownRevisions.keys().next().value!);
+    if (this.knownRevisions.size > KNOWN_REVISIONS_LIMIT)
+      this.knownRevisions.delete(this.knownRevisions.keys().next().value!);
   }
 
   private currentRevision(stream: string): number {
@@ -558,7 +632,9 @@ export class SqliteEventStore implements EventStore {
       if (codeOf(error) !== 'ENOENT') return;
     }
     if (now && now.dev === this.opened.dev && now.ino === this.opened.ino) return;
-    this.failWith(`event store ${this.file} was deleted or replaced while the service was running, so writes are stopped (they would be lost); restore the file and its -wal from a backup, then restart the service`);
+    this.failWith(
+      `event store ${this.file} was deleted or replaced while the service was running, so writes are stopped (they would be lost); restore the file and its -wal from a backup, then restart the service`,
+    );
   }
 
   /** Records a lasting fault (the first one found) and reports it once. */
@@ -575,8 +651,12 @@ export class SqliteEventStore implements EventStore {
     if (error instanceof StoreUnavailableError) return error;
     const detail = `${codeOf(error) ?? 'error'}: ${(error as Error).message}`;
     if (isDamaged(error)) return new StoreFaultError(damaged(this.file, detail), error);
-    if (this.readonly || !NOT_WRITABLE_CODES.test(codeOf(error) ?? '')) return new StoreUnavailableError(`cannot open event store ${this.file} (${detail})`, error);
-    return new StoreUnavailableError(`cannot open event store ${this.file} for writing (${detail}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`, error);
+    if (this.readonly || !NOT_WRITABLE_CODES.test(codeOf(error) ?? ''))
+      return new StoreUnavailableError(`cannot open event store ${this.file} (${detail})`, error);
+    return new StoreUnavailableError(
+      `cannot open event store ${this.file} for writing (${detail}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`,
+      error,
+    );
   }
 
   /**
@@ -585,7 +665,11 @@ export class SqliteEventStore implements EventStore {
    */
   private hasRoom(): boolean {
     if (this.closed) return false;
-    if ((this.db.pragma('page_count', { simple: true }) as number) >= (this.db.pragma('max_page_count', { simple: true }) as number)) return false;
+    if (
+      (this.db.pragma('page_count', { simple: true }) as number) >=
+      (this.db.pragma('max_page_count', { simple: true }) as number)
+    )
+      return false;
     if (!this.opened) return true;
     const { bavail, bsize } = fs.statfsSync(path.dirname(this.file));
     return bavail * bsize >= FREE_BYTES_TO_WRITE;

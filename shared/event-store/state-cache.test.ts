@@ -9,7 +9,17 @@ function storeOf(streams: Record<string, number>) {
       const fromRevision = options.fromRevision ?? 0;
       reads.push({ stream, fromRevision });
       const out: RecordedEvent[] = [];
-      for (let revision = fromRevision; revision < (streams[stream] ?? 0); revision++) out.push({ id: `${stream}-${revision}`, type: 'Counted', data: null, metadata: {}, streamName: stream, revision, position: revision, createdAt: 0 } as RecordedEvent);
+      for (let revision = fromRevision; revision < (streams[stream] ?? 0); revision++)
+        out.push({
+          id: `${stream}-${revision}`,
+          type: 'Counted',
+          data: null,
+          metadata: {},
+          streamName: stream,
+          revision,
+          position: revision,
+          createdAt: 0,
+        } as RecordedEvent);
       return out;
     },
   } as unknown as EventStore;

@@ -48,4 +48,10 @@ export const effectsSchema = z.object({
 });
 export type Effects = z.infer<typeof effectsSchema>;
 
-export const noEffects = (): Effects => ({ points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] });
+export const noEffects = (): Effects => ({
+  points: 0,
+  balances: [],
+  powerupsGranted: [],
+  powerupsRemoved: [],
+  powerupUses: [],
+});

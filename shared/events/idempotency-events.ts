@@ -12,7 +12,10 @@ export const idempotentRequestSchema = z.object({
   /** Of the request's method, path and body (canonical JSON): another request may not reuse the key. */
   fingerprint: z.string(),
   /** The decision's answer, or the domain refusal it was. */
-  outcome: z.union([z.object({ ok: z.literal(true), answer: z.unknown() }), z.object({ ok: z.literal(false), code: z.number().int(), message: z.string() })]),
+  outcome: z.union([
+    z.object({ ok: z.literal(true), answer: z.unknown() }),
+    z.object({ ok: z.literal(false), code: z.number().int(), message: z.string() }),
+  ]),
   /** Unix ms: the key is honoured for the retention period after this. */
   recordedAt: z.number(),
 });

@@ -8,10 +8,27 @@
 import type { z } from 'zod';
 import type { RecordedEvent } from '../event-store/port';
 import { idempotentRequestSchema, idempotentRequestStartedSchema } from './idempotency-events';
-import { chestOpenedSchema, powerupActivatedSchema, powerupDeactivatedSchema, powerupExpiredSchema } from './inventory-events';
+import {
+  chestOpenedSchema,
+  powerupActivatedSchema,
+  powerupDeactivatedSchema,
+  powerupExpiredSchema,
+} from './inventory-events';
 import { catalogPublishedSchema, storeFormatDeclaredSchema } from './operator-events';
-import { actionProcessedSchema, actionReversedSchema, playerRegisteredSchema, playerUpdatedSchema } from './player-events';
-import { bundlePurchasedSchema, provisionCompletedSchema, provisionFailedSchema, provisionOpenedSchema, provisionRefundedSchema, provisionStatusChangedSchema } from './provision-events';
+import {
+  actionProcessedSchema,
+  actionReversedSchema,
+  playerRegisteredSchema,
+  playerUpdatedSchema,
+} from './player-events';
+import {
+  bundlePurchasedSchema,
+  provisionCompletedSchema,
+  provisionFailedSchema,
+  provisionOpenedSchema,
+  provisionRefundedSchema,
+  provisionStatusChangedSchema,
+} from './provision-events';
 import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
 import { stockUnitsSchema } from './stock-events';
 
@@ -31,8 +48,14 @@ export const PLAYER_EVENTS = {
   PowerupExpired: powerupExpiredSchema,
 } as const;
 
-export const REFERENCE_EVENTS = { ReferenceRecorded: referenceRecordedSchema, ReferenceReversed: referenceReversedSchema } as const;
-export const PROVISION_EVENTS = { ProvisionOpened: provisionOpenedSchema, ProvisionStatusChanged: provisionStatusChangedSchema } as const;
+export const REFERENCE_EVENTS = {
+  ReferenceRecorded: referenceRecordedSchema,
+  ReferenceReversed: referenceReversedSchema,
+} as const;
+export const PROVISION_EVENTS = {
+  ProvisionOpened: provisionOpenedSchema,
+  ProvisionStatusChanged: provisionStatusChangedSchema,
+} as const;
 export const STOCK_EVENTS = {
   TriggerActivationTaken: stockUnitsSchema,
   TriggerActivationReturned: stockUnitsSchema,
@@ -40,14 +63,29 @@ export const STOCK_EVENTS = {
   BundleStockReturned: stockUnitsSchema,
   ChestStockTaken: stockUnitsSchema,
 } as const;
-export const OPERATOR_EVENTS = { CatalogPublished: catalogPublishedSchema, StoreFormatDeclared: storeFormatDeclaredSchema } as const;
-export const IDEMPOTENCY_EVENTS = { IdempotentRequestStarted: idempotentRequestStartedSchema, IdempotentRequestRecorded: idempotentRequestSchema } as const;
+export const OPERATOR_EVENTS = {
+  CatalogPublished: catalogPublishedSchema,
+  StoreFormatDeclared: storeFormatDeclaredSchema,
+} as const;
+export const IDEMPOTENCY_EVENTS = {
+  IdempotentRequestStarted: idempotentRequestStartedSchema,
+  IdempotentRequestRecorded: idempotentRequestSchema,
+} as const;
 
 /** Every event type with its schema: what the log may hold. */
-export const EVENT_SCHEMAS = { ...PLAYER_EVENTS, ...REFERENCE_EVENTS, ...PROVISION_EVENTS, ...STOCK_EVENTS, ...OPERATOR_EVENTS, ...IDEMPOTENCY_EVENTS } as const;
+export const EVENT_SCHEMAS = {
+  ...PLAYER_EVENTS,
+  ...REFERENCE_EVENTS,
+  ...PROVISION_EVENTS,
+  ...STOCK_EVENTS,
+  ...OPERATOR_EVENTS,
+  ...IDEMPOTENCY_EVENTS,
+} as const;
 
 /** `{type, data}` for each schema of a registry. */
-type EventsOf<Schemas extends Record<string, z.ZodType>> = { [Type in keyof Schemas & string]: { type: Type; data: z.infer<Schemas[Type]> } }[keyof Schemas & string];
+type EventsOf<Schemas extends Record<string, z.ZodType>> = {
+  [Type in keyof Schemas & string]: { type: Type; data: z.infer<Schemas[Type]> };
+}[keyof Schemas & string];
 
 export type PlayerEvent = EventsOf<typeof PLAYER_EVENTS>;
 export type ReferenceEvent = EventsOf<typeof REFERENCE_EVENTS>;
@@ -68,11 +106,18 @@ const has = (registry: object, type: string): boolean => Object.prototype.hasOwn
  * The one place a stored event becomes typed: what was written was built from these types, and
  * an upcaster for an old type would go here.
  */
-export const playerEventOf = (event: RecordedEvent): Recorded<PlayerEvent> | null => (has(PLAYER_EVENTS, event.type) ? (event as Recorded<PlayerEvent>) : null);
-export const referenceEventOf = (event: RecordedEvent): Recorded<ReferenceEvent> | null => (has(REFERENCE_EVENTS, event.type) ? (event as Recorded<ReferenceEvent>) : null);
-export const provisionEventOf = (event: RecordedEvent): Recorded<ProvisionStreamEvent> | null => (has(PROVISION_EVENTS, event.type) ? (event as Recorded<ProvisionStreamEvent>) : null);
-export const stockEventOf = (event: RecordedEvent): Recorded<StockEvent> | null => (has(STOCK_EVENTS, event.type) ? (event as Recorded<StockEvent>) : null);
-export const operatorEventOf = (event: RecordedEvent): Recorded<OperatorEvent> | null => (has(OPERATOR_EVENTS, event.type) ? (event as Recorded<OperatorEvent>) : null);
-export const idempotencyEventOf = (event: RecordedEvent): Recorded<IdempotencyEvent> | null => (has(IDEMPOTENCY_EVENTS, event.type) ? (event as Recorded<IdempotencyEvent>) : null);
+export const playerEventOf = (event: RecordedEvent): Recorded<PlayerEvent> | null =>
+  has(PLAYER_EVENTS, event.type) ? (event as Recorded<PlayerEvent>) : null;
+export const referenceEventOf = (event: RecordedEvent): Recorded<ReferenceEvent> | null =>
+  has(REFERENCE_EVENTS, event.type) ? (event as Recorded<ReferenceEvent>) : null;
+export const provisionEventOf = (event: RecordedEvent): Recorded<ProvisionStreamEvent> | null =>
+  has(PROVISION_EVENTS, event.type) ? (event as Recorded<ProvisionStreamEvent>) : null;
+export const stockEventOf = (event: RecordedEvent): Recorded<StockEvent> | null =>
+  has(STOCK_EVENTS, event.type) ? (event as Recorded<StockEvent>) : null;
+export const operatorEventOf = (event: RecordedEvent): Recorded<OperatorEvent> | null =>
+  has(OPERATOR_EVENTS, event.type) ? (event as Recorded<OperatorEvent>) : null;
+export const idempotencyEventOf = (event: RecordedEvent): Recorded<IdempotencyEvent> | null =>
+  has(IDEMPOTENCY_EVENTS, event.type) ? (event as Recorded<IdempotencyEvent>) : null;
 /** Any event of the log as the union of all types, or null for a type this version does not know. */
-export const domainEventOf = (event: RecordedEvent): Recorded<DomainEvent> | null => (has(EVENT_SCHEMAS, event.type) ? (event as Recorded<DomainEvent>) : null);
+export const domainEventOf = (event: RecordedEvent): Recorded<DomainEvent> | null =>
+  has(EVENT_SCHEMAS, event.type) ? (event as Recorded<DomainEvent>) : null;

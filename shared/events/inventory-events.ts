@@ -44,12 +44,27 @@ export const chestOpenedSchema = z.object({
 export type ChestOpened = z.infer<typeof chestOpenedSchema>;
 
 /** Times of the powerup events are Unix seconds, like the powerup's own fields. */
-export const powerupActivatedSchema = z.object({ playerId: z.string(), powerupUid: z.string(), activatedAt: z.number().int(), effects: effectsSchema });
+export const powerupActivatedSchema = z.object({
+  playerId: z.string(),
+  powerupUid: z.string(),
+  activatedAt: z.number().int(),
+  effects: effectsSchema,
+});
 export type PowerupActivated = z.infer<typeof powerupActivatedSchema>;
 
-export const powerupDeactivatedSchema = z.object({ playerId: z.string(), powerupUid: z.string(), deactivatedAt: z.number().int(), effects: effectsSchema });
+export const powerupDeactivatedSchema = z.object({
+  playerId: z.string(),
+  powerupUid: z.string(),
+  deactivatedAt: z.number().int(),
+  effects: effectsSchema,
+});
 export type PowerupDeactivated = z.infer<typeof powerupDeactivatedSchema>;
 
 /** Appended by the expiry job once `expiresAt` has passed; validity never waits for it. */
-export const powerupExpiredSchema = z.object({ playerId: z.string(), powerupUid: z.string(), expiredAt: z.number().int(), effects: effectsSchema });
+export const powerupExpiredSchema = z.object({
+  playerId: z.string(),
+  powerupUid: z.string(),
+  expiredAt: z.number().int(),
+  effects: effectsSchema,
+});
 export type PowerupExpired = z.infer<typeof powerupExpiredSchema>;

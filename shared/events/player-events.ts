@@ -61,7 +61,11 @@ export const capCutSchema = z.object({
 export type CapCut = z.infer<typeof capCutSchema>;
 
 /** A streak milestone reached, with what it granted (after powerups and earn caps). */
-export const streakMilestoneSchema = z.object({ length: z.number().int(), points: z.number(), grants: z.array(grantSchema) });
+export const streakMilestoneSchema = z.object({
+  length: z.number().int(),
+  points: z.number(),
+  grants: z.array(grantSchema),
+});
 
 /** What an action did to a streak it counts for: the run after it, and how it got there. */
 export const streakStepSchema = z.object({
@@ -103,9 +107,28 @@ export type MissionMove = z.infer<typeof missionMoveSchema>;
 export const actionResultSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
-  badges: z.array(z.object({ uid: z.string(), label: z.string(), type: z.string(), points: z.number(), imageName: z.string().nullable(), rank: rankSchema.nullable() })).nullable(),
+  badges: z
+    .array(
+      z.object({
+        uid: z.string(),
+        label: z.string(),
+        type: z.string(),
+        points: z.number(),
+        imageName: z.string().nullable(),
+        rank: rankSchema.nullable(),
+      }),
+    )
+    .nullable(),
   triggers: z.array(z.object({ uid: z.string(), label: z.string(), points: z.number() })).nullable(),
-  achievedLevel: z.object({ uid: z.string(), label: z.string(), level: z.number(), target: z.number(), imageName: z.string().nullable() }).nullable(),
+  achievedLevel: z
+    .object({
+      uid: z.string(),
+      label: z.string(),
+      level: z.number(),
+      target: z.number(),
+      imageName: z.string().nullable(),
+    })
+    .nullable(),
   earnedPoints: z.number(),
   deliverables: z.array(grantSchema).nullable(),
   provisionUid: z.string().optional(),
@@ -121,20 +144,35 @@ export const actionResultSchema = z.object({
         extended: z.boolean(),
         freezesUsed: z.number().int(),
         freezesLeft: z.number().int(),
-        milestones: z.array(z.object({ length: z.number().int(), points: z.number(), deliverables: z.array(grantSchema) })),
+        milestones: z.array(
+          z.object({ length: z.number().int(), points: z.number(), deliverables: z.array(grantSchema) }),
+        ),
       }),
     )
     .nullable()
     .optional(),
   /** null when the action made progress in no mission (absent in results recorded before missions existed). */
   missions: z
-    .array(z.object({ uid: z.string(), label: z.string(), stepsCompleted: z.number().int(), stepsTotal: z.number().int(), completed: z.boolean() }))
+    .array(
+      z.object({
+        uid: z.string(),
+        label: z.string(),
+        stepsCompleted: z.number().int(),
+        stepsTotal: z.number().int(),
+        completed: z.boolean(),
+      }),
+    )
     .nullable()
     .optional(),
 });
 export type ActionResult = z.infer<typeof actionResultSchema>;
 
-export const costSchema = z.object({ deliverableUid: z.string(), label: z.string(), amount: z.number(), provisionUid: z.string() });
+export const costSchema = z.object({
+  deliverableUid: z.string(),
+  label: z.string(),
+  amount: z.number(),
+  provisionUid: z.string(),
+});
 
 export const playerRegisteredSchema = z.object({
   playerId: z.string(),
@@ -230,14 +268,53 @@ export const actionReversedSchema = z.object({
   /** Allowance uses given back: the action's own, and those of revoked awards and levels of later actions. */
   allowancesReturned: z.array(z.object({ ref: z.string(), use: allowanceUseSchema })).optional(),
   /** Each streak the action counted for, recomputed from the remaining actions. */
-  streaks: z.array(z.object({ uid: z.string(), length: z.number().int(), longest: z.number().int(), lastPeriod: z.number().int().nullable(), freezes: z.number().int() })).optional(),
+  streaks: z
+    .array(
+      z.object({
+        uid: z.string(),
+        length: z.number().int(),
+        longest: z.number().int(),
+        lastPeriod: z.number().int().nullable(),
+        freezes: z.number().int(),
+      }),
+    )
+    .optional(),
   /** Milestones the recomputed runs no longer reach, with what they had granted. */
   revokedMilestones: z
-    .array(z.object({ streakUid: z.string(), length: z.number().int(), period: z.number().int(), awardedBy: z.string(), awardedAt: z.number(), points: z.number(), grants: z.array(grantSchema) }))
+    .array(
+      z.object({
+        streakUid: z.string(),
+        length: z.number().int(),
+        period: z.number().int(),
+        awardedBy: z.string(),
+        awardedAt: z.number(),
+        points: z.number(),
+        grants: z.array(grantSchema),
+      }),
+    )
     .optional(),
   /** Each mission period the action counted in, recomputed from the remaining actions: per step, its entries' references and whether it is completed. */
-  missions: z.array(z.object({ uid: z.string(), period: z.number().int(), steps: z.array(z.object({ refs: z.array(z.string()), completed: z.boolean() })) })).optional(),
+  missions: z
+    .array(
+      z.object({
+        uid: z.string(),
+        period: z.number().int(),
+        steps: z.array(z.object({ refs: z.array(z.string()), completed: z.boolean() })),
+      }),
+    )
+    .optional(),
   /** Mission completions taken back, with what they had granted. */
-  revokedMissions: z.array(z.object({ missionUid: z.string(), period: z.number().int(), awardedBy: z.string(), awardedAt: z.number(), points: z.number(), grants: z.array(grantSchema) })).optional(),
+  revokedMissions: z
+    .array(
+      z.object({
+        missionUid: z.string(),
+        period: z.number().int(),
+        awardedBy: z.string(),
+        awardedAt: z.number(),
+        points: z.number(),
+        grants: z.array(grantSchema),
+      }),
+    )
+    .optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;

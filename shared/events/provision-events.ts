@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { effectsSchema, grantSchema } from './common';
 
 /** What a provision charged: null deliverable and label for a free bundle. */
-export const provisionCostSchema = z.object({ deliverableUid: z.string().nullable(), label: z.string().nullable(), amount: z.number() });
+export const provisionCostSchema = z.object({
+  deliverableUid: z.string().nullable(),
+  label: z.string().nullable(),
+  amount: z.number(),
+});
 export type ProvisionCost = z.infer<typeof provisionCostSchema>;
 
 /**

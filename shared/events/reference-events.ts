@@ -14,5 +14,9 @@ export const referenceRecordedSchema = z.object({
 export type ReferenceRecorded = z.infer<typeof referenceRecordedSchema>;
 
 /** The action was reversed (in the same append as its ActionReversed). */
-export const referenceReversedSchema = z.object({ referenceId: z.string(), playerId: z.string(), reversedAt: z.number() });
+export const referenceReversedSchema = z.object({
+  referenceId: z.string(),
+  playerId: z.string(),
+  reversedAt: z.number(),
+});
 export type ReferenceReversed = z.infer<typeof referenceReversedSchema>;

@@ -2,7 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
-import { StoreFaultError, StoreUnavailableError, WrongExpectedVersionError, type WriteProblem } from '../event-store/port';
+import {
+  StoreFaultError,
+  StoreUnavailableError,
+  WrongExpectedVersionError,
+  type WriteProblem,
+} from '../event-store/port';
 import { failure } from '../result';
 import { sendData, sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
 import { OPERATORS } from '../auth/access';
@@ -31,7 +36,10 @@ async function failingChecks(checks: readonly ReadinessCheck[]): Promise<string[
   const outcomes = await Promise.all(
     checks.map(async ({ name, problem }) => {
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${READY_CHECK_TIMEOUT_MS} ms`), READY_CHECK_TIMEOUT_MS)));
+      const late = new Promise<string>(
+        (resolve) =>
+          (timer = setTimeout(() => resolve(`no answer within ${READY_CHECK_TIMEOUT_MS} ms`), READY_CHECK_TIMEOUT_MS)),
+      );
       try {
         const why = await Promise.race([Promise.resolve().then(problem), late]);
         return why === null ? null : `${name}: ${why}`;
@@ -46,7 +54,13 @@ async function failingChecks(checks: readonly ReadinessCheck[]): Promise<string[
 }
 
 /** What every process serves without a key: liveness, readiness, and the API's own description. */
-export const PUBLIC_PATHS = { home: '/', health: '/health', ready: '/health/ready', openApi: '/openapi.json', docs: REFERENCE_PATH } as const;
+export const PUBLIC_PATHS = {
+  home: '/',
+  health: '/health',
+  ready: '/health/ready',
+  openApi: '/openapi.json',
+  docs: REFERENCE_PATH,
+} as const;
 /** The same, for whole folders: the reference page's files. */
 export const PUBLIC_PREFIXES = { docsAssets: REFERENCE_ASSETS_PATH } as const;
 
@@ -69,7 +83,12 @@ const jsonBody = jsonBodyUpTo(MAX_BODY_BYTES);
 
 /** Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). */
 export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
-  const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d;
+  const QUOTE = 0x22,
+    BACKSLASH = 0x5c,
+    OPEN_ARRAY = 0x5b,
+    CLOSE_ARRAY = 0x5d,
+    OPEN_OBJECT = 0x7b,
+    CLOSE_OBJECT = 0x7d;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < raw.length; i++) {
@@ -86,7 +105,9 @@ export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
 }
 
 /** The body parsers of the POST routes that take larger bodies than the default, by path; every other route keeps MAX_BODY_BYTES. */
-function largerBodies(routes: readonly AnyRoute[]): Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }> {
+function largerBodies(
+  routes: readonly AnyRoute[],
+): Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }> {
   const parsers = new Map<string, { limit: number; parse: ReturnType<typeof jsonBodyUpTo> }>();
   for (const route of routes) {
     if (route.method !== 'POST' || route.maxBodyBytes === undefined) continue;
@@ -132,7 +153,8 @@ function methodsByPath(routes: readonly AnyRoute[], elsewhere: HttpAppDeps['else
     for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) methods.add(m);
     byPath.set(path, methods);
   };
-  for (const path of [PUBLIC_PATHS.home, PUBLIC_PATHS.health, PUBLIC_PATHS.ready, PUBLIC_PATHS.openApi, '/metrics']) add('GET', path);
+  for (const path of [PUBLIC_PATHS.home, PUBLIC_PATHS.health, PUBLIC_PATHS.ready, PUBLIC_PATHS.openApi, '/metrics'])
+    add('GET', path);
   for (const { method, path } of [...routes, ...elsewhere]) add(method, path);
   return byPath;
 }
@@ -149,7 +171,11 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   // HSTS and upgrade-insecure-requests only over HTTPS: over plain HTTP they send a browser to an
   // https:// address nothing answers, and the console and /docs stay blank off localhost.
   const overTls = helmet({ crossOriginResourcePolicy: false });
-  const overPlainHttp = helmet({ crossOriginResourcePolicy: false, strictTransportSecurity: false, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  const overPlainHttp = helmet({
+    crossOriginResourcePolicy: false,
+    strictTransportSecurity: false,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+  });
   app.use((req: Request, res: Response, next: NextFunction) => (req.secure ? overTls : overPlainHttp)(req, res, next));
   app.use(cors(routes, deps.clientDomains));
 
@@ -161,9 +187,17 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.log.info({ correlationId, method: req.method, path: req.path, status: res.statusCode, ms, keyName: res.locals.keyName }, 'request');
+      deps.log.info(
+        { correlationId, method: req.method, path: req.path, status: res.statusCode, ms, keyName: res.locals.keyName },
+        'request',
+      );
       // By route pattern, not path: a label per player id would grow without end.
-      deps.metrics.request(req.method, (req.route as { path?: string } | undefined)?.path ?? 'unmatched', res.statusCode, ms / 1000);
+      deps.metrics.request(
+        req.method,
+        (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
+        res.statusCode,
+        ms / 1000,
+      );
     });
     next();
   });
@@ -230,7 +264,9 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   const router = express.Router();
   mountRoutes(router, routes, deps);
   for (const { method, path, servedBy } of deps.elsewhere) {
-    router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) => sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404));
+    router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) =>
+      sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404),
+    );
   }
   // A known path asked with another method: 405 naming the ones it takes, not a misleading 404.
   for (const [path, methods] of methodsByPath(routes, deps.elsewhere)) {
@@ -263,7 +299,14 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
       return sendFailure(res, failure(1001, 'Bad request: the URL or request is malformed'), 400);
     }
     // The class and message, never the stack: no log line carries a stack trace.
-    deps.log.error({ correlationId: res.locals.correlationId, errorClass: err instanceof Error ? err.constructor.name : typeof err, err: err instanceof Error ? err.message : String(err) }, 'unexpected fault');
+    deps.log.error(
+      {
+        correlationId: res.locals.correlationId,
+        errorClass: err instanceof Error ? err.constructor.name : typeof err,
+        err: err instanceof Error ? err.message : String(err),
+      },
+      'unexpected fault',
+    );
     if (res.headersSent) return;
     sendFailure(res, failure(500, 'Internal error'));
   });

@@ -9,7 +9,15 @@ import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
 import type { AnyRoute } from './route';
 
 /** The headers a browser page may send: the key, the body type, the tenant, the request's id, retries and read-your-writes. */
-const ALLOWED_HEADERS = ['AuthKey', 'Authorization', 'Content-Type', 'X-Tenant-Domain', 'X-Request-Id', IDEMPOTENCY_HEADER, 'X-Min-Position'].join(', ');
+const ALLOWED_HEADERS = [
+  'AuthKey',
+  'Authorization',
+  'Content-Type',
+  'X-Tenant-Domain',
+  'X-Request-Id',
+  IDEMPOTENCY_HEADER,
+  'X-Min-Position',
+].join(', ');
 /** The headers a page may read from an answer. */
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-Position', 'Retry-After', REPLAYED_HEADER].join(', ');
 /** How long a browser may cache a preflight's answer, in seconds. */
@@ -38,7 +46,9 @@ function originHost(origin: string | undefined): string | null {
 }
 
 export function cors(routes: readonly AnyRoute[], clientDomains: ReadonlySet<string>) {
-  const clientRoutes: ClientRoute[] = routes.filter((r) => r.tiers.includes('Client')).map((r) => ({ method: r.method, path: pathPattern(r.path) }));
+  const clientRoutes: ClientRoute[] = routes
+    .filter((r) => r.tiers.includes('Client'))
+    .map((r) => ({ method: r.method, path: pathPattern(r.path) }));
   /** The method a Client route at `path` takes, or null when no Client route is there. */
   const clientMethod = (path: string): string | null => clientRoutes.find((r) => r.path.test(path))?.method ?? null;
 

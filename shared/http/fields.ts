@@ -8,7 +8,11 @@ export const MAX_STRING = 1000;
 export const MAX_DETAILS = 100;
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
-export const text = () => z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty').max(MAX_STRING, `must be at most ${MAX_STRING} characters`);
+export const text = () =>
+  z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'must not be empty')
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`);
 
 /** An IANA time zone name such as `Pacific/Auckland`; an unknown one is refused naming it. */
 export const timeZone = () =>
@@ -26,23 +30,50 @@ export const MAX_ATTRIBUTE_VALUE = 256;
 export const attributes = () =>
   z
     .record(
-      z.string().min(1, 'attribute names must not be empty').max(MAX_ATTRIBUTE_NAME, `attribute names must be at most ${MAX_ATTRIBUTE_NAME} characters`),
-      z.string({ error: 'attribute values must be strings or null' }).max(MAX_ATTRIBUTE_VALUE, `attribute values must be at most ${MAX_ATTRIBUTE_VALUE} characters`).nullable(),
+      z
+        .string()
+        .min(1, 'attribute names must not be empty')
+        .max(MAX_ATTRIBUTE_NAME, `attribute names must be at most ${MAX_ATTRIBUTE_NAME} characters`),
+      z
+        .string({ error: 'attribute values must be strings or null' })
+        .max(MAX_ATTRIBUTE_VALUE, `attribute values must be at most ${MAX_ATTRIBUTE_VALUE} characters`)
+        .nullable(),
       { error: 'must be an object of attribute names to strings' },
     )
     .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `at most ${MAX_ATTRIBUTES} attributes`)
-    .meta({ description: `Up to ${MAX_ATTRIBUTES} attributes (names up to ${MAX_ATTRIBUTE_NAME} characters, values up to ${MAX_ATTRIBUTE_VALUE}); null removes one`, example: { country: 'DE', team: 'red' } });
+    .meta({
+      description: `Up to ${MAX_ATTRIBUTES} attributes (names up to ${MAX_ATTRIBUTE_NAME} characters, values up to ${MAX_ATTRIBUTE_VALUE}); null removes one`,
+      example: { country: 'DE', team: 'red' },
+    });
 
 /** A decimal sent as a JSON number or a numeric string. */
 export const decimal = () =>
-  z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)], { error: 'must be a number' }).pipe(z.number().finite('must be a finite number'));
+  z
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^-?\d+(\.\d+)?$/)
+          .transform(Number),
+      ],
+      { error: 'must be a number' },
+    )
+    .pipe(z.number().finite('must be a finite number'));
 
 export const details = () =>
   z
     .array(
       z.object({
         name: text(),
-        value: z.union([z.string().max(MAX_STRING, `must be at most ${MAX_STRING} characters`), z.number().transform(String), z.boolean().transform(String)], { error: 'must be a string' }),
+        value: z.union(
+          [
+            z.string().max(MAX_STRING, `must be at most ${MAX_STRING} characters`),
+            z.number().transform(String),
+            z.boolean().transform(String),
+          ],
+          { error: 'must be a string' },
+        ),
       }),
       { error: 'must be an array of {name, value}' },
     )
@@ -52,4 +83,7 @@ export const details = () =>
  * What the API document says of a player id: its pattern. Documentation only: a player id that is
  * not a UUID is refused as 1002 by the route, not as a field error.
  */
-export const PLAYER_ID_DOC = { pattern: UUID_PATTERN, description: 'A UUID: dashed, or 32 hexadecimal characters; any case' } as const;
+export const PLAYER_ID_DOC = {
+  pattern: UUID_PATTERN,
+  description: 'A UUID: dashed, or 32 hexadecimal characters; any case',
+} as const;

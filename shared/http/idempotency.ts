@@ -23,9 +23,17 @@ export interface IdempotencyKey {
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request's key, null when it sent none, or 1001 for a malformed one. */
-export function idempotencyKeyOf(header: string | undefined, keyName: string, method: string, path: string, body: unknown): Result<IdempotencyKey | null> {
+export function idempotencyKeyOf(
+  header: string | undefined,
+  keyName: string,
+  method: string,
+  path: string,
+  body: unknown,
+): Result<IdempotencyKey | null> {
   if (header === undefined) return ok(null);
   if (!KEY.test(header)) return fail(1001, `${IDEMPOTENCY_HEADER}: must be 1 to 255 visible ASCII characters`);
-  const fingerprint = createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
   return ok({ keyName, key: header, fingerprint });
 }

@@ -20,7 +20,12 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 const ref = (kind: 'schemas' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /** The failure envelope, narrowed to the codes one response may carry. */
-const failureOf = (codes: Codes): JsonSchema => ({ allOf: [ref('schemas', 'Failure'), { type: 'object', properties: { code: { enum: Object.keys(codes).map(Number) } } }] });
+const failureOf = (codes: Codes): JsonSchema => ({
+  allOf: [
+    ref('schemas', 'Failure'),
+    { type: 'object', properties: { code: { enum: Object.keys(codes).map(Number) } } },
+  ],
+});
 
 const describeCodes = (codes: Codes) =>
   Object.entries(codes)
@@ -33,11 +38,15 @@ const AUTH_FAILURES: Codes = {
   4002: 'Missing tenant domain (Client-tier keys)',
   4003: 'Auth tier not allowed, or tenant domain not one of the key\u2019s',
 };
-const FAULTS: Codes = { 500: 'Internal error (no details are given)', 503: 'A backing store is not answering, or too many concurrent changes to one stream; retry later' };
+const FAULTS: Codes = {
+  500: 'Internal error (no details are given)',
+  503: 'A backing store is not answering, or too many concurrent changes to one stream; retry later',
+};
 const MALFORMED_PATH = 'the URL is malformed (a path segment that is not valid percent-encoding)';
 
 /** 65536 -> `64 KiB`, 4194304 -> `4 MiB`. */
-const sizeOf = (bytes: number): string => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
+const sizeOf = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
 
 /** `GET /v1/admin/leaderboards/:leaderboardID` -> `getAdminLeaderboardsByLeaderboardID`: unique, as method and path are. */
 export function operationIdOf(method: string, path: string): string {
@@ -57,17 +66,30 @@ function codesByStatus(route: AnyRoute): Map<string, Codes> {
   }
   // Every POST body is parsed, even where the route reads none: one that is not JSON is refused.
   if (route.method === 'POST') own[1001] ??= 'Payload is null: the body is not valid JSON';
-  if (route.path.includes(':')) own[1001] = own[1001] ? `${own[1001]}; or ${MALFORMED_PATH}` : `Bad request: ${MALFORMED_PATH}`;
-  const auth: Codes = route.acceptsNestedActions ? { ...AUTH_FAILURES, 4004: 'Nested actions not allowed for Client tier' } : AUTH_FAILURES;
-  const faults: Codes = route.method === 'GET' ? { ...FAULTS, 503: `${FAULTS[503]}; or ${NOT_YET_PROJECTED}: the X-Min-Position was not projected in time` } : FAULTS;
-  const limited: Codes = route.rateLimited ? { 429: 'Too many requests: the key\u2019s rate limit' } : 'live' in route ? { 429: `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key` } : {};
+  if (route.path.includes(':'))
+    own[1001] = own[1001] ? `${own[1001]}; or ${MALFORMED_PATH}` : `Bad request: ${MALFORMED_PATH}`;
+  const auth: Codes = route.acceptsNestedActions
+    ? { ...AUTH_FAILURES, 4004: 'Nested actions not allowed for Client tier' }
+    : AUTH_FAILURES;
+  const faults: Codes =
+    route.method === 'GET'
+      ? { ...FAULTS, 503: `${FAULTS[503]}; or ${NOT_YET_PROJECTED}: the X-Min-Position was not projected in time` }
+      : FAULTS;
+  const limited: Codes = route.rateLimited
+    ? { 429: 'Too many requests: the key\u2019s rate limit' }
+    : 'live' in route
+      ? { 429: `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key` }
+      : {};
   const byStatus = new Map<string, Codes>();
   for (const [code, meaning] of Object.entries({ ...own, ...auth, ...faults, ...limited })) {
     const status = String(httpStatusOf(Number(code)));
     byStatus.set(status, { ...byStatus.get(status), [code]: meaning });
   }
   // The body parser's refusal is the one code sent with another status than its own.
-  if (route.method === 'POST') byStatus.set('413', { 1001: `Payload too large: the body is over ${sizeOf(route.maxBodyBytes ?? MAX_BODY_BYTES)}` });
+  if (route.method === 'POST')
+    byStatus.set('413', {
+      1001: `Payload too large: the body is over ${sizeOf(route.maxBodyBytes ?? MAX_BODY_BYTES)}`,
+    });
   return byStatus;
 }
 
@@ -78,21 +100,35 @@ function responsesOf(route: AnyRoute): JsonSchema {
   const responses: JsonSchema = {};
   if ('live' in route) {
     responses['200'] = {
-      description: 'Server-Sent Events: each `id: <position>`, `event: <type>`, `data: <the record as JSON>`; a comment every 15 s while quiet',
+      description:
+        'Server-Sent Events: each `id: <position>`, `event: <type>`, `data: <the record as JSON>`; a comment every 15 s while quiet',
       headers: requestId,
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     };
   } else {
     const data = route.doc.response ? { data: jsonSchema(route.doc.response, 'output') } : {};
-    const success: JsonSchema = { type: 'object', required: route.doc.response ? ['code', 'data'] : ['code'], properties: { code: { const: 200 }, ...data } };
+    const success: JsonSchema = {
+      type: 'object',
+      required: route.doc.response ? ['code', 'data'] : ['code'],
+      properties: { code: { const: 200 }, ...data },
+    };
     // Informational codes (5002 "already exists") are sent with 200: a client sees them there.
     const informational = byStatus.get('200');
     responses['200'] = {
       description: informational ? `Success; or ${describeCodes(informational)}` : 'Success',
-      headers: { ...requestId, ...(route.idempotent ? { 'X-Position': ref('headers', 'X-Position') } : {}), ...replayed },
+      headers: {
+        ...requestId,
+        ...(route.idempotent ? { 'X-Position': ref('headers', 'X-Position') } : {}),
+        ...replayed,
+      },
       content: {
         'application/json': { schema: informational ? { oneOf: [success, failureOf(informational)] } : success },
-        ...Object.fromEntries(Object.entries(route.doc.texts ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }])),
+        ...Object.fromEntries(
+          Object.entries(route.doc.texts ?? {}).map(([type, description]) => [
+            type,
+            { schema: { type: 'string', description } },
+          ]),
+        ),
       },
     };
   }
@@ -100,16 +136,30 @@ function responsesOf(route: AnyRoute): JsonSchema {
     const retry = status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {};
     // A recorded failure is replayed like a success; auth and limit refusals never are.
     const replay = status === '400' ? replayed : {};
-    responses[status] = { description: describeCodes(codes), headers: { ...requestId, ...retry, ...replay }, content: { 'application/json': { schema: failureOf(codes) } } };
+    responses[status] = {
+      description: describeCodes(codes),
+      headers: { ...requestId, ...retry, ...replay },
+      content: { 'application/json': { schema: failureOf(codes) } },
+    };
   }
   return responses;
 }
 
 function parametersOf(route: AnyRoute): JsonSchema[] {
-  const parameters: JsonSchema[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', minLength: 1 } }));
+  const parameters: JsonSchema[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+  }));
   if (route.doc.query) {
     for (const [name, schema] of Object.entries(route.doc.query.shape as Record<string, z.ZodType>)) {
-      parameters.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: jsonSchema(schema, 'input') });
+      parameters.push({
+        name,
+        in: 'query',
+        required: !schema.safeParse(undefined).success,
+        schema: jsonSchema(schema, 'input'),
+      });
     }
   }
   parameters.push(ref('parameters', 'X-Request-Id'));
@@ -132,7 +182,9 @@ function operation(route: AnyRoute): JsonSchema {
     security: KEY_SECURITY,
     tags: [route.path.split('/')[2]],
     parameters: parametersOf(route),
-    ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } } : {}),
+    ...(doc.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } }
+      : {}),
     responses: responsesOf(route),
   };
 }
@@ -151,9 +203,24 @@ function healthOperation(path: string, summary: string, status: 'ok' | 'ready', 
       '200': {
         description: 'Success',
         headers: requestId,
-        content: { 'application/json': { schema: { type: 'object', required: ['code', 'data'], properties: { code: { const: 200 }, data: { type: 'object', required: ['status'], properties: { status: { const: status } } } } } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['code', 'data'],
+              properties: {
+                code: { const: 200 },
+                data: { type: 'object', required: ['status'], properties: { status: { const: status } } },
+              },
+            },
+          },
+        },
       },
-      '503': { description: `503: Starting, or ${notWhy}`, headers: requestId, content: { 'application/json': { schema: failureOf({ 503: '' }) } } },
+      '503': {
+        description: `503: Starting, or ${notWhy}`,
+        headers: requestId,
+        content: { 'application/json': { schema: failureOf({ 503: '' }) } },
+      },
     },
   };
 }
@@ -172,21 +239,24 @@ const COMPONENTS = {
       name: 'X-Request-Id',
       in: 'header',
       required: false,
-      description: 'Correlates the request with its log lines and the events it records; one is made when absent or malformed.',
+      description:
+        'Correlates the request with its log lines and the events it records; one is made when absent or malformed.',
       schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' },
     },
     'X-Min-Position': {
       name: 'X-Min-Position',
       in: 'header',
       required: false,
-      description: 'The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503.',
+      description:
+        'The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503.',
       schema: { type: 'integer', minimum: 1 },
     },
     'X-Tenant-Domain': {
       name: 'X-Tenant-Domain',
       in: 'header',
       required: false,
-      description: 'Client-tier keys: the tenant domain the request is made for, one of the key\u2019s (else the host of `Origin`); 4002 when neither is sent.',
+      description:
+        'Client-tier keys: the tenant domain the request is made for, one of the key\u2019s (else the host of `Origin`); 4002 when neither is sent.',
       schema: { type: 'string' },
     },
     [IDEMPOTENCY_HEADER]: {
@@ -198,33 +268,67 @@ const COMPONENTS = {
     },
   },
   headers: {
-    'X-Request-Id': { description: 'The request\u2019s correlation id: the one sent, or the one made for it.', schema: { type: 'string' } },
-    'X-Position': { description: 'The log position of what the request appended; send it back as `X-Min-Position` to read it.', schema: { type: 'integer' } },
-    [REPLAYED_HEADER]: { description: `true: the recorded answer of an earlier request with the same ${IDEMPOTENCY_HEADER}`, schema: { type: 'string', enum: ['true'] } },
-    'Retry-After': { description: 'Seconds to wait before retrying, when the service knows.', schema: { type: 'integer' } },
+    'X-Request-Id': {
+      description: 'The request\u2019s correlation id: the one sent, or the one made for it.',
+      schema: { type: 'string' },
+    },
+    'X-Position': {
+      description: 'The log position of what the request appended; send it back as `X-Min-Position` to read it.',
+      schema: { type: 'integer' },
+    },
+    [REPLAYED_HEADER]: {
+      description: `true: the recorded answer of an earlier request with the same ${IDEMPOTENCY_HEADER}`,
+      schema: { type: 'string', enum: ['true'] },
+    },
+    'Retry-After': {
+      description: 'Seconds to wait before retrying, when the service knows.',
+      schema: { type: 'integer' },
+    },
   },
   securitySchemes: {
-    AuthKey: { type: 'apiKey', in: 'header', name: 'AuthKey', description: 'An API key of the keys file; each operation names the tiers whose keys may call it.' },
+    AuthKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'AuthKey',
+      description: 'An API key of the keys file; each operation names the tiers whose keys may call it.',
+    },
     Bearer: { type: 'http', scheme: 'bearer', description: 'The same key, as `Authorization: Bearer <key>`.' },
   },
 };
 
 export function openApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {
-    '/health': { get: healthOperation('/health', 'Liveness: the process works, or needs the operator and a restart', 'ok', 'Not live: <a lasting fault>') },
-    '/health/ready': { get: healthOperation('/health/ready', 'Readiness: the process can take its work now', 'ready', 'Not ready: <why>') },
+    '/health': {
+      get: healthOperation(
+        '/health',
+        'Liveness: the process works, or needs the operator and a restart',
+        'ok',
+        'Not live: <a lasting fault>',
+      ),
+    },
+    '/health/ready': {
+      get: healthOperation(
+        '/health/ready',
+        'Readiness: the process can take its work now',
+        'ready',
+        'Not ready: <why>',
+      ),
+    },
   };
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
-  const tags = [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[])))];
+  const tags = [
+    ...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[]))),
+  ];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Gamification engine',
       version,
-      description: 'Every response is the envelope `{code, data}`: code 200 on success, else an error code with a text message (the one exception: a success asked for as CSV). Keys go in `AuthKey` or `Authorization: Bearer`.',
+      description:
+        'Every response is the envelope `{code, data}`: code 200 on success, else an error code with a text message (the one exception: a success asked for as CSV). Keys go in `AuthKey` or `Authorization: Bearer`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],
@@ -245,10 +349,12 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   powerup: 'Powerups: activate, deactivate, list the active ones',
   streaks: 'Streaks: each run of a player, its freezes and when it breaks',
   missions: "Missions: each one's status and its steps' progress in the player's current day or week",
-  admin: 'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
+  admin:
+    'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
   auth: 'The key a request comes with: whether it is accepted, its name and tier',
-  audit: 'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
+  audit:
+    'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
 };
 
 /**
@@ -264,7 +370,12 @@ export type ExampleValue = (field: string, path: string) => unknown;
  * out (a `timestamp` example would soon be refused as too old or in the future).
  */
 export function withExamples(document: JsonSchema, value: ExampleValue): JsonSchema {
-  const copy = structuredClone(document) as { paths: Record<string, Record<string, { parameters?: JsonSchema[]; requestBody?: { content: Record<string, JsonSchema> } }>> };
+  const copy = structuredClone(document) as {
+    paths: Record<
+      string,
+      Record<string, { parameters?: JsonSchema[]; requestBody?: { content: Record<string, JsonSchema> } }>
+    >;
+  };
   for (const [path, operations] of Object.entries(copy.paths)) {
     for (const op of Object.values(operations)) {
       for (const parameter of op.parameters ?? []) {
@@ -292,7 +403,11 @@ function exampleOf(schema: JsonSchema, field: string, path: string, value: Examp
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = (schema.required ?? []) as string[];
-      return Object.fromEntries(required.filter((name) => properties[name]).map((name) => [name, exampleOf(properties[name], name, path, value)]));
+      return Object.fromEntries(
+        required
+          .filter((name) => properties[name])
+          .map((name) => [name, exampleOf(properties[name], name, path, value)]),
+      );
     }
     case 'array':
       return (schema.minItems as number | undefined) ? [exampleOf(schema.items as JsonSchema, field, path, value)] : [];

@@ -27,7 +27,9 @@ export interface RawInput {
  * A handler's answer; `position` is the global position of what a write appended; `replayed`
  * marks the recorded answer of an earlier request with the same Idempotency-Key.
  */
-export type Reply = (Result<unknown> & { position?: number; replayed?: true }) | { ok: true; value: undefined; position?: number; replayed?: true };
+export type Reply =
+  | (Result<unknown> & { position?: number; replayed?: true })
+  | { ok: true; value: undefined; position?: number; replayed?: true };
 
 /** What the OpenAPI document says of a route (shared/http/openapi.ts). */
 export interface RouteDoc {
@@ -111,7 +113,10 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, code =
   const result = schema.safeParse(value);
   if (result.success) return ok(result.data);
   const issue = result.error.issues[0];
-  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const field = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
   return fail(code, field ? `${field}: ${issue.message}` : issue.message);
 }
 
@@ -123,7 +128,11 @@ export function parseBody<S extends z.ZodType>(schema: S): (input: RawInput) => 
 }
 
 export interface RouteDeps {
-  authorize(req: Request, tiers: readonly Tier[], sendsNestedActions: boolean): { ok: true; key: ApiKey } | { ok: false; failure: Failure };
+  authorize(
+    req: Request,
+    tiers: readonly Tier[],
+    sendsNestedActions: boolean,
+  ): { ok: true; key: ApiKey } | { ok: false; failure: Failure };
   rateLimit(key: ApiKey): Promise<Failure | null>;
   /** After a write: in the all-in-one process, wait until the read models show it. */
   afterWrite(position: number): Promise<void>;
@@ -155,14 +164,29 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
         const limited = await deps.rateLimit(auth.key);
         if (limited) return sendFailure(res, limited);
       }
-      const parsed = route.parse({ body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, header: (name) => req.get(name) });
+      const parsed = route.parse({
+        body,
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+        header: (name) => req.get(name),
+      });
       if (!parsed.ok) return sendFailure(res, parsed.failure);
       const minPosition = Number(req.get('X-Min-Position'));
-      if (route.method === 'GET' && Number.isSafeInteger(minPosition) && minPosition > 0 && !(await deps.waitForPosition(minPosition))) {
+      if (
+        route.method === 'GET' &&
+        Number.isSafeInteger(minPosition) &&
+        minPosition > 0 &&
+        !(await deps.waitForPosition(minPosition))
+      ) {
         // Never an answer older than the client asked for: it may retry, or read without the header.
-        return sendFailure(res, { ...failure(503, `${NOT_YET_PROJECTED}: position ${minPosition} is not projected yet; retry`), retryAfterSeconds: 1 });
+        return sendFailure(res, {
+          ...failure(503, `${NOT_YET_PROJECTED}: position ${minPosition} is not projected yet; retry`),
+          retryAfterSeconds: 1,
+        });
       }
-      const idempotency = route.idempotent ? idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER), auth.key.name, route.method, route.path, body) : ok(null);
+      const idempotency = route.idempotent
+        ? idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER), auth.key.name, route.method, route.path, body)
+        : ok(null);
       if (!idempotency.ok) return sendFailure(res, idempotency.failure);
       // The request's logger is made when a handler first logs: most never do.
       let log: Logger | undefined;
@@ -177,7 +201,14 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
       };
       if ('live' in route) {
         const open = liveStreams.get(key.name) ?? 0;
-        if (open >= MAX_LIVE_STREAMS_PER_KEY) return sendFailure(res, { ...failure(429, `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key; close one first`), retryAfterSeconds: 1 });
+        if (open >= MAX_LIVE_STREAMS_PER_KEY)
+          return sendFailure(res, {
+            ...failure(
+              429,
+              `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key; close one first`,
+            ),
+            retryAfterSeconds: 1,
+          });
         liveStreams.set(key.name, open + 1);
         try {
           return await sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)), deps.log);
@@ -201,7 +232,10 @@ export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps)
 }
 
 function sendText(res: Response, answer: TextAnswer): void {
-  res.status(200).set({ 'Content-Type': `${answer.mediaType}; charset=utf-8`, 'Content-Disposition': `attachment; filename="${answer.filename}"` });
+  res.status(200).set({
+    'Content-Type': `${answer.mediaType}; charset=utf-8`,
+    'Content-Disposition': `attachment; filename="${answer.filename}"`,
+  });
   res.send(answer.body);
 }
 
@@ -224,7 +258,12 @@ export const LIVE_STALL_MS = 30_000;
 
 /** Server-Sent Events: each message as the client takes it, a comment while quiet, until the stream or the client ends. */
 async function sendLive(req: Request, res: Response, messages: AsyncIterable<LiveMessage>, log: Logger): Promise<void> {
-  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.flushHeaders();
   // Only into an empty buffer: a client that is not reading needs no more bytes queued for it.
   const keepalive = setInterval(() => res.writableLength === 0 && res.write(': keepalive\n\n'), KEEPALIVE_MS);
@@ -233,7 +272,15 @@ async function sendLive(req: Request, res: Response, messages: AsyncIterable<Liv
       if (req.socket.destroyed) break;
       if (res.write(`id: ${m.id}\nevent: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`)) continue;
       if (!(await drained(res, LIVE_STALL_MS))) {
-        log.warn({ correlationId: res.locals.correlationId, keyName: res.locals.keyName, queuedBytes: res.writableLength, stalledMs: LIVE_STALL_MS }, 'live stream dropped: its client read nothing for too long');
+        log.warn(
+          {
+            correlationId: res.locals.correlationId,
+            keyName: res.locals.keyName,
+            queuedBytes: res.writableLength,
+            stalledMs: LIVE_STALL_MS,
+          },
+          'live stream dropped: its client read nothing for too long',
+        );
         res.destroy();
         break;
       }

@@ -22,5 +22,7 @@ export function parseProvisionUid(input: RawInput) {
   const parsed = parseBody(transactionBody)(input);
   if (!parsed.ok) return parsed;
   const uid = parsed.value.provisionUid;
-  return PROVISION_UID.test(uid) ? ok({ provisionUid: uid.toLowerCase() }) : fail(1002, 'Invalid transaction id: provisionUid must be 32 hexadecimal characters');
+  return PROVISION_UID.test(uid)
+    ? ok({ provisionUid: uid.toLowerCase() })
+    : fail(1002, 'Invalid transaction id: provisionUid must be 32 hexadecimal characters');
 }

@@ -64,7 +64,13 @@ async function within(operation: Promise<unknown>, ms: number): Promise<boolean>
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([operation.then(() => true, () => true), timedOut]);
+    return await Promise.race([
+      operation.then(
+        () => true,
+        () => true,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -172,10 +178,18 @@ export class BullMqJobScheduler implements JobScheduler {
           overview.running += counts.active;
           overview.failed += counts.failed;
           for (const job of await queue.getFailed(0, RECENT_FAILURES - 1)) {
-            overview.recentFailures.push({ type, jobId: job.data.jobId, attempts: this.attemptsUsed(job), failedAt: job.finishedOn ?? job.timestamp, reason: job.failedReason });
+            overview.recentFailures.push({
+              type,
+              jobId: job.data.jobId,
+              attempts: this.attemptsUsed(job),
+              failedAt: job.finishedOn ?? job.timestamp,
+              reason: job.failedReason,
+            });
           }
         }
-        overview.recentFailures = overview.recentFailures.sort((a, b) => b.failedAt - a.failedAt).slice(0, RECENT_FAILURES);
+        overview.recentFailures = overview.recentFailures
+          .sort((a, b) => b.failedAt - a.failedAt)
+          .slice(0, RECENT_FAILURES);
         return overview;
       })(),
     );
@@ -191,7 +205,10 @@ export class BullMqJobScheduler implements JobScheduler {
         [...this.workers.values()].map(async (worker) => {
           // Paused at once; the promise ends when the runs in progress have.
           if (!(await within(worker.pause(), CLOSE_WAIT_MS))) {
-            this.logger.warn({ waitedMs: CLOSE_WAIT_MS, queue: worker.name }, 'job runs did not finish in time (redis away?); closing the worker without waiting');
+            this.logger.warn(
+              { waitedMs: CLOSE_WAIT_MS, queue: worker.name },
+              'job runs did not finish in time (redis away?); closing the worker without waiting',
+            );
           }
           // Forced: no more waiting for runs, and their locks are no longer renewed.
           if (!(await within(worker.close(true), CLOSE_WAIT_MS))) await within(worker.disconnect(), CLOSE_WAIT_MS);
@@ -211,7 +228,11 @@ export class BullMqJobScheduler implements JobScheduler {
     if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
     let queue = this.queues.get(type);
     if (!queue) {
-      queue = new Queue<JobData>(this.queueName(type), { connection: { ...this.connection(), enableOfflineQueue: false }, prefix: this.options.prefix }, ClosableConnection);
+      queue = new Queue<JobData>(
+        this.queueName(type),
+        { connection: { ...this.connection(), enableOfflineQueue: false }, prefix: this.options.prefix },
+        ClosableConnection,
+      );
       // BullMQ emits connection trouble as 'error'; unheard, an 'error' event would crash the process.
       queue.on('error', (error) => this.logger.warn({ err: error }, 'job queue: redis error'));
       this.queues.set(type, queue);
@@ -223,21 +244,28 @@ export class BullMqJobScheduler implements JobScheduler {
   private work(type: string): void {
     if (this.workers.has(type)) return;
     const handler = this.handlers.get(type)!;
-    const worker = new Worker<JobData>(this.queueName(type), (job) => handler(job.data.payload, job.data.jobId), {
-      connection: this.connection(),
-      prefix: this.options.prefix,
-      concurrency: this.options.concurrency ?? 10,
-      // A run holds its job's lock, renewed while it runs; a process that died leaves a lock that
-      // runs out, and the next check for stalled jobs puts its job back to run again.
-      lockDuration: this.lockMs,
-      stalledInterval: this.lockMs,
-      // Every run started counts as an attempt, interrupted ones included: a job started more
-      // often than its attempts is failed, not run again; BullMQ's own limit on stalls never comes first.
-      maxStartedAttempts: this.attempts,
-      maxStalledCount: this.attempts,
-    }, ClosableConnection);
+    const worker = new Worker<JobData>(
+      this.queueName(type),
+      (job) => handler(job.data.payload, job.data.jobId),
+      {
+        connection: this.connection(),
+        prefix: this.options.prefix,
+        concurrency: this.options.concurrency ?? 10,
+        // A run holds its job's lock, renewed while it runs; a process that died leaves a lock that
+        // runs out, and the next check for stalled jobs puts its job back to run again.
+        lockDuration: this.lockMs,
+        stalledInterval: this.lockMs,
+        // Every run started counts as an attempt, interrupted ones included: a job started more
+        // often than its attempts is failed, not run again; BullMQ's own limit on stalls never comes first.
+        maxStartedAttempts: this.attempts,
+        maxStalledCount: this.attempts,
+      },
+      ClosableConnection,
+    );
     worker.on('error', (error) => this.logger.warn({ err: error }, 'job worker: redis error'));
-    worker.on('stalled', (bullJobId) => this.logger.warn({ type, bullJobId }, 'job run interrupted (its process stopped); running it again'));
+    worker.on('stalled', (bullJobId) =>
+      this.logger.warn({ type, bullJobId }, 'job run interrupted (its process stopped); running it again'),
+    );
     // Emitted after every failed attempt; only a job that will not run again has finished.
     worker.on('failed', (job: Job<JobData> | undefined, error: Error) => {
       if (!job) return;
@@ -293,7 +321,14 @@ export class BullMqJobScheduler implements JobScheduler {
   }
 }
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
 
 /**
  * Failures of the connection (ioredis while Redis is down or unreachable), as opposed to

@@ -6,7 +6,21 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createLogger } from '../logging/logger';
-import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_LOCK_MS, FAILED_JOBS_KEPT, JOB_FAILED, JobHandler, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions, JobsOverview, RECENT_FAILURES, StoreUnavailableError } from './port';
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_LOCK_MS,
+  FAILED_JOBS_KEPT,
+  JOB_FAILED,
+  JobHandler,
+  JobLogger,
+  JobPayload,
+  JobScheduler,
+  JobSchedulerOptions,
+  JobsOverview,
+  RECENT_FAILURES,
+  StoreUnavailableError,
+} from './port';
 
 export interface SqliteJobSchedulerOptions extends JobSchedulerOptions {
   /**
@@ -94,8 +108,13 @@ export class SqliteJobScheduler implements JobScheduler {
   private started = false;
   private closing: Promise<void> | undefined;
 
-  private readonly upsert: Database.Statement<[{ id: string; type: string; payload: string; runAt: number; now: number }]>;
-  private readonly selectDue: Database.Statement<[{ types: string; running: string; now: number; limit: number }], JobRow>;
+  private readonly upsert: Database.Statement<
+    [{ id: string; type: string; payload: string; runAt: number; now: number }]
+  >;
+  private readonly selectDue: Database.Statement<
+    [{ types: string; running: string; now: number; limit: number }],
+    JobRow
+  >;
   private readonly selectNextAt: Database.Statement<[{ types: string; running: string }], { at: number | null }>;
   private readonly claim: Database.Statement<[{ id: string; version: number; now: number; lockedUntil: number }]>;
   private readonly complete: Database.Statement<[Claim]>;
@@ -106,8 +125,14 @@ export class SqliteJobScheduler implements JobScheduler {
   private readonly dropOldFailures: Database.Statement<[number]>;
   private readonly selectWaiting: Database.Statement<[{ type: string; now: number }], { id: string }>;
   private readonly deleteWaiting: Database.Statement<[{ id: string; now: number }]>;
-  private readonly countByState: Database.Statement<[{ now: number }], { waiting: number; delayed: number; running: number; failed: number }>;
-  private readonly selectFailures: Database.Statement<[number], { id: string; type: string; attempts: number; run_at: number; last_error: string | null }>;
+  private readonly countByState: Database.Statement<
+    [{ now: number }],
+    { waiting: number; delayed: number; running: number; failed: number }
+  >;
+  private readonly selectFailures: Database.Statement<
+    [number],
+    { id: string; type: string; attempts: number; run_at: number; last_error: string | null }
+  >;
 
   constructor(filePath: string, options: SqliteJobSchedulerOptions = {}) {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
@@ -126,7 +151,10 @@ export class SqliteJobScheduler implements JobScheduler {
     } catch (error) {
       db?.close();
       const { code, message } = error as { code?: string; message: string };
-      throw new StoreUnavailableError(`cannot open job store ${filePath} (${code ?? 'error'}: ${message}); make ${path.dirname(filePath)} and the files in it writable by the user the service runs as`, error);
+      throw new StoreUnavailableError(
+        `cannot open job store ${filePath} (${code ?? 'error'}: ${message}); make ${path.dirname(filePath)} and the files in it writable by the user the service runs as`,
+        error,
+      );
     }
     this.db = db;
     // A job running under a live claim keeps its claim: no other process may start it before that
@@ -150,9 +178,15 @@ export class SqliteJobScheduler implements JobScheduler {
       WHERE id = @id AND version = @version AND ${DUE}`);
     this.complete = db.prepare(`DELETE FROM jobs WHERE ${CLAIMED}`);
     // The run's job was scheduled again while it ran (its version changed): it becomes a fresh job.
-    this.release = db.prepare(`UPDATE jobs SET state = 'scheduled', attempts = 0, locked_until = NULL WHERE id = @id AND attempts = @attempt AND state = 'running'`);
-    this.retry = db.prepare(`UPDATE jobs SET state = 'scheduled', run_at = @retryAt, locked_until = NULL, last_error = @error WHERE ${CLAIMED}`);
-    this.fail = db.prepare(`UPDATE jobs SET state = 'failed', run_at = @now, locked_until = NULL, last_error = @error WHERE ${CLAIMED}`);
+    this.release = db.prepare(
+      `UPDATE jobs SET state = 'scheduled', attempts = 0, locked_until = NULL WHERE id = @id AND attempts = @attempt AND state = 'running'`,
+    );
+    this.retry = db.prepare(
+      `UPDATE jobs SET state = 'scheduled', run_at = @retryAt, locked_until = NULL, last_error = @error WHERE ${CLAIMED}`,
+    );
+    this.fail = db.prepare(
+      `UPDATE jobs SET state = 'failed', run_at = @now, locked_until = NULL, last_error = @error WHERE ${CLAIMED}`,
+    );
     // Of several processes that saw an interrupted run with no attempt left, exactly one fails it.
     this.failInterrupted = db.prepare(`
       UPDATE jobs SET state = 'failed', run_at = @now, locked_until = NULL, last_error = @error
@@ -171,7 +205,9 @@ export class SqliteJobScheduler implements JobScheduler {
         COALESCE(SUM(state = 'running'), 0) AS running,
         COALESCE(SUM(state = 'failed'), 0) AS failed
       FROM jobs`);
-    this.selectFailures = db.prepare(`SELECT id, type, attempts, run_at, last_error FROM jobs WHERE state = 'failed' ORDER BY run_at DESC LIMIT ?`);
+    this.selectFailures = db.prepare(
+      `SELECT id, type, attempts, run_at, last_error FROM jobs WHERE state = 'failed' ORDER BY run_at DESC LIMIT ?`,
+    );
   }
 
   async schedule(type: string, jobId: string, runAt: number, payload: JobPayload): Promise<void> {
@@ -187,7 +223,10 @@ export class SqliteJobScheduler implements JobScheduler {
   async drop(type: string, keep: (jobId: string) => boolean): Promise<string[]> {
     return this.guard(() =>
       this.db.transaction(() => {
-        const dropped = this.selectWaiting.all({ type, now: Date.now() }).map((r) => r.id).filter((id) => !keep(id));
+        const dropped = this.selectWaiting
+          .all({ type, now: Date.now() })
+          .map((r) => r.id)
+          .filter((id) => !keep(id));
         for (const id of dropped) this.deleteWaiting.run({ id, now: Date.now() });
         return dropped;
       })(),
@@ -203,7 +242,13 @@ export class SqliteJobScheduler implements JobScheduler {
   async overview(): Promise<JobsOverview> {
     return this.guard(() => ({
       ...this.countByState.get({ now: Date.now() })!,
-      recentFailures: this.selectFailures.all(RECENT_FAILURES).map((row) => ({ type: row.type, jobId: row.id, attempts: row.attempts, failedAt: row.run_at, reason: row.last_error ?? '' })),
+      recentFailures: this.selectFailures.all(RECENT_FAILURES).map((row) => ({
+        type: row.type,
+        jobId: row.id,
+        attempts: row.attempts,
+        failedAt: row.run_at,
+        reason: row.last_error ?? '',
+      })),
     }));
   }
 
@@ -227,12 +272,17 @@ export class SqliteJobScheduler implements JobScheduler {
         const interrupted = row.state === 'running';
         if (interrupted && row.attempts >= this.attempts) {
           const error = `interrupted: its last run never finished (attempt ${row.attempts} of ${this.attempts})`;
-          if (this.failInterrupted.run({ id: row.id, version: row.version, now, error }).changes === 1) this.failed(row, row.attempts, error);
+          if (this.failInterrupted.run({ id: row.id, version: row.version, now, error }).changes === 1)
+            this.failed(row, row.attempts, error);
           continue;
         }
         const claimed = this.claim.run({ id: row.id, version: row.version, now, lockedUntil: now + this.lockMs });
         if (claimed.changes !== 1) continue;
-        if (interrupted) this.logger.warn({ jobId: row.id, type: row.type, attempt: row.attempts + 1 }, 'job run interrupted (its process stopped); running it again');
+        if (interrupted)
+          this.logger.warn(
+            { jobId: row.id, type: row.type, attempt: row.attempts + 1 },
+            'job run interrupted (its process stopped); running it again',
+          );
         this.launch(row);
       }
     } catch (error) {
@@ -259,7 +309,8 @@ export class SqliteJobScheduler implements JobScheduler {
       const details = { jobId: row.id, type: row.type, attempt: claim.attempt, err: error };
       if (claim.attempt < this.attempts) {
         const retryAt = Date.now() + this.backoffMs * 2 ** (claim.attempt - 1);
-        if (this.settle(() => this.retry.run({ ...claim, retryAt, error: String(error) }))) this.logger.warn({ ...details, retryAt }, 'job failed; will retry');
+        if (this.settle(() => this.retry.run({ ...claim, retryAt, error: String(error) })))
+          this.logger.warn({ ...details, retryAt }, 'job failed; will retry');
         else this.settle(() => this.release.run(claim));
       } else if (this.settle(() => this.fail.run({ ...claim, now: Date.now(), error: String(error) }))) {
         this.failed(row, claim.attempt, error);

@@ -19,15 +19,28 @@ export function effectiveLogFormat(asked: LogFormat | null, stdoutIsTerminal: bo
 export function serializeError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const code = (error as { code?: unknown }).code;
-  return { type: error.name || error.constructor.name, message: error.message, ...(code === undefined ? {} : { code }) };
+  return {
+    type: error.name || error.constructor.name,
+    message: error.message,
+    ...(code === undefined ? {} : { code }),
+  };
 }
 
 /**
  * Readable lines (time, level, message, then the fields), written synchronously so the last lines
  * before an exit are not lost; colours only when `colorize` (a terminal).
  */
-export function prettyDestination(options: { colorize: boolean; destination?: NodeJS.WritableStream | number }): pino.DestinationStream {
-  return pretty({ colorize: options.colorize, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: options.destination ?? 1 });
+export function prettyDestination(options: {
+  colorize: boolean;
+  destination?: NodeJS.WritableStream | number;
+}): pino.DestinationStream {
+  return pretty({
+    colorize: options.colorize,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    destination: options.destination ?? 1,
+  });
 }
 
 /**
@@ -39,7 +52,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'gamification' },
-      redact: { paths: ['authKey', 'authorization', 'key', '*.authKey', '*.authorization', '*.key', 'headers'], censor: '[redacted]' },
+      redact: {
+        paths: ['authKey', 'authorization', 'key', '*.authKey', '*.authorization', '*.key', 'headers'],
+        censor: '[redacted]',
+      },
       serializers: { err: serializeError, error: serializeError },
     },
     destination,
@@ -48,5 +64,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /** The process's logger on stdout, in `format`. */
 export function createStdoutLogger(level: string, format: LogFormat): Logger {
-  return createLogger(level, format === 'pretty' ? prettyDestination({ colorize: process.stdout.isTTY === true }) : undefined);
+  return createLogger(
+    level,
+    format === 'pretty' ? prettyDestination({ colorize: process.stdout.isTTY === true }) : undefined,
+  );
 }

@@ -5,7 +5,10 @@ import type { Catalog } from '../catalog/schema';
 export const MAX_ATTRIBUTES = 20;
 
 /** `current` with `changes` applied: a string sets an attribute, null removes it. */
-export function withAttributes(current: Readonly<Record<string, string>>, changes: Readonly<Record<string, string | null>>): Record<string, string> {
+export function withAttributes(
+  current: Readonly<Record<string, string>>,
+  changes: Readonly<Record<string, string | null>>,
+): Record<string, string> {
   const out: Record<string, string> = { ...current };
   for (const [name, value] of Object.entries(changes)) {
     if (value === null) delete out[name];
@@ -18,7 +21,10 @@ export function withAttributes(current: Readonly<Record<string, string>>, change
  * The attributes an action records: those the catalog's leaderboards are scoped by, as the player
  * has them now (null when none), so the standings never depend on a later change.
  */
-export function scopedAttributes(catalog: Catalog, attributes: Readonly<Record<string, string>>): Record<string, string> | null {
+export function scopedAttributes(
+  catalog: Catalog,
+  attributes: Readonly<Record<string, string>>,
+): Record<string, string> | null {
   let out: Record<string, string> | null = null;
   for (const board of catalog.leaderboards) {
     const value = board.scope === null ? undefined : attributes[board.scope];

@@ -6,8 +6,24 @@ import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT, subtractAmounts } from '.
 import type { PlayerEvent } from '../events';
 import type { Effects, Grant, PowerupInstance } from '../events/common';
 import type { ChestOpened } from '../events/inventory-events';
-import type { ActionProcessed, ActionReversed, AllowanceUse, Award, LevelReached, MissionMove, PlayerRegistered, ProgressEntry } from '../events/player-events';
-import type { BundlePurchased, ProvisionCompleted, ProvisionCost, ProvisionFailed, ProvisionRefunded, ProvisionStatus } from '../events/provision-events';
+import type {
+  ActionProcessed,
+  ActionReversed,
+  AllowanceUse,
+  Award,
+  LevelReached,
+  MissionMove,
+  PlayerRegistered,
+  ProgressEntry,
+} from '../events/player-events';
+import type {
+  BundlePurchased,
+  ProvisionCompleted,
+  ProvisionCost,
+  ProvisionFailed,
+  ProvisionRefunded,
+  ProvisionStatus,
+} from '../events/provision-events';
 
 /** A badge, rank or trigger activation the player holds, with what it consumed. */
 export interface Holding extends Award {
@@ -133,7 +149,8 @@ export interface PlayerState {
 }
 
 /** The key of one period's allowance of a cap. */
-export const allowanceKey = (u: Pick<AllowanceUse, 'kind' | 'of' | 'period' | 'ordinal'>): string => `${u.kind}|${u.period}|${u.ordinal}|${u.of}`;
+export const allowanceKey = (u: Pick<AllowanceUse, 'kind' | 'of' | 'period' | 'ordinal'>): string =>
+  `${u.kind}|${u.period}|${u.ordinal}|${u.of}`;
 
 /**
  * A player's collections start as one shared empty instance and get their own on first write
@@ -144,7 +161,9 @@ const NOTHING: ReadonlyMap<never, never> = new Map<never, never>();
 const NO_REFERENCES: ReadonlySet<string> = new Set();
 const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
-type CollectionKey = { [K in keyof PlayerState]: PlayerState[K] extends ReadonlyMap<string, unknown> ? K : never }[keyof PlayerState];
+type CollectionKey = {
+  [K in keyof PlayerState]: PlayerState[K] extends ReadonlyMap<string, unknown> ? K : never;
+}[keyof PlayerState];
 type Writable<M> = M extends ReadonlyMap<infer Key, infer Value> ? Map<Key, Value> : never;
 
 function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<PlayerState[K]> {
@@ -182,8 +201,16 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
   state.points = addAmounts(state.points, effects.points);
-  for (const b of effects.balances) own(state, 'balances').set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
-  for (const p of effects.powerupsGranted) own(state, 'powerups').set(p.uid, { instance: p, activated: false, activatedAt: null, usesConsumed: 0, expired: false });
+  for (const b of effects.balances)
+    own(state, 'balances').set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
+  for (const p of effects.powerupsGranted)
+    own(state, 'powerups').set(p.uid, {
+      instance: p,
+      activated: false,
+      activatedAt: null,
+      usesConsumed: 0,
+      expired: false,
+    });
   for (const uid of effects.powerupsRemoved) own(state, 'powerups').delete(uid);
   for (const u of effects.powerupUses) {
     const owned = state.powerups.get(u.uid);
@@ -204,7 +231,8 @@ export function holdingsOutOfRange(state: PlayerState, effects: readonly Effects
     if (!isAmountInRange(e.points) || !isAmountInRange(points)) return outOfRange("the player's points", points);
     for (const b of e.balances) {
       const after = addAmounts(balances.get(b.deliverableUid) ?? balanceOf(state, b.deliverableUid), b.amount);
-      if (!isAmountInRange(b.amount) || !isAmountInRange(after)) return outOfRange(`the player's balance of ${b.deliverableUid}`, after);
+      if (!isAmountInRange(b.amount) || !isAmountInRange(after))
+        return outOfRange(`the player's balance of ${b.deliverableUid}`, after);
       balances.set(b.deliverableUid, after);
     }
   }
@@ -214,7 +242,8 @@ export function holdingsOutOfRange(state: PlayerState, effects: readonly Effects
 const outOfRange = (what: string, value: number): string =>
   `Amount out of range: ${what} would ${value < 0 ? `go below -${MAX_AMOUNT_TEXT}` : `exceed ${MAX_AMOUNT_TEXT}`}, the largest amount the engine holds`;
 
-export const balanceOf = (state: PlayerState, deliverableUid: string): number => state.balances.get(deliverableUid) ?? 0;
+export const balanceOf = (state: PlayerState, deliverableUid: string): number =>
+  state.balances.get(deliverableUid) ?? 0;
 
 /** Owned, not expired, uses left: whether it may be activated, and applies while activated. */
 export const isValidPowerup = (owned: OwnedPowerup, nowMs: number): boolean =>
@@ -236,7 +265,11 @@ function reachLevel(state: PlayerState, l: LevelReached): void {
 function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
   own(state, 'processed').set(e.referenceId, revision);
   // The gap runs from the latest award: a backdated action must not move it back.
-  if (e.pointsAwarded) own(state, 'lastPointAward').set(e.actionName, Math.max(e.timestamp, state.lastPointAward.get(e.actionName) ?? e.timestamp));
+  if (e.pointsAwarded)
+    own(state, 'lastPointAward').set(
+      e.actionName,
+      Math.max(e.timestamp, state.lastPointAward.get(e.actionName) ?? e.timestamp),
+    );
   for (const p of e.progress) {
     const perCondition = progressOf(state, p.rule);
     (perCondition[p.condition] ??= []).push(p.entry);
@@ -263,15 +296,35 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
   for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.referenceId);
   for (const step of e.streaks ?? []) {
     let run = state.streaks.get(step.uid);
-    if (!run) own(state, 'streaks').set(step.uid, (run = { length: 0, longest: 0, lastPeriod: null, freezes: 0, hits: [], milestones: [] }));
+    if (!run)
+      own(state, 'streaks').set(
+        step.uid,
+        (run = { length: 0, longest: 0, lastPeriod: null, freezes: 0, hits: [], milestones: [] }),
+      );
     run.hits.push({ ref: e.referenceId, period: step.period });
-    Object.assign(run, { length: step.length, longest: step.longest, lastPeriod: step.lastPeriod, freezes: step.freezes });
-    for (const m of step.milestones) run.milestones.push({ length: m.length, period: step.period, awardedBy: e.referenceId, awardedAt: e.timestamp, points: m.points, grants: m.grants });
+    Object.assign(run, {
+      length: step.length,
+      longest: step.longest,
+      lastPeriod: step.lastPeriod,
+      freezes: step.freezes,
+    });
+    for (const m of step.milestones)
+      run.milestones.push({
+        length: m.length,
+        period: step.period,
+        awardedBy: e.referenceId,
+        awardedAt: e.timestamp,
+        points: m.points,
+        grants: m.grants,
+      });
   }
   for (const move of e.missions ?? []) applyMissionMove(state, e, move);
   if (e.allowances?.length) {
     for (const u of e.allowances) useAllowance(state, u, u.used);
-    own(state, 'allowancesByRef').set(e.referenceId, e.allowances.map((u) => ({ ...u })));
+    own(state, 'allowancesByRef').set(
+      e.referenceId,
+      e.allowances.map((u) => ({ ...u })),
+    );
   }
   if (e.cost) {
     const { provisionUid, ...cost } = e.cost;
@@ -320,14 +373,28 @@ function applyMissionMove(state: PlayerState, e: ActionProcessed, move: MissionM
   if (!period) run.periods.set(move.period, (period = { steps: [], completion: null }));
   for (const i of move.counted) {
     const value = move.matches.find((m) => m.step === i)?.value ?? 0;
-    (period.steps[i] ??= { entries: [], completed: false }).entries.push({ ref: e.referenceId, ts: e.timestamp, value });
+    (period.steps[i] ??= { entries: [], completed: false }).entries.push({
+      ref: e.referenceId,
+      ts: e.timestamp,
+      value,
+    });
   }
   for (const i of move.completedSteps) (period.steps[i] ??= { entries: [], completed: false }).completed = true;
-  if (move.completion) period.completion = { awardedBy: e.referenceId, awardedAt: e.timestamp, points: move.completion.points, grants: move.completion.grants };
+  if (move.completion)
+    period.completion = {
+      awardedBy: e.referenceId,
+      awardedAt: e.timestamp,
+      points: move.completion.points,
+      grants: move.completion.grants,
+    };
 }
 
 /** A period of a mission as a reversal recomputed it: entries rebuilt from the run's hits by reference. */
-function applyMissionRecomputed(state: PlayerState, reversedRef: string, m: NonNullable<ActionReversed['missions']>[number]): void {
+function applyMissionRecomputed(
+  state: PlayerState,
+  reversedRef: string,
+  m: NonNullable<ActionReversed['missions']>[number],
+): void {
   const run = state.missions.get(m.uid);
   if (!run) return;
   run.hits = run.hits.filter((h) => h.ref !== reversedRef);
@@ -358,17 +425,24 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
   }
   for (const m of e.revokedMilestones ?? []) {
     const run = state.streaks.get(m.streakUid);
-    if (run) run.milestones = run.milestones.filter((h) => !(h.length === m.length && h.period === m.period && h.awardedBy === m.awardedBy));
+    if (run)
+      run.milestones = run.milestones.filter(
+        (h) => !(h.length === m.length && h.period === m.period && h.awardedBy === m.awardedBy),
+      );
   }
   if (state.reversed === NO_REFERENCES) state.reversed = new Set();
   (state.reversed as Set<string>).add(e.referenceId);
   // The reversed action no longer counts anywhere: neither as progress nor in what awards consumed.
   for (const [, perCondition] of state.progress) {
-    for (let i = 0; i < perCondition.length; i++) perCondition[i] = perCondition[i]?.filter((x) => x.ref !== e.referenceId) ?? [];
+    for (let i = 0; i < perCondition.length; i++)
+      perCondition[i] = perCondition[i]?.filter((x) => x.ref !== e.referenceId) ?? [];
   }
-  for (const h of state.holdings) h.consumed = h.consumed.map((entries) => entries.filter((x) => x.ref !== e.referenceId));
+  for (const h of state.holdings)
+    h.consumed = h.consumed.map((entries) => entries.filter((x) => x.ref !== e.referenceId));
   for (const r of e.revokedAwards) {
-    const index = state.holdings.findIndex((h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank);
+    const index = state.holdings.findIndex(
+      (h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank,
+    );
     if (index < 0) continue;
     const [holding] = state.holdings.splice(index, 1);
     const same = state.holdingsByUid.get(holding.uid)!;
@@ -417,9 +491,24 @@ function moveProvision(state: PlayerState, uid: string, change: Partial<Provisio
   if (provision) Object.assign(provision, change);
 }
 
-const completed = (e: ProvisionCompleted): Partial<ProvisionState> => ({ status: 'Completed', pendingUntil: null, powerupUids: e.effects.powerupsGranted.map((p) => p.uid), updateDate: e.completedAt });
-const failed = (e: ProvisionFailed): Partial<ProvisionState> => ({ status: 'Failed', failureReason: e.reason, pendingUntil: null, stockTaken: false, updateDate: e.failedAt });
-const refunded = (e: ProvisionRefunded): Partial<ProvisionState> => ({ status: 'Refunded', stockTaken: false, updateDate: e.refundedAt });
+const completed = (e: ProvisionCompleted): Partial<ProvisionState> => ({
+  status: 'Completed',
+  pendingUntil: null,
+  powerupUids: e.effects.powerupsGranted.map((p) => p.uid),
+  updateDate: e.completedAt,
+});
+const failed = (e: ProvisionFailed): Partial<ProvisionState> => ({
+  status: 'Failed',
+  failureReason: e.reason,
+  pendingUntil: null,
+  stockTaken: false,
+  updateDate: e.failedAt,
+});
+const refunded = (e: ProvisionRefunded): Partial<ProvisionState> => ({
+  status: 'Refunded',
+  stockTaken: false,
+  updateDate: e.refundedAt,
+});
 
 function applyChestOpened(state: PlayerState, e: ChestOpened): void {
   own(state, 'chestOpenings').set(e.openingUid, e);
@@ -438,7 +527,12 @@ function setActivation(state: PlayerState, powerupUid: string, change: Partial<O
 
 function register(state: PlayerState, e: PlayerRegistered): void {
   state.registered = true;
-  Object.assign(state, { username: e.username, imageName: e.imageName, timeZone: e.timeZone ?? null, attributes: e.attributes ?? NO_ATTRIBUTES });
+  Object.assign(state, {
+    username: e.username,
+    imageName: e.imageName,
+    timeZone: e.timeZone ?? null,
+    attributes: e.attributes ?? NO_ATTRIBUTES,
+  });
   for (const l of e.levels) reachLevel(state, l);
 }
 
@@ -452,7 +546,12 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
       register(state, event.data);
       break;
     case 'PlayerUpdated':
-      Object.assign(state, { username: event.data.username, imageName: event.data.imageName, timeZone: event.data.timeZone, attributes: event.data.attributes ?? state.attributes });
+      Object.assign(state, {
+        username: event.data.username,
+        imageName: event.data.imageName,
+        timeZone: event.data.timeZone,
+        attributes: event.data.attributes ?? state.attributes,
+      });
       break;
     case 'ActionProcessed':
       applyActionProcessed(state, event.data, event.revision);

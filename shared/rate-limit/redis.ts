@@ -61,7 +61,11 @@ export class RedisRateLimiter implements RateLimiter {
    * `redis` is a URL, or an ioredis client the caller configured (it should fail fast the same
    * way: `enableOfflineQueue: false`, a `commandTimeout`). Keys are `prefix + key`.
    */
-  constructor(redis: string | Redis, private readonly prefix: string, options: RedisRateLimiterOptions = {}) {
+  constructor(
+    redis: string | Redis,
+    private readonly prefix: string,
+    options: RedisRateLimiterOptions = {},
+  ) {
     this.connectWaitMs = options.connectWaitMs ?? 1000;
     if (typeof redis === 'string') {
       this.client = new Redis(redis, {

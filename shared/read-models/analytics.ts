@@ -13,7 +13,14 @@ export const ANALYTICS_COLLECTIONS = {
 } as const;
 
 /** Series of one value per day. */
-export const TOTAL_SERIES = ['actions', 'active-players', 'new-players', 'points', 'chest-openings', 'reversals'] as const;
+export const TOTAL_SERIES = [
+  'actions',
+  'active-players',
+  'new-players',
+  'points',
+  'chest-openings',
+  'reversals',
+] as const;
 /** Series of one value per day and key (an action, `deliverable uid:kind`, a badge, level or bundle uid). */
 export const SPLIT_SERIES = ['actions-by-action', 'deliverables', 'badges', 'levels', 'purchases'] as const;
 export const SERIES = [...TOTAL_SERIES, ...SPLIT_SERIES] as const;
@@ -22,7 +29,8 @@ export type TotalSeries = (typeof TOTAL_SERIES)[number];
 export type SplitSeries = (typeof SPLIT_SERIES)[number];
 export type Series = (typeof SERIES)[number];
 
-export const isSplitSeries = (series: Series): series is SplitSeries => (SPLIT_SERIES as readonly string[]).includes(series);
+export const isSplitSeries = (series: Series): series is SplitSeries =>
+  (SPLIT_SERIES as readonly string[]).includes(series);
 
 /** How a deliverable moved: the second half of a `deliverables` key (`coins:granted`). */
 export type DeliverableMove = 'granted' | 'spent' | 'refunded';

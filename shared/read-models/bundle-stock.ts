@@ -7,4 +7,3 @@ export interface BundleStockDoc extends Record<string, unknown> {
   taken: number;
   revision: number;
 }
-

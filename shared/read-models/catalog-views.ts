@@ -21,4 +21,3 @@ export const VIEW_COLLECTIONS = {
   leaderboards: 'view_leaderboards',
   stores: 'view_stores',
 } as const;
-

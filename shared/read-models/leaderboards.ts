@@ -71,7 +71,6 @@ export function periodOf(board: BoardDoc, ts: number): string | null {
   return board.type === 1 && board.season ? seasonPeriod(ts, board.season, board.timezone) : STANDARD_PERIOD;
 }
 
-
 /**
  * The period key of a scoped board's standings for one value of its scope: a period key holds no
  * `|`, so the key stays unambiguous whatever the value, and each value's standings are one range
@@ -107,28 +106,37 @@ export type BoardChange =
 /** The player events that move standings. */
 export type ScoringEvent = Extract<PlayerEvent, { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' }>;
 
-export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, ScoringEvent> => event.type === 'ActionProcessed' || event.type === 'ActionReversed' || event.type === 'ChestOpened';
+export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, ScoringEvent> =>
+  event.type === 'ActionProcessed' || event.type === 'ActionReversed' || event.type === 'ChestOpened';
 
 export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[] {
   if (event.type === 'ActionProcessed') {
     const e = event.data;
     const ref = e.referenceId;
     if (e.timesCapped) return [];
-    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
+    if (board.action !== null)
+      return e.actionName === board.action ? [{ kind: 'add', ref, ts: e.timestamp, points: 1 }] : [];
     return e.result.earnedPoints > 0 ? [{ kind: 'add', ref, ts: e.timestamp, points: e.result.earnedPoints }] : [];
   }
   if (event.type === 'ActionReversed') {
     const e = event.data;
     const ref = e.referenceId;
     if (e.timesCapped) return [];
-    if (board.action !== null) return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
+    if (board.action !== null)
+      return e.actionName === board.action ? [{ kind: 'remove', ref, ts: e.timestamp, points: 1 }] : [];
     // Streak milestones and mission completions count like awards: the action's own leave with it, later ones reduce theirs.
     const revoked = [...e.revokedAwards, ...(e.revokedMilestones ?? []), ...(e.revokedMissions ?? [])];
-    const own = revoked.filter((a) => a.awardedBy === e.referenceId).reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
+    const own = revoked
+      .filter((a) => a.awardedBy === e.referenceId)
+      .reduce((s, a) => addAmounts(s, a.points), e.actionPoints);
     const out: BoardChange[] = own > 0 ? [{ kind: 'remove', ref, ts: e.timestamp, points: own }] : [];
-    for (const a of revoked) if (a.awardedBy !== e.referenceId && a.points > 0) out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
+    for (const a of revoked)
+      if (a.awardedBy !== e.referenceId && a.points > 0)
+        out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
     return out;
   }
   const e = event.data;
-  return board.action === null && e.effects.points > 0 ? [{ kind: 'add', ref: e.openingUid, ts: e.openedAt, points: e.effects.points }] : [];
+  return board.action === null && e.effects.points > 0
+    ? [{ kind: 'add', ref: e.openingUid, ts: e.openedAt, points: e.effects.points }]
+    : [];
 }

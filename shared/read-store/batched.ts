@@ -16,7 +16,18 @@
  * deeply frozen, so that changing one throws; freezing costs about as much as the copies did.
  */
 import { sameValue } from './memory';
-import type { Collection, Document, Filter, FindOptions, IndexKeys, ReadStore, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
+import type {
+  Collection,
+  Document,
+  Filter,
+  FindOptions,
+  IndexKeys,
+  ReadStore,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+  WriteOperation,
+} from './port';
 
 interface Entry {
   /** The document as the batch has it; null: none. Never changed in place. */
@@ -77,7 +88,11 @@ export class BatchedReadStore implements ReadStore {
       const written: [Entry, Document][] = [];
       for (const [, entry] of entries) if (entry.dirty && entry.doc) written.push([entry, entry.doc]);
       if (written.length === 0) continue;
-      await this.underlying.collection(collection).bulkWrite(written.map(([, doc]) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })));
+      await this.underlying
+        .collection(collection)
+        .bulkWrite(
+          written.map(([, doc]) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
+        );
       // A document replaced again while this was written stays to be written.
       for (const [entry, doc] of written) {
         if (entry.doc !== doc) continue;

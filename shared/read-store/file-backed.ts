@@ -65,14 +65,19 @@ export class FileBackedReadStore implements ReadStore {
       },
     });
     const byCollection = new Map<string, Document[]>();
-    for (const row of this.db.prepare('SELECT collection, document FROM documents').iterate() as Iterable<{ collection: string; document: string }>) {
+    for (const row of this.db.prepare('SELECT collection, document FROM documents').iterate() as Iterable<{
+      collection: string;
+      document: string;
+    }>) {
       const docs = byCollection.get(row.collection) ?? [];
       docs.push(JSON.parse(row.document) as Document);
       byCollection.set(row.collection, docs);
     }
     for (const [collection, docs] of byCollection) this.memory.load(collection, docs);
 
-    const upsert = this.db.prepare('INSERT INTO documents (collection, id, document) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET document = excluded.document');
+    const upsert = this.db.prepare(
+      'INSERT INTO documents (collection, id, document) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET document = excluded.document',
+    );
     const remove = this.db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
     const removeCollection = this.db.prepare('DELETE FROM documents WHERE collection = ?');
     this.writeChanges = this.db.transaction(() => {

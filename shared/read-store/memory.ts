@@ -13,7 +13,20 @@ import * as queryOperators from 'mingo/operators/query';
 import * as updateOperatorModule from 'mingo/operators/update';
 import { compare, resolve } from 'mingo/util';
 import { OrderedIndex, type IndexRange } from './ordered-index';
-import { Collection, Document, DuplicateKeyError, Filter, FindOptions, IndexKeys, ReadStore, Sort, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
+import {
+  Collection,
+  Document,
+  DuplicateKeyError,
+  Filter,
+  FindOptions,
+  IndexKeys,
+  ReadStore,
+  Sort,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+  WriteOperation,
+} from './port';
 
 /*
  * mingo's top-level Query and update() copy its whole operator registry (a few hundred
@@ -177,14 +190,20 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       const { index, range } = planned;
       const from = range.start + skip;
       const docs = this.docs()!;
-      return index.idsAt(from, limit > 0 ? Math.min(range.end, from + limit) : range.end).map((id) => clone(docs.get(id)!) as T);
+      return index
+        .idsAt(from, limit > 0 ? Math.min(range.end, from + limit) : range.end)
+        .map((id) => clone(docs.get(id)!) as T);
     }
     // limit 0 means no limit, as on MongoDB. Without a sort the scan can stop early.
     const end = limit > 0 ? skip + limit : undefined;
     let docs = this.matching(filter, sorted ? Infinity : (end ?? Infinity));
     // mingo's sort is stable, so ties keep the Map's insertion order; a page far smaller than the
     // matches is selected instead of sorting them all, in the same order.
-    if (sorted) docs = end !== undefined && end * 8 < docs.length ? firstInOrder(docs, sort, end) : (matchAll.find(docs).sort(sort).all() as Document[]);
+    if (sorted)
+      docs =
+        end !== undefined && end * 8 < docs.length
+          ? firstInOrder(docs, sort, end)
+          : (matchAll.find(docs).sort(sort).all() as Document[]);
     return docs.slice(skip, end).map((doc) => clone(doc) as T);
   }
 
@@ -402,7 +421,8 @@ function firstInOrder(docs: Document[], sort: Sort, count: number): Document[] {
     const entry = { doc, index, values: values(doc) };
     if (heap.length < count) {
       heap.push(entry);
-      for (let i = heap.length - 1; i > 0 && order(heap[i], heap[(i - 1) >> 1]) > 0; i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+      for (let i = heap.length - 1; i > 0 && order(heap[i], heap[(i - 1) >> 1]) > 0; i = (i - 1) >> 1)
+        swap(i, (i - 1) >> 1);
     } else if (order(entry, heap[0]) < 0) {
       heap[0] = entry;
       down(0);
@@ -419,7 +439,8 @@ function compile(filter: Filter): { test(doc: object): boolean } {
 function usesExpr(filter: Filter): boolean {
   for (const [key, value] of Object.entries(filter)) {
     if (key === '$expr') return true;
-    if ((key === '$and' || key === '$or' || key === '$nor') && Array.isArray(value) && value.some(usesExpr)) return true;
+    if ((key === '$and' || key === '$or' || key === '$nor') && Array.isArray(value) && value.some(usesExpr))
+      return true;
   }
   return false;
 }
@@ -454,7 +475,8 @@ function namedIds(filter: Filter): readonly string[] | undefined {
   const single = idEquality(filter);
   if (single !== undefined) return [single];
   const id = filter._id;
-  if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string')) return id.$in as string[];
+  if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string'))
+    return id.$in as string[];
   return undefined;
 }
 

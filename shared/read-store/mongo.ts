@@ -26,7 +26,19 @@ import {
 } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../event-store/port';
-import { Collection, Document, DuplicateKeyError, Filter, FindOptions, IndexKeys, ReadStore, Update, UpdateOptions, UpdateResult, WriteOperation } from './port';
+import {
+  Collection,
+  Document,
+  DuplicateKeyError,
+  Filter,
+  FindOptions,
+  IndexKeys,
+  ReadStore,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+  WriteOperation,
+} from './port';
 
 const DUPLICATE_KEY = 11000;
 
@@ -72,9 +84,11 @@ const NOT_NOW_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedErr
 export function meansNotNow(error: unknown): boolean {
   // A bulk write wraps a failure that is not a write error (e.g. a dropped connection) in
   // MongoBulkWriteError, keeping the original as its errorResponse.
-  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return meansNotNow(error.errorResponse);
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error)
+    return meansNotNow(error.errorResponse);
   if (!(error instanceof MongoError)) return false;
-  const code = error instanceof MongoWriteConcernError ? Number(error.result?.writeConcernError?.code ?? error.code) : error.code;
+  const code =
+    error instanceof MongoWriteConcernError ? Number(error.result?.writeConcernError?.code ?? error.code) : error.code;
   return (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
@@ -93,7 +107,9 @@ export function meansNotNow(error: unknown): boolean {
 }
 
 function unavailableOr(error: unknown): unknown {
-  return meansNotNow(error) ? new StoreUnavailableError(`read store unavailable: ${(error as Error).message}`, error) : error;
+  return meansNotNow(error)
+    ? new StoreUnavailableError(`read store unavailable: ${(error as Error).message}`, error)
+    : error;
 }
 
 /** The _id an operation of a bulk write would insert: the replacement's own, or the filter's. */
@@ -165,7 +181,8 @@ export class MongoReadStore implements ReadStore {
 
   async ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
     const declared = this.indexes.get(collection) ?? [];
-    if (!declared.some((k) => JSON.stringify(k) === JSON.stringify(keys))) this.indexes.set(collection, [...declared, keys]);
+    if (!declared.some((k) => JSON.stringify(k) === JSON.stringify(keys)))
+      this.indexes.set(collection, [...declared, keys]);
     try {
       await this.longRunning().collection(collection).createIndex(keys);
     } catch (error) {
@@ -193,7 +210,12 @@ export class MongoReadStore implements ReadStore {
   }
 
   async scratch(): Promise<ReadStore> {
-    return new MongoReadStore(this.client, this.client.db(`${this.db.databaseName}_scratch_${randomUUID().slice(0, 8)}`), this.unbounded, true);
+    return new MongoReadStore(
+      this.client,
+      this.client.db(`${this.db.databaseName}_scratch_${randomUUID().slice(0, 8)}`),
+      this.unbounded,
+      true,
+    );
   }
 
   async close(): Promise<void> {
@@ -239,7 +261,10 @@ class MongoCollection<T extends Document> implements Collection<T> {
   }
 
   async insertOne(doc: T): Promise<void> {
-    await this.run(() => this.driver.insertOne(doc), () => doc._id);
+    await this.run(
+      () => this.driver.insertOne(doc),
+      () => doc._id,
+    );
   }
 
   updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
@@ -278,7 +303,10 @@ class MongoCollection<T extends Document> implements Collection<T> {
    * errors. The duplicate _id is the one the server reports (single writes carry it), else
    * the one the failed write would have inserted (bulk write errors drop it).
    */
-  private async run<R>(operation: () => Promise<R>, insertedBy: (error: MongoServerError) => unknown = () => undefined): Promise<R> {
+  private async run<R>(
+    operation: () => Promise<R>,
+    insertedBy: (error: MongoServerError) => unknown = () => undefined,
+  ): Promise<R> {
     try {
       return await operation();
     } catch (error) {
@@ -295,7 +323,9 @@ class MongoCollection<T extends Document> implements Collection<T> {
 export function withTimeoutDefaults(url: string): MongoClientOptions {
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
   const given = new Set([...new URLSearchParams(query).keys()].map((key) => key.toLowerCase()));
-  return Object.fromEntries(Object.entries(MONGO_TIMEOUT_DEFAULTS).filter(([option]) => !given.has(option.toLowerCase())));
+  return Object.fromEntries(
+    Object.entries(MONGO_TIMEOUT_DEFAULTS).filter(([option]) => !given.has(option.toLowerCase())),
+  );
 }
 
 function asFilter(filter: Filter): DriverFilter<Document> {
@@ -303,7 +333,11 @@ function asFilter(filter: Filter): DriverFilter<Document> {
 }
 
 function counts(result: { matchedCount: number; modifiedCount: number; upsertedCount: number }): UpdateResult {
-  return { matchedCount: result.matchedCount, modifiedCount: result.modifiedCount, upsertedCount: result.upsertedCount };
+  return {
+    matchedCount: result.matchedCount,
+    modifiedCount: result.modifiedCount,
+    upsertedCount: result.upsertedCount,
+  };
 }
 
 function toDriverOperation(op: WriteOperation): AnyBulkWriteOperation<Document> {

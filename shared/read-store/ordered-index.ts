@@ -178,7 +178,12 @@ class CountedTree {
   }
 
   private branchOf(children: Node[]): Branch {
-    return { leaf: false, children, firsts: children.map(firstOf), size: children.reduce((sum, c) => sum + sizeOf(c), 0) };
+    return {
+      leaf: false,
+      children,
+      firsts: children.map(firstOf),
+      size: children.reduce((sum, c) => sum + sizeOf(c), 0),
+    };
   }
 
   /** Moves the second half of an overfull branch's children to a new branch, returned. */
@@ -208,12 +213,14 @@ class CountedTree {
 
 /** Same order as the scan's sort (mingo's compare), without its type dispatch for the common cases. */
 function compareValues(a: unknown, b: unknown): number {
-  if (typeof a === typeof b && (typeof a === 'number' || typeof a === 'string')) return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  if (typeof a === typeof b && (typeof a === 'number' || typeof a === 'string'))
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   return compare(a, b);
 }
 
 /** A value an equality or a bound of a query may name for the index to answer it. */
-const isPlainScalar = (value: unknown): value is string | number | boolean => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value));
+const isPlainScalar = (value: unknown): value is string | number | boolean =>
+  typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value));
 
 /** A value an index orders as a scan sorts and matches it: a scalar, null, or missing. */
 const isOrderable = (value: unknown): boolean => value === undefined || value === null || isPlainScalar(value);
@@ -288,10 +295,14 @@ export class OrderedIndex {
     if (this.unorderable > 0) return null;
     const keys = Object.keys(filter);
     const pinned: unknown[] = [];
-    while (pinned.length < this.fields.length && isPlainScalar(filter[this.fields[pinned.length]])) pinned.push(filter[this.fields[pinned.length]]);
+    while (pinned.length < this.fields.length && isPlainScalar(filter[this.fields[pinned.length]]))
+      pinned.push(filter[this.fields[pinned.length]]);
     const m = pinned.length;
     const bound = m < this.fields.length ? filter[this.fields[m]] : undefined;
-    const bounds = bound !== undefined && typeof bound === 'object' && bound !== null && !Array.isArray(bound) ? Object.entries(bound) : null;
+    const bounds =
+      bound !== undefined && typeof bound === 'object' && bound !== null && !Array.isArray(bound)
+        ? Object.entries(bound)
+        : null;
     if (keys.length !== m + (bounds ? 1 : 0) || (bound !== undefined && !bounds)) return null;
     if (sort && !this.sortsAsIndex(sort, m)) return null;
     const total = this.tree.size;
@@ -311,7 +322,8 @@ export class OrderedIndex {
       const ascending = this.directions[m] === 1;
       for (const [operator, value] of bounds) {
         // A range compares values of its bound's type only; the index compares across types.
-        if (!RANGE_OPERATORS.has(operator) || !isPlainScalar(value) || this.types[m].get(typeof value) !== total) return null;
+        if (!RANGE_OPERATORS.has(operator) || !isPlainScalar(value) || this.types[m].get(typeof value) !== total)
+          return null;
         const at = [...pinned, value];
         // Where the values below the bound end, and where those up to it end, in the index's order.
         const lower = operator === '$gt' || operator === '$lte';
@@ -332,7 +344,11 @@ export class OrderedIndex {
   private sortsAsIndex(sort: Sort, pinned: number): boolean {
     const keys = Object.keys(sort);
     const from = this.fields.length - keys.length;
-    return from >= 0 && from <= pinned && keys.every((key, i) => key === this.fields[from + i] && sort[key] === this.directions[from + i]);
+    return (
+      from >= 0 &&
+      from <= pinned &&
+      keys.every((key, i) => key === this.fields[from + i] && sort[key] === this.directions[from + i])
+    );
   }
 
   private forget(entry: Entry): void {

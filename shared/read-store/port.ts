@@ -67,7 +67,10 @@ export interface ReadStore {
 
 /** An insert or upsert would create a second document with the same _id. */
 export class DuplicateKeyError extends Error {
-  constructor(readonly collection: string, readonly id: string) {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+  ) {
     super(`duplicate key ${id} in ${collection}`);
     this.name = 'DuplicateKeyError';
   }

@@ -17,7 +17,13 @@ export interface CapClock {
   timeZone: string;
 }
 
-const useOf = (kind: AllowanceUse['kind'], of: string, period: ActionCap['period'], clock: CapClock, used: number): AllowanceUse => ({
+const useOf = (
+  kind: AllowanceUse['kind'],
+  of: string,
+  period: ActionCap['period'],
+  clock: CapClock,
+  used: number,
+): AllowanceUse => ({
   kind,
   of,
   period,
@@ -29,7 +35,11 @@ const usedOf = (state: PlayerState, use: AllowanceUse): number => state.allowanc
 
 /** The first `times` cap the action has reached in its period (the action then counts for nothing), or null. */
 export function timesCapReached(action: Action, state: PlayerState, clock: CapClock): ActionCap | null {
-  return action.caps.find((c) => c.times !== null && usedOf(state, useOf('times', action.identifier, c.period, clock, 0)) >= c.times) ?? null;
+  return (
+    action.caps.find(
+      (c) => c.times !== null && usedOf(state, useOf('times', action.identifier, c.period, clock, 0)) >= c.times,
+    ) ?? null
+  );
 }
 
 /** One use of each `times` allowance: the action counted. */
@@ -38,12 +48,20 @@ export function timesUses(action: Action, clock: CapClock): AllowanceUse[] {
 }
 
 /** The action's own points cut to what is left of each `points` allowance, and their use. */
-export function capActionPoints(action: Action, state: PlayerState, clock: CapClock, points: number): { points: number; uses: AllowanceUse[]; cuts: CapCut[] } {
+export function capActionPoints(
+  action: Action,
+  state: PlayerState,
+  clock: CapClock,
+  points: number,
+): { points: number; uses: AllowanceUse[]; cuts: CapCut[] } {
   const caps = action.caps.filter((c): c is ActionCap & { points: number } => c.points !== null);
   const cuts: CapCut[] = [];
   let granted = points;
   for (const c of caps) {
-    const left = Math.max(0, subtractAmounts(c.points, usedOf(state, useOf('points', action.identifier, c.period, clock, 0))));
+    const left = Math.max(
+      0,
+      subtractAmounts(c.points, usedOf(state, useOf('points', action.identifier, c.period, clock, 0))),
+    );
     if (granted > left) {
       granted = left;
       cuts.push({ period: c.period, kind: 'points', limit: c.points });

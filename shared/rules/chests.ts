@@ -33,7 +33,8 @@ export interface ChestDraw {
  * The stream of a limited pool entry is named by its place in the chest (`<chest>.pool.<i>` or
  * `<chest>.tier<t>.<i>`): entries have no uid of their own, and the same reward may appear twice.
  */
-export const chestStockUid = (chestUid: string, tier: number | null, entry: number): string => `${chestUid}.${tier === null ? 'pool' : `tier${tier}`}.${entry}`;
+export const chestStockUid = (chestUid: string, tier: number | null, entry: number): string =>
+  `${chestUid}.${tier === null ? 'pool' : `tier${tier}`}.${entry}`;
 
 const slotsOf = (chestUid: string, tier: number | null, pool: readonly ChestPoolEntry[]): PoolSlot[] =>
   pool.map((entry, i) => ({ entry, stockUid: entry.stock === null ? null : chestStockUid(chestUid, tier, i) }));
@@ -41,7 +42,10 @@ const slotsOf = (chestUid: string, tier: number | null, pool: readonly ChestPool
 /** Every limited entry of a chest, over all its tiers, with its configured stock. */
 export function limitedSlots(chest: Chest): { stockUid: string; limit: number }[] {
   const uid = chest.deliverable.uid;
-  const all = [...slotsOf(uid, null, chest.config.pool), ...chest.config.tiers.flatMap((t, i) => slotsOf(uid, i, t.pool))];
+  const all = [
+    ...slotsOf(uid, null, chest.config.pool),
+    ...chest.config.tiers.flatMap((t, i) => slotsOf(uid, i, t.pool)),
+  ];
   return all.filter((s) => s.stockUid !== null).map((s) => ({ stockUid: s.stockUid!, limit: s.entry.stock! }));
 }
 
@@ -52,7 +56,10 @@ export function findChest(catalog: Catalog, chestUid: string, nowMs: number): Re
   if (!d.isActive) return fail(9010, 'Chest not found: it is inactive');
   const c = d.chest;
   const tz = catalog.settings.timezone;
-  if ((c.startDate && nowMs < localIsoToEpochMs(c.startDate, tz)) || (c.endDate && nowMs > localIsoToEpochMs(c.endDate, tz))) {
+  if (
+    (c.startDate && nowMs < localIsoToEpochMs(c.startDate, tz)) ||
+    (c.endDate && nowMs > localIsoToEpochMs(c.endDate, tz))
+  ) {
     return fail(9010, 'Chest not found: it is outside its active window');
   }
   return ok({ deliverable: d, config: c });
@@ -65,15 +72,22 @@ export function chestDrawAt(chest: Chest, level: number): Result<ChestDraw> {
     const tier = config.tiers.findIndex((t) => t.minLevel <= level && level <= t.maxLevel);
     if (tier < 0) return fail(9013, `No reward tier for the player's level (${level})`);
     const t = config.tiers[tier];
-    return ok({ slots: slotsOf(deliverable.uid, tier, t.pool), drawCount: t.drawCount ?? config.drawCount, tier, factor: 1 });
+    return ok({
+      slots: slotsOf(deliverable.uid, tier, t.pool),
+      drawCount: t.drawCount ?? config.drawCount,
+      tier,
+      factor: 1,
+    });
   }
   // Custom: the factor of the highest minLevel the player has reached; below the first, amounts stay as configured.
-  const factor = config.scalingMode === 'Custom' ? ([...config.scaling].reverse().find((s) => s.minLevel <= level)?.factor ?? 1) : 1;
+  const factor =
+    config.scalingMode === 'Custom' ? ([...config.scaling].reverse().find((s) => s.minLevel <= level)?.factor ?? 1) : 1;
   return ok({ slots: slotsOf(deliverable.uid, null, config.pool), drawCount: config.drawCount, tier: null, factor });
 }
 
 /** Whether a draw can pick the slot: a weight above 0 and, when limited, units left (null: unlimited). */
-export const drawable = (slot: PoolSlot, unitsLeft: number | null): boolean => slot.entry.weight > 0 && (unitsLeft === null || unitsLeft > 0);
+export const drawable = (slot: PoolSlot, unitsLeft: number | null): boolean =>
+  slot.entry.weight > 0 && (unitsLeft === null || unitsLeft > 0);
 
 /**
  * For each slot, in percent with 2 decimals, the chance that one draw picks it at the stock left
@@ -93,4 +107,3 @@ export function stockUnitsOf(prizes: readonly ChestPrize[]): Map<string, number>
   for (const p of prizes) if (p.stockUid) units.set(p.stockUid, (units.get(p.stockUid) ?? 0) + 1);
   return units;
 }
-

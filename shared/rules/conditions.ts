@@ -49,9 +49,12 @@ export function compileRules(catalog: Catalog): CompiledRules {
     startMs: at(def.startDate),
     endMs: at(def.endDate),
     conditions: def.conditions.map(compile),
-    rankSet: def.rankSet ? rankSets.get(def.rankSet) ?? null : null,
+    rankSet: def.rankSet ? (rankSets.get(def.rankSet) ?? null) : null,
   });
-  const ordered = [...orderByRequirement(catalog.badges).map((b) => compileRule('badge', b)), ...orderByRequirement(catalog.triggers).map((t) => compileRule('trigger', t))];
+  const ordered = [
+    ...orderByRequirement(catalog.badges).map((b) => compileRule('badge', b)),
+    ...orderByRequirement(catalog.triggers).map((t) => compileRule('trigger', t)),
+  ];
   const byAction = new Map<string, CompiledRule[]>();
   const dependents = new Map<string, string[]>();
   for (const rule of ordered) {
@@ -61,7 +64,8 @@ export function compileRules(catalog: Catalog): CompiledRules {
       list.push(rule);
       byAction.set(action, list);
     }
-    if (rule.def.requiredBadge) dependents.set(rule.def.requiredBadge, [...(dependents.get(rule.def.requiredBadge) ?? []), rule.def.uid]);
+    if (rule.def.requiredBadge)
+      dependents.set(rule.def.requiredBadge, [...(dependents.get(rule.def.requiredBadge) ?? []), rule.def.uid]);
   }
   const result: CompiledRules = { byAction, rules: new Map(ordered.map((r) => [r.def.uid, r])), dependents };
   compiled.set(catalog, result);
@@ -129,7 +133,9 @@ export function filterMatches(filter: Filter, details: ReadonlyMap<string, strin
     case 'lte':
       return compare(value, String(expected)) <= 0;
     case 'in':
-      return (Array.isArray(expected) ? expected : String(expected).split(',')).some((x) => compare(value, String(x).trim()) === 0);
+      return (Array.isArray(expected) ? expected : String(expected).split(',')).some(
+        (x) => compare(value, String(x).trim()) === 0,
+      );
     case 'contains':
       return value.includes(String(expected));
   }
@@ -139,7 +145,7 @@ export function filterMatches(filter: Filter, details: ReadonlyMap<string, strin
 export function summedValue(condition: CompiledCondition, details: ReadonlyMap<string, string>): number {
   if (!condition.sum) return 0;
   const raw = details.get(condition.sum.field);
-  return raw === undefined ? 0 : asNumber(raw) ?? 0;
+  return raw === undefined ? 0 : (asNumber(raw) ?? 0);
 }
 
 /**
@@ -147,21 +153,33 @@ export function summedValue(condition: CompiledCondition, details: ReadonlyMap<s
  * amounts the engine holds (MAX_AMOUNT), as a message naming it; null when there is none. Summed
  * values are stored in the progress they count towards, so such a value is refused, not stored.
  */
-export function summedDetailOutOfRange(rules: readonly CompiledRule[], action: string, details: ReadonlyMap<string, string>): string | null {
+export function summedDetailOutOfRange(
+  rules: readonly CompiledRule[],
+  action: string,
+  details: ReadonlyMap<string, string>,
+): string | null {
   for (const rule of rules) {
     for (const condition of rule.conditions) {
       if (condition.action !== action) continue;
       const value = summedValue(condition, details);
-      if (!isAmountInRange(value)) return `details: "${condition.sum!.field}" is ${value}, outside the range of amounts the engine holds (-${MAX_AMOUNT_TEXT} to ${MAX_AMOUNT_TEXT})`;
+      if (!isAmountInRange(value))
+        return `details: "${condition.sum!.field}" is ${value}, outside the range of amounts the engine holds (-${MAX_AMOUNT_TEXT} to ${MAX_AMOUNT_TEXT})`;
     }
   }
   return null;
 }
 
 /** Entries of a condition that count at instant `t`: not later than t, inside its windows. */
-export function countedEntries(condition: CompiledCondition, entries: readonly ProgressEntry[], t: number): ProgressEntry[] {
+export function countedEntries(
+  condition: CompiledCondition,
+  entries: readonly ProgressEntry[],
+  t: number,
+): ProgressEntry[] {
   return entries.filter(
-    (e) => e.ts <= t && (condition.withinMs === null || e.ts > t - condition.withinMs) && (condition.between === null || (e.ts >= condition.between[0] && e.ts <= condition.between[1])),
+    (e) =>
+      e.ts <= t &&
+      (condition.withinMs === null || e.ts > t - condition.withinMs) &&
+      (condition.between === null || (e.ts >= condition.between[0] && e.ts <= condition.between[1])),
   );
 }
 
@@ -178,7 +196,10 @@ export function challengeHolds(condition: CompiledCondition, counted: readonly P
 }
 
 /** Whether a rank threshold is met by all the rule's qualifying entries (ranks have no window). */
-export function rankThresholdMet(rank: { times?: number | null; sum?: number | null }, perCondition: readonly (readonly ProgressEntry[])[]): boolean {
+export function rankThresholdMet(
+  rank: { times?: number | null; sum?: number | null },
+  perCondition: readonly (readonly ProgressEntry[])[],
+): boolean {
   let times = 0;
   let total = 0;
   for (const entries of perCondition) {
@@ -190,4 +211,5 @@ export function rankThresholdMet(rank: { times?: number | null; sum?: number | n
   return false;
 }
 
-export const withinDates = (rule: CompiledRule, t: number): boolean => (rule.startMs === null || t >= rule.startMs) && (rule.endMs === null || t <= rule.endMs);
+export const withinDates = (rule: CompiledRule, t: number): boolean =>
+  (rule.startMs === null || t >= rule.startMs) && (rule.endMs === null || t <= rule.endMs);

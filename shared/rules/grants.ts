@@ -14,7 +14,10 @@ export function grantOf(deliverable: Deliverable, amount: number): Grant {
     type: DELIVERABLE_TYPE_CODE[deliverable.type],
     imageName: deliverable.imageName ?? null,
     amount,
-    details: deliverable.details && deliverable.details.length ? deliverable.details.map((d) => ({ label: d.label, value: d.value })) : null,
+    details:
+      deliverable.details && deliverable.details.length
+        ? deliverable.details.map((d) => ({ label: d.label, value: d.value }))
+        : null,
   };
 }
 
@@ -23,11 +26,20 @@ export function grantOf(deliverable: Deliverable, amount: number): Grant {
  * (whose totals the command pipeline keeps in range). A grant of more than MAX_POWERUPS_PER_GRANT
  * powerups is refused (1001) before any instance is made.
  */
-export function effectsOfGrants(catalog: Catalog, grants: readonly Grant[], env: DecisionEnv, into: Effects = noEffects()): Result<Effects> {
+export function effectsOfGrants(
+  catalog: Catalog,
+  grants: readonly Grant[],
+  env: DecisionEnv,
+  into: Effects = noEffects(),
+): Result<Effects> {
   for (const g of grants) {
     const d = indexCatalog(catalog).deliverableByUid.get(g.uid);
     if (d?.kind === 'Powerup' && d.powerup) {
-      if (!(g.amount <= MAX_POWERUPS_PER_GRANT)) return fail(1001, `Amount out of range: a grant of ${g.label} would make more than ${MAX_POWERUPS_PER_GRANT.toLocaleString('en-US')} powerups`);
+      if (!(g.amount <= MAX_POWERUPS_PER_GRANT))
+        return fail(
+          1001,
+          `Amount out of range: a grant of ${g.label} would make more than ${MAX_POWERUPS_PER_GRANT.toLocaleString('en-US')} powerups`,
+        );
       for (let i = 0; i < Math.floor(g.amount); i++) into.powerupsGranted.push(newPowerupInstance(d, env));
     } else {
       addBalance(into, g.uid, g.amount);

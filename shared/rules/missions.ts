@@ -9,7 +9,14 @@ import type { ProgressEntry } from '../events/player-events';
 import type { PlayerState } from '../player/state';
 import { type CalendarPeriod, periodOf } from '../time/calendar';
 import { localIsoToEpochMs } from '../time/local-time';
-import { challengeHolds, compileCondition, countedEntries, filterMatches, summedValue, type CompiledCondition } from './conditions';
+import {
+  challengeHolds,
+  compileCondition,
+  countedEntries,
+  filterMatches,
+  summedValue,
+  type CompiledCondition,
+} from './conditions';
 
 export interface CompiledMission {
   def: Mission;
@@ -47,7 +54,12 @@ export function compileMissions(catalog: Catalog): CompiledMission[] {
   const at = (iso: string | null) => (iso ? localIsoToEpochMs(iso, tz) : null);
   const missions = catalog.missions
     .filter((m) => m.isActive)
-    .map((m) => ({ def: m, startMs: at(m.startDate), endMs: at(m.endDate), conditions: m.steps.map((s) => compileCondition(s.condition, tz)) }));
+    .map((m) => ({
+      def: m,
+      startMs: at(m.startDate),
+      endMs: at(m.endDate),
+      conditions: m.steps.map((s) => compileCondition(s.condition, tz)),
+    }));
   compiled.set(catalog, missions);
   return missions;
 }
@@ -62,7 +74,8 @@ export function missionPeriodOf(mission: Mission, ms: number, timeZone: string):
 
 export const missionCalendar = (mission: Mission): CalendarPeriod | null => CALENDAR_OF[mission.repeat];
 
-export const withinWindow = (m: CompiledMission, t: number): boolean => (m.startMs === null || t >= m.startMs) && (m.endMs === null || t <= m.endMs);
+export const withinWindow = (m: CompiledMission, t: number): boolean =>
+  (m.startMs === null || t >= m.startMs) && (m.endMs === null || t <= m.endMs);
 
 /** Whether the player holds the badge and has reached the level the mission requires. */
 export function isUnlocked(mission: Mission, player: PlayerState): boolean {
@@ -76,7 +89,8 @@ export function isUnlocked(mission: Mission, player: PlayerState): boolean {
 export function stepMatches(m: CompiledMission, actionName: string, details: ReadonlyMap<string, string>): StepMatch[] {
   const out: StepMatch[] = [];
   m.conditions.forEach((c, step) => {
-    if (c.action === actionName && c.filters.every((f) => filterMatches(f, details))) out.push({ step, value: summedValue(c, details) });
+    if (c.action === actionName && c.filters.every((f) => filterMatches(f, details)))
+      out.push({ step, value: summedValue(c, details) });
   });
   return out;
 }
@@ -85,16 +99,23 @@ export function stepMatches(m: CompiledMission, actionName: string, details: Rea
  * The first summed detail a mission step would store that is outside the range of amounts the
  * engine holds, as a message; null when there is none.
  */
-export function missionDetailOutOfRange(missions: readonly CompiledMission[], actionName: string, details: ReadonlyMap<string, string>): string | null {
+export function missionDetailOutOfRange(
+  missions: readonly CompiledMission[],
+  actionName: string,
+  details: ReadonlyMap<string, string>,
+): string | null {
   for (const m of missions) {
     for (const { step, value } of stepMatches(m, actionName, details)) {
-      if (!isAmountInRange(value)) return `details: "${m.conditions[step].sum!.field}" is ${value}, outside the range of amounts the engine holds (-${MAX_AMOUNT_TEXT} to ${MAX_AMOUNT_TEXT})`;
+      if (!isAmountInRange(value))
+        return `details: "${m.conditions[step].sum!.field}" is ${value}, outside the range of amounts the engine holds (-${MAX_AMOUNT_TEXT} to ${MAX_AMOUNT_TEXT})`;
     }
   }
   return null;
 }
 
-export const emptyPosition = (m: CompiledMission): MissionPosition => ({ steps: m.conditions.map(() => ({ entries: [], completed: false })) });
+export const emptyPosition = (m: CompiledMission): MissionPosition => ({
+  steps: m.conditions.map(() => ({ entries: [], completed: false })),
+});
 
 export const allStepsCompleted = (p: MissionPosition): boolean => p.steps.every((s) => s.completed);
 
@@ -103,14 +124,23 @@ export const allStepsCompleted = (p: MissionPosition): boolean => p.steps.every(
  * of every step not completed whose condition it met; ordered, only of the first step not
  * completed. A step is completed when its challenge holds at the action's time.
  */
-export function advance(m: CompiledMission, position: MissionPosition, hit: MissionHit): { position: MissionPosition; counted: number[] } {
+export function advance(
+  m: CompiledMission,
+  position: MissionPosition,
+  hit: MissionHit,
+): { position: MissionPosition; counted: number[] } {
   const open = position.steps.findIndex((s) => !s.completed);
-  const counted = hit.matches.filter(({ step }) => !position.steps[step].completed && (!m.def.ordered || step === open));
+  const counted = hit.matches.filter(
+    ({ step }) => !position.steps[step].completed && (!m.def.ordered || step === open),
+  );
   if (counted.length === 0) return { position, counted: [] };
   const steps = position.steps.slice();
   for (const { step, value } of counted) {
     const entries = [...steps[step].entries, { ref: hit.ref, ts: hit.ts, value }];
-    steps[step] = { entries, completed: challengeHolds(m.conditions[step], countedEntries(m.conditions[step], entries, hit.ts)) };
+    steps[step] = {
+      entries,
+      completed: challengeHolds(m.conditions[step], countedEntries(m.conditions[step], entries, hit.ts)),
+    };
   }
   return { position: { steps }, counted: counted.map((c) => c.step) };
 }
@@ -126,7 +156,15 @@ export function replayPeriod(m: CompiledMission, hits: readonly MissionHit[]): M
 }
 
 /** What the list shows of a step's progress at `now`: entries counted, their sum, and the target. */
-export function stepProgress(c: CompiledCondition, entries: readonly ProgressEntry[], now: number): { count: number; sum: number; target: number } {
+export function stepProgress(
+  c: CompiledCondition,
+  entries: readonly ProgressEntry[],
+  now: number,
+): { count: number; sum: number; target: number } {
   const counted = countedEntries(c, entries, now);
-  return { count: counted.length, sum: counted.reduce((s, e) => addAmounts(s, e.value), 0), target: c.times ?? c.sum?.atLeast ?? 1 };
+  return {
+    count: counted.length,
+    sum: counted.reduce((s, e) => addAmounts(s, e.value), 0),
+    target: c.times ?? c.sum?.atLeast ?? 1,
+  };
 }

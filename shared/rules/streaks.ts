@@ -27,7 +27,10 @@ export const NO_RUN: RunPosition = { length: 0, longest: 0, lastPeriod: null, fr
 
 /** Whether an action meets one of the streak's conditions. */
 export function countsFor(streak: Streak, actionName: string, details: ReadonlyMap<string, string>): boolean {
-  return streak.isActive && streak.conditions.some((c) => c.action === actionName && c.filters.every((f) => filterMatches(f, details)));
+  return (
+    streak.isActive &&
+    streak.conditions.some((c) => c.action === actionName && c.filters.every((f) => filterMatches(f, details)))
+  );
 }
 
 /**
@@ -45,7 +48,12 @@ export function step(streak: Streak, run: RunPosition, period: number): Step {
   const length = continues ? run.length + 1 : 1;
   let freezes = run.freezes - freezesUsed;
   if (streak.freezes && length % streak.freezes.earnEvery === 0) freezes = Math.min(streak.freezes.max, freezes + 1);
-  return { run: { length, longest: Math.max(run.longest, length), lastPeriod: period, freezes }, extended: continues, freezesUsed, reached: length };
+  return {
+    run: { length, longest: Math.max(run.longest, length), lastPeriod: period, freezes },
+    extended: continues,
+    freezesUsed,
+    reached: length,
+  };
 }
 
 /** Milestone lengths reached by a step. */

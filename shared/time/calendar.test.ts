@@ -33,17 +33,29 @@ describe('days in Europe/Berlin', () => {
 describe('zones far from UTC', () => {
   it('Pacific/Kiritimati (UTC+14) is a day ahead of UTC from 10:00 UTC on', () => {
     expect(periodAt(utc(2026, 6, 1, 9, 59, 59), 'Day', 'Pacific/Kiritimati').label).toBe('2026-06-01');
-    expect(periodAt(utc(2026, 6, 1, 10), 'Day', 'Pacific/Kiritimati')).toEqual({ label: '2026-06-02', start: utc(2026, 6, 1, 10), end: utc(2026, 6, 2, 10) });
+    expect(periodAt(utc(2026, 6, 1, 10), 'Day', 'Pacific/Kiritimati')).toEqual({
+      label: '2026-06-02',
+      start: utc(2026, 6, 1, 10),
+      end: utc(2026, 6, 2, 10),
+    });
   });
 
   it('Pacific/Pago_Pago (UTC-11) is a day behind UTC until 11:00 UTC', () => {
     expect(periodAt(utc(2026, 6, 1, 10, 59, 59), 'Day', 'Pacific/Pago_Pago').label).toBe('2026-05-31');
-    expect(periodAt(utc(2026, 6, 1, 11), 'Day', 'Pacific/Pago_Pago')).toEqual({ label: '2026-06-01', start: utc(2026, 6, 1, 11), end: utc(2026, 6, 2, 11) });
+    expect(periodAt(utc(2026, 6, 1, 11), 'Day', 'Pacific/Pago_Pago')).toEqual({
+      label: '2026-06-01',
+      start: utc(2026, 6, 1, 11),
+      end: utc(2026, 6, 2, 11),
+    });
   });
 
   it('one instant is in three different days in three zones', () => {
     const ms = utc(2026, 6, 1, 10, 30);
-    expect(['Pacific/Pago_Pago', 'UTC', 'Pacific/Kiritimati'].map((z) => periodAt(ms, 'Day', z).label)).toEqual(['2026-05-31', '2026-06-01', '2026-06-02']);
+    expect(['Pacific/Pago_Pago', 'UTC', 'Pacific/Kiritimati'].map((z) => periodAt(ms, 'Day', z).label)).toEqual([
+      '2026-05-31',
+      '2026-06-01',
+      '2026-06-02',
+    ]);
   });
 });
 
@@ -51,7 +63,9 @@ describe('weeks and months', () => {
   it('an ISO week runs from Monday 00:00 to the next Monday 00:00 local time', () => {
     const week = periodAt(utc(2026, 11, 25, 12), 'Week', 'Europe/Berlin');
     expect(week).toEqual({ label: '2026-W48', start: utc(2026, 11, 22, 23), end: utc(2026, 11, 29, 23) });
-    expect(periodOf(utc(2026, 11, 22, 22, 59, 59), 'Week', 'Europe/Berlin')).toBe(periodOf(utc(2026, 11, 25), 'Week', 'Europe/Berlin') - 1);
+    expect(periodOf(utc(2026, 11, 22, 22, 59, 59), 'Week', 'Europe/Berlin')).toBe(
+      periodOf(utc(2026, 11, 25), 'Week', 'Europe/Berlin') - 1,
+    );
   });
 
   it('the week holding clocks going back lasts 7 days and 1 hour', () => {
@@ -67,7 +81,11 @@ describe('weeks and months', () => {
   });
 
   it('a month is a calendar month in the zone', () => {
-    expect(periodAt(utc(2026, 11, 30, 23, 30), 'Month', 'Europe/Berlin')).toEqual({ label: '2026-12', start: utc(2026, 11, 30, 23), end: utc(2026, 12, 31, 23) });
+    expect(periodAt(utc(2026, 11, 30, 23, 30), 'Month', 'Europe/Berlin')).toEqual({
+      label: '2026-12',
+      start: utc(2026, 11, 30, 23),
+      end: utc(2026, 12, 31, 23),
+    });
     const december = periodOf(utc(2026, 12, 15), 'Month', 'UTC');
     expect(periodLabel(december + 1, 'Month')).toBe('2027-01');
     expect(periodLabel(december - 12, 'Month')).toBe('2025-12');
@@ -79,7 +97,8 @@ describe('names', () => {
     const seasons = { Day: 'daily', Week: 'weekly', Month: 'monthly' } as const;
     for (const zone of ['UTC', 'Europe/Berlin', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu']) {
       for (let ms = utc(2026, 1, 1); ms < utc(2027, 1, 10); ms += 37 * HOUR + 17 * 60_000) {
-        for (const period of ['Day', 'Week', 'Month'] as const) expect(periodLabel(periodOf(ms, period, zone), period)).toBe(seasonPeriod(ms, seasons[period], zone));
+        for (const period of ['Day', 'Week', 'Month'] as const)
+          expect(periodLabel(periodOf(ms, period, zone), period)).toBe(seasonPeriod(ms, seasons[period], zone));
       }
     }
   });

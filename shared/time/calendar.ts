@@ -14,7 +14,8 @@ export const CALENDAR_PERIODS: readonly CalendarPeriod[] = ['Day', 'Week', 'Mont
 const SEASON_OF: Record<CalendarPeriod, Season> = { Day: 'daily', Week: 'weekly', Month: 'monthly' };
 
 /** Days since 1970-01-01 of a calendar day. */
-const dayNumber = (year: number, month: number, day: number): number => wallTimeAsUtcMs({ year, month, day, hour: 0, minute: 0, second: 0 }) / DAY_MS;
+const dayNumber = (year: number, month: number, day: number): number =>
+  wallTimeAsUtcMs({ year, month, day, hour: 0, minute: 0, second: 0 }) / DAY_MS;
 
 /** 1970-01-01 was a Thursday: day -3 is the Monday that starts week 0. */
 const weekOfDay = (day: number): number => Math.floor((day + 3) / 7);

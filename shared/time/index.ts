@@ -14,5 +14,13 @@ export {
   parseLocalIso,
   wallTimeAsUtcMs,
 } from './local-time';
-export { type Season, SEASONS, isoWeekOf, isoWeeksInYear, parseSeasonKey, seasonKeyOfDate, seasonPeriod } from './season';
+export {
+  type Season,
+  SEASONS,
+  isoWeekOf,
+  isoWeeksInYear,
+  parseSeasonKey,
+  seasonKeyOfDate,
+  seasonPeriod,
+} from './season';
 export { type CalendarPeriod, CALENDAR_PERIODS, periodEnd, periodLabel, periodOf, periodStart } from './calendar';

@@ -4,7 +4,14 @@ const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC
 
 describe('parseLocalIso', () => {
   it('accepts exactly YYYY-MM-DDThh:mm:ss on a real calendar day', () => {
-    expect(parseLocalIso('2026-01-01T00:00:00')).toEqual({ year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 0 });
+    expect(parseLocalIso('2026-01-01T00:00:00')).toEqual({
+      year: 2026,
+      month: 1,
+      day: 1,
+      hour: 0,
+      minute: 0,
+      second: 0,
+    });
     expect(parseLocalIso('2024-02-29T23:59:59')).not.toBeNull();
   });
 
@@ -105,16 +112,36 @@ describe('round trips', () => {
   // [zone, days of 2026 with a change] (Lord Howe moves by 30 minutes).
   const zones: [string, [number, number][]][] = [
     ['UTC', []],
-    ['Europe/Berlin', [[3, 29], [10, 25]]],
-    ['America/New_York', [[3, 8], [11, 1]]],
+    [
+      'Europe/Berlin',
+      [
+        [3, 29],
+        [10, 25],
+      ],
+    ],
+    [
+      'America/New_York',
+      [
+        [3, 8],
+        [11, 1],
+      ],
+    ],
     ['Asia/Kolkata', []],
-    ['Australia/Lord_Howe', [[4, 5], [10, 4]]],
+    [
+      'Australia/Lord_Howe',
+      [
+        [4, 5],
+        [10, 4],
+      ],
+    ],
   ];
 
   it.each(zones)('%s: through 2026, and every 5 minutes around its changes', (tz, changes) => {
-    for (let ms = utc(2026, 1, 1); ms < utc(2027, 1, 1); ms += 3 * 3_600_000 + 17 * 60_000 + 11_000) expectRoundTrip(ms, tz);
+    for (let ms = utc(2026, 1, 1); ms < utc(2027, 1, 1); ms += 3 * 3_600_000 + 17 * 60_000 + 11_000)
+      expectRoundTrip(ms, tz);
     for (const [month, day] of changes) {
-      for (let ms = utc(2026, month, day) - 86_400_000; ms < utc(2026, month, day) + 86_400_000; ms += 5 * 60_000) expectRoundTrip(ms, tz);
+      for (let ms = utc(2026, month, day) - 86_400_000; ms < utc(2026, month, day) + 86_400_000; ms += 5 * 60_000)
+        expectRoundTrip(ms, tz);
     }
   });
 

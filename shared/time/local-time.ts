@@ -36,7 +36,14 @@ export function isCalendarDate(year: number, month: number, day: number): boolea
 export function parseLocalIso(iso: string): LocalDateTime | null {
   const m = LOCAL_ISO.exec(iso);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
   return { year, month, day, hour, minute, second };
 }
@@ -53,10 +60,18 @@ export function localIsoProblem(value: unknown): string {
   const got = `got ${JSON.stringify(value)}`;
   const m = typeof value === 'string' ? LOCAL_ISO.exec(value) : null;
   if (!m) return `must be a local date-time YYYY-MM-DDThh:mm:ss, ${got}`;
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (year < 1) return `not a real date: year 0000, ${got}`;
   if (month < 1 || month > 12) return `not a real date: month ${month}, ${got}`;
-  if (day < 1 || day > daysInMonth(year, month)) return `not a real date: day ${day} of month ${month} (it has ${daysInMonth(year, month)} days in ${year}), ${got}`;
+  if (day < 1 || day > daysInMonth(year, month))
+    return `not a real date: day ${day} of month ${month} (it has ${daysInMonth(year, month)} days in ${year}), ${got}`;
   if (hour > 23) return `not a real time: hour ${hour}, ${got}`;
   if (minute > 59) return `not a real time: minute ${minute}, ${got}`;
   if (second > 59) return `not a real time: second ${second}, ${got}`;
@@ -133,7 +148,14 @@ export function localDateTimeAt(ms: number, timeZone: string): LocalDateTime {
 /** The fields a UTC clock shows at `ms` (a whole second). */
 function utcFields(ms: number): LocalDateTime {
   const d = new Date(ms);
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
 }
 
 /** The wall-clock reading as Intl gives it: the reference the cached offsets are taken from. */
@@ -207,7 +229,11 @@ export function localIsoToEpochMs(iso: string, timeZone: string): number {
   if (!wall) throw new RangeError(`not a local date-time YYYY-MM-DDThh:mm:ss: "${iso}"`);
   const asUtc = wallTimeAsUtcMs(wall);
   // Offsets in force a day either side of the wall time cover any one transition near it.
-  const offsets = new Set([offsetAt(asUtc - DAY_MS, timeZone), offsetAt(asUtc, timeZone), offsetAt(asUtc + DAY_MS, timeZone)]);
+  const offsets = new Set([
+    offsetAt(asUtc - DAY_MS, timeZone),
+    offsetAt(asUtc, timeZone),
+    offsetAt(asUtc + DAY_MS, timeZone),
+  ]);
   const candidates = [...offsets].map((offset) => asUtc - offset);
   const exact = candidates.filter((t) => wallTimeAsUtcMs(localDateTimeAt(t, timeZone)) === asUtc);
   return exact.length > 0 ? Math.min(...exact) : Math.max(...candidates);

@@ -4,7 +4,15 @@
  * global-log assertions are relative to positions captured in the test and filtered to them.
  */
 import { randomUUID } from 'node:crypto';
-import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedVersionError } from '../../shared/event-store/port';
+import {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  WrongExpectedVersionError,
+} from '../../shared/event-store/port';
 import { appendOne } from '../support/append-one';
 
 const metadata: EventMetadata = {
@@ -92,7 +100,8 @@ export function eventStoreContract(
         const settled = await Promise.allSettled([...rivals, ...calm]);
         const rivalOutcomes = settled.slice(0, 5);
         expect(rivalOutcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-        for (const o of rivalOutcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedVersionError);
+        for (const o of rivalOutcomes)
+          if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedVersionError);
         expect(settled.slice(5).every((o) => o.status === 'fulfilled')).toBe(true);
         expect(await store.streamRevision(contested)).toBe(1);
         for (const s of others) expect(await store.streamRevision(s)).toBe(1);
@@ -184,7 +193,11 @@ export function eventStoreContract(
     });
 
     describe('atomic appends to several streams', () => {
-      const expectConflict = async (appends: Parameters<EventStore['appendToStreams']>[0], stream: string, actual: number) => {
+      const expectConflict = async (
+        appends: Parameters<EventStore['appendToStreams']>[0],
+        stream: string,
+        actual: number,
+      ) => {
         const touched = await Promise.all(appends.map((a) => store.readStream(a.stream)));
         const error = await store.appendToStreams(appends).then(
           () => undefined,
@@ -252,8 +265,11 @@ export function eventStoreContract(
         );
         const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
         expect(won).toHaveLength(1);
-        for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ name: 'WrongExpectedVersionError', streamName: shared, actual: 1 });
-        for (const [i, stream] of own.entries()) expect(await store.streamRevision(stream)).toBe(won.includes(i) ? 1 : -1);
+        for (const o of outcomes)
+          if (o.status === 'rejected')
+            expect(o.reason).toMatchObject({ name: 'WrongExpectedVersionError', streamName: shared, actual: 1 });
+        for (const [i, stream] of own.entries())
+          expect(await store.streamRevision(stream)).toBe(won.includes(i) ? 1 : -1);
         expect(await store.streamRevision(shared)).toBe(1);
       });
 
@@ -292,7 +308,9 @@ export function eventStoreContract(
             { stream: a, events: events(1), expectedRevision: 'any' },
           ]),
         ).rejects.toThrow(/appears twice/);
-        await expect(store.appendToStreams([{ stream: a, events: [], expectedRevision: 'any' }])).rejects.toThrow(/no events/);
+        await expect(store.appendToStreams([{ stream: a, events: [], expectedRevision: 'any' }])).rejects.toThrow(
+          /no events/,
+        );
         expect(await store.streamRevision(a)).toBe(-1);
       });
 

@@ -74,7 +74,11 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
     }
 
     /** A started scheduler recording every run of `type` into `runs`. */
-    async function worker(runs: Run[], type = 'test', work: () => Promise<void> = async () => {}): Promise<JobScheduler> {
+    async function worker(
+      runs: Run[],
+      type = 'test',
+      work: () => Promise<void> = async () => {},
+    ): Promise<JobScheduler> {
       const scheduler = await open();
       scheduler.handle(type, async (payload, jobId) => {
         runs.push({ type, jobId, payload, at: Date.now() });
@@ -215,7 +219,10 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(logs[2].details).toMatchObject({ jobId, type: 'broken', attempt: 3 });
       // ...and the operator sees it.
       const overview = await scheduler.overview();
-      expect(overview).toMatchObject({ failed: 1, recentFailures: [{ type: 'broken', jobId, attempts: 3, reason: expect.stringContaining('always fails') }] });
+      expect(overview).toMatchObject({
+        failed: 1,
+        recentFailures: [{ type: 'broken', jobId, attempts: 3, reason: expect.stringContaining('always fails') }],
+      });
       expect(Math.abs(overview.recentFailures[0].failedAt - Date.now())).toBeLessThan(5000);
     });
 

@@ -61,7 +61,13 @@ export function readStoreContract(
 
       beforeAll(async () => {
         c = fresh();
-        await c.insertOne({ _id: 'a', score: 10, tier: 'gold', profile: { country: 'FR', level: 3 }, tags: ['x', 'y'] });
+        await c.insertOne({
+          _id: 'a',
+          score: 10,
+          tier: 'gold',
+          profile: { country: 'FR', level: 3 },
+          tags: ['x', 'y'],
+        });
         await c.insertOne({ _id: 'b', score: 20, tier: 'silver', profile: { country: 'DE', level: 1 }, tags: ['y'] });
         await c.insertOne({ _id: 'c', score: 30, tier: 'gold', profile: { country: 'FR', level: 5 }, tags: [] });
         await c.insertOne({ _id: 'd', tier: 'bronze', profile: { country: 'IT' } });
@@ -155,7 +161,8 @@ export function readStoreContract(
       it('pages by _id after the last _id seen, also while documents come and go between pages', async () => {
         const c2 = fresh();
         for (const _id of ['k', 'c', 'x', 'a', 'm', 'f']) await c2.insertOne({ _id, odd: _id.charCodeAt(0) % 2 === 1 });
-        const page = async (after: string | null) => ids(await c2.find(after === null ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: 2 }));
+        const page = async (after: string | null) =>
+          ids(await c2.find(after === null ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: 2 }));
         expect(await page(null)).toEqual(['a', 'c']);
         await c2.insertOne({ _id: 'b' }); // behind the pages read: not seen
         await c2.insertOne({ _id: 'd' });
@@ -164,7 +171,10 @@ export function readStoreContract(
         expect(await page('f')).toEqual(['m', 'x']);
         expect(await page('x')).toEqual([]);
         // With a filter: only matching documents, still in _id order.
-        expect(ids(await c2.find({ _id: { $gt: 'a' }, odd: true }, { sort: { _id: 1 }, limit: 2 }))).toEqual(['c', 'm']);
+        expect(ids(await c2.find({ _id: { $gt: 'a' }, odd: true }, { sort: { _id: 1 }, limit: 2 }))).toEqual([
+          'c',
+          'm',
+        ]);
       });
 
       it('limits without a sort', async () => {
@@ -189,7 +199,14 @@ export function readStoreContract(
         const model = new Map<string, Row>();
         let at = 0;
         // Few distinct scores: many ties, broken by the unique reachedAt.
-        const next = (id: string): Row => ({ _id: id, board: `b${random(2)}`, period: `p${random(2)}`, inStandings: random(5) > 0, score: random(12), reachedAt: ++at });
+        const next = (id: string): Row => ({
+          _id: id,
+          board: `b${random(2)}`,
+          period: `p${random(2)}`,
+          inStandings: random(5) > 0,
+          score: random(12),
+          reachedAt: ++at,
+        });
         for (let round = 0; round < 6; round++) {
           const ops = [];
           for (let i = 0; i < 60; i++) {
@@ -211,7 +228,9 @@ export function readStoreContract(
           await c.bulkWrite(ops);
           for (const board of ['b0', 'b1']) {
             for (const period of ['p0', 'p1']) {
-              const standings = [...model.values()].filter((r) => r.board === board && r.period === period && r.inStandings).sort(order);
+              const standings = [...model.values()]
+                .filter((r) => r.board === board && r.period === period && r.inStandings)
+                .sort(order);
               const pinned = { board, period, inStandings: true };
               const sort = { score: -1, reachedAt: 1 } as const;
               expect(ids(await c.find(pinned, { sort }))).toEqual(ids(standings));
@@ -220,13 +239,27 @@ export function readStoreContract(
               expect(ids(await c.find(pinned, { sort, skip: 1000, limit: 4 }))).toEqual([]);
               expect(await c.countDocuments(pinned)).toBe(standings.length);
               for (const score of [-1, 0, 5, 11, 12]) {
-                expect([score, await c.countDocuments({ ...pinned, score: { $gt: score } })]).toEqual([score, standings.filter((r) => r.score > score).length]);
-                expect([score, await c.countDocuments({ ...pinned, score: { $gte: score, $lt: score + 3 } })]).toEqual([score, standings.filter((r) => r.score >= score && r.score < score + 3).length]);
-                expect([score, await c.countDocuments({ ...pinned, score: { $lte: score } })]).toEqual([score, standings.filter((r) => r.score <= score).length]);
+                expect([score, await c.countDocuments({ ...pinned, score: { $gt: score } })]).toEqual([
+                  score,
+                  standings.filter((r) => r.score > score).length,
+                ]);
+                expect([score, await c.countDocuments({ ...pinned, score: { $gte: score, $lt: score + 3 } })]).toEqual([
+                  score,
+                  standings.filter((r) => r.score >= score && r.score < score + 3).length,
+                ]);
+                expect([score, await c.countDocuments({ ...pinned, score: { $lte: score } })]).toEqual([
+                  score,
+                  standings.filter((r) => r.score <= score).length,
+                ]);
                 const tied = standings.filter((r) => r.score === score);
                 const middle = tied[tied.length >> 1]?.reachedAt ?? 0;
-                expect([score, await c.countDocuments({ ...pinned, score, reachedAt: { $lt: middle } })]).toEqual([score, tied.filter((r) => r.reachedAt < middle).length]);
-                expect(ids(await c.find({ ...pinned, score: { $lt: score } }, { sort, limit: 3 }))).toEqual(ids(standings.filter((r) => r.score < score).slice(0, 3)));
+                expect([score, await c.countDocuments({ ...pinned, score, reachedAt: { $lt: middle } })]).toEqual([
+                  score,
+                  tied.filter((r) => r.reachedAt < middle).length,
+                ]);
+                expect(ids(await c.find({ ...pinned, score: { $lt: score } }, { sort, limit: 3 }))).toEqual(
+                  ids(standings.filter((r) => r.score < score).slice(0, 3)),
+                );
               }
             }
           }
@@ -238,7 +271,10 @@ export function readStoreContract(
       it('$set replaces fields and creates dotted paths', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'a', name: 'old', profile: { city: 'Paris' } });
-        const result = await c.updateOne({ _id: 'a' }, { $set: { name: 'new', 'profile.zip': '75001', 'stats.wins': 1 } });
+        const result = await c.updateOne(
+          { _id: 'a' },
+          { $set: { name: 'new', 'profile.zip': '75001', 'stats.wins': 1 } },
+        );
         expect(result).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
         expect(await c.findOne({ _id: 'a' })).toEqual({
           _id: 'a',
@@ -273,7 +309,10 @@ export function readStoreContract(
         const c = fresh();
         await c.insertOne({ _id: 'a', group: 'g', n: 0 });
         await c.insertOne({ _id: 'b', group: 'g', n: 0 });
-        expect(await c.updateOne({ group: 'g' }, { $inc: { n: 1 } })).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+        expect(await c.updateOne({ group: 'g' }, { $inc: { n: 1 } })).toMatchObject({
+          matchedCount: 1,
+          modifiedCount: 1,
+        });
         expect((await c.find({ group: 'g' })).map((doc) => doc.n).sort()).toEqual([0, 1]);
       });
 
@@ -281,7 +320,13 @@ export function readStoreContract(
         const c = fresh();
         await c.insertOne({ _id: 'a', points: 10, balance: 0.1, nested: { n: 1 } });
         await c.updateOne({ _id: 'a' }, { $inc: { points: -3, balance: 0.2, 'nested.n': 2, fresh: 5 } });
-        expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', points: 7, balance: 0.1 + 0.2, nested: { n: 3 }, fresh: 5 });
+        expect(await c.findOne({ _id: 'a' })).toEqual({
+          _id: 'a',
+          points: 7,
+          balance: 0.1 + 0.2,
+          nested: { n: 3 },
+          fresh: 5,
+        });
       });
 
       it('$unset removes fields, nested ones included', async () => {
@@ -327,7 +372,11 @@ export function readStoreContract(
       it('$setOnInsert is ignored when the update matches an existing document', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'a', created: 'first', n: 1 });
-        const result = await c.updateOne({ _id: 'a' }, { $setOnInsert: { created: 'second' }, $inc: { n: 1 } }, { upsert: true });
+        const result = await c.updateOne(
+          { _id: 'a' },
+          { $setOnInsert: { created: 'second' }, $inc: { n: 1 } },
+          { upsert: true },
+        );
         expect(result).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
         expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', created: 'first', n: 2 });
       });
@@ -412,18 +461,31 @@ export function readStoreContract(
       it('reports an identical replacement as not modified', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'a', n: 1 });
-        expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 })).toMatchObject({ matchedCount: 1, modifiedCount: 0 });
+        expect(await c.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 })).toMatchObject({
+          matchedCount: 1,
+          modifiedCount: 0,
+        });
       });
 
       it('compares nested values: the same ones are not a modification, one differing deep inside is', async () => {
         const c = fresh();
         const doc = { _id: 'a', list: [{ k: 'x', v: [1, 2] }, null], at: { day: '2026-11-22', zero: 0 } };
         await c.insertOne(doc);
-        expect(await c.replaceOne({ _id: 'a' }, JSON.parse(JSON.stringify(doc)) as typeof doc)).toMatchObject({ modifiedCount: 0 });
-        expect(await c.replaceOne({ _id: 'a' }, { ...doc, list: [{ k: 'x', v: [1, 3] }, null] })).toMatchObject({ modifiedCount: 1 });
-        expect(await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: 0, more: true } })).toMatchObject({ modifiedCount: 1 });
-        expect(await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: 0, more: true } })).toMatchObject({ modifiedCount: 0 });
-        expect(await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: '0', more: true } })).toMatchObject({ modifiedCount: 1 });
+        expect(await c.replaceOne({ _id: 'a' }, JSON.parse(JSON.stringify(doc)) as typeof doc)).toMatchObject({
+          modifiedCount: 0,
+        });
+        expect(await c.replaceOne({ _id: 'a' }, { ...doc, list: [{ k: 'x', v: [1, 3] }, null] })).toMatchObject({
+          modifiedCount: 1,
+        });
+        expect(
+          await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: 0, more: true } }),
+        ).toMatchObject({ modifiedCount: 1 });
+        expect(
+          await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: 0, more: true } }),
+        ).toMatchObject({ modifiedCount: 0 });
+        expect(
+          await c.replaceOne({ _id: 'a' }, { ...doc, at: { day: '2026-11-22', zero: '0', more: true } }),
+        ).toMatchObject({ modifiedCount: 1 });
         expect(await c.findOne({ _id: 'a' })).toEqual({ ...doc, at: { day: '2026-11-22', zero: '0', more: true } });
       });
 
@@ -453,9 +515,9 @@ export function readStoreContract(
       it('throws DuplicateKeyError when a guarded replace upsert fails on an existing _id', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'a', rev: 5 });
-        await expect(c.replaceOne({ _id: 'a', rev: { $lt: 3 } }, { _id: 'a', rev: 3 }, { upsert: true })).rejects.toBeInstanceOf(
-          DuplicateKeyError,
-        );
+        await expect(
+          c.replaceOne({ _id: 'a', rev: { $lt: 3 } }, { _id: 'a', rev: 3 }, { upsert: true }),
+        ).rejects.toBeInstanceOf(DuplicateKeyError);
         expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', rev: 5 });
       });
     });
@@ -463,7 +525,12 @@ export function readStoreContract(
     describe('deleteMany', () => {
       it('deletes the matching documents and returns how many', async () => {
         const c = fresh();
-        for (const [_id, kind] of [['a', 'x'], ['b', 'y'], ['c', 'x']]) await c.insertOne({ _id, kind });
+        for (const [_id, kind] of [
+          ['a', 'x'],
+          ['b', 'y'],
+          ['c', 'x'],
+        ])
+          await c.insertOne({ _id, kind });
         expect(await c.deleteMany({ kind: 'x' })).toBe(2);
         expect(ids(await c.find({}))).toEqual(['b']);
         expect(await c.deleteMany({ kind: 'x' })).toBe(0);

@@ -28,8 +28,10 @@ const registered = async () => {
   expect((await t.http.post('/v1/player/create').set(server).send({ playerId })).body.code).toBe(200);
   return playerId;
 };
-const earn = (playerId: string, referenceId: string) => t.http.post('/v1/action/process').set(server).send({ name: 'earn', referenceId, playerId, timestamp: clock });
-const points = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data.points;
+const earn = (playerId: string, referenceId: string) =>
+  t.http.post('/v1/action/process').set(server).send({ name: 'earn', referenceId, playerId, timestamp: clock });
+const points = async (playerId: string) =>
+  (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data.points;
 
 describe('settings.autoRegisterPlayers: false', () => {
   it('answers 5003 for an unknown player and records nothing; a created player is processed', async () => {
@@ -89,8 +91,10 @@ triggers:
     const s = await startTestService({ catalogYaml: LIMITED });
     try {
       const [first, second] = [randomUUID(), randomUUID()];
-      const spin = (playerId: string, referenceId: string) => s.http.post('/v1/action/process').set(server).send({ name: 'spin', referenceId, playerId });
-      const reverse = () => s.http.post('/v1/action/delete').set(server).send({ name: 'spin', referenceId: 'jackpot-1', playerId: first });
+      const spin = (playerId: string, referenceId: string) =>
+        s.http.post('/v1/action/process').set(server).send({ name: 'spin', referenceId, playerId });
+      const reverse = () =>
+        s.http.post('/v1/action/delete').set(server).send({ name: 'spin', referenceId: 'jackpot-1', playerId: first });
       const jackpot = [{ uid: 't-jackpot', label: 'Jackpot', points: 0 }];
       expect((await spin(first, 'jackpot-1')).body.data.triggers).toEqual(jackpot);
       expect((await spin(second, 'jackpot-2')).body.data.triggers).toBeNull();
@@ -101,7 +105,9 @@ triggers:
 
       expect((await reverse()).body).toEqual({ code: 200 });
       expect((await spin(second, 'jackpot-4')).body.data.triggers).toEqual(jackpot);
-      const stockEvents = (await s.service.events.readStream(stockStream(TRIGGER_ACTIVATIONS, 't-jackpot'))).map((e) => [e.type, (e.data as { holder: string }).holder]);
+      const stockEvents = (await s.service.events.readStream(stockStream(TRIGGER_ACTIVATIONS, 't-jackpot'))).map(
+        (e) => [e.type, (e.data as { holder: string }).holder],
+      );
       expect(stockEvents).toEqual([
         ['TriggerActivationTaken', 'jackpot-1'],
         ['TriggerActivationReturned', 'jackpot-1'],
@@ -136,12 +142,16 @@ triggers:
       // Every other request wins the race for the stock streams first.
       jest.spyOn(s.service.events, 'appendToStreams').mockImplementation(async (appends) => {
         const contended = appends.find((a) => /^(trigger-limit|chest-stock)-/.test(a.stream));
-        return contended ? Promise.reject(new WrongExpectedVersionError(contended.stream, contended.expectedRevision, 0)) : append(appends);
+        return contended
+          ? Promise.reject(new WrongExpectedVersionError(contended.stream, contended.expectedRevision, 0))
+          : append(appends);
       });
       const post = (path: string, body: object) => s.http.post(path).set(server).send(body);
       const spun = await post('/v1/action/process', { name: 'spin', referenceId: 'spin-1', playerId });
       expect([spun.status, spun.body]).toEqual([503, BUSY]);
-      expect((await post('/v1/action/process', { name: 'get-box', referenceId: 'box-1', playerId })).body.code).toBe(200);
+      expect((await post('/v1/action/process', { name: 'get-box', referenceId: 'box-1', playerId })).body.code).toBe(
+        200,
+      );
       const opened = await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' });
       expect([opened.status, opened.body]).toEqual([503, BUSY]);
       const profile = async () => (await post('/v1/player/profile', { playerId })).body.data;
@@ -154,7 +164,11 @@ triggers:
       expect((await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' })).body.code).toBe(200);
       const after = await profile();
       expect(after.points).toBe(1);
-      expect(Object.fromEntries(after.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]))).toEqual({ gold: 5, sword: 1 });
+      expect(
+        Object.fromEntries(
+          after.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]),
+        ),
+      ).toEqual({ gold: 5, sword: 1 });
     } finally {
       await s.close();
     }

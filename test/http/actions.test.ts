@@ -17,25 +17,48 @@ const newPlayer = () => randomUUID();
 let refCounter = 0;
 const ref = (prefix = 'ref') => `${prefix}-${Date.now()}-${++refCounter}`;
 
-const process_ = (body: Record<string, unknown>, headers: Record<string, string> = server) => t.http.post('/v1/action/process').set(headers).send(body);
-const profile = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+const process_ = (body: Record<string, unknown>, headers: Record<string, string> = server) =>
+  t.http.post('/v1/action/process').set(headers).send(body);
+const profile = async (playerId: string) =>
+  (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
 
 describe('POST /v1/action/process', () => {
   it('awards points, badges, ranks and deliverables, and returns the documented result shape', async () => {
     const playerId = newPlayer();
-    const res = await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '120' }] });
+    const res = await process_({
+      name: 'purchase',
+      referenceId: ref(),
+      playerId,
+      details: [{ name: 'amount', value: '120' }],
+    });
     expect(res.status).toBe(200);
     expect(res.body.code).toBe(200);
     expect(res.body.data).toEqual({
       playerId,
       referenceId: expect.any(String),
-      badges: [{ uid: 'b-first-purchase', label: 'First purchase', type: 'OneTimeOnly', points: 20, imageName: null, rank: null }],
+      badges: [
+        {
+          uid: 'b-first-purchase',
+          label: 'First purchase',
+          type: 'OneTimeOnly',
+          points: 20,
+          imageName: null,
+          rank: null,
+        },
+      ],
       triggers: null,
       // Level 1 (target 0) is reached at registration, so this first action reaches no new level.
       achievedLevel: null,
       earnedPoints: 30,
       deliverables: [
-        { uid: 'gold', amount: 5, label: 'Gold', type: 1, imageName: 'https://img.example.com/gold.png', details: null },
+        {
+          uid: 'gold',
+          amount: 5,
+          label: 'Gold',
+          type: 1,
+          imageName: 'https://img.example.com/gold.png',
+          details: null,
+        },
         { uid: 'chest-silver', amount: 1, label: 'Silver chest', type: 1, imageName: null, details: null },
       ],
       streaks: null,
@@ -54,7 +77,11 @@ describe('POST /v1/action/process', () => {
 
   it('canonicalises the playerId (no dashes, upper case) and rejects a non-UUID with 1002', async () => {
     const playerId = newPlayer();
-    const res = await process_({ name: 'login', referenceId: ref(), playerId: playerId.replace(/-/g, '').toUpperCase() });
+    const res = await process_({
+      name: 'login',
+      referenceId: ref(),
+      playerId: playerId.replace(/-/g, '').toUpperCase(),
+    });
     expect(res.body.data.playerId).toBe(playerId);
     const bad = await process_({ name: 'login', referenceId: ref(), playerId: 'player-1' });
     expect(bad.status).toBe(400);
@@ -67,8 +94,12 @@ describe('POST /v1/action/process', () => {
     expect(missing.body).toEqual({ code: 1001, data: expect.stringContaining('name') });
     expect((await process_({ name: 'login', referenceId: ref(), playerId, multiplier: 0 })).body.code).toBe(1001);
     expect((await process_({ name: 'login', referenceId: ref(), playerId, multiplier: 'x' })).body.code).toBe(1001);
-    expect((await process_({ name: 'login', referenceId: ref(), playerId, timestamp: Date.now() + 10 * 60_000 })).body.code).toBe(1001);
-    expect((await process_({ name: 'login', referenceId: ref(), playerId, details: [{ name: 'a' }] })).body.code).toBe(1001);
+    expect(
+      (await process_({ name: 'login', referenceId: ref(), playerId, timestamp: Date.now() + 10 * 60_000 })).body.code,
+    ).toBe(1001);
+    expect((await process_({ name: 'login', referenceId: ref(), playerId, details: [{ name: 'a' }] })).body.code).toBe(
+      1001,
+    );
   });
 
   it('answers 5004 for an unknown action', async () => {
@@ -99,7 +130,9 @@ describe('POST /v1/action/process', () => {
     expect(again.body).toEqual({ code: 2601, data: 'Duplicate action' });
     const got = await t.http.get('/v1/action/get-response').query({ referenceId }).set(server);
     expect(got.body).toEqual({ code: 200, data: first.body.data });
-    expect((await t.http.get('/v1/action/get-response').query({ referenceId: 'never-seen' }).set(server)).body.code).toBe(5001);
+    expect(
+      (await t.http.get('/v1/action/get-response').query({ referenceId: 'never-seen' }).set(server)).body.code,
+    ).toBe(5001);
     expect((await t.http.get('/v1/action/get-response').set(server)).body.code).toBe(1001);
   });
 
@@ -108,15 +141,23 @@ describe('POST /v1/action/process', () => {
     expect((await process_({ name: 'purchase', referenceId, playerId: newPlayer() })).body.code).toBe(200);
     const other = newPlayer();
     // One the other player could do (its append finds the reference taken) and one it could not afford.
-    expect((await process_({ name: 'purchase', referenceId, playerId: other })).body).toEqual({ code: 2601, data: 'Duplicate action' });
-    expect((await process_({ name: 'spin', referenceId, playerId: other })).body).toEqual({ code: 2601, data: 'Duplicate action' });
+    expect((await process_({ name: 'purchase', referenceId, playerId: other })).body).toEqual({
+      code: 2601,
+      data: 'Duplicate action',
+    });
+    expect((await process_({ name: 'spin', referenceId, playerId: other })).body).toEqual({
+      code: 2601,
+      data: 'Duplicate action',
+    });
     expect((await t.http.post('/v1/player/profile').set(server).send({ playerId: other })).body.code).toBe(5003);
   });
 
   it('processes 50 concurrent requests with one referenceId exactly once', async () => {
     const playerId = newPlayer();
     const referenceId = ref('dup');
-    const all = await Promise.all(Array.from({ length: 50 }, () => process_({ name: 'purchase', referenceId, playerId })));
+    const all = await Promise.all(
+      Array.from({ length: 50 }, () => process_({ name: 'purchase', referenceId, playerId })),
+    );
     const codes = all.map((r) => r.body.code);
     expect(codes.filter((c) => c === 200)).toHaveLength(1);
     expect(codes.filter((c) => c === 2601)).toHaveLength(49);
@@ -134,7 +175,12 @@ triggers:
     const own = await startTestService({ catalogYaml });
     try {
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => own.http.post('/v1/action/process').set(server).send({ name: 'ping', referenceId: `lim-${i}`, playerId: randomUUID() })),
+        Array.from({ length: 20 }, (_, i) =>
+          own.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name: 'ping', referenceId: `lim-${i}`, playerId: randomUUID() }),
+        ),
       );
       expect(results.every((r) => r.body.code === 200)).toBe(true);
       expect(results.filter((r) => r.body.data.triggers !== null)).toHaveLength(3);
@@ -169,14 +215,24 @@ triggers:
       playerId,
       actions: [
         { name: 'purchase', referenceId: ref(), playerId },
-        { name: 'purchase', referenceId: ref(), playerId, actions: [{ name: 'purchase', referenceId: ref(), playerId }] },
+        {
+          name: 'purchase',
+          referenceId: ref(),
+          playerId,
+          actions: [{ name: 'purchase', referenceId: ref(), playerId }],
+        },
       ],
     };
-    const expected = { code: 1001, data: 'actions[1].actions: a nested action cannot carry actions of its own (nesting is one level deep)' };
+    const expected = {
+      code: 1001,
+      data: 'actions[1].actions: a nested action cannot carry actions of its own (nesting is one level deep)',
+    };
     const res = await process_(body);
     expect([res.status, res.body]).toEqual([400, expected]);
     // Even an empty list: the field is not silently dropped.
-    expect((await process_({ ...body, actions: [{ name: 'purchase', referenceId: ref(), playerId, actions: [] }] })).body).toEqual({ ...expected, data: expected.data.replace('[1]', '[0]') });
+    expect(
+      (await process_({ ...body, actions: [{ name: 'purchase', referenceId: ref(), playerId, actions: [] }] })).body,
+    ).toEqual({ ...expected, data: expected.data.replace('[1]', '[0]') });
     expect((await t.http.post('/v1/action/delete').set(server).send(body)).body).toEqual(expected);
     expect(await t.service.events.headPosition()).toBe(head);
   });
@@ -234,9 +290,16 @@ describe('POST /v1/action/delete input and access', () => {
   it('answers 1001 for a missing body or field, 1002 for a bad player', async () => {
     const none = await t.http.post('/v1/action/delete').set(server);
     expect([none.status, none.body.code]).toEqual([400, 1001]);
-    expect((await t.http.post('/v1/action/delete').set(server).send({ referenceId: 'r', playerId: newPlayer() })).body).toEqual({ code: 1001, data: 'name: is required' });
-    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'login', playerId: newPlayer() })).body).toEqual({ code: 1001, data: 'referenceId: is required' });
-    const bad = await t.http.post('/v1/action/delete').set(server).send({ name: 'login', referenceId: 'r', playerId: 'nobody' });
+    expect(
+      (await t.http.post('/v1/action/delete').set(server).send({ referenceId: 'r', playerId: newPlayer() })).body,
+    ).toEqual({ code: 1001, data: 'name: is required' });
+    expect(
+      (await t.http.post('/v1/action/delete').set(server).send({ name: 'login', playerId: newPlayer() })).body,
+    ).toEqual({ code: 1001, data: 'referenceId: is required' });
+    const bad = await t.http
+      .post('/v1/action/delete')
+      .set(server)
+      .send({ name: 'login', referenceId: 'r', playerId: 'nobody' });
     expect([bad.status, bad.body.code]).toEqual([400, 1002]);
   });
 
@@ -246,14 +309,23 @@ describe('POST /v1/action/delete input and access', () => {
     expect([anonymous.status, anonymous.body.code]).toEqual([401, 4001]);
     expect((await t.http.post('/v1/action/delete').set({ AuthKey: client.AuthKey }).send(body)).body.code).toBe(4002);
     expect((await t.http.post('/v1/action/delete').set(client).send(body)).body.code).toBe(4003);
-    expect((await t.http.post('/v1/action/delete').set(client).send({ ...body, actions: [] })).body.code).toBe(4004);
+    expect(
+      (
+        await t.http
+          .post('/v1/action/delete')
+          .set(client)
+          .send({ ...body, actions: [] })
+      ).body.code,
+    ).toBe(4004);
   });
 
   it('lets Mobile keys reverse, and get-response answers 1001 without a referenceId', async () => {
     const playerId = newPlayer();
     const referenceId = ref();
     await process_({ name: 'login', referenceId, playerId }, mobile);
-    expect((await t.http.post('/v1/action/delete').set(mobile).send({ name: 'login', referenceId, playerId })).body).toEqual({ code: 200 });
+    expect(
+      (await t.http.post('/v1/action/delete').set(mobile).send({ name: 'login', referenceId, playerId })).body,
+    ).toEqual({ code: 200 });
     expect((await t.http.get('/v1/action/get-response').set(server)).body.code).toBe(1001);
   });
 });
@@ -261,7 +333,10 @@ describe('POST /v1/action/delete input and access', () => {
 describe('players', () => {
   it('registers a player once (5002 with HTTP 200 after) and shows the username on leaderboards and in the profile', async () => {
     const playerId = newPlayer();
-    const created = await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada', imageName: 'https://img.example.com/ada.png' });
+    const created = await t.http
+      .post('/v1/player/create')
+      .set(server)
+      .send({ playerId, username: 'Ada', imageName: 'https://img.example.com/ada.png' });
     expect(created.body.code).toBe(200);
     const again = await t.http.post('/v1/player/create').set(server).send({ playerId });
     expect(again.status).toBe(200);
@@ -281,23 +356,50 @@ describe('players', () => {
   });
 });
 
-describe('a player\'s time zone', () => {
-  it('is set at registration and by /v1/player/update, and the profile shows it or the catalog\'s', async () => {
+describe("a player's time zone", () => {
+  it("is set at registration and by /v1/player/update, and the profile shows it or the catalog's", async () => {
     const playerId = newPlayer();
-    const created = await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada', timeZone: 'Pacific/Auckland' });
-    expect(created.body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Auckland', attributes: {} } });
+    const created = await t.http
+      .post('/v1/player/create')
+      .set(server)
+      .send({ playerId, username: 'Ada', timeZone: 'Pacific/Auckland' });
+    expect(created.body).toEqual({
+      code: 200,
+      data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Auckland', attributes: {} },
+    });
     expect((await profile(playerId)).timeZone).toBe('Pacific/Auckland');
 
-    const update = (body: Record<string, unknown>, headers: Record<string, string> = server) => t.http.post('/v1/player/update').set(headers).send(body);
-    expect((await update({ playerId, timeZone: 'Pacific/Kiritimati' }, mobile)).body).toEqual({ code: 200, data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Kiritimati', attributes: {} } });
+    const update = (body: Record<string, unknown>, headers: Record<string, string> = server) =>
+      t.http.post('/v1/player/update').set(headers).send(body);
+    expect((await update({ playerId, timeZone: 'Pacific/Kiritimati' }, mobile)).body).toEqual({
+      code: 200,
+      data: { playerId, username: 'Ada', imageName: null, timeZone: 'Pacific/Kiritimati', attributes: {} },
+    });
     expect((await profile(playerId)).timeZone).toBe('Pacific/Kiritimati');
-    expect((await update({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null })).body.data).toEqual({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null, attributes: {} });
+    expect(
+      (await update({ playerId, username: 'Grace', imageName: 'https://img.example.com/g.png', timeZone: null })).body
+        .data,
+    ).toEqual({
+      playerId,
+      username: 'Grace',
+      imageName: 'https://img.example.com/g.png',
+      timeZone: null,
+      attributes: {},
+    });
     // The test catalog has no settings.timezone: UTC.
     expect((await profile(playerId)).timeZone).toBe('UTC');
 
-    expect((await update({ playerId, timeZone: 'Mars/Olympus_Mons' })).body).toEqual({ code: 1001, data: 'timeZone: unknown time zone "Mars/Olympus_Mons"' });
-    expect((await t.http.post('/v1/player/create').set(server).send({ playerId: newPlayer(), timeZone: '+01:00' })).body).toEqual({ code: 1001, data: 'timeZone: unknown time zone "+01:00"' });
-    expect((await update({ playerId: newPlayer(), timeZone: 'UTC' })).body).toEqual({ code: 5003, data: 'PlayerId does not exist' });
+    expect((await update({ playerId, timeZone: 'Mars/Olympus_Mons' })).body).toEqual({
+      code: 1001,
+      data: 'timeZone: unknown time zone "Mars/Olympus_Mons"',
+    });
+    expect(
+      (await t.http.post('/v1/player/create').set(server).send({ playerId: newPlayer(), timeZone: '+01:00' })).body,
+    ).toEqual({ code: 1001, data: 'timeZone: unknown time zone "+01:00"' });
+    expect((await update({ playerId: newPlayer(), timeZone: 'UTC' })).body).toEqual({
+      code: 5003,
+      data: 'PlayerId does not exist',
+    });
     expect((await update({ playerId: 'nope' })).body.code).toBe(1002);
     expect((await update({ playerId }, client)).body.code).toBe(4003);
   });
@@ -305,9 +407,15 @@ describe('a player\'s time zone', () => {
   it('shows on the leaderboards the name and picture an update gives', async () => {
     const playerId = newPlayer();
     await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '1' }] });
-    await t.http.post('/v1/player/update').set(server).send({ playerId, username: 'Lin', imageName: 'https://img.example.com/lin.png' });
+    await t.http
+      .post('/v1/player/update')
+      .set(server)
+      .send({ playerId, username: 'Lin', imageName: 'https://img.example.com/lin.png' });
     const board = await t.http.get('/v1/admin/leaderboards/lb-all').query({ playerId, top: 1000 }).set(server);
-    expect(board.body.data[0].standings.find((s: { userId: string }) => s.userId === playerId)).toMatchObject({ username: 'Lin', imageName: 'https://img.example.com/lin.png' });
+    expect(board.body.data[0].standings.find((s: { userId: string }) => s.userId === playerId)).toMatchObject({
+      username: 'Lin',
+      imageName: 'https://img.example.com/lin.png',
+    });
   });
 });
 
@@ -333,8 +441,15 @@ leaderboards:
       await send('score', c, 'c1'); // c: 10, reached before b
       await send('score', b, 'b1'); // b: 10
       await send('bonus', d, 'd1'); // d: 5
-      const board = async (id: string, query: Record<string, string> = {}) => (await own.http.get(`/v1/admin/leaderboards/${id}`).query(query).set(server)).body.data[0];
-      expect((await board('lb-points')).standings.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points])).toEqual([
+      const board = async (id: string, query: Record<string, string> = {}) =>
+        (await own.http.get(`/v1/admin/leaderboards/${id}`).query(query).set(server)).body.data[0];
+      expect(
+        (await board('lb-points')).standings.map((s: { rank: number; userId: string; points: number }) => [
+          s.rank,
+          s.userId,
+          s.points,
+        ]),
+      ).toEqual([
         [1, a, 20],
         [2, c, 10],
         [2, b, 10],
@@ -346,7 +461,9 @@ leaderboards:
       expect(await rankOf(b)).toMatchObject({ rank: 2, userId: b, points: 10 });
       expect(await rankOf(d)).toMatchObject({ rank: 4, userId: d, points: 5 });
       expect(await rankOf(a)).toMatchObject({ rank: 1, userId: a, points: 20 });
-      expect((await board('lb-count')).standings.map((s: { userId: string; points: number }) => [s.userId, s.points])).toEqual([
+      expect(
+        (await board('lb-count')).standings.map((s: { userId: string; points: number }) => [s.userId, s.points]),
+      ).toEqual([
         [a, 2],
         [c, 1],
         [b, 1],
@@ -354,11 +471,19 @@ leaderboards:
       // Yesterday's action lands in yesterday's season, not today's.
       await send('score', d, 'd2', Date.now() - 86_400_000);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      expect((await board('lb-daily', { season: yesterday })).standings.map((s: { userId: string }) => s.userId)).toEqual([d]);
+      expect(
+        (await board('lb-daily', { season: yesterday })).standings.map((s: { userId: string }) => s.userId),
+      ).toEqual([d]);
       expect((await board('lb-daily')).standings.map((s: { userId: string }) => s.userId)).not.toContain(undefined);
 
       await own.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: 'a2', playerId: a });
-      expect((await board('lb-points')).standings.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points])).toEqual([
+      expect(
+        (await board('lb-points')).standings.map((s: { rank: number; userId: string; points: number }) => [
+          s.rank,
+          s.userId,
+          s.points,
+        ]),
+      ).toEqual([
         [1, d, 15],
         [2, a, 10],
         [2, c, 10],
@@ -369,7 +494,9 @@ leaderboards:
       // A player whose only contribution is reversed leaves the standings: no rank, and nobody's moves.
       await own.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: 'b1', playerId: b });
       expect(await rankOf(b)).toBeNull();
-      expect((await board('lb-points')).standings.map((s: { rank: number; userId: string }) => [s.rank, s.userId])).toEqual([
+      expect(
+        (await board('lb-points')).standings.map((s: { rank: number; userId: string }) => [s.rank, s.userId]),
+      ).toEqual([
         [1, d],
         [2, a],
         [2, c],
@@ -378,11 +505,18 @@ leaderboards:
 
       // Replaying the log into fresh read models gives the same standings.
       const fresh = new MemoryReadStore();
-      const replay = new ProjectionRunner(own.service.events, fresh, [catalogViewsProjector, leaderboardsProjector], pino({ level: 'silent' }));
+      const replay = new ProjectionRunner(
+        own.service.events,
+        fresh,
+        [catalogViewsProjector, leaderboardsProjector],
+        pino({ level: 'silent' }),
+      );
       await replay.start();
       expect(await replay.waitFor(await own.service.events.headPosition(), 10_000)).toBe(true);
       await replay.stop();
-      const live = await own.service.readStore.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
+      const live = await own.service.readStore
+        .collection(LEADERBOARD_COLLECTIONS.scores)
+        .find({}, { sort: { _id: 1 } });
       const rebuilt = await fresh.collection(LEADERBOARD_COLLECTIONS.scores).find({}, { sort: { _id: 1 } });
       expect(rebuilt).toEqual(live);
     } finally {
@@ -406,9 +540,23 @@ leaderboards:
       const p = Array.from({ length: 6 }, () => randomUUID());
       let n = 0;
       const send = async (name: string, playerId: string, timestamp?: number) =>
-        expect((await own.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId: `r${++n}`, timestamp })).body.code).toBe(200);
+        expect(
+          (
+            await own.http
+              .post('/v1/action/process')
+              .set(server)
+              .send({ name, playerId, referenceId: `r${++n}`, timestamp })
+          ).body.code,
+        ).toBe(200);
       // Today: p0 30; p1, p2, p3 20 (reached in that order); p4 10; p5 5.
-      for (const [player, actions] of [[p[0], ['score', 'score', 'score']], [p[1], ['score', 'score']], [p[2], ['score', 'score']], [p[3], ['score', 'score']], [p[4], ['score']], [p[5], ['bonus']]] as const) {
+      for (const [player, actions] of [
+        [p[0], ['score', 'score', 'score']],
+        [p[1], ['score', 'score']],
+        [p[2], ['score', 'score']],
+        [p[3], ['score', 'score']],
+        [p[4], ['score']],
+        [p[5], ['bonus']],
+      ] as const) {
         for (const action of actions) await send(action, player);
       }
       // Yesterday (recorded last): p4 10, p5 5. All time: p0 30; p1, p2, p3, p4 20; p5 10.
@@ -416,12 +564,17 @@ leaderboards:
       await send('score', p[4], yesterdayMs);
       await send('bonus', p[5], yesterdayMs);
       const yesterday = new Date(yesterdayMs).toISOString().slice(0, 10);
-      const ask = async (query: Record<string, string>, key: Record<string, string> = server, board = 'lb-points') => (await own.http.get(`/v1/admin/leaderboards/${board}`).query(query).set(key)).body;
+      const ask = async (query: Record<string, string>, key: Record<string, string> = server, board = 'lb-points') =>
+        (await own.http.get(`/v1/admin/leaderboards/${board}`).query(query).set(key)).body;
       const around = async (player: string, width: number, extra: Record<string, string> = {}) => {
         const { board = 'lb-points', ...query } = extra;
         const body = await ask({ playerId: player, around: String(width), ...query }, server, board);
         expect(body.code).toBe(200);
-        return body.data[0].around.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points]);
+        return body.data[0].around.map((s: { rank: number; userId: string; points: number }) => [
+          s.rank,
+          s.userId,
+          s.points,
+        ]);
       };
       // At the top: nothing above.
       expect(await around(p[0], 1)).toEqual([
@@ -468,13 +621,17 @@ leaderboards:
       expect((await ask({})).data[0]).not.toHaveProperty('around');
       expect((await ask({ playerId: p[0] })).data[0]).not.toHaveProperty('around');
       // Every tier that may read the board may ask.
-      for (const key of [mobile, client]) expect((await ask({ playerId: p[1], around: '1' }, key)).data[0].around).toHaveLength(3);
+      for (const key of [mobile, client])
+        expect((await ask({ playerId: p[1], around: '1' }, key)).data[0].around).toHaveLength(3);
       // 1 to 50, with playerId; 1001 otherwise.
       for (const bad of ['0', '51', '-1', '2.5', 'five', '']) {
         const body = await ask({ playerId: p[0], around: bad });
         expect([bad, body.code, body.data]).toEqual([bad, 1001, 'around: must be a whole number from 1 to 50']);
       }
-      expect(await ask({ around: '5' })).toEqual({ code: 1001, data: 'around: needs playerId (the player to show with their neighbours)' });
+      expect(await ask({ around: '5' })).toEqual({
+        code: 1001,
+        data: 'around: needs playerId (the player to show with their neighbours)',
+      });
     } finally {
       await own.close();
     }
@@ -492,18 +649,30 @@ leaderboards:
 `,
     });
     try {
-      const standings = async () => (await own.http.get('/v1/admin/leaderboards/lb-weekly').set(server)).body.data[0].standings.map((s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points]);
+      const standings = async () =>
+        (await own.http.get('/v1/admin/leaderboards/lb-weekly').set(server)).body.data[0].standings.map(
+          (s: { rank: number; userId: string; points: number }) => [s.rank, s.userId, s.points],
+        );
       for (const order of [
         ['r2', 'r1'],
         ['r1', 'r2'],
       ]) {
         const [b, c] = [randomUUID(), randomUUID()];
-        const send = (name: string, playerId: string, referenceId: string) => own.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId });
+        const send = (name: string, playerId: string, referenceId: string) =>
+          own.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId });
         await send('score', b, `${b}-b`); // B reaches 10
         await send('score', c, `${c}-c`); // C reaches 10 after B
         await send('bonus', b, `${b}-r1`);
         await send('bonus', b, `${b}-r2`);
-        for (const r of order) expect((await own.http.post('/v1/action/delete').set(server).send({ name: 'bonus', playerId: b, referenceId: `${b}-${r}` })).body.code).toBe(200);
+        for (const r of order)
+          expect(
+            (
+              await own.http
+                .post('/v1/action/delete')
+                .set(server)
+                .send({ name: 'bonus', playerId: b, referenceId: `${b}-${r}` })
+            ).body.code,
+          ).toBe(200);
         const mine = (await standings()).filter(([, userId]: [number, string]) => userId === b || userId === c);
         expect([order, mine]).toEqual([
           order,

@@ -22,7 +22,14 @@ describe('admin views of the demo catalog', () => {
     const res = await t.http.get('/v1/admin/actions').set(server);
     expect(res.status).toBe(200);
     expect(res.body.code).toBe(200);
-    expect(res.body.data.map((a: { identifier: string }) => a.identifier)).toEqual(['login', 'purchase', 'spin', 'deposit_failed', 'watch_ad', 'daily_quest']);
+    expect(res.body.data.map((a: { identifier: string }) => a.identifier)).toEqual([
+      'login',
+      'purchase',
+      'spin',
+      'deposit_failed',
+      'watch_ad',
+      'daily_quest',
+    ]);
     const purchase = res.body.data[1];
     expect(purchase).toEqual({
       uid: 'act-purchase',
@@ -48,7 +55,9 @@ describe('admin views of the demo catalog', () => {
     const res = await t.http.get('/v1/admin/actions/act-purchase').set(server);
     expect(res.body.code).toBe(200);
     expect(res.body.data).toHaveLength(1);
-    expect(res.body.data[0].deliverables).toEqual([{ label: 'Gold', uid: 'gold', imageName: 'https://img.example.com/gold.png', amount: 5, type: 'Prize' }]);
+    expect(res.body.data[0].deliverables).toEqual([
+      { label: 'Gold', uid: 'gold', imageName: 'https://img.example.com/gold.png', amount: 5, type: 'Prize' },
+    ]);
   });
 
   it('answers 9001 for an unknown action', async () => {
@@ -59,7 +68,12 @@ describe('admin views of the demo catalog', () => {
 
   it('lists badges without deliverables and shows one with them', async () => {
     const list = await t.http.get('/v1/admin/badges').set(server);
-    expect(list.body.data.map((b: { uid: string }) => b.uid)).toEqual(['b-first-purchase', 'b-vip', 'b-electronics-fan', 'b-shopper']);
+    expect(list.body.data.map((b: { uid: string }) => b.uid)).toEqual([
+      'b-first-purchase',
+      'b-vip',
+      'b-electronics-fan',
+      'b-shopper',
+    ]);
     expect(list.body.data[1]).toEqual({
       uid: 'b-vip',
       label: 'VIP Customer',
@@ -79,26 +93,50 @@ describe('admin views of the demo catalog', () => {
       { label: 'Double gold', uid: 'boost-gold', imageName: null, amount: 1, type: 'Prize' },
     ]);
     // What earns it, as the catalog states it: the challenge's parts not given are null.
-    expect(detail.body.data[0].conditions).toEqual([{ action: 'purchase', filters: [], challenge: { times: null, sum: { field: 'amount', atLeast: 1000 }, withinDays: 30, between: null } }]);
+    expect(detail.body.data[0].conditions).toEqual([
+      {
+        action: 'purchase',
+        filters: [],
+        challenge: { times: null, sum: { field: 'amount', atLeast: 1000 }, withinDays: 30, between: null },
+      },
+    ]);
     const filtered = await t.http.get('/v1/admin/badges/b-electronics-fan').set(server);
     expect(filtered.body.data[0].conditions[0].filters).toEqual([{ name: 'category', op: 'eq', value: 'electronics' }]);
-    expect((await t.http.get('/v1/admin/badges/nope').set(server)).body).toEqual({ code: 9004, data: 'Badge does not exist' });
+    expect((await t.http.get('/v1/admin/badges/nope').set(server)).body).toEqual({
+      code: 9004,
+      data: 'Badge does not exist',
+    });
   });
 
   it('lists triggers with randomizedPrize and limited; 9005 for an unknown one', async () => {
     const list = await t.http.get('/v1/admin/triggers').set(server);
-    expect(list.body.data[1]).toMatchObject({ uid: 't-lucky', type: 'OneTimeOnly', randomizedPrize: true, limited: true });
+    expect(list.body.data[1]).toMatchObject({
+      uid: 't-lucky',
+      type: 'OneTimeOnly',
+      randomizedPrize: true,
+      limited: true,
+    });
     expect(list.body.data[1].deliverables).toBeUndefined();
     const detail = await t.http.get('/v1/admin/triggers/t-lucky').set(server);
     expect(detail.body.data[0].deliverables).toHaveLength(2);
-    expect(detail.body.data[0].conditions).toEqual([{ action: 'login', filters: [], challenge: { times: 3, sum: null, withinDays: null, between: null } }]);
+    expect(detail.body.data[0].conditions).toEqual([
+      { action: 'login', filters: [], challenge: { times: 3, sum: null, withinDays: null, between: null } },
+    ]);
     expect((await t.http.get('/v1/admin/triggers/nope').set(server)).body.code).toBe(9005);
   });
 
   it('lists levels by level', async () => {
     const res = await t.http.get('/v1/admin/levels').set(server);
     expect(res.body.data.map((l: { level: number }) => l.level)).toEqual([1, 2, 3, 4]);
-    expect(res.body.data[1]).toEqual({ uid: 'lvl-2', label: 'Regular', level: 2, description: '', target: 100, imageName: null, isActive: true });
+    expect(res.body.data[1]).toEqual({
+      uid: 'lvl-2',
+      label: 'Regular',
+      level: 2,
+      description: '',
+      target: 100,
+      imageName: null,
+      isActive: true,
+    });
   });
 
   it('filters rank sets by isactive', async () => {
@@ -114,7 +152,10 @@ describe('admin views of the demo catalog', () => {
         ],
       },
     ]);
-    const badges = (await t.http.get('/v1/admin/badges').set(server)).body.data as { uid: string; rankSetUId: string | null }[];
+    const badges = (await t.http.get('/v1/admin/badges').set(server)).body.data as {
+      uid: string;
+      rankSetUId: string | null;
+    }[];
     expect(badges.find((b) => b.uid === 'b-shopper')).toMatchObject({ rankSetUId: 'rs-shopper' });
     expect(badges.find((b) => b.uid === 'b-vip')).toMatchObject({ rankSetUId: null });
     expect((await t.http.get('/v1/admin/ranks?isactive=true').set(server)).body.data).toHaveLength(1);
@@ -150,17 +191,27 @@ describe('admin views of the demo catalog', () => {
   });
 
   it('refuses a season that names no period on every board, and ignores a real one on an all-time board', async () => {
-    const board = (uid: string, season: string) => t.http.get(`/v1/admin/leaderboards/${uid}`).query({ season }).set(server);
+    const board = (uid: string, season: string) =>
+      t.http.get(`/v1/admin/leaderboards/${uid}`).query({ season }).set(server);
     for (const uid of ['lb-all', 'lb-weekly', 'nope']) {
       for (const season of ['garbage', '2026-13', '2025-W53', '2026-02-30', '']) {
         const res = await board(uid, season);
-        expect([uid, season, res.status, res.body]).toEqual([uid, season, 400, { code: 1001, data: expect.stringMatching(/^season: /) }]);
+        expect([uid, season, res.status, res.body]).toEqual([
+          uid,
+          season,
+          400,
+          { code: 1001, data: expect.stringMatching(/^season: /) },
+        ]);
       }
     }
     // A weekly key on a weekly board; any real period on an all-time board, which has one period.
     expect((await board('lb-weekly', '2026-W47')).body.code).toBe(200);
-    for (const season of ['2026-W47', '2026-11', '2026-11-21']) expect((await board('lb-all', season)).body.code).toBe(200);
-    expect((await board('lb-weekly', '2026-11')).body).toEqual({ code: 1001, data: 'season: not a weekly period (e.g. 2026-W47)' });
+    for (const season of ['2026-W47', '2026-11', '2026-11-21'])
+      expect((await board('lb-all', season)).body.code).toBe(200);
+    expect((await board('lb-weekly', '2026-11')).body).toEqual({
+      code: 1001,
+      data: 'season: not a weekly period (e.g. 2026-W47)',
+    });
   });
 
   it('lists stores with bundles and contents', async () => {
@@ -200,7 +251,13 @@ describe('authentication and tiers', () => {
   });
 
   it('keeps Mobile keys out of the catalog views but lets them read leaderboards and stores', async () => {
-    for (const p of ['/v1/admin/actions', '/v1/admin/badges', '/v1/admin/triggers', '/v1/admin/levels', '/v1/admin/ranks']) {
+    for (const p of [
+      '/v1/admin/actions',
+      '/v1/admin/badges',
+      '/v1/admin/triggers',
+      '/v1/admin/levels',
+      '/v1/admin/ranks',
+    ]) {
       const res = await t.http.get(p).set(mobile);
       expect(res.status).toBe(403);
       expect(res.body.code).toBe(4003);
@@ -209,24 +266,39 @@ describe('authentication and tiers', () => {
     expect((await t.http.get('/v1/admin/stores').set(mobile)).body.code).toBe(200);
   });
 
-  it('requires a tenant domain from Client keys: 4002 when absent, 4003 when not the key\'s', async () => {
+  it("requires a tenant domain from Client keys: 4002 when absent, 4003 when not the key's", async () => {
     const none = await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client });
     expect(none.status).toBe(403);
     expect(none.body.code).toBe(4002);
-    const wrong = await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client, 'X-Tenant-Domain': 'evil.example.com' });
+    const wrong = await t.http
+      .get('/v1/admin/stores')
+      .set({ AuthKey: KEYS.client, 'X-Tenant-Domain': 'evil.example.com' });
     expect(wrong.body.code).toBe(4003);
     expect((await t.http.get('/v1/admin/stores').set(client)).body.code).toBe(200);
-    expect((await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client, Origin: 'https://play.example.com:8443' })).body.code).toBe(200);
+    expect(
+      (await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.client, Origin: 'https://play.example.com:8443' })).body
+        .code,
+    ).toBe(200);
   });
 
   it('gives a Client key with no tenant domains 4002 without a domain and 4003 with one', async () => {
     expect((await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.bare })).body.code).toBe(4002);
-    expect((await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.bare, 'X-Tenant-Domain': 'play.example.com' })).body.code).toBe(4003);
+    expect(
+      (await t.http.get('/v1/admin/stores').set({ AuthKey: KEYS.bare, 'X-Tenant-Domain': 'play.example.com' })).body
+        .code,
+    ).toBe(4003);
   });
 
   it('keeps Client keys to their operations (4003) and away from nested actions (4004)', async () => {
     expect((await t.http.get('/v1/admin/levels').set(client)).body.code).toBe(4003);
-    expect((await t.http.post('/v1/action/delete').set(client).send({ name: 'login', referenceId: 'x', playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b' })).body.code).toBe(4003);
+    expect(
+      (
+        await t.http
+          .post('/v1/action/delete')
+          .set(client)
+          .send({ name: 'login', referenceId: 'x', playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b' })
+      ).body.code,
+    ).toBe(4003);
     const nested = await t.http
       .post('/v1/action/process')
       .set(client)
@@ -244,7 +316,11 @@ describe('authentication and tiers', () => {
 describe('envelope', () => {
   it('answers 1001 for a body that is not JSON, absent, or not an object', async () => {
     for (const body of ['{not json', '', '[1,2]', '"text"']) {
-      const res = await t.http.post('/v1/action/process').set(server).set('Content-Type', 'application/json').send(body);
+      const res = await t.http
+        .post('/v1/action/process')
+        .set(server)
+        .set('Content-Type', 'application/json')
+        .send(body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe(1001);
       expect(typeof res.body.data).toBe('string');
@@ -255,7 +331,12 @@ describe('envelope', () => {
     const res = await t.http
       .post('/v1/action/process')
       .set(server)
-      .send({ name: 'login', referenceId: 'big', playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b', padding: 'x'.repeat(70 * 1024) });
+      .send({
+        name: 'login',
+        referenceId: 'big',
+        playerId: '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b',
+        padding: 'x'.repeat(70 * 1024),
+      });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe(1001);
   });
@@ -274,11 +355,22 @@ describe('envelope', () => {
     const ids: Record<string, string> = {};
     for (const username of names) {
       ids[username] = randomUUID();
-      expect((await t.http.post('/v1/player/create').set(server).send({ playerId: ids[username], username })).body.code).toBe(200);
+      expect(
+        (await t.http.post('/v1/player/create').set(server).send({ playerId: ids[username], username })).body.code,
+      ).toBe(200);
     }
-    const search = (query: Record<string, string>, key: Record<string, string> = server) => t.http.get('/v1/admin/players').query(query).set(key);
-    expect((await search({ username: `${tag.toUpperCase()}AD` })).body).toEqual({ code: 200, data: [{ playerId: ids[`${tag}Ada`], username: `${tag}Ada` }, { playerId: ids[`${tag}adam`], username: `${tag}adam` }] });
-    expect((await search({ username: tag, top: '1' }, auditor)).body.data).toEqual([{ playerId: ids[`${tag}Ada`], username: `${tag}Ada` }]);
+    const search = (query: Record<string, string>, key: Record<string, string> = server) =>
+      t.http.get('/v1/admin/players').query(query).set(key);
+    expect((await search({ username: `${tag.toUpperCase()}AD` })).body).toEqual({
+      code: 200,
+      data: [
+        { playerId: ids[`${tag}Ada`], username: `${tag}Ada` },
+        { playerId: ids[`${tag}adam`], username: `${tag}adam` },
+      ],
+    });
+    expect((await search({ username: tag, top: '1' }, auditor)).body.data).toEqual([
+      { playerId: ids[`${tag}Ada`], username: `${tag}Ada` },
+    ]);
     expect((await search({ username: `${tag}x` })).body).toEqual({ code: 200, data: [] });
     expect((await search({})).body.code).toBe(1001);
     expect((await search({ username: tag, top: '101' })).body.code).toBe(1001);
@@ -286,21 +378,48 @@ describe('envelope', () => {
   });
 
   it('GET /v1/auth/key answers the name and tier of an accepted key, and changes nothing', async () => {
-    expect((await t.http.get('/v1/auth/key').set(server)).body).toEqual({ code: 200, data: { name: 'backend', tier: 'Server' } });
-    expect((await t.http.get('/v1/auth/key').set(auditor)).body).toEqual({ code: 200, data: { name: 'books', tier: 'Auditor' } });
-    expect((await t.http.get('/v1/auth/key').set(client)).body).toEqual({ code: 200, data: { name: 'web', tier: 'Client' } });
+    expect((await t.http.get('/v1/auth/key').set(server)).body).toEqual({
+      code: 200,
+      data: { name: 'backend', tier: 'Server' },
+    });
+    expect((await t.http.get('/v1/auth/key').set(auditor)).body).toEqual({
+      code: 200,
+      data: { name: 'books', tier: 'Auditor' },
+    });
+    expect((await t.http.get('/v1/auth/key').set(client)).body).toEqual({
+      code: 200,
+      data: { name: 'web', tier: 'Client' },
+    });
     expect((await t.http.get('/v1/auth/key')).body.code).toBe(4001);
   });
 
   it('answers GET / with where things are, without a key', async () => {
     const res = await t.http.get('/');
-    expect([res.status, res.body]).toEqual([200, { code: 200, data: { console: '/console', docs: '/docs', openApi: '/openapi.json', health: '/health', ready: '/health/ready', metrics: '/metrics' } }]);
-    for (const path of Object.values(res.body.data as Record<string, string>)) expect([path, (await t.http.get(path).set(server)).status]).toEqual([path, 200]);
+    expect([res.status, res.body]).toEqual([
+      200,
+      {
+        code: 200,
+        data: {
+          console: '/console',
+          docs: '/docs',
+          openApi: '/openapi.json',
+          health: '/health',
+          ready: '/health/ready',
+          metrics: '/metrics',
+        },
+      },
+    ]);
+    for (const path of Object.values(res.body.data as Record<string, string>))
+      expect([path, (await t.http.get(path).set(server)).status]).toEqual([path, 200]);
   });
 
   it('answers 405 with Allow, in the envelope, for a known path asked with another method', async () => {
     const profile = await t.http.get('/v1/player/profile').set(server);
-    expect([profile.status, profile.headers.allow, profile.body]).toEqual([405, 'POST', { code: 405, data: 'Method not allowed: /v1/player/profile takes POST' }]);
+    expect([profile.status, profile.headers.allow, profile.body]).toEqual([
+      405,
+      'POST',
+      { code: 405, data: 'Method not allowed: /v1/player/profile takes POST' },
+    ]);
     const standings = await t.http.delete('/v1/admin/leaderboards/weekly');
     expect([standings.status, standings.headers.allow, standings.body.code]).toEqual([405, 'GET, HEAD', 405]);
     const health = await t.http.post('/health');
@@ -335,11 +454,15 @@ stores:
       };
       expect(await jobs()).toEqual({ waiting: 0, delayed: 0, running: 0, failed: 0, recentFailures: [] });
       const playerId = '6f1e0c4a-3d2b-4f5e-8a9b-0c1d2e3f4a5b';
-      expect((await own.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId: 'earn-1' })).body.code).toBe(200);
+      expect(
+        (await own.http.post('/v1/action/process').set(server).send({ name: 'earn', playerId, referenceId: 'earn-1' }))
+          .body.code,
+      ).toBe(200);
       const bought = await own.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'shipped' });
       expect(bought.body.data.status).toBe('Pending');
       expect(await jobs()).toMatchObject({ delayed: 1, failed: 0 });
-      for (let i = 0; i < 100 && (await jobs()).delayed > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 100 && (await jobs()).delayed > 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await jobs()).toEqual({ waiting: 0, delayed: 0, running: 0, failed: 0, recentFailures: [] });
       expect((await own.http.get('/v1/admin/jobs').set(mobile)).body.code).toBe(4003);
     } finally {

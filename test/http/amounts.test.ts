@@ -33,16 +33,24 @@ beforeAll(async () => {
   const keysFile = path.join(dataDir, 'more-keys.yaml');
   fs.copyFileSync(writeKeysFile(dataDir), keysFile);
   // A Client key allowed a larger multiplier than its tier's default.
-  fs.appendFileSync(keysFile, `\n  - { name: generous, tier: Client, key: "${extraKey}", tenantDomains: ["play.example.com"], maxMultiplier: 100 }\n`);
+  fs.appendFileSync(
+    keysFile,
+    `\n  - { name: generous, tier: Client, key: "${extraKey}", tenantDomains: ["play.example.com"], maxMultiplier: 100 }\n`,
+  );
   t = await startTestService({ dataDir, catalogYaml: CATALOG, env: { API_KEYS_FILE: keysFile } });
 });
 afterAll(() => t.close());
 
-const process_ = (body: Record<string, unknown>, headers: Record<string, string> = server) => t.http.post('/v1/action/process').set(headers).send(body);
-const profile = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+const process_ = (body: Record<string, unknown>, headers: Record<string, string> = server) =>
+  t.http.post('/v1/action/process').set(headers).send(body);
+const profile = async (playerId: string) =>
+  (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
 
 /** Sends a request that must be refused: 1001 with the message, and nothing appended. */
-async function expectRefused(send: () => Promise<{ status: number; body: { code: number; data: unknown } }>, message: string | RegExp): Promise<void> {
+async function expectRefused(
+  send: () => Promise<{ status: number; body: { code: number; data: unknown } }>,
+  message: string | RegExp,
+): Promise<void> {
   const head = await t.service.events.headPosition();
   const res = await send();
   expect([res.status, res.body.code]).toEqual([400, 1001]);
@@ -51,19 +59,44 @@ async function expectRefused(send: () => Promise<{ status: number; body: { code:
 }
 
 describe('the request multiplier', () => {
-  it('is refused above the key tier\'s maximum, naming it, and never capped', async () => {
+  it("is refused above the key tier's maximum, naming it, and never capped", async () => {
     const playerId = randomUUID();
     expect((await process_({ name: 'earn', referenceId: randomUUID(), playerId })).body.code).toBe(200);
     const before = await profile(playerId);
-    await expectRefused(() => process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 1e308 }), 'multiplier: must be at most 1000000 for this key');
-    await expectRefused(() => process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 1e6 }, client), 'multiplier: must be at most 10 for this key');
-    await expectRefused(() => process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 101 }, { ...client, AuthKey: extraKey }), 'multiplier: must be at most 100 for this key');
+    await expectRefused(
+      () => process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 1e308 }),
+      'multiplier: must be at most 1000000 for this key',
+    );
+    await expectRefused(
+      () => process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 1e6 }, client),
+      'multiplier: must be at most 10 for this key',
+    );
+    await expectRefused(
+      () =>
+        process_(
+          { name: 'earn', referenceId: randomUUID(), playerId, multiplier: 101 },
+          { ...client, AuthKey: extraKey },
+        ),
+      'multiplier: must be at most 100 for this key',
+    );
     expect(await profile(playerId)).toEqual(before);
 
     // At the limit it is taken as sent.
-    expect((await process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 10 }, client)).body.data.earnedPoints).toBe(100);
-    expect((await process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 100 }, { ...client, AuthKey: extraKey })).body.data.earnedPoints).toBe(1000);
-    expect((await process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 1e6 })).body.data.earnedPoints).toBe(1e7);
+    expect(
+      (await process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 10 }, client)).body.data
+        .earnedPoints,
+    ).toBe(100);
+    expect(
+      (
+        await process_(
+          { name: 'earn', referenceId: randomUUID(), playerId, multiplier: 100 },
+          { ...client, AuthKey: extraKey },
+        )
+      ).body.data.earnedPoints,
+    ).toBe(1000);
+    expect(
+      (await process_({ name: 'earn', referenceId: randomUUID(), playerId, multiplier: 1e6 })).body.data.earnedPoints,
+    ).toBe(1e7);
   });
 
   it('of a nested action is checked per action, against the same key', async () => {
@@ -77,7 +110,10 @@ describe('the request multiplier', () => {
         { name: 'earn', referenceId: randomUUID(), playerId, multiplier: 2 },
       ],
     });
-    expect(res.body.data.nested).toEqual([{ code: 1001, data: 'multiplier: must be at most 1000000 for this key' }, expect.objectContaining({ earnedPoints: 20 })]);
+    expect(res.body.data.nested).toEqual([
+      { code: 1001, data: 'multiplier: must be at most 1000000 for this key' },
+      expect.objectContaining({ earnedPoints: 20 }),
+    ]);
   });
 });
 
@@ -89,36 +125,64 @@ describe('amounts a decision would take out of range', () => {
     expect(first.body.data.earnedPoints).toBe(MAX_AMOUNT);
     const before = await profile(playerId);
     expect(before.points).toBe(MAX_AMOUNT);
-    await expectRefused(() => process_({ name: 'earn', referenceId: randomUUID(), playerId }), "Amount out of range: the player's points would exceed 1,000,000,000, the largest amount the engine holds");
+    await expectRefused(
+      () => process_({ name: 'earn', referenceId: randomUUID(), playerId }),
+      "Amount out of range: the player's points would exceed 1,000,000,000, the largest amount the engine holds",
+    );
     expect(await profile(playerId)).toEqual(before);
   });
 
   it('a purchase whose contents would take a balance past the maximum is refused', async () => {
     const playerId = randomUUID();
-    expect((await process_({ name: 'grant', referenceId: randomUUID(), playerId, multiplier: 1e6 })).body.code).toBe(200);
-    await expectRefused(() => t.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'sword' }), "Amount out of range: the player's balance of gold would exceed 1,000,000,000");
+    expect((await process_({ name: 'grant', referenceId: randomUUID(), playerId, multiplier: 1e6 })).body.code).toBe(
+      200,
+    );
+    await expectRefused(
+      () => t.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'sword' }),
+      "Amount out of range: the player's balance of gold would exceed 1,000,000,000",
+    );
   });
 
   it('a multiplier that would grant more than 1,000 powerups is refused before any is made', async () => {
     const playerId = randomUUID();
-    await expectRefused(() => process_({ name: 'boosted', referenceId: randomUUID(), playerId, multiplier: 1001 }), 'Amount out of range: a grant of Boost would make more than 1,000 powerups');
-    expect((await process_({ name: 'boosted', referenceId: randomUUID(), playerId, multiplier: 1000 })).body.code).toBe(200);
+    await expectRefused(
+      () => process_({ name: 'boosted', referenceId: randomUUID(), playerId, multiplier: 1001 }),
+      'Amount out of range: a grant of Boost would make more than 1,000 powerups',
+    );
+    expect((await process_({ name: 'boosted', referenceId: randomUUID(), playerId, multiplier: 1000 })).body.code).toBe(
+      200,
+    );
     expect((await t.http.post('/v1/powerup/list').set(server).send({ playerId })).body.data).toHaveLength(1000);
   });
 
   it('a summed detail outside the range is refused, naming it', async () => {
     const playerId = randomUUID();
-    await expectRefused(() => process_({ name: 'buy', referenceId: randomUUID(), playerId, details: [{ name: 'amount', value: '1e308' }] }), /^details: "amount" is 1e\+308, outside the range of amounts the engine holds/);
-    const res = await process_({ name: 'buy', referenceId: randomUUID(), playerId, details: [{ name: 'amount', value: '1000000000' }] });
+    await expectRefused(
+      () =>
+        process_({ name: 'buy', referenceId: randomUUID(), playerId, details: [{ name: 'amount', value: '1e308' }] }),
+      /^details: "amount" is 1e\+308, outside the range of amounts the engine holds/,
+    );
+    const res = await process_({
+      name: 'buy',
+      referenceId: randomUUID(),
+      playerId,
+      details: [{ name: 'amount', value: '1000000000' }],
+    });
     expect(res.body.data.badges).toEqual([expect.objectContaining({ uid: 'b-big' })]);
   });
 });
 
 describe('the keys file', () => {
   it('takes a maxMultiplier per key, defaults it by tier, and refuses one that is not a positive number within the largest amount', () => {
-    const parsed = parseKeysFile(`keys:\n  - { name: a, tier: Server, key: "${KEYS.server}" }\n  - { name: b, tier: Mobile, key: "${KEYS.mobile}" }\n  - { name: c, tier: Client, key: "${KEYS.client}", maxMultiplier: 2.5 }\n`, 'keys.yaml');
+    const parsed = parseKeysFile(
+      `keys:\n  - { name: a, tier: Server, key: "${KEYS.server}" }\n  - { name: b, tier: Mobile, key: "${KEYS.mobile}" }\n  - { name: c, tier: Client, key: "${KEYS.client}", maxMultiplier: 2.5 }\n`,
+      'keys.yaml',
+    );
     expect(parsed.ok && parsed.keys.map((k) => k.maxMultiplier)).toEqual([1_000_000, 10, 2.5]);
-    const refused = parseKeysFile(`keys:\n  - { name: a, tier: Server, key: "${KEYS.server}", maxMultiplier: .inf }\n  - { name: b, tier: Client, key: "${KEYS.client}", maxMultiplier: 0 }\n  - { name: c, tier: Client, key: "${KEYS.bare}", maxMultiplier: 2e9 }\n`, 'keys.yaml');
+    const refused = parseKeysFile(
+      `keys:\n  - { name: a, tier: Server, key: "${KEYS.server}", maxMultiplier: .inf }\n  - { name: b, tier: Client, key: "${KEYS.client}", maxMultiplier: 0 }\n  - { name: c, tier: Client, key: "${KEYS.bare}", maxMultiplier: 2e9 }\n`,
+      'keys.yaml',
+    );
     expect(refused.ok ? [] : refused.problems).toEqual([
       expect.stringMatching(/^keys\[0\]\.maxMultiplier: /),
       'keys[1].maxMultiplier: must be greater than 0',

@@ -65,8 +65,10 @@ const refund = async (provisionUid: string) => {
   expect((await response).body.code).toBe(200);
   return requestId;
 };
-const trace = (query: Record<string, string>, headers: Record<string, string> = server) => t.http.get('/v1/audit/trace').query(query).set(headers);
-const profile = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+const trace = (query: Record<string, string>, headers: Record<string, string> = server) =>
+  t.http.get('/v1/audit/trace').query(query).set(headers);
+const profile = async (playerId: string) =>
+  (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
 
 /** Every change adds up, and each balance's last `after` is what the profile shows now. */
 async function expectBalancesAddUp(playerId: string, changes: BalanceChange[]) {
@@ -78,12 +80,15 @@ async function expectBalancesAddUp(playerId: string, changes: BalanceChange[]) {
     last.set(c.balance, c.after);
   }
   const p = await profile(playerId);
-  const shown = new Map<string, number>(p.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]));
+  const shown = new Map<string, number>(
+    p.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]),
+  );
   for (const [balance, after] of last) expect(balance === 'points' ? p.points : (shown.get(balance) ?? 0)).toBe(after);
 }
 
 const types = (chain: CausalChain) => chain.events.map((e) => e.type);
-const change = (chain: CausalChain, balance: string) => chain.balanceChanges.filter((c) => c.balance === balance).map(({ before, change: by, after }) => [before, by, after]);
+const change = (chain: CausalChain, balance: string) =>
+  chain.balanceChanges.filter((c) => c.balance === balance).map(({ before, change: by, after }) => [before, by, after]);
 
 describe('GET /v1/audit/trace', () => {
   it('traces a refunded purchase: the buy and the refund, each with its request, events and balances before/after', async () => {
@@ -95,31 +100,59 @@ describe('GET /v1/audit/trace', () => {
     const res = await trace({ provisionUid: bought.provisionUid.toUpperCase() });
     expect(res.body.code).toBe(200);
     const traced = res.body.data as ProvisionTrace;
-    expect(traced).toMatchObject({ provisionUid: bought.provisionUid, playerId, referenceType: 'Store', bundleUid: 'rare', referenceId: null, status: 'Refunded' });
+    expect(traced).toMatchObject({
+      provisionUid: bought.provisionUid,
+      playerId,
+      referenceType: 'Store',
+      bundleUid: 'rare',
+      referenceId: null,
+      status: 'Refunded',
+    });
     const [purchase, refundChain, ...more] = traced.chains;
     expect(more).toEqual([]);
-    expect(purchase).toMatchObject({ cause: 'BundlePurchased', correlationId: bought.requestId, keyName: 'backend', catalogVersion: 1, rules: null });
+    expect(purchase).toMatchObject({
+      cause: 'BundlePurchased',
+      correlationId: bought.requestId,
+      keyName: 'backend',
+      catalogVersion: 1,
+      rules: null,
+    });
     // One append: the player's event, the provision's record, the unit of stock, in that order in the log.
     expect(types(purchase)).toEqual(['BundlePurchased', 'ProvisionOpened', 'BundleStockTaken']);
-    expect(purchase.events.map((e) => e.stream)).toEqual([`player-${playerId}`, `provision-${bought.provisionUid}`, 'bundle-stock-rare']);
+    expect(purchase.events.map((e) => e.stream)).toEqual([
+      `player-${playerId}`,
+      `provision-${bought.provisionUid}`,
+      'bundle-stock-rare',
+    ]);
     expect(change(purchase, 'gold')).toEqual([[100, -50, 50]]);
     expect(change(purchase, 'sword')).toEqual([[0, 1, 1]]);
     expect(refundChain).toMatchObject({ cause: 'ProvisionRefunded', correlationId: refunded, keyName: 'backend' });
     expect(types(refundChain)).toEqual(['ProvisionRefunded', 'ProvisionStatusChanged', 'BundleStockReturned']);
     expect(change(refundChain, 'gold')).toEqual([[50, 50, 100]]);
     expect(change(refundChain, 'sword')).toEqual([[1, -1, 0]]);
-    await expectBalancesAddUp(playerId, traced.chains.flatMap((c) => c.balanceChanges));
+    await expectBalancesAddUp(
+      playerId,
+      traced.chains.flatMap((c) => c.balanceChanges),
+    );
   });
 
   it('traces a badge to the actions that made up its challenge', async () => {
     const playerId = randomUUID();
     const refs = [1, 2, 3, 4, 5, 6].map((n) => `train-${n}-${randomUUID()}`);
     for (const ref of refs) await act('train', playerId, ref);
-    const awardsOf = async (referenceId: string) => ((await trace({ referenceId })).body.data as ActionTrace).chains[0].rules!.awards;
+    const awardsOf = async (referenceId: string) =>
+      ((await trace({ referenceId })).body.data as ActionTrace).chains[0].rules!.awards;
     // Three trainings make the badge; a Repeatable badge starts again from zero, so the sixth makes it again of the next three.
     expect(await awardsOf(refs[1])).toEqual([]);
-    expect(await awardsOf(refs[2])).toEqual([expect.objectContaining({ uid: 'b-trained', challenge: [refs.slice(0, 3).map((referenceId) => ({ referenceId, time: expect.any(Number), value: 0 }))] })]);
-    expect((await awardsOf(refs[5]))[0].challenge).toEqual([refs.slice(3).map((referenceId) => ({ referenceId, time: expect.any(Number), value: 0 }))]);
+    expect(await awardsOf(refs[2])).toEqual([
+      expect.objectContaining({
+        uid: 'b-trained',
+        challenge: [refs.slice(0, 3).map((referenceId) => ({ referenceId, time: expect.any(Number), value: 0 }))],
+      }),
+    ]);
+    expect((await awardsOf(refs[5]))[0].challenge).toEqual([
+      refs.slice(3).map((referenceId) => ({ referenceId, time: expect.any(Number), value: 0 })),
+    ]);
   });
 
   it('traces a reversed action with a cost: the rules behind its awards, its provision, and the reversal', async () => {
@@ -132,12 +165,33 @@ describe('GET /v1/audit/trace', () => {
     const res = await trace({ referenceId });
     expect(res.body.code).toBe(200);
     const traced = res.body.data as ActionTrace;
-    expect(traced).toMatchObject({ referenceId, playerId, actionName: 'fight', reversed: true, provisionUid: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(traced).toMatchObject({
+      referenceId,
+      playerId,
+      actionName: 'fight',
+      reversed: true,
+      provisionUid: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     const [processing, reversal, ...more] = traced.chains;
     expect(more).toEqual([]);
-    expect(processing).toMatchObject({ cause: 'ActionProcessed', correlationId: fought, keyName: 'backend', catalogVersion: 1 });
-    expect(types(processing)).toEqual(['ActionProcessed', 'ReferenceRecorded', 'TriggerActivationTaken', 'ProvisionOpened']);
-    expect(processing.events.map((e) => e.stream)).toEqual([`player-${playerId}`, `reference-${referenceId}`, 'trigger-limit-t-first-fight', `provision-${traced.provisionUid}`]);
+    expect(processing).toMatchObject({
+      cause: 'ActionProcessed',
+      correlationId: fought,
+      keyName: 'backend',
+      catalogVersion: 1,
+    });
+    expect(types(processing)).toEqual([
+      'ActionProcessed',
+      'ReferenceRecorded',
+      'TriggerActivationTaken',
+      'ProvisionOpened',
+    ]);
+    expect(processing.events.map((e) => e.stream)).toEqual([
+      `player-${playerId}`,
+      `reference-${referenceId}`,
+      'trigger-limit-t-first-fight',
+      `provision-${traced.provisionUid}`,
+    ]);
     expect(processing.rules).toMatchObject({
       catalogVersion: 1,
       action: { uid: 'act-fight', name: 'fight', points: 5 },
@@ -152,11 +206,19 @@ describe('GET /v1/audit/trace', () => {
     expect(change(processing, 'gold')).toEqual([[100, -7, 93]]);
     expect(change(processing, 'sword')).toEqual([[0, 1, 1]]);
     expect(reversal).toMatchObject({ cause: 'ActionReversed', correlationId: reversed, rules: null });
-    expect(types(reversal)).toEqual(['ActionReversed', 'ReferenceReversed', 'TriggerActivationReturned', 'ProvisionStatusChanged']);
+    expect(types(reversal)).toEqual([
+      'ActionReversed',
+      'ReferenceReversed',
+      'TriggerActivationReturned',
+      'ProvisionStatusChanged',
+    ]);
     expect(change(reversal, 'points')).toEqual([[42, -32, 10]]);
     expect(change(reversal, 'gold')).toEqual([[93, 7, 100]]);
     expect(change(reversal, 'sword')).toEqual([[1, -1, 0]]);
-    await expectBalancesAddUp(playerId, traced.chains.flatMap((c) => c.balanceChanges));
+    await expectBalancesAddUp(
+      playerId,
+      traced.chains.flatMap((c) => c.balanceChanges),
+    );
 
     // The cost's provision traces to the same chains.
     const byProvision = (await trace({ provisionUid: traced.provisionUid! })).body.data as ProvisionTrace;
@@ -168,7 +230,10 @@ describe('GET /v1/audit/trace', () => {
     expect((await trace({})).body.code).toBe(1001);
     expect((await trace({ referenceId: 'a', provisionUid: 'b' })).body.code).toBe(1001);
     expect((await trace({ referenceId: 'never-seen' })).body).toEqual({ code: 5001, data: 'Action not found' });
-    expect((await trace({ provisionUid: '0'.repeat(32) })).body).toEqual({ code: 9004, data: 'Transaction does not exist' });
+    expect((await trace({ provisionUid: '0'.repeat(32) })).body).toEqual({
+      code: 9004,
+      data: 'Transaction does not exist',
+    });
     expect((await trace({ referenceId: 'x' }, mobile)).body.code).toBe(4003);
   });
 });
@@ -178,7 +243,8 @@ describe('GET /v1/audit/players/{playerId}/events', () => {
     const playerId = randomUUID();
     const requestId = await act('earn', playerId, `earn-${randomUUID()}`);
     await act('earn', playerId, `earn-${randomUUID()}`);
-    const events = (query: Record<string, string> = {}, id: string = playerId) => t.http.get(`/v1/audit/players/${id}/events`).query(query).set(server);
+    const events = (query: Record<string, string> = {}, id: string = playerId) =>
+      t.http.get(`/v1/audit/players/${id}/events`).query(query).set(server);
 
     const all = await events({}, playerId.replace(/-/g, '').toUpperCase());
     expect(all.body.code).toBe(200);
@@ -194,7 +260,9 @@ describe('GET /v1/audit/players/{playerId}/events', () => {
       data: { referenceId: expect.any(String), effects: { points: 10 } },
       metadata: { correlationId: requestId, causationId: requestId, keyName: 'backend', catalogVersion: 1 },
     });
-    expect((await events({ from: '1', limit: '1' })).body.data.map((e: { revision: number }) => e.revision)).toEqual([1]);
+    expect((await events({ from: '1', limit: '1' })).body.data.map((e: { revision: number }) => e.revision)).toEqual([
+      1,
+    ]);
     expect((await events({}, 'player-1')).body.code).toBe(1002);
     expect((await events({ limit: '0' })).body.code).toBe(1001);
     expect((await events({ limit: '1001' })).body.code).toBe(1001);
@@ -206,12 +274,17 @@ describe('GET /v1/audit/players/{playerId}/events', () => {
   it('last=true: the newest events, in stream order; not with from', async () => {
     const playerId = randomUUID();
     for (let i = 0; i < 3; i++) await act('earn', playerId, `earn-${randomUUID()}`);
-    const events = (query: Record<string, string>) => t.http.get(`/v1/audit/players/${playerId}/events`).query(query).set(server);
-    const revisions = async (query: Record<string, string>) => (await events(query)).body.data.map((e: { revision: number }) => e.revision);
+    const events = (query: Record<string, string>) =>
+      t.http.get(`/v1/audit/players/${playerId}/events`).query(query).set(server);
+    const revisions = async (query: Record<string, string>) =>
+      (await events(query)).body.data.map((e: { revision: number }) => e.revision);
     expect(await revisions({ last: 'true', limit: '2' })).toEqual([2, 3]);
     expect(await revisions({ last: 'true', limit: '10' })).toEqual([0, 1, 2, 3]);
     expect(await revisions({ last: 'false', limit: '2' })).toEqual([0, 1]);
-    expect((await events({ last: 'true', from: '1' })).body).toEqual({ code: 1001, data: 'from and last: give one or the other' });
+    expect((await events({ last: 'true', from: '1' })).body).toEqual({
+      code: 1001,
+      data: 'from and last: give one or the other',
+    });
     expect((await events({ last: 'yes' })).body.code).toBe(1001);
   });
 });
@@ -233,7 +306,9 @@ describe('POST /v1/audit/verify', () => {
     expect(clean.body.data.differences).toEqual([]);
     expect(clean.body.data.eventsReplayed).toBeGreaterThan(30);
     expect(clean.body.data).toMatchObject({ truncated: false, ms: expect.any(Number) });
-    expect(clean.body.data.collections).toEqual(expect.arrayContaining([LEADERBOARD_COLLECTIONS.scores, BUNDLE_STOCK_COLLECTION]));
+    expect(clean.body.data.collections).toEqual(
+      expect.arrayContaining([LEADERBOARD_COLLECTIONS.scores, BUNDLE_STOCK_COLLECTION]),
+    );
     expect((await t.http.post('/v1/audit/verify').set(mobile)).body.code).toBe(4003);
 
     const scores = t.service.readStore.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
@@ -246,13 +321,21 @@ describe('POST /v1/audit/verify', () => {
       const tampered = await verify();
       expect(tampered.body.data.differences).toEqual([
         { collection: BUNDLE_STOCK_COLLECTION, _id: 'rare', path: '', rebuilt: rare },
-        { collection: LEADERBOARD_COLLECTIONS.scores, _id: score._id, path: 'score', live: score.score + 1000, rebuilt: score.score },
+        {
+          collection: LEADERBOARD_COLLECTIONS.scores,
+          _id: score._id,
+          path: 'score',
+          live: score.score + 1000,
+          rebuilt: score.score,
+        },
       ]);
     } finally {
       await scores.replaceOne({ _id: score._id }, score);
       await stock.replaceOne({ _id: 'rare' }, rare, { upsert: true });
     }
-    expect(await verifyReadModels(t.service.events, t.service.readStore, t.service.projections.projectors)).toMatchObject({ differences: [] });
+    expect(
+      await verifyReadModels(t.service.events, t.service.readStore, t.service.projections.projectors),
+    ).toMatchObject({ differences: [] });
   });
 });
 
@@ -286,15 +369,25 @@ describe('collectionDifferences', () => {
   it('compares a collection of many pages a page at a time, and stops at the limit', async () => {
     const ids = Array.from({ length: 2500 }, (_, n) => `doc-${String(n).padStart(4, '0')}`);
     const live = await storeOf(ids.map((_id, n) => ({ _id, n: n === 2400 ? -1 : n })));
-    const rebuilt = await storeOf([...ids.slice(1).map((_id, n) => ({ _id, n: n + 1 })), { _id: 'zz-only-rebuilt', n: 0 }]);
+    const rebuilt = await storeOf([
+      ...ids.slice(1).map((_id, n) => ({ _id, n: n + 1 })),
+      { _id: 'zz-only-rebuilt', n: 0 },
+    ]);
     const finds = jest.spyOn(live.collection('c1'), 'find');
     expect(await collectionDifferences('c1', live, rebuilt)).toEqual([
       { collection: 'c1', _id: 'doc-2400', path: 'n', live: -1, rebuilt: 2400 },
-      { collection: 'c1', _id: 'zz-only-rebuilt', path: '', live: undefined, rebuilt: { _id: 'zz-only-rebuilt', n: 0 } },
+      {
+        collection: 'c1',
+        _id: 'zz-only-rebuilt',
+        path: '',
+        live: undefined,
+        rebuilt: { _id: 'zz-only-rebuilt', n: 0 },
+      },
       { collection: 'c1', _id: 'doc-0000', path: '', live: { _id: 'doc-0000', n: 0 }, rebuilt: undefined },
     ]);
     // Never the whole collection at once: every read of the live side is a page or the ids of one.
-    for (const [filter, options] of finds.mock.calls) expect(options?.limit ?? (filter._id as { $in: string[] }).$in.length).toBeLessThanOrEqual(1000);
+    for (const [filter, options] of finds.mock.calls)
+      expect(options?.limit ?? (filter._id as { $in: string[] }).$in.length).toBeLessThanOrEqual(1000);
     expect(await collectionDifferences('c1', live, rebuilt, 2)).toHaveLength(2);
   });
 });

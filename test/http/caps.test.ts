@@ -28,7 +28,11 @@ describe('caps over HTTP', () => {
     const playerId = randomUUID();
     // 10:00 UTC: noon in Berlin, one local day for all three.
     const at = Date.UTC(2026, 5, 1, 10);
-    const send = (referenceId: string, minutes = 0) => t.http.post('/v1/action/process').set(server).send({ name: 'watch_ad', playerId, referenceId, timestamp: at + minutes * 60_000 });
+    const send = (referenceId: string, minutes = 0) =>
+      t.http
+        .post('/v1/action/process')
+        .set(server)
+        .send({ name: 'watch_ad', playerId, referenceId, timestamp: at + minutes * 60_000 });
     const first = (await send(`${playerId}-1`)).body.data;
     expect([first.earnedPoints, first.deliverables[0].amount, first.capped]).toEqual([10, 2, null]);
     const second = (await send(`${playerId}-2`, 1)).body.data;
@@ -38,8 +42,14 @@ describe('caps over HTTP', () => {
       { period: 'Day', kind: 'earn', limit: 3, deliverable: 'beans' },
     ]);
     const third = await send(`${playerId}-3`, 2);
-    expect(third.body).toMatchObject({ code: 200, data: { earnedPoints: 0, deliverables: null, capped: [{ period: 'Day', kind: 'times', limit: 2 }] } });
-    const answered = await t.http.get('/v1/action/get-response').query({ referenceId: `${playerId}-3` }).set(server);
+    expect(third.body).toMatchObject({
+      code: 200,
+      data: { earnedPoints: 0, deliverables: null, capped: [{ period: 'Day', kind: 'times', limit: 2 }] },
+    });
+    const answered = await t.http
+      .get('/v1/action/get-response')
+      .query({ referenceId: `${playerId}-3` })
+      .set(server);
     expect(answered.body.data.capped).toEqual([{ period: 'Day', kind: 'times', limit: 2 }]);
 
     const standing = async () => {
@@ -48,8 +58,22 @@ describe('caps over HTTP', () => {
     };
     expect(await standing()).toBe(2);
     // Reversing a counted action gives back its use: the next action counts again (and the capped one stays out of the board).
-    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'watch_ad', playerId, referenceId: `${playerId}-1` })).body.code).toBe(200);
-    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'watch_ad', playerId, referenceId: `${playerId}-3` })).body.code).toBe(200);
+    expect(
+      (
+        await t.http
+          .post('/v1/action/delete')
+          .set(server)
+          .send({ name: 'watch_ad', playerId, referenceId: `${playerId}-1` })
+      ).body.code,
+    ).toBe(200);
+    expect(
+      (
+        await t.http
+          .post('/v1/action/delete')
+          .set(server)
+          .send({ name: 'watch_ad', playerId, referenceId: `${playerId}-3` })
+      ).body.code,
+    ).toBe(200);
     expect(await standing()).toBe(1);
     const fourth = (await send(`${playerId}-4`, 3)).body.data;
     expect([fourth.earnedPoints, fourth.deliverables[0].amount, fourth.capped]).toEqual([10, 2, null]);

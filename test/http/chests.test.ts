@@ -3,7 +3,13 @@ import type { z } from 'zod';
 import { StoreUnavailableError } from '../../shared/event-store/port';
 import { chestStockUid } from '../../shared/rules/chests';
 import { CHEST_STOCK, stockStream } from '../../shared/streams';
-import { catalogChestShape, chestHistoryShape, chestOpenShape, chestPreviewShape, ownedChestShape } from '../../shared/http/wire-shapes';
+import {
+  catalogChestShape,
+  chestHistoryShape,
+  chestOpenShape,
+  chestPreviewShape,
+  ownedChestShape,
+} from '../../shared/http/wire-shapes';
 import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
@@ -134,7 +140,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 let refs = 0;
-const act = (playerId: string, name: string) => t.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId: `chest-${Date.now()}-${++refs}` });
+const act = (playerId: string, name: string) =>
+  t.http
+    .post('/v1/action/process')
+    .set(server)
+    .send({ name, playerId, referenceId: `chest-${Date.now()}-${++refs}` });
 /** A registered player who has run the given actions. */
 const player = async (...actions: string[]) => {
   const playerId = randomUUID();
@@ -145,12 +155,17 @@ const post = (path: string, body?: unknown, headers: Record<string, string> = se
   const r = t.http.post(path).set(headers);
   return body === undefined ? r : r.send(body as object);
 };
-const open = (playerId: string, chestDeliverableUId: string, headers: Record<string, string> = server) => post('/v1/chest/open', { playerId, chestDeliverableUId }, headers);
+const open = (playerId: string, chestDeliverableUId: string, headers: Record<string, string> = server) =>
+  post('/v1/chest/open', { playerId, chestDeliverableUId }, headers);
 const list = async (playerId: string) => (await post('/v1/chest/list', { playerId })).body;
 const preview = async (body: Record<string, unknown>) => (await post('/v1/chest/preview', body)).body;
 /** The documented shape (shared/http/wire-shapes.ts), strictly: an undocumented field fails. */
-const strictly = (shape: z.ZodObject, value: unknown) => expect(shape.strict().safeParse(value).error?.issues).toBeUndefined();
-const balanceOf = async (playerId: string, chest: string) => ((await list(playerId)).data as { chestDeliverableUid: string; balance: number }[]).find((c) => c.chestDeliverableUid === chest)?.balance ?? 0;
+const strictly = (shape: z.ZodObject, value: unknown) =>
+  expect(shape.strict().safeParse(value).error?.issues).toBeUndefined();
+const balanceOf = async (playerId: string, chest: string) =>
+  ((await list(playerId)).data as { chestDeliverableUid: string; balance: number }[]).find(
+    (c) => c.chestDeliverableUid === chest,
+  )?.balance ?? 0;
 
 describe('POST /v1/chest/open', () => {
   it('opens a chest: the Chest open result, one chest consumed, the prizes granted', async () => {
@@ -196,7 +211,9 @@ describe('POST /v1/chest/open', () => {
 
   it('points won reach levels and count on leaderboards like action points', async () => {
     const playerId = await player('get-chests');
-    expect((await open(playerId, 'chest-points')).body.data.prizes).toEqual([{ label: 'Points', amount: 150, imageName: null, type: 0 }]);
+    expect((await open(playerId, 'chest-points')).body.data.prizes).toEqual([
+      { label: 'Points', amount: 150, imageName: null, type: 0 },
+    ]);
     const profile = (await post('/v1/player/profile', { playerId })).body.data;
     expect(profile).toMatchObject({ points: 150, level: { uid: 'l2' } });
     const board = await t.http.get('/v1/admin/leaderboards/lb-all').query({ playerId }).set(server);
@@ -206,7 +223,9 @@ describe('POST /v1/chest/open', () => {
   it('a powerup won appears in the powerup list', async () => {
     const playerId = await player('get-big-chests');
     await open(playerId, 'chest-boost');
-    expect((await post('/v1/powerup/list', { playerId })).body.data).toMatchObject([{ prizeLabel: 'Boost', multiplier: 2, isValid: true }]);
+    expect((await post('/v1/powerup/list', { playerId })).body.data).toMatchObject([
+      { prizeLabel: 'Boost', multiplier: 2, isValid: true },
+    ]);
   });
 
   it('limited entries draw down a global stock; 9012 when nothing is left, with nothing consumed', async () => {
@@ -231,7 +250,9 @@ describe('POST /v1/chest/open', () => {
     const results = await Promise.all(players.map((p) => open(p, 'chest-rare')));
     expect(results.filter((r) => r.body.code === 200)).toHaveLength(1);
     expect(results.filter((r) => r.body.code === 9012)).toHaveLength(3);
-    const taken = (await t.service.events.readStream(stockStream(CHEST_STOCK, stockUid))).filter((e) => e.type === CHEST_STOCK.taken);
+    const taken = (await t.service.events.readStream(stockStream(CHEST_STOCK, stockUid))).filter(
+      (e) => e.type === CHEST_STOCK.taken,
+    );
     expect(taken).toHaveLength(1);
   });
 
@@ -241,7 +262,10 @@ describe('POST /v1/chest/open', () => {
     expect(low).toMatchObject({ scalingMode: 'PlayerLevel', playerLevel: 1 });
     expect(low.prizes.every((p: { label: string; amount: number }) => p.label === 'Gold' && p.amount === 5)).toBe(true);
     await act(playerId, 'climb');
-    expect((await open(playerId, 'chest-tiered')).body).toEqual({ code: 9013, data: "No reward tier for the player's level (2)" });
+    expect((await open(playerId, 'chest-tiered')).body).toEqual({
+      code: 9013,
+      data: "No reward tier for the player's level (2)",
+    });
     expect(await balanceOf(playerId, 'chest-tiered')).toBe(1);
     await act(playerId, 'climb');
     const high = (await open(playerId, 'chest-tiered')).body.data;
@@ -262,7 +286,8 @@ describe('POST /v1/chest/open', () => {
 
   it('9010 for an unknown, non-chest, inactive or not yet open chest; 9011 without a balance; 9020 for an unknown player', async () => {
     const playerId = await player('get-chests');
-    for (const uid of ['nope', 'gold', 'chest-off', 'chest-later']) expect((await open(playerId, uid)).body.code).toBe(9010);
+    for (const uid of ['nope', 'gold', 'chest-off', 'chest-later'])
+      expect((await open(playerId, uid)).body.code).toBe(9010);
     const poor = await player();
     expect((await open(poor, 'chest-gold')).body).toEqual({ code: 9011, data: 'Player does not own this chest' });
     expect((await open(randomUUID(), 'chest-gold')).body).toEqual({ code: 9020, data: 'Player not found' });
@@ -274,7 +299,10 @@ describe('POST /v1/chest/open', () => {
     const missing = await post('/v1/chest/open', { playerId: randomUUID() });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ code: 1002, data: expect.stringContaining('chestDeliverableUId') });
-    expect((await post('/v1/chest/open', { chestDeliverableUId: 'chest-gold' })).body).toEqual({ code: 1002, data: expect.stringContaining('playerId') });
+    expect((await post('/v1/chest/open', { chestDeliverableUId: 'chest-gold' })).body).toEqual({
+      code: 1002,
+      data: expect.stringContaining('playerId'),
+    });
     expect((await post('/v1/chest/open', { playerId: 'p1', chestDeliverableUId: 'chest-gold' })).body.code).toBe(1002);
   });
 });
@@ -302,9 +330,19 @@ describe('GET /v1/admin/chests', () => {
     const res = await t.http.get('/v1/admin/chests').set(server);
     expect(res.body.code).toBe(200);
     for (const chest of res.body.data) strictly(catalogChestShape, chest);
-    expect(res.body.data[0]).toEqual({ chestDeliverableUid: 'chest-gold', label: 'Gold chest', imageName: 'https://img.example.com/chest.png', scalingMode: 'None', isActive: true });
-    expect(res.body.data.map((c: { chestDeliverableUid: string }) => c.chestDeliverableUid)).toEqual(expect.arrayContaining(['chest-mixed', 'chest-tiered', 'chest-off']));
-    expect(res.body.data.find((c: { chestDeliverableUid: string }) => c.chestDeliverableUid === 'chest-off')).toMatchObject({ isActive: false });
+    expect(res.body.data[0]).toEqual({
+      chestDeliverableUid: 'chest-gold',
+      label: 'Gold chest',
+      imageName: 'https://img.example.com/chest.png',
+      scalingMode: 'None',
+      isActive: true,
+    });
+    expect(res.body.data.map((c: { chestDeliverableUid: string }) => c.chestDeliverableUid)).toEqual(
+      expect.arrayContaining(['chest-mixed', 'chest-tiered', 'chest-off']),
+    );
+    expect(
+      res.body.data.find((c: { chestDeliverableUid: string }) => c.chestDeliverableUid === 'chest-off'),
+    ).toMatchObject({ isActive: false });
     expect((await t.http.get('/v1/admin/chests').set(auditor)).body.data).toEqual(res.body.data);
     expect((await t.http.get('/v1/admin/chests').set(mobile)).body.code).toBe(4003);
   });
@@ -315,8 +353,22 @@ describe('POST /v1/chest/list', () => {
     const playerId = await player('get-chests');
     await open(playerId, 'chest-points');
     const { data } = await list(playerId);
-    expect(data.map((c: { chestDeliverableUid: string }) => c.chestDeliverableUid)).toEqual(['chest-gold', 'chest-mixed', 'chest-tiered', 'chest-custom', 'chest-later', 'chest-off']);
-    expect(data[0]).toEqual({ chestDeliverableUid: 'chest-gold', label: 'Gold chest', imageName: 'https://img.example.com/chest.png', balance: 2, scalingMode: 'None', isActive: true });
+    expect(data.map((c: { chestDeliverableUid: string }) => c.chestDeliverableUid)).toEqual([
+      'chest-gold',
+      'chest-mixed',
+      'chest-tiered',
+      'chest-custom',
+      'chest-later',
+      'chest-off',
+    ]);
+    expect(data[0]).toEqual({
+      chestDeliverableUid: 'chest-gold',
+      label: 'Gold chest',
+      imageName: 'https://img.example.com/chest.png',
+      balance: 2,
+      scalingMode: 'None',
+      isActive: true,
+    });
     expect(data[2]).toMatchObject({ scalingMode: 'PlayerLevel', imageName: null });
     expect(data[5]).toMatchObject({ chestDeliverableUid: 'chest-off', isActive: false });
     for (const chest of data) strictly(ownedChestShape, chest);
@@ -342,9 +394,39 @@ describe('POST /v1/chest/preview', () => {
         drawCountMin: 1,
         drawCountMax: 3,
         contents: [
-          { rewardLabel: 'Gold', rewardImageName: 'https://img.example.com/gold.png', type: 1, amountMin: 10, amountMax: 20, probability: 4, weightPct: 15.38, limited: false, remainingStock: -1 },
-          { rewardLabel: 'Gems', rewardImageName: null, type: 1, amountMin: 0.5, amountMax: 1.5, probability: 1, weightPct: 3.85, limited: false, remainingStock: -1 },
-          { rewardLabel: 'Sword', rewardImageName: 'https://img.example.com/sword.png', type: 1, amountMin: 1, amountMax: 1, probability: 1, weightPct: 3.85, limited: true, remainingStock: expect.any(Number) },
+          {
+            rewardLabel: 'Gold',
+            rewardImageName: 'https://img.example.com/gold.png',
+            type: 1,
+            amountMin: 10,
+            amountMax: 20,
+            probability: 4,
+            weightPct: 15.38,
+            limited: false,
+            remainingStock: -1,
+          },
+          {
+            rewardLabel: 'Gems',
+            rewardImageName: null,
+            type: 1,
+            amountMin: 0.5,
+            amountMax: 1.5,
+            probability: 1,
+            weightPct: 3.85,
+            limited: false,
+            remainingStock: -1,
+          },
+          {
+            rewardLabel: 'Sword',
+            rewardImageName: 'https://img.example.com/sword.png',
+            type: 1,
+            amountMin: 1,
+            amountMax: 1,
+            probability: 1,
+            weightPct: 3.85,
+            limited: true,
+            remainingStock: expect.any(Number),
+          },
         ],
       },
     });
@@ -352,18 +434,35 @@ describe('POST /v1/chest/preview', () => {
 
   it('needs no ownership nor player; with a playerId shows the tier (PlayerLevel) or scaled amounts (Custom) of that player', async () => {
     const fresh = (await preview({ chestDeliverableUId: 'chest-ladder' })).data;
-    expect(fresh).toMatchObject({ drawCountMin: 1, drawCountMax: 2, contents: [{ rewardLabel: 'Gold', amountMin: 5, amountMax: 5, weightPct: 100 }] });
+    expect(fresh).toMatchObject({
+      drawCountMin: 1,
+      drawCountMax: 2,
+      contents: [{ rewardLabel: 'Gold', amountMin: 5, amountMax: 5, weightPct: 100 }],
+    });
 
     const playerId = await player('climb', 'climb'); // level 3, owns no chest
     const tier = (await preview({ chestDeliverableUId: 'chest-ladder', playerId })).data;
     expect(tier).toMatchObject({ scalingMode: 'PlayerLevel', drawCountMin: 1, drawCountMax: 1 });
-    expect(tier.contents.map((c: { rewardLabel: string; weightPct: number; limited: boolean; remainingStock: number }) => [c.rewardLabel, c.weightPct, c.limited, c.remainingStock])).toEqual([
+    expect(
+      tier.contents.map((c: { rewardLabel: string; weightPct: number; limited: boolean; remainingStock: number }) => [
+        c.rewardLabel,
+        c.weightPct,
+        c.limited,
+        c.remainingStock,
+      ]),
+    ).toEqual([
       ['Gems', 75, true, 10],
       ['Sword', 25, false, -1],
     ]);
 
-    expect((await preview({ chestDeliverableUId: 'chest-custom' })).data.contents[0]).toMatchObject({ amountMin: 10, amountMax: 12 });
-    expect((await preview({ chestDeliverableUId: 'chest-custom', playerId })).data.contents[0]).toMatchObject({ amountMin: 30, amountMax: 36 });
+    expect((await preview({ chestDeliverableUId: 'chest-custom' })).data.contents[0]).toMatchObject({
+      amountMin: 10,
+      amountMax: 12,
+    });
+    expect((await preview({ chestDeliverableUId: 'chest-custom', playerId })).data.contents[0]).toMatchObject({
+      amountMin: 30,
+      amountMax: 36,
+    });
   });
 
   it('9013 for a level no tier holds; 9010 for an unknown or inactive chest; 9020 for an unknown player; 1002 for a missing uid', async () => {
@@ -421,7 +520,11 @@ actions:
   afterAll(() => odds.close());
   const call = async (path: string, body: object) => (await odds.http.post(path).set(server).send(body)).body;
   const chances = async (chestDeliverableUId: string) =>
-    Object.fromEntries((await call('/v1/chest/preview', { chestDeliverableUId })).data.contents.map((c: { rewardLabel: string; weightPct: number }) => [c.rewardLabel, c.weightPct]));
+    Object.fromEntries(
+      (await call('/v1/chest/preview', { chestDeliverableUId })).data.contents.map(
+        (c: { rewardLabel: string; weightPct: number }) => [c.rewardLabel, c.weightPct],
+      ),
+    );
 
   it('each chance is over the whole pool, points and powerups included: Gold 70 of 120 is 58.33 %, not 70 %', async () => {
     expect(await chances('chest-odds')).toEqual({ Gold: 58.33, Gems: 20.83, Sword: 4.17 });
@@ -430,7 +533,9 @@ actions:
   it('4000 draws fit the shown chances (chi-square, 3 degrees of freedom, below the 0.1 % critical value 16.27)', async () => {
     const shown = await chances('chest-odds');
     const playerId = randomUUID();
-    expect((await call('/v1/action/process', { name: 'get-odds-chests', playerId, referenceId: randomUUID() })).code).toBe(200);
+    expect(
+      (await call('/v1/action/process', { name: 'get-odds-chests', playerId, referenceId: randomUUID() })).code,
+    ).toBe(200);
     const drawn: Record<string, number> = { Gold: 0, Gems: 0, Sword: 0, unlisted: 0 };
     for (let i = 0; i < 40; i++) {
       const { code, data } = await call('/v1/chest/open', { playerId, chestDeliverableUId: 'chest-odds' });
@@ -440,7 +545,10 @@ actions:
     const total = Object.values(drawn).reduce((a, b) => a + b, 0);
     expect(total).toBe(4000);
     // What the preview does not list (points, powerups) has the rest of the chance.
-    const expectedPct: Record<string, number> = { ...shown, unlisted: 100 - Object.values(shown as Record<string, number>).reduce((a, b) => a + b, 0) };
+    const expectedPct: Record<string, number> = {
+      ...shown,
+      unlisted: 100 - Object.values(shown as Record<string, number>).reduce((a, b) => a + b, 0),
+    };
     const chiSquare = Object.entries(drawn).reduce((sum, [label, n]) => {
       const expected = (total * expectedPct[label]) / 100;
       return sum + (n - expected) ** 2 / expected;
@@ -465,11 +573,19 @@ describe('POST /v1/chest/history', () => {
     await open(playerId, 'chest-many'); // 60 gold records
     await open(playerId, 'chest-gold'); // 2 records
     await open(playerId, 'chest-many');
-    const history = async (body: Record<string, unknown> = {}) => (await post('/v1/chest/history', { playerId, ...body })).body;
+    const history = async (body: Record<string, unknown> = {}) =>
+      (await post('/v1/chest/history', { playerId, ...body })).body;
 
     const all = (await history({ top: 1000 })).data;
     expect(all).toHaveLength(122);
-    expect(all[0]).toEqual({ openedAt: expect.any(Number), chestLabel: 'Big chest', rewardLabel: 'Gold', rewardImageName: 'https://img.example.com/gold.png', type: 1, amount: 1 });
+    expect(all[0]).toEqual({
+      openedAt: expect.any(Number),
+      chestLabel: 'Big chest',
+      rewardLabel: 'Gold',
+      rewardImageName: 'https://img.example.com/gold.png',
+      type: 1,
+      amount: 1,
+    });
     expect(all[0].openedAt).toBeGreaterThanOrEqual(before);
     strictly(chestHistoryShape, all[0]);
     expect(all.slice(60, 62).map((r: { chestLabel: string; amount: number }) => [r.chestLabel, r.amount])).toEqual([
@@ -517,10 +633,19 @@ describe('GET /v1/audit/trace of a chest opening', () => {
             // The chest taken and the sword granted on the player's stream; the sword's unit taken from its limited pool.
             events: [
               expect.objectContaining({ stream: `player-${playerId}`, type: 'ChestOpened' }),
-              expect.objectContaining({ stream: stockStream(CHEST_STOCK, chestStockUid('chest-traced', null, 0)), type: 'ChestStockTaken' }),
+              expect.objectContaining({
+                stream: stockStream(CHEST_STOCK, chestStockUid('chest-traced', null, 0)),
+                type: 'ChestStockTaken',
+              }),
             ],
             balanceChanges: expect.arrayContaining([
-              expect.objectContaining({ type: 'ChestOpened', balance: 'chest-traced', before: 3, change: -1, after: 2 }),
+              expect.objectContaining({
+                type: 'ChestOpened',
+                balance: 'chest-traced',
+                before: 3,
+                change: -1,
+                after: 2,
+              }),
               expect.objectContaining({ type: 'ChestOpened', balance: 'sword', before: 0, change: 1, after: 1 }),
             ]),
           }),
@@ -529,21 +654,27 @@ describe('GET /v1/audit/trace of a chest opening', () => {
     });
     // Another opening of the same player is a trace of its own.
     const second = (await open(playerId, 'chest-traced')).body.data.openingUid;
-    expect((await trace({ openingUid: second, playerId })).body.data.chains[0].balanceChanges).toContainEqual(expect.objectContaining({ balance: 'chest-traced', before: 2, after: 1 }));
+    expect((await trace({ openingUid: second, playerId })).body.data.chains[0].balanceChanges).toContainEqual(
+      expect.objectContaining({ balance: 'chest-traced', before: 2, after: 1 }),
+    );
   });
 
   it('traces an opening without limited prizes; answers 9010 for an opening the player does not have, 1001 without the player or with another subject, 1002 for a player that is not a UUID', async () => {
     const playerId = await player('get-chests');
     const { openingUid } = (await open(playerId, 'chest-gold')).body.data;
     // No limited prize: the opening is found on the player's stream alone.
-    expect((await trace({ openingUid, playerId })).body.data.chains).toEqual([expect.objectContaining({ cause: 'ChestOpened', events: [expect.objectContaining({ type: 'ChestOpened' })] })]);
+    expect((await trace({ openingUid, playerId })).body.data.chains).toEqual([
+      expect.objectContaining({ cause: 'ChestOpened', events: [expect.objectContaining({ type: 'ChestOpened' })] }),
+    ]);
     expect((await trace({ openingUid, playerId: randomUUID() })).body.code).toBe(9010);
     expect((await trace({ openingUid: 'f'.repeat(32), playerId })).body.code).toBe(9010);
     expect((await trace({ openingUid })).body.code).toBe(1001);
     expect((await trace({ openingUid, playerId, referenceId: 'x' })).body.code).toBe(1001);
     expect((await trace({ referenceId: 'x', playerId })).body.code).toBe(1001);
     expect((await trace({ openingUid, playerId: 'nobody' })).body.code).toBe(1002);
-    expect((await trace({ openingUid: openingUid.toUpperCase(), playerId: playerId.toUpperCase() })).body.data.openingUid).toBe(openingUid);
+    expect(
+      (await trace({ openingUid: openingUid.toUpperCase(), playerId: playerId.toUpperCase() })).body.data.openingUid,
+    ).toBe(openingUid);
   });
 });
 
@@ -562,7 +693,11 @@ describe('tiers', () => {
     const noTenant = await post('/v1/chest/list', { playerId: randomUUID() }, { AuthKey: KEYS.client });
     expect(noTenant.status).toBe(403);
     expect(noTenant.body.code).toBe(4002);
-    const bad = await post('/v1/chest/open', { playerId: randomUUID(), chestDeliverableUId: 'chest-gold' }, { AuthKey: 'nope' });
+    const bad = await post(
+      '/v1/chest/open',
+      { playerId: randomUUID(), chestDeliverableUId: 'chest-gold' },
+      { AuthKey: 'nope' },
+    );
     expect(bad.status).toBe(401);
     expect(bad.body.code).toBe(4001);
   });

@@ -36,31 +36,74 @@ const ok = async (path: string, body: object) => {
   expect(res.body).toMatchObject({ code: 200 });
   return res.body.data;
 };
-const exportOf = (playerId: string, headers: Record<string, string> = server) => t.http.get(`/v1/admin/players/${playerId}/export`).set(headers);
+const exportOf = (playerId: string, headers: Record<string, string> = server) =>
+  t.http.get(`/v1/admin/players/${playerId}/export`).set(headers);
 
 describe('GET /v1/admin/players/{playerId}/export', () => {
   it('lists exactly what the player did, oldest first, a reversed action marked, with the holdings after a purchase and a chest', async () => {
     const playerId = randomUUID();
     const earn = `earn-${randomUUID()}`;
     const fight = `fight-${randomUUID()}`;
-    await ok('/v1/player/create', { playerId, username: 'Ada Lovelace', imageName: 'https://img.example.com/ada.png', timeZone: 'Europe/Paris' });
-    await ok('/v1/action/process', { name: 'earn', playerId, referenceId: earn, timestamp: NOW - 2 * HOUR, details: [{ name: 'city', value: 'Lyon' }] });
+    await ok('/v1/player/create', {
+      playerId,
+      username: 'Ada Lovelace',
+      imageName: 'https://img.example.com/ada.png',
+      timeZone: 'Europe/Paris',
+    });
+    await ok('/v1/action/process', {
+      name: 'earn',
+      playerId,
+      referenceId: earn,
+      timestamp: NOW - 2 * HOUR,
+      details: [{ name: 'city', value: 'Lyon' }],
+    });
     await ok('/v1/action/process', { name: 'fight', playerId, referenceId: fight, timestamp: NOW - HOUR });
     await ok('/v1/action/delete', { name: 'fight', playerId, referenceId: fight });
     const { provisionUid } = await ok('/v1/store/buy', { playerId, referenceId: 'rare' });
     await ok('/v1/chest/open', { playerId, chestDeliverableUId: 'box' });
     // Another player's action is not this player's data.
     const other = randomUUID();
-    await ok('/v1/action/process', { name: 'earn', playerId: other, referenceId: `earn-${randomUUID()}`, timestamp: NOW });
+    await ok('/v1/action/process', {
+      name: 'earn',
+      playerId: other,
+      referenceId: `earn-${randomUUID()}`,
+      timestamp: NOW,
+    });
 
     const res = await exportOf(playerId.toUpperCase(), auditor);
     expect(res.status).toBe(200);
     const data = res.body.data;
-    expect(Object.keys(data)).toEqual(['playerId', 'profile', 'points', 'level', 'badges', 'balances', 'transactions', 'chests', 'powerups', 'streaks', 'missions', 'actions']);
+    expect(Object.keys(data)).toEqual([
+      'playerId',
+      'profile',
+      'points',
+      'level',
+      'badges',
+      'balances',
+      'transactions',
+      'chests',
+      'powerups',
+      'streaks',
+      'missions',
+      'actions',
+    ]);
     expect(data.playerId).toBe(playerId);
-    expect(data.profile).toEqual({ username: 'Ada Lovelace', imageName: 'https://img.example.com/ada.png', timeZone: 'Europe/Paris', registeredAt: NOW, attributes: {} });
+    expect(data.profile).toEqual({
+      username: 'Ada Lovelace',
+      imageName: 'https://img.example.com/ada.png',
+      timeZone: 'Europe/Paris',
+      registeredAt: NOW,
+      attributes: {},
+    });
     expect(data.actions).toEqual([
-      { referenceId: earn, name: 'earn', timestamp: NOW - 2 * HOUR, details: [{ name: 'city', value: 'Lyon' }], earnedPoints: 30, reversed: false },
+      {
+        referenceId: earn,
+        name: 'earn',
+        timestamp: NOW - 2 * HOUR,
+        details: [{ name: 'city', value: 'Lyon' }],
+        earnedPoints: 30,
+        reversed: false,
+      },
       { referenceId: fight, name: 'fight', timestamp: NOW - HOUR, details: [], earnedPoints: 5, reversed: true },
     ]);
     // 100 earned, 10 paid for the fight and refunded by its reversal, 50 for the sword, 5 from the box.
@@ -71,16 +114,51 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
     expect(data.points).toBe(30);
     expect(data.badges).toEqual([{ uid: 'b-earner', label: 'Earner', type: 'OneTimeOnly', count: 1, rank: null }]);
     expect(data.transactions).toEqual([
-      expect.objectContaining({ playerId, referenceType: 'Action', referenceId: fight, cost: 10, costDeliverableUid: 'gold', status: 'Refunded' }),
-      expect.objectContaining({ playerId, provisionUid, referenceType: 'Store', bundleUid: 'rare', cost: 50, status: 'Completed', contents: [{ deliverableUid: 'sword', label: 'Sword', type: 1, amount: 1 }] }),
+      expect.objectContaining({
+        playerId,
+        referenceType: 'Action',
+        referenceId: fight,
+        cost: 10,
+        costDeliverableUid: 'gold',
+        status: 'Refunded',
+      }),
+      expect.objectContaining({
+        playerId,
+        provisionUid,
+        referenceType: 'Store',
+        bundleUid: 'rare',
+        cost: 50,
+        status: 'Completed',
+        contents: [{ deliverableUid: 'sword', label: 'Sword', type: 1, amount: 1 }],
+      }),
     ]);
-    expect(data.chests).toEqual({ owned: [], rewards: [{ openedAt: expect.any(Number), chestLabel: 'Box', rewardLabel: 'Gold', rewardImageName: null, type: 1, amount: 5 }] });
+    expect(data.chests).toEqual({
+      owned: [],
+      rewards: [
+        {
+          openedAt: expect.any(Number),
+          chestLabel: 'Box',
+          rewardLabel: 'Gold',
+          rewardImageName: null,
+          type: 1,
+          amount: 5,
+        },
+      ],
+    });
     expect(data.powerups).toEqual([]);
-    expect(data.streaks).toEqual([expect.objectContaining({ streakUid: 's-daily', length: 1, longest: 1, lastPeriod: '2026-11-25' })]);
+    expect(data.streaks).toEqual([
+      expect.objectContaining({ streakUid: 's-daily', length: 1, longest: 1, lastPeriod: '2026-11-25' }),
+    ]);
 
     // The holdings are those the player's own routes show.
     const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
-    expect({ points: data.points, level: data.level, badges: data.badges, balances: data.balances, timeZone: data.profile.timeZone }).toEqual({
+    expect({
+      points: data.points,
+      level: data.level,
+      badges: data.badges,
+      balances: data.balances,
+      timeZone: data.profile.timeZone,
+    }).toEqual({
       points: profile.points,
       level: profile.level,
       badges: profile.badges,

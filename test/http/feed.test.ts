@@ -16,7 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const act = async (playerId: string) => (await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId })).body;
+const act = async (playerId: string) =>
+  (await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId }))
+    .body;
 
 describe('GET /v1/feed/events', () => {
   it('pages through the global log after a position, with metadata; `next` continues where the page ended', async () => {
@@ -25,8 +27,16 @@ describe('GET /v1/feed/events', () => {
     await act(playerId);
     await act(playerId);
     const first = (await t.http.get('/v1/feed/events').query({ after: start, limit: 3 }).set(auditor)).body.data;
-    expect(first.events.map((e: { type: string }) => e.type)).toEqual(['PlayerRegistered', 'ActionProcessed', 'ReferenceRecorded']);
-    expect(first.events[0]).toMatchObject({ stream: `player-${playerId}`, revision: 0, metadata: { keyName: 'backend', catalogVersion: 1 } });
+    expect(first.events.map((e: { type: string }) => e.type)).toEqual([
+      'PlayerRegistered',
+      'ActionProcessed',
+      'ReferenceRecorded',
+    ]);
+    expect(first.events[0]).toMatchObject({
+      stream: `player-${playerId}`,
+      revision: 0,
+      metadata: { keyName: 'backend', catalogVersion: 1 },
+    });
     expect(first.next).toBe(first.events[2].position);
     const rest = (await t.http.get('/v1/feed/events').query({ after: first.next }).set(auditor)).body.data;
     expect(rest.events.map((e: { type: string }) => e.type)).toEqual(['ActionProcessed', 'ReferenceRecorded']);
@@ -37,20 +47,29 @@ describe('GET /v1/feed/events', () => {
     const start = (await t.http.get('/v1/feed/events').query({ limit: 1 }).set(server)).body.data.head;
     const playerId = randomUUID();
     await act(playerId);
-    const types = (await t.http.get('/v1/feed/events').query({ after: start, types: 'ActionProcessed,PlayerRegistered' }).set(server)).body.data.events;
+    const types = (
+      await t.http.get('/v1/feed/events').query({ after: start, types: 'ActionProcessed,PlayerRegistered' }).set(server)
+    ).body.data.events;
     expect(types.map((e: { type: string }) => e.type)).toEqual(['PlayerRegistered', 'ActionProcessed']);
-    const references = (await t.http.get('/v1/feed/events').query({ after: start, streams: 'reference' }).set(server)).body.data.events;
+    const references = (await t.http.get('/v1/feed/events').query({ after: start, streams: 'reference' }).set(server))
+      .body.data.events;
     expect(references.map((e: { stream: string }) => e.stream.split('-')[0])).toEqual(['reference']);
   });
 
   it('answers 1001 naming what is malformed, 4003 to Mobile and Client keys', async () => {
-    expect((await t.http.get('/v1/feed/events').query({ types: 'Nope' }).set(server)).body).toEqual({ code: 1001, data: expect.stringContaining('Nope is not an event type') });
+    expect((await t.http.get('/v1/feed/events').query({ types: 'Nope' }).set(server)).body).toEqual({
+      code: 1001,
+      data: expect.stringContaining('Nope is not an event type'),
+    });
     expect((await t.http.get('/v1/feed/events').query({ streams: 'players' }).set(server)).body.code).toBe(1001);
     expect((await t.http.get('/v1/feed/events').query({ after: '-1' }).set(server)).body.code).toBe(1001);
     expect((await t.http.get('/v1/feed/events').query({ limit: '1001' }).set(server)).body.code).toBe(1001);
     expect((await t.http.get('/v1/feed/events').set(mobile)).body.code).toBe(4003);
     // An empty list names nothing to read: refused, not a scan that answers an empty page.
-    expect((await t.http.get('/v1/feed/events').query({ types: '' }).set(server)).body).toEqual({ code: 1001, data: 'types: must name at least one event type; leave it out for all' });
+    expect((await t.http.get('/v1/feed/events').query({ types: '' }).set(server)).body).toEqual({
+      code: 1001,
+      data: 'types: must name at least one event type; leave it out for all',
+    });
     expect((await t.http.get('/v1/feed/events').query({ streams: ' , ' }).set(server)).body.code).toBe(1001);
     expect((await t.http.get('/v1/feed/live').query({ types: '' }).set(server)).body.code).toBe(1001);
   });
@@ -58,18 +77,33 @@ describe('GET /v1/feed/events', () => {
   it('checks Last-Event-ID as it checks `after`: beyond the largest position is 1001, not an empty stream', async () => {
     for (const id of ['9'.repeat(400), String(2 ** 53 + 2), '-1', 'abc']) {
       const res = await t.http.get('/v1/feed/live').set(server).set('Last-Event-ID', id);
-      expect([id, res.status, res.body.code, res.body.data]).toEqual([id, 400, 1001, expect.stringMatching(/^Last-Event-ID: /)]);
+      expect([id, res.status, res.body.code, res.body.data]).toEqual([
+        id,
+        400,
+        1001,
+        expect.stringMatching(/^Last-Event-ID: /),
+      ]);
       expect((await t.http.get('/v1/feed/events').query({ after: id }).set(server)).body.code).toBe(1001);
     }
   });
 
   it('gives the same records as the CLI export', async () => {
     await act(randomUUID());
-    const api = (await t.http.get('/v1/feed/events').query({ limit: 1000, types: 'ActionProcessed' }).set(server)).body.data.events;
+    const api = (await t.http.get('/v1/feed/events').query({ limit: 1000, types: 'ActionProcessed' }).set(server)).body
+      .data.events;
     const root = path.resolve(__dirname, '..', '..');
-    const run = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'cli', 'main.ts'), 'export', '--types', 'ActionProcessed'], { env: childEnv({ DATA_DIR: t.dataDir }), encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(
+      path.join(root, 'node_modules', '.bin', 'tsx'),
+      [path.join(root, 'cli', 'main.ts'), 'export', '--types', 'ActionProcessed'],
+      { env: childEnv({ DATA_DIR: t.dataDir }), encoding: 'utf8', timeout: 60_000 },
+    );
     expect(run.status).toBe(0);
-    expect(run.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual(api);
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(api);
   });
 });
 
@@ -82,29 +116,40 @@ describe('GET /v1/feed/live', () => {
   });
 
   /** Reads Server-Sent Events until `count` have come, then closes the connection. */
-  function tail(query: string, headers: Record<string, string>, count: number): Promise<{ id: string; event: string; data: { type: string; stream: string } }[]> {
+  function tail(
+    query: string,
+    headers: Record<string, string>,
+    count: number,
+  ): Promise<{ id: string; event: string; data: { type: string; stream: string } }[]> {
     return new Promise((resolve, reject) => {
       const got: { id: string; event: string; data: { type: string; stream: string } }[] = [];
-      const req = http.get({ port, path: `/v1/feed/live?${query}`, headers: { AuthKey: KEYS.auditor, ...headers } }, (res) => {
-        expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const frame = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            if (frame.startsWith(':')) continue;
-            const field = (name: string) => frame.split('\n').find((l) => l.startsWith(`${name}: `))!.slice(name.length + 2);
-            got.push({ id: field('id'), event: field('event'), data: JSON.parse(field('data')) });
-            if (got.length === count) {
-              req.destroy();
-              resolve(got);
+      const req = http.get(
+        { port, path: `/v1/feed/live?${query}`, headers: { AuthKey: KEYS.auditor, ...headers } },
+        (res) => {
+          expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+          let buffer = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            let end: number;
+            while ((end = buffer.indexOf('\n\n')) >= 0) {
+              const frame = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              if (frame.startsWith(':')) continue;
+              const field = (name: string) =>
+                frame
+                  .split('\n')
+                  .find((l) => l.startsWith(`${name}: `))!
+                  .slice(name.length + 2);
+              got.push({ id: field('id'), event: field('event'), data: JSON.parse(field('data')) });
+              if (got.length === count) {
+                req.destroy();
+                resolve(got);
+              }
             }
-          }
-        });
-      });
+          });
+        },
+      );
       req.on('error', (error) => (got.length === count ? undefined : reject(error)));
     });
   }
@@ -140,9 +185,15 @@ describe('the Auditor tier', () => {
     }
     expect((await t.http.post('/v1/player/profile').set(auditor).send({ playerId })).body.code).toBe(200);
     for (const route of t.service.routes.filter((r) => r.idempotent)) {
-      const res = await t.http.post(route.path).set(auditor).send({ playerId, name: 'purchase', referenceId: randomUUID() });
+      const res = await t.http
+        .post(route.path)
+        .set(auditor)
+        .send({ playerId, name: 'purchase', referenceId: randomUUID() });
       expect([route.path, res.status, res.body.code]).toEqual([route.path, 403, 4003]);
     }
-    expect((await t.service.events.readStream(`player-${playerId}`)).map((e) => e.type)).toEqual(['PlayerRegistered', 'ActionProcessed']);
+    expect((await t.service.events.readStream(`player-${playerId}`)).map((e) => e.type)).toEqual([
+      'PlayerRegistered',
+      'ActionProcessed',
+    ]);
   });
 });

@@ -47,7 +47,8 @@ const player = async () => {
   expect((await post('/v1/action/process', { name: 'earn', referenceId: randomUUID(), playerId })).body.code).toBe(200);
   return playerId;
 };
-const typesOf = async (playerId: string) => (await t.service.events.readStream(playerStream(playerId))).map((e) => e.type);
+const typesOf = async (playerId: string) =>
+  (await t.service.events.readStream(playerStream(playerId))).map((e) => e.type);
 const count = async (playerId: string, type: string) => (await typesOf(playerId)).filter((x) => x === type).length;
 const gold = async (playerId: string) => {
   const profile = await post('/v1/player/profile', { playerId });
@@ -82,7 +83,9 @@ describe('a retry with the same Idempotency-Key', () => {
     expect((await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' }, key)).status).toBe(503);
     const retry = await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' }, key);
     expect(retry.headers['idempotent-replayed']).toBe('true');
-    const [opened] = (await t.service.events.readStream(playerStream(playerId))).filter((e) => e.type === 'ChestOpened');
+    const [opened] = (await t.service.events.readStream(playerStream(playerId))).filter(
+      (e) => e.type === 'ChestOpened',
+    );
     const prize = (opened.data as { prizes: { amount: number }[] }).prizes[0];
     expect(retry.body.data).toMatchObject({ drawCount: 1, prizes: [{ label: 'Gold', amount: prize.amount }] });
     expect(await count(playerId, 'ChestOpened')).toBe(1);
@@ -92,7 +95,9 @@ describe('a retry with the same Idempotency-Key', () => {
     const playerId = await player();
     const key = randomUUID();
     addLatency(t.service.events, 6);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, key)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, key)),
+    );
     jest.restoreAllMocks();
     expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
     expect(answers[0].body.code).toBe(200);
@@ -126,19 +131,28 @@ describe('a retry with the same Idempotency-Key', () => {
     await post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, key);
     const before = await typesOf(playerId);
     const other = await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key);
-    expect([other.status, other.body]).toEqual([422, { code: 1003, data: 'Idempotency-Key was already used for a different request' }]);
+    expect([other.status, other.body]).toEqual([
+      422,
+      { code: 1003, data: 'Idempotency-Key was already used for a different request' },
+    ]);
     const otherPath = await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' }, key);
     expect(otherPath.body.code).toBe(1003);
     expect(await typesOf(playerId)).toEqual(before);
     // The same body with its keys in another order is the same request.
-    expect((await post('/v1/store/buy', { referenceId: 'b-sword', playerId }, key)).headers['idempotent-replayed']).toBe('true');
+    expect(
+      (await post('/v1/store/buy', { referenceId: 'b-sword', playerId }, key)).headers['idempotent-replayed'],
+    ).toBe('true');
   });
 
   it('is scoped to the API key that sent it', async () => {
     const playerId = await player();
     const key = randomUUID();
-    expect((await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key)).headers['idempotent-replayed']).toBeUndefined();
-    expect((await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key, mobile)).headers['idempotent-replayed']).toBeUndefined();
+    expect(
+      (await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key)).headers['idempotent-replayed'],
+    ).toBeUndefined();
+    expect(
+      (await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key, mobile)).headers['idempotent-replayed'],
+    ).toBeUndefined();
     expect(await count(playerId, 'BundlePurchased')).toBe(2);
   });
 
@@ -147,7 +161,9 @@ describe('a retry with the same Idempotency-Key', () => {
     const key = randomUUID();
     await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key);
     clock += 23 * 3_600_000;
-    expect((await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key)).headers['idempotent-replayed']).toBe('true');
+    expect(
+      (await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key)).headers['idempotent-replayed'],
+    ).toBe('true');
     clock += 2 * 3_600_000;
     const later = await post('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, key);
     expect([later.body.code, later.headers['idempotent-replayed']]).toEqual([200, undefined]);
@@ -160,12 +176,18 @@ describe('a retry with the same Idempotency-Key', () => {
       const key = randomUUID();
       const first = await post(path, body, key, headers);
       const retry = await post(path, body, key, headers);
-      expect([path, retry.status, retry.body, retry.headers['idempotent-replayed']]).toEqual([path, first.status, first.body, 'true']);
+      expect([path, retry.status, retry.body, retry.headers['idempotent-replayed']]).toEqual([
+        path,
+        first.status,
+        first.body,
+        'true',
+      ]);
       return first.body;
     };
     await once('/v1/player/create', { playerId: randomUUID() });
     await once('/v1/player/update', { playerId, timeZone: 'Pacific/Auckland' });
-    const { referenceId } = (await once('/v1/action/process', { name: 'earn', referenceId: randomUUID(), playerId })).data;
+    const { referenceId } = (await once('/v1/action/process', { name: 'earn', referenceId: randomUUID(), playerId }))
+      .data;
     await once('/v1/action/delete', { name: 'earn', referenceId, playerId });
     const pending = (await once('/v1/store/buy', { playerId, referenceId: 'b-shipped' }, client)).data.provisionUid;
     await once('/v1/store/complete-transaction', { provisionUid: pending });
@@ -179,13 +201,27 @@ describe('a retry with the same Idempotency-Key', () => {
     await once('/v1/powerup/deactivate', { playerId, powerupUId: powerup });
     // Each was done once: one of each move on the player's stream.
     const types = await typesOf(playerId);
-    for (const type of ['PlayerUpdated', 'ActionReversed', 'ProvisionCompleted', 'ProvisionRefunded', 'ChestOpened', 'PowerupActivated', 'PowerupDeactivated']) expect([type, types.filter((x) => x === type).length]).toEqual([type, 1]);
+    for (const type of [
+      'PlayerUpdated',
+      'ActionReversed',
+      'ProvisionCompleted',
+      'ProvisionRefunded',
+      'ChestOpened',
+      'PowerupActivated',
+      'PowerupDeactivated',
+    ])
+      expect([type, types.filter((x) => x === type).length]).toEqual([type, 1]);
   });
 
   it('with nested actions: the whole answer is recorded after the last one and replayed', async () => {
     const playerId = await player();
     const key = randomUUID();
-    const body = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }] };
+    const body = {
+      name: 'earn',
+      referenceId: randomUUID(),
+      playerId,
+      actions: [{ name: 'earn', referenceId: randomUUID(), playerId }],
+    };
     const first = await post('/v1/action/process', body, key);
     expect(first.body.data.nested).toHaveLength(1);
     const retry = await post('/v1/action/process', body, key);
@@ -193,10 +229,18 @@ describe('a retry with the same Idempotency-Key', () => {
     expect(await count(playerId, 'ActionProcessed')).toBe(3);
   });
 
-  it('with nested actions sent several times at once: the winner\'s answer, success and nested results, is every answer', async () => {
+  it("with nested actions sent several times at once: the winner's answer, success and nested results, is every answer", async () => {
     const playerId = await player();
     const key = randomUUID();
-    const body = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }, { name: 'earn', referenceId: randomUUID(), playerId: randomUUID() }] };
+    const body = {
+      name: 'earn',
+      referenceId: randomUUID(),
+      playerId,
+      actions: [
+        { name: 'earn', referenceId: randomUUID(), playerId },
+        { name: 'earn', referenceId: randomUUID(), playerId: randomUUID() },
+      ],
+    };
     addLatency(t.service.events, 6);
     const answers = await Promise.all(Array.from({ length: 20 }, () => post('/v1/action/process', body, key)));
     jest.restoreAllMocks();
@@ -212,9 +256,17 @@ describe('a retry with the same Idempotency-Key', () => {
   it('refuses a different request under the key of a nested request still running, with 1003', async () => {
     const playerId = await player();
     const key = randomUUID();
-    const nested = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }] };
+    const nested = {
+      name: 'earn',
+      referenceId: randomUUID(),
+      playerId,
+      actions: [{ name: 'earn', referenceId: randomUUID(), playerId }],
+    };
     addLatency(t.service.events, 20);
-    const answers = await Promise.all([post('/v1/action/process', nested, key), post('/v1/action/process', { ...nested, referenceId: randomUUID() }, key)]);
+    const answers = await Promise.all([
+      post('/v1/action/process', nested, key),
+      post('/v1/action/process', { ...nested, referenceId: randomUUID() }, key),
+    ]);
     jest.restoreAllMocks();
     // Whichever took the key first ran; the other changed nothing.
     expect(answers.map((a) => a.body.code).sort((a, b) => a - b)).toEqual([200, 1003]);
@@ -224,11 +276,33 @@ describe('a retry with the same Idempotency-Key', () => {
   it('with nested actions after a first attempt that died mid-way (started, never answered): the retry runs once the start is abandoned', async () => {
     const playerId = await player();
     const key = randomUUID();
-    const body = { name: 'earn', referenceId: randomUUID(), playerId, actions: [{ name: 'earn', referenceId: randomUUID(), playerId }] };
+    const body = {
+      name: 'earn',
+      referenceId: randomUUID(),
+      playerId,
+      actions: [{ name: 'earn', referenceId: randomUUID(), playerId }],
+    };
     const id = idempotencyKeyOf(key, 'backend', 'POST', '/v1/action/process', body);
     if (!id.ok || !id.value) throw new Error('a well-formed key');
-    const start = { keyName: 'backend', idempotencyKey: key, fingerprint: id.value.fingerprint, startedAt: clock - ABANDONED_AFTER_MS - 1 };
-    await appendOne(t.service.events, idempotencyStream('backend', key), [{ id: randomUUID(), type: 'IdempotentRequestStarted', data: start, metadata: { correlationId: randomUUID(), causationId: randomUUID(), keyName: 'backend', catalogVersion: 1 } }], 'no_stream');
+    const start = {
+      keyName: 'backend',
+      idempotencyKey: key,
+      fingerprint: id.value.fingerprint,
+      startedAt: clock - ABANDONED_AFTER_MS - 1,
+    };
+    await appendOne(
+      t.service.events,
+      idempotencyStream('backend', key),
+      [
+        {
+          id: randomUUID(),
+          type: 'IdempotentRequestStarted',
+          data: start,
+          metadata: { correlationId: randomUUID(), causationId: randomUUID(), keyName: 'backend', catalogVersion: 1 },
+        },
+      ],
+      'no_stream',
+    );
     const retry = await post('/v1/action/process', body, key);
     expect([retry.body.code, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
     expect((await post('/v1/action/process', body, key)).body).toEqual(retry.body);
@@ -243,17 +317,27 @@ describe('a retry with the same Idempotency-Key', () => {
       ['/v1/chest/open', { playerId, chestDeliverableUid: 'box', extra: deep }],
     ] as const) {
       const res = await post(path, body, randomUUID(), client);
-      expect([res.status, res.body]).toEqual([400, { code: 1001, data: 'Payload nested too deeply: at most 32 levels of arrays and objects' }]);
+      expect([res.status, res.body]).toEqual([
+        400,
+        { code: 1001, data: 'Payload nested too deeply: at most 32 levels of arrays and objects' },
+      ]);
     }
     // Brackets inside strings are text, not nesting.
-    const text = await post('/v1/action/process', { name: 'earn', referenceId: `${'['.repeat(100)}`, playerId }, randomUUID());
+    const text = await post(
+      '/v1/action/process',
+      { name: 'earn', referenceId: `${'['.repeat(100)}`, playerId },
+      randomUUID(),
+    );
     expect(text.body.code).toBe(200);
   });
 
   it('answers 1001 for a malformed key, before doing anything', async () => {
     const playerId = await player();
     const res = await post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, 'has spaces in it');
-    expect([res.status, res.body]).toEqual([400, { code: 1001, data: 'Idempotency-Key: must be 1 to 255 visible ASCII characters' }]);
+    expect([res.status, res.body]).toEqual([
+      400,
+      { code: 1001, data: 'Idempotency-Key: must be 1 to 255 visible ASCII characters' },
+    ]);
     expect((await post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, 'x'.repeat(256))).body.code).toBe(1001);
     expect(await count(playerId, 'BundlePurchased')).toBe(0);
   });

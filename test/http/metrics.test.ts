@@ -24,8 +24,17 @@ const sample = (text: string, name: string): number | null => {
 describe('GET /metrics', () => {
   it('counts requests by route and status, appends, group commits, projection lag and rate-limit refusals, with process metrics', async () => {
     const playerId = randomUUID();
-    for (let i = 0; i < 3; i++) expect((await t.http.post('/v1/action/process').set(server).send({ name: 'play', referenceId: randomUUID(), playerId })).body.code).toBe(200);
-    const play = () => t.http.post('/v1/action/process').set(mobile).send({ name: 'play', referenceId: randomUUID(), playerId });
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await t.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name: 'play', referenceId: randomUUID(), playerId })
+        ).body.code,
+      ).toBe(200);
+    const play = () =>
+      t.http.post('/v1/action/process').set(mobile).send({ name: 'play', referenceId: randomUUID(), playerId });
     expect((await play()).body.code).toBe(200);
     expect((await play()).body.code).toBe(429);
 
@@ -33,8 +42,12 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = res.text;
-    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/v1/action/process",status="200"}')).toBe(4);
-    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/v1/action/process",status="429"}')).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count{method="POST",route="/v1/action/process",status="200"}'),
+    ).toBe(4);
+    expect(
+      sample(text, 'http_request_duration_seconds_count{method="POST",route="/v1/action/process",status="429"}'),
+    ).toBe(1);
     expect(sample(text, 'rate_limit_refusals_total{key="app"}')).toBe(1);
     // The store's format, the catalog, and one append per processed action.
     expect(sample(text, 'event_store_append_duration_seconds_count')).toBe(6);
@@ -46,10 +59,14 @@ describe('GET /metrics', () => {
   it("gives the jobs queue's depth by state, as the scheduler has it at the scrape", async () => {
     // An activated powerup schedules its expiry: one delayed job more.
     const before = sample((await t.http.get('/metrics').set(server)).text, 'jobs{state="delayed"}')!;
-    await t.service.deps.jobs.schedule('expire-powerup', `metrics-test-${randomUUID()}`, Date.now() + 3_600_000, { playerId: randomUUID(), powerupUid: 'none' });
+    await t.service.deps.jobs.schedule('expire-powerup', `metrics-test-${randomUUID()}`, Date.now() + 3_600_000, {
+      playerId: randomUUID(),
+      powerupUid: 'none',
+    });
     const text = (await t.http.get('/metrics').set(server)).text;
     expect(sample(text, 'jobs{state="delayed"}')).toBe(before + 1);
-    for (const state of ['waiting', 'running', 'failed']) expect(sample(text, `jobs{state="${state}"}`)).toEqual(expect.any(Number));
+    for (const state of ['waiting', 'running', 'failed'])
+      expect(sample(text, `jobs{state="${state}"}`)).toEqual(expect.any(Number));
   });
 
   it('needs a Server or Auditor key', async () => {

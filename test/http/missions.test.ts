@@ -44,9 +44,24 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const act = (playerId: string, name: string, at = NOW, amount = 10) =>
-  t.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId: randomUUID(), timestamp: at, details: [{ name: 'amount', value: String(amount) }] });
-const list = (playerId: unknown, headers: Record<string, string> = server) => t.http.post('/v1/missions/list').set(headers).send({ playerId });
-const step = (uid: string, label: string, completed: boolean, count: number, sum: number, target: number) => ({ uid, label, completed, progress: { count, sum, target } });
+  t.http
+    .post('/v1/action/process')
+    .set(server)
+    .send({
+      name,
+      playerId,
+      referenceId: randomUUID(),
+      timestamp: at,
+      details: [{ name: 'amount', value: String(amount) }],
+    });
+const list = (playerId: unknown, headers: Record<string, string> = server) =>
+  t.http.post('/v1/missions/list').set(headers).send({ playerId });
+const step = (uid: string, label: string, completed: boolean, count: number, sum: number, target: number) => ({
+  uid,
+  label,
+  completed,
+  progress: { count, sum, target },
+});
 
 describe('missions over HTTP', () => {
   it('lists each active mission in its window, every key present: in progress, locked, then completed with completedAt', async () => {
@@ -56,29 +71,67 @@ describe('missions over HTTP', () => {
     expect(res.body).toEqual({
       code: 200,
       data: [
-        { missionUid: 'm-first-week', label: 'First week', status: 'InProgress', steps: [step('m1-s1', 'Check in', false, 0, 0, 1), step('m1-s2', 'Order twice', false, 0, 0, 2)], completedAt: null, period: null },
-        { missionUid: 'm-daily-spend', label: 'Daily spend', status: 'Locked', steps: [step('m2-s1', 'Spend 30', false, 0, 0, 30)], completedAt: null, period: '2026-11-25' },
+        {
+          missionUid: 'm-first-week',
+          label: 'First week',
+          status: 'InProgress',
+          steps: [step('m1-s1', 'Check in', false, 0, 0, 1), step('m1-s2', 'Order twice', false, 0, 0, 2)],
+          completedAt: null,
+          period: null,
+        },
+        {
+          missionUid: 'm-daily-spend',
+          label: 'Daily spend',
+          status: 'Locked',
+          steps: [step('m2-s1', 'Spend 30', false, 0, 0, 30)],
+          completedAt: null,
+          period: '2026-11-25',
+        },
       ],
     });
 
-    expect((await act(playerId, 'check_in', NOW - 3000)).body.data.missions).toEqual([{ uid: 'm-first-week', label: 'First week', stepsCompleted: 1, stepsTotal: 2, completed: false }]);
+    expect((await act(playerId, 'check_in', NOW - 3000)).body.data.missions).toEqual([
+      { uid: 'm-first-week', label: 'First week', stepsCompleted: 1, stepsTotal: 2, completed: false },
+    ]);
     await act(playerId, 'order', NOW - 2000);
     const completing = (await act(playerId, 'order', NOW - 1000)).body.data;
-    expect([completing.missions, completing.earnedPoints]).toEqual([[{ uid: 'm-first-week', label: 'First week', stepsCompleted: 2, stepsTotal: 2, completed: true }], 100]);
+    expect([completing.missions, completing.earnedPoints]).toEqual([
+      [{ uid: 'm-first-week', label: 'First week', stepsCompleted: 2, stepsTotal: 2, completed: true }],
+      100,
+    ]);
     const [first] = (await list(playerId)).body.data;
-    expect(first).toEqual({ missionUid: 'm-first-week', label: 'First week', status: 'Completed', steps: [step('m1-s1', 'Check in', true, 1, 0, 1), step('m1-s2', 'Order twice', true, 2, 0, 2)], completedAt: NOW - 1000, period: null });
+    expect(first).toEqual({
+      missionUid: 'm-first-week',
+      label: 'First week',
+      status: 'Completed',
+      steps: [step('m1-s1', 'Check in', true, 1, 0, 1), step('m1-s2', 'Order twice', true, 2, 0, 2)],
+      completedAt: NOW - 1000,
+      period: null,
+    });
     const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
-    expect([profile.points, profile.balances]).toEqual([100, [{ deliverableUid: 'beans', label: 'Beans', type: 1, amount: 50 }]]);
+    expect([profile.points, profile.balances]).toEqual([
+      100,
+      [{ deliverableUid: 'beans', label: 'Beans', type: 1, amount: 50 }],
+    ]);
   });
 
   it("a repeated mission shows the player's current day: yesterday's completion is not today's", async () => {
     const playerId = randomUUID();
     await act(playerId, 'browse');
     // 2026-11-24 23:30 in Berlin, then today.
-    expect((await act(playerId, 'order', Date.UTC(2026, 10, 24, 22, 30), 30)).body.data.missions).toEqual([{ uid: 'm-daily-spend', label: 'Daily spend', stepsCompleted: 1, stepsTotal: 1, completed: true }]);
+    expect((await act(playerId, 'order', Date.UTC(2026, 10, 24, 22, 30), 30)).body.data.missions).toEqual([
+      { uid: 'm-daily-spend', label: 'Daily spend', stepsCompleted: 1, stepsTotal: 1, completed: true },
+    ]);
     await act(playerId, 'order', NOW - HOUR, 12);
     const daily = (await list(playerId)).body.data[1];
-    expect(daily).toEqual({ missionUid: 'm-daily-spend', label: 'Daily spend', status: 'InProgress', steps: [step('m2-s1', 'Spend 30', false, 1, 12, 30)], completedAt: null, period: '2026-11-25' });
+    expect(daily).toEqual({
+      missionUid: 'm-daily-spend',
+      label: 'Daily spend',
+      status: 'InProgress',
+      steps: [step('m2-s1', 'Spend 30', false, 1, 12, 30)],
+      completedAt: null,
+      period: '2026-11-25',
+    });
   });
 
   it('counts a completion on points leaderboards, and a reversal the completion rests on takes it back from the board, the balance and the list', async () => {
@@ -86,15 +139,27 @@ describe('missions over HTTP', () => {
     const checkIn = (await act(playerId, 'check_in', NOW - 3000)).body.data.referenceId;
     await act(playerId, 'order', NOW - 2000);
     await act(playerId, 'order', NOW - 1000);
-    const pointsOnBoard = async () => (await t.http.get('/v1/admin/leaderboards/lb-points').query({ playerId }).set(server)).body.data[0].player?.points ?? 0;
+    const pointsOnBoard = async () =>
+      (await t.http.get('/v1/admin/leaderboards/lb-points').query({ playerId }).set(server)).body.data[0].player
+        ?.points ?? 0;
     expect(await pointsOnBoard()).toBe(100);
 
-    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'check_in', playerId, referenceId: checkIn })).body.code).toBe(200);
+    expect(
+      (await t.http.post('/v1/action/delete').set(server).send({ name: 'check_in', playerId, referenceId: checkIn }))
+        .body.code,
+    ).toBe(200);
     expect(await pointsOnBoard()).toBe(0);
     const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
     expect([profile.points, profile.balances]).toEqual([0, []]);
     // Ordered: without the check-in, the orders are no entries of the second step.
-    expect((await list(playerId)).body.data[0]).toEqual({ missionUid: 'm-first-week', label: 'First week', status: 'InProgress', steps: [step('m1-s1', 'Check in', false, 0, 0, 1), step('m1-s2', 'Order twice', false, 0, 0, 2)], completedAt: null, period: null });
+    expect((await list(playerId)).body.data[0]).toEqual({
+      missionUid: 'm-first-week',
+      label: 'First week',
+      status: 'InProgress',
+      steps: [step('m1-s1', 'Check in', false, 0, 0, 1), step('m1-s2', 'Order twice', false, 0, 0, 2)],
+      completedAt: null,
+      period: null,
+    });
   });
 
   it('answers 9020 for an unknown player and 1002 for a missing or malformed playerId', async () => {

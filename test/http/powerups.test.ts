@@ -34,7 +34,10 @@ afterEach(() => {
 let refs = 0;
 const act = async (playerId: string, name: string, extra: Record<string, unknown> = {}) => {
   const referenceId = `pu-${Date.now()}-${++refs}`;
-  const res = await t.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId, ...extra });
+  const res = await t.http
+    .post('/v1/action/process')
+    .set(server)
+    .send({ name, playerId, referenceId, ...extra });
   expect(res.body.code).toBe(200);
   return { referenceId, result: res.body.data };
 };
@@ -42,9 +45,12 @@ const post = (path: string, body?: unknown, headers: Record<string, string> = se
   const r = t.http.post(path).set(headers);
   return body === undefined ? r : r.send(body as object);
 };
-const list = async (playerId: string, headers: Record<string, string> = server) => (await post('/v1/powerup/list', { playerId }, headers)).body;
-const activate = async (playerId: string, powerupUId: string, headers: Record<string, string> = server) => (await post('/v1/powerup/activate', { playerId, powerupUId }, headers)).body;
-const deactivate = async (playerId: string, powerupUId: string, headers: Record<string, string> = server) => (await post('/v1/powerup/deactivate', { playerId, powerupUId }, headers)).body;
+const list = async (playerId: string, headers: Record<string, string> = server) =>
+  (await post('/v1/powerup/list', { playerId }, headers)).body;
+const activate = async (playerId: string, powerupUId: string, headers: Record<string, string> = server) =>
+  (await post('/v1/powerup/activate', { playerId, powerupUId }, headers)).body;
+const deactivate = async (playerId: string, powerupUId: string, headers: Record<string, string> = server) =>
+  (await post('/v1/powerup/deactivate', { playerId, powerupUId }, headers)).body;
 /** A player owning the powerups the given actions grant; returns the instance uids in grant order. */
 const owner = async (...actions: string[]) => {
   const playerId = randomUUID();
@@ -52,7 +58,8 @@ const owner = async (...actions: string[]) => {
   const uids = ((await list(playerId)).data as { uid: string }[]).map((p) => p.uid);
   return { playerId, uids };
 };
-const goldOf = (result: { deliverables: { uid: string; amount: number }[] | null }) => result.deliverables?.find((d) => d.uid === 'gold')?.amount;
+const goldOf = (result: { deliverables: { uid: string; amount: number }[] | null }) =>
+  result.deliverables?.find((d) => d.uid === 'gold')?.amount;
 
 describe('POST /v1/powerup/list', () => {
   it('lists every owned instance with every documented field (Unix seconds)', async () => {
@@ -79,14 +86,32 @@ describe('POST /v1/powerup/list', () => {
       createdAt: expect.any(Number),
       expiresAt: gold.createdAt + 3600,
       remainingSeconds: expect.any(Number),
-      targetPrizes: [{ targetPrizeUid: 'gold', targetPrizeLabel: 'Gold', targetPrizeImageName: 'https://img.example.com/gold.png', deliveryMethod: 1 }],
+      targetPrizes: [
+        {
+          targetPrizeUid: 'gold',
+          targetPrizeLabel: 'Gold',
+          targetPrizeImageName: 'https://img.example.com/gold.png',
+          deliveryMethod: 1,
+        },
+      ],
     });
     expect(gold.createdAt).toBeGreaterThanOrEqual(before);
     expect(gold.createdAt).toBeLessThanOrEqual(after);
     expect(gold.remainingSeconds).toBeGreaterThanOrEqual(3598);
     expect(gold.remainingSeconds).toBeLessThanOrEqual(3600);
     // Never expires: expiresAt 0, remainingSeconds -1; unlimited uses: remainingUseCount -1; empty targets = every Prize.
-    expect(all).toMatchObject({ prizeLabel: 'Triple prizes', prizeImageName: null, neverExpires: true, expiresAt: 0, remainingSeconds: -1, initialUseCount: 0, remainingUseCount: -1, powerupMaxUseCount: 0, targetPrizes: [], isValid: true });
+    expect(all).toMatchObject({
+      prizeLabel: 'Triple prizes',
+      prizeImageName: null,
+      neverExpires: true,
+      expiresAt: 0,
+      remainingSeconds: -1,
+      initialUseCount: 0,
+      remainingUseCount: -1,
+      powerupMaxUseCount: 0,
+      targetPrizes: [],
+      isValid: true,
+    });
     expect(all.uid).not.toBe(gold.uid);
     // The documented shape (shared/http/wire-shapes.ts), strictly: an undocumented field fails.
     for (const p of data) expect(powerupShape.strict().safeParse(p).error?.issues).toBeUndefined();
@@ -110,7 +135,12 @@ describe('POST /v1/powerup/activate and /deactivate', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 200, data: `Powerup ${uids[0]} activated` });
     const [activated] = (await list(playerId)).data;
-    expect(activated).toMatchObject({ isActivated: true, isActive: true, isValid: true, activatedAt: expect.any(Number) });
+    expect(activated).toMatchObject({
+      isActivated: true,
+      isActive: true,
+      isValid: true,
+      activatedAt: expect.any(Number),
+    });
     expect(activated.activatedAt).toBeGreaterThanOrEqual(activated.createdAt);
 
     const { result } = await act(playerId, 'play');
@@ -124,7 +154,12 @@ describe('POST /v1/powerup/activate and /deactivate', () => {
 
     // Used up after its second use: no longer valid, no longer applies, cannot be activated again.
     await act(playerId, 'play');
-    expect((await list(playerId)).data[0]).toMatchObject({ remainingUseCount: 0, isValid: false, isActive: false, isActivated: true });
+    expect((await list(playerId)).data[0]).toMatchObject({
+      remainingUseCount: 0,
+      isValid: false,
+      isActive: false,
+      isActivated: true,
+    });
     expect(goldOf((await act(playerId, 'play')).result)).toBe(5);
     expect((await deactivate(playerId, uids[0])).code).toBe(200);
     expect(await activate(playerId, uids[0])).toEqual({ code: 9021, data: 'Powerup is expired or used up' });
@@ -146,7 +181,12 @@ describe('POST /v1/powerup/activate and /deactivate', () => {
     const { playerId, uids } = await owner('get-boost-all');
     await activate(playerId, uids[0]);
     expect(await deactivate(playerId, uids[0])).toEqual({ code: 200, data: `Powerup ${uids[0]} deactivated` });
-    expect((await list(playerId)).data[0]).toMatchObject({ isActivated: false, isActive: false, activatedAt: null, isValid: true });
+    expect((await list(playerId)).data[0]).toMatchObject({
+      isActivated: false,
+      isActive: false,
+      activatedAt: null,
+      isValid: true,
+    });
     expect(goldOf((await act(playerId, 'play')).result)).toBe(5);
   });
 
@@ -190,9 +230,18 @@ describe('POST /v1/powerup/activate and /deactivate', () => {
 
   it('9020 for an unknown player; 1002 for missing fields; 1001 for an absent or non-object body', async () => {
     for (const path of ['/v1/powerup/activate', '/v1/powerup/deactivate']) {
-      expect((await post(path, { playerId: randomUUID(), powerupUId: 'x' })).body).toEqual({ code: 9020, data: 'Player not found' });
-      expect((await post(path, { playerId: randomUUID() })).body).toEqual({ code: 1002, data: expect.stringContaining('powerupUId') });
-      expect((await post(path, { powerupUId: 'x' })).body).toEqual({ code: 1002, data: expect.stringContaining('playerId') });
+      expect((await post(path, { playerId: randomUUID(), powerupUId: 'x' })).body).toEqual({
+        code: 9020,
+        data: 'Player not found',
+      });
+      expect((await post(path, { playerId: randomUUID() })).body).toEqual({
+        code: 1002,
+        data: expect.stringContaining('powerupUId'),
+      });
+      expect((await post(path, { powerupUId: 'x' })).body).toEqual({
+        code: 1002,
+        data: expect.stringContaining('playerId'),
+      });
       expect((await post(path, { playerId: 'p1', powerupUId: 'x' })).body.code).toBe(1002);
       expect((await post(path)).body.code).toBe(1001);
       expect((await post(path, 'text')).body.code).toBe(1001);
@@ -204,7 +253,8 @@ describe('expiry job', () => {
   it('appends PowerupExpired once an activated powerup expires', async () => {
     const { playerId, uids } = await owner('get-boost-short');
     expect((await activate(playerId, uids[0])).code).toBe(200);
-    const expiredEvents = async () => (await t.service.events.readStream(`player-${playerId}`)).filter((e) => e.type === 'PowerupExpired');
+    const expiredEvents = async () =>
+      (await t.service.events.readStream(`player-${playerId}`)).filter((e) => e.type === 'PowerupExpired');
     const deadline = Date.now() + 10_000;
     while ((await expiredEvents()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const events = await expiredEvents();
@@ -225,7 +275,11 @@ describe('tiers', () => {
   });
 
   it('4002 for a Client key without a tenant domain; 4001 without a valid key', async () => {
-    const noTenant = await post('/v1/powerup/activate', { playerId: randomUUID(), powerupUId: 'x' }, { AuthKey: KEYS.client });
+    const noTenant = await post(
+      '/v1/powerup/activate',
+      { playerId: randomUUID(), powerupUId: 'x' },
+      { AuthKey: KEYS.client },
+    );
     expect([noTenant.status, noTenant.body.code]).toEqual([403, 4002]);
     const bad = await post('/v1/powerup/list', { playerId: randomUUID() }, { AuthKey: 'nope' });
     expect([bad.status, bad.body.code]).toEqual([401, 4001]);

@@ -10,7 +10,11 @@ actions: [{ uid: act-a, identifier: a, points: 1 }]
 `,
     });
     try {
-      const send = (headers: Record<string, string>) => t.http.post('/v1/action/process').set(headers).send({ name: 'a', referenceId: randomUUID(), playerId: randomUUID() });
+      const send = (headers: Record<string, string>) =>
+        t.http
+          .post('/v1/action/process')
+          .set(headers)
+          .send({ name: 'a', referenceId: randomUUID(), playerId: randomUUID() });
       expect((await send(mobile)).body.code).toBe(200);
       expect((await send(mobile)).body.code).toBe(200);
       const limited = await send(mobile);

@@ -28,17 +28,25 @@ afterAll(() => t.close());
 let n = 0;
 const create = (body: Record<string, unknown>) => t.http.post('/v1/player/create').set(server).send(body);
 const update = (body: Record<string, unknown>) => t.http.post('/v1/player/update').set(server).send(body);
-const profile = async (playerId: string) => (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
+const profile = async (playerId: string) =>
+  (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data;
 const send = async (name: string, playerId: string, timestamp?: number) => {
   const referenceId = `r${++n}`;
-  expect((await t.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId, timestamp })).body.code).toBe(200);
+  expect(
+    (await t.http.post('/v1/action/process').set(server).send({ name, playerId, referenceId, timestamp })).body.code,
+  ).toBe(200);
   return referenceId;
 };
-const board = async (id: string, query: Record<string, string> = {}) => (await t.http.get(`/v1/admin/leaderboards/${id}`).query(query).set(server)).body;
+const board = async (id: string, query: Record<string, string> = {}) =>
+  (await t.http.get(`/v1/admin/leaderboards/${id}`).query(query).set(server)).body;
 const rows = async (id: string, query: Record<string, string> = {}) => {
   const body = await board(id, query);
   expect(body.code).toBe(200);
-  return body.data[0].standings.map((s: { userId?: string; scope?: string; points: number; rank: number }) => [s.rank, s.userId ?? s.scope, s.points]);
+  return body.data[0].standings.map((s: { userId?: string; scope?: string; points: number; rank: number }) => [
+    s.rank,
+    s.userId ?? s.scope,
+    s.points,
+  ]);
 };
 /** A unique value per test, so that the suites' standings never mix. */
 const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
@@ -71,7 +79,9 @@ describe('player attributes', () => {
     const over = await update({ playerId, attributes: { extra: 'v' } });
     expect(over.status).toBe(400);
     expect(over.body.code).toBe(1001);
-    expect((await update({ playerId, attributes: { [Object.keys(twenty)[0]]: null, extra: 'v' } })).body.code).toBe(200);
+    expect((await update({ playerId, attributes: { [Object.keys(twenty)[0]]: null, extra: 'v' } })).body.code).toBe(
+      200,
+    );
   });
 });
 
@@ -106,7 +116,10 @@ describe('scoped leaderboards', () => {
     // A reversal takes the points out of the standings they were counted on.
     const earlier = await send('score', a);
     await update({ playerId: a, attributes: { country: fr } });
-    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: earlier, playerId: a })).body.code).toBe(200);
+    expect(
+      (await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: earlier, playerId: a }))
+        .body.code,
+    ).toBe(200);
     expect(await rows('lb-country', { scope: de })).toEqual([
       [1, b, 20],
       [2, a, 10],
@@ -122,7 +135,12 @@ describe('scoped leaderboards', () => {
     const de = unique('DE');
     const p = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     for (const player of p) await create({ playerId: player, attributes: { country: de } });
-    for (const [player, times] of [[p[0], 3], [p[1], 2], [p[2], 1]] as const) for (let i = 0; i < times; i++) await send('score', player);
+    for (const [player, times] of [
+      [p[0], 3],
+      [p[1], 2],
+      [p[2], 1],
+    ] as const)
+      for (let i = 0; i < times; i++) await send('score', player);
     const body = await board('lb-country', { scope: de, playerId: p[1], around: '1' });
     expect(body.code).toBe(200);
     expect(body.data[0].player).toEqual({ rank: 2, points: 20, userId: p[1], username: p[1], imageName: null });
@@ -132,7 +150,10 @@ describe('scoped leaderboards', () => {
       [3, p[2]],
     ]);
     // p3 has no standing in that value: no player, no neighbours; nor has p1 in another value.
-    expect((await board('lb-country', { scope: de, playerId: p[3], around: '1' })).data[0]).toMatchObject({ player: null, around: [] });
+    expect((await board('lb-country', { scope: de, playerId: p[3], around: '1' })).data[0]).toMatchObject({
+      player: null,
+      around: [],
+    });
     expect((await board('lb-country', { scope: unique('FR'), playerId: p[1] })).data[0].player).toBeNull();
   });
 
@@ -167,7 +188,7 @@ describe('scoped leaderboards', () => {
 });
 
 describe('an aggregate (sum) board', () => {
-  it('ranks the values by their players\' total, in one list read without scope; a switch leaves the points with the old team', async () => {
+  it("ranks the values by their players' total, in one list read without scope; a switch leaves the points with the old team", async () => {
     const red = unique('red');
     const blue = unique('blue');
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
@@ -178,7 +199,10 @@ describe('an aggregate (sum) board', () => {
     await send('bonus', b);
     await send('score', c);
     await send('score', c);
-    const mine = async () => (await rows('lb-teams')).filter(([, scope]: [number, string]) => scope === red || scope === blue).map(([, scope, points]: [number, string, number]) => [scope, points]);
+    const mine = async () =>
+      (await rows('lb-teams'))
+        .filter(([, scope]: [number, string]) => scope === red || scope === blue)
+        .map(([, scope, points]: [number, string, number]) => [scope, points]);
     expect(await mine()).toEqual([
       [blue, 20],
       [red, 15],
@@ -193,7 +217,10 @@ describe('an aggregate (sum) board', () => {
       [red, 15],
     ]);
     // Reversed, the action leaves the team it counted for.
-    expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: later, playerId: a })).body.code).toBe(200);
+    expect(
+      (await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId: later, playerId: a })).body
+        .code,
+    ).toBe(200);
     expect(await mine()).toEqual([
       [blue, 20],
       [red, 15],
@@ -202,7 +229,7 @@ describe('an aggregate (sum) board', () => {
 });
 
 describe('an aggregate board under many reversals', () => {
-  it('keeps a value\'s exact total when reversals take out every contribution it keeps one by one (16)', async () => {
+  it("keeps a value's exact total when reversals take out every contribution it keeps one by one (16)", async () => {
     const green = unique('green');
     const [a, b] = [randomUUID(), randomUUID()];
     await create({ playerId: a, attributes: { team: green } });
@@ -213,9 +240,14 @@ describe('an aggregate board under many reversals', () => {
       const player = i % 2 ? a : b;
       refs.push([player, await send('score', player)]);
     }
-    const total = async () => (await rows('lb-teams', { top: '1000' })).find(([, scope]: [number, string]) => scope === green)?.[2] ?? null;
+    const total = async () =>
+      (await rows('lb-teams', { top: '1000' })).find(([, scope]: [number, string]) => scope === green)?.[2] ?? null;
     expect(await total()).toBe(165);
-    for (const [player, referenceId] of refs.reverse()) expect((await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId, playerId: player })).body.code).toBe(200);
+    for (const [player, referenceId] of refs.reverse())
+      expect(
+        (await t.http.post('/v1/action/delete').set(server).send({ name: 'score', referenceId, playerId: player })).body
+          .code,
+      ).toBe(200);
     expect(await total()).toBe(5);
     // A new contribution adds to the older total.
     await send('score', b);
@@ -227,7 +259,12 @@ describe('a rebuild', () => {
   // Runs after the suites above: their switches and reversals are in the log.
   it('replaying the log into fresh read models gives the same scoped and aggregate standings', async () => {
     const fresh = new MemoryReadStore();
-    const replay = new ProjectionRunner(t.service.events, fresh, [catalogViewsProjector, leaderboardsProjector], pino({ level: 'silent' }));
+    const replay = new ProjectionRunner(
+      t.service.events,
+      fresh,
+      [catalogViewsProjector, leaderboardsProjector],
+      pino({ level: 'silent' }),
+    );
     await replay.start();
     expect(await replay.waitFor(await t.service.events.headPosition(), 30_000)).toBe(true);
     await replay.stop();

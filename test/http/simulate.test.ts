@@ -28,7 +28,11 @@ const trainer = randomUUID();
 
 beforeAll(async () => {
   t = await startTestService({ catalogYaml: CATALOG });
-  const act = async (playerId: string, name: string) => expect((await t.http.post('/v1/action/process').set(server).send({ playerId, name, referenceId: randomUUID() })).body.code).toBe(200);
+  const act = async (playerId: string, name: string) =>
+    expect(
+      (await t.http.post('/v1/action/process').set(server).send({ playerId, name, referenceId: randomUUID() })).body
+        .code,
+    ).toBe(200);
   await act(earner, 'earn');
   await act(earner, 'earn');
   await act(trainer, 'train');
@@ -36,10 +40,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const simulate = (body: unknown, headers: Record<string, string> = server) => t.http.post('/v1/audit/simulate').set(headers).send(body as object);
+const simulate = (body: unknown, headers: Record<string, string> = server) =>
+  t.http
+    .post('/v1/audit/simulate')
+    .set(headers)
+    .send(body as object);
 
 describe('POST /v1/audit/simulate', () => {
-  it("answers what a draft would change, for Server and Auditor keys, and writes nothing", async () => {
+  it('answers what a draft would change, for Server and Auditor keys, and writes nothing', async () => {
     const head = await t.service.events.headPosition();
     const doubled = catalogJson(CATALOG.replace('identifier: earn, points: 10', 'identifier: earn, points: 20'));
     for (const headers of [server, auditor]) {
@@ -49,8 +57,31 @@ describe('POST /v1/audit/simulate', () => {
         actionsRedecided: 4,
         playersAffected: 1,
         totals: { pointsBefore: 26, pointsAfter: 46, badgesGained: 0, badgesLost: 0, levelsChanged: 0 },
-        players: [{ playerId: earner, pointsBefore: 20, pointsAfter: 40, levelBefore: 2, levelAfter: 2, badgesGained: [], badgesLost: [], balances: [] }],
-        boards: [{ leaderboardUid: 'lb-all', before: [{ rank: 1, userId: earner, points: 20 }, { rank: 2, userId: trainer, points: 6 }], after: [{ rank: 1, userId: earner, points: 40 }, { rank: 2, userId: trainer, points: 6 }] }],
+        players: [
+          {
+            playerId: earner,
+            pointsBefore: 20,
+            pointsAfter: 40,
+            levelBefore: 2,
+            levelAfter: 2,
+            badgesGained: [],
+            badgesLost: [],
+            balances: [],
+          },
+        ],
+        boards: [
+          {
+            leaderboardUid: 'lb-all',
+            before: [
+              { rank: 1, userId: earner, points: 20 },
+              { rank: 2, userId: trainer, points: 6 },
+            ],
+            after: [
+              { rank: 1, userId: earner, points: 40 },
+              { rank: 2, userId: trainer, points: 6 },
+            ],
+          },
+        ],
         problems: [],
       });
     }
@@ -58,7 +89,9 @@ describe('POST /v1/audit/simulate', () => {
   });
 
   it('limits the run to the players given (unknown ones ignored) and the list to top', async () => {
-    const harder = catalogJson(CATALOG.replace('challenge: { times: 2 }', 'challenge: { times: 3 }').replace('target: 20', 'target: 25'));
+    const harder = catalogJson(
+      CATALOG.replace('challenge: { times: 2 }', 'challenge: { times: 3 }').replace('target: 20', 'target: 25'),
+    );
     const all = (await simulate({ catalog: harder })).body.data;
     expect(all.playersAffected).toBe(2);
     expect(all.players.map((p: { playerId: string }) => p.playerId).sort()).toEqual([earner, trainer].sort());
@@ -66,12 +99,23 @@ describe('POST /v1/audit/simulate', () => {
     expect(one.players).toEqual([expect.objectContaining({ playerId: trainer, badgesLost: ['b-veteran'] })]);
     const top = (await simulate({ catalog: harder, top: 1 })).body.data;
     // No points change: equal changes are listed by playerId.
-    expect(top).toMatchObject({ playersAffected: 2, players: [expect.objectContaining({ playerId: [earner, trainer].sort()[0] })] });
-    expect(all.players.find((p: { playerId: string }) => p.playerId === earner)).toMatchObject({ levelBefore: 2, levelAfter: 1 });
+    expect(top).toMatchObject({
+      playersAffected: 2,
+      players: [expect.objectContaining({ playerId: [earner, trainer].sort()[0] })],
+    });
+    expect(all.players.find((p: { playerId: string }) => p.playerId === earner)).toMatchObject({
+      levelBefore: 2,
+      levelAfter: 1,
+    });
   });
 
   it('refuses an invalid catalog with 1001, one line per problem', async () => {
-    const broken = catalogJson(CATALOG.replace('deliverable: gold, amount: 100', 'deliverable: silver, amount: 100').replace('level: 2, target: 20', 'level: 2, target: -5'));
+    const broken = catalogJson(
+      CATALOG.replace('deliverable: gold, amount: 100', 'deliverable: silver, amount: 100').replace(
+        'level: 2, target: 20',
+        'level: 2, target: -5',
+      ),
+    );
     const res = await simulate({ catalog: broken });
     expect([res.status, res.body.code]).toEqual([400, 1001]);
     const lines = (res.body.data as string).split('\n');
@@ -81,25 +125,50 @@ describe('POST /v1/audit/simulate', () => {
   });
 
   it('refuses a malformed body: 1001 for catalog and top, 1002 for a player that is no UUID', async () => {
-    for (const body of [{}, { catalog: [] }, { catalog: catalogJson(), top: 0 }, { catalog: catalogJson(), top: 1001 }, { catalog: catalogJson(), players: 'x' }]) {
+    for (const body of [
+      {},
+      { catalog: [] },
+      { catalog: catalogJson(), top: 0 },
+      { catalog: catalogJson(), top: 1001 },
+      { catalog: catalogJson(), players: 'x' },
+    ]) {
       expect([body, (await simulate(body)).body.code]).toEqual([body, 1001]);
     }
     expect((await simulate({ catalog: catalogJson(), players: ['not-a-uuid'] })).body.code).toBe(1002);
   });
 
   it('is for operators: 4003 for Mobile and Client keys, 4001 without a key', async () => {
-    for (const headers of [mobile, client]) expect([(await simulate({ catalog: catalogJson() }, headers)).status, (await simulate({ catalog: catalogJson() }, headers)).body.code]).toEqual([403, 4003]);
+    for (const headers of [mobile, client])
+      expect([
+        (await simulate({ catalog: catalogJson() }, headers)).status,
+        (await simulate({ catalog: catalogJson() }, headers)).body.code,
+      ]).toEqual([403, 4003]);
     expect((await simulate({ catalog: catalogJson() }, {})).body.code).toBe(4001);
   });
 
   it('reads bodies up to 4 MiB, more than other routes take, and refuses a larger one with 413', async () => {
     const body = (bytes: number) => JSON.stringify({ catalog: catalogJson(), pad: 'x'.repeat(bytes) });
-    const large = await t.http.post('/v1/audit/simulate').set(server).set('Content-Type', 'application/json').send(body(1024 * 1024));
+    const large = await t.http
+      .post('/v1/audit/simulate')
+      .set(server)
+      .set('Content-Type', 'application/json')
+      .send(body(1024 * 1024));
     expect([large.status, large.body.code]).toEqual([200, 200]);
     // The same body on another route is over its 64 KiB.
-    const elsewhere = await t.http.post('/v1/audit/verify').set(server).set('Content-Type', 'application/json').send(body(1024 * 1024));
+    const elsewhere = await t.http
+      .post('/v1/audit/verify')
+      .set(server)
+      .set('Content-Type', 'application/json')
+      .send(body(1024 * 1024));
     expect([elsewhere.status, elsewhere.body.code]).toEqual([413, 1001]);
-    const over = await t.http.post('/v1/audit/simulate').set(server).set('Content-Type', 'application/json').send(body(SIMULATE_MAX_BODY_BYTES));
-    expect([over.status, over.body]).toEqual([413, { code: 1001, data: expect.stringContaining(String(SIMULATE_MAX_BODY_BYTES)) }]);
+    const over = await t.http
+      .post('/v1/audit/simulate')
+      .set(server)
+      .set('Content-Type', 'application/json')
+      .send(body(SIMULATE_MAX_BODY_BYTES));
+    expect([over.status, over.body]).toEqual([
+      413,
+      { code: 1001, data: expect.stringContaining(String(SIMULATE_MAX_BODY_BYTES)) },
+    ]);
   });
 });

@@ -41,7 +41,10 @@ afterEach(() => jest.restoreAllMocks());
 let refs = 0;
 const earn = async (playerId: string, times = 1) => {
   for (let i = 0; i < times; i++) {
-    const res = await t.http.post('/v1/action/process').set(server).send({ name: 'earn', referenceId: `earn-${Date.now()}-${++refs}`, playerId });
+    const res = await t.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'earn', referenceId: `earn-${Date.now()}-${++refs}`, playerId });
     expect(res.body.code).toBe(200);
   }
 };
@@ -50,11 +53,15 @@ const richPlayer = async (gold = 300) => {
   await earn(playerId, gold / 100);
   return playerId;
 };
-const buy = (playerId: string, referenceId: string, headers: Record<string, string> = server) => t.http.post('/v1/store/buy').set(headers).send({ playerId, referenceId });
-const move = (path: string, provisionUid: unknown, headers: Record<string, string> = server) => t.http.post(`/v1/store/${path}`).set(headers).send({ provisionUid });
+const buy = (playerId: string, referenceId: string, headers: Record<string, string> = server) =>
+  t.http.post('/v1/store/buy').set(headers).send({ playerId, referenceId });
+const move = (path: string, provisionUid: unknown, headers: Record<string, string> = server) =>
+  t.http.post(`/v1/store/${path}`).set(headers).send({ provisionUid });
 const balances = async (playerId: string): Promise<Record<string, number>> => {
   const res = await t.http.post('/v1/player/profile').set(server).send({ playerId });
-  return Object.fromEntries(res.body.data.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]));
+  return Object.fromEntries(
+    res.body.data.balances.map((b: { deliverableUid: string; amount: number }) => [b.deliverableUid, b.amount]),
+  );
 };
 const remainingStock = async (bundleUid: string) => {
   const res = await t.http.get('/v1/admin/stores/main').set(server);
@@ -64,7 +71,8 @@ const remainingStock = async (bundleUid: string) => {
 const balancesFromEvents = async (playerId: string) => {
   const sums: Record<string, number> = {};
   for (const e of await t.service.events.readStream(playerStream(playerId))) {
-    for (const b of (e.data as { effects: Effects }).effects.balances) sums[b.deliverableUid] = addAmounts(sums[b.deliverableUid] ?? 0, b.amount);
+    for (const b of (e.data as { effects: Effects }).effects.balances)
+      sums[b.deliverableUid] = addAmounts(sums[b.deliverableUid] ?? 0, b.amount);
   }
   return Object.fromEntries(Object.entries(sums).filter(([, v]) => v !== 0));
 };
@@ -194,7 +202,8 @@ describe('the transaction endpoints', () => {
     expect(cancelled.body.data).toMatchObject({ status: 'Failed', failureReason: 'Cancelled' });
     expect(await balances(playerId)).toEqual({ gold: 300 });
     expect(await remainingStock('shipped')).toBe(before);
-    for (const path of ['complete-transaction', 'cancel-transaction', 'refund-transaction']) expect((await move(path, provisionUid)).body.code).toBe(9003);
+    for (const path of ['complete-transaction', 'cancel-transaction', 'refund-transaction'])
+      expect((await move(path, provisionUid)).body.code).toBe(9003);
     expect((await move('transaction-status', provisionUid)).body.data.status).toBe('Failed');
   });
 
@@ -218,14 +227,25 @@ describe('the transaction endpoints', () => {
   it('refuse to refund spent contents (9011) or an action cost (9009)', async () => {
     const playerId = await richPlayer();
     const { provisionUid } = (await buy(playerId, 'sword-pack')).body.data;
-    await t.http.post('/v1/action/process').set(server).send({ name: 'spend-sword', referenceId: `spend-${++refs}`, playerId });
+    await t.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'spend-sword', referenceId: `spend-${++refs}`, playerId });
     const res = await move('refund-transaction', provisionUid);
     expect(res.body.code).toBe(9011);
     expect((await move('transaction-status', provisionUid)).body.data.status).toBe('Completed');
 
-    const fight = await t.http.post('/v1/action/process').set(server).send({ name: 'fight', referenceId: `fight-${++refs}`, playerId });
+    const fight = await t.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'fight', referenceId: `fight-${++refs}`, playerId });
     const cost = await move('transaction-status', fight.body.data.provisionUid);
-    expect(cost.body.data).toMatchObject({ referenceType: 'Action', status: 'Completed', cost: 10, costDeliverableUid: 'gold' });
+    expect(cost.body.data).toMatchObject({
+      referenceType: 'Action',
+      status: 'Completed',
+      cost: 10,
+      costDeliverableUid: 'gold',
+    });
     expect((await move('refund-transaction', fight.body.data.provisionUid)).body.code).toBe(9009);
   });
 });
@@ -235,7 +255,10 @@ describe('settlement', () => {
     const playerId = await richPlayer();
     const { provisionUid } = (await buy(playerId, 'shipped')).body.data;
     // Units this purchase holds of the bundle's stock: taken, and not yet returned.
-    const holds = async () => (await t.service.events.readStream(stockStream(BUNDLE_STOCK, 'shipped'))).filter((e) => (e.data as { holder: string }).holder === provisionUid).length === 1;
+    const holds = async () =>
+      (await t.service.events.readStream(stockStream(BUNDLE_STOCK, 'shipped'))).filter(
+        (e) => (e.data as { holder: string }).holder === provisionUid,
+      ).length === 1;
     expect(await holds()).toBe(true);
     clock += 1500;
     // The job runs on the real clock, one second after the purchase. A run that finds it early
@@ -292,14 +315,20 @@ describe('a Pending provision across a restart', () => {
   it('still times out: the timeout job is kept on disk', async () => {
     const first = await startTestService({ catalogYaml: CATALOG });
     const playerId = randomUUID();
-    await first.http.post('/v1/action/process').set(server).send({ name: 'earn', referenceId: `restart-${++refs}`, playerId });
-    const { provisionUid } = (await first.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'shipped' })).body.data;
+    await first.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'earn', referenceId: `restart-${++refs}`, playerId });
+    const { provisionUid } = (
+      await first.http.post('/v1/store/buy').set(server).send({ playerId, referenceId: 'shipped' })
+    ).body.data;
     const second = await first.restart();
     try {
       let status = 'Pending';
       for (let i = 0; i < 60 && status === 'Pending'; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        status = (await second.http.post('/v1/store/transaction-status').set(server).send({ provisionUid })).body.data.status;
+        status = (await second.http.post('/v1/store/transaction-status').set(server).send({ provisionUid })).body.data
+          .status;
       }
       expect(status).toBe('Failed');
     } finally {
@@ -308,14 +337,23 @@ describe('a Pending provision across a restart', () => {
   });
 });
 
-describe('POST /v1/store/transactions (a player\'s transaction history, Client keys too)', () => {
+describe("POST /v1/store/transactions (a player's transaction history, Client keys too)", () => {
   it('lists purchases and action costs newest first, with what each bought and its status, a page at a time', async () => {
     const playerId = await richPlayer(300);
     const sword = (await buy(playerId, 'sword-pack', client)).body.data.provisionUid;
-    const fight = (await t.http.post('/v1/action/process').set(server).send({ name: 'fight', referenceId: `fight-${++refs}`, playerId })).body.data.provisionUid;
+    const fight = (
+      await t.http
+        .post('/v1/action/process')
+        .set(server)
+        .send({ name: 'fight', referenceId: `fight-${++refs}`, playerId })
+    ).body.data.provisionUid;
     const shipped = (await buy(playerId, 'shipped', client)).body.data.provisionUid;
     await move('cancel-transaction', shipped);
-    const list = (body: object) => t.http.post('/v1/store/transactions').set(client).send({ playerId, ...body });
+    const list = (body: object) =>
+      t.http
+        .post('/v1/store/transactions')
+        .set(client)
+        .send({ playerId, ...body });
 
     const all = await list({});
     expect(all.body.code).toBe(200);
@@ -336,7 +374,15 @@ describe('POST /v1/store/transactions (a player\'s transaction history, Client k
       createDate: expect.any(Number),
       updateDate: expect.any(Number),
     });
-    expect(all.body.data[1]).toMatchObject({ provisionUid: fight, referenceType: 'Action', referenceId: expect.stringMatching(/^fight-/), bundleUid: null, cost: 10, status: 'Completed', contents: [] });
+    expect(all.body.data[1]).toMatchObject({
+      provisionUid: fight,
+      referenceType: 'Action',
+      referenceId: expect.stringMatching(/^fight-/),
+      bundleUid: null,
+      cost: 10,
+      status: 'Completed',
+      contents: [],
+    });
 
     const first = await list({ top: 2 });
     expect(first.body.data.map((x: { provisionUid: string }) => x.provisionUid)).toEqual([shipped, fight]);

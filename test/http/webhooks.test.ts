@@ -8,7 +8,13 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { auditor, client, server, startTestService, tempDir, type TestService } from '../support/service';
 import { eventually } from '../support/process';
-import { firstReceiptsByPlayer, newSecret, startReceiver, writeWebhooksFile, type Receiver } from '../support/webhook-receiver';
+import {
+  firstReceiptsByPlayer,
+  newSecret,
+  startReceiver,
+  writeWebhooksFile,
+  type Receiver,
+} from '../support/webhook-receiver';
 
 const act = async (t: TestService, playerId: string, referenceId = randomUUID()) => {
   const res = await t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId, playerId });
@@ -20,12 +26,23 @@ const act = async (t: TestService, playerId: string, referenceId = randomUUID())
  * Runs `body` against the service with one webhook, `crm`, sending to a receiver that verifies
  * with `receiverSecret` (default: the webhook's own); retries 100 ms apart, doubling.
  */
-async function withWebhook(options: { events?: string[]; env?: Record<string, string>; receiverSecret?: string }, body: (t: TestService, receiver: Receiver) => Promise<void>): Promise<void> {
+async function withWebhook(
+  options: { events?: string[]; env?: Record<string, string>; receiverSecret?: string },
+  body: (t: TestService, receiver: Receiver) => Promise<void>,
+): Promise<void> {
   const secret = newSecret();
   const receiver = await startReceiver(options.receiverSecret ?? secret);
   const dir = tempDir();
-  const file = writeWebhooksFile(dir, { name: 'crm', url: receiver.url, secret, events: options.events ?? ['PlayerRegistered', 'ActionProcessed'] });
-  const t = await startTestService({ dataDir: dir, env: { WEBHOOKS_FILE: file, WEBHOOK_RETRY_BASE_MS: '100', ...options.env } });
+  const file = writeWebhooksFile(dir, {
+    name: 'crm',
+    url: receiver.url,
+    secret,
+    events: options.events ?? ['PlayerRegistered', 'ActionProcessed'],
+  });
+  const t = await startTestService({
+    dataDir: dir,
+    env: { WEBHOOKS_FILE: file, WEBHOOK_RETRY_BASE_MS: '100', ...options.env },
+  });
   try {
     await body(t, receiver);
   } finally {
@@ -42,7 +59,8 @@ describe('webhooks', () => {
       const players = [randomUUID(), randomUUID(), randomUUID()];
       const positions: number[] = [];
       // Interleaved: the order that matters is each player's.
-      for (let round = 0; round < 4; round++) await Promise.all(players.map(async (p) => positions.push(await act(t, p))));
+      for (let round = 0; round < 4; round++)
+        await Promise.all(players.map(async (p) => positions.push(await act(t, p))));
       // Each player: PlayerRegistered, then four ActionProcessed; nothing else (ReferenceRecorded, CatalogPublished are not configured).
       await eventually(async () => expect(receiver.accepted).toHaveLength(players.length * 5), 15_000);
       expect(receiver.forged).toBe(0);
@@ -57,12 +75,26 @@ describe('webhooks', () => {
       expect(first.body).toEqual({
         type: 'ActionProcessed',
         timestamp: new Date(first.body.data.time).toISOString(),
-        data: { eventId: first.id, playerId: first.playerId, stream: `player-${first.playerId}`, position: first.position, time: expect.any(Number), data: expect.objectContaining({ actionName: 'purchase' }), metadata: expect.objectContaining({ keyName: 'backend' }) },
+        data: {
+          eventId: first.id,
+          playerId: first.playerId,
+          stream: `player-${first.playerId}`,
+          position: first.position,
+          time: expect.any(Number),
+          data: expect.objectContaining({ actionName: 'purchase' }),
+          metadata: expect.objectContaining({ keyName: 'backend' }),
+        },
       });
       // The run records its outcomes once its sends are answered.
       await eventually(async () => expect(await view(t)).toMatchObject({ delivered: 15 }));
       const v = await view(t);
-      expect(v).toMatchObject({ name: 'crm', url: receiver.url, events: ['PlayerRegistered', 'ActionProcessed'], waiting: 0, failed: 0 });
+      expect(v).toMatchObject({
+        name: 'crm',
+        url: receiver.url,
+        events: ['PlayerRegistered', 'ActionProcessed'],
+        waiting: 0,
+        failed: 0,
+      });
       expect(v.cursor).toBeGreaterThanOrEqual(Math.max(...positions));
       expect(v.recent[0]).toMatchObject({ outcome: 'delivered', result: 'HTTP 204', attempts: 1 });
       const metrics = (await t.http.get('/metrics').set(server)).text;
@@ -84,7 +116,9 @@ describe('webhooks', () => {
       expect(new Set(receiver.requests.map((r) => r.id)).size).toBe(1);
       failing = false;
       await eventually(async () => expect(receiver.accepted).toHaveLength(3), 15_000);
-      expect(firstReceiptsByPlayer(receiver.accepted).get(player)).toEqual([...firstReceiptsByPlayer(receiver.accepted).get(player)!].sort((a, b) => a - b));
+      expect(firstReceiptsByPlayer(receiver.accepted).get(player)).toEqual(
+        [...firstReceiptsByPlayer(receiver.accepted).get(player)!].sort((a, b) => a - b),
+      );
       await eventually(async () => expect(await view(t)).toMatchObject({ waiting: 0, failed: 0, delivered: 3 }));
     }));
 
@@ -96,14 +130,28 @@ describe('webhooks', () => {
       const player = randomUUID();
       await act(t, player, poisoned);
       await act(t, player);
-      await eventually(async () => expect(await view(t)).toMatchObject({ failed: 1, waiting: 0, delivered: 1 }), 10_000);
+      await eventually(
+        async () => expect(await view(t)).toMatchObject({ failed: 1, waiting: 0, delivered: 1 }),
+        10_000,
+      );
       const v = await view(t);
-      expect(v.failures).toEqual([{ eventId: expect.any(String), type: 'ActionProcessed', position: expect.any(Number), attempts: 2, lastResult: 'HTTP 500' }]);
+      expect(v.failures).toEqual([
+        {
+          eventId: expect.any(String),
+          type: 'ActionProcessed',
+          position: expect.any(Number),
+          attempts: 2,
+          lastResult: 'HTTP 500',
+        },
+      ]);
       expect(receiver.accepted.map((r) => r.body.data.data.referenceId)).not.toContain(poisoned);
 
       refusing = false;
       const given = v.failures[0].position;
-      const redeliver = await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: given - 1 });
+      const redeliver = await t.http
+        .post('/v1/admin/webhooks/redeliver')
+        .set(server)
+        .send({ webhook: 'crm', after: given - 1 });
       expect(redeliver.body).toEqual({ code: 200, data: { webhook: 'crm', after: given - 1, cursorBefore: v.cursor } });
       // The given-up one, then the one after it again (at least once), in order.
       await eventually(async () => expect(receiver.accepted).toHaveLength(3), 10_000);
@@ -116,7 +164,12 @@ describe('webhooks', () => {
       let failing = true;
       receiver.answer = () => (failing ? 503 : 200);
       // One request for two players: both lanes are attempted in one run and refused, so the webhook pauses for 10 minutes.
-      const nested = { name: 'purchase', referenceId: randomUUID(), playerId: randomUUID(), actions: [{ name: 'purchase', referenceId: randomUUID(), playerId: randomUUID() }] };
+      const nested = {
+        name: 'purchase',
+        referenceId: randomUUID(),
+        playerId: randomUUID(),
+        actions: [{ name: 'purchase', referenceId: randomUUID(), playerId: randomUUID() }],
+      };
       expect((await t.http.post('/v1/action/process').set(server).send(nested)).body.code).toBe(200);
       await eventually(async () => expect(await view(t)).toMatchObject({ waiting: 2 }), 10_000);
       expect(receiver.requests).toHaveLength(2);
@@ -124,7 +177,10 @@ describe('webhooks', () => {
       await act(t, randomUUID());
       failing = false;
       const v = await view(t);
-      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: v.cursor })).body.code).toBe(200);
+      expect(
+        (await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: v.cursor })).body
+          .code,
+      ).toBe(200);
       await eventually(async () => expect(receiver.accepted).toHaveLength(3), 10_000);
       await eventually(async () => expect(await view(t)).toMatchObject({ waiting: 0, failed: 0, delivered: 3 }));
     }));
@@ -133,7 +189,15 @@ describe('webhooks', () => {
     withWebhook({ events: ['ActionProcessed'] }, async (t, receiver) => {
       const player = randomUUID();
       // The demo catalog's risk review: a Notification after ten failed deposits in a day.
-      for (let i = 0; i < 10; i++) expect((await t.http.post('/v1/action/process').set(server).send({ name: 'deposit_failed', referenceId: randomUUID(), playerId: player })).body.code).toBe(200);
+      for (let i = 0; i < 10; i++)
+        expect(
+          (
+            await t.http
+              .post('/v1/action/process')
+              .set(server)
+              .send({ name: 'deposit_failed', referenceId: randomUUID(), playerId: player })
+          ).body.code,
+        ).toBe(200);
       await eventually(async () => expect(receiver.accepted).toHaveLength(10), 10_000);
       const notified = receiver.accepted.filter((r) => JSON.stringify(r.body.data.data).includes('"notify-risk"'));
       expect(notified).toHaveLength(1);
@@ -151,18 +215,44 @@ describe('webhooks', () => {
   it('redelivery: 1001 for an unknown webhook or a position past the cursor; Server keys only; the view is for Server and Auditor keys', () =>
     withWebhook({}, async (t) => {
       const v = await view(t);
-      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'nope', after: 0 })).body).toEqual({ code: 1001, data: 'webhook: no webhook is named "nope" (configured: crm)' });
-      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: v.cursor + 10 })).body).toEqual({ code: 1001, data: expect.stringMatching(/^after: must be at most \d+, the webhook's cursor/) });
-      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: -1 })).body).toEqual({ code: 1001, data: 'after: must be a log position' });
-      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(server).set('Content-Type', 'application/json').send('null')).body.code).toBe(1001);
-      expect((await t.http.post('/v1/admin/webhooks/redeliver').set(auditor).send({ webhook: 'crm', after: 0 })).body.code).toBe(4003);
+      expect(
+        (await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'nope', after: 0 })).body,
+      ).toEqual({ code: 1001, data: 'webhook: no webhook is named "nope" (configured: crm)' });
+      expect(
+        (
+          await t.http
+            .post('/v1/admin/webhooks/redeliver')
+            .set(server)
+            .send({ webhook: 'crm', after: v.cursor + 10 })
+        ).body,
+      ).toEqual({ code: 1001, data: expect.stringMatching(/^after: must be at most \d+, the webhook's cursor/) });
+      expect(
+        (await t.http.post('/v1/admin/webhooks/redeliver').set(server).send({ webhook: 'crm', after: -1 })).body,
+      ).toEqual({ code: 1001, data: 'after: must be a log position' });
+      expect(
+        (
+          await t.http
+            .post('/v1/admin/webhooks/redeliver')
+            .set(server)
+            .set('Content-Type', 'application/json')
+            .send('null')
+        ).body.code,
+      ).toBe(1001);
+      expect(
+        (await t.http.post('/v1/admin/webhooks/redeliver').set(auditor).send({ webhook: 'crm', after: 0 })).body.code,
+      ).toBe(4003);
       expect((await t.http.get('/v1/admin/webhooks').set(client)).body.code).toBe(4003);
       expect((await t.http.get('/v1/admin/webhooks').set(server)).body.data).toHaveLength(1);
     }));
 
   it('drops at start the job of a webhook no longer configured, saying so once, so no job waits for ever', async () => {
     const dir = tempDir();
-    const file = writeWebhooksFile(dir, { name: 'crm', url: 'http://127.0.0.1:9/never', secret: newSecret(), events: ['PlayerRegistered'] });
+    const file = writeWebhooksFile(dir, {
+      name: 'crm',
+      url: 'http://127.0.0.1:9/never',
+      secret: newSecret(),
+      events: ['PlayerRegistered'],
+    });
     let t = await startTestService({ dataDir: dir, env: { WEBHOOKS_FILE: file } });
     const jobs = async () => (await t.http.get('/v1/admin/jobs').set(server)).body.data;
     try {
@@ -174,7 +264,10 @@ describe('webhooks', () => {
       expect(await jobs()).toMatchObject({ waiting: 0, delayed: 0, running: 0 });
       t = await t.restart({ env: {}, log });
       expect(lines.filter((l) => l.msg.includes('webhooks no longer configured'))).toEqual([
-        expect.objectContaining({ msg: 'dropped the jobs of webhooks no longer configured: crm', jobIds: ['webhook:crm'] }),
+        expect.objectContaining({
+          msg: 'dropped the jobs of webhooks no longer configured: crm',
+          jobIds: ['webhook:crm'],
+        }),
       ]);
     } finally {
       await t.close();

@@ -18,6 +18,18 @@ export const describeInBrowser = fs.existsSync(CHROMIUM) ? describe : describe.s
  * connections this closed network refuses. `hostRules`: a --host-resolver-rules value.
  */
 export function launchChromium(hostRules?: string): Promise<Browser> {
-  const args = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: hostRules ? [...args, `--host-resolver-rules=${hostRules}`] : args });
+  const args = [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ];
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: hostRules ? [...args, `--host-resolver-rules=${hostRules}`] : args,
+  });
 }

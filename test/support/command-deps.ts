@@ -10,7 +10,11 @@ import { StockStates } from '../../shared/stock/stock-states';
 import { seededRandom } from '../../bench/seeded-random';
 
 /** Command deps over a store, for tests that run commands without the HTTP service: jobs in memory, a fixed clock unless given. */
-export function commandDepsFor(events: EventStore, catalog: Catalog, now: () => number = () => Date.UTC(2026, 5, 1)): CommandDeps {
+export function commandDepsFor(
+  events: EventStore,
+  catalog: Catalog,
+  now: () => number = () => Date.UTC(2026, 5, 1),
+): CommandDeps {
   return {
     events,
     players: new PlayerStates(events),
@@ -25,7 +29,12 @@ export function commandDepsFor(events: EventStore, catalog: Catalog, now: () => 
 }
 
 /** Publishes a catalog given as YAML onto a store, as the service does at start. */
-export async function publishYaml(events: EventStore, yaml: string, now: number, metadata: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>): Promise<void> {
+export async function publishYaml(
+  events: EventStore,
+  yaml: string,
+  now: number,
+  metadata: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>,
+): Promise<void> {
   const parsed = parseCatalog(yaml, 'catalog.yaml');
   if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
   const deps = commandDepsFor(events, parsed.catalog, () => now);

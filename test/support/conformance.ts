@@ -21,7 +21,10 @@ export function conformanceTo(document: Document): Conformance {
   // The document's references (#/components/...) resolve inside each compiled schema: its root carries the components.
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
-  const templates = Object.keys(document.paths).map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`) }));
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
+  }));
   const compiled = new Map<string, ValidateFunction>();
   return {
     check(res) {
@@ -32,9 +35,15 @@ export function conformanceTo(document: Document): Conformance {
       if (!operation) return;
       const what = `${req.method} ${req.path} answered ${res.status}`;
       const documented = operation.responses[String(res.status)];
-      if (!documented) throw new Error(`${what}, a status its operation does not document (${Object.keys(operation.responses).join(', ')}): ${JSON.stringify(res.body)}`);
+      if (!documented)
+        throw new Error(
+          `${what}, a status its operation does not document (${Object.keys(operation.responses).join(', ')}): ${JSON.stringify(res.body)}`,
+        );
       const mediaType = String(res.headers['content-type'] ?? '').split(';')[0];
-      if (documented.content && !(mediaType in documented.content)) throw new Error(`${what} as ${mediaType}, which its document does not list (${Object.keys(documented.content).join(', ')})`);
+      if (documented.content && !(mediaType in documented.content))
+        throw new Error(
+          `${what} as ${mediaType}, which its document does not list (${Object.keys(documented.content).join(', ')})`,
+        );
       const json = documented.content?.['application/json'];
       if (!json || !/^application\/json/.test(String(res.headers['content-type']))) return;
       const key = `${found.template} ${req.method} ${res.status}`;
@@ -43,7 +52,10 @@ export function conformanceTo(document: Document): Conformance {
         validate = ajv.compile({ ...json.schema, components: document.components });
         compiled.set(key, validate);
       }
-      if (!validate(res.body)) throw new Error(`${what} with a body its document does not describe: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 2000)}`);
+      if (!validate(res.body))
+        throw new Error(
+          `${what} with a body its document does not describe: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 2000)}`,
+        );
     },
   };
 }

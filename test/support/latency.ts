@@ -1,7 +1,10 @@
 import type { EventStore } from '../../shared/event-store/port';
 
 /** A random pause of up to `maxMs`: sometimes only to the next turn of the event loop. */
-const pause = (maxMs: number) => new Promise<void>((resolve) => (Math.random() < 0.3 ? setImmediate(resolve) : setTimeout(resolve, Math.random() * maxMs)));
+const pause = (maxMs: number) =>
+  new Promise<void>((resolve) =>
+    Math.random() < 0.3 ? setImmediate(resolve) : setTimeout(resolve, Math.random() * maxMs),
+  );
 
 /**
  * Makes the embedded store answer like a store over a network: each read and append waits a
@@ -10,12 +13,14 @@ const pause = (maxMs: number) => new Promise<void>((resolve) => (Math.random() <
  * test could not fail. Returns a function that restores the store.
  */
 export function addLatency(events: EventStore, maxMs = 3): () => void {
-  const spies = (['readStream', 'appendToStreams', 'streamRevision', 'readAll', 'headPosition'] as const).map((name) => {
-    const original = (events[name] as (...args: unknown[]) => Promise<unknown>).bind(events);
-    return jest.spyOn(events, name).mockImplementation((async (...args: unknown[]) => {
-      await pause(maxMs);
-      return original(...args);
-    }) as never);
-  });
+  const spies = (['readStream', 'appendToStreams', 'streamRevision', 'readAll', 'headPosition'] as const).map(
+    (name) => {
+      const original = (events[name] as (...args: unknown[]) => Promise<unknown>).bind(events);
+      return jest.spyOn(events, name).mockImplementation((async (...args: unknown[]) => {
+        await pause(maxMs);
+        return original(...args);
+      }) as never);
+    },
+  );
   return () => spies.forEach((spy) => spy.mockRestore());
 }

@@ -62,7 +62,15 @@ export const streamsOf = (decision: Decision<unknown>): string[] => decision.wri
 /** The player events of a decision (written to the player's stream). */
 export function playerEvents(decision: Decision<unknown>, playerId = PLAYER): PlayerEvent[] {
   return written(decision, playerStream(playerId)).flatMap((e) => {
-    const typed = playerEventOf({ ...e, id: 'e', metadata: SPEC_METADATA, streamName: playerStream(playerId), revision: 0, position: 0, createdAt: 0 });
+    const typed = playerEventOf({
+      ...e,
+      id: 'e',
+      metadata: SPEC_METADATA,
+      streamName: playerStream(playerId),
+      revision: 0,
+      position: 0,
+      createdAt: 0,
+    });
     return typed ? [typed] : [];
   });
 }
@@ -70,7 +78,10 @@ export function playerEvents(decision: Decision<unknown>, playerId = PLAYER): Pl
 const SPEC_METADATA = { correlationId: 'spec', causationId: 'spec', keyName: 'spec', catalogVersion: 1 };
 
 /** Folds events in the order given, as they would be recorded on the player's stream. */
-export function given(events: readonly PlayerEvent[], playerId = PLAYER): { state: PlayerState; recorded: RecordedEvent[] } {
+export function given(
+  events: readonly PlayerEvent[],
+  playerId = PLAYER,
+): { state: PlayerState; recorded: RecordedEvent[] } {
   const state = initialPlayerState(playerId);
   const recorded = events.map((e, revision) => recordedEvent(playerId, e, revision));
   for (const e of recorded) evolve(state, playerEventOf(e)!);
@@ -129,7 +140,10 @@ export interface PlayerSpec {
  * A spec for one player and catalog. `env.now` is the clock: set it to move time (actions use it
  * as their timestamp unless `at` is given).
  */
-export function playerSpec(catalog: Catalog, options: { now?: number; seed?: number; playerId?: string } = {}): PlayerSpec {
+export function playerSpec(
+  catalog: Catalog,
+  options: { now?: number; seed?: number; playerId?: string } = {},
+): PlayerSpec {
   const playerId = options.playerId ?? PLAYER;
   const env = testEnv(options.now, options.seed);
   const state = initialPlayerState(playerId);
@@ -147,7 +161,13 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
   };
   const triggers = indexCatalog(catalog).triggerByUid;
   /** Another player's actions share a limited trigger's activations: the spec's exhausted ones have none left. */
-  const activationsTaken = (name: string) => new Map(limitedTriggersOf(catalog, name).map((t) => [t.uid, exhaustedTriggers.has(t.uid) ? triggers.get(t.uid)!.limit : 0]));
+  const activationsTaken = (name: string) =>
+    new Map(
+      limitedTriggersOf(catalog, name).map((t) => [
+        t.uid,
+        exhaustedTriggers.has(t.uid) ? triggers.get(t.uid)!.limit : 0,
+      ]),
+    );
 
   const spec: PlayerSpec = {
     catalog,
@@ -176,12 +196,23 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
         multiplier: o.multiplier ?? 1,
         details: Object.entries(o.details ?? {}).map(([n, value]) => ({ name: n, value: String(value) })),
       };
-      const decision = decideProcessAction(cmd, { player: state, playerRevision: recorded.length - 1, referenceTaken: false, activationsTaken: activationsTaken(name) }, { ...env, catalog });
+      const decision = decideProcessAction(
+        cmd,
+        {
+          player: state,
+          playerRevision: recorded.length - 1,
+          referenceTaken: false,
+          activationsTaken: activationsTaken(name),
+        },
+        { ...env, catalog },
+      );
       if (decision.ok) spec.apply(decision.value);
       return decision;
     },
     process(name, o) {
-      const processed = playerEvents(succeeded(spec.tryProcess(name, o)), o?.playerId ?? playerId).find((e) => e.type === 'ActionProcessed');
+      const processed = playerEvents(succeeded(spec.tryProcess(name, o)), o?.playerId ?? playerId).find(
+        (e) => e.type === 'ActionProcessed',
+      );
       if (processed?.type !== 'ActionProcessed') throw new Error('a processed action records an ActionProcessed');
       return processed.data;
     },
@@ -196,7 +227,11 @@ export function playerSpec(catalog: Catalog, options: { now?: number; seed?: num
       const original = at?.type === 'ActionProcessed' ? at.data : null;
       // The referenceId's record names the player whose action it is.
       const reference = original ? { playerId, reversed: state.reversed.has(ref) } : null;
-      const decision = decideReverseAction({ playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' }, { reference, player: state, original }, { catalog, now: env.now });
+      const decision = decideReverseAction(
+        { playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' },
+        { reference, player: state, original },
+        { catalog, now: env.now },
+      );
       if (decision.ok) spec.apply(decision.value);
       return decision;
     },
@@ -221,5 +256,10 @@ export function failureOf(result: Result<unknown>): Failure {
 /** The PowerupActivated event of an owned powerup, at a time in Unix ms. */
 export const activated = (powerupUid: string, atMs: number, playerId = PLAYER): PlayerEvent => ({
   type: 'PowerupActivated',
-  data: { playerId, powerupUid, activatedAt: Math.floor(atMs / 1000), effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] } },
+  data: {
+    playerId,
+    powerupUid,
+    activatedAt: Math.floor(atMs / 1000),
+    effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+  },
 });

@@ -27,11 +27,36 @@ export interface ChildServer {
 export const NOBODY = { uid: 65534, gid: 65534 };
 
 /** The service's settings (README, "Configuration"): a child gets those its test gives, never the test runner's. */
-const SERVICE_SETTINGS = ['PORT', 'DATA_DIR', 'CATALOG_FILE', 'API_KEYS_FILE', 'EVENTSTORE_URL', 'MONGO_URL', 'MONGO_DATABASE', 'REDIS_URL', 'REDIS_PREFIX', 'LOG_LEVEL', 'LOG_FORMAT', 'MIN_POSITION_WAIT_MS', 'SQLITE_BUSY_TIMEOUT_MS', 'IDEMPOTENCY_KEY_RETENTION_HOURS', 'HTTP_HEADERS_TIMEOUT_MS', 'HTTP_REQUEST_TIMEOUT_MS', 'WEBHOOKS_FILE', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_BASE_MS', 'WEBHOOK_MAX_ATTEMPTS', 'TRUST_PROXY'];
+const SERVICE_SETTINGS = [
+  'PORT',
+  'DATA_DIR',
+  'CATALOG_FILE',
+  'API_KEYS_FILE',
+  'EVENTSTORE_URL',
+  'MONGO_URL',
+  'MONGO_DATABASE',
+  'REDIS_URL',
+  'REDIS_PREFIX',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'MIN_POSITION_WAIT_MS',
+  'SQLITE_BUSY_TIMEOUT_MS',
+  'IDEMPOTENCY_KEY_RETENTION_HOURS',
+  'HTTP_HEADERS_TIMEOUT_MS',
+  'HTTP_REQUEST_TIMEOUT_MS',
+  'WEBHOOKS_FILE',
+  'WEBHOOK_CONCURRENCY',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_RETRY_BASE_MS',
+  'WEBHOOK_MAX_ATTEMPTS',
+  'TRUST_PROXY',
+];
 
 /** The environment of a service or CLI child: the test runner's, less the service's settings, plus `env`. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.includes(name)));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.includes(name)),
+  );
   return { ...inherited, ...env };
 }
 
@@ -39,7 +64,10 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * Runs `app/main.ts <role>` in its own process (as `npm start` does) and resolves once it answers
  * /health. `user`: run it as that user (a test running as root needs one for file permissions).
  */
-export async function startServerProcess(env: Record<string, string>, options: { role?: string; port?: number; user?: { uid: number; gid: number } } = {}): Promise<ChildServer> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { role?: string; port?: number; user?: { uid: number; gid: number } } = {},
+): Promise<ChildServer> {
   const role = options.role ?? 'all';
   const port = options.port ?? (await freePort());
   // As the npm start scripts run it: tsx as a loader, in the service's own process.
@@ -57,7 +85,10 @@ export async function startServerProcess(env: Record<string, string>, options: {
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${role} exited with ${child.exitCode}: ${out}`);
-    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { url, port, child, output: () => out };
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -96,7 +127,11 @@ export async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 10_00
 
 /** A throwaway redis-server (no persistence) on `port`, once it accepts connections. Never the shared one. */
 export async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   try {
     await eventually(
       () =>

@@ -6,4 +6,13 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 const file = process.argv[2];
 const config = await createConfig({ extends: ['recommended'] });
 const problems = await lintFromString({ source: fs.readFileSync(file, 'utf8'), absoluteRef: file, config });
-process.stdout.write(JSON.stringify(problems.map((p) => ({ rule: p.ruleId, severity: p.severity, message: p.message, where: p.location.map((l) => l.pointer).join(' ') }))));
+process.stdout.write(
+  JSON.stringify(
+    problems.map((p) => ({
+      rule: p.ruleId,
+      severity: p.severity,
+      message: p.message,
+      where: p.location.map((l) => l.pointer).join(' '),
+    })),
+  ),
+);

@@ -32,6 +32,8 @@ function answers(url: string): Promise<boolean> {
 export default async function requireRedis(): Promise<void> {
   if (await answers(TEST_REDIS_URL)) return;
   // One line, no stack: the message is the whole story.
-  process.stderr.write(`\nnpm test needs Redis: no Redis answers PING at ${TEST_REDIS_URL} (REDIS_URL). Start one (redis-server), or run only the embedded suites: npx jest --selectProjects embedded\n`);
+  process.stderr.write(
+    `\nnpm test needs Redis: no Redis answers PING at ${TEST_REDIS_URL} (REDIS_URL). Start one (redis-server), or run only the embedded suites: npx jest --selectProjects embedded\n`,
+  );
   process.exit(1);
 }

@@ -69,13 +69,23 @@ export function startTestService(options: TestServiceOptions = {}): Promise<Test
 }
 
 async function startOn(dataDir: string, stores: Backing, options: TestServiceOptions): Promise<TestService> {
-  const env: Record<string, string> = { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), ...stores.env, ...options.env };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    API_KEYS_FILE: writeKeysFile(dataDir),
+    ...stores.env,
+    ...options.env,
+  };
   if (options.catalogYaml) {
     const file = path.join(dataDir, 'catalog.yaml');
     fs.writeFileSync(file, options.catalogYaml);
     env.CATALOG_FILE = file;
   }
-  const service = await startService({ config: readRunConfig(env), log: options.log ?? pino({ level: 'silent' }), now: options.now, random: options.random });
+  const service = await startService({
+    config: readRunConfig(env),
+    log: options.log ?? pino({ level: 'silent' }),
+    now: options.now,
+    random: options.random,
+  });
   const conformance = conformanceTo((await request(service.app).get('/openapi.json')).body);
   return {
     service,

@@ -15,7 +15,19 @@ export interface Received {
   type: string;
   playerId: string | null;
   position: number;
-  body: { type: string; timestamp: string; data: { eventId: string; playerId: string | null; stream: string; position: number; time: number; data: Record<string, unknown>; metadata: Record<string, unknown> } };
+  body: {
+    type: string;
+    timestamp: string;
+    data: {
+      eventId: string;
+      playerId: string | null;
+      stream: string;
+      position: number;
+      time: number;
+      data: Record<string, unknown>;
+      metadata: Record<string, unknown>;
+    };
+  };
 }
 
 export interface Receiver {
@@ -58,7 +70,13 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         res.writeHead(401).end();
         return;
       }
-      const received: Received = { id, type: body.type, playerId: body.data.playerId, position: body.data.position, body };
+      const received: Received = {
+        id,
+        type: body.type,
+        playerId: body.data.playerId,
+        position: body.data.position,
+        body,
+      };
       const status = await receiver.answer(received);
       receiver.requests.push({ id, status });
       if (status >= 200 && status < 300) receiver.accepted.push(received);
@@ -72,9 +90,21 @@ export async function startReceiver(secret: string): Promise<Receiver> {
 }
 
 /** A webhooks file with one webhook, in `dir`. */
-export function writeWebhooksFile(dir: string, hook: { name: string; url: string; secret: string; events: string[] }): string {
+export function writeWebhooksFile(
+  dir: string,
+  hook: { name: string; url: string; secret: string; events: string[] },
+): string {
   const file = path.join(dir, 'webhooks.yaml');
-  fs.writeFileSync(file, ['webhooks:', `  - name: ${hook.name}`, `    url: ${hook.url}`, `    secret: "${hook.secret}"`, `    events: [${hook.events.join(', ')}]`].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      'webhooks:',
+      `  - name: ${hook.name}`,
+      `    url: ${hook.url}`,
+      `    secret: "${hook.secret}"`,
+      `    events: [${hook.events.join(', ')}]`,
+    ].join('\n'),
+  );
   return file;
 }
 

@@ -27,18 +27,29 @@ export function onKeyRefused(listener) {
 }
 
 async function call(method, path, { query, body, key = session.key() } = {}) {
-  const search = new URLSearchParams(Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== '')).toString();
+  const search = new URLSearchParams(
+    Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+  ).toString();
   const headers = { AuthKey: key ?? '' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res;
   try {
-    res = await fetch(search ? `${path}?${search}` : path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+    res = await fetch(search ? `${path}?${search}` : path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+    });
   } catch {
     throw new ApiError(0, 0, 'The service did not answer: check the connection and try again.');
   }
   const envelope = await res.json().catch(() => null);
   if (res.ok && envelope?.code === 200) return envelope.data;
-  const error = new ApiError(res.status, envelope?.code ?? res.status, typeof envelope?.data === 'string' ? envelope.data : `HTTP ${res.status}`);
+  const error = new ApiError(
+    res.status,
+    envelope?.code ?? res.status,
+    typeof envelope?.data === 'string' ? envelope.data : `HTTP ${res.status}`,
+  );
   if (res.status === 401 && key === session.key()) keyRefused(error);
   throw error;
 }

@@ -13,7 +13,10 @@ const COLOURS = ['#0b5cad', '#a40e26', '#116329', '#8250df', '#bc4c00', '#1b7c83
 const dayToX = (day) => Date.parse(`${day}T00:00:00Z`) / 1000;
 
 /** The x axis of a chart over days: a tick per day, week or month (as many as fit), labelled by the day. */
-const DAY_AXIS = { incrs: [86_400, 7 * 86_400, 28 * 86_400], values: (_u, splits) => splits.map((x) => new Date(x * 1000).toISOString().slice(5, 10)) };
+const DAY_AXIS = {
+  incrs: [86_400, 7 * 86_400, 28 * 86_400],
+  values: (_u, splits) => splits.map((x) => new Date(x * 1000).toISOString().slice(5, 10)),
+};
 const HALF_DAY = 43_200;
 
 /** A chart sized to its place once it is on the page; the canvas is decoration, the table beside it carries the numbers. */
@@ -33,7 +36,15 @@ export function lineChart(days, series) {
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       scales: { x: { time: true } },
       axes: [DAY_AXIS, {}],
-      series: [{ label: 'Day', value: (_u, x) => (x === null ? '' : new Date(x * 1000).toISOString().slice(0, 10)) }, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, points: { show: days.length <= 31 } }))],
+      series: [
+        { label: 'Day', value: (_u, x) => (x === null ? '' : new Date(x * 1000).toISOString().slice(0, 10)) },
+        ...series.map((s, i) => ({
+          label: s.label,
+          stroke: COLOURS[i % COLOURS.length],
+          width: 2,
+          points: { show: days.length <= 31 },
+        })),
+      ],
     },
     [days.map(dayToX), ...series.map((s) => s.values)],
   );
@@ -42,7 +53,13 @@ export function lineChart(days, series) {
 /** Bars over days, stacked above and below zero: `series` is [{label, values}]. */
 export function dayBarChart(days, series) {
   // uPlot draws bars side by side: each band is drawn from the sum of those before it, so they stack.
-  const stacked = series.map((s, i) => s.values.map((_v, d) => series.slice(0, i + 1).reduce((sum, t) => (Math.sign(t.values[d]) === Math.sign(s.values[d]) ? sum + t.values[d] : sum), 0)));
+  const stacked = series.map((s, i) =>
+    s.values.map((_v, d) =>
+      series
+        .slice(0, i + 1)
+        .reduce((sum, t) => (Math.sign(t.values[d]) === Math.sign(s.values[d]) ? sum + t.values[d] : sum), 0),
+    ),
+  );
   const bars = uPlot.paths.bars({ size: [0.7, 40] });
   return plot(
     {
@@ -51,7 +68,18 @@ export function dayBarChart(days, series) {
       scales: { x: { time: true, range: (_u, min, max) => [min - HALF_DAY, max + HALF_DAY] } },
       axes: [DAY_AXIS, {}],
       // The outermost band first, so the nearer ones are drawn over it.
-      series: [{ label: 'Day', value: (_u, x) => (x === null ? '' : new Date(x * 1000).toISOString().slice(0, 10)) }, ...series.map((s, i) => ({ label: s.label, fill: COLOURS[i % COLOURS.length], stroke: COLOURS[i % COLOURS.length], paths: bars, points: { show: false } })).reverse()],
+      series: [
+        { label: 'Day', value: (_u, x) => (x === null ? '' : new Date(x * 1000).toISOString().slice(0, 10)) },
+        ...series
+          .map((s, i) => ({
+            label: s.label,
+            fill: COLOURS[i % COLOURS.length],
+            stroke: COLOURS[i % COLOURS.length],
+            paths: bars,
+            points: { show: false },
+          }))
+          .reverse(),
+      ],
     },
     [days.map(dayToX), ...stacked.reverse()],
   );
@@ -62,8 +90,25 @@ export function categoryBarChart(labels, values, label) {
   return plot(
     {
       scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
-      axes: [{ splits: () => labels.map((_l, i) => i), values: () => labels.map((l) => (l.length > 14 ? `${l.slice(0, 13)}…` : l)), rotate: labels.length > 6 ? -30 : 0, size: labels.length > 6 ? 70 : 40 }, {}],
-      series: [{ label: '' }, { label, fill: COLOURS[0], stroke: COLOURS[0], paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } }],
+      axes: [
+        {
+          splits: () => labels.map((_l, i) => i),
+          values: () => labels.map((l) => (l.length > 14 ? `${l.slice(0, 13)}…` : l)),
+          rotate: labels.length > 6 ? -30 : 0,
+          size: labels.length > 6 ? 70 : 40,
+        },
+        {},
+      ],
+      series: [
+        { label: '' },
+        {
+          label,
+          fill: COLOURS[0],
+          stroke: COLOURS[0],
+          paths: uPlot.paths.bars({ size: [0.6, 60] }),
+          points: { show: false },
+        },
+      ],
       legend: { show: false },
     },
     [labels.map((_l, i) => i), values],
@@ -72,7 +117,10 @@ export function categoryBarChart(labels, values, label) {
 
 /** Fetches a series as CSV with the session's key and hands it to the browser as a file. */
 async function downloadCsv(series, range) {
-  const res = await fetch(`/v1/admin/analytics/${encodeURIComponent(series)}?${new URLSearchParams({ ...range, format: 'csv' })}`, { headers: { AuthKey: session.key() ?? '' }, cache: 'no-store' });
+  const res = await fetch(
+    `/v1/admin/analytics/${encodeURIComponent(series)}?${new URLSearchParams({ ...range, format: 'csv' })}`,
+    { headers: { AuthKey: session.key() ?? '' }, cache: 'no-store' },
+  );
   if (!res.ok) throw new Error((await res.json().catch(() => null))?.data ?? `HTTP ${res.status}`);
   const url = URL.createObjectURL(await res.blob());
   const a = h('a', { href: url, download: `${series}_${range.from}_${range.to}.csv` });
@@ -106,8 +154,20 @@ export function csvLink(series, range) {
 
 /** A chart with its title, its numbers as a table (read by screen readers in the chart's place) and its CSV. */
 export function figure(title, chart, numbers, csv) {
-  return h('figure', { class: 'figure' }, h('figcaption', {}, title), chart, h('div', { class: 'visually-hidden' }, numbers), csv);
+  return h(
+    'figure',
+    { class: 'figure' },
+    h('figcaption', {}, title),
+    chart,
+    h('div', { class: 'visually-hidden' }, numbers),
+    csv,
+  );
 }
 
 /** The numbers of a chart over days: a row per day, a column per series. */
-export const dayTable = (caption, days, series) => table(caption, ['Day', ...series.map((s) => s.label)], days.map((day, d) => [day, ...series.map((s) => s.values[d])]));
+export const dayTable = (caption, days, series) =>
+  table(
+    caption,
+    ['Day', ...series.map((s) => s.label)],
+    days.map((day, d) => [day, ...series.map((s) => s.values[d])]),
+  );

@@ -13,7 +13,10 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 function nodes(children) {
-  return children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false).map((c) => (c instanceof Node ? c : String(c)));
+  return children
+    .flat(Infinity)
+    .filter((c) => c !== null && c !== undefined && c !== false)
+    .map((c) => (c instanceof Node ? c : String(c)));
 }
 
 /** A link to a page of the console. */
@@ -26,13 +29,36 @@ export function table(caption, headers, rows, empty = 'None.') {
     'table',
     {},
     h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, headers.map((header) => h('th', { scope: 'col' }, header)))),
-    h('tbody', {}, rows.map((row) => h('tr', {}, row.map((cell) => h('td', {}, cell))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((header) => h('th', { scope: 'col' }, header)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((row) =>
+        h(
+          'tr',
+          {},
+          row.map((cell) => h('td', {}, cell)),
+        ),
+      ),
+    ),
   );
 }
 
 /** Terms and their descriptions. */
-export const facts = (pairs) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
+export const facts = (pairs) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]),
+  );
 
 export const errorNote = (error) => h('p', { class: 'error', role: 'alert' }, error.message);
 
@@ -63,7 +89,13 @@ export async function fill(target, load) {
 export function field(label, control, hint) {
   const hintId = hint ? `${control.id}-hint` : null;
   if (hintId) control.setAttribute('aria-describedby', hintId);
-  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint ? h('span', { class: 'hint', id: hintId }, hint) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: control.id }, label),
+    control,
+    hint ? h('span', { class: 'hint', id: hintId }, hint) : null,
+  );
 }
 
 /** A moment (Unix ms) in UTC, to the second. */

@@ -28,7 +28,11 @@ const REFUSALS = {
 
 function signInView(message) {
   const key = h('input', { id: 'api-key', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true });
-  const status = h('div', { 'aria-live': 'polite' }, message ? h('p', { class: 'error', role: 'alert' }, message) : null);
+  const status = h(
+    'div',
+    { 'aria-live': 'polite' },
+    message ? h('p', { class: 'error', role: 'alert' }, message) : null,
+  );
   const button = h('button', { type: 'submit' }, 'Sign in');
   const form = h(
     'form',
@@ -43,14 +47,22 @@ function signInView(message) {
           session.begin(key.value.trim());
           route();
         } catch (error) {
-          status.replaceChildren(REFUSALS[error.status] ? h('p', { class: 'error', role: 'alert' }, REFUSALS[error.status]) : errorNote(error));
+          status.replaceChildren(
+            REFUSALS[error.status]
+              ? h('p', { class: 'error', role: 'alert' }, REFUSALS[error.status])
+              : errorNote(error),
+          );
           button.disabled = false;
           key.focus();
         }
       },
     },
     h('h1', {}, 'Sign in'),
-    h('p', {}, 'The console reads the game as an operator or an auditor sees it. It keeps your key in this tab only, until you sign out or close it.'),
+    h(
+      'p',
+      {},
+      'The console reads the game as an operator or an auditor sees it. It keeps your key in this tab only, until you sign out or close it.',
+    ),
     field('API key', key, 'A Server, Mobile or Auditor key'),
     button,
     status,
@@ -68,7 +80,13 @@ function signOut(message) {
 
 function renderNav(current) {
   nav.replaceChildren(
-    h('ul', {}, PAGES.map((page) => h('li', {}, h('a', { href: `#/${page.path}`, 'aria-current': page === current ? 'page' : false }, page.label)))),
+    h(
+      'ul',
+      {},
+      PAGES.map((page) =>
+        h('li', {}, h('a', { href: `#/${page.path}`, 'aria-current': page === current ? 'page' : false }, page.label)),
+      ),
+    ),
     h('button', { type: 'button', class: 'secondary', onclick: () => signOut() }, 'Sign out'),
   );
   nav.hidden = false;

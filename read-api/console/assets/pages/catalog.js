@@ -15,7 +15,17 @@ const VIEWS = [
 export function catalogPage([view, uid]) {
   const current = VIEWS.find((v) => v.path === view) ?? VIEWS[0];
   return [
-    h('nav', { class: 'tabs', 'aria-label': 'Catalog views' }, h('ul', {}, VIEWS.map((v) => h('li', {}, h('a', { href: `#/catalog/${v.path}`, 'aria-current': v === current ? 'page' : false }, v.label))))),
+    h(
+      'nav',
+      { class: 'tabs', 'aria-label': 'Catalog views' },
+      h(
+        'ul',
+        {},
+        VIEWS.map((v) =>
+          h('li', {}, h('a', { href: `#/catalog/${v.path}`, 'aria-current': v === current ? 'page' : false }, v.label)),
+        ),
+      ),
+    ),
     current.render(uid),
   ];
 }
@@ -29,7 +39,10 @@ const deliverables = (list) => (list?.length ? list.map((d) => `${d.label} × ${
 function detail(path, summary, render) {
   const body = h('div');
   const details = h('details', {}, h('summary', {}, summary), body);
-  details.addEventListener('toggle', () => details.open && !body.hasChildNodes() && fill(body, async () => render((await get(path))[0])));
+  details.addEventListener(
+    'toggle',
+    () => details.open && !body.hasChildNodes() && fill(body, async () => render((await get(path))[0])),
+  );
   return details;
 }
 
@@ -50,7 +63,11 @@ function condition({ action, filters, challenge: c }) {
 /** What earns a badge or trigger (every condition must hold), and what it grants. */
 const earnedBy = (path) =>
   detail(path, 'Conditions and grants', (entry) => [
-    h('ul', { class: 'conditions' }, entry.conditions.map((c) => h('li', {}, condition(c)))),
+    h(
+      'ul',
+      { class: 'conditions' },
+      entry.conditions.map((c) => h('li', {}, condition(c))),
+    ),
     h('p', {}, `Grants: ${deliverables(entry.deliverables)}`),
   ]);
 
@@ -60,7 +77,15 @@ function actions() {
     return table(
       'The active actions',
       ['Action', 'Uid', 'Points', 'Point gap (s)', 'Cost', 'Action objects', 'Grants'],
-      list.map((a) => [h('code', {}, a.identifier), a.uid, a.points, a.pointGap, a.cost ? `${a.cost} ${a.costLabel ?? ''}`.trim() : '—', a.actionObjects?.map((o) => `${o.label} (${o.typeLabel})`).join(', ') ?? '—', granted(`/v1/admin/actions/${encodeURIComponent(a.uid)}`)]),
+      list.map((a) => [
+        h('code', {}, a.identifier),
+        a.uid,
+        a.points,
+        a.pointGap,
+        a.cost ? `${a.cost} ${a.costLabel ?? ''}`.trim() : '—',
+        a.actionObjects?.map((o) => `${o.label} (${o.typeLabel})`).join(', ') ?? '—',
+        granted(`/v1/admin/actions/${encodeURIComponent(a.uid)}`),
+      ]),
     );
   });
 }
@@ -69,14 +94,17 @@ function awards(path, label) {
   return section(label, async () => {
     const list = await get(path);
     // The ranks of the Ranked ones (a tier that may read the badges may read the rank sets).
-    const sets = list.some((b) => b.rankSetUId) ? new Map((await get('/v1/admin/ranks')).map((r) => [r.uid, r])) : new Map();
+    const sets = list.some((b) => b.rankSetUId)
+      ? new Map((await get('/v1/admin/ranks')).map((r) => [r.uid, r]))
+      : new Map();
     return table(
       `The active ${label.toLowerCase()}`,
       ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Earned by'],
       list.map((b) => [
         h('span', {}, b.label, b.description ? h('span', { class: 'hint' }, b.description) : null),
         b.uid,
-        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join('') + (sets.has(b.rankSetUId) ? `: ${rankSteps(sets.get(b.rankSetUId))}` : ''),
+        [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join('') +
+          (sets.has(b.rankSetUId) ? `: ${rankSteps(sets.get(b.rankSetUId))}` : ''),
         b.points,
         b.requiredBadgeUId ?? '—',
         activeWindow(b),
@@ -87,11 +115,23 @@ function awards(path, label) {
 }
 
 function levels() {
-  return section('Levels', async () => table('Levels, by number', ['Level', 'Label', 'Points to reach it', 'Active'], (await get('/v1/admin/levels')).map((l) => [l.level, l.label, l.target, yesNo(l.isActive)])));
+  return section('Levels', async () =>
+    table(
+      'Levels, by number',
+      ['Level', 'Label', 'Points to reach it', 'Active'],
+      (await get('/v1/admin/levels')).map((l) => [l.level, l.label, l.target, yesNo(l.isActive)]),
+    ),
+  );
 }
 
 /** `Bronze at 2 times, +10 points; Silver at 5 times, ...`: what reaches each rank. */
-const rankSteps = (set) => set.ranks.map((k) => `${k.rank}. ${k.label} at ${k.times !== null ? `${k.times} times` : `a sum of ${k.sum}`}, +${k.points} points`).join('; ');
+const rankSteps = (set) =>
+  set.ranks
+    .map(
+      (k) =>
+        `${k.rank}. ${k.label} at ${k.times !== null ? `${k.times} times` : `a sum of ${k.sum}`}, +${k.points} points`,
+    )
+    .join('; ');
 
 function ranks() {
   return section('Rank sets', async () =>
@@ -111,7 +151,13 @@ function stores() {
       table(
         `${s.label} (${s.uid}${s.isActive ? '' : ', inactive'}; ${activeWindow(s)})`,
         ['Bundle', 'Uid', 'Cost', 'Stock left', 'Contents'],
-        s.storeBundles.map((b) => [b.label, b.uid, `${b.cost} ${b.costLabel ?? ''}`.trim(), b.initialStock === 0 ? 'unlimited' : `${b.remainingStock} of ${b.initialStock}`, b.storeBundleContents.map((c) => `${c.label} × ${c.amount}`).join(', ')]),
+        s.storeBundles.map((b) => [
+          b.label,
+          b.uid,
+          `${b.cost} ${b.costLabel ?? ''}`.trim(),
+          b.initialStock === 0 ? 'unlimited' : `${b.remainingStock} of ${b.initialStock}`,
+          b.storeBundleContents.map((c) => `${c.label} × ${c.amount}`).join(', '),
+        ]),
       ),
     ),
   );
@@ -124,18 +170,43 @@ function chests(uid) {
     return table(
       'Chests of the catalog',
       ['Chest', 'Uid', 'Scaling', 'Active', 'Odds'],
-      all.map((c) => [c.label, h('code', {}, c.chestDeliverableUid), c.scalingMode, yesNo(c.isActive), link(['catalog', 'chest', c.chestDeliverableUid], `Odds of ${c.label}`)]),
+      all.map((c) => [
+        c.label,
+        h('code', {}, c.chestDeliverableUid),
+        c.scalingMode,
+        yesNo(c.isActive),
+        link(['catalog', 'chest', c.chestDeliverableUid], `Odds of ${c.label}`),
+      ]),
     );
   });
-  return [list, uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null];
+  return [
+    list,
+    uid ? section('Odds', async () => odds(await post('/v1/chest/preview', { chestDeliverableUId: uid }))) : null,
+  ];
 }
 
 function odds(preview) {
-  const draws = preview.drawCountMin === preview.drawCountMax ? `${preview.drawCountMin}` : `${preview.drawCountMin} to ${preview.drawCountMax}`;
+  const draws =
+    preview.drawCountMin === preview.drawCountMax
+      ? `${preview.drawCountMin}`
+      : `${preview.drawCountMin} to ${preview.drawCountMax}`;
   const amount = (c) => (c.amountMin === c.amountMax ? `${c.amountMin}` : `${c.amountMin} to ${c.amountMax}`);
   return [
     h('p', {}, `${preview.chestLabel}: ${draws} draw(s) per opening; amounts scaled by: ${preview.scalingMode}.`),
-    h('p', {}, 'Chance per draw: the chance that one draw picks the prize, out of the whole pool. Points and powerups are drawn too but not listed, so the chances listed can add up to less than 100 %.'),
-    table('Prize pool', ['Reward', 'Amount', 'Chance per draw', 'Stock left'], preview.contents.map((c) => [c.rewardLabel, amount(c), `${c.weightPct}%`, c.limited ? String(c.remainingStock) : 'unlimited'])),
+    h(
+      'p',
+      {},
+      'Chance per draw: the chance that one draw picks the prize, out of the whole pool. Points and powerups are drawn too but not listed, so the chances listed can add up to less than 100 %.',
+    ),
+    table(
+      'Prize pool',
+      ['Reward', 'Amount', 'Chance per draw', 'Stock left'],
+      preview.contents.map((c) => [
+        c.rewardLabel,
+        amount(c),
+        `${c.weightPct}%`,
+        c.limited ? String(c.remainingStock) : 'unlimited',
+      ]),
+    ),
   ];
 }

@@ -18,14 +18,31 @@ export function leaderboardsPage([boardUid]) {
 }
 
 function standingsForm(boards, initial) {
-  const board = h('select', { id: 'board' }, boards.map((b) => h('option', { value: b.uid, selected: b === initial }, b.label)));
-  const season = h('input', { id: 'season', list: 'season-periods', placeholder: 'current season', autocomplete: 'off' });
-  const seasonField = field('Season', season, 'A day (2026-11-21), week (2026-W47) or month (2026-11); empty for the current one');
+  const board = h(
+    'select',
+    { id: 'board' },
+    boards.map((b) => h('option', { value: b.uid, selected: b === initial }, b.label)),
+  );
+  const season = h('input', {
+    id: 'season',
+    list: 'season-periods',
+    placeholder: 'current season',
+    autocomplete: 'off',
+  });
+  const seasonField = field(
+    'Season',
+    season,
+    'A day (2026-11-21), week (2026-W47) or month (2026-11); empty for the current one',
+  );
   const scope = h('input', { id: 'scope', autocomplete: 'off', spellcheck: 'false' });
   const scopeField = field('Scope', scope, 'The value whose standings to show, e.g. DE for a board scoped by country');
   const top = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: 10 });
   const player = h('input', { id: 'standing-player', autocomplete: 'off', spellcheck: 'false', size: 36 });
-  const playerField = field('Player id', player, `Shows that player with the ${NEIGHBOURS} above and below them, even outside the top`);
+  const playerField = field(
+    'Player id',
+    player,
+    `Shows that player with the ${NEIGHBOURS} above and below them, even outside the top`,
+  );
   const result = h('div', { 'aria-live': 'polite' });
   const selected = () => boards.find((b) => b.uid === board.value);
   /** A scoped board keeps one standings per value; an aggregate one ranks the values in one list. */
@@ -33,7 +50,8 @@ function standingsForm(boards, initial) {
   const show = () =>
     fill(result, async () => {
       const chosen = selected();
-      if (perValue(chosen) && !scope.value.trim()) return h('p', { class: 'muted' }, `This board keeps standings per ${chosen.scope}: enter a value.`);
+      if (perValue(chosen) && !scope.value.trim())
+        return h('p', { class: 'muted' }, `This board keeps standings per ${chosen.scope}: enter a value.`);
       const [view] = await get(`/v1/admin/leaderboards/${encodeURIComponent(chosen.uid)}`, {
         top: top.value,
         season: chosen.type === SEASON_BOARD ? season.value.trim() : undefined,
@@ -69,7 +87,11 @@ function standingsForm(boards, initial) {
       field('Board', board),
       scopeField,
       seasonField,
-      h('datalist', { id: 'season-periods' }, recentPeriods().map((p) => h('option', { value: p }))),
+      h(
+        'datalist',
+        { id: 'season-periods' },
+        recentPeriods().map((p) => h('option', { value: p })),
+      ),
       field('Top', top),
       playerField,
       h('button', { type: 'submit' }, 'Show'),
@@ -84,11 +106,23 @@ function standings(view, playerId) {
     for (const s of list) shared.set(s.rank, (shared.get(s.rank) ?? 0) + 1);
     const rank = (s) => (shared.get(s.rank) > 1 ? `${s.rank} (tied)` : String(s.rank));
     // The looked-up player's own row says so, in the neighbours' table.
-    return list.map((s) => [rank(s), link(['player', s.userId], s.userId === view.player?.userId && list === view.around ? `${s.username} (this player)` : s.username), s.points]);
+    return list.map((s) => [
+      rank(s),
+      link(
+        ['player', s.userId],
+        s.userId === view.player?.userId && list === view.around ? `${s.username} (this player)` : s.username,
+      ),
+      s.points,
+    ]);
   };
   return [
     view.description ? h('p', {}, view.description) : null,
-    table(`${view.label}: the top ${view.standings.length}`, ['Rank', 'Player', 'Points'], rowsOf(view.standings), 'no player has a score yet.'),
+    table(
+      `${view.label}: the top ${view.standings.length}`,
+      ['Rank', 'Player', 'Points'],
+      rowsOf(view.standings),
+      'no player has a score yet.',
+    ),
     playerId
       ? view.player
         ? table('The player and their neighbours', ['Rank', 'Player', 'Points'], rowsOf(view.around ?? [view.player]))
@@ -101,7 +135,12 @@ function standings(view, playerId) {
 function valueStandings(view) {
   return [
     view.description ? h('p', {}, view.description) : null,
-    table(`${view.label}: the top ${view.standings.length}`, ['Rank', view.scope, 'Points'], view.standings.map((s) => [String(s.rank), s.scope, s.points]), `no ${view.scope} has a score yet.`),
+    table(
+      `${view.label}: the top ${view.standings.length}`,
+      ['Rank', view.scope, 'Points'],
+      view.standings.map((s) => [String(s.rank), s.scope, s.points]),
+      `no ${view.scope} has a score yet.`,
+    ),
   ];
 }
 

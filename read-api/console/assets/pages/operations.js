@@ -7,7 +7,15 @@ export function operationsPage() {
 }
 
 function verifySection() {
-  const result = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Replays every event into fresh read models and compares them with the live ones. It reads the whole log: on a large one it takes a while.'));
+  const result = h(
+    'div',
+    { 'aria-live': 'polite' },
+    h(
+      'p',
+      { class: 'muted' },
+      'Replays every event into fresh read models and compares them with the live ones. It reads the whole log: on a large one it takes a while.',
+    ),
+  );
   const run = h('button', { type: 'button' }, 'Run verify');
   run.addEventListener('click', async () => {
     run.disabled = true;
@@ -15,15 +23,29 @@ function verifySection() {
     await fill(result, async () => verification(await post('/v1/audit/verify')));
     run.disabled = false;
   });
-  return h('section', { 'aria-labelledby': 'verify' }, h('h2', { id: 'verify' }, 'Verify the read models'), run, result);
+  return h(
+    'section',
+    { 'aria-labelledby': 'verify' },
+    h('h2', { id: 'verify' }, 'Verify the read models'),
+    run,
+    result,
+  );
 }
 
 function verification(v) {
   const summary = `${v.eventsReplayed} events replayed into ${v.collections.length} collections in ${v.ms} ms`;
   if (v.differences.length === 0) return h('p', { class: 'good', role: 'status' }, `No differences: ${summary}.`);
   return [
-    h('p', { class: 'error', role: 'alert' }, `${v.differences.length}${v.truncated ? '+' : ''} differences: ${summary}.`),
-    table('Differences', ['Collection', 'Document', 'Path', 'Live', 'Rebuilt'], v.differences.map((d) => [d.collection, d._id, d.path, JSON.stringify(d.live), JSON.stringify(d.rebuilt)])),
+    h(
+      'p',
+      { class: 'error', role: 'alert' },
+      `${v.differences.length}${v.truncated ? '+' : ''} differences: ${summary}.`,
+    ),
+    table(
+      'Differences',
+      ['Collection', 'Document', 'Path', 'Live', 'Rebuilt'],
+      v.differences.map((d) => [d.collection, d._id, d.path, JSON.stringify(d.live), JSON.stringify(d.rebuilt)]),
+    ),
   ];
 }
 
@@ -36,7 +58,12 @@ async function jobs() {
       ['Running', String(o.running)],
       ['Failed', String(o.failed)],
     ]),
-    table('Latest failures, newest first', ['Job', 'Id', 'Attempts', 'Failed at', 'Reason'], o.recentFailures.map((f) => [f.type, f.jobId, f.attempts, time(f.failedAt), f.reason]), 'none.'),
+    table(
+      'Latest failures, newest first',
+      ['Job', 'Id', 'Attempts', 'Failed at', 'Reason'],
+      o.recentFailures.map((f) => [f.type, f.jobId, f.attempts, time(f.failedAt), f.reason]),
+      'none.',
+    ),
   ];
 }
 
@@ -56,8 +83,18 @@ async function webhooks() {
         ['Failed', String(w.failed)],
         ['Delivered', String(w.delivered)],
       ]),
-      table('Latest attempts, newest first', ['Event', 'Position', 'Outcome', 'Attempts', 'At', 'Answer'], w.recent.map((r) => [r.type, r.position, r.outcome, r.attempts, time(r.at), r.result]), 'none yet.'),
-      table('Given up, until redelivered', ['Event', 'Position', 'Attempts', 'Last answer'], w.failures.map((f) => [f.type, f.position, f.attempts, f.lastResult ?? '—']), 'none.'),
+      table(
+        'Latest attempts, newest first',
+        ['Event', 'Position', 'Outcome', 'Attempts', 'At', 'Answer'],
+        w.recent.map((r) => [r.type, r.position, r.outcome, r.attempts, time(r.at), r.result]),
+        'none yet.',
+      ),
+      table(
+        'Given up, until redelivered',
+        ['Event', 'Position', 'Attempts', 'Last answer'],
+        w.failures.map((f) => [f.type, f.position, f.attempts, f.lastResult ?? '—']),
+        'none.',
+      ),
     ),
   );
 }

@@ -29,7 +29,10 @@ export function overviewPage(args) {
 }
 
 function rangeForm(range) {
-  const preset = h('select', { id: 'range' }, [...PRESETS.map((days) => h('option', { value: days, selected: range.preset === days }, `Last ${days} days`)), h('option', { value: 'dates', selected: range.preset === null }, 'Dates')]);
+  const preset = h('select', { id: 'range' }, [
+    ...PRESETS.map((days) => h('option', { value: days, selected: range.preset === days }, `Last ${days} days`)),
+    h('option', { value: 'dates', selected: range.preset === null }, 'Dates'),
+  ]);
   const from = h('input', { id: 'range-from', type: 'date', value: range.from, required: true });
   const to = h('input', { id: 'range-to', type: 'date', value: range.to, required: true });
   const dates = [field('From', from), field('To', to, 'Both days included, at most 366')];
@@ -42,7 +45,8 @@ function rangeForm(range) {
       class: 'inline',
       onsubmit(event) {
         event.preventDefault();
-        location.hash = preset.value === 'dates' ? `#/overview/${from.value}/${to.value}` : `#/overview/${preset.value}`;
+        location.hash =
+          preset.value === 'dates' ? `#/overview/${from.value}/${to.value}` : `#/overview/${preset.value}`;
       },
     },
     field('Range', preset, "Days of the catalog's time zone, up to this computer's today"),
@@ -83,13 +87,23 @@ function charts(range) {
           { label: 'Active players', values: players.points.map((p) => p.value) },
           { label: 'Actions', values: actions.points.map((p) => p.value) },
         ];
-        return figure('Active players and actions per day', lineChart(days, lines), dayTable('Active players and actions per day', days, lines), [csvLink('active-players', range), csvLink('actions', range)]);
+        return figure(
+          'Active players and actions per day',
+          lineChart(days, lines),
+          dayTable('Active players and actions per day', days, lines),
+          [csvLink('active-players', range), csvLink('actions', range)],
+        );
       }),
       section('Points', async () => {
         const [, , points] = await activity;
         const days = points.points.map((p) => p.day);
         const lines = [{ label: 'Points earned less taken back', values: points.points.map((p) => p.value) }];
-        return figure('Points per day', lineChart(days, lines), dayTable('Points per day', days, lines), csvLink('points', range));
+        return figure(
+          'Points per day',
+          lineChart(days, lines),
+          dayTable('Points per day', days, lines),
+          csvLink('points', range),
+        );
       }),
     ),
     section('Economy: issued against spent', async () => economy(await series('deliverables'), range)),
@@ -102,13 +116,35 @@ function charts(range) {
         const ordered = [...levels].sort((a, b) => a.level - b.level);
         const labels = ordered.map((l) => `${l.level}: ${l.label}`);
         const values = ordered.map((l) => totals.get(l.uid) ?? 0);
-        return figure('Levels reached in the range', categoryBarChart(labels, values, 'Players'), table('Levels reached in the range', ['Level', 'Uid', 'Reached'], ordered.map((l, i) => [labels[i], h('code', {}, l.uid), values[i]])), csvLink('levels', range));
+        return figure(
+          'Levels reached in the range',
+          categoryBarChart(labels, values, 'Players'),
+          table(
+            'Levels reached in the range',
+            ['Level', 'Uid', 'Reached'],
+            ordered.map((l, i) => [labels[i], h('code', {}, l.uid), values[i]]),
+          ),
+          csvLink('levels', range),
+        );
       }),
       section('Store sales', async () => {
         const totals = totalsByKey((await series('purchases')).points);
         if (totals.size === 0) return h('p', { class: 'muted' }, 'No bundle was bought in this range.');
         const sales = [...totals].sort((a, b) => b[1] - a[1]);
-        return figure('Bundles bought in the range', categoryBarChart(sales.map(([uid]) => uid), sales.map(([, n]) => n), 'Bought'), table('Bundles bought in the range', ['Bundle', 'Bought'], sales.map(([uid, n]) => [h('code', {}, uid), n])), csvLink('purchases', range));
+        return figure(
+          'Bundles bought in the range',
+          categoryBarChart(
+            sales.map(([uid]) => uid),
+            sales.map(([, n]) => n),
+            'Bought',
+          ),
+          table(
+            'Bundles bought in the range',
+            ['Bundle', 'Bought'],
+            sales.map(([uid, n]) => [h('code', {}, uid), n]),
+          ),
+          csvLink('purchases', range),
+        );
       }),
     ),
     section('Badges awarded', async () => {
@@ -122,8 +158,26 @@ function charts(range) {
       return h(
         'div',
         { class: 'columns' },
-        figure('The ten most awarded badges', categoryBarChart(most.map((b) => b.label), most.map((b) => b.n), 'Awarded'), table('The ten most awarded badges', ['Badge', 'Uid', 'Awarded'], rows(most)), csvLink('badges', range)),
-        figure('The ten least awarded badges', categoryBarChart(least.map((b) => b.label), least.map((b) => b.n), 'Awarded'), table('The ten least awarded badges', ['Badge', 'Uid', 'Awarded'], rows(least)), csvLink('badges', range)),
+        figure(
+          'The ten most awarded badges',
+          categoryBarChart(
+            most.map((b) => b.label),
+            most.map((b) => b.n),
+            'Awarded',
+          ),
+          table('The ten most awarded badges', ['Badge', 'Uid', 'Awarded'], rows(most)),
+          csvLink('badges', range),
+        ),
+        figure(
+          'The ten least awarded badges',
+          categoryBarChart(
+            least.map((b) => b.label),
+            least.map((b) => b.n),
+            'Awarded',
+          ),
+          table('The ten least awarded badges', ['Badge', 'Uid', 'Awarded'], rows(least)),
+          csvLink('badges', range),
+        ),
       );
     }),
   ];
@@ -132,7 +186,9 @@ function charts(range) {
 /** Per deliverable spent in the range (currencies, chests): what was issued (granted, refunded) above zero, what was spent below. */
 function economy(deliverables, range) {
   const { days, keys } = byKey(deliverables.points);
-  const uids = [...new Set([...keys.keys()].filter((k) => k.endsWith(':spent')).map((k) => k.slice(0, -':spent'.length)))].sort();
+  const uids = [
+    ...new Set([...keys.keys()].filter((k) => k.endsWith(':spent')).map((k) => k.slice(0, -':spent'.length))),
+  ].sort();
   if (uids.length === 0) return h('p', { class: 'muted' }, 'Nothing was spent in this range.');
   const zero = new Array(days.length).fill(0);
   return h(
@@ -145,7 +201,12 @@ function economy(deliverables, range) {
         { label: 'Spent', values: (keys.get(`${uid}:spent`) ?? zero).map((v) => -v) },
       ];
       const title = `${uid}: issued and spent per day`;
-      return figure(title, dayBarChart(days, bands), dayTable(`${title} (spent as negative)`, days, bands), csvLink('deliverables', range));
+      return figure(
+        title,
+        dayBarChart(days, bands),
+        dayTable(`${title} (spent as negative)`, days, bands),
+        csvLink('deliverables', range),
+      );
     }),
   );
 }

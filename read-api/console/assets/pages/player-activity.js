@@ -16,7 +16,7 @@ function localDay(ms) {
 export async function activityChart(playerId) {
   const days = Array.from({ length: DAYS }, (_v, i) => localDay(Date.now() - (DAYS - 1 - i) * DAY_MS));
   const counts = new Map(days.map((day) => [day, 0]));
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const events = await get(`/v1/audit/players/${encodeURIComponent(playerId)}/events`, { from, limit: PAGE });
     for (const e of events) {
       const day = e.type === 'ActionProcessed' ? localDay(e.data.timestamp) : null;
@@ -26,5 +26,10 @@ export async function activityChart(playerId) {
     from = events[events.length - 1].revision + 1;
   }
   const lines = [{ label: 'Actions', values: days.map((day) => counts.get(day)) }];
-  return figure(`Actions per day, the last ${DAYS} days (this computer's dates)`, lineChart(days, lines), dayTable('Actions per day', days, lines), null);
+  return figure(
+    `Actions per day, the last ${DAYS} days (this computer's dates)`,
+    lineChart(days, lines),
+    dayTable('Actions per day', days, lines),
+    null,
+  );
 }

@@ -13,7 +13,14 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
 
 /** `#/player/<id>`, or `#/player/find/<start of a username>`: the players whose name starts so. */
 export function playerPage([playerId, name]) {
-  const input = h('input', { id: 'player-id', value: (playerId === 'find' ? name : playerId) ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
+  const input = h('input', {
+    id: 'player-id',
+    value: (playerId === 'find' ? name : playerId) ?? '',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    size: 40,
+    required: true,
+  });
   const form = h(
     'form',
     {
@@ -21,7 +28,9 @@ export function playerPage([playerId, name]) {
       onsubmit(event) {
         event.preventDefault();
         const text = input.value.trim();
-        location.hash = UUID.test(text) ? `#/player/${encodeURIComponent(text)}` : `#/player/find/${encodeURIComponent(text)}`;
+        location.hash = UUID.test(text)
+          ? `#/player/${encodeURIComponent(text)}`
+          : `#/player/find/${encodeURIComponent(text)}`;
       },
     },
     field('Player id or username', input, 'A username finds the players whose name starts with it'),
@@ -33,7 +42,12 @@ export function playerPage([playerId, name]) {
   // The profile first: a player it does not find (or an id it refuses) is one message, not one per section.
   fill(page, async () => {
     const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
-    if (found instanceof Error) return h('p', { class: 'error', role: 'alert' }, found.code === 5003 ? `No player has the id ${playerId}.` : found.message);
+    if (found instanceof Error)
+      return h(
+        'p',
+        { class: 'error', role: 'alert' },
+        found.code === 5003 ? `No player has the id ${playerId}.` : found.message,
+      );
     return sections(playerId, Promise.resolve(found));
   });
   return [form, page];
@@ -42,7 +56,12 @@ export function playerPage([playerId, name]) {
 function found(name) {
   return section('Players found', async () => {
     const players = await get('/v1/admin/players', { username: name });
-    return table(`Players whose username starts with "${name}"`, ['Username', 'Player id'], players.map((p) => [link(['player', p.playerId], p.username), h('code', {}, p.playerId)]), 'No player has a username starting so.');
+    return table(
+      `Players whose username starts with "${name}"`,
+      ['Username', 'Player id'],
+      players.map((p) => [link(['player', p.playerId], p.username), h('code', {}, p.playerId)]),
+      'No player has a username starting so.',
+    );
   });
 }
 
@@ -54,11 +73,20 @@ function sections(playerId, profile) {
       section('Level and points', async () => level(await profile)),
       section('Balances', async () => {
         const { balances } = await profile;
-        return table('What the player holds', ['Deliverable', 'Uid', 'Amount'], balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]));
+        return table(
+          'What the player holds',
+          ['Deliverable', 'Uid', 'Amount'],
+          balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]),
+        );
       }),
       section('Attributes', async () => {
         const { attributes } = await profile;
-        return table("The player's attributes (leaderboard scopes)", ['Name', 'Value'], Object.entries(attributes).map(([name, value]) => [h('code', {}, name), value]), 'none.');
+        return table(
+          "The player's attributes (leaderboard scopes)",
+          ['Name', 'Value'],
+          Object.entries(attributes).map(([name, value]) => [h('code', {}, name), value]),
+          'none.',
+        );
       }),
     ),
     section('Activity', () => activityChart(playerId)),
@@ -70,13 +98,24 @@ function sections(playerId, profile) {
         return table(
           "The player's runs",
           ['Streak', 'Length', 'Longest', 'Freezes', 'Last period', 'Breaks at'],
-          streaks.map((s) => [s.label, s.length, s.longest, s.freezes, s.lastPeriod ?? '—', s.breaksAt === null ? '—' : time(s.breaksAt)]),
+          streaks.map((s) => [
+            s.label,
+            s.length,
+            s.longest,
+            s.freezes,
+            s.lastPeriod ?? '—',
+            s.breaksAt === null ? '—' : time(s.breaksAt),
+          ]),
         );
       }),
       section('Caps used this period', async () => {
         const { caps, timeZone } = await profile;
         return [
-          table('Caps with a use this period', ['Cap', 'Of', 'Period', 'Used', 'Limit'], caps.map((c) => [c.kind, h('code', {}, c.of), `${c.period} ${c.periodName}`, c.used, c.limit])),
+          table(
+            'Caps with a use this period',
+            ['Cap', 'Of', 'Period', 'Used', 'Limit'],
+            caps.map((c) => [c.kind, h('code', {}, c.of), `${c.period} ${c.periodName}`, c.used, c.limit]),
+          ),
           h('p', { class: 'muted' }, `Periods of the player's calendar, in ${timeZone}.`),
         ];
       }),
@@ -90,7 +129,12 @@ function sections(playerId, profile) {
           m.label,
           m.status,
           // A summed step shows its sum against the target, any other its count.
-          m.steps.map((s) => `${s.label} ${s.completed ? '✓' : `${s.progress.sum > 0 ? s.progress.sum : s.progress.count}/${s.progress.target}`}`).join(', '),
+          m.steps
+            .map(
+              (s) =>
+                `${s.label} ${s.completed ? '✓' : `${s.progress.sum > 0 ? s.progress.sum : s.progress.count}/${s.progress.target}`}`,
+            )
+            .join(', '),
           m.period ?? '—',
           m.completedAt === null ? '—' : time(m.completedAt),
         ]),
@@ -98,18 +142,41 @@ function sections(playerId, profile) {
     }),
     section('Badges and ranks', async () => {
       const { badges } = await profile;
-      return table('Badges earned', ['Badge', 'Type', 'Times', 'Rank'], badges.map((b) => [b.label, b.type, b.count, b.rank ? `${b.rank.rank}: ${b.rank.label}` : '—']));
+      return table(
+        'Badges earned',
+        ['Badge', 'Type', 'Times', 'Rank'],
+        badges.map((b) => [b.label, b.type, b.count, b.rank ? `${b.rank.rank}: ${b.rank.label}` : '—']),
+      );
     }),
     h(
       'div',
       { class: 'columns' },
       section('Chests', async () => {
         const chests = await post('/v1/chest/list', { playerId });
-        return table('Chests owned', ['Chest', 'Balance', 'Scaling', 'Odds'], chests.map((c) => [c.label, c.balance, c.scalingMode, link(['catalog', 'chest', c.chestDeliverableUid], `Odds of ${c.label}`)]));
+        return table(
+          'Chests owned',
+          ['Chest', 'Balance', 'Scaling', 'Odds'],
+          chests.map((c) => [
+            c.label,
+            c.balance,
+            c.scalingMode,
+            link(['catalog', 'chest', c.chestDeliverableUid], `Odds of ${c.label}`),
+          ]),
+        );
       }),
       section('Powerups', async () => {
         const powerups = await post('/v1/powerup/list', { playerId });
-        return table('Powerups owned', ['Powerup', 'Multiplier', 'Activated', 'Uses left', 'Expires'], powerups.map((p) => [p.prizeLabel, `×${p.multiplier}`, yesNo(p.isActivated), p.powerupMaxUseCount === 0 ? 'unlimited' : p.remainingUseCount, p.neverExpires ? 'never' : p.expiresAt ? time(p.expiresAt * 1000) : 'when activated']));
+        return table(
+          'Powerups owned',
+          ['Powerup', 'Multiplier', 'Activated', 'Uses left', 'Expires'],
+          powerups.map((p) => [
+            p.prizeLabel,
+            `×${p.multiplier}`,
+            yesNo(p.isActivated),
+            p.powerupMaxUseCount === 0 ? 'unlimited' : p.remainingUseCount,
+            p.neverExpires ? 'never' : p.expiresAt ? time(p.expiresAt * 1000) : 'when activated',
+          ]),
+        );
       }),
     ),
     section('Transactions', async () => {
@@ -120,7 +187,8 @@ function sections(playerId, profile) {
         transactions.map((t) => [
           link(['trace', 'provision', t.provisionUid], t.provisionUid),
           t.referenceType,
-          t.bundleLabel ?? (t.referenceId ? link(['trace', 'reference', t.referenceId], `action ${t.referenceId}`) : '—'),
+          t.bundleLabel ??
+            (t.referenceId ? link(['trace', 'reference', t.referenceId], `action ${t.referenceId}`) : '—'),
           `${t.cost} ${t.costLabel ?? ''}`.trim(),
           t.failureReason ? `${t.status} (${t.failureReason})` : t.status,
           time(t.updateDate),
@@ -140,7 +208,8 @@ async function level(profile) {
     ['Points', String(profile.points)],
     ['Level', current ? `${current.level}: ${current.label}` : 'none yet'],
   ];
-  if (levels instanceof Error) return [facts(items), h('p', { class: 'error', role: 'alert' }, `Progress to the next level: ${levels.message}`)];
+  if (levels instanceof Error)
+    return [facts(items), h('p', { class: 'error', role: 'alert' }, `Progress to the next level: ${levels.message}`)];
   const next = levels.filter((l) => l.isActive && l.level > (current?.level ?? 0)).sort((a, b) => a.level - b.level)[0];
   if (!next) return [facts(items), h('p', {}, 'The highest level is reached.')];
   const from = current?.target ?? 0;
@@ -150,7 +219,11 @@ async function level(profile) {
   return [
     facts([...items, ['Next level', `${next.level}: ${next.label}, at ${next.target} points`]]),
     // One figure, said with what it is of: the share of the way between the two levels' targets.
-    h('label', { for: 'level-progress' }, `Progress to level ${next.level}: ${profile.points} of ${next.target} points, ${percent}% of the way from level ${current?.level ?? 0} to ${next.level}`),
+    h(
+      'label',
+      { for: 'level-progress' },
+      `Progress to level ${next.level}: ${profile.points} of ${next.target} points, ${percent}% of the way from level ${current?.level ?? 0} to ${next.level}`,
+    ),
     h('progress', { id: 'level-progress', max: span, value: done }, `${percent}%`),
   ];
 }
@@ -185,7 +258,11 @@ function earned(type, d) {
   const labelled = (list) => list.map((g) => `${g.label} × ${g.amount}`).join(', ');
   if (type === 'ActionProcessed') {
     const r = d.result;
-    const awards = [...(r.badges ?? []).map((b) => `badge ${b.label}`), ...(r.triggers ?? []).map((t) => `trigger ${t.label}`), ...(r.achievedLevel ? [`level ${r.achievedLevel.level}: ${r.achievedLevel.label}`] : [])];
+    const awards = [
+      ...(r.badges ?? []).map((b) => `badge ${b.label}`),
+      ...(r.triggers ?? []).map((t) => `trigger ${t.label}`),
+      ...(r.achievedLevel ? [`level ${r.achievedLevel.level}: ${r.achievedLevel.label}`] : []),
+    ];
     const grants = r.deliverables?.length ? `; ${labelled(r.deliverables)}` : '';
     return `${d.actionName}: earned ${r.earnedPoints} points${grants}${awards.length ? `; ${awards.join(', ')}` : ''}`;
   }
@@ -200,15 +277,29 @@ function timelineEntry(event, labels) {
   return h(
     'li',
     {},
-    h('p', {}, h('strong', {}, words(event.type)), ` at ${time(event.time)}`, h('span', { class: 'muted' }, ` · revision ${event.revision}, position ${event.position}, by key ${event.metadata.keyName}`)),
+    h(
+      'p',
+      {},
+      h('strong', {}, words(event.type)),
+      ` at ${time(event.time)}`,
+      h(
+        'span',
+        { class: 'muted' },
+        ` · revision ${event.revision}, position ${event.position}, by key ${event.metadata.keyName}`,
+      ),
+    ),
     what ? h('p', {}, what) : null,
     d.effects ? h('p', {}, effects(d.effects, labels)) : null,
     h(
       'p',
       { class: 'links' },
-      typeof d.referenceId === 'string' ? link(['trace', 'reference', d.referenceId], `Trace of action ${d.referenceId}`) : null,
+      typeof d.referenceId === 'string'
+        ? link(['trace', 'reference', d.referenceId], `Trace of action ${d.referenceId}`)
+        : null,
       typeof provision === 'string' ? link(['trace', 'provision', provision], `Trace of provision ${provision}`) : null,
-      typeof d.openingUid === 'string' ? link(['trace', 'opening', d.openingUid, d.playerId], `Trace of chest opening ${d.openingUid}`) : null,
+      typeof d.openingUid === 'string'
+        ? link(['trace', 'opening', d.openingUid, d.playerId], `Trace of chest opening ${d.openingUid}`)
+        : null,
     ),
   );
 }

@@ -6,13 +6,34 @@
 import { get } from '../api.js';
 import { facts, field, fill, h, link, signed, table, time, words, yesNo } from '../dom.js';
 
-const SUBJECTS = { reference: 'Action (referenceId)', provision: 'Provision (provisionUid)', opening: 'Chest opening (openingUid)' };
+const SUBJECTS = {
+  reference: 'Action (referenceId)',
+  provision: 'Provision (provisionUid)',
+  opening: 'Chest opening (openingUid)',
+};
 
 /** `#/trace/<kind>/<id>`; a chest opening is found on its player's stream: `#/trace/opening/<openingUid>/<playerId>`. */
 export function tracePage([kind = 'reference', subject, player]) {
-  const select = h('select', { id: 'trace-kind' }, Object.entries(SUBJECTS).map(([value, label]) => h('option', { value, selected: value === kind }, label)));
-  const input = h('input', { id: 'trace-subject', value: subject ?? '', autocomplete: 'off', spellcheck: 'false', size: 40, required: true });
-  const playerInput = h('input', { id: 'trace-player', value: player ?? '', autocomplete: 'off', spellcheck: 'false', size: 40 });
+  const select = h(
+    'select',
+    { id: 'trace-kind' },
+    Object.entries(SUBJECTS).map(([value, label]) => h('option', { value, selected: value === kind }, label)),
+  );
+  const input = h('input', {
+    id: 'trace-subject',
+    value: subject ?? '',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    size: 40,
+    required: true,
+  });
+  const playerInput = h('input', {
+    id: 'trace-player',
+    value: player ?? '',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    size: 40,
+  });
   const playerField = field('Player id', playerInput, 'The player who opened the chest');
   const showPlayer = () => {
     playerField.hidden = select.value !== 'opening';
@@ -36,12 +57,26 @@ export function tracePage([kind = 'reference', subject, player]) {
     h('button', { type: 'submit' }, 'Show trace'),
   );
   if (!subject || !SUBJECTS[kind] || (kind === 'opening' && !player)) return form;
-  const query = kind === 'reference' ? { referenceId: subject } : kind === 'provision' ? { provisionUid: subject } : { openingUid: subject, playerId: player };
+  const query =
+    kind === 'reference'
+      ? { referenceId: subject }
+      : kind === 'provision'
+        ? { provisionUid: subject }
+        : { openingUid: subject, playerId: player };
   const body = h('div', { 'aria-live': 'polite' });
   // Read again on demand: a reversal or refund made since shows as a new step.
   const load = () => fill(body, async () => chain(await get('/v1/audit/trace', query)));
   load();
-  return [form, h('section', { 'aria-labelledby': 'chain' }, h('h2', { id: 'chain' }, 'Causal chain'), h('button', { type: 'button', class: 'secondary', onclick: load }, 'Refresh'), body)];
+  return [
+    form,
+    h(
+      'section',
+      { 'aria-labelledby': 'chain' },
+      h('h2', { id: 'chain' }, 'Causal chain'),
+      h('button', { type: 'button', class: 'secondary', onclick: load }, 'Refresh'),
+      body,
+    ),
+  ];
 }
 
 function chain(trace) {
@@ -52,25 +87,37 @@ function chain(trace) {
           ['Chest', `${trace.chestLabel} (${trace.chestDeliverableUid})`],
         ]
       : 'actionName' in trace
-      ? [
-          ['Action', trace.actionName],
-          ['Reference', trace.referenceId],
-          ['Reversed', yesNo(trace.reversed)],
-          ['Cost provision', trace.provisionUid ? link(['trace', 'provision', trace.provisionUid], trace.provisionUid) : 'none'],
-        ]
-      : [
-          ['Provision', trace.provisionUid],
-          ['Kind', trace.referenceType],
-          ['Status', trace.status],
-          ['Bundle', trace.bundleUid ?? '—'],
-          ['Action', trace.referenceId ? link(['trace', 'reference', trace.referenceId], trace.referenceId) : '—'],
-        ];
-  return [facts([['Player', link(['player', trace.playerId], trace.playerId)], ...about]), h('ol', { class: 'timeline steps' }, trace.chains.map((c, i) => step(c, i, `player-${trace.playerId}`)))];
+        ? [
+            ['Action', trace.actionName],
+            ['Reference', trace.referenceId],
+            ['Reversed', yesNo(trace.reversed)],
+            [
+              'Cost provision',
+              trace.provisionUid ? link(['trace', 'provision', trace.provisionUid], trace.provisionUid) : 'none',
+            ],
+          ]
+        : [
+            ['Provision', trace.provisionUid],
+            ['Kind', trace.referenceType],
+            ['Status', trace.status],
+            ['Bundle', trace.bundleUid ?? '—'],
+            ['Action', trace.referenceId ? link(['trace', 'reference', trace.referenceId], trace.referenceId) : '—'],
+          ];
+  return [
+    facts([['Player', link(['player', trace.playerId], trace.playerId)], ...about]),
+    h(
+      'ol',
+      { class: 'timeline steps' },
+      trace.chains.map((c, i) => step(c, i, `player-${trace.playerId}`)),
+    ),
+  ];
 }
 
 /** What a step did: its events on the player's stream (a registration made on the way left out), else its decisive event. */
 function stepTitle(c, playerStream) {
-  const own = c.events.filter((e) => e.stream === playerStream && e.type !== 'PlayerRegistered').map((e) => words(e.type));
+  const own = c.events
+    .filter((e) => e.stream === playerStream && e.type !== 'PlayerRegistered')
+    .map((e) => words(e.type));
   return own.length ? own.join(', ') : words(c.cause);
 }
 
@@ -81,15 +128,41 @@ function step(c, index, playerStream) {
     'li',
     { class: index > 0 ? 'later' : null, 'aria-labelledby': headingId },
     h('h3', { id: headingId }, `${index + 1}. ${stepTitle(c, playerStream)}`),
-    h('p', { class: 'muted' }, `${time(c.time)} · key ${c.keyName} · request ${c.correlationId} · catalog version ${c.catalogVersion}`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${time(c.time)} · key ${c.keyName} · request ${c.correlationId} · catalog version ${c.catalogVersion}`,
+    ),
     table(
       'Balances',
       ['Balance', 'Before → after', 'Change', 'By'],
-      c.balanceChanges.map((b) => [h('code', {}, b.balance), `${b.before} → ${b.after}`, signed(b.change), words(b.type)]),
+      c.balanceChanges.map((b) => [
+        h('code', {}, b.balance),
+        `${b.before} → ${b.after}`,
+        signed(b.change),
+        words(b.type),
+      ]),
       'no balance changed.',
     ),
     c.rules ? rules(c.rules) : null,
-    h('details', {}, h('summary', {}, `Events (${c.events.length})`), h('ul', {}, c.events.map((e) => h('li', {}, h('strong', {}, words(e.type)), ` ${e.summary} `, h('span', { class: 'muted' }, `(${e.stream} #${e.revision}, position ${e.position})`))))),
+    h(
+      'details',
+      {},
+      h('summary', {}, `Events (${c.events.length})`),
+      h(
+        'ul',
+        {},
+        c.events.map((e) =>
+          h(
+            'li',
+            {},
+            h('strong', {}, words(e.type)),
+            ` ${e.summary} `,
+            h('span', { class: 'muted' }, `(${e.stream} #${e.revision}, position ${e.position})`),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -99,7 +172,12 @@ const grants = (list) => (list.length ? list.map((g) => `${g.label} ${signed(g.a
 function rules(r) {
   const rows = [
     ['Action', r.action.name, `${r.action.points} × ${r.action.multiplier}`, grants(r.action.grants)],
-    ...r.awards.map((a) => [a.kind === 'badge' ? 'Badge' : 'Trigger', `${a.label} (${a.ruleType}${a.rank ? `, rank ${a.rank.rank} ${a.rank.label}` : ''}${a.limited ? ', limited' : ''})`, a.points, grants(a.grants)]),
+    ...r.awards.map((a) => [
+      a.kind === 'badge' ? 'Badge' : 'Trigger',
+      `${a.label} (${a.ruleType}${a.rank ? `, rank ${a.rank.rank} ${a.rank.label}` : ''}${a.limited ? ', limited' : ''})`,
+      a.points,
+      grants(a.grants),
+    ]),
     ...r.levels.map((l) => ['Level', `${l.level}: ${l.label} (at ${l.target} points)`, '—', grants(l.grants)]),
   ];
   return table(`Catalog rules applied (version ${r.catalogVersion})`, ['Rule', 'Which', 'Points', 'Grants'], rows);
