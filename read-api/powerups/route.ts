@@ -1,16 +1,9 @@
 /** POST /v1/powerup/list. */
-import { z } from 'zod';
 import type { StreamReadDeps } from '../deps';
+import { playerListRoute } from '../player-list-route';
 import { isValidPowerup, type PlayerState } from '../../shared/player/state';
 import type { Catalog } from '../../shared/catalog/types';
-import { EVERY_TIER } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/result';
-import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { powerupShape } from '../../shared/http/wire-shapes';
-import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
-import { canonicalPlayerId } from '../../shared/ids';
-
-const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 
 /** deliveryMethod 1: the amount is multiplied (the only method). */
 const AMOUNT_MULTIPLIED = 1;
@@ -58,31 +51,9 @@ export function ownedPowerups(catalog: Catalog, state: PlayerState, now: number)
 
 /** POST /v1/powerup/list: ownedPowerups, read from the player's stream so a write is visible at once. */
 export const powerupListRoute = (deps: StreamReadDeps) =>
-  defineRoute({
-    method: 'POST',
+  playerListRoute(deps, {
     path: '/v1/powerup/list',
-    tiers: EVERY_TIER,
-    doc: {
-      summary: 'The powerup instances a player owns',
-      body: listBody,
-      response: z.array(powerupShape),
-      errors: {
-        1001: 'Payload is null',
-        1002: 'Missing required field (playerId), or playerId is not a UUID',
-        9020: 'Player not found',
-      },
-    },
-    parse(input) {
-      const object = requireObject(input.body);
-      if (!object.ok) return object;
-      const parsed = parseWith(listBody, object.value, 1002);
-      if (!parsed.ok) return parsed;
-      const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok(playerId) : fail(1002, 'Invalid player: playerId must be a UUID');
-    },
-    async handle(playerId) {
-      const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(9020, 'Player not found');
-      return ok(ownedPowerups(deps.catalog().catalog, state, deps.now()));
-    },
+    summary: 'The powerup instances a player owns',
+    item: powerupShape,
+    list: ownedPowerups,
   });
