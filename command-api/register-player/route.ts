@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/auth/access';
 import { fail, ok } from '../../shared/result';
-import { attributes, MAX_STRING, PLAYER_ID_DOC, timeZone } from '../../shared/http/fields';
+import { PLAYER_FIELDS, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import { registeredShape } from '../../shared/http/wire-shapes';
@@ -10,23 +10,7 @@ import { replyOf } from '../command';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
 
-const registerBody = z.object({
-  playerId: z
-    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
-    .meta(PLAYER_ID_DOC),
-  username: z
-    .string({ error: 'must be a string' })
-    .min(1, 'must not be empty')
-    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
-    .optional(),
-  imageName: z
-    .string({ error: 'must be a string' })
-    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
-    .nullable()
-    .optional(),
-  timeZone: timeZone().optional(),
-  attributes: attributes().optional(),
-});
+const registerBody = z.object({ ...PLAYER_FIELDS, timeZone: timeZone().optional() });
 
 /** POST /v1/player/create: registers a player ahead of their first action. */
 export const registerPlayerRoute = (deps: CommandDeps) =>

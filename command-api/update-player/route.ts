@@ -1,7 +1,7 @@
 /** POST /v1/player/update. */
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/auth/access';
-import { attributes, MAX_STRING, PLAYER_ID_DOC, timeZone } from '../../shared/http/fields';
+import { PLAYER_FIELDS, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { registeredShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
@@ -11,21 +11,8 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
 
 const updateBody = z.object({
-  playerId: z
-    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
-    .meta(PLAYER_ID_DOC),
-  username: z
-    .string({ error: 'must be a string' })
-    .min(1, 'must not be empty')
-    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
-    .optional(),
-  imageName: z
-    .string({ error: 'must be a string' })
-    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
-    .nullable()
-    .optional(),
+  ...PLAYER_FIELDS,
   timeZone: timeZone().nullable().optional().describe("null: back to the catalog's settings.timezone"),
-  attributes: attributes().optional(),
 });
 
 /** POST /v1/player/update: changes the fields sent, keeps the others. */

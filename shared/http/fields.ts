@@ -87,3 +87,21 @@ export const PLAYER_ID_DOC = {
   pattern: UUID_PATTERN,
   description: 'A UUID: dashed, or 32 hexadecimal characters; any case',
 } as const;
+
+/** The fields of a player that POST /v1/player/create and /v1/player/update both take (the time zone differs: update may clear it). */
+export const PLAYER_FIELDS = {
+  playerId: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .meta(PLAYER_ID_DOC),
+  username: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .optional(),
+  imageName: z
+    .string({ error: 'must be a string' })
+    .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .nullable()
+    .optional(),
+  attributes: attributes().optional(),
+};
