@@ -15,6 +15,8 @@ import { KEYS, server, startTestService, type TestService } from './support/serv
 
 const SCREENSHOTS = path.join(__dirname, '..', 'test-output', 'console');
 const DAY_MS = 86_400_000;
+// Page walks wait on many steps, each with a generous deadline for a loaded machine.
+jest.setTimeout(120_000);
 /** A day (UTC, the demo catalog's zone) `back` days before today. */
 const utcDay = (back = 0) => new Date(Date.now() - back * DAY_MS).toISOString().slice(0, 10);
 
@@ -38,7 +40,7 @@ describeInBrowser('the console Overview', () => {
     const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}${CONSOLE_PATH}`;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(base);
@@ -53,12 +55,12 @@ describeInBrowser('the console Overview', () => {
   }
 
   /**
-   * Waits (10 s at most) until the table of `caption` has `count` rows, its header's included. Polled
+   * Waits (30 s at most) until the table of `caption` has `count` rows, its header's included. Polled
    * from here: a predicate evaluated in the page would need the eval its security policy forbids.
    */
   async function rowsOf(page: Page, caption: string, count: number): Promise<void> {
     const rows = `[...document.querySelectorAll('table')].find((t) => t.caption?.textContent === ${JSON.stringify(caption)})?.rows.length ?? 0`;
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     let found: number;
     while ((found = (await page.evaluate(rows)) as number) !== count) {
       if (Date.now() > deadline) throw new Error(`${caption}: ${found} rows, not ${count}`);

@@ -9,6 +9,9 @@ import { describeInBrowser, launchChromium } from './support/browser';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { KEYS, server, startTestService, type TestService } from './support/service';
 
+// Page walks wait on many steps, each with a generous deadline for a loaded machine.
+jest.setTimeout(120_000);
+
 describeInBrowser('the console on scoped leaderboards', () => {
   let t: TestService;
   let browser: Browser;
@@ -56,7 +59,7 @@ leaderboards:
         ).toBe(200);
     }
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.setDefaultTimeout(5000);
+    page.setDefaultTimeout(15_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(base);

@@ -13,6 +13,9 @@ import { CONSOLE_PATH } from '../read-api/console/route';
 import { KEYS, server, startTestService, type TestService } from './support/service';
 
 const SCREENSHOTS = path.join(__dirname, '..', 'test-output', 'console');
+const STEP_TIMEOUT_MS = 15_000;
+// A page walk is many steps; each has STEP_TIMEOUT_MS, the whole walk this.
+jest.setTimeout(120_000);
 
 describeInBrowser('the console', () => {
   let t: TestService;
@@ -36,8 +39,8 @@ describeInBrowser('the console', () => {
   async function openConsole(): Promise<{ page: Page; urls: string[]; errors: string[] }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    // A step that does not happen fails at once, naming itself, not at the test's timeout.
-    page.setDefaultTimeout(5000);
+    // A step that does not happen fails naming itself, before the test's timeout; generous for a loaded machine.
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
     const urls: string[] = [];
     const errors: string[] = [];
     page.on('request', (r) => urls.push(r.url()));
@@ -160,7 +163,8 @@ describeInBrowser('the console', () => {
     await shoot(page, 'player-streaks-caps');
     await page.getByLabel('Player id').fill(playerId);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText('Action processed').waitFor();
+    // The previous player's actions may still be on the page: wait for this player's own action.
+    await page.getByRole('link', { name: `Trace of action ${referenceId}` }).waitFor();
 
     await page.getByRole('link', { name: `Trace of action ${referenceId}` }).click();
     const first = page.getByRole('listitem', { name: '1. Action processed' });
@@ -290,7 +294,7 @@ describeInBrowser('the console', () => {
     await processPurchase(playerId, randomUUID());
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(5000);
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
     await page.goto(base);
     await signIn(page, KEYS.server);
     await page.goto(`${base}#/player/${playerId}`);
