@@ -1,7 +1,9 @@
 /**
- * The README's shell examples, run as a reader runs them: every fenced `sh` block that calls the
- * service, in the order of the README, in one shell, against `npm start`'s service on a fresh data
- * directory, with the development key it generated. Each step of the tour must succeed as written.
+ * The shell examples of the README and of the docs pages, run as a reader runs them: every fenced
+ * `sh` block that calls the service, the README's tour first and then each docs page in the order
+ * the README's "Documentation" list links them (the pages' examples carry on from the tour), in one
+ * shell, against `npm start`'s service on a fresh data directory, with the development key it
+ * generated. Each step must succeed as written.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,11 +12,22 @@ import { startServerProcess, stopProcess, type ChildServer } from './support/pro
 import { tempDir } from './support/service';
 
 const ROOT = path.resolve(__dirname, '..');
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+const README = read('README.md');
 
-/** The commands of the `sh` blocks that call the service (curl), continuation lines joined, comments left out. */
+/** The docs pages, in the order the README's "Documentation" section first links them. */
+function docsPagesInReadmeOrder(): string[] {
+  const section = README.slice(README.indexOf('\n## Documentation\n'));
+  return [...new Set([...section.matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1]))];
+}
+
+/** The `sh` blocks of a Markdown text that call the service (curl). */
+const serviceBlocks = (markdown: string) =>
+  [...markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]).filter((b) => b.includes('curl '));
+
+/** The commands of those blocks, README then docs pages, continuation lines joined, comments left out. */
 function tourCommands(): string[] {
-  const blocks = [...README.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]).filter((b) => b.includes('curl '));
+  const blocks = ['README.md', ...docsPagesInReadmeOrder()].flatMap((file) => serviceBlocks(read(file)));
   return blocks.flatMap((block) =>
     block
       .replace(/\\\n\s*/g, '')
@@ -42,9 +55,16 @@ function runInOrder(commands: string[], cwd: string): Promise<{ command: string;
   });
 }
 
-describe("the README's shell examples", () => {
+describe('the shell examples of the README and the docs pages', () => {
   let running: ChildServer;
   afterAll(() => running && stopProcess(running.child));
+
+  it("every docs page with an example that calls the service is in the README's Documentation list", () => {
+    const pages = fs.readdirSync(path.join(ROOT, 'docs')).map((name) => `docs/${name}`);
+    const withExamples = pages.filter((page) => page.endsWith('.md') && serviceBlocks(read(page)).length > 0);
+    expect(withExamples.length).toBeGreaterThanOrEqual(4);
+    expect(withExamples.filter((page) => !docsPagesInReadmeOrder().includes(page))).toEqual([]);
+  });
 
   it('run in order against a started service, each step succeeding as written (the purchase with an Idempotency-Key too, and its retry)', async () => {
     const dir = tempDir();
@@ -59,7 +79,7 @@ describe("the README's shell examples", () => {
         // A live tail never ends by itself: a reader stops it; here, after 2 s.
         .replace(/^curl -sN /, 'curl -sN --max-time 2 '),
     );
-    expect(commands.filter((c) => c.startsWith('curl')).length).toBeGreaterThanOrEqual(8);
+    expect(commands.filter((c) => c.startsWith('curl')).length).toBeGreaterThanOrEqual(15);
     const buy = commands.find((c) => c.includes('/v1/store/buy'))!;
     const steps = await runInOrder([...commands, buy], dir);
     for (const { command, out, code } of steps) {
