@@ -1,0 +1,186 @@
+/**
+ * Figure 6: peak RSS and leaderboard reads with 1,000,000 players.
+ */
+import { mergeResults, newAgent, percentile, runAll, send, sortedOf } from '../load';
+import { actionBody, playerId, prng, runTag, type ActionBody } from '../workload';
+import { GIB, MILLION, HEADERS, type Context, post, row, log, summaryOf, startServer, Outcomes } from './context';
+
+/** Players on the board when the reads are taken the first time: what "never scans" compares the full board with. */
+const FIRST_READS_AT = 10_000;
+
+export async function figure6(ctx: Context): Promise<void> {
+  const { config } = ctx;
+  log(
+    `figure 6: one action for each of ${config.rssPlayers.toLocaleString('en')} players (nested batches of ${config.nestedBatch})`,
+  );
+  const server = await startServer(ctx, 'fig6');
+  const before = await server.ask<Record<string, number>>('stats');
+  const tag = runTag();
+  const random = prng(6);
+  const outcomes = new Outcomes();
+  /** Players [from, to), one action each, in nested batches. */
+  const load = (from: number, to: number) => {
+    let next = from;
+    return runAll({
+      port: server.ready.port as number,
+      connections: config.rssConnections,
+      next: () => {
+        if (next >= to) return null;
+        const batch: ActionBody[] = [];
+        // The first action opens the batch: one that cannot fail (a failed outer action fails the request).
+        for (; batch.length < config.nestedBatch && next < to; next++)
+          batch.push(actionBody(playerId(tag, next), `${tag}-m${next}`, random, batch.length ? undefined : 'play'));
+        const [outer, ...actions] = batch;
+        return post(JSON.stringify(actions.length ? { ...outer, actions } : outer));
+      },
+      onAnswer: (_spec, answer) => outcomes.addAnswer(answer),
+    });
+  };
+  const port = server.ready.port as number;
+  // In two halves: what the second half adds is what players cost, without the start-up's growth.
+  // The reads at 10,000 players come inside the first half, long before the peak.
+  const half = Math.floor(config.rssPlayers / 2);
+  const early = config.rssPlayers > 2 * FIRST_READS_AT ? FIRST_READS_AT : 0;
+  const parts = early ? [await load(0, early)] : [];
+  const readsEarly = early ? await leaderboardReads(port, tag, early) : null;
+  parts.push(await load(early, half));
+  const atHalf = await server.ask<Record<string, number>>('stats');
+  parts.push(await load(half, config.rssPlayers));
+  const run = mergeResults(parts);
+  const stats = await server.ask<Record<string, number>>('stats');
+  const afterGc = await server.ask<Record<string, number>>('stats', { gc: true });
+  // After the memory figures, which the reads must not move.
+  const reads = await leaderboardReads(port, tag, config.rssPlayers);
+  await server.stop();
+  const seconds = run.elapsedMs / 1000;
+  log(
+    `  ${outcomes.actions} actions in ${seconds.toFixed(1)} s (${(outcomes.actions / seconds).toFixed(0)}/s); peak RSS ${(stats.maxRssBytes / 1024 ** 2).toFixed(0)} MiB, heap used ${(stats.heapUsedBytes / 1024 ** 2).toFixed(0)} MiB, live heap after a full GC ${(afterGc.heapUsedBytes / 1024 ** 2).toFixed(0)} MiB (RSS ${(afterGc.rssBytes / 1024 ** 2).toFixed(0)} MiB)`,
+  );
+  row(ctx, 6, `loading ${config.rssPlayers.toLocaleString('en')} players`, outcomes.actions / seconds, 'actions/s');
+  row(ctx, 6, 'live heap after full GC', afterGc.heapUsedBytes / 1024 ** 2, 'MiB');
+  row(ctx, 6, 'RSS after full GC', afterGc.rssBytes / 1024 ** 2, 'MiB');
+  row(ctx, 6, 'peak RSS', stats.maxRssBytes / 1024 ** 2, 'MiB', { op: '<=', limit: 600 });
+  // What each player of the second half added to the peak, carried on to a million: every
+  // per-player structure (caches, read models) grows linearly, so the line bounds what 1,000,000 players take.
+  const perPlayerBytes = (stats.maxRssBytes - atHalf.maxRssBytes) / (config.rssPlayers - half);
+  const projectedBytes = stats.maxRssBytes + perPlayerBytes * Math.max(0, MILLION - config.rssPlayers);
+  log(
+    `  peak RSS grew ${(perPlayerBytes / 1024).toFixed(2)} KiB per player: ${(projectedBytes / GIB).toFixed(2)} GiB projected at ${MILLION.toLocaleString('en')} players`,
+  );
+  row(ctx, 6, 'peak RSS added per player', perPlayerBytes / 1024, 'KiB');
+  row(ctx, 6, 'peak RSS projected at 1,000,000 players', projectedBytes / 1024 ** 2, 'MiB', {
+    op: '<=',
+    limit: (2 * GIB) / 1024 ** 2,
+    shown: '2048 (2 GiB)',
+  });
+  const players = config.rssPlayers.toLocaleString('en');
+  for (const [at, r] of [
+    [early, readsEarly],
+    [config.rssPlayers, reads],
+  ] as const) {
+    if (!r) continue;
+    log(
+      `  leaderboard over ${at.toLocaleString('en')} players, p50 of one request at a time: top 10 ${r.top10P50Ms.toFixed(2)} ms, top 1,000 ${r.top1000P50Ms.toFixed(2)} ms; ` +
+        `a player's rank ${r.rankP50Ms.toFixed(2)} ms (max ${r.rankMaxMs.toFixed(2)} ms, ${r.sampled} players, ranks down to ${r.lowestRank}); around=5 ${r.aroundP50Ms === null ? 'n/a (not served)' : `${r.aroundP50Ms.toFixed(2)} ms`}`,
+    );
+  }
+  const targets = { top10P50Ms: 5, rankP50Ms: 5, aroundP50Ms: 10, top1000P50Ms: 50 } as const;
+  const names = {
+    top10P50Ms: 'top 10',
+    rankP50Ms: "a player's rank (top=1, playerId)",
+    aroundP50Ms: 'around me (around=5)',
+    top1000P50Ms: 'top 1,000',
+  } as const;
+  for (const key of Object.keys(targets) as (keyof typeof targets)[]) {
+    if (readsEarly) row(ctx, 6, `${names[key]} at ${early.toLocaleString('en')} players, p50`, readsEarly[key], 'ms');
+    row(ctx, 6, `${names[key]} at ${players} players, p50`, reads[key], 'ms', { op: '<=', limit: targets[key] });
+    // "Never scans" in numbers: the same read on the full board and on the small one.
+    const small = readsEarly?.[key];
+    const large = reads[key];
+    if (small != null && large !== null)
+      row(ctx, 6, `${names[key]}: ${players} / ${early.toLocaleString('en')} players`, large / small, 'x', {
+        op: '<=',
+        limit: 3,
+      });
+  }
+  ctx.details.figure6 = {
+    players: config.rssPlayers,
+    seconds,
+    perPlayerBytes,
+    projectedBytes,
+    atHalf,
+    outcomes,
+    requests: summaryOf(run),
+    leaderboardReads: reads,
+    leaderboardReadsEarly: readsEarly && { players: early, ...readsEarly },
+    before,
+    after: stats,
+    afterFullGc: afterGc,
+  };
+}
+
+/**
+ * Reads of the all-time board over the players just loaded, one at a time: pages of the top 1,000
+ * and of the top 1, and the top 1 with the own standing of players spread over the load order
+ * (their ranks run down to the last places, where a count of the players ahead would read nearly
+ * all of them): the difference of the last two is what a rank costs.
+ */
+interface LeaderboardReads {
+  top10P50Ms: number;
+  top1000P50Ms: number;
+  rankP50Ms: number;
+  rankMaxMs: number;
+  /** null: the service does not answer `around` (a version before it). */
+  aroundP50Ms: number | null;
+  sampled: number;
+  lowestRank: number;
+}
+
+/** Figure 6's reads of the all-time board, one request at a time, over the first `players` players of the load order. */
+async function leaderboardReads(port: number, tag: string, players: number): Promise<LeaderboardReads> {
+  const agent = newAgent(1);
+  const timed = async (
+    path: string,
+  ): Promise<[number, { data: { player?: { rank: number } | null; around?: unknown[] }[] }]> => {
+    const startedAt = performance.now();
+    const answer = await send(agent, port, { method: 'GET', path, headers: HEADERS });
+    const ms = performance.now() - startedAt;
+    if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.body}`);
+    return [ms, JSON.parse(answer.body)];
+  };
+  const p50 = (values: number[]) => percentile(sortedOf(values), 50);
+  try {
+    const top10: number[] = [];
+    const top1000: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      top1000.push((await timed('/v1/admin/leaderboards/lb-all?top=1000'))[0]);
+      top10.push((await timed('/v1/admin/leaderboards/lb-all?top=10'))[0]);
+    }
+    const sampled = 100;
+    const rank: number[] = [];
+    const around: number[] = [];
+    let aroundServed = true;
+    let lowestRank = 0;
+    for (let i = 0; i < sampled; i++) {
+      const player = playerId(tag, Math.floor((i * players) / sampled));
+      const [ms, body] = await timed(`/v1/admin/leaderboards/lb-all?top=1&playerId=${player}`);
+      rank.push(ms);
+      lowestRank = Math.max(lowestRank, body.data[0].player?.rank ?? 0);
+      const [aroundMs, aroundBody] = await timed(`/v1/admin/leaderboards/lb-all?top=1&playerId=${player}&around=5`);
+      around.push(aroundMs);
+      if (!Array.isArray(aroundBody.data[0].around)) aroundServed = false;
+    }
+    const ranks = sortedOf(rank);
+    return {
+      top10P50Ms: p50(top10),
+      top1000P50Ms: p50(top1000),
+      rankP50Ms: percentile(ranks, 50),
+      rankMaxMs: ranks[ranks.length - 1],
+      aroundP50Ms: aroundServed ? p50(around) : null,
+      sampled,
+      lowestRank,
+    };
+  } finally {
+    agent.destroy();
+  }
+}
