@@ -1,5 +1,5 @@
 /**
- * The live feed under clients that never read (README, "The event feed"): each stream writes its
+ * The live feed under clients that never read (docs/feed-and-webhooks.md, "Event feed"): each stream writes its
  * next message only once the last has left the process, so 50 stalled clients on a 25 MiB log
  * hold little memory and leave /health answering; a client that reads nothing for LIVE_STALL_MS
  * is dropped with a log line; a key holds at most MAX_LIVE_STREAMS_PER_KEY streams at once.

@@ -4,7 +4,7 @@
  * values of the wrong type, huge numbers, unicode, nested arrays, nulls, missing and extra fields),
  * raw text bodies, arbitrary query strings and path segments. Whatever comes in:
  * - never a 5xx;
- * - always the envelope `{code: number, data?}`, with the HTTP status of its code (README, "Envelope and statuses") and a text
+ * - always the envelope `{code: number, data?}`, with the HTTP status of its code (docs/api.md, "Envelope and statuses") and a text
  *   `data` on failures;
  * - a failed request writes nothing to the event log (a command's effects are one append).
  */

@@ -1,6 +1,6 @@
 /**
  * Security: keys held only as digests and compared in constant time, tenant domains, the body and
- * field limits (README, "Limits"), security headers, and no secret nor stack trace in any
+ * field limits (docs/api.md, "Limits"), security headers, and no secret nor stack trace in any
  * response or log line. (Rate limits: test/http/rate-limit.test.ts.)
  */
 import crypto, { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * Hostile numbers: every amount a request can drive stays within the largest amount the engine
- * holds (README, "Amounts"), or the request is refused with 1001 and nothing is appended.
+ * holds (docs/api.md, "Amounts"), or the request is refused with 1001 and nothing is appended.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
