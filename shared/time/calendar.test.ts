@@ -1,5 +1,6 @@
 import { periodEnd, periodLabel, periodOf, periodStart, type CalendarPeriod } from './calendar';
-import { seasonPeriod } from './season';
+import { localDateTimeAt } from './local-time';
+import { seasonKeyOfDate, seasonPeriod } from './season';
 
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s);
 const HOUR = 3_600_000;
@@ -112,5 +113,44 @@ describe('names', () => {
         }
       }
     }
+  });
+});
+
+describe('periodOf and seasonPeriod count days from the wall time', () => {
+  // The reading localDateTimeAt gives, turned into the Day ordinal and the season keys.
+  const zones = [
+    'UTC',
+    'Europe/Berlin',
+    'Pacific/Kiritimati',
+    'Pacific/Pago_Pago',
+    'Asia/Kathmandu',
+    'America/St_Johns',
+  ];
+  const instants = [
+    Date.UTC(2026, 2, 29, 0, 59, 59), // Berlin's 23-hour day, before and after the change
+    Date.UTC(2026, 2, 29, 1, 0, 0),
+    Date.UTC(2026, 9, 25, 0, 59, 59), // Berlin's 25-hour day
+    Date.UTC(2026, 9, 25, 1, 0, 0),
+    Date.UTC(2026, 11, 31, 10, 0, 0), // the turn of a year in UTC+14 and UTC-11
+    Date.UTC(2027, 0, 1, 10, 59, 59, 999),
+    Date.UTC(1969, 11, 31, 23, 59, 59, 500), // before 1970, with milliseconds
+    Date.UTC(2026, 10, 26, 18, 14, 59),
+  ];
+  it.each(zones)('in %s', (zone) => {
+    for (const ms of instants) {
+      const t = localDateTimeAt(ms, zone);
+      const day = Date.UTC(t.year, t.month - 1, t.day) / 86_400_000;
+      expect(periodOf(ms, 'Day', zone)).toBe(day);
+      expect(periodOf(ms, 'Week', zone)).toBe(Math.floor((day + 3) / 7));
+      expect(periodOf(ms, 'Month', zone)).toBe(t.year * 12 + t.month - 1);
+      for (const season of ['daily', 'weekly', 'monthly'] as const)
+        expect(seasonPeriod(ms, season, zone)).toBe(seasonKeyOfDate(t.year, t.month, t.day, season));
+    }
+  });
+
+  it('refuses instants outside years 0001..9999 as before', () => {
+    for (const ms of [Number.NaN, Number.POSITIVE_INFINITY, Date.UTC(10000, 0, 1), -62135596800001])
+      expect(() => periodOf(ms, 'Day', 'UTC')).toThrow(RangeError);
+    expect(periodOf(-62135596800000, 'Day', 'UTC')).toBe(-719162);
   });
 });

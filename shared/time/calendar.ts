@@ -4,7 +4,7 @@
  * Monday-first weeks since 1970-01-01, months since year 0), so "the next period" is + 1; it is
  * named as leaderboard seasons name theirs (`2026-11-25`, `2026-W48`, `2026-11`).
  */
-import { DAY_MS, localDateTimeAt, localIsoToEpochMs, wallTimeAsUtcMs } from './local-time';
+import { DAY_MS, localDateTimeAt, localIsoToEpochMs, localWallMs } from './local-time';
 import { seasonKeyOfDate, type Season } from './season';
 
 export type CalendarPeriod = 'Day' | 'Week' | 'Month';
@@ -12,10 +12,6 @@ export type CalendarPeriod = 'Day' | 'Week' | 'Month';
 export const CALENDAR_PERIODS: readonly CalendarPeriod[] = ['Day', 'Week', 'Month'];
 
 const SEASON_OF: Record<CalendarPeriod, Season> = { Day: 'daily', Week: 'weekly', Month: 'monthly' };
-
-/** Days since 1970-01-01 of a calendar day. */
-const dayNumber = (year: number, month: number, day: number): number =>
-  wallTimeAsUtcMs({ year, month, day, hour: 0, minute: 0, second: 0 }) / DAY_MS;
 
 /** 1970-01-01 was a Thursday: day -3 is the Monday that starts week 0. */
 const weekOfDay = (day: number): number => Math.floor((day + 3) / 7);
@@ -40,15 +36,13 @@ function firstDay(ordinal: number, period: CalendarPeriod): { year: number; mont
 
 /** The period of `period` kind holding the instant `ms` in `timeZone`. Throws RangeError for an unknown zone. */
 export function periodOf(ms: number, period: CalendarPeriod, timeZone: string): number {
-  const t = localDateTimeAt(ms, timeZone);
-  switch (period) {
-    case 'Day':
-      return dayNumber(t.year, t.month, t.day);
-    case 'Week':
-      return weekOfDay(dayNumber(t.year, t.month, t.day));
-    case 'Month':
-      return t.year * 12 + t.month - 1;
+  if (period === 'Month') {
+    const t = localDateTimeAt(ms, timeZone);
+    return t.year * 12 + t.month - 1;
   }
+  // Days counted straight from the wall time: every action asks, and building its fields shows in figure 1.
+  const day = Math.floor(localWallMs(ms, timeZone) / DAY_MS);
+  return period === 'Day' ? day : weekOfDay(day);
 }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');

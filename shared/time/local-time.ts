@@ -93,6 +93,10 @@ export function wallTimeAsUtcMs(t: LocalDateTime): number {
   return d.getTime();
 }
 
+/** Years 0001..9999 of a UTC clock: [FIRST_WALL_MS, END_WALL_MS). */
+const FIRST_WALL_MS = wallTimeAsUtcMs({ year: 1, month: 1, day: 1, hour: 0, minute: 0, second: 0 });
+const END_WALL_MS = wallTimeAsUtcMs({ year: 10000, month: 1, day: 1, hour: 0, minute: 0, second: 0 });
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** One formatter per zone: building them is the costly part of Intl. Throws RangeError for an unknown zone. */
@@ -129,12 +133,17 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
+/** The whole second holding `ms` as Intl reads it; throws RangeError outside UTC years 0001..9999. */
+function secondOf(ms: number): number {
+  // As Intl reads an instant: milliseconds truncated (TimeClip), then the second rounded down.
+  const clipped = Math.trunc(ms);
+  if (!(clipped >= FIRST_WALL_MS && clipped < END_WALL_MS)) throw new RangeError(`instant out of range: ${ms}`);
+  return Math.floor(clipped / 1000) * 1000;
+}
+
 /** The wall-clock reading in `timeZone` at the instant `ms` (to the second, rounded down). */
 export function localDateTimeAt(ms: number, timeZone: string): LocalDateTime {
-  const year = new Date(ms).getUTCFullYear();
-  if (!Number.isFinite(ms) || year < 1 || year > 9999) throw new RangeError(`instant out of range: ${ms}`);
-  // As Intl reads an instant: milliseconds truncated (TimeClip), then the second rounded down.
-  const second = Math.floor(Math.trunc(ms) / 1000) * 1000;
+  const second = secondOf(ms);
   if (timeZone === 'UTC') return utcFields(second);
   const offset = cachedOffset(second, timeZone);
   if (offset !== undefined) {
@@ -143,6 +152,20 @@ export function localDateTimeAt(ms: number, timeZone: string): LocalDateTime {
     if (t.year >= 1 && t.year <= 9999) return t;
   }
   return intlDateTimeAt(second, timeZone);
+}
+
+/**
+ * The wall-clock reading in `timeZone` at the instant `ms` as the instant a UTC clock shows it:
+ * `wallTimeAsUtcMs(localDateTimeAt(ms, timeZone))` without building the fields, for callers that
+ * only count days (streak and cap periods, on every action).
+ */
+export function localWallMs(ms: number, timeZone: string): number {
+  const second = secondOf(ms);
+  if (timeZone === 'UTC') return second;
+  const offset = cachedOffset(second, timeZone);
+  // Within years 0001..9999 the fields localDateTimeAt gives are the UTC reading of this instant.
+  if (offset !== undefined && second + offset >= FIRST_WALL_MS && second + offset < END_WALL_MS) return second + offset;
+  return wallTimeAsUtcMs(localDateTimeAt(second, timeZone));
 }
 
 /** The fields a UTC clock shows at `ms` (a whole second). */

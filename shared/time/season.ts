@@ -3,7 +3,7 @@
  * (starting Monday) or month of the catalog time zone. A period is named by its key:
  * `2026-11-21` (daily), `2026-W47` (weekly), `2026-11` (monthly).
  */
-import { DAY_MS, isCalendarDate, localDateTimeAt } from './local-time';
+import { DAY_MS, isCalendarDate, localWallMs } from './local-time';
 
 export type Season = 'daily' | 'weekly' | 'monthly';
 
@@ -32,10 +32,26 @@ export function isoWeeksInYear(year: number): number {
   return isoWeekOf(year, 12, 28).week;
 }
 
+/**
+ * Keys by season and local day number (days since 1970-01-01): projections ask for the key of
+ * every event, and building it (a Date, padded strings) was a tenth of a rebuild. Starts over
+ * past MAX_CACHED_DAYS days per season (about 27 years).
+ */
+const keysByDay: Record<Season, Map<number, string>> = { daily: new Map(), weekly: new Map(), monthly: new Map() };
+const MAX_CACHED_DAYS = 10_000;
+
 /** Key of the period of `season` holding the instant `ms`, in `timeZone`. */
 export function seasonPeriod(ms: number, season: Season, timeZone: string): string {
-  const t = localDateTimeAt(ms, timeZone);
-  return seasonKeyOfDate(t.year, t.month, t.day, season);
+  const day = Math.floor(localWallMs(ms, timeZone) / DAY_MS);
+  const keys = keysByDay[season];
+  let key = keys.get(day);
+  if (key === undefined) {
+    const d = new Date(day * DAY_MS);
+    key = seasonKeyOfDate(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), season);
+    if (keys.size >= MAX_CACHED_DAYS) keys.clear();
+    keys.set(day, key);
+  }
+  return key;
 }
 
 /** Key of the period of `season` holding a calendar day (the names streaks and caps use too). */
