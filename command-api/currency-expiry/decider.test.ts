@@ -11,6 +11,9 @@ import {
   written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
+import { provisionRecordOf } from '../../shared/provisions';
+import { decideBuyBundle } from '../buy-bundle/decider';
+import { decideTransaction } from '../provision-transactions/decider';
 import { currencyExpiryJobId, decideExpireCurrency, EXPIRE_CURRENCY } from './decider';
 
 // T0 is 2026-06-01T00:00Z. Stars granted on a day expire at the end of the second day after it.
@@ -24,6 +27,8 @@ const catalog = catalogOf(`
     - { identifier: earn, deliverables: [{ deliverable: stars, amount: 10 }] }
     - { identifier: spend, cost: 15, costDeliverable: stars }
     - { identifier: monthly, deliverables: [{ deliverable: tokens, amount: 5 }] }
+  stores:
+    - { uid: shop, label: Shop, bundles: [{ uid: pack, label: Pack, cost: 15, costDeliverable: stars, contents: [{ deliverable: tokens, amount: 5 }] }] }
 `);
 
 const HOUR = 3_600_000;
@@ -172,5 +177,48 @@ describe('giving back and taking back', () => {
     expect(reversed.effects.balances).toEqual([]);
     expect(reversed.effects.lots).toBeUndefined();
     expect(p.state.balances.get('stars')).toBe(0);
+  });
+
+  test('a store refund after a lot expired gives back the unexpired lots, and takes the contents back from their lots', () => {
+    const p = playerSpec(catalog, { now: T0 + DAY });
+    p.process('earn', { at: T0 }); // expires T0 + 3 days
+    p.process('earn', { at: T0 + DAY }); // expires T0 + 4 days
+    const bought = decideBuyBundle(
+      { playerId: PLAYER, bundleUid: 'pack' },
+      { player: p.state, stockTaken: null },
+      {
+        ...p.env,
+        catalog,
+      },
+    );
+    if (!bought.ok) throw new Error('bought');
+    p.apply(bought.value);
+    const purchase = bought.value.answer;
+    expect(purchase.cost.lots).toEqual([
+      { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 },
+      { deliverableUid: 'stars', expiresAt: T0 + 4 * DAY, amount: 5 },
+    ]);
+    expect(lotsOf(p, 'tokens')).toEqual([[Date.UTC(2026, 6, 1), 5]]);
+
+    p.env.now = T0 + 3 * DAY + HOUR;
+    const opened = bought.value.writes.find((w) => w.stream === `provision-${purchase.provisionUid}`)!.events;
+    const record = provisionRecordOf(
+      opened.map((e, revision) => ({
+        ...e,
+        id: `p-${revision}`,
+        metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 },
+        streamName: `provision-${purchase.provisionUid}`,
+        revision,
+        position: revision + 1,
+        createdAt: T0,
+      })),
+    )!;
+    const refunded = decideTransaction('refund', { record, player: p.state }, { ...p.env, catalog });
+    if (!refunded.ok) throw new Error('refunded');
+    p.apply(refunded.value);
+    expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
+    expect(lotsOf(p, 'tokens')).toEqual([]);
+    expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);
+    expect(p.state.balances.get('tokens')).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import { fail, ok, type Result } from '../../shared/result';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants, giveBack } from '../../shared/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
+import { lotsTakenBack, negated } from '../../shared/rules/lots';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 
@@ -106,6 +107,8 @@ function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Re
   const effects = noEffects();
   giveBack(effects, p.cost, env.now);
   for (const g of p.contents) if (deliverables.get(g.uid)?.kind !== 'Powerup') addBalance(effects, g.uid, -g.amount);
+  for (const g of p.contents)
+    if (deliverables.get(g.uid)?.expiry) (effects.lots ??= []).push(...negated(lotsTakenBack(player, g.uid, g.amount)));
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
       return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);

@@ -43,6 +43,22 @@ export function lotsDrawn(state: PlayerState, deliverableUid: string, amount: nu
   return drawn;
 }
 
+/**
+ * The lots a take-back of `amount` removes when the lots it granted are not on record (a refunded
+ * purchase's contents): the latest to expire first, so that no lot outlives the balance.
+ */
+export function lotsTakenBack(state: PlayerState, deliverableUid: string, amount: number): Lot[] {
+  const taken: Lot[] = [];
+  let left = amount;
+  for (const [expiresAt, held] of [...(state.lots.get(deliverableUid) ?? [])].reverse()) {
+    if (left <= 0) break;
+    const take = Math.min(held, left);
+    taken.push({ deliverableUid, expiresAt, amount: take });
+    left = subtractAmounts(left, take);
+  }
+  return taken;
+}
+
 /** Lots given back at `now`: those drawn that have not expired since, and the amount of those that have. */
 export function lotsGivenBack(drawn: readonly Lot[], now: number): { lots: Lot[]; expired: number } {
   const lots = drawn.filter((l) => l.expiresAt > now);
