@@ -65,6 +65,9 @@ describe('currency that expires', () => {
       { deliverableUid: 'stars', label: 'Stars', type: 1, amount: 10 },
     ]);
 
+    const stream = await t.http.get(`/v1/audit/players/${playerId}/events`).set(auditor);
+    expect(stream.body.data.filter((e: { type: string }) => e.type === 'CurrencyExpired')).toHaveLength(1);
+
     const feed = await t.http.get('/v1/feed/events').query({ types: 'CurrencyExpired', limit: 1000 }).set(auditor);
     expect(feed.body.code).toBe(200);
     expect(JSON.stringify(feed.body.data)).toContain(playerId);
