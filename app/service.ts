@@ -6,6 +6,7 @@ import { buyBundleRoute } from '../command-api/buy-bundle/route';
 import type { CommandDeps } from '../command-api/deps';
 import { openChestRoute } from '../command-api/open-chest/route';
 import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
+import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
@@ -268,6 +269,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (writes) {
     registerProvisionJobs(deps);
     registerPowerupJobs(deps);
+    registerCurrencyJobs(deps);
   }
   if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
   const dispatcher =

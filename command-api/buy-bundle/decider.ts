@@ -7,7 +7,9 @@ import { fail, ok, type Result } from '../../shared/result';
 import { localIsoToEpochMs } from '../../shared/time/local-time';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
-import { balanceOf, type PlayerState } from '../../shared/player/state';
+import type { PlayerState } from '../../shared/player/state';
+import { availableBalance, lotsDrawn, negated } from '../../shared/rules/lots';
+import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
@@ -56,11 +58,9 @@ export function decideBuyBundle(
   if (!player.registered) return fail(1002, 'Invalid player: no player with this playerId');
 
   const currency = bundle.costDeliverable ? index.deliverableByUid.get(bundle.costDeliverable)! : null;
-  if (bundle.cost > 0 && currency && balanceOf(player, currency.uid) < bundle.cost) {
-    return fail(
-      9001,
-      `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${balanceOf(player, currency.uid)}`,
-    );
+  const funds = currency ? availableBalance(player, currency.uid, env.now) : 0;
+  if (bundle.cost > 0 && currency && funds < bundle.cost) {
+    return fail(9001, `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${funds}`);
   }
   // initialStock 0 means unlimited.
   const limited = bundle.initialStock > 0;
@@ -68,17 +68,27 @@ export function decideBuyBundle(
     return fail(9009, 'Bundle out of stock');
 
   const contents = bundle.contents.map((c) => grantOf(index.deliverableByUid.get(c.deliverable)!, c.amount));
-  const granted = bundle.requiresFulfillment ? ok(noEffects()) : effectsOfGrants(catalog, contents, env);
+  const clock = { timestamp: env.now, timeZone: player.timeZone ?? tz };
+  const granted = bundle.requiresFulfillment
+    ? ok(noEffects())
+    : effectsOfGrants(catalog, contents, env, noEffects(), clock);
   if (!granted.ok) return granted;
   const effects = granted.value;
+  const drawn = bundle.cost > 0 && currency ? lotsDrawn(player, currency.uid, bundle.cost, env.now) : [];
   if (bundle.cost > 0 && currency) addBalance(effects, currency.uid, -bundle.cost);
+  if (drawn.length) effects.lots = [...negated(drawn), ...(effects.lots ?? [])];
   const purchase: BundlePurchased = {
     playerId: cmd.playerId,
     provisionUid: env.newUid(),
     storeUid: store.uid,
     bundleUid: bundle.uid,
     bundleLabel: bundle.label,
-    cost: { deliverableUid: currency?.uid ?? null, label: currency?.label ?? null, amount: bundle.cost },
+    cost: {
+      deliverableUid: currency?.uid ?? null,
+      label: currency?.label ?? null,
+      amount: bundle.cost,
+      ...(drawn.length ? { lots: drawn } : {}),
+    },
     stockTaken: limited,
     status: bundle.requiresFulfillment ? 'Pending' : 'Completed',
     contents,
@@ -116,12 +126,11 @@ export function decideBuyBundle(
       ],
     });
   return ok(
-    decision(
-      purchase,
-      writes,
-      purchase.pendingUntil === null
+    decision(purchase, writes, [
+      ...(purchase.pendingUntil === null
         ? []
-        : [provisionTimeout(provisionUid, purchase.pendingUntil, env.now + PURCHASE_WRITE_WINDOW_MS)],
-    ),
+        : [provisionTimeout(provisionUid, purchase.pendingUntil, env.now + PURCHASE_WRITE_WINDOW_MS)]),
+      ...currencyExpiryJobs(cmd.playerId, effects.lots),
+    ]),
   );
 }

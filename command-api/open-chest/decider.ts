@@ -2,7 +2,7 @@
 import { addAmounts, multiplyAmount, roundAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
 import { POINTS_REWARD, type Catalog, type NumberRange } from '../../shared/catalog/types';
-import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
+import { DELIVERABLE_TYPE_CODE, noEffects } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
 import { scopedAttributes } from '../../shared/player/attributes';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
@@ -10,6 +10,7 @@ import { fail, ok, type Result } from '../../shared/result';
 import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
+import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { CHEST_STOCK, playerStream, stockStream } from '../../shared/streams';
@@ -100,7 +101,8 @@ export function decideOpenChest(
     ...prizes.filter((p) => p.reward !== POINTS_REWARD).map((p) => grantOf(deliverables.get(p.reward)!, p.amount)),
     ...levels.flatMap((l) => l.grants),
   ];
-  const granted = effectsOfGrants(catalog, grants, env);
+  const clock = { timestamp: env.now, timeZone: player.timeZone ?? catalog.settings.timezone };
+  const granted = effectsOfGrants(catalog, grants, env, noEffects(), clock);
   if (!granted.ok) return granted;
   const effects = granted.value;
   effects.points = points;
@@ -133,9 +135,10 @@ export function decideOpenChest(
     ],
   }));
   return ok(
-    decision(opened, [
-      { stream: playerStream(cmd.playerId), events: [{ type: 'ChestOpened', data: opened }] },
-      ...stockTaken,
-    ]),
+    decision(
+      opened,
+      [{ stream: playerStream(cmd.playerId), events: [{ type: 'ChestOpened', data: opened }] }, ...stockTaken],
+      currencyExpiryJobs(cmd.playerId, effects.lots),
+    ),
   );
 }

@@ -13,7 +13,7 @@ import type {
   ProgressEntry,
   StreakStep,
 } from '../../shared/events/player-events';
-import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
+import { isValidPowerup, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import {
   challengeHolds,
@@ -30,6 +30,7 @@ import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../shared/rules/caps';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
+import { availableBalance, lotsDrawn, negated } from '../../shared/rules/lots';
 import {
   advance,
   allStepsCompleted,
@@ -48,6 +49,7 @@ import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 import { registrationOf } from '../register-player/decider';
+import { currencyExpiryJobs } from '../currency-expiry/decider';
 
 export interface ProcessActionCommand {
   /** Canonical lowercase dashed uuid. */
@@ -127,9 +129,11 @@ export function decideProcessAction(
   let cost: ActionProcessed['cost'] = null;
   if (counts && action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
-    if (balanceOf(player, currency.uid) < action.cost)
+    if (availableBalance(player, currency.uid, env.now) < action.cost)
       return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
     cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
+    const drawn = lotsDrawn(player, currency.uid, action.cost, env.now);
+    if (drawn.length) cost.lots = drawn;
   }
 
   // pointGap: within the gap the action still counts for conditions but earns no points itself.
@@ -229,11 +233,13 @@ export function decideProcessAction(
     ...completionsGranted.flat(),
   ];
 
-  const granted = effectsOfGrants(catalog, allGrants, env, noEffects());
+  // Lots of currencies that expire count from the action's timestamp, in the player's calendar.
+  const granted = effectsOfGrants(catalog, allGrants, env, noEffects(), clock);
   if (!granted.ok) return granted;
   const effects = granted.value;
   effects.points = earnedPoints;
   if (cost) addBalance(effects, cost.deliverableUid, -cost.amount);
+  if (cost?.lots) effects.lots = [...negated(cost.lots), ...(effects.lots ?? [])];
   effects.powerupUses = powered.uses.map((uid) => ({ uid, uses: 1 }));
 
   const achieved = poweredLevels[poweredLevels.length - 1];
@@ -378,7 +384,13 @@ export function decideProcessAction(
       expectedRevision: 'no_stream',
     });
   }
-  return ok(decision(result, writes));
+  return ok(
+    decision(
+      result,
+      writes,
+      currencyExpiryJobs(cmd.playerId, [...(registered?.effects.lots ?? []), ...(effects.lots ?? [])]),
+    ),
+  );
 }
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);

@@ -7,7 +7,9 @@ import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/p
 import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/provisions';
 import { fail, ok, type Result } from '../../shared/result';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
-import { addBalance, effectsOfGrants } from '../../shared/rules/grants';
+import { addBalance, effectsOfGrants, giveBack } from '../../shared/rules/grants';
+import { currencyExpiryJobs } from '../currency-expiry/decider';
+import { lotsTakenBack, negated } from '../../shared/rules/lots';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 
@@ -50,7 +52,8 @@ export function decideTransaction(
   if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
   if (p.status === 'Completed') return fail(9002, 'Transaction already completed');
   if (op === 'complete') {
-    const effects = effectsOfGrants(env.catalog, p.contents, env);
+    const clock = { timestamp: env.now, timeZone: state.player.timeZone ?? env.catalog.settings.timezone };
+    const effects = effectsOfGrants(env.catalog, p.contents, env, noEffects(), clock);
     if (!effects.ok) return effects;
     return ok(
       moved(
@@ -91,7 +94,7 @@ function failure(
   env: TransactionEnv,
 ): PlayerProvisionEvent {
   const effects = noEffects();
-  if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
+  giveBack(effects, p.cost, env.now);
   return {
     type: 'ProvisionFailed',
     data: { playerId: player.playerId, provisionUid: p.uid, reason, failedAt: env.now, returned: p.cost, effects },
@@ -102,8 +105,10 @@ function failure(
 function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Result<PlayerProvisionEvent> {
   const deliverables = indexCatalog(env.catalog).deliverableByUid;
   const effects = noEffects();
-  if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
+  giveBack(effects, p.cost, env.now);
   for (const g of p.contents) if (deliverables.get(g.uid)?.kind !== 'Powerup') addBalance(effects, g.uid, -g.amount);
+  for (const g of p.contents)
+    if (deliverables.get(g.uid)?.expiry) (effects.lots ??= []).push(...negated(lotsTakenBack(player, g.uid, g.amount)));
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
       return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
@@ -160,5 +165,9 @@ function moved(
       expectedRevision: 'any',
     });
   }
-  return decision(transactionView({ ...state.record, status, failureReason, updateDate: env.now }), writes);
+  return decision(
+    transactionView({ ...state.record, status, failureReason, updateDate: env.now }),
+    writes,
+    currencyExpiryJobs(playerId, event.data.effects.lots),
+  );
 }

@@ -1,11 +1,13 @@
 /** Registering a player: by /v1/player/create, or with the first action. */
 import type { Catalog } from '../../shared/catalog/schema';
+import { noEffects } from '../../shared/events/common';
 import type { PlayerRegistered } from '../../shared/events/player-events';
 import type { PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { withAttributes } from '../../shared/player/attributes';
 import { effectsOfGrants } from '../../shared/rules/grants';
+import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { playerStream } from '../../shared/streams';
 import { decision, type Decision } from '../command';
@@ -37,10 +39,13 @@ export function registrationOf(
   attributes?: Record<string, string | null>,
 ): Result<PlayerRegistered> {
   const levels = levelsReachedAt(catalog, state, 0);
+  const clock = { timestamp: env.now, timeZone: timeZone ?? catalog.settings.timezone };
   const effects = effectsOfGrants(
     catalog,
     levels.flatMap((l) => l.grants),
     env,
+    noEffects(),
+    clock,
   );
   if (!effects.ok) return effects;
   const set = withAttributes({}, attributes ?? {});
@@ -75,8 +80,10 @@ export function decideRegisterPlayer(
   );
   if (!registered.ok) return registered;
   return ok(
-    decision(registered.value, [
-      { stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] },
-    ]),
+    decision(
+      registered.value,
+      [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] }],
+      currencyExpiryJobs(cmd.playerId, registered.value.effects.lots),
+    ),
   );
 }

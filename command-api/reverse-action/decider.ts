@@ -1,12 +1,12 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
 import { addAmounts, subtractAmounts } from '../../shared/amount';
 import type { Catalog } from '../../shared/catalog/schema';
-import { noEffects, type Grant } from '../../shared/events/common';
+import { noEffects, type Effects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
 import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
-import { addBalance } from '../../shared/rules/grants';
+import { addBalance, giveBack } from '../../shared/rules/grants';
 import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/rules/missions';
 import { replay } from '../../shared/rules/streaks';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
@@ -87,7 +87,8 @@ export function decideReverseAction(
   effects.points = subtractAmounts(0, pointsTaken);
   const powerupDeliverables = new Set(catalog.deliverables.filter((d) => d.kind === 'Powerup').map((d) => d.uid));
   for (const g of taken) if (!powerupDeliverables.has(g.uid)) addBalance(effects, g.uid, -g.amount);
-  if (original.cost) addBalance(effects, original.cost.deliverableUid, original.cost.amount);
+  if (original.cost) giveBack(effects, original.cost, now);
+  takeBackLots(effects, player, original, now);
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
@@ -349,4 +350,18 @@ function powerupsTakenBack(
     }
   }
   return [...taken];
+}
+
+/**
+ * The lots the action granted of currencies that expire are taken back from their lots; a lot that
+ * has expired and been recorded is gone already, so its amount is not taken from the balance again.
+ */
+function takeBackLots(effects: Effects, player: PlayerState, original: ActionProcessed, now: number): void {
+  for (const lot of original.effects.lots ?? []) {
+    if (lot.amount <= 0) continue;
+    const held = player.lots.get(lot.deliverableUid)?.find(([expiresAt]) => expiresAt === lot.expiresAt)?.[1] ?? 0;
+    const taken = Math.min(held, lot.amount);
+    if (taken > 0) (effects.lots ??= []).push({ ...lot, amount: -taken });
+    if (lot.expiresAt <= now) addBalance(effects, lot.deliverableUid, subtractAmounts(lot.amount, taken));
+  }
 }

@@ -121,6 +121,8 @@ function describe(event: DomainEvent): string {
     case 'PowerupDeactivated':
     case 'PowerupExpired':
       return `powerup ${event.data.powerupUid}`;
+    case 'CurrencyExpired':
+      return `expired ${event.data.lots.map((l) => `${l.amount} ${l.deliverableUid}`).join(' ')}`;
     case 'TriggerActivationTaken':
     case 'TriggerActivationReturned':
     case 'BundleStockTaken':

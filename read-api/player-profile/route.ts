@@ -11,6 +11,10 @@ import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { Catalog } from '../../shared/catalog/schema';
 import { allowanceKey, type PlayerState } from '../../shared/player/state';
 import { periodLabel, periodOf } from '../../shared/time/calendar';
+import { availableBalance, nextLots } from '../../shared/rules/lots';
+
+/** Lots listed in the profile's `expiring`. */
+const EXPIRING_SHOWN = 10;
 
 /** The caps with a use in their current period of the player's calendar, in catalog order. */
 function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
@@ -58,7 +62,9 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
       ? { uid: level.uid, label: level.label, level: level.level, target: level.target, imageName: level.imageName }
       : null,
     badges: [...badges.values()],
-    balances: [...state.balances.entries()]
+    // Lots expired count no longer, whether or not their CurrencyExpired is recorded yet.
+    balances: [...state.balances.keys()]
+      .map((uid) => [uid, availableBalance(state, uid, now)] as const)
       .filter(([, amount]) => amount !== 0)
       .map(([uid, amount]) => ({
         deliverableUid: uid,
@@ -66,6 +72,7 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
         type: DELIVERABLE_TYPE_CODE[deliverables.get(uid)?.type ?? 'Prize'],
         amount,
       })),
+    expiring: nextLots(state, now, EXPIRING_SHOWN),
     timeZone: state.timeZone ?? catalog.settings.timezone,
     attributes: state.attributes,
     caps: capsUsed(catalog, state, now),

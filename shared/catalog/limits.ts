@@ -15,6 +15,8 @@ export const MAX_DRAW_COUNT = 100;
 export const MAX_FACTOR = 1000;
 /** `challenge.withinDays`: a window of up to 100 years. */
 export const MAX_WITHIN_DAYS = 36_500;
+/** A currency's `expiry.afterDays`: up to 100 years. */
+export const MAX_EXPIRY_DAYS = 36_500;
 /**
  * Most powerup instances one grant creates: each is a record the player's state keeps. The catalog
  * keeps its powerup amounts within it; a request's multiplier or a chest's factor could go past

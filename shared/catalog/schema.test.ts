@@ -69,6 +69,7 @@ describe('defaults', () => {
       chest: null,
       powerup: null,
       earnCaps: [],
+      expiry: null,
     });
     expect(c.deliverables[1]!.kind).toBeNull();
     expect(c.deliverables[2]!.chest!.pool[0]).toEqual({
@@ -416,6 +417,36 @@ describe('schema problems', () => {
       (c) => (c.leaderboards[1].metric = 'clicks'),
       'leaderboards[1].metric: must be "points" or { action: <action identifier> }',
     );
+  });
+
+  it('a currency expiry is afterDays (whole days) or endOf Day, Week or Month', () => {
+    expect(parsed((c) => (c.deliverables[0].expiry = { afterDays: 30 })).deliverables[0]!.expiry).toEqual({
+      afterDays: 30,
+      endOf: null,
+    });
+    expect(parsed((c) => (c.deliverables[0].expiry = { endOf: 'Month' })).deliverables[0]!.expiry).toEqual({
+      afterDays: null,
+      endOf: 'Month',
+    });
+    expectProblems(
+      (c) => (c.deliverables[0].expiry = { afterDays: 30, endOf: 'Day' }),
+      'deliverables[0].expiry: must give exactly one of afterDays and endOf',
+    );
+    expectProblems(
+      (c) => (c.deliverables[0].expiry = {}),
+      'deliverables[0].expiry: must give exactly one of afterDays and endOf',
+    );
+    expectProblems(
+      (c) => (c.deliverables[0].expiry = { afterDays: 0 }),
+      'deliverables[0].expiry.afterDays: must be at least 1',
+    );
+    expectProblems(
+      (c) => (c.deliverables[0].expiry = { afterDays: 36_501 }),
+      'deliverables[0].expiry.afterDays: must be at most 36,500 (days)',
+    );
+    expect(problemsAfter((c) => (c.deliverables[0].expiry = { endOf: 'Year' }))).toEqual([
+      expect.stringMatching(/^deliverables\[0\]\.expiry\.endOf: /),
+    ]);
   });
 
   it('an action identifier is non-empty text without surrounding space', () => {

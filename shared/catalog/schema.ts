@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MAX_AMOUNT } from '../amount';
-import { MAX_COUNT, MAX_DRAW_COUNT, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
+import { MAX_COUNT, MAX_DRAW_COUNT, MAX_EXPIRY_DAYS, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone, localIsoProblem } from '../time/local-time';
 import {
@@ -19,6 +19,7 @@ import {
   type Badge,
   type CapPeriod,
   type Catalog,
+  type CurrencyExpiry,
   type Deliverable,
   FILTER_OPS,
   type Filter,
@@ -203,6 +204,20 @@ export const ActionCapSchema = z
 
 export const EarnCapSchema = z.strictObject({ period: CapPeriodSchema, amount: PositiveDecimal });
 
+/** Exactly one of afterDays and endOf; whether the deliverable may expire is checked in validate.ts. */
+export const CurrencyExpirySchema = z
+  .strictObject({
+    afterDays: PositiveInt.max(MAX_EXPIRY_DAYS, atMost(MAX_EXPIRY_DAYS, 'days')).optional(),
+    endOf: CapPeriodSchema.optional(),
+  })
+  .superRefine((e, ctx) => {
+    if ((e.afterDays === undefined) === (e.endOf === undefined))
+      ctx.addIssue({ code: 'custom', message: 'must give exactly one of afterDays and endOf' });
+  })
+  .transform((e): CurrencyExpiry =>
+    e.afterDays !== undefined ? { afterDays: e.afterDays, endOf: null } : { afterDays: null, endOf: e.endOf! },
+  );
+
 export const DeliverableSchema = z
   .strictObject({
     ...labelled,
@@ -214,6 +229,7 @@ export const DeliverableSchema = z
     chest: ChestSchema.nullable().default(null),
     powerup: PowerupSchema.nullable().default(null),
     earnCaps: list(EarnCapSchema).superRefine(uniqueCaps(() => 'earn')),
+    expiry: CurrencyExpirySchema.nullable().default(null),
   })
   .transform((d): Deliverable => ({
     ...d,

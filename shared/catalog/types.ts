@@ -62,7 +62,12 @@ export interface Deliverable extends LabelledEntry {
   powerup: PowerupConfig | null;
   /** At most one per period: what processing actions may grant of it per period of the player's calendar. */
   earnCaps: EarnCap[];
+  /** Currency only: when each amount granted expires, in the player's calendar; null: never. */
+  expiry: CurrencyExpiry | null;
 }
+
+/** A lot expires at the player's midnight ending the `afterDays`th day after the grant's day, or at the end of the grant's Day, Week or Month. */
+export type CurrencyExpiry = { afterDays: number; endOf: null } | { afterDays: null; endOf: CapPeriod };
 
 /** A period of a player's calendar: a day, an ISO week (Monday first), a calendar month. */
 export type CapPeriod = 'Day' | 'Week' | 'Month';

@@ -188,6 +188,14 @@ describe('deliverable kinds', () => {
     );
   });
 
+  it('expiry only on kind Currency', () => {
+    expectProblems(
+      (c) => (c.deliverables[2].expiry = { afterDays: 7 }),
+      'deliverables[2].expiry: only for kind Currency',
+    );
+    expectProblems((c) => (c.deliverables[0].expiry = { endOf: 'Week' }));
+  });
+
   it('a powerup that expires needs a timeout', () => {
     expectProblems(
       (c) => delete c.deliverables[3].powerup.timeoutSeconds,

@@ -284,6 +284,7 @@ class CatalogChecks {
     if (d.chest === null && d.kind === 'Chest') this.report(`${path}.chest`, 'required for kind Chest');
     if (d.powerup !== null && d.kind !== 'Powerup') this.report(`${path}.powerup`, 'only for kind Powerup');
     if (d.powerup === null && d.kind === 'Powerup') this.report(`${path}.powerup`, 'required for kind Powerup');
+    if (d.expiry !== null && d.kind !== 'Currency') this.report(`${path}.expiry`, 'only for kind Currency');
     if (d.chest) this.chest(`${path}.chest`, d.chest);
     if (d.powerup) this.powerup(`${path}.powerup`, d.powerup);
   }

@@ -34,6 +34,14 @@ export const powerupInstanceSchema = z.object({
 export type PowerupInstance = z.infer<typeof powerupInstanceSchema>;
 
 /**
+ * One lot of a currency that expires (catalog `expiry`): `amount` of it until `expiresAt` (Unix ms).
+ * In `effects.lots` the amount is signed: + a grant or what is given back, - what is spent, taken
+ * back or expired.
+ */
+export const lotSchema = z.object({ deliverableUid: z.string(), expiresAt: z.number(), amount: z.number() });
+export type Lot = z.infer<typeof lotSchema>;
+
+/**
  * What a player event changes in the player's holdings. Every player event carries one, so a
  * balance is the sum of its events and an auditor can see each change with its cause.
  */
@@ -45,6 +53,8 @@ export const effectsSchema = z.object({
   powerupsRemoved: z.array(z.string()),
   /** Signed: +n uses consumed, -n uses given back (a reversal). */
   powerupUses: z.array(z.object({ uid: z.string(), uses: z.number().int() })),
+  /** Signed changes of the lots of currencies that expire, each already counted in `balances` (absent: none). */
+  lots: z.array(lotSchema).optional(),
 });
 export type Effects = z.infer<typeof effectsSchema>;
 

@@ -10,6 +10,7 @@ import type { RecordedEvent } from '../event-store/port';
 import { idempotentRequestSchema, idempotentRequestStartedSchema } from './idempotency-events';
 import {
   chestOpenedSchema,
+  currencyExpiredSchema,
   powerupActivatedSchema,
   powerupDeactivatedSchema,
   powerupExpiredSchema,
@@ -46,6 +47,7 @@ export const PLAYER_EVENTS = {
   PowerupActivated: powerupActivatedSchema,
   PowerupDeactivated: powerupDeactivatedSchema,
   PowerupExpired: powerupExpiredSchema,
+  CurrencyExpired: currencyExpiredSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { effectsSchema } from './common';
+import { effectsSchema, lotSchema } from './common';
 import { levelReachedSchema } from './player-events';
 
 /** One prize a chest opening drew, as the open result and the history show it. */
@@ -68,3 +68,16 @@ export const powerupExpiredSchema = z.object({
   effects: effectsSchema,
 });
 export type PowerupExpired = z.infer<typeof powerupExpiredSchema>;
+
+/**
+ * Lots of currencies that expire, expired: appended by the expiry job once their `expiresAt` has
+ * passed (balances never wait for it). `effects` takes them off the balances and the lots.
+ */
+export const currencyExpiredSchema = z.object({
+  playerId: z.string(),
+  lots: z.array(lotSchema),
+  /** Unix ms of the record. */
+  expiredAt: z.number(),
+  effects: effectsSchema,
+});
+export type CurrencyExpired = z.infer<typeof currencyExpiredSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { effectsSchema, grantSchema } from './common';
+import { effectsSchema, grantSchema, lotSchema } from './common';
 
 /** One qualifying action counted towards a badge or trigger condition. */
 export const progressEntrySchema = z.object({ ref: z.string(), ts: z.number(), value: z.number() });
@@ -172,6 +172,8 @@ export const costSchema = z.object({
   label: z.string(),
   amount: z.number(),
   provisionUid: z.string(),
+  /** The lots of a currency that expires it drew, soonest first: what a reversal gives back (absent: none). */
+  lots: z.array(lotSchema).optional(),
 });
 
 export const playerRegisteredSchema = z.object({

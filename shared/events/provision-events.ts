@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { effectsSchema, grantSchema } from './common';
+import { effectsSchema, grantSchema, lotSchema } from './common';
 
 /** What a provision charged: null deliverable and label for a free bundle. */
 export const provisionCostSchema = z.object({
   deliverableUid: z.string().nullable(),
   label: z.string().nullable(),
   amount: z.number(),
+  /** The lots of a currency that expires it drew, soonest first: what giving it back returns (absent: none). */
+  lots: z.array(lotSchema).optional(),
 });
 export type ProvisionCost = z.infer<typeof provisionCostSchema>;
 

@@ -214,9 +214,18 @@ export const profileShape = z.object({
       rank: z.object({ rank: z.number().int(), label: z.string() }).nullable(),
     }),
   ),
-  balances: z.array(
-    z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() }),
-  ),
+  balances: z
+    .array(z.object({ deliverableUid: z.string(), label: z.string(), type: z.number().int(), amount: z.number() }))
+    .describe('what the player holds, without the lots of currencies that have expired'),
+  expiring: z
+    .array(
+      z.object({
+        deliverableUid: z.string(),
+        amount: z.number(),
+        expiresAt: z.number().int().describe('Unix ms'),
+      }),
+    )
+    .describe('the next 10 lots of currencies that expire (catalog expiry), soonest first'),
   timeZone: z
     .string()
     .describe(

@@ -4,7 +4,7 @@
  */
 import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT, subtractAmounts } from '../amount';
 import type { PlayerEvent } from '../events';
-import type { Effects, Grant, PowerupInstance } from '../events/common';
+import type { Effects, Grant, Lot, PowerupInstance } from '../events/common';
 import type { ChestOpened } from '../events/inventory-events';
 import type {
   ActionProcessed,
@@ -116,6 +116,8 @@ export interface PlayerState {
   attributes: Readonly<Record<string, string>>;
   points: number;
   balances: ReadonlyMap<string, number>;
+  /** Lots of each currency that expires, soonest first, each `[expiresAt, amount]` (compact: many players, few lots); part of `balances`. */
+  lots: ReadonlyMap<string, [number, number][]>;
   /** Level number of each level reached, by level uid. */
   levelsReached: ReadonlyMap<string, number>;
   /** What reaching each level granted, to take back if the level is lost. */
@@ -180,6 +182,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   attributes: NO_ATTRIBUTES,
   points: 0,
   balances: NOTHING,
+  lots: NOTHING,
   levelsReached: NOTHING,
   levelGrants: NOTHING,
   levelOrigins: NOTHING,
@@ -211,11 +214,23 @@ export function applyEffects(state: PlayerState, effects: Effects): void {
       usesConsumed: 0,
       expired: false,
     });
+  for (const lot of effects.lots ?? []) changeLot(state, lot);
   for (const uid of effects.powerupsRemoved) own(state, 'powerups').delete(uid);
   for (const u of effects.powerupUses) {
     const owned = state.powerups.get(u.uid);
     if (owned) owned.usesConsumed += u.uses;
   }
+}
+
+/** Adds a signed amount to the lot of its currency and expiry; an emptied lot goes. */
+function changeLot(state: PlayerState, { deliverableUid, expiresAt, amount }: Lot): void {
+  const lots = state.lots.get(deliverableUid) ?? [];
+  const i = lots.findIndex(([at]) => at >= expiresAt);
+  if (i >= 0 && lots[i][0] === expiresAt) lots[i][1] = addAmounts(lots[i][1], amount);
+  else lots.splice(i < 0 ? lots.length : i, 0, [expiresAt, amount]);
+  const kept = lots.filter(([, left]) => left > 0);
+  if (kept.length) own(state, 'lots').set(deliverableUid, kept);
+  else if (state.lots.has(deliverableUid)) own(state, 'lots').delete(deliverableUid);
 }
 
 /**

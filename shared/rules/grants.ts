@@ -1,11 +1,25 @@
 /** Deliverables granted: what a grant shows in results, and what it does to a player's holdings. */
-import { addAmounts } from '../amount';
+import { addAmounts, subtractAmounts } from '../amount';
 import { indexCatalog } from '../catalog/catalog-index';
 import type { Catalog, Deliverable } from '../catalog/schema';
-import { DELIVERABLE_TYPE_CODE, noEffects, type Effects, type Grant, type PowerupInstance } from '../events/common';
+import {
+  DELIVERABLE_TYPE_CODE,
+  noEffects,
+  type Effects,
+  type Grant,
+  type Lot,
+  type PowerupInstance,
+} from '../events/common';
 import { MAX_POWERUPS_PER_GRANT } from '../catalog/limits';
 import { fail, ok, type Result } from '../result';
 import type { DecisionEnv } from './decision-env';
+import { lotExpiresAt, lotsGivenBack } from './lots';
+
+/** When and where in the calendar grants are made: what the lots of currencies that expire count from. */
+export interface GrantClock {
+  timestamp: number;
+  timeZone: string;
+}
 
 export function grantOf(deliverable: Deliverable, amount: number): Grant {
   return {
@@ -23,7 +37,8 @@ export function grantOf(deliverable: Deliverable, amount: number): Grant {
 
 /**
  * Powerup deliverables become owned instances, one per unit granted; the rest add to balances
- * (whose totals the command pipeline keeps in range). A grant of more than MAX_POWERUPS_PER_GRANT
+ * (whose totals the command pipeline keeps in range), a currency that expires as a lot expiring
+ * by `clock` (default: the decision's time in the catalog's zone). A grant of more than MAX_POWERUPS_PER_GRANT
  * powerups is refused (1001) before any instance is made.
  */
 export function effectsOfGrants(
@@ -31,6 +46,7 @@ export function effectsOfGrants(
   grants: readonly Grant[],
   env: DecisionEnv,
   into: Effects = noEffects(),
+  clock: GrantClock = { timestamp: env.now, timeZone: catalog.settings.timezone },
 ): Result<Effects> {
   for (const g of grants) {
     const d = indexCatalog(catalog).deliverableByUid.get(g.uid);
@@ -43,6 +59,12 @@ export function effectsOfGrants(
       for (let i = 0; i < Math.floor(g.amount); i++) into.powerupsGranted.push(newPowerupInstance(d, env));
     } else {
       addBalance(into, g.uid, g.amount);
+      if (d?.expiry && g.amount > 0)
+        (into.lots ??= []).push({
+          deliverableUid: g.uid,
+          expiresAt: lotExpiresAt(d.expiry, clock.timestamp, clock.timeZone),
+          amount: g.amount,
+        });
     }
   }
   return ok(into);
@@ -70,4 +92,19 @@ function newPowerupInstance(d: Deliverable, env: DecisionEnv): PowerupInstance {
     expiresAt: p.neverExpires ? 0 : createdAt + p.timeoutSeconds,
     targetPrizes: p.targetPrizes,
   };
+}
+
+/**
+ * Gives a charge back (a refund, a cancelled or timed-out purchase, a reversed action's cost): the
+ * lots it drew of a currency that expires, with their expiry, except those expired since.
+ */
+export function giveBack(
+  effects: Effects,
+  cost: { deliverableUid: string | null; amount: number; lots?: Lot[] },
+  now: number,
+): void {
+  if (!cost.deliverableUid || !(cost.amount > 0)) return;
+  const { lots, expired } = lotsGivenBack(cost.lots ?? [], now);
+  addBalance(effects, cost.deliverableUid, subtractAmounts(cost.amount, expired));
+  if (lots.length) (effects.lots ??= []).push(...lots);
 }

@@ -1,5 +1,5 @@
 /**
- * A player: level and progress to the next, points, badges and ranks, balances, attributes, streaks, caps used
+ * A player: level and progress to the next, points, badges and ranks, balances and lots expiring next, attributes, streaks, caps used
  * this period, missions, chests, powerups, transactions, and the events of their stream, each linked to its trace.
  */
 import { get, post } from '../api.js';
@@ -72,12 +72,21 @@ function sections(playerId, profile) {
       { class: 'columns' },
       section('Level and points', async () => level(await profile)),
       section('Balances', async () => {
-        const { balances } = await profile;
-        return table(
-          'What the player holds',
-          ['Deliverable', 'Uid', 'Amount'],
-          balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]),
-        );
+        const { balances, expiring } = await profile;
+        const labels = labelsOf(await profile);
+        return [
+          table(
+            'What the player holds',
+            ['Deliverable', 'Uid', 'Amount'],
+            balances.map((b) => [b.label, h('code', {}, b.deliverableUid), b.amount]),
+          ),
+          table(
+            'Lots expiring next',
+            ['Deliverable', 'Amount', 'Expires at'],
+            expiring.map((l) => [labels.get(l.deliverableUid) ?? l.deliverableUid, l.amount, time(l.expiresAt)]),
+            'none.',
+          ),
+        ];
       }),
       section('Attributes', async () => {
         const { attributes } = await profile;

@@ -1,0 +1,224 @@
+import type { PlayerEvent } from '../../shared/events';
+import { availableBalance, nextLots } from '../../shared/rules/lots';
+import { playerStream } from '../../shared/streams';
+import {
+  catalogOf,
+  DAY,
+  failureOf,
+  PLAYER,
+  playerSpec,
+  T0,
+  written,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
+import { provisionRecordOf } from '../../shared/provisions';
+import { decideBuyBundle } from '../buy-bundle/decider';
+import { decideTransaction } from '../provision-transactions/decider';
+import { currencyExpiryJobId, decideExpireCurrency, EXPIRE_CURRENCY } from './decider';
+
+// T0 is 2026-06-01T00:00Z. Stars granted on a day expire at the end of the second day after it.
+const catalog = catalogOf(`
+  version: 1
+  deliverables:
+    - { uid: stars, label: Stars, type: Prize, kind: Currency, expiry: { afterDays: 2 } }
+    - { uid: tokens, label: Tokens, type: Prize, kind: Currency, expiry: { endOf: Month } }
+    - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  actions:
+    - { identifier: earn, deliverables: [{ deliverable: stars, amount: 10 }] }
+    - { identifier: spend, cost: 15, costDeliverable: stars }
+    - { identifier: monthly, deliverables: [{ deliverable: tokens, amount: 5 }] }
+  stores:
+    - { uid: shop, label: Shop, bundles: [{ uid: pack, label: Pack, cost: 15, costDeliverable: stars, contents: [{ deliverable: tokens, amount: 5 }] }] }
+`);
+
+const HOUR = 3_600_000;
+const lotsOf = (p: PlayerSpec, uid = 'stars') => p.state.lots.get(uid) ?? [];
+/** Records what the expiry job decides at the spec's clock; returns the lots it expired. */
+const runExpiry = (p: PlayerSpec) => {
+  const decided = decideExpireCurrency(PLAYER, p.state, p.env.now);
+  p.apply(decided);
+  return decided;
+};
+
+describe('lots', () => {
+  test('a grant is a lot expiring at the midnight ending the afterDays-th day after it, with its expiry job', () => {
+    const p = playerSpec(catalog);
+    const decided = p.tryProcess('earn', { at: T0 + 5 * HOUR });
+    if (!decided.ok) throw new Error('processed');
+    expect(lotsOf(p)).toEqual([[T0 + 3 * DAY, 10]]);
+    expect(decided.value.jobs).toEqual([
+      {
+        type: EXPIRE_CURRENCY,
+        id: currencyExpiryJobId(PLAYER, T0 + 3 * DAY),
+        runAt: T0 + 3 * DAY,
+        payload: { playerId: PLAYER, expiresAt: T0 + 3 * DAY },
+      },
+    ]);
+  });
+
+  test('spending takes the lots that expire first, whatever order they were granted in', () => {
+    const p = playerSpec(catalog, { now: T0 + DAY + HOUR });
+    p.process('earn', { at: T0 + DAY }); // expires T0 + 4 days
+    p.process('earn', { at: T0 }); // backdated: expires T0 + 3 days
+    const spent = p.process('spend');
+    expect(spent.cost!.lots).toEqual([
+      { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 },
+      { deliverableUid: 'stars', expiresAt: T0 + 4 * DAY, amount: 5 },
+    ]);
+    expect(spent.effects.balances).toEqual([{ deliverableUid: 'stars', amount: -15 }]);
+    expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 5]]);
+    expect(availableBalance(p.state, 'stars', p.env.now)).toBe(5);
+  });
+
+  test('an expired lot cannot be spent, even before its expiry is recorded', () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { at: T0 });
+    p.process('earn', { at: T0 + DAY });
+    p.env.now = T0 + 3 * DAY; // the first lot has just expired
+    expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);
+    expect(failureOf(p.tryProcess('spend')).code).toBe(9001);
+  });
+
+  test('the job records CurrencyExpired for the lots expired by now, once', () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { at: T0 });
+    p.process('earn', { at: T0 + DAY });
+    p.env.now = T0 + 3 * DAY - 1;
+    expect(runExpiry(p).writes).toEqual([]); // early: nothing yet
+    p.env.now = T0 + 3 * DAY;
+    const [expired] = written(runExpiry(p), playerStream(PLAYER)) as PlayerEvent[];
+    expect(expired).toEqual({
+      type: 'CurrencyExpired',
+      data: {
+        playerId: PLAYER,
+        lots: [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 }],
+        expiredAt: T0 + 3 * DAY,
+        effects: expect.objectContaining({
+          balances: [{ deliverableUid: 'stars', amount: -10 }],
+          lots: [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: -10 }],
+        }),
+      },
+    });
+    expect(p.state.balances.get('stars')).toBe(10);
+    expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
+    expect(runExpiry(p).writes).toEqual([]); // a rerun finds nothing
+  });
+
+  test('a grant dated long ago arrives expired: recorded and listed, expiring at once', () => {
+    const p = playerSpec(catalog, { now: T0 + 10 * DAY });
+    const decided = p.tryProcess('earn', { at: T0 });
+    if (!decided.ok) throw new Error('processed');
+    const processed = written(decided.value, playerStream(PLAYER)).find((e) => e.type === 'ActionProcessed');
+    expect(processed?.type === 'ActionProcessed' && processed.data.result.deliverables).toEqual([
+      expect.objectContaining({ uid: 'stars', amount: 10 }),
+    ]);
+    expect(decided.value.jobs.map((j) => j.runAt)).toEqual([T0 + 3 * DAY]); // in the past: runs at once
+    expect(availableBalance(p.state, 'stars', p.env.now)).toBe(0);
+    expect(nextLots(p.state, p.env.now, 10)).toEqual([]);
+    runExpiry(p);
+    expect(p.state.balances.get('stars')).toBe(0);
+    expect(lotsOf(p)).toEqual([]);
+  });
+
+  test("endOf Month counts the month of the player's zone", () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { at: T0 }); // registers the player
+    p.given({
+      type: 'PlayerUpdated',
+      data: {
+        playerId: PLAYER,
+        username: PLAYER,
+        imageName: null,
+        timeZone: 'America/New_York',
+        updatedAt: T0,
+        effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
+      },
+    });
+    // 2026-06-30T23:30 in New York is already July in UTC.
+    p.process('monthly', { at: Date.UTC(2026, 6, 1, 3, 30) });
+    expect(lotsOf(p, 'tokens')).toEqual([[Date.UTC(2026, 6, 1, 4, 0), 5]]); // July 1st, midnight in New York
+    expect(nextLots(p.state, T0, 10)).toEqual([
+      { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 },
+      { deliverableUid: 'tokens', expiresAt: Date.UTC(2026, 6, 1, 4, 0), amount: 5 },
+    ]);
+  });
+});
+
+describe('giving back and taking back', () => {
+  test('a refund after a lot expired gives back the other lots with their expiry, not the expired one', () => {
+    const p = playerSpec(catalog, { now: T0 + 2 * DAY });
+    p.process('earn', { at: T0 }); // expires T0 + 3 days
+    p.process('earn', { at: T0 + 2 * DAY }); // expires T0 + 5 days
+    p.process('spend', { ref: 'spend-1' }); // draws 10 + 5
+    p.env.now = T0 + 3 * DAY + HOUR;
+    const reversed = p.reverse('spend-1');
+    expect(reversed.effects.balances).toEqual([{ deliverableUid: 'stars', amount: 5 }]);
+    expect(reversed.effects.lots).toEqual([{ deliverableUid: 'stars', expiresAt: T0 + 5 * DAY, amount: 5 }]);
+    expect(lotsOf(p)).toEqual([[T0 + 5 * DAY, 10]]);
+    expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);
+  });
+
+  test('a reversal takes back the lots the action granted', () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { at: T0 });
+    p.process('earn', { at: T0 + DAY, ref: 'second' });
+    const reversed = p.reverse('second');
+    expect(reversed.effects.balances).toEqual([{ deliverableUid: 'stars', amount: -10 }]);
+    expect(reversed.effects.lots).toEqual([{ deliverableUid: 'stars', expiresAt: T0 + 4 * DAY, amount: -10 }]);
+    expect(lotsOf(p)).toEqual([[T0 + 3 * DAY, 10]]);
+  });
+
+  test('reversing a grant whose lot expired takes nothing more from the balance', () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { at: T0, ref: 'old' });
+    p.env.now = T0 + 4 * DAY;
+    runExpiry(p);
+    const reversed = p.reverse('old');
+    expect(reversed.effects.balances).toEqual([]);
+    expect(reversed.effects.lots).toBeUndefined();
+    expect(p.state.balances.get('stars')).toBe(0);
+  });
+
+  test('a store refund after a lot expired gives back the unexpired lots, and takes the contents back from their lots', () => {
+    const p = playerSpec(catalog, { now: T0 + DAY });
+    p.process('earn', { at: T0 }); // expires T0 + 3 days
+    p.process('earn', { at: T0 + DAY }); // expires T0 + 4 days
+    const bought = decideBuyBundle(
+      { playerId: PLAYER, bundleUid: 'pack' },
+      { player: p.state, stockTaken: null },
+      {
+        ...p.env,
+        catalog,
+      },
+    );
+    if (!bought.ok) throw new Error('bought');
+    p.apply(bought.value);
+    const purchase = bought.value.answer;
+    expect(purchase.cost.lots).toEqual([
+      { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 },
+      { deliverableUid: 'stars', expiresAt: T0 + 4 * DAY, amount: 5 },
+    ]);
+    expect(lotsOf(p, 'tokens')).toEqual([[Date.UTC(2026, 6, 1), 5]]);
+
+    p.env.now = T0 + 3 * DAY + HOUR;
+    const opened = bought.value.writes.find((w) => w.stream === `provision-${purchase.provisionUid}`)!.events;
+    const record = provisionRecordOf(
+      opened.map((e, revision) => ({
+        ...e,
+        id: `p-${revision}`,
+        metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 },
+        streamName: `provision-${purchase.provisionUid}`,
+        revision,
+        position: revision + 1,
+        createdAt: T0,
+      })),
+    )!;
+    const refunded = decideTransaction('refund', { record, player: p.state }, { ...p.env, catalog });
+    if (!refunded.ok) throw new Error('refunded');
+    p.apply(refunded.value);
+    expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
+    expect(lotsOf(p, 'tokens')).toEqual([]);
+    expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);
+    expect(p.state.balances.get('tokens')).toBe(0);
+  });
+});

@@ -1,0 +1,41 @@
+/** The expiry of lots of currencies that expire: recorded once their expiresAt has passed. */
+import { noEffects, type Lot } from '../../shared/events/common';
+import type { CurrencyExpired } from '../../shared/events/inventory-events';
+import type { PlayerState } from '../../shared/player/state';
+import { addBalance } from '../../shared/rules/grants';
+import { expiredLots, negated } from '../../shared/rules/lots';
+import { playerStream } from '../../shared/streams';
+import { decision, type Decision, type ScheduledJob } from '../command';
+
+export const EXPIRE_CURRENCY = 'expire-currency';
+
+/** One job per player and expiry time: lots expire at a midnight of the player's calendar, so at most one a day. */
+export const currencyExpiryJobId = (playerId: string, expiresAt: number): string =>
+  `expire-currency-${playerId}-${expiresAt}`;
+
+/** The jobs that record the expiry of lots granted (or given back) by a decision, one per expiry time. */
+export function currencyExpiryJobs(playerId: string, lots: readonly Lot[] | undefined): ScheduledJob[] {
+  const times = [...new Set((lots ?? []).filter((l) => l.amount > 0).map((l) => l.expiresAt))];
+  return times.map((runAt) => ({
+    type: EXPIRE_CURRENCY,
+    id: currencyExpiryJobId(playerId, runAt),
+    runAt,
+    payload: { playerId, expiresAt: runAt },
+  }));
+}
+
+/**
+ * The job's decision: every lot of the player expired by `now`, in one CurrencyExpired that takes
+ * them off the balances; nothing when none has (a rerun, or lots spent or taken back before).
+ */
+export function decideExpireCurrency(playerId: string, state: PlayerState, now: number): Decision<{ expired: Lot[] }> {
+  const lots = expiredLots(state, now);
+  if (!lots.length) return decision({ expired: [] }, []);
+  const effects = noEffects();
+  for (const l of lots) addBalance(effects, l.deliverableUid, -l.amount);
+  effects.lots = negated(lots);
+  const expired: CurrencyExpired = { playerId, lots, expiredAt: now, effects };
+  return decision({ expired: lots }, [
+    { stream: playerStream(playerId), events: [{ type: 'CurrencyExpired', data: expired }] },
+  ]);
+}
