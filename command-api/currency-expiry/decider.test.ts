@@ -104,6 +104,21 @@ describe('lots', () => {
     expect(runExpiry(p).writes).toEqual([]); // a rerun finds nothing
   });
 
+  test('an expiry never takes a balance below zero: a lot the balance no longer holds in full is cut, and leaves the record', () => {
+    const p = playerSpec(catalog);
+    p.process('earn', { at: T0 });
+    // A reversal cascade can take a grant off the balance without a lot on record: 4 of the lot's 10 left.
+    const state = { ...p.state, balances: new Map([['stars', 4]]) };
+    const decided = decideExpireCurrency(PLAYER, state, T0 + 3 * DAY);
+    const [expired] = written(decided, playerStream(PLAYER)) as PlayerEvent[];
+    expect(expired.type === 'CurrencyExpired' && expired.data.lots).toEqual([
+      { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 4 },
+    ]);
+    expect(expired.data.effects.balances).toEqual([{ deliverableUid: 'stars', amount: -4 }]);
+    expect(expired.data.effects.lots).toEqual([{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: -10 }]);
+    expect(availableBalance(state, 'stars', T0 + 3 * DAY)).toBe(0);
+  });
+
   test('a grant dated long ago arrives expired: recorded and listed, expiring at once', () => {
     const p = playerSpec(catalog, { now: T0 + 10 * DAY });
     const decided = p.tryProcess('earn', { at: T0 });

@@ -1,7 +1,8 @@
 /** The expiry of lots of currencies that expire: recorded once their expiresAt has passed. */
 import { noEffects, type Lot } from '../../shared/events/common';
 import type { CurrencyExpired } from '../../shared/events/inventory-events';
-import type { PlayerState } from '../../shared/player/state';
+import { balanceOf, type PlayerState } from '../../shared/player/state';
+import { subtractAmounts } from '../../shared/amount';
 import { addBalance } from '../../shared/rules/grants';
 import { expiredLots, negated } from '../../shared/rules/lots';
 import { playerStream } from '../../shared/streams';
@@ -25,15 +26,35 @@ export function currencyExpiryJobs(playerId: string, lots: readonly Lot[] | unde
 }
 
 /**
+ * Expired lots cut to what the balance still holds: a reversal that took back a later action's
+ * grant of the currency took it off the balance but not off a lot, and an expiry never takes a
+ * balance below zero.
+ */
+function withinBalances(state: PlayerState, lots: readonly Lot[]): Lot[] {
+  const left = new Map<string, number>();
+  const cut: Lot[] = [];
+  for (const lot of lots) {
+    const held = left.get(lot.deliverableUid) ?? balanceOf(state, lot.deliverableUid);
+    const amount = Math.min(lot.amount, held);
+    if (amount <= 0) continue;
+    left.set(lot.deliverableUid, subtractAmounts(held, amount));
+    cut.push({ ...lot, amount });
+  }
+  return cut;
+}
+
+/**
  * The job's decision: every lot of the player expired by `now`, in one CurrencyExpired that takes
  * them off the balances; nothing when none has (a rerun, or lots spent or taken back before).
  */
 export function decideExpireCurrency(playerId: string, state: PlayerState, now: number): Decision<{ expired: Lot[] }> {
-  const lots = expiredLots(state, now);
-  if (!lots.length) return decision({ expired: [] }, []);
+  const due = expiredLots(state, now);
+  if (!due.length) return decision({ expired: [] }, []);
+  const lots = withinBalances(state, due);
   const effects = noEffects();
   for (const l of lots) addBalance(effects, l.deliverableUid, -l.amount);
-  effects.lots = negated(lots);
+  // Every due lot leaves the record, even one the balance no longer held in full.
+  effects.lots = negated(due);
   const expired: CurrencyExpired = { playerId, lots, expiredAt: now, effects };
   return decision({ expired: lots }, [
     { stream: playerStream(playerId), events: [{ type: 'CurrencyExpired', data: expired }] },

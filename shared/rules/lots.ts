@@ -24,7 +24,7 @@ const expiredAmount = (state: PlayerState, deliverableUid: string, now: number):
 
 /** The balance a player may use at `now`: without the lots that have expired. */
 export const availableBalance = (state: PlayerState, deliverableUid: string, now: number): number =>
-  subtractAmounts(state.balances.get(deliverableUid) ?? 0, expiredAmount(state, deliverableUid, now));
+  Math.max(0, subtractAmounts(state.balances.get(deliverableUid) ?? 0, expiredAmount(state, deliverableUid, now)));
 
 /**
  * The lots spending `amount` takes at `now`, soonest to expire first (positive amounts); what they
