@@ -17,7 +17,7 @@ import {
 } from '../shared/event-store/port';
 import type { CachedState } from '../shared/event-store/state-cache';
 import { PLAYER_EVENTS, type DomainEvent, type PlayerEvent } from '../shared/events';
-import { REQUEST_IN_PROGRESS, TOO_MANY_CONCURRENT_CHANGES } from '../shared/http/envelope';
+import { ERRORS, refuse } from '../shared/errors';
 import type { IdempotencyKey } from '../shared/http/idempotency';
 import type { Reply } from '../shared/http/route';
 import type { IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
@@ -174,7 +174,7 @@ export async function runCommand<Answer>(
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * n)));
     }
   }
-  return fail(503, TOO_MANY_CONCURRENT_CHANGES);
+  return refuse(ERRORS.TOO_MANY_CONCURRENT_CHANGES);
 }
 
 /**
@@ -203,16 +203,14 @@ function answerOf<Answer>(
 ): Result<Decided<Answer>> | null {
   if (!recorded) return null;
   if (recorded.type === 'IdempotentRequestStarted')
-    return recorded.data.fingerprint === idempotency.fingerprint ? null : fail(1003, KEY_REUSED);
+    return recorded.data.fingerprint === idempotency.fingerprint ? null : refuse(ERRORS.KEY_REUSED);
   if (deps.now() - recorded.data.recordedAt > deps.idempotencyRetentionMs) return null;
-  if (recorded.data.fingerprint !== idempotency.fingerprint) return fail(1003, KEY_REUSED);
+  if (recorded.data.fingerprint !== idempotency.fingerprint) return refuse(ERRORS.KEY_REUSED);
   const { outcome } = recorded.data;
   // Written from this command's own answer type: the one place it is read back untyped.
   if (outcome.ok) return ok({ answer: outcome.answer as Answer, position: recorded.position, replayed: true });
   return { ok: false, failure: { code: outcome.code, message: outcome.message, replayed: true } };
 }
-
-const KEY_REUSED = 'Idempotency-Key was already used for a different request';
 
 function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outcome'], now: number): StreamWrite {
   const data: IdempotentRequest = {
@@ -305,7 +303,7 @@ export async function startRequest<Answer>(
     const earlier = answerOf<Answer>(last, idempotency, deps);
     if (earlier) return earlier;
     if (last?.type === 'IdempotentRequestStarted' && deps.now() - last.data.startedAt < ABANDONED_AFTER_MS) {
-      if (waited >= DUPLICATE_WAIT_MS) return fail(503, REQUEST_IN_PROGRESS);
+      if (waited >= DUPLICATE_WAIT_MS) return refuse(ERRORS.REQUEST_IN_PROGRESS);
       await new Promise((resolve) => setTimeout(resolve, DUPLICATE_POLL_MS));
       waited += DUPLICATE_POLL_MS;
       continue;

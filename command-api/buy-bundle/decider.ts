@@ -11,6 +11,7 @@ import { balanceOf, type PlayerState } from '../../shared/player/state';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface BuyBundleCommand {
   /** Canonical lowercase dashed uuid. */
@@ -43,17 +44,17 @@ export function decideBuyBundle(
   const { player } = state;
   const index = indexCatalog(catalog);
   const found = index.bundleByUid.get(cmd.bundleUid);
-  if (!found) return fail(9008, 'Bundle does not exist');
+  if (!found) return refuse(ERRORS.BUNDLE_NOT_FOUND);
   const { bundle, store } = found;
-  if (!store.isActive) return fail(9008, 'Bundle does not exist: its store is inactive');
+  if (!store.isActive) return refuse(ERRORS.BUNDLE_NOT_FOUND, 'its store is inactive');
   const tz = catalog.settings.timezone;
   if (
     (store.startDate && env.now < localIsoToEpochMs(store.startDate, tz)) ||
     (store.endDate && env.now > localIsoToEpochMs(store.endDate, tz))
   ) {
-    return fail(9008, 'Bundle does not exist: its store is not open now');
+    return refuse(ERRORS.BUNDLE_NOT_FOUND, 'its store is not open now');
   }
-  if (!player.registered) return fail(1002, 'Invalid player: no player with this playerId');
+  if (!player.registered) return refuse(ERRORS.UNKNOWN_PLAYER);
 
   const currency = bundle.costDeliverable ? index.deliverableByUid.get(bundle.costDeliverable)! : null;
   if (bundle.cost > 0 && currency && balanceOf(player, currency.uid) < bundle.cost) {
@@ -65,7 +66,7 @@ export function decideBuyBundle(
   // initialStock 0 means unlimited.
   const limited = bundle.initialStock > 0;
   if (limited && (state.stockTaken ?? bundle.initialStock) >= bundle.initialStock)
-    return fail(9009, 'Bundle out of stock');
+    return refuse(ERRORS.BUNDLE_OUT_OF_STOCK);
 
   const contents = bundle.contents.map((c) => grantOf(index.deliverableByUid.get(c.deliverable)!, c.amount));
   const granted = bundle.requiresFulfillment ? ok(noEffects()) : effectsOfGrants(catalog, contents, env);

@@ -6,7 +6,7 @@ import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
 import { scopedAttributes } from '../../shared/player/attributes';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
@@ -14,6 +14,7 @@ import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { CHEST_STOCK, playerStream, stockStream } from '../../shared/streams';
 import { decision, type Decision } from '../command';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface OpenChestCommand {
   /** Canonical lowercase dashed uuid. */
@@ -56,8 +57,8 @@ export function decideOpenChest(
   const { player } = state;
   const chest = findChest(catalog, cmd.chestUid, env.now);
   if (!chest.ok) return chest;
-  if (!player.registered) return fail(9020, 'Player not found');
-  if (balanceOf(player, cmd.chestUid) < 1) return fail(9011, 'Player does not own this chest');
+  if (!player.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
+  if (balanceOf(player, cmd.chestUid) < 1) return refuse(ERRORS.CHEST_NOT_OWNED);
   const playerLevel = currentLevel(player);
   const draw = chestDrawAt(chest.value, playerLevel);
   if (!draw.ok) return draw;
@@ -69,7 +70,7 @@ export function decideOpenChest(
       .map((s) => [s.stockUid!, s.entry.stock! - (state.stockTaken.get(s.stockUid!) ?? 0)]),
   );
   const available = () => slots.filter((s) => drawable(s, s.stockUid === null ? null : left.get(s.stockUid)!));
-  if (available().length === 0) return fail(9012, 'Limited prize pool exhausted');
+  if (available().length === 0) return refuse(ERRORS.PRIZE_POOL_EXHAUSTED);
 
   const deliverables = indexCatalog(catalog).deliverableByUid;
   const prizes: ChestPrize[] = [];

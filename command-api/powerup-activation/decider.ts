@@ -2,10 +2,11 @@
 import { noEffects } from '../../shared/events/common';
 import type { PowerupActivated, PowerupDeactivated } from '../../shared/events/inventory-events';
 import { isValidPowerup, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import { playerStream } from '../../shared/streams';
 import { decision, type Decision } from '../command';
 import { powerupExpiry } from './expiry';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface PowerupCommand {
   /** Canonical lowercase dashed uuid. */
@@ -24,11 +25,11 @@ export function decideActivatePowerup(
   state: PlayerState,
   nowMs: number,
 ): Result<Decision<PowerupActivated>> {
-  if (!state.registered) return fail(9020, 'Player not found');
+  if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
   const owned = state.powerups.get(cmd.powerupUid);
-  if (!owned) return fail(9021, 'Powerup not found or not owned');
-  if (owned.activated) return fail(9021, 'Powerup is already active');
-  if (!isValidPowerup(owned, nowMs)) return fail(9021, 'Powerup is expired or used up');
+  if (!owned) return refuse(ERRORS.POWERUP_NOT_OWNED);
+  if (owned.activated) return refuse(ERRORS.POWERUP_ALREADY_ACTIVE);
+  if (!isValidPowerup(owned, nowMs)) return refuse(ERRORS.POWERUP_EXPIRED);
   const activated: PowerupActivated = {
     playerId: cmd.playerId,
     powerupUid: cmd.powerupUid,
@@ -52,10 +53,10 @@ export function decideDeactivatePowerup(
   state: PlayerState,
   nowMs: number,
 ): Result<Decision<PowerupDeactivated>> {
-  if (!state.registered) return fail(9020, 'Player not found');
+  if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
   const owned = state.powerups.get(cmd.powerupUid);
-  if (!owned) return fail(9023, 'Powerup not found or not owned');
-  if (!owned.activated) return fail(9023, 'Powerup is not active');
+  if (!owned) return refuse(ERRORS.POWERUP_NOT_OWNED_TO_DEACTIVATE);
+  if (!owned.activated) return refuse(ERRORS.POWERUP_NOT_ACTIVE);
   const deactivated: PowerupDeactivated = {
     playerId: cmd.playerId,
     powerupUid: cmd.powerupUid,

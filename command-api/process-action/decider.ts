@@ -48,6 +48,7 @@ import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
 import { registrationOf } from '../register-player/decider';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface ProcessActionCommand {
   /** Canonical lowercase dashed uuid. */
@@ -96,13 +97,13 @@ export function decideProcessAction(
   const { catalog } = env;
   const index = indexCatalog(catalog);
   const action = index.actionByIdentifier.get(cmd.name);
-  if (!action || !action.isActive) return fail(5004, 'Action does not exist or is inactive');
-  if (state.referenceTaken || state.player.processed.has(cmd.referenceId)) return fail(2601, 'Duplicate action');
+  if (!action || !action.isActive) return refuse(ERRORS.ACTION_INACTIVE);
+  if (state.referenceTaken || state.player.processed.has(cmd.referenceId)) return refuse(ERRORS.DUPLICATE_ACTION);
 
   let registered: PlayerRegistered | null = null;
   let player = state.player;
   if (!player.registered) {
-    if (!catalog.settings.autoRegisterPlayers) return fail(5003, 'PlayerId does not exist');
+    if (!catalog.settings.autoRegisterPlayers) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
     const registration = registrationOf(catalog, player, cmd.playerId, env);
     if (!registration.ok) return registration;
     registered = registration.value;
@@ -128,7 +129,7 @@ export function decideProcessAction(
   if (counts && action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
     if (balanceOf(player, currency.uid) < action.cost)
-      return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
+      return refuse(ERRORS.INSUFFICIENT_FUNDS, `the action costs ${action.cost} ${currency.label}`);
     cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
   }
 

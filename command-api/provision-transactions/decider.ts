@@ -5,11 +5,12 @@ import { noEffects } from '../../shared/events/common';
 import type { ProvisionCompleted, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
 import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/player/state';
 import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/provisions';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants } from '../../shared/rules/grants';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
 import { decision, type Decision, type StreamWrite } from '../command';
+import { ERRORS, refuse } from '../../shared/errors';
 
 /** What a client may do to a provision; its timeout is the job's (decideTimeout). */
 export type TransactionOperation = 'complete' | 'cancel' | 'refund';
@@ -38,17 +39,17 @@ export function decideTransaction(
   env: TransactionEnv,
 ): Result<Decision<Transaction>> {
   const p = state.player.provisions.get(state.record.opened.provisionUid);
-  if (!p) return fail(9004, 'Transaction does not exist');
-  if (p.status === 'Failed') return fail(9003, 'Transaction already failed');
+  if (!p) return refuse(ERRORS.TRANSACTION_NOT_FOUND);
+  if (p.status === 'Failed') return refuse(ERRORS.TRANSACTION_FAILED);
   if (op === 'refund') {
-    if (p.referenceType !== 'Store') return fail(9009, 'Only store transactions can be refunded');
-    if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
-    if (p.status !== 'Completed') return fail(9008, 'Only completed transactions can be refunded');
+    if (p.referenceType !== 'Store') return refuse(ERRORS.REFUND_NOT_STORE);
+    if (p.status === 'Refunded') return refuse(ERRORS.TRANSACTION_REFUNDED);
+    if (p.status !== 'Completed') return refuse(ERRORS.REFUND_NOT_COMPLETED);
     const refunded = refund(p, state.player, env);
     return refunded.ok ? ok(moved(state, p, refunded.value, env)) : refunded;
   }
-  if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
-  if (p.status === 'Completed') return fail(9002, 'Transaction already completed');
+  if (p.status === 'Refunded') return refuse(ERRORS.TRANSACTION_REFUNDED);
+  if (p.status === 'Completed') return refuse(ERRORS.TRANSACTION_COMPLETED);
   if (op === 'complete') {
     const effects = effectsOfGrants(env.catalog, p.contents, env);
     if (!effects.ok) return effects;
@@ -106,10 +107,10 @@ function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Re
   for (const g of p.contents) if (deliverables.get(g.uid)?.kind !== 'Powerup') addBalance(effects, g.uid, -g.amount);
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
-      return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
+      return refuse(ERRORS.REFUND_NEGATIVE_BALANCE, `${b.deliverableUid} was already spent`);
   }
   if (p.powerupUids.some((uid) => !player.powerups.has(uid)))
-    return fail(9011, 'Refund would make a balance negative: a powerup of this bundle is no longer owned');
+    return refuse(ERRORS.REFUND_NEGATIVE_BALANCE, 'a powerup of this bundle is no longer owned');
   effects.powerupsRemoved = [...p.powerupUids];
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   return ok({

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { fail } from '../../shared/result';
 import { runCommand, type ScheduledJob } from '../command';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
 import { decideTimeout } from './decider';
 import { readTransaction } from './handler';
+import { ERRORS, refuse } from '../../shared/errors';
 
 /**
  * `provision-timeout`: a Pending provision not completed within the catalog's
@@ -41,7 +41,7 @@ export async function timeOutProvision(provisionUid: string, writtenBy: number, 
     const state = await readTransaction(read, provisionUid);
     return state
       ? { ok: true, value: decideTimeout(state, { ...env, catalog: deps.catalog().catalog }) }
-      : fail(9004, 'Transaction does not exist');
+      : refuse(ERRORS.TRANSACTION_NOT_FOUND);
   });
   if (!outcome.ok) {
     if (outcome.failure.code === 9004) {

@@ -2,13 +2,14 @@
 import type { Catalog } from '../../shared/catalog/schema';
 import type { PlayerRegistered } from '../../shared/events/player-events';
 import type { PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { withAttributes } from '../../shared/player/attributes';
 import { effectsOfGrants } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { playerStream } from '../../shared/streams';
 import { decision, type Decision } from '../command';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface RegisterPlayerCommand {
   /** Canonical lowercase dashed uuid. */
@@ -62,7 +63,7 @@ export function decideRegisterPlayer(
   state: PlayerState,
   env: DecisionEnv & { catalog: Catalog },
 ): Result<Decision<PlayerRegistered>> {
-  if (state.registered) return fail(5002, 'PlayerId already exists');
+  if (state.registered) return refuse(ERRORS.PLAYER_ALREADY_EXISTS);
   const registered = registrationOf(
     env.catalog,
     state,

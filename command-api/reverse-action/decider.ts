@@ -4,7 +4,8 @@ import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
 import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ERRORS, refuse } from '../../shared/errors';
+import { ok, type Result } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
 import { addBalance } from '../../shared/rules/grants';
 import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/rules/missions';
@@ -26,8 +27,6 @@ export interface ReverseActionState {
   original: ActionProcessed | null;
 }
 
-const NOT_REVERSIBLE = 'Action is not reversible';
-
 /**
  * Decides the compensation of a processed action: everything it granted, every award (of this
  * or a later action) whose condition no longer holds without it, the levels the lower points
@@ -42,10 +41,10 @@ export function decideReverseAction(
 ): Result<Decision<ActionReversed>> {
   const { reference, player, original } = state;
   if (!reference || reference.playerId !== cmd.playerId || !original || !player.processed.has(cmd.referenceId))
-    return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
-  if (original.actionName !== cmd.name) return fail(101, `${NOT_REVERSIBLE}: name does not match the original action`);
+    return refuse(ERRORS.NOT_REVERSIBLE, 'unknown referenceId for this player');
+  if (original.actionName !== cmd.name) return refuse(ERRORS.NOT_REVERSIBLE, 'name does not match the original action');
   if (reference.reversed || player.reversed.has(cmd.referenceId))
-    return fail(101, `${NOT_REVERSIBLE}: already reversed`);
+    return refuse(ERRORS.NOT_REVERSIBLE, 'already reversed');
 
   const { catalog, now } = env;
   const revoked = holdingsToRevoke(player, original, catalog);
@@ -91,7 +90,7 @@ export function decideReverseAction(
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
-      return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
+      return refuse(ERRORS.NOT_REVERSIBLE, `taking back ${b.deliverableUid} would make the balance negative`);
   }
   const revokedGrants = [
     ...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })),

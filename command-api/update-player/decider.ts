@@ -6,6 +6,7 @@ import type { PlayerState } from '../../shared/player/state';
 import { fail, ok, type Result } from '../../shared/result';
 import { playerStream } from '../../shared/streams';
 import { decision, type Decision } from '../command';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface UpdatePlayerCommand {
   /** Canonical lowercase dashed uuid. */
@@ -29,7 +30,7 @@ export function decideUpdatePlayer(
   state: PlayerState,
   env: { now: number },
 ): Result<Decision<PlayerUpdated>> {
-  if (!state.registered) return fail(5003, 'PlayerId does not exist');
+  if (!state.registered) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
   const attributes = cmd.attributes ? withAttributes(state.attributes, cmd.attributes) : state.attributes;
   if (Object.keys(attributes).length > MAX_ATTRIBUTES)
     return fail(1001, `attributes: a player has at most ${MAX_ATTRIBUTES} attributes`);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { profileShape } from '../../shared/http/wire-shapes';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import type { StreamReadDeps } from '../deps';
@@ -11,6 +11,7 @@ import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { Catalog } from '../../shared/catalog/schema';
 import { allowanceKey, type PlayerState } from '../../shared/player/state';
 import { periodLabel, periodOf } from '../../shared/time/calendar';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 /** The caps with a use in their current period of the player's calendar, in catalog order. */
 function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
@@ -93,19 +94,19 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
       response: profileShape,
       errors: {
         1001: 'Payload is null, or playerId is missing',
-        1002: 'Invalid player: playerId must be a UUID',
-        5003: 'PlayerId does not exist',
+        ...documented(ERRORS.INVALID_PLAYER_ID),
+        ...documented(ERRORS.PLAYER_DOES_NOT_EXIST),
       },
     },
     parse: (input) => {
       const parsed = parseBody(profileBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok({ playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok({ playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle({ playerId }) {
       const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(5003, 'PlayerId does not exist');
+      if (!state.registered) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
       return ok(playerProfile(deps.catalog().catalog, state, deps.now()));
     },
   });

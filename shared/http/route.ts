@@ -6,6 +6,7 @@ import type { Logger } from '../logging/logger';
 import { fail, failure, ok, type Failure, type Result } from '../result';
 import { NOT_YET_PROJECTED, sendData, sendFailure } from './envelope';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, type IdempotencyKey } from './idempotency';
+import { ERRORS, refuse } from '../errors';
 
 export interface RequestContext {
   correlationId: string;
@@ -103,7 +104,7 @@ export const defineRoute = <Input>(route: Route<Input>): Route<Input> => route;
 /** Requests with a body: absent, not JSON or not an object is 1001 "Payload is null". */
 export function requireObject(body: unknown): Result<Record<string, unknown>> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return fail(1001, 'Payload is null');
+    return refuse(ERRORS.PAYLOAD_NULL);
   }
   return ok(body as Record<string, unknown>);
 }
