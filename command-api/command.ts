@@ -16,53 +16,18 @@ import {
   type StreamAppend,
 } from '../shared/event-store/port';
 import type { CachedState } from '../shared/event-store/state-cache';
-import { PLAYER_EVENTS, type DomainEvent, type PlayerEvent } from '../shared/events';
+import { PLAYER_EVENTS, type PlayerEvent } from '../shared/events';
 import { ERRORS, refuse } from '../shared/errors';
 import type { IdempotencyKey } from '../shared/http/idempotency';
-import type { Reply } from '../shared/http/route';
 import type { IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
 import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/events';
 import { newEventId } from '../shared/ids';
-import type { JobPayload } from '../shared/jobs/port';
 import { holdingsOutOfRange, type PlayerState } from '../shared/player/state';
 import { fail, ok, type Result } from '../shared/result';
 import { idempotencyStream, playerStream, stockStream, type LimitedStock } from '../shared/streams';
 import type { StockState } from '../shared/stock/stock-states';
-import type { CommandDeps } from './deps';
-
-/** The events a decision appends to one stream. */
-export interface StreamWrite {
-  stream: string;
-  events: DomainEvent[];
-  /**
-   * Default: the revision the command read (the stream must have been read). `'any'` for
-   * writes that no concurrent change can make wrong: units given back to a stock, a
-   * provision's status (its player's stream, in the same append, orders its changes).
-   */
-  expectedRevision?: 'any' | 'no_stream';
-}
-
-/** Business-time work a decision needs, scheduled before the append so that no crash can leave the state without it. */
-export interface ScheduledJob {
-  type: string;
-  id: string;
-  /** Unix ms. */
-  runAt: number;
-  payload: JobPayload;
-}
-
-/** What a decider decided: the events per stream, the jobs they need, and the answer to the client. */
-export interface Decision<Answer> {
-  writes: StreamWrite[];
-  jobs: ScheduledJob[];
-  answer: Answer;
-}
-
-export const decision = <Answer>(
-  answer: Answer,
-  writes: StreamWrite[],
-  jobs: ScheduledJob[] = [],
-): Decision<Answer> => ({ writes, jobs, answer });
+import type { CommandDeps, CommandOrigin } from './deps';
+import { decision, type Decision, type StreamWrite } from './decision';
 
 /** A decision made: its answer, and the log position of what it appended (absent: it appended nothing). */
 export interface Decided<Answer> {
@@ -70,12 +35,6 @@ export interface Decided<Answer> {
   position?: number;
   /** The recorded answer of an earlier request with the same Idempotency-Key. */
   replayed?: true;
-}
-
-/** Where a command comes from: its events' metadata, and the request's Idempotency-Key, if any. */
-export interface CommandOrigin {
-  metadata: EventMetadata;
-  idempotency: IdempotencyKey | null;
 }
 
 /** Attempts of one command before it answers 503: each lost a race for one of its streams. */
@@ -267,13 +226,6 @@ function absorb(deps: CommandDeps, appends: readonly StreamAppend[], revisions: 
     deps.players.absorb(stream, recorded);
     deps.stocks.absorb(stream, recorded);
   }
-}
-
-/** The HTTP reply of a command: its answer shaped for the wire, its position, and whether it was replayed. */
-export function replyOf<Answer>(decided: Result<Decided<Answer>>, shape: (answer: Answer) => unknown): Reply {
-  if (!decided.ok) return decided;
-  const { answer, position, replayed } = decided.value;
-  return { ok: true, value: shape(answer), position, ...(replayed ? { replayed } : {}) };
 }
 
 /** How long a duplicate of a request of several commands waits for the running one's answer before answering 503. */

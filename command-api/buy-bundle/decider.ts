@@ -1,15 +1,13 @@
 /** Buying a store bundle: the rules of a purchase (availability, price, stock, fulfillment). */
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { BundlePurchased } from '../../shared/events/provision-events';
-import { fail, ok, type Result } from '../../shared/result';
+import { fail, ok } from '../../shared/result';
 import { localIsoToEpochMs } from '../../shared/time/local-time';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type Decider, type StreamWrite } from '../decision';
 import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
 import { ERRORS, refuse } from '../../shared/errors';
 
@@ -25,21 +23,13 @@ export interface BuyBundleState {
   stockTaken: number | null;
 }
 
-export interface BuyBundleEnv extends DecisionEnv {
-  catalog: Catalog;
-}
-
 /**
  * A purchase: the cost is charged and, unless the bundle requires fulfillment, the contents
  * granted in the same event. Written with it, in one append: one unit of a limited bundle's
  * stock (at the revision read, so it is never oversold) and the provision's record. A Pending
  * purchase needs its timeout job, scheduled before the append.
  */
-export function decideBuyBundle(
-  cmd: BuyBundleCommand,
-  state: BuyBundleState,
-  env: BuyBundleEnv,
-): Result<Decision<BundlePurchased>> {
+export const decideBuyBundle: Decider<BuyBundleCommand, BuyBundleState, BundlePurchased> = (cmd, state, env) => {
   const { catalog } = env;
   const { player } = state;
   const index = indexCatalog(catalog);
@@ -125,4 +115,4 @@ export function decideBuyBundle(
         : [provisionTimeout(provisionUid, purchase.pendingUntil, env.now + PURCHASE_WRITE_WINDOW_MS)],
     ),
   );
-}
+};

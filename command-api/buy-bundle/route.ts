@@ -6,7 +6,7 @@ import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { buyResultShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { buyBundle } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/errors';

@@ -1,19 +1,18 @@
 /** Opening a chest: the draw and what it grants. */
 import { addAmounts, multiplyAmount, roundAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { POINTS_REWARD, type Catalog, type NumberRange } from '../../shared/catalog/types';
+import { POINTS_REWARD, type NumberRange } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
 import { scopedAttributes } from '../../shared/player/attributes';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
-import { ok, type Result } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { CHEST_STOCK, playerStream, stockStream } from '../../shared/streams';
-import { decision, type Decision } from '../command';
+import { decision, type Decider } from '../decision';
 import { ERRORS, refuse } from '../../shared/errors';
 
 export interface OpenChestCommand {
@@ -26,10 +25,6 @@ export interface OpenChestState {
   player: PlayerState;
   /** Units taken so far of each limited pool entry of the chest, by stock uid. */
   stockTaken: ReadonlyMap<string, number>;
-}
-
-export interface OpenChestEnv extends DecisionEnv {
-  catalog: Catalog;
 }
 
 const uniformInt = (random: () => number, min: number, max: number): number =>
@@ -48,11 +43,7 @@ function rollAmount(random: () => number, range: NumberRange): number {
  * from its stock stream in the same append, at the revision read, so no prize is ever drawn
  * beyond its stock. Answers the ChestOpened.
  */
-export function decideOpenChest(
-  cmd: OpenChestCommand,
-  state: OpenChestState,
-  env: OpenChestEnv,
-): Result<Decision<ChestOpened>> {
+export const decideOpenChest: Decider<OpenChestCommand, OpenChestState, ChestOpened> = (cmd, state, env) => {
   const { catalog } = env;
   const { player } = state;
   const chest = findChest(catalog, cmd.chestUid, env.now);
@@ -139,4 +130,4 @@ export function decideOpenChest(
       ...stockTaken,
     ]),
   );
-}
+};

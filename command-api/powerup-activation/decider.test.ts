@@ -1,5 +1,15 @@
 import type { ActionProcessed } from '../../shared/events/player-events';
-import { catalogOf, failureOf, PLAYER, playerSpec, SECOND, T0, type PlayerSpec } from '../../test/support/player-spec';
+import {
+  catalogOf,
+  failureOf,
+  PLAYER,
+  playerSpec,
+  SECOND,
+  succeeded,
+  T0,
+  testEnv,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
 import { initialPlayerState } from '../../shared/player/state';
 import { decideActivatePowerup, decideDeactivatePowerup, decideExpirePowerup } from './decider';
 
@@ -20,12 +30,12 @@ const catalog = catalogOf(`
 
 /** Activates a powerup on the spec's state; the PowerupActivated is recorded when it succeeds. */
 const activate = (p: PlayerSpec, powerupUid: string) => {
-  const decision = decideActivatePowerup({ playerId: PLAYER, powerupUid }, p.state, p.env.now);
+  const decision = decideActivatePowerup({ playerId: PLAYER, powerupUid }, p.state, { ...p.env, catalog });
   if (decision.ok) p.apply(decision.value);
   return decision;
 };
 const deactivate = (p: PlayerSpec, powerupUid: string) => {
-  const decision = decideDeactivatePowerup({ playerId: PLAYER, powerupUid }, p.state, p.env.now);
+  const decision = decideDeactivatePowerup({ playerId: PLAYER, powerupUid }, p.state, { ...p.env, catalog });
   if (decision.ok) p.apply(decision.value);
   return decision;
 };
@@ -85,7 +95,12 @@ describe('activate', () => {
 
   test('9020 for an unknown player; 9021 when missing, not owned or already active', () => {
     expect(
-      failureOf(decideActivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)),
+      failureOf(
+        decideActivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), {
+          ...testEnv(),
+          catalog,
+        }),
+      ),
     ).toEqual({ code: 9020, message: 'Player not found' });
     const { p, uids } = owning('boost-gold');
     expect(failureOf(activate(p, 'f'.repeat(32)))).toEqual({ code: 9021, message: 'Powerup not found or not owned' });
@@ -128,7 +143,12 @@ describe('deactivate', () => {
 
   test('9020 for an unknown player; 9023 when missing, not owned or not active', () => {
     expect(
-      failureOf(decideDeactivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)).code,
+      failureOf(
+        decideDeactivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), {
+          ...testEnv(),
+          catalog,
+        }),
+      ).code,
     ).toBe(9020);
     const { p, uids } = owning('boost-gold');
     expect(failureOf(deactivate(p, 'nope'))).toEqual({ code: 9023, message: 'Powerup not found or not owned' });
@@ -143,13 +163,16 @@ describe('expiry (the job decision)', () => {
   test('waits until expiresAt, then records PowerupExpired once; nothing for a powerup that never expires', () => {
     const { p, uids } = activated('boost-gold', 'boost-all');
     const [gold, all] = uids;
-    const nothing = { writes: [], jobs: [], answer: { dueAt: null } };
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3599 * SECOND)).toEqual({
-      writes: [],
-      jobs: [],
-      answer: { dueAt: T0 + 3600 * SECOND },
+    const nothing = { ok: true, value: { writes: [], jobs: [], answer: { dueAt: null } } };
+    expect(
+      decideExpirePowerup({ playerId: PLAYER, powerupUid: gold }, p.state, { ...testEnv(T0 + 3599 * SECOND), catalog }),
+    ).toEqual({
+      ok: true,
+      value: { writes: [], jobs: [], answer: { dueAt: T0 + 3600 * SECOND } },
     });
-    const decision = decideExpirePowerup(PLAYER, gold, p.state, T0 + 3600 * SECOND);
+    const decision = succeeded(
+      decideExpirePowerup({ playerId: PLAYER, powerupUid: gold }, p.state, { ...testEnv(T0 + 3600 * SECOND), catalog }),
+    );
     expect(decision.writes).toEqual([
       {
         stream: `player-${PLAYER}`,
@@ -164,9 +187,15 @@ describe('expiry (the job decision)', () => {
     p.apply(decision);
     expect(p.state.powerups.get(gold)?.expired).toBe(true);
     // A rerun of the job finds it done.
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3601 * SECOND)).toEqual(nothing);
-    expect(decideExpirePowerup(PLAYER, all, p.state, T0 + 1e9)).toEqual(nothing);
-    expect(decideExpirePowerup(PLAYER, 'gone', p.state, T0 + 1e9)).toEqual(nothing);
+    expect(
+      decideExpirePowerup({ playerId: PLAYER, powerupUid: gold }, p.state, { ...testEnv(T0 + 3601 * SECOND), catalog }),
+    ).toEqual(nothing);
+    expect(
+      decideExpirePowerup({ playerId: PLAYER, powerupUid: all }, p.state, { ...testEnv(T0 + 1e9), catalog }),
+    ).toEqual(nothing);
+    expect(
+      decideExpirePowerup({ playerId: PLAYER, powerupUid: 'gone' }, p.state, { ...testEnv(T0 + 1e9), catalog }),
+    ).toEqual(nothing);
   });
 });
 

@@ -6,7 +6,7 @@ import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { textShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';

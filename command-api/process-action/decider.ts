@@ -14,7 +14,7 @@ import type {
   StreakStep,
 } from '../../shared/events/player-events';
 import { balanceOf, isValidPowerup, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { fail, ok } from '../../shared/result';
 import {
   challengeHolds,
   compileRules,
@@ -46,7 +46,7 @@ import { periodOf } from '../../shared/time/calendar';
 import { scopedAttributes } from '../../shared/player/attributes';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type DecideEnv, type Decider, type StreamWrite } from '../decision';
 import { registrationOf } from '../register-player/decider';
 import { ERRORS, refuse } from '../../shared/errors';
 
@@ -71,10 +71,6 @@ export interface ProcessActionState {
   activationsTaken: ReadonlyMap<string, number>;
 }
 
-export interface ProcessActionEnv extends DecisionEnv {
-  catalog: Catalog;
-}
-
 /** Limited triggers with a condition on an action: the stocks a decision on it must read. */
 export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
   return (compileRules(catalog).byAction.get(actionName) ?? []).flatMap((rule) =>
@@ -89,11 +85,11 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
  * append: the referenceId's record (expected not to exist: a second one is the duplicate), one
  * activation of each limited trigger awarded, and the cost's provision.
  */
-export function decideProcessAction(
-  cmd: ProcessActionCommand,
-  state: ProcessActionState,
-  env: ProcessActionEnv,
-): Result<Decision<ActionResult>> {
+export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionState, ActionResult> = (
+  cmd,
+  state,
+  env,
+) => {
   const { catalog } = env;
   const index = indexCatalog(catalog);
   const action = index.actionByIdentifier.get(cmd.name);
@@ -380,7 +376,7 @@ export function decideProcessAction(
     });
   }
   return ok(decision(result, writes));
-}
+};
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
 
@@ -438,7 +434,7 @@ interface RuleOutcome {
 function evaluateRules(
   cmd: ProcessActionCommand,
   state: PlayerState,
-  env: ProcessActionEnv,
+  env: DecideEnv,
   details: ReadonlyMap<string, string>,
   deliverables: ReadonlyMap<string, Deliverable>,
   exhausted: (trigger: string, limit: number) => boolean,

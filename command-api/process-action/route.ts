@@ -8,7 +8,7 @@ import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../.
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { processResultShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';

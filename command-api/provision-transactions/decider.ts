@@ -1,15 +1,13 @@
 import { addAmounts } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { ProvisionCompleted, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
 import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/player/state';
 import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/provisions';
 import { ok, type Result } from '../../shared/result';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants } from '../../shared/rules/grants';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type DecideEnv, type Decider, type Decision, type StreamWrite } from '../decision';
 import { ERRORS, refuse } from '../../shared/errors';
 
 /** What a client may do to a provision; its timeout is the job's (decideTimeout). */
@@ -22,7 +20,13 @@ export interface TransactionState {
   player: PlayerState;
 }
 
-export type TransactionEnv = DecisionEnv & { catalog: Catalog };
+/** A client's move of a provision. */
+export interface TransactionCommand {
+  op: TransactionOperation;
+}
+
+/** The timeout job's command: the provision is the state's. */
+export type TransactionTimeout = Record<string, never>;
 
 type PlayerProvisionEvent =
   | { type: 'ProvisionCompleted'; data: ProvisionCompleted }
@@ -33,15 +37,11 @@ type PlayerProvisionEvent =
  * The transaction state table: Pending -> Completed (complete) or Failed (cancel, timeout);
  * Completed store purchase -> Refunded (refund). Any operation on a Failed one is 9003.
  */
-export function decideTransaction(
-  op: TransactionOperation,
-  state: TransactionState,
-  env: TransactionEnv,
-): Result<Decision<Transaction>> {
+export const decideTransaction: Decider<TransactionCommand, TransactionState, Transaction> = (cmd, state, env) => {
   const p = state.player.provisions.get(state.record.opened.provisionUid);
   if (!p) return refuse(ERRORS.TRANSACTION_NOT_FOUND);
   if (p.status === 'Failed') return refuse(ERRORS.TRANSACTION_FAILED);
-  if (op === 'refund') {
+  if (cmd.op === 'refund') {
     if (p.referenceType !== 'Store') return refuse(ERRORS.REFUND_NOT_STORE);
     if (p.status === 'Refunded') return refuse(ERRORS.TRANSACTION_REFUNDED);
     if (p.status !== 'Completed') return refuse(ERRORS.REFUND_NOT_COMPLETED);
@@ -50,7 +50,7 @@ export function decideTransaction(
   }
   if (p.status === 'Refunded') return refuse(ERRORS.TRANSACTION_REFUNDED);
   if (p.status === 'Completed') return refuse(ERRORS.TRANSACTION_COMPLETED);
-  if (op === 'complete') {
+  if (cmd.op === 'complete') {
     const effects = effectsOfGrants(env.catalog, p.contents, env);
     if (!effects.ok) return effects;
     return ok(
@@ -72,24 +72,28 @@ export function decideTransaction(
     );
   }
   return ok(moved(state, p, failure(state.player, p, 'Cancelled', env), env));
-}
+};
 
 /**
  * The timeout job's decision: a Pending provision past its `pendingUntil` fails (TimedOut),
  * returning currency and stock; one not yet due says when it is; anything else needs nothing.
  */
-export function decideTimeout(state: TransactionState, env: TransactionEnv): Decision<{ dueAt: number | null }> {
+export const decideTimeout: Decider<TransactionTimeout, TransactionState, { dueAt: number | null }> = (
+  _cmd,
+  state,
+  env,
+) => {
   const p = state.player.provisions.get(state.record.opened.provisionUid);
-  if (!p || p.status !== 'Pending' || p.pendingUntil === null) return decision({ dueAt: null }, []);
-  if (env.now < p.pendingUntil) return decision({ dueAt: p.pendingUntil }, []);
-  return { ...moved(state, p, failure(state.player, p, 'TimedOut', env), env), answer: { dueAt: null } };
-}
+  if (!p || p.status !== 'Pending' || p.pendingUntil === null) return ok(decision({ dueAt: null }, []));
+  if (env.now < p.pendingUntil) return ok(decision({ dueAt: p.pendingUntil }, []));
+  return ok({ ...moved(state, p, failure(state.player, p, 'TimedOut', env), env), answer: { dueAt: null } });
+};
 
 function failure(
   player: PlayerState,
   p: ProvisionState,
   reason: 'Cancelled' | 'TimedOut',
-  env: TransactionEnv,
+  env: DecideEnv,
 ): PlayerProvisionEvent {
   const effects = noEffects();
   if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
@@ -100,7 +104,7 @@ function failure(
 }
 
 /** Returns the currency and takes the contents back; none of it if the player already spent them. */
-function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Result<PlayerProvisionEvent> {
+function refund(p: ProvisionState, player: PlayerState, env: DecideEnv): Result<PlayerProvisionEvent> {
   const deliverables = indexCatalog(env.catalog).deliverableByUid;
   const effects = noEffects();
   if (p.cost.deliverableUid && p.cost.amount > 0) addBalance(effects, p.cost.deliverableUid, p.cost.amount);
@@ -135,7 +139,7 @@ function moved(
   state: TransactionState,
   p: ProvisionState,
   event: PlayerProvisionEvent,
-  env: TransactionEnv,
+  env: DecideEnv,
 ): Decision<Transaction> {
   const status =
     event.type === 'ProvisionCompleted' ? 'Completed' : event.type === 'ProvisionFailed' ? 'Failed' : 'Refunded';

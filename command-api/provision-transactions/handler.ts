@@ -1,8 +1,8 @@
 import { provisionRecordOf, type Transaction } from '../../shared/provisions';
 import { type Result } from '../../shared/result';
 import { provisionStream } from '../../shared/streams';
-import { runCommand, type CommandOrigin, type Decided, type StreamReads } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided, type StreamReads } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideTransaction, type TransactionOperation, type TransactionState } from './decider';
 import { ERRORS, refuse } from '../../shared/errors';
 
@@ -27,9 +27,7 @@ export function transact(
     origin.metadata,
     async (read) => {
       const state = await readTransaction(read, provisionUid);
-      return state
-        ? decideTransaction(op, state, { ...env, catalog: deps.catalog().catalog })
-        : refuse(ERRORS.TRANSACTION_NOT_FOUND);
+      return state ? decideTransaction({ op }, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
     },
     origin.idempotency,
   );

@@ -3,7 +3,7 @@ import { SERVER_MOBILE } from '../../shared/auth/access';
 import { transactionBody, parseProvisionUid, TRANSACTION_ERRORS } from '../../shared/http/transaction-body';
 import { transactionShape } from '../../shared/http/wire-shapes';
 import { defineRoute } from '../../shared/http/route';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { transact } from './handler';
 import { documented, ERRORS } from '../../shared/errors';

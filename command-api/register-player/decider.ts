@@ -8,7 +8,7 @@ import { withAttributes } from '../../shared/player/attributes';
 import { effectsOfGrants } from '../../shared/rules/grants';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { playerStream } from '../../shared/streams';
-import { decision, type Decision } from '../command';
+import { decision, type Decider } from '../decision';
 import { ERRORS, refuse } from '../../shared/errors';
 
 export interface RegisterPlayerCommand {
@@ -58,11 +58,11 @@ export function registrationOf(
 }
 
 /** Registers a player ahead of their first action; 5002 when the player exists. */
-export function decideRegisterPlayer(
-  cmd: RegisterPlayerCommand,
-  state: PlayerState,
-  env: DecisionEnv & { catalog: Catalog },
-): Result<Decision<PlayerRegistered>> {
+export const decideRegisterPlayer: Decider<RegisterPlayerCommand, PlayerState, PlayerRegistered> = (
+  cmd,
+  state,
+  env,
+) => {
   if (state.registered) return refuse(ERRORS.PLAYER_ALREADY_EXISTS);
   const registered = registrationOf(
     env.catalog,
@@ -80,4 +80,4 @@ export function decideRegisterPlayer(
       { stream: playerStream(cmd.playerId), events: [{ type: 'PlayerRegistered', data: registered.value }] },
     ]),
   );
-}
+};

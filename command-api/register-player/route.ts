@@ -6,7 +6,7 @@ import { PLAYER_FIELDS, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import { registeredShape } from '../../shared/http/wire-shapes';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/errors';

@@ -5,13 +5,13 @@ import { noEffects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
 import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
 import { ERRORS, refuse } from '../../shared/errors';
-import { ok, type Result } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
 import { addBalance } from '../../shared/rules/grants';
 import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/rules/missions';
 import { replay } from '../../shared/rules/streaks';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type Decider, type StreamWrite } from '../decision';
 
 export interface ReverseActionCommand {
   playerId: string;
@@ -34,11 +34,11 @@ export interface ReverseActionState {
  * referenceId's record, the activations of revoked limited triggers given back, and the cost's
  * provision Refunded. 101 with nothing changed when it cannot be done.
  */
-export function decideReverseAction(
-  cmd: ReverseActionCommand,
-  state: ReverseActionState,
-  env: { catalog: Catalog; now: number },
-): Result<Decision<ActionReversed>> {
+export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionState, ActionReversed> = (
+  cmd,
+  state,
+  env,
+) => {
   const { reference, player, original } = state;
   if (!reference || reference.playerId !== cmd.playerId || !original || !player.processed.has(cmd.referenceId))
     return refuse(ERRORS.NOT_REVERSIBLE, 'unknown referenceId for this player');
@@ -162,7 +162,7 @@ export function decideReverseAction(
     });
   }
   return ok(decision(reversed, writes));
-}
+};
 
 /**
  * The allowance uses a reversal gives back: all of the reversed action's, and for each revoked

@@ -1,7 +1,7 @@
 /** POST /v1/action/delete, with nested reversals. */
 import { SERVER_MOBILE } from '../../shared/auth/access';
 import { defineRoute } from '../../shared/http/route';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';

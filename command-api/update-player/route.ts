@@ -6,7 +6,7 @@ import { defineRoute, parseBody } from '../../shared/http/route';
 import { registeredShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import { ok } from '../../shared/result';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/errors';
