@@ -12,21 +12,17 @@ import {
   WrongExpectedVersionError,
   type EventMetadata,
   type ExpectedRevision,
-  type RecordedEvent,
   type StreamAppend,
 } from '../shared/event-store/port';
-import type { CachedState } from '../shared/event-store/state-cache';
-import { PLAYER_EVENTS, type PlayerEvent } from '../shared/events';
 import { ERRORS, refuse } from '../shared/errors';
-import type { IdempotencyKey } from '../shared/http/idempotency';
-import type { IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
+
+import type { IdempotencyKey, IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
 import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/events';
 import { newEventId } from '../shared/ids';
-import { holdingsOutOfRange, type PlayerState } from '../shared/player/state';
-import { fail, ok, type Result } from '../shared/result';
-import { idempotencyStream, playerStream, stockStream, type LimitedStock } from '../shared/streams';
-import type { StockState } from '../shared/stock/stock-states';
+import { ok, type Result } from '../shared/result';
+import { idempotencyStream } from '../shared/streams';
 import type { CommandDeps, CommandOrigin } from './deps';
+import { StreamReads } from './reads';
 import { decision, type Decision, type StreamWrite } from './decision';
 
 /** A decision made: its answer, and the log position of what it appended (absent: it appended nothing). */
@@ -39,51 +35,6 @@ export interface Decided<Answer> {
 
 /** Attempts of one command before it answers 503: each lost a race for one of its streams. */
 export const MAX_ATTEMPTS = 50;
-
-/**
- * The reads of one attempt: each read notes the revision of its stream, the revision the
- * append then expects, so that whatever changed a stream since it was read makes the append fail.
- */
-export class StreamReads {
-  readonly revisions = new Map<string, number>();
-  /** The player states read, by stream: what the decision's player events change. */
-  readonly players = new Map<string, PlayerState>();
-
-  constructor(private readonly deps: CommandDeps) {}
-
-  async player(playerId: string): Promise<CachedState<PlayerState>> {
-    const loaded = await this.deps.players.load(playerId);
-    this.note(playerStream(playerId), loaded.revision);
-    if (!this.players.has(playerStream(playerId))) this.players.set(playerStream(playerId), loaded.state);
-    return loaded;
-  }
-
-  async stock(kind: LimitedStock, resourceUid: string): Promise<StockState> {
-    const loaded = await this.deps.stocks.load(kind, resourceUid);
-    this.note(stockStream(kind, resourceUid), loaded.revision);
-    return loaded.state;
-  }
-
-  /**
-   * A stream taken not to exist, unread: the append expects it so (no_stream), and fails if it
-   * does exist after all, which the next attempt then reads.
-   */
-  assumeNew(stream: string): void {
-    this.note(stream, -1);
-  }
-
-  /** A whole (short) stream: a reference, a provision, the catalog. */
-  async stream(stream: string): Promise<RecordedEvent[]> {
-    const events = await this.deps.events.readStream(stream);
-    this.note(stream, events.length ? events[events.length - 1].revision : -1);
-    return events;
-  }
-
-  private note(stream: string, revision: number): void {
-    // Read twice in one attempt (a nested state and its player): the first read is what was decided on.
-    if (!this.revisions.has(stream)) this.revisions.set(stream, revision);
-  }
-}
 
 /**
  * Runs a command: `attempt` reads through the given StreamReads and returns the decider's
@@ -107,7 +58,7 @@ export async function runCommand<Answer>(
       const earlier = await recordedAnswer<Answer>(read, idempotency, deps);
       if (earlier) return earlier;
     }
-    const decided = withinRange(await attempt(read), read);
+    const decided = checked(await attempt(read), read);
     if (!decided.ok && !idempotency) return decided;
     const { writes, jobs, answer } = decided.ok ? decided.value : { writes: [], jobs: [], answer: null };
     const outcome: IdempotentRequest['outcome'] = decided.ok
@@ -125,7 +76,7 @@ export async function runCommand<Answer>(
     }));
     try {
       const result = await deps.events.appendToStreams(appends);
-      absorb(deps, appends, result.revisions);
+      read.absorb(appends, result.revisions);
       return decided.ok ? ok({ answer: decided.value.answer, position: result.position }) : decided;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
@@ -185,21 +136,12 @@ function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outco
   };
 }
 
-/**
- * The last check of a decision's amounts before they are stored: no player's points or balance
- * may leave the range the engine holds exactly (MAX_AMOUNT). Refused like bad input (1001): it
- * is what the request asked for (a multiplier, a detail value) that drives a total that high.
- */
-function withinRange<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): Result<Decision<Answer>> {
+/** Each stream's own check of what a decision writes to it, against the state it was decided on. */
+function checked<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): Result<Decision<Answer>> {
   if (!decided.ok) return decided;
   for (const write of decided.value.writes) {
-    const state = read.players.get(write.stream);
-    if (!state) continue;
-    const effects = write.events
-      .filter((e): e is PlayerEvent => Object.prototype.hasOwnProperty.call(PLAYER_EVENTS, e.type))
-      .map((e) => e.data.effects);
-    const problem = holdingsOutOfRange(state, effects);
-    if (problem) return fail(1001, problem);
+    const refused = read.check(write.stream, write.events);
+    if (refused) return { ok: false, failure: refused };
   }
   return decided;
 }
@@ -209,23 +151,6 @@ function expectedOf(write: StreamWrite, read: StreamReads): ExpectedRevision {
   const revision = read.revisions.get(write.stream);
   if (revision === undefined) throw new Error(`a decision writes ${write.stream} without having read it`);
   return revision === -1 ? 'no_stream' : revision;
-}
-
-/** What was just appended goes into the state caches, so the next command need not read it back. */
-function absorb(deps: CommandDeps, appends: readonly StreamAppend[], revisions: Record<string, number>): void {
-  const now = Date.now();
-  for (const { stream, events } of appends) {
-    const first = revisions[stream] - events.length + 1;
-    const recorded = events.map((e, i): RecordedEvent => ({
-      ...e,
-      streamName: stream,
-      revision: first + i,
-      position: 0,
-      createdAt: now,
-    }));
-    deps.players.absorb(stream, recorded);
-    deps.stocks.absorb(stream, recorded);
-  }
 }
 
 /** How long a duplicate of a request of several commands waits for the running one's answer before answering 503. */

@@ -1,5 +1,5 @@
 import type { PublishedCatalog } from '../shared/catalog/published';
-import type { IdempotencyKey } from '../shared/http/idempotency';
+import type { IdempotencyKey } from '../shared/events/idempotency-events';
 import type { EventMetadata, EventStore } from '../shared/event-store/port';
 import type { RequestContext } from '../shared/http/route';
 import type { JobScheduler } from '../shared/jobs/port';

@@ -1,7 +1,8 @@
 import { provisionRecordOf, type Transaction } from '../../shared/provisions';
 import { type Result } from '../../shared/result';
 import { provisionStream } from '../../shared/streams';
-import { runCommand, type Decided, type StreamReads } from '../command';
+import { runCommand, type Decided } from '../command';
+import type { StreamReads } from '../reads';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideTransaction, type TransactionOperation, type TransactionState } from './decider';
 import { ERRORS, refuse } from '../../shared/errors';

@@ -5,7 +5,8 @@ import type { ApiKey, Tier } from '../auth/keys';
 import type { Logger } from '../logging/logger';
 import { fail, failure, ok, type Failure, type Result } from '../result';
 import { NOT_YET_PROJECTED, sendData, sendFailure } from './envelope';
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, type IdempotencyKey } from './idempotency';
+import type { IdempotencyKey } from '../events/idempotency-events';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER } from './idempotency';
 import { ERRORS, refuse } from '../errors';
 
 export interface RequestContext {
