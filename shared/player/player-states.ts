@@ -27,7 +27,7 @@ export class PlayerStates {
         initial: (stream) => initialPlayerState(playerIdOfStream(stream)!),
         evolve(state, event) {
           const e = playerEventOf(event);
-          if (e) evolve(state, e);
+          return e ? evolve(state, e) : state;
         },
       },
       maxCached,
