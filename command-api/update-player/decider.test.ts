@@ -1,8 +1,11 @@
-import { initialPlayerState } from '../../shared/player/state';
 import { playerStream } from '../../shared/streams';
 import { catalogOf, failureOf, PLAYER, playerEvents, playerSpec, T0, testEnv } from '../../test/support/player-spec';
 import { decideRegisterPlayer } from '../register-player/decider';
+import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { decideUpdatePlayer } from './decider';
+
+/** The update as its handler decides it: on the player's state read from their stream. */
+const updating = deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER));
 
 const catalog = catalogOf(`
   version: 1
@@ -82,20 +85,19 @@ describe("a player's time zone", () => {
   });
 
   it('when an unknown player is updated, 5003 and nothing is written', () => {
-    expect(
-      failureOf(
-        decideUpdatePlayer({ playerId: PLAYER, timeZone: 'UTC' }, initialPlayerState(PLAYER), {
-          ...testEnv(T0),
-          catalog,
-        }),
-      ),
-    ).toEqual({ code: 5003, message: 'PlayerId does not exist' });
+    updating
+      .given()
+      .when({ playerId: PLAYER, timeZone: 'UTC' }, { ...testEnv(T0), catalog })
+      .thenFails(5003, 'PlayerId does not exist');
   });
 
   it("the update is written to the player's stream only", () => {
-    const p = registered();
-    const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'x' }, p.state, { ...testEnv(T0), catalog });
-    expect(decided.ok && decided.value.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
+    const given = { [playerStream(PLAYER)]: registered().recorded };
+    const decision = updating
+      .given(given)
+      .when({ playerId: PLAYER, username: 'x' }, { ...testEnv(T0), catalog })
+      .thenWrites({ [playerStream(PLAYER)]: [{ type: 'PlayerUpdated', data: expect.any(Object) }] });
+    expect(decision.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
   });
 });
 
