@@ -12,57 +12,18 @@ import {
   WrongExpectedVersionError,
   type EventMetadata,
   type ExpectedRevision,
-  type RecordedEvent,
   type StreamAppend,
 } from '../shared/event-store/port';
-import type { CachedState } from '../shared/event-store/state-cache';
-import { PLAYER_EVENTS, type DomainEvent, type PlayerEvent } from '../shared/events';
-import { REQUEST_IN_PROGRESS, TOO_MANY_CONCURRENT_CHANGES } from '../shared/http/envelope';
-import type { IdempotencyKey } from '../shared/http/idempotency';
-import type { Reply } from '../shared/http/route';
-import type { IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
+import { ERRORS, refuse } from '../shared/errors';
+
+import type { IdempotencyKey, IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
 import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/events';
 import { newEventId } from '../shared/ids';
-import type { JobPayload } from '../shared/jobs/port';
-import { holdingsOutOfRange, type PlayerState } from '../shared/player/state';
-import { fail, ok, type Result } from '../shared/result';
-import { idempotencyStream, playerStream, stockStream, type LimitedStock } from '../shared/streams';
-import type { StockState } from '../shared/stock/stock-states';
-import type { CommandDeps } from './deps';
-
-/** The events a decision appends to one stream. */
-export interface StreamWrite {
-  stream: string;
-  events: DomainEvent[];
-  /**
-   * Default: the revision the command read (the stream must have been read). `'any'` for
-   * writes that no concurrent change can make wrong: units given back to a stock, a
-   * provision's status (its player's stream, in the same append, orders its changes).
-   */
-  expectedRevision?: 'any' | 'no_stream';
-}
-
-/** Business-time work a decision needs, scheduled before the append so that no crash can leave the state without it. */
-export interface ScheduledJob {
-  type: string;
-  id: string;
-  /** Unix ms. */
-  runAt: number;
-  payload: JobPayload;
-}
-
-/** What a decider decided: the events per stream, the jobs they need, and the answer to the client. */
-export interface Decision<Answer> {
-  writes: StreamWrite[];
-  jobs: ScheduledJob[];
-  answer: Answer;
-}
-
-export const decision = <Answer>(
-  answer: Answer,
-  writes: StreamWrite[],
-  jobs: ScheduledJob[] = [],
-): Decision<Answer> => ({ writes, jobs, answer });
+import { ok, type Result } from '../shared/result';
+import { idempotencyStream } from '../shared/streams';
+import type { CommandDeps, CommandOrigin } from './deps';
+import { StreamReads } from './reads';
+import { decision, type Decision, type StreamWrite } from './decision';
 
 /** A decision made: its answer, and the log position of what it appended (absent: it appended nothing). */
 export interface Decided<Answer> {
@@ -72,59 +33,8 @@ export interface Decided<Answer> {
   replayed?: true;
 }
 
-/** Where a command comes from: its events' metadata, and the request's Idempotency-Key, if any. */
-export interface CommandOrigin {
-  metadata: EventMetadata;
-  idempotency: IdempotencyKey | null;
-}
-
 /** Attempts of one command before it answers 503: each lost a race for one of its streams. */
 export const MAX_ATTEMPTS = 50;
-
-/**
- * The reads of one attempt: each read notes the revision of its stream, the revision the
- * append then expects, so that whatever changed a stream since it was read makes the append fail.
- */
-export class StreamReads {
-  readonly revisions = new Map<string, number>();
-  /** The player states read, by stream: what the decision's player events change. */
-  readonly players = new Map<string, PlayerState>();
-
-  constructor(private readonly deps: CommandDeps) {}
-
-  async player(playerId: string): Promise<CachedState<PlayerState>> {
-    const loaded = await this.deps.players.load(playerId);
-    this.note(playerStream(playerId), loaded.revision);
-    if (!this.players.has(playerStream(playerId))) this.players.set(playerStream(playerId), loaded.state);
-    return loaded;
-  }
-
-  async stock(kind: LimitedStock, resourceUid: string): Promise<StockState> {
-    const loaded = await this.deps.stocks.load(kind, resourceUid);
-    this.note(stockStream(kind, resourceUid), loaded.revision);
-    return loaded.state;
-  }
-
-  /**
-   * A stream taken not to exist, unread: the append expects it so (no_stream), and fails if it
-   * does exist after all, which the next attempt then reads.
-   */
-  assumeNew(stream: string): void {
-    this.note(stream, -1);
-  }
-
-  /** A whole (short) stream: a reference, a provision, the catalog. */
-  async stream(stream: string): Promise<RecordedEvent[]> {
-    const events = await this.deps.events.readStream(stream);
-    this.note(stream, events.length ? events[events.length - 1].revision : -1);
-    return events;
-  }
-
-  private note(stream: string, revision: number): void {
-    // Read twice in one attempt (a nested state and its player): the first read is what was decided on.
-    if (!this.revisions.has(stream)) this.revisions.set(stream, revision);
-  }
-}
 
 /**
  * Runs a command: `attempt` reads through the given StreamReads and returns the decider's
@@ -148,7 +58,7 @@ export async function runCommand<Answer>(
       const earlier = await recordedAnswer<Answer>(read, idempotency, deps);
       if (earlier) return earlier;
     }
-    const decided = withinRange(await attempt(read), read);
+    const decided = checked(await attempt(read), read);
     if (!decided.ok && !idempotency) return decided;
     const { writes, jobs, answer } = decided.ok ? decided.value : { writes: [], jobs: [], answer: null };
     const outcome: IdempotentRequest['outcome'] = decided.ok
@@ -166,7 +76,7 @@ export async function runCommand<Answer>(
     }));
     try {
       const result = await deps.events.appendToStreams(appends);
-      absorb(deps, appends, result.revisions);
+      read.absorb(appends, result.revisions);
       return decided.ok ? ok({ answer: decided.value.answer, position: result.position }) : decided;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
@@ -174,7 +84,7 @@ export async function runCommand<Answer>(
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * n)));
     }
   }
-  return fail(503, TOO_MANY_CONCURRENT_CHANGES);
+  return refuse(ERRORS.TOO_MANY_CONCURRENT_CHANGES);
 }
 
 /**
@@ -203,16 +113,14 @@ function answerOf<Answer>(
 ): Result<Decided<Answer>> | null {
   if (!recorded) return null;
   if (recorded.type === 'IdempotentRequestStarted')
-    return recorded.data.fingerprint === idempotency.fingerprint ? null : fail(1003, KEY_REUSED);
+    return recorded.data.fingerprint === idempotency.fingerprint ? null : refuse(ERRORS.KEY_REUSED);
   if (deps.now() - recorded.data.recordedAt > deps.idempotencyRetentionMs) return null;
-  if (recorded.data.fingerprint !== idempotency.fingerprint) return fail(1003, KEY_REUSED);
+  if (recorded.data.fingerprint !== idempotency.fingerprint) return refuse(ERRORS.KEY_REUSED);
   const { outcome } = recorded.data;
   // Written from this command's own answer type: the one place it is read back untyped.
   if (outcome.ok) return ok({ answer: outcome.answer as Answer, position: recorded.position, replayed: true });
   return { ok: false, failure: { code: outcome.code, message: outcome.message, replayed: true } };
 }
-
-const KEY_REUSED = 'Idempotency-Key was already used for a different request';
 
 function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outcome'], now: number): StreamWrite {
   const data: IdempotentRequest = {
@@ -228,21 +136,12 @@ function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outco
   };
 }
 
-/**
- * The last check of a decision's amounts before they are stored: no player's points or balance
- * may leave the range the engine holds exactly (MAX_AMOUNT). Refused like bad input (1001): it
- * is what the request asked for (a multiplier, a detail value) that drives a total that high.
- */
-function withinRange<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): Result<Decision<Answer>> {
+/** Each stream's own check of what a decision writes to it, against the state it was decided on. */
+function checked<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): Result<Decision<Answer>> {
   if (!decided.ok) return decided;
   for (const write of decided.value.writes) {
-    const state = read.players.get(write.stream);
-    if (!state) continue;
-    const effects = write.events
-      .filter((e): e is PlayerEvent => Object.prototype.hasOwnProperty.call(PLAYER_EVENTS, e.type))
-      .map((e) => e.data.effects);
-    const problem = holdingsOutOfRange(state, effects);
-    if (problem) return fail(1001, problem);
+    const refused = read.check(write.stream, write.events);
+    if (refused) return { ok: false, failure: refused };
   }
   return decided;
 }
@@ -252,30 +151,6 @@ function expectedOf(write: StreamWrite, read: StreamReads): ExpectedRevision {
   const revision = read.revisions.get(write.stream);
   if (revision === undefined) throw new Error(`a decision writes ${write.stream} without having read it`);
   return revision === -1 ? 'no_stream' : revision;
-}
-
-/** What was just appended goes into the state caches, so the next command need not read it back. */
-function absorb(deps: CommandDeps, appends: readonly StreamAppend[], revisions: Record<string, number>): void {
-  const now = Date.now();
-  for (const { stream, events } of appends) {
-    const first = revisions[stream] - events.length + 1;
-    const recorded = events.map((e, i): RecordedEvent => ({
-      ...e,
-      streamName: stream,
-      revision: first + i,
-      position: 0,
-      createdAt: now,
-    }));
-    deps.players.absorb(stream, recorded);
-    deps.stocks.absorb(stream, recorded);
-  }
-}
-
-/** The HTTP reply of a command: its answer shaped for the wire, its position, and whether it was replayed. */
-export function replyOf<Answer>(decided: Result<Decided<Answer>>, shape: (answer: Answer) => unknown): Reply {
-  if (!decided.ok) return decided;
-  const { answer, position, replayed } = decided.value;
-  return { ok: true, value: shape(answer), position, ...(replayed ? { replayed } : {}) };
 }
 
 /** How long a duplicate of a request of several commands waits for the running one's answer before answering 503. */
@@ -305,7 +180,7 @@ export async function startRequest<Answer>(
     const earlier = answerOf<Answer>(last, idempotency, deps);
     if (earlier) return earlier;
     if (last?.type === 'IdempotentRequestStarted' && deps.now() - last.data.startedAt < ABANDONED_AFTER_MS) {
-      if (waited >= DUPLICATE_WAIT_MS) return fail(503, REQUEST_IN_PROGRESS);
+      if (waited >= DUPLICATE_WAIT_MS) return refuse(ERRORS.REQUEST_IN_PROGRESS);
       await new Promise((resolve) => setTimeout(resolve, DUPLICATE_POLL_MS));
       waited += DUPLICATE_POLL_MS;
       continue;

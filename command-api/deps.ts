@@ -1,10 +1,10 @@
 import type { PublishedCatalog } from '../shared/catalog/published';
-import type { CommandOrigin } from './command';
+import type { IdempotencyKey } from '../shared/events/idempotency-events';
 import type { EventMetadata, EventStore } from '../shared/event-store/port';
 import type { RequestContext } from '../shared/http/route';
 import type { JobScheduler } from '../shared/jobs/port';
 import type { PlayerStates } from '../shared/player/player-states';
-import type { DecisionEnv } from '../shared/rules/decision-env';
+import type { DecideEnv } from './decision';
 import type { StockStates } from '../shared/stock/stock-states';
 
 /** What command handlers need; the clock and randomness are here so tests can fix them. */
@@ -22,12 +22,19 @@ export interface CommandDeps {
   idempotencyRetentionMs: number;
 }
 
-/** The outside world a decision sees: one clock reading per command, randomness, new uids. */
-export const decisionEnv = (deps: CommandDeps): DecisionEnv => ({
+/** The outside world a decision sees: one clock reading per command, randomness, new uids, the catalog. */
+export const decisionEnv = (deps: CommandDeps): DecideEnv => ({
   now: deps.now(),
   random: deps.random,
   newUid: deps.newUid,
+  catalog: deps.catalog().catalog,
 });
+
+/** Where a command comes from: its events' metadata, and the request's Idempotency-Key, if any. */
+export interface CommandOrigin {
+  metadata: EventMetadata;
+  idempotency: IdempotencyKey | null;
+}
 
 /** A request's command: its events' metadata (the request is their cause), and its Idempotency-Key. */
 export function requestOrigin(ctx: RequestContext, deps: CommandDeps): CommandOrigin {

@@ -6,8 +6,9 @@ import { PLAYER_ID_DOC, text } from '../shared/http/fields';
 import { defineRoute, parseWith, requireObject } from '../shared/http/route';
 import { canonicalPlayerId } from '../shared/ids';
 import type { PlayerState } from '../shared/player/state';
-import { fail, ok } from '../shared/result';
+import { ok } from '../shared/result';
 import type { StreamReadDeps } from './deps';
+import { documented, ERRORS, refuse } from '../shared/errors';
 
 const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 
@@ -30,9 +31,9 @@ export const playerListRoute = <Item>(
       body: listBody,
       response: z.array(route.item),
       errors: {
-        1001: 'Payload is null',
+        ...documented(ERRORS.PAYLOAD_NULL),
         1002: 'Missing required field (playerId), or playerId is not a UUID',
-        9020: 'Player not found',
+        ...documented(ERRORS.PLAYER_NOT_FOUND),
       },
     },
     parse(input) {
@@ -41,11 +42,11 @@ export const playerListRoute = <Item>(
       const parsed = parseWith(listBody, object.value, 1002);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok(playerId) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok(playerId) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle(playerId) {
       const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(9020, 'Player not found');
+      if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
       return ok(route.list(deps.catalog().catalog, state, deps.now()));
     },
   });

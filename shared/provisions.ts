@@ -14,23 +14,24 @@ export interface ProvisionRecord {
   updateDate: number;
 }
 
-/** The record folded from a provision stream's events, or null when the stream has none. */
-export function provisionRecordOf(events: readonly RecordedEvent[]): ProvisionRecord | null {
-  let record: ProvisionRecord | null = null;
-  for (const recorded of events) {
-    const e = provisionEventOf(recorded);
-    if (e?.type === 'ProvisionOpened')
-      record = { opened: e.data, status: e.data.status, failureReason: null, updateDate: e.data.createDate };
-    else if (e?.type === 'ProvisionStatusChanged' && record !== null)
-      record = {
-        opened: record.opened,
-        status: e.data.status,
-        failureReason: e.data.failureReason,
-        updateDate: e.data.updateDate,
-      };
-  }
+/** A provision's record after one event of its stream (null: not opened yet). */
+export function evolveProvision(record: ProvisionRecord | null, recorded: RecordedEvent): ProvisionRecord | null {
+  const e = provisionEventOf(recorded);
+  if (e?.type === 'ProvisionOpened')
+    return { opened: e.data, status: e.data.status, failureReason: null, updateDate: e.data.createDate };
+  if (e?.type === 'ProvisionStatusChanged' && record !== null)
+    return {
+      opened: record.opened,
+      status: e.data.status,
+      failureReason: e.data.failureReason,
+      updateDate: e.data.updateDate,
+    };
   return record;
 }
+
+/** The record folded from a provision stream's events, or null when the stream has none. */
+export const provisionRecordOf = (events: readonly RecordedEvent[]): ProvisionRecord | null =>
+  events.reduce(evolveProvision, null);
 
 /** The Transaction object the transaction endpoints answer with. */
 export function transactionView(record: ProvisionRecord) {

@@ -7,6 +7,7 @@ import {
   PLAYER,
   playerEvents,
   playerSpec,
+  succeeded,
   T0,
   type PlayerSpec,
 } from '../../test/support/player-spec';
@@ -102,23 +103,23 @@ function transactionState(p: PlayerSpec, provisionUid: string): TransactionState
 function tryTransact(p: PlayerSpec, op: TransactionOperation | 'timeout', provisionUid: string) {
   if (!p.streams.has(provisionStream(provisionUid)))
     return decideTransaction(
-      op === 'timeout' ? 'cancel' : op,
+      { op: op === 'timeout' ? 'cancel' : op },
       { record: unknownRecord(provisionUid), player: p.state },
       { ...p.env, catalog },
     );
   if (op === 'timeout') {
-    const timedOut = decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog });
+    const timedOut = succeeded(decideTimeout({}, transactionState(p, provisionUid), { ...p.env, catalog }));
     p.apply(timedOut);
     return timedOut.writes.length ? { ok: true as const, value: timedOut } : failureOfTimeout(p, provisionUid);
   }
-  const decision = decideTransaction(op, transactionState(p, provisionUid), { ...p.env, catalog });
+  const decision = decideTransaction({ op }, transactionState(p, provisionUid), { ...p.env, catalog });
   if (decision.ok) p.apply(decision.value);
   return decision;
 }
 
 /** What the timeout's "nothing to do" is in the state table's codes, to test both the same way. */
 function failureOfTimeout(p: PlayerSpec, provisionUid: string) {
-  return decideTransaction('cancel', transactionState(p, provisionUid), { ...p.env, catalog });
+  return decideTransaction({ op: 'cancel' }, transactionState(p, provisionUid), { ...p.env, catalog });
 }
 
 /** A record for a uid with no provision stream: the decision must not find it on the player. */
@@ -269,7 +270,7 @@ describe('a bundle that requires fulfillment', () => {
     const p = rich();
     const { provisionUid, pendingUntil } = buy(p, 'shipped');
     p.env.now = pendingUntil! - 1;
-    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({
+    expect(succeeded(decideTimeout({}, transactionState(p, provisionUid), { ...p.env, catalog }))).toEqual({
       writes: [],
       jobs: [],
       answer: { dueAt: pendingUntil },
@@ -283,7 +284,7 @@ describe('a bundle that requires fulfillment', () => {
     });
     expect(balanceOf(p.state, 'gold')).toBe(300);
     // Run again (a job delivered twice): nothing left to do.
-    expect(decideTimeout(transactionState(p, provisionUid), { ...p.env, catalog })).toEqual({
+    expect(succeeded(decideTimeout({}, transactionState(p, provisionUid), { ...p.env, catalog }))).toEqual({
       writes: [],
       jobs: [],
       answer: { dueAt: null },

@@ -1,18 +1,17 @@
 /** Buying a store bundle: the rules of a purchase (availability, price, stock, fulfillment). */
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { BundlePurchased } from '../../shared/events/provision-events';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { localIsoToEpochMs } from '../../shared/time/local-time';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
 import type { PlayerState } from '../../shared/player/state';
 import { availableBalance, lotsDrawn, negated } from '../../shared/rules/lots';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type Decider, type StreamWrite } from '../decision';
 import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface BuyBundleCommand {
   /** Canonical lowercase dashed uuid. */
@@ -26,46 +25,41 @@ export interface BuyBundleState {
   stockTaken: number | null;
 }
 
-export interface BuyBundleEnv extends DecisionEnv {
-  catalog: Catalog;
-}
-
 /**
  * A purchase: the cost is charged and, unless the bundle requires fulfillment, the contents
  * granted in the same event. Written with it, in one append: one unit of a limited bundle's
  * stock (at the revision read, so it is never oversold) and the provision's record. A Pending
  * purchase needs its timeout job, scheduled before the append.
  */
-export function decideBuyBundle(
-  cmd: BuyBundleCommand,
-  state: BuyBundleState,
-  env: BuyBundleEnv,
-): Result<Decision<BundlePurchased>> {
+export const decideBuyBundle: Decider<BuyBundleCommand, BuyBundleState, BundlePurchased> = (cmd, state, env) => {
   const { catalog } = env;
   const { player } = state;
   const index = indexCatalog(catalog);
   const found = index.bundleByUid.get(cmd.bundleUid);
-  if (!found) return fail(9008, 'Bundle does not exist');
+  if (!found) return refuse(ERRORS.BUNDLE_NOT_FOUND);
   const { bundle, store } = found;
-  if (!store.isActive) return fail(9008, 'Bundle does not exist: its store is inactive');
+  if (!store.isActive) return refuse(ERRORS.BUNDLE_NOT_FOUND, 'its store is inactive');
   const tz = catalog.settings.timezone;
   if (
     (store.startDate && env.now < localIsoToEpochMs(store.startDate, tz)) ||
     (store.endDate && env.now > localIsoToEpochMs(store.endDate, tz))
   ) {
-    return fail(9008, 'Bundle does not exist: its store is not open now');
+    return refuse(ERRORS.BUNDLE_NOT_FOUND, 'its store is not open now');
   }
-  if (!player.registered) return fail(1002, 'Invalid player: no player with this playerId');
+  if (!player.registered) return refuse(ERRORS.UNKNOWN_PLAYER);
 
   const currency = bundle.costDeliverable ? index.deliverableByUid.get(bundle.costDeliverable)! : null;
   const funds = currency ? availableBalance(player, currency.uid, env.now) : 0;
   if (bundle.cost > 0 && currency && funds < bundle.cost) {
-    return fail(9001, `Insufficient funds: the bundle costs ${bundle.cost} ${currency.label}, the player has ${funds}`);
+    return refuse(
+      ERRORS.INSUFFICIENT_FUNDS,
+      `the bundle costs ${bundle.cost} ${currency.label}, the player has ${funds}`,
+    );
   }
   // initialStock 0 means unlimited.
   const limited = bundle.initialStock > 0;
   if (limited && (state.stockTaken ?? bundle.initialStock) >= bundle.initialStock)
-    return fail(9009, 'Bundle out of stock');
+    return refuse(ERRORS.BUNDLE_OUT_OF_STOCK);
 
   const contents = bundle.contents.map((c) => grantOf(index.deliverableByUid.get(c.deliverable)!, c.amount));
   const clock = { timestamp: env.now, timeZone: player.timeZone ?? tz };
@@ -133,4 +127,4 @@ export function decideBuyBundle(
       ...currencyExpiryJobs(cmd.playerId, effects.lots),
     ]),
   );
-}
+};

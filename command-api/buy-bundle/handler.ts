@@ -2,8 +2,8 @@ import { indexCatalog } from '../../shared/catalog/catalog-index';
 import type { BundlePurchased } from '../../shared/events/provision-events';
 import type { Result } from '../../shared/result';
 import { BUNDLE_STOCK } from '../../shared/streams';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideBuyBundle, type BuyBundleCommand } from './decider';
 
 /** Buys a bundle: read the player and a limited bundle's stock, decide, append the purchase, the stock taken and the provision at once. */

@@ -1,14 +1,15 @@
 /** POST /v1/store/buy. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { buyResultShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { buyBundle } from './handler';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 const buyBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), referenceId: text() });
 
@@ -26,18 +27,16 @@ export const buyBundleRoute = (deps: CommandDeps) =>
       errors: {
         1001: 'Payload is null, a field is missing, or the contents would take a balance out of range',
         1002: 'Invalid player (not a UUID, or unknown)',
-        9001: 'Insufficient funds',
+        ...documented(ERRORS.INSUFFICIENT_FUNDS),
         9008: 'Bundle does not exist (unknown, store inactive or closed)',
-        9009: 'Bundle out of stock',
+        ...documented(ERRORS.BUNDLE_OUT_OF_STOCK),
       },
     },
     parse(input) {
       const parsed = parseBody(buyBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId
-        ? ok({ playerId, bundleUid: parsed.value.referenceId })
-        : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok({ playerId, bundleUid: parsed.value.referenceId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle(cmd, ctx) {
       return replyOf(await buyBundle(cmd, requestOrigin(ctx, deps), deps), (purchase) => ({

@@ -1,4 +1,5 @@
 import type { PlayerEvent } from '../../shared/events';
+import type { PlayerState } from '../../shared/player/state';
 import { availableBalance, nextLots } from '../../shared/rules/lots';
 import { playerStream } from '../../shared/streams';
 import {
@@ -35,10 +36,16 @@ const HOUR = 3_600_000;
 const lotsOf = (p: PlayerSpec, uid = 'stars') => p.state.lots.get(uid) ?? [];
 /** Records what the expiry job decides at the spec's clock; returns the lots it expired. */
 const runExpiry = (p: PlayerSpec) => {
-  const decided = decideExpireCurrency(PLAYER, p.state, p.env.now);
+  const decided = expireAt(p, p.state, p.env.now);
   p.apply(decided);
   return decided;
 };
+/** What the expiry job decides on `state` at `now`. */
+function expireAt(p: PlayerSpec, state: PlayerState, now: number) {
+  const decided = decideExpireCurrency({ playerId: PLAYER }, state, { ...p.env, now, catalog });
+  if (!decided.ok) throw new Error(decided.failure.message);
+  return decided.value;
+}
 
 describe('lots', () => {
   test('a grant is a lot expiring at the midnight ending the afterDays-th day after it, with its expiry job', () => {
@@ -109,7 +116,7 @@ describe('lots', () => {
     p.process('earn', { at: T0 });
     // A reversal cascade can take a grant off the balance without a lot on record: 4 of the lot's 10 left.
     const state = { ...p.state, balances: new Map([['stars', 4]]) };
-    const decided = decideExpireCurrency(PLAYER, state, T0 + 3 * DAY);
+    const decided = expireAt(p, state, T0 + 3 * DAY);
     const [expired] = written(decided, playerStream(PLAYER)) as PlayerEvent[];
     expect(expired.type === 'CurrencyExpired' && expired.data.lots).toEqual([
       { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 4 },
@@ -228,7 +235,7 @@ describe('giving back and taking back', () => {
         createdAt: T0,
       })),
     )!;
-    const refunded = decideTransaction('refund', { record, player: p.state }, { ...p.env, catalog });
+    const refunded = decideTransaction({ op: 'refund' }, { record, player: p.state }, { ...p.env, catalog });
     if (!refunded.ok) throw new Error('refunded');
     p.apply(refunded.value);
     expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);

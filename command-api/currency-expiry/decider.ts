@@ -6,7 +6,8 @@ import { subtractAmounts } from '../../shared/amount';
 import { addBalance } from '../../shared/rules/grants';
 import { expiredLots, negated } from '../../shared/rules/lots';
 import { playerStream } from '../../shared/streams';
-import { decision, type Decision, type ScheduledJob } from '../command';
+import { ok } from '../../shared/result';
+import { decision, type Decider, type ScheduledJob } from '../decision';
 
 export const EXPIRE_CURRENCY = 'expire-currency';
 
@@ -30,7 +31,7 @@ export function currencyExpiryJobs(playerId: string, lots: readonly Lot[] | unde
  * grant of the currency took it off the balance but not off a lot, and an expiry never takes a
  * balance below zero.
  */
-function withinBalances(state: PlayerState, lots: readonly Lot[]): Lot[] {
+function withinBalances(state: Readonly<PlayerState>, lots: readonly Lot[]): Lot[] {
   const left = new Map<string, number>();
   const cut: Lot[] = [];
   for (const lot of lots) {
@@ -47,16 +48,23 @@ function withinBalances(state: PlayerState, lots: readonly Lot[]): Lot[] {
  * The job's decision: every lot of the player expired by `now`, in one CurrencyExpired that takes
  * them off the balances; nothing when none has (a rerun, or lots spent or taken back before).
  */
-export function decideExpireCurrency(playerId: string, state: PlayerState, now: number): Decision<{ expired: Lot[] }> {
+export const decideExpireCurrency: Decider<{ playerId: string }, PlayerState, { expired: Lot[] }> = (
+  { playerId },
+  state,
+  env,
+) => {
+  const now = env.now;
   const due = expiredLots(state, now);
-  if (!due.length) return decision({ expired: [] }, []);
+  if (!due.length) return ok(decision({ expired: [] }, []));
   const lots = withinBalances(state, due);
   const effects = noEffects();
   for (const l of lots) addBalance(effects, l.deliverableUid, -l.amount);
   // Every due lot leaves the record, even one the balance no longer held in full.
   effects.lots = negated(due);
   const expired: CurrencyExpired = { playerId, lots, expiredAt: now, effects };
-  return decision({ expired: lots }, [
-    { stream: playerStream(playerId), events: [{ type: 'CurrencyExpired', data: expired }] },
-  ]);
-}
+  return ok(
+    decision({ expired: lots }, [
+      { stream: playerStream(playerId), events: [{ type: 'CurrencyExpired', data: expired }] },
+    ]),
+  );
+};

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { ok } from '../../shared/result';
 import { runCommand } from '../command';
-import { jobMetadata, type CommandDeps } from '../deps';
+import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
 import { currencyExpiryJobId, decideExpireCurrency, EXPIRE_CURRENCY } from './decider';
 
 /** The job; idempotent: it decides on the player's current state, so a rerun finds nothing expired left. */
@@ -11,7 +10,7 @@ export async function expireCurrency(playerId: string, expiresAt: number, deps: 
   if (deps.now() < expiresAt) return deps.jobs.schedule(EXPIRE_CURRENCY, jobId, expiresAt, { playerId, expiresAt });
   const outcome = await runCommand(deps, jobMetadata(jobId, deps), async (read) => {
     const { state } = await read.player(playerId);
-    return ok(decideExpireCurrency(playerId, state, deps.now()));
+    return decideExpireCurrency({ playerId }, state, decisionEnv(deps));
   });
   // Contended through every attempt: thrown, so that the job runs again.
   if (!outcome.ok) throw new Error(`expiring currency of ${playerId}: ${outcome.failure.message}`);

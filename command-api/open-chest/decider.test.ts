@@ -1,4 +1,4 @@
-import type { Decision } from '../command';
+import type { Decision } from '../decision';
 import type { ChestOpened } from '../../shared/events/inventory-events';
 import { initialPlayerState } from '../../shared/player/state';
 import type { Result } from '../../shared/result';

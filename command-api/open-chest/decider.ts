@@ -1,20 +1,20 @@
 /** Opening a chest: the draw and what it grants. */
 import { addAmounts, multiplyAmount, roundAmount } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { POINTS_REWARD, type Catalog, type NumberRange } from '../../shared/catalog/types';
+import { POINTS_REWARD, type NumberRange } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE, noEffects } from '../../shared/events/common';
 import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
 import { scopedAttributes } from '../../shared/player/attributes';
 import { balanceOf, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { CHEST_STOCK, playerStream, stockStream } from '../../shared/streams';
-import { decision, type Decision } from '../command';
+import { decision, type Decider } from '../decision';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface OpenChestCommand {
   /** Canonical lowercase dashed uuid. */
@@ -26,10 +26,6 @@ export interface OpenChestState {
   player: PlayerState;
   /** Units taken so far of each limited pool entry of the chest, by stock uid. */
   stockTaken: ReadonlyMap<string, number>;
-}
-
-export interface OpenChestEnv extends DecisionEnv {
-  catalog: Catalog;
 }
 
 const uniformInt = (random: () => number, min: number, max: number): number =>
@@ -48,17 +44,13 @@ function rollAmount(random: () => number, range: NumberRange): number {
  * from its stock stream in the same append, at the revision read, so no prize is ever drawn
  * beyond its stock. Answers the ChestOpened.
  */
-export function decideOpenChest(
-  cmd: OpenChestCommand,
-  state: OpenChestState,
-  env: OpenChestEnv,
-): Result<Decision<ChestOpened>> {
+export const decideOpenChest: Decider<OpenChestCommand, OpenChestState, ChestOpened> = (cmd, state, env) => {
   const { catalog } = env;
   const { player } = state;
   const chest = findChest(catalog, cmd.chestUid, env.now);
   if (!chest.ok) return chest;
-  if (!player.registered) return fail(9020, 'Player not found');
-  if (balanceOf(player, cmd.chestUid) < 1) return fail(9011, 'Player does not own this chest');
+  if (!player.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
+  if (balanceOf(player, cmd.chestUid) < 1) return refuse(ERRORS.CHEST_NOT_OWNED);
   const playerLevel = currentLevel(player);
   const draw = chestDrawAt(chest.value, playerLevel);
   if (!draw.ok) return draw;
@@ -70,7 +62,7 @@ export function decideOpenChest(
       .map((s) => [s.stockUid!, s.entry.stock! - (state.stockTaken.get(s.stockUid!) ?? 0)]),
   );
   const available = () => slots.filter((s) => drawable(s, s.stockUid === null ? null : left.get(s.stockUid)!));
-  if (available().length === 0) return fail(9012, 'Limited prize pool exhausted');
+  if (available().length === 0) return refuse(ERRORS.PRIZE_POOL_EXHAUSTED);
 
   const deliverables = indexCatalog(catalog).deliverableByUid;
   const prizes: ChestPrize[] = [];
@@ -141,4 +133,4 @@ export function decideOpenChest(
       currencyExpiryJobs(cmd.playerId, effects.lots),
     ),
   );
-}
+};

@@ -2,8 +2,8 @@ import type { ChestOpened } from '../../shared/events/inventory-events';
 import type { Result } from '../../shared/result';
 import { findChest, limitedSlots } from '../../shared/rules/chests';
 import { CHEST_STOCK } from '../../shared/streams';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideOpenChest, type OpenChestCommand } from './decider';
 
 /** Opens a chest: the player and the stocks of the chest's limited prizes are read, the draw decided, all of it appended at once. */

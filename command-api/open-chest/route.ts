@@ -1,15 +1,16 @@
 /** POST /v1/chest/open. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { chestOpenShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { OpenChestCommand } from './decider';
 import { openChest } from './handler';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 const openBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), chestDeliverableUId: text() });
 
@@ -20,9 +21,7 @@ export function parseOpenChest(input: RawInput): Result<OpenChestCommand> {
   const parsed = parseWith(openBody, object.value, 1002);
   if (!parsed.ok) return parsed;
   const playerId = canonicalPlayerId(parsed.value.playerId);
-  return playerId
-    ? ok({ playerId, chestUid: parsed.value.chestDeliverableUId })
-    : fail(1002, 'Invalid player: playerId must be a UUID');
+  return playerId ? ok({ playerId, chestUid: parsed.value.chestDeliverableUId }) : refuse(ERRORS.INVALID_PLAYER_ID);
 }
 
 /** POST /v1/chest/open: the chest open result (label, scaling, level, the prizes drawn). */
@@ -41,9 +40,9 @@ export const openChestRoute = (deps: CommandDeps) =>
         1002: 'Missing required field (playerId or chestDeliverableUId), or playerId is not a UUID',
         9010: 'Chest not found, inactive, or outside its active window',
         9011: 'Player does not own this chest (no balance)',
-        9012: 'Limited prize pool exhausted',
+        ...documented(ERRORS.PRIZE_POOL_EXHAUSTED),
         9013: "No reward tier for the player's level",
-        9020: 'Player not found',
+        ...documented(ERRORS.PLAYER_NOT_FOUND),
       },
     },
     parse: parseOpenChest,

@@ -1,7 +1,22 @@
 import type { ActionProcessed } from '../../shared/events/player-events';
-import { catalogOf, failureOf, PLAYER, playerSpec, SECOND, T0, type PlayerSpec } from '../../test/support/player-spec';
-import { initialPlayerState } from '../../shared/player/state';
+import {
+  catalogOf,
+  failureOf,
+  PLAYER,
+  playerSpec,
+  SECOND,
+  T0,
+  testEnv,
+  type PlayerSpec,
+} from '../../test/support/player-spec';
+import { playerStream } from '../../shared/streams';
+import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { decideActivatePowerup, decideDeactivatePowerup, decideExpirePowerup } from './decider';
+
+/** The powerup deciders as their handlers and job decide: on the player's state read from their stream. */
+const activating = deciderSpec(decideActivatePowerup, (given) => readPlayer(given, PLAYER));
+const deactivating = deciderSpec(decideDeactivatePowerup, (given) => readPlayer(given, PLAYER));
+const expiring = deciderSpec(decideExpirePowerup, (given) => readPlayer(given, PLAYER));
 
 const catalog = catalogOf(`
   version: 1
@@ -20,12 +35,12 @@ const catalog = catalogOf(`
 
 /** Activates a powerup on the spec's state; the PowerupActivated is recorded when it succeeds. */
 const activate = (p: PlayerSpec, powerupUid: string) => {
-  const decision = decideActivatePowerup({ playerId: PLAYER, powerupUid }, p.state, p.env.now);
+  const decision = decideActivatePowerup({ playerId: PLAYER, powerupUid }, p.state, { ...p.env, catalog });
   if (decision.ok) p.apply(decision.value);
   return decision;
 };
 const deactivate = (p: PlayerSpec, powerupUid: string) => {
-  const decision = decideDeactivatePowerup({ playerId: PLAYER, powerupUid }, p.state, p.env.now);
+  const decision = decideDeactivatePowerup({ playerId: PLAYER, powerupUid }, p.state, { ...p.env, catalog });
   if (decision.ok) p.apply(decision.value);
   return decision;
 };
@@ -84,9 +99,10 @@ describe('activate', () => {
   });
 
   test('9020 for an unknown player; 9021 when missing, not owned or already active', () => {
-    expect(
-      failureOf(decideActivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)),
-    ).toEqual({ code: 9020, message: 'Player not found' });
+    activating
+      .given()
+      .when({ playerId: PLAYER, powerupUid: 'x' }, { ...testEnv(), catalog })
+      .thenFails(9020, 'Player not found');
     const { p, uids } = owning('boost-gold');
     expect(failureOf(activate(p, 'f'.repeat(32)))).toEqual({ code: 9021, message: 'Powerup not found or not owned' });
     // Uids count up per spec: the other player's second instance has a uid this player does not own.
@@ -127,9 +143,10 @@ describe('deactivate', () => {
   });
 
   test('9020 for an unknown player; 9023 when missing, not owned or not active', () => {
-    expect(
-      failureOf(decideDeactivatePowerup({ playerId: PLAYER, powerupUid: 'x' }, initialPlayerState(PLAYER), T0)).code,
-    ).toBe(9020);
+    deactivating
+      .given()
+      .when({ playerId: PLAYER, powerupUid: 'x' }, { ...testEnv(), catalog })
+      .thenFails(9020);
     const { p, uids } = owning('boost-gold');
     expect(failureOf(deactivate(p, 'nope'))).toEqual({ code: 9023, message: 'Powerup not found or not owned' });
     expect(failureOf(deactivate(p, uids[0]))).toEqual({ code: 9023, message: 'Powerup is not active' });
@@ -143,30 +160,33 @@ describe('expiry (the job decision)', () => {
   test('waits until expiresAt, then records PowerupExpired once; nothing for a powerup that never expires', () => {
     const { p, uids } = activated('boost-gold', 'boost-all');
     const [gold, all] = uids;
-    const nothing = { writes: [], jobs: [], answer: { dueAt: null } };
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3599 * SECOND)).toEqual({
-      writes: [],
-      jobs: [],
-      answer: { dueAt: T0 + 3600 * SECOND },
+    const at = (now: number) => ({ ...testEnv(now), catalog });
+    const nothing = { ok: true, value: { writes: [], jobs: [], answer: { dueAt: null } } };
+    const given = { [playerStream(PLAYER)]: p.recorded };
+    expect(expiring.given(given).when({ playerId: PLAYER, powerupUid: gold }, at(T0 + 3599 * SECOND)).decided).toEqual({
+      ok: true,
+      value: { writes: [], jobs: [], answer: { dueAt: T0 + 3600 * SECOND } },
     });
-    const decision = decideExpirePowerup(PLAYER, gold, p.state, T0 + 3600 * SECOND);
-    expect(decision.writes).toEqual([
-      {
-        stream: `player-${PLAYER}`,
-        events: [
+    const decision = expiring
+      .given(given)
+      .when({ playerId: PLAYER, powerupUid: gold }, at(T0 + 3600 * SECOND))
+      .thenWrites({
+        [playerStream(PLAYER)]: [
           {
             type: 'PowerupExpired',
             data: { playerId: PLAYER, powerupUid: gold, expiredAt: T0 / 1000 + 3600, effects: expect.any(Object) },
           },
         ],
-      },
-    ]);
+      });
     p.apply(decision);
     expect(p.state.powerups.get(gold)?.expired).toBe(true);
     // A rerun of the job finds it done.
-    expect(decideExpirePowerup(PLAYER, gold, p.state, T0 + 3601 * SECOND)).toEqual(nothing);
-    expect(decideExpirePowerup(PLAYER, all, p.state, T0 + 1e9)).toEqual(nothing);
-    expect(decideExpirePowerup(PLAYER, 'gone', p.state, T0 + 1e9)).toEqual(nothing);
+    const after = { [playerStream(PLAYER)]: p.recorded };
+    expect(expiring.given(after).when({ playerId: PLAYER, powerupUid: gold }, at(T0 + 3601 * SECOND)).decided).toEqual(
+      nothing,
+    );
+    expect(expiring.given(after).when({ playerId: PLAYER, powerupUid: all }, at(T0 + 1e9)).decided).toEqual(nothing);
+    expect(expiring.given(after).when({ playerId: PLAYER, powerupUid: 'gone' }, at(T0 + 1e9)).decided).toEqual(nothing);
   });
 });
 

@@ -2,10 +2,10 @@
 import { noEffects } from '../../shared/events/common';
 import type { PowerupActivated, PowerupDeactivated } from '../../shared/events/inventory-events';
 import { isValidPowerup, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { playerStream } from '../../shared/streams';
-import { decision, type Decision } from '../command';
-import { powerupExpiry } from './expiry';
+import { decision, type Decider, type ScheduledJob } from '../decision';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface PowerupCommand {
   /** Canonical lowercase dashed uuid. */
@@ -16,23 +16,35 @@ export interface PowerupCommand {
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
+ * `expire-powerup` appends PowerupExpired once an activated powerup's expiresAt has passed. It is
+ * scheduled on activation, not on grant: instances are granted by several deciders (actions,
+ * levels, purchases, chest openings), and validity is computed from expiresAt everywhere anyway,
+ * so the event only records, for an activated powerup, the moment it stopped applying.
+ */
+export const EXPIRE_POWERUP = 'expire-powerup';
+export const expireJobId = (powerupUid: string): string => `expire-powerup-${powerupUid}`;
+
+export const powerupExpiry = (playerId: string, powerupUid: string, runAt: number): ScheduledJob => ({
+  type: EXPIRE_POWERUP,
+  id: expireJobId(powerupUid),
+  runAt,
+  payload: { playerId, powerupUid },
+});
+
+/**
  * Activates an owned instance that is valid and not already activated; else 9021. An instance
  * that expires gets its expiry job, scheduled before the append.
  */
-export function decideActivatePowerup(
-  cmd: PowerupCommand,
-  state: PlayerState,
-  nowMs: number,
-): Result<Decision<PowerupActivated>> {
-  if (!state.registered) return fail(9020, 'Player not found');
+export const decideActivatePowerup: Decider<PowerupCommand, PlayerState, PowerupActivated> = (cmd, state, env) => {
+  if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
   const owned = state.powerups.get(cmd.powerupUid);
-  if (!owned) return fail(9021, 'Powerup not found or not owned');
-  if (owned.activated) return fail(9021, 'Powerup is already active');
-  if (!isValidPowerup(owned, nowMs)) return fail(9021, 'Powerup is expired or used up');
+  if (!owned) return refuse(ERRORS.POWERUP_NOT_OWNED);
+  if (owned.activated) return refuse(ERRORS.POWERUP_ALREADY_ACTIVE);
+  if (!isValidPowerup(owned, env.now)) return refuse(ERRORS.POWERUP_EXPIRED);
   const activated: PowerupActivated = {
     playerId: cmd.playerId,
     powerupUid: cmd.powerupUid,
-    activatedAt: seconds(nowMs),
+    activatedAt: seconds(env.now),
     effects: noEffects(),
   };
   const { instance } = owned;
@@ -44,22 +56,18 @@ export function decideActivatePowerup(
       jobs,
     ),
   );
-}
+};
 
 /** Deactivates an owned, activated instance (expired or used up included); else 9023. */
-export function decideDeactivatePowerup(
-  cmd: PowerupCommand,
-  state: PlayerState,
-  nowMs: number,
-): Result<Decision<PowerupDeactivated>> {
-  if (!state.registered) return fail(9020, 'Player not found');
+export const decideDeactivatePowerup: Decider<PowerupCommand, PlayerState, PowerupDeactivated> = (cmd, state, env) => {
+  if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
   const owned = state.powerups.get(cmd.powerupUid);
-  if (!owned) return fail(9023, 'Powerup not found or not owned');
-  if (!owned.activated) return fail(9023, 'Powerup is not active');
+  if (!owned) return refuse(ERRORS.POWERUP_NOT_OWNED_TO_DEACTIVATE);
+  if (!owned.activated) return refuse(ERRORS.POWERUP_NOT_ACTIVE);
   const deactivated: PowerupDeactivated = {
     playerId: cmd.playerId,
     powerupUid: cmd.powerupUid,
-    deactivatedAt: seconds(nowMs),
+    deactivatedAt: seconds(env.now),
     effects: noEffects(),
   };
   return ok(
@@ -67,23 +75,29 @@ export function decideDeactivatePowerup(
       { stream: playerStream(cmd.playerId), events: [{ type: 'PowerupDeactivated', data: deactivated }] },
     ]),
   );
-}
+};
 
 /**
  * The expiry job's decision: nothing (gone, never expires, already expired), not yet due (it
  * says when), or PowerupExpired now.
  */
-export function decideExpirePowerup(
-  playerId: string,
-  powerupUid: string,
-  state: PlayerState,
-  nowMs: number,
-): Decision<{ dueAt: number | null }> {
-  const owned = state.powerups.get(powerupUid);
-  if (!owned || owned.expired || owned.instance.neverExpires) return decision({ dueAt: null }, []);
-  if (seconds(nowMs) < owned.instance.expiresAt) return decision({ dueAt: owned.instance.expiresAt * 1000 }, []);
-  const expired = { playerId, powerupUid, expiredAt: owned.instance.expiresAt, effects: noEffects() };
-  return decision({ dueAt: null }, [
-    { stream: playerStream(playerId), events: [{ type: 'PowerupExpired', data: expired }] },
-  ]);
-}
+export const decideExpirePowerup: Decider<PowerupCommand, PlayerState, { dueAt: number | null }> = (
+  cmd,
+  state,
+  env,
+) => {
+  const owned = state.powerups.get(cmd.powerupUid);
+  if (!owned || owned.expired || owned.instance.neverExpires) return ok(decision({ dueAt: null }, []));
+  if (seconds(env.now) < owned.instance.expiresAt) return ok(decision({ dueAt: owned.instance.expiresAt * 1000 }, []));
+  const expired = {
+    playerId: cmd.playerId,
+    powerupUid: cmd.powerupUid,
+    expiredAt: owned.instance.expiresAt,
+    effects: noEffects(),
+  };
+  return ok(
+    decision({ dueAt: null }, [
+      { stream: playerStream(cmd.playerId), events: [{ type: 'PowerupExpired', data: expired }] },
+    ]),
+  );
+};

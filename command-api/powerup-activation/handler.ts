@@ -1,8 +1,8 @@
 /** Activate and deactivate: the command pipeline over the player's stream. */
 import type { PowerupActivated, PowerupDeactivated } from '../../shared/events/inventory-events';
 import type { Result } from '../../shared/result';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import type { CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideActivatePowerup, decideDeactivatePowerup, type PowerupCommand } from './decider';
 
 export function activatePowerup(
@@ -10,11 +10,11 @@ export function activatePowerup(
   origin: CommandOrigin,
   deps: CommandDeps,
 ): Promise<Result<Decided<PowerupActivated>>> {
-  const now = deps.now();
+  const env = decisionEnv(deps);
   return runCommand(
     deps,
     origin.metadata,
-    async (read) => decideActivatePowerup(cmd, (await read.player(cmd.playerId)).state, now),
+    async (read) => decideActivatePowerup(cmd, (await read.player(cmd.playerId)).state, env),
     origin.idempotency,
   );
 }
@@ -24,11 +24,11 @@ export function deactivatePowerup(
   origin: CommandOrigin,
   deps: CommandDeps,
 ): Promise<Result<Decided<PowerupDeactivated>>> {
-  const now = deps.now();
+  const env = decisionEnv(deps);
   return runCommand(
     deps,
     origin.metadata,
-    async (read) => decideDeactivatePowerup(cmd, (await read.player(cmd.playerId)).state, now),
+    async (read) => decideDeactivatePowerup(cmd, (await read.player(cmd.playerId)).state, env),
     origin.idempotency,
   );
 }

@@ -1,21 +1,22 @@
 /** POST /v1/powerup/activate and /v1/powerup/deactivate. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/auth/access';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import { textShape } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 const powerupBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), powerupUId: text() });
 const BODY_ERRORS = {
-  1001: 'Payload is null',
+  ...documented(ERRORS.PAYLOAD_NULL),
   1002: 'Missing required field (playerId or powerupUId), or playerId is not a UUID',
-  9020: 'Player not found',
+  ...documented(ERRORS.PLAYER_NOT_FOUND),
 };
 
 /** An absent or non-object body is 1001; a missing required field of an object is 1002. */
@@ -25,9 +26,7 @@ function parsePowerupCommand(input: RawInput): Result<PowerupCommand> {
   const parsed = parseWith(powerupBody, object.value, 1002);
   if (!parsed.ok) return parsed;
   const playerId = canonicalPlayerId(parsed.value.playerId);
-  return playerId
-    ? ok({ playerId, powerupUid: parsed.value.powerupUId })
-    : fail(1002, 'Invalid player: playerId must be a UUID');
+  return playerId ? ok({ playerId, powerupUid: parsed.value.powerupUId }) : refuse(ERRORS.INVALID_PLAYER_ID);
 }
 
 /** POST /v1/powerup/activate and /v1/powerup/deactivate: `data` is a text string. */

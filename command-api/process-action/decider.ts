@@ -14,7 +14,7 @@ import type {
   StreakStep,
 } from '../../shared/events/player-events';
 import { isValidPowerup, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { fail, ok } from '../../shared/result';
 import {
   challengeHolds,
   compileRules,
@@ -47,9 +47,10 @@ import { periodOf } from '../../shared/time/calendar';
 import { scopedAttributes } from '../../shared/player/attributes';
 import { pickByWeight } from '../../shared/rules/weighted-pick';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type DecideEnv, type Decider, type StreamWrite } from '../decision';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface ProcessActionCommand {
   /** Canonical lowercase dashed uuid. */
@@ -72,10 +73,6 @@ export interface ProcessActionState {
   activationsTaken: ReadonlyMap<string, number>;
 }
 
-export interface ProcessActionEnv extends DecisionEnv {
-  catalog: Catalog;
-}
-
 /** Limited triggers with a condition on an action: the stocks a decision on it must read. */
 export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
   return (compileRules(catalog).byAction.get(actionName) ?? []).flatMap((rule) =>
@@ -90,21 +87,21 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
  * append: the referenceId's record (expected not to exist: a second one is the duplicate), one
  * activation of each limited trigger awarded, and the cost's provision.
  */
-export function decideProcessAction(
-  cmd: ProcessActionCommand,
-  state: ProcessActionState,
-  env: ProcessActionEnv,
-): Result<Decision<ActionResult>> {
+export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionState, ActionResult> = (
+  cmd,
+  state,
+  env,
+) => {
   const { catalog } = env;
   const index = indexCatalog(catalog);
   const action = index.actionByIdentifier.get(cmd.name);
-  if (!action || !action.isActive) return fail(5004, 'Action does not exist or is inactive');
-  if (state.referenceTaken || state.player.processed.has(cmd.referenceId)) return fail(2601, 'Duplicate action');
+  if (!action || !action.isActive) return refuse(ERRORS.ACTION_INACTIVE);
+  if (state.referenceTaken || state.player.processed.has(cmd.referenceId)) return refuse(ERRORS.DUPLICATE_ACTION);
 
   let registered: PlayerRegistered | null = null;
   let player = state.player;
   if (!player.registered) {
-    if (!catalog.settings.autoRegisterPlayers) return fail(5003, 'PlayerId does not exist');
+    if (!catalog.settings.autoRegisterPlayers) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
     const registration = registrationOf(catalog, player, cmd.playerId, env);
     if (!registration.ok) return registration;
     registered = registration.value;
@@ -130,7 +127,7 @@ export function decideProcessAction(
   if (counts && action.cost > 0) {
     const currency = deliverables.get(action.costDeliverable!)!;
     if (availableBalance(player, currency.uid, env.now) < action.cost)
-      return fail(9001, `Insufficient funds: the action costs ${action.cost} ${currency.label}`);
+      return refuse(ERRORS.INSUFFICIENT_FUNDS, `the action costs ${action.cost} ${currency.label}`);
     cost = { deliverableUid: currency.uid, label: currency.label, amount: action.cost, provisionUid: env.newUid() };
     const drawn = lotsDrawn(player, currency.uid, action.cost, env.now);
     if (drawn.length) cost.lots = drawn;
@@ -391,7 +388,7 @@ export function decideProcessAction(
       currencyExpiryJobs(cmd.playerId, [...(registered?.effects.lots ?? []), ...(effects.lots ?? [])]),
     ),
   );
-}
+};
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
 
@@ -449,7 +446,7 @@ interface RuleOutcome {
 function evaluateRules(
   cmd: ProcessActionCommand,
   state: PlayerState,
-  env: ProcessActionEnv,
+  env: DecideEnv,
   details: ReadonlyMap<string, string>,
   deliverables: ReadonlyMap<string, Deliverable>,
   exhausted: (trigger: string, limit: number) => boolean,

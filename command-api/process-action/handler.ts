@@ -1,8 +1,8 @@
 import type { ActionResult } from '../../shared/events/player-events';
 import type { Result } from '../../shared/result';
 import { referenceStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from './decider';
 
 /**

@@ -1,6 +1,6 @@
 import { ok, type Result } from '../../shared/result';
-import { recordAnswer, startRequest, type CommandOrigin, type Decided } from '../command';
-import type { CommandDeps } from '../deps';
+import { recordAnswer, startRequest, type Decided } from '../command';
+import type { CommandDeps, CommandOrigin } from '../deps';
 
 /**
  * Runs the nested actions of a request: each player's in request order, different players' at

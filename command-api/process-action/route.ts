@@ -8,11 +8,12 @@ import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../.
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { processResultShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
 import { runWithNested } from './nested';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 export const actionBody = z.object({
   name: text(),
@@ -53,7 +54,7 @@ export function parseActionBody(body: unknown, now: number): Result<ProcessActio
   const parsed = parseWith(actionBody, object.value);
   if (!parsed.ok) return parsed;
   const playerId = canonicalPlayerId(parsed.value.playerId);
-  if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
+  if (!playerId) return refuse(ERRORS.INVALID_PLAYER_ID);
   const timestamp = parsed.value.timestamp ?? now;
   if (timestamp > now + FUTURE_TOLERANCE_MS)
     return fail(1001, 'timestamp: must not be more than 5 minutes in the future');
@@ -114,10 +115,10 @@ export const processActionRoute = (deps: CommandDeps) =>
       response: processResultShape,
       errors: {
         1001: "Payload is null, a field is missing or invalid (the message names it), a multiplier above the key's maxMultiplier, a nested action with actions of its own, or an amount the action would take out of range",
-        1002: 'Invalid player: playerId must be a UUID',
+        ...documented(ERRORS.INVALID_PLAYER_ID),
         2601: 'Duplicate action (referenceId already used)',
         5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)',
-        5004: 'Action does not exist or is inactive',
+        ...documented(ERRORS.ACTION_INACTIVE),
         9001: 'Insufficient funds for the action cost',
       },
     },

@@ -28,7 +28,8 @@ describe('the leaderboard scopes an action counts on', () => {
     const p = registered({ country: 'DE', team: 'red' });
     const before = p.process('score');
     const moved = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: 'blue', country: null } }, p.state, {
-      now: T0,
+      ...testEnv(T0),
+      catalog,
     });
     if (!moved.ok) throw new Error(moved.failure.message);
     p.apply(moved.value);

@@ -1,17 +1,16 @@
 import { addAmounts } from '../../shared/amount';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
-import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { ProvisionCompleted, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
 import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/player/state';
 import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/provisions';
-import { fail, ok, type Result } from '../../shared/result';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
+import { ok, type Result } from '../../shared/result';
 import { addBalance, effectsOfGrants, giveBack } from '../../shared/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { lotsTakenBack, negated } from '../../shared/rules/lots';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type DecideEnv, type Decider, type Decision, type StreamWrite } from '../decision';
+import { ERRORS, refuse } from '../../shared/errors';
 
 /** What a client may do to a provision; its timeout is the job's (decideTimeout). */
 export type TransactionOperation = 'complete' | 'cancel' | 'refund';
@@ -23,7 +22,13 @@ export interface TransactionState {
   player: PlayerState;
 }
 
-export type TransactionEnv = DecisionEnv & { catalog: Catalog };
+/** A client's move of a provision. */
+export interface TransactionCommand {
+  op: TransactionOperation;
+}
+
+/** The timeout job's command: the provision is the state's. */
+export type TransactionTimeout = Record<string, never>;
 
 type PlayerProvisionEvent =
   | { type: 'ProvisionCompleted'; data: ProvisionCompleted }
@@ -34,24 +39,20 @@ type PlayerProvisionEvent =
  * The transaction state table: Pending -> Completed (complete) or Failed (cancel, timeout);
  * Completed store purchase -> Refunded (refund). Any operation on a Failed one is 9003.
  */
-export function decideTransaction(
-  op: TransactionOperation,
-  state: TransactionState,
-  env: TransactionEnv,
-): Result<Decision<Transaction>> {
+export const decideTransaction: Decider<TransactionCommand, TransactionState, Transaction> = (cmd, state, env) => {
   const p = state.player.provisions.get(state.record.opened.provisionUid);
-  if (!p) return fail(9004, 'Transaction does not exist');
-  if (p.status === 'Failed') return fail(9003, 'Transaction already failed');
-  if (op === 'refund') {
-    if (p.referenceType !== 'Store') return fail(9009, 'Only store transactions can be refunded');
-    if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
-    if (p.status !== 'Completed') return fail(9008, 'Only completed transactions can be refunded');
+  if (!p) return refuse(ERRORS.TRANSACTION_NOT_FOUND);
+  if (p.status === 'Failed') return refuse(ERRORS.TRANSACTION_FAILED);
+  if (cmd.op === 'refund') {
+    if (p.referenceType !== 'Store') return refuse(ERRORS.REFUND_NOT_STORE);
+    if (p.status === 'Refunded') return refuse(ERRORS.TRANSACTION_REFUNDED);
+    if (p.status !== 'Completed') return refuse(ERRORS.REFUND_NOT_COMPLETED);
     const refunded = refund(p, state.player, env);
     return refunded.ok ? ok(moved(state, p, refunded.value, env)) : refunded;
   }
-  if (p.status === 'Refunded') return fail(9010, 'Transaction already refunded');
-  if (p.status === 'Completed') return fail(9002, 'Transaction already completed');
-  if (op === 'complete') {
+  if (p.status === 'Refunded') return refuse(ERRORS.TRANSACTION_REFUNDED);
+  if (p.status === 'Completed') return refuse(ERRORS.TRANSACTION_COMPLETED);
+  if (cmd.op === 'complete') {
     const clock = { timestamp: env.now, timeZone: state.player.timeZone ?? env.catalog.settings.timezone };
     const effects = effectsOfGrants(env.catalog, p.contents, env, noEffects(), clock);
     if (!effects.ok) return effects;
@@ -74,24 +75,28 @@ export function decideTransaction(
     );
   }
   return ok(moved(state, p, failure(state.player, p, 'Cancelled', env), env));
-}
+};
 
 /**
  * The timeout job's decision: a Pending provision past its `pendingUntil` fails (TimedOut),
  * returning currency and stock; one not yet due says when it is; anything else needs nothing.
  */
-export function decideTimeout(state: TransactionState, env: TransactionEnv): Decision<{ dueAt: number | null }> {
+export const decideTimeout: Decider<TransactionTimeout, TransactionState, { dueAt: number | null }> = (
+  _cmd,
+  state,
+  env,
+) => {
   const p = state.player.provisions.get(state.record.opened.provisionUid);
-  if (!p || p.status !== 'Pending' || p.pendingUntil === null) return decision({ dueAt: null }, []);
-  if (env.now < p.pendingUntil) return decision({ dueAt: p.pendingUntil }, []);
-  return { ...moved(state, p, failure(state.player, p, 'TimedOut', env), env), answer: { dueAt: null } };
-}
+  if (!p || p.status !== 'Pending' || p.pendingUntil === null) return ok(decision({ dueAt: null }, []));
+  if (env.now < p.pendingUntil) return ok(decision({ dueAt: p.pendingUntil }, []));
+  return ok({ ...moved(state, p, failure(state.player, p, 'TimedOut', env), env), answer: { dueAt: null } });
+};
 
 function failure(
   player: PlayerState,
   p: ProvisionState,
   reason: 'Cancelled' | 'TimedOut',
-  env: TransactionEnv,
+  env: DecideEnv,
 ): PlayerProvisionEvent {
   const effects = noEffects();
   giveBack(effects, p.cost, env.now);
@@ -102,7 +107,7 @@ function failure(
 }
 
 /** Returns the currency and takes the contents back; none of it if the player already spent them. */
-function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Result<PlayerProvisionEvent> {
+function refund(p: ProvisionState, player: PlayerState, env: DecideEnv): Result<PlayerProvisionEvent> {
   const deliverables = indexCatalog(env.catalog).deliverableByUid;
   const effects = noEffects();
   giveBack(effects, p.cost, env.now);
@@ -111,10 +116,10 @@ function refund(p: ProvisionState, player: PlayerState, env: TransactionEnv): Re
     if (deliverables.get(g.uid)?.expiry) (effects.lots ??= []).push(...negated(lotsTakenBack(player, g.uid, g.amount)));
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
-      return fail(9011, `Refund would make a balance negative: ${b.deliverableUid} was already spent`);
+      return refuse(ERRORS.REFUND_NEGATIVE_BALANCE, `${b.deliverableUid} was already spent`);
   }
   if (p.powerupUids.some((uid) => !player.powerups.has(uid)))
-    return fail(9011, 'Refund would make a balance negative: a powerup of this bundle is no longer owned');
+    return refuse(ERRORS.REFUND_NEGATIVE_BALANCE, 'a powerup of this bundle is no longer owned');
   effects.powerupsRemoved = [...p.powerupUids];
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   return ok({
@@ -139,7 +144,7 @@ function moved(
   state: TransactionState,
   p: ProvisionState,
   event: PlayerProvisionEvent,
-  env: TransactionEnv,
+  env: DecideEnv,
 ): Decision<Transaction> {
   const status =
     event.type === 'ProvisionCompleted' ? 'Completed' : event.type === 'ProvisionFailed' ? 'Failed' : 'Refunded';

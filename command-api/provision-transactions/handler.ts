@@ -1,9 +1,11 @@
 import { provisionRecordOf, type Transaction } from '../../shared/provisions';
-import { fail, type Result } from '../../shared/result';
+import { type Result } from '../../shared/result';
 import { provisionStream } from '../../shared/streams';
-import { runCommand, type CommandOrigin, type Decided, type StreamReads } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import type { StreamReads } from '../reads';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideTransaction, type TransactionOperation, type TransactionState } from './decider';
+import { ERRORS, refuse } from '../../shared/errors';
 
 /** The provision's record and its player's state, as a transaction decides on them; null for an unknown uid. */
 export async function readTransaction(read: StreamReads, provisionUid: string): Promise<TransactionState | null> {
@@ -26,9 +28,7 @@ export function transact(
     origin.metadata,
     async (read) => {
       const state = await readTransaction(read, provisionUid);
-      return state
-        ? decideTransaction(op, state, { ...env, catalog: deps.catalog().catalog })
-        : fail(9004, 'Transaction does not exist');
+      return state ? decideTransaction({ op }, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
     },
     origin.idempotency,
   );

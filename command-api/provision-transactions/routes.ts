@@ -3,9 +3,10 @@ import { SERVER_MOBILE } from '../../shared/auth/access';
 import { transactionBody, parseProvisionUid, TRANSACTION_ERRORS } from '../../shared/http/transaction-body';
 import { transactionShape } from '../../shared/http/wire-shapes';
 import { defineRoute } from '../../shared/http/route';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { transact } from './handler';
+import { documented, ERRORS } from '../../shared/errors';
 
 const moves: [path: string, op: 'complete' | 'cancel' | 'refund', summary: string, errors: Record<number, string>][] = [
   ['/v1/store/complete-transaction', 'complete', 'Mark a Pending provision Completed, granting its contents', {}],
@@ -15,9 +16,9 @@ const moves: [path: string, op: 'complete' | 'cancel' | 'refund', summary: strin
     'refund',
     'Refund a Completed store purchase: currency and stock back, contents taken back',
     {
-      9008: 'Only completed transactions can be refunded',
-      9009: 'Only store transactions can be refunded',
-      9011: 'Refund would make a balance negative',
+      ...documented(ERRORS.REFUND_NOT_COMPLETED),
+      ...documented(ERRORS.REFUND_NOT_STORE),
+      ...documented(ERRORS.REFUND_NEGATIVE_BALANCE),
     },
   ],
 ];

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { fail } from '../../shared/result';
-import { runCommand, type ScheduledJob } from '../command';
+import { runCommand } from '../command';
+import type { ScheduledJob } from '../decision';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
 import { decideTimeout } from './decider';
 import { readTransaction } from './handler';
+import { ERRORS, refuse } from '../../shared/errors';
 
 /**
  * `provision-timeout`: a Pending provision not completed within the catalog's
@@ -39,9 +40,7 @@ export async function timeOutProvision(provisionUid: string, writtenBy: number, 
   const env = decisionEnv(deps);
   const outcome = await runCommand(deps, jobMetadata(timeoutJobId(provisionUid), deps), async (read) => {
     const state = await readTransaction(read, provisionUid);
-    return state
-      ? { ok: true, value: decideTimeout(state, { ...env, catalog: deps.catalog().catalog }) }
-      : fail(9004, 'Transaction does not exist');
+    return state ? decideTimeout({}, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
   });
   if (!outcome.ok) {
     if (outcome.failure.code === 9004) {

@@ -5,7 +5,8 @@ import { operatorEventOf } from '../../shared/events';
 import type { CatalogPublished } from '../../shared/events/operator-events';
 import { ok, type Result } from '../../shared/result';
 import { CATALOG_STREAM } from '../../shared/streams';
-import { decision, runCommand, type Decision } from '../command';
+import { runCommand } from '../command';
+import { decision, type Decision } from '../decision';
 import type { CommandDeps } from '../deps';
 
 /** The latest published catalog, or null before the first publication. */

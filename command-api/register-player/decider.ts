@@ -3,14 +3,15 @@ import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects } from '../../shared/events/common';
 import type { PlayerRegistered } from '../../shared/events/player-events';
 import type { PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import type { DecisionEnv } from '../../shared/rules/decision-env';
 import { withAttributes } from '../../shared/player/attributes';
 import { effectsOfGrants } from '../../shared/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { levelsReachedAt } from '../../shared/rules/levels';
 import { playerStream } from '../../shared/streams';
-import { decision, type Decision } from '../command';
+import { decision, type Decider } from '../decision';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface RegisterPlayerCommand {
   /** Canonical lowercase dashed uuid. */
@@ -62,12 +63,12 @@ export function registrationOf(
 }
 
 /** Registers a player ahead of their first action; 5002 when the player exists. */
-export function decideRegisterPlayer(
-  cmd: RegisterPlayerCommand,
-  state: PlayerState,
-  env: DecisionEnv & { catalog: Catalog },
-): Result<Decision<PlayerRegistered>> {
-  if (state.registered) return fail(5002, 'PlayerId already exists');
+export const decideRegisterPlayer: Decider<RegisterPlayerCommand, PlayerState, PlayerRegistered> = (
+  cmd,
+  state,
+  env,
+) => {
+  if (state.registered) return refuse(ERRORS.PLAYER_ALREADY_EXISTS);
   const registered = registrationOf(
     env.catalog,
     state,
@@ -86,4 +87,4 @@ export function decideRegisterPlayer(
       currencyExpiryJobs(cmd.playerId, registered.value.effects.lots),
     ),
   );
-}
+};

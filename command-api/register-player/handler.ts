@@ -1,8 +1,8 @@
 /** Register a player: the command pipeline over the player's stream. */
 import type { PlayerRegistered } from '../../shared/events/player-events';
 import type { Result } from '../../shared/result';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideRegisterPlayer, type RegisterPlayerCommand } from './decider';
 
 export function registerPlayer(
@@ -16,7 +16,7 @@ export function registerPlayer(
     origin.metadata,
     async (read) => {
       const { state } = await read.player(cmd.playerId);
-      return decideRegisterPlayer(cmd, state, { ...env, catalog: deps.catalog().catalog });
+      return decideRegisterPlayer(cmd, state, env);
     },
     origin.idempotency,
   );

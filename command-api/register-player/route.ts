@@ -1,14 +1,15 @@
 /** POST /v1/player/create. */
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/auth/access';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { PLAYER_FIELDS, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import { registeredShape } from '../../shared/http/wire-shapes';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 const registerBody = z.object({ ...PLAYER_FIELDS, timeZone: timeZone().optional() });
 
@@ -25,7 +26,7 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
       response: registeredShape,
       errors: {
         1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds',
-        1002: 'Invalid player: playerId must be a UUID',
+        ...documented(ERRORS.INVALID_PLAYER_ID),
         5002: 'PlayerId already exists (HTTP 200)',
       },
     },
@@ -33,7 +34,7 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
       const parsed = parseBody(registerBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok({ ...parsed.value, playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle(cmd, ctx) {
       return replyOf(await registerPlayer(cmd, requestOrigin(ctx, deps), deps), (registered) => ({

@@ -4,13 +4,14 @@ import type { Catalog } from '../../shared/catalog/schema';
 import { noEffects, type Effects, type Grant } from '../../shared/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
 import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ERRORS, refuse } from '../../shared/errors';
+import { ok } from '../../shared/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
 import { addBalance, giveBack } from '../../shared/rules/grants';
 import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/rules/missions';
 import { replay } from '../../shared/rules/streaks';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
-import { decision, type Decision, type StreamWrite } from '../command';
+import { decision, type Decider, type StreamWrite } from '../decision';
 
 export interface ReverseActionCommand {
   playerId: string;
@@ -26,8 +27,6 @@ export interface ReverseActionState {
   original: ActionProcessed | null;
 }
 
-const NOT_REVERSIBLE = 'Action is not reversible';
-
 /**
  * Decides the compensation of a processed action: everything it granted, every award (of this
  * or a later action) whose condition no longer holds without it, the levels the lower points
@@ -35,17 +34,17 @@ const NOT_REVERSIBLE = 'Action is not reversible';
  * referenceId's record, the activations of revoked limited triggers given back, and the cost's
  * provision Refunded. 101 with nothing changed when it cannot be done.
  */
-export function decideReverseAction(
-  cmd: ReverseActionCommand,
-  state: ReverseActionState,
-  env: { catalog: Catalog; now: number },
-): Result<Decision<ActionReversed>> {
+export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionState, ActionReversed> = (
+  cmd,
+  state,
+  env,
+) => {
   const { reference, player, original } = state;
   if (!reference || reference.playerId !== cmd.playerId || !original || !player.processed.has(cmd.referenceId))
-    return fail(101, `${NOT_REVERSIBLE}: unknown referenceId for this player`);
-  if (original.actionName !== cmd.name) return fail(101, `${NOT_REVERSIBLE}: name does not match the original action`);
+    return refuse(ERRORS.NOT_REVERSIBLE, 'unknown referenceId for this player');
+  if (original.actionName !== cmd.name) return refuse(ERRORS.NOT_REVERSIBLE, 'name does not match the original action');
   if (reference.reversed || player.reversed.has(cmd.referenceId))
-    return fail(101, `${NOT_REVERSIBLE}: already reversed`);
+    return refuse(ERRORS.NOT_REVERSIBLE, 'already reversed');
 
   const { catalog, now } = env;
   const revoked = holdingsToRevoke(player, original, catalog);
@@ -92,7 +91,7 @@ export function decideReverseAction(
   effects.balances = effects.balances.filter((b) => b.amount !== 0);
   for (const b of effects.balances) {
     if (addAmounts(balanceOf(player, b.deliverableUid), b.amount) < 0)
-      return fail(101, `${NOT_REVERSIBLE}: taking back ${b.deliverableUid} would make the balance negative`);
+      return refuse(ERRORS.NOT_REVERSIBLE, `taking back ${b.deliverableUid} would make the balance negative`);
   }
   const revokedGrants = [
     ...revokedAwards.map((a) => ({ origin: a.awardedBy, grants: a.grants })),
@@ -164,7 +163,7 @@ export function decideReverseAction(
     });
   }
   return ok(decision(reversed, writes));
-}
+};
 
 /**
  * The allowance uses a reversal gives back: all of the reversed action's, and for each revoked

@@ -2,8 +2,8 @@ import { playerEventOf, referenceEventOf } from '../../shared/events';
 import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
 import type { Result } from '../../shared/result';
 import { referenceStream } from '../../shared/streams';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideReverseAction, type ReverseActionCommand, type ReverseActionState } from './decider';
 
 /**
@@ -37,11 +37,7 @@ export function reverseAction(
         const typed = event && playerEventOf(event);
         if (typed?.type === 'ActionProcessed') original = typed.data;
       }
-      return decideReverseAction(
-        cmd,
-        { reference, player, original },
-        { catalog: deps.catalog().catalog, now: env.now },
-      );
+      return decideReverseAction(cmd, { reference, player, original }, env);
     },
     origin.idempotency,
   );

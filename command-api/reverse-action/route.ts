@@ -1,11 +1,12 @@
 /** POST /v1/action/delete, with nested reversals. */
 import { SERVER_MOBILE } from '../../shared/auth/access';
 import { defineRoute } from '../../shared/http/route';
-import { replyOf } from '../command';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
 import { runWithNested } from '../process-action/nested';
+import { documented, ERRORS } from '../../shared/errors';
 
 export const reverseActionRoute = (deps: CommandDeps) =>
   defineRoute({
@@ -20,7 +21,7 @@ export const reverseActionRoute = (deps: CommandDeps) =>
       body: actionBodyWithNested,
       errors: {
         1001: 'Payload is null, or a field is missing or invalid',
-        1002: 'Invalid player: playerId must be a UUID',
+        ...documented(ERRORS.INVALID_PLAYER_ID),
         101: 'Action is not reversible (unknown, name or player differ, already reversed, or a prize was spent)',
       },
     },

@@ -5,8 +5,8 @@ import type { ActionProcessed } from '../../shared/events/player-events';
 import { SqliteEventStore } from '../../shared/event-store/sqlite';
 import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { buyBundle } from '../buy-bundle/handler';
-import type { CommandOrigin } from '../command';
-import type { CommandDeps } from '../deps';
+
+import type { CommandDeps, CommandOrigin } from '../deps';
 import { activatePowerup } from '../powerup-activation/handler';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';

@@ -192,7 +192,7 @@ class Replay {
     const decided = decideReverseAction(
       cmd,
       { reference: { playerId: recorded.playerId, reversed: false }, player: state, original },
-      { catalog: this.draft, now: recorded.reversedAt },
+      { catalog: this.draft, now: recorded.reversedAt, random: nothingDrawn, newUid: nothingDrawn },
     );
     if (!decided.ok) {
       this.problem(
@@ -356,6 +356,11 @@ function levelOf(state: PlayerState): number | null {
   for (const l of state.levelsReached.values()) if (level === null || l > level) level = l;
   return level;
 }
+
+/** A reversal takes back what was recorded: it draws no roll and makes no uid. */
+const nothingDrawn = (): never => {
+  throw new Error('a reversal draws nothing');
+};
 
 /**
  * The outside world of a re-decision, as it was: the clock when the store recorded the action,

@@ -1,8 +1,11 @@
-import { initialPlayerState } from '../../shared/player/state';
 import { playerStream } from '../../shared/streams';
 import { catalogOf, failureOf, PLAYER, playerEvents, playerSpec, T0, testEnv } from '../../test/support/player-spec';
 import { decideRegisterPlayer } from '../register-player/decider';
+import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { decideUpdatePlayer } from './decider';
+
+/** The update as its handler decides it: on the player's state read from their stream. */
+const updating = deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER));
 
 const catalog = catalogOf(`
   version: 1
@@ -41,7 +44,10 @@ describe("a player's time zone", () => {
 
   it('when only the time zone is updated, the name and picture stay', () => {
     const p = registered({ username: 'Ada', imageName: 'https://img/ada.png' });
-    const decided = decideUpdatePlayer({ playerId: PLAYER, timeZone: 'Pacific/Kiritimati' }, p.state, { now: T0 + 5 });
+    const decided = decideUpdatePlayer({ playerId: PLAYER, timeZone: 'Pacific/Kiritimati' }, p.state, {
+      ...testEnv(T0 + 5),
+      catalog,
+    });
     expect(decided.ok && playerEvents(decided.value).map(({ type, data }) => ({ type, data }))).toEqual([
       {
         type: 'PlayerUpdated',
@@ -70,7 +76,7 @@ describe("a player's time zone", () => {
     const decided = decideUpdatePlayer(
       { playerId: PLAYER, username: 'Grace', imageName: null, timeZone: null },
       p.state,
-      { now: T0 },
+      { ...testEnv(T0), catalog },
     );
     if (!decided.ok) throw new Error(decided.failure.message);
     expect(decided.value.answer).toMatchObject({ username: 'Grace', imageName: null, timeZone: null });
@@ -79,15 +85,19 @@ describe("a player's time zone", () => {
   });
 
   it('when an unknown player is updated, 5003 and nothing is written', () => {
-    expect(
-      failureOf(decideUpdatePlayer({ playerId: PLAYER, timeZone: 'UTC' }, initialPlayerState(PLAYER), { now: T0 })),
-    ).toEqual({ code: 5003, message: 'PlayerId does not exist' });
+    updating
+      .given()
+      .when({ playerId: PLAYER, timeZone: 'UTC' }, { ...testEnv(T0), catalog })
+      .thenFails(5003, 'PlayerId does not exist');
   });
 
   it("the update is written to the player's stream only", () => {
-    const p = registered();
-    const decided = decideUpdatePlayer({ playerId: PLAYER, username: 'x' }, p.state, { now: T0 });
-    expect(decided.ok && decided.value.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
+    const given = { [playerStream(PLAYER)]: registered().recorded };
+    const decision = updating
+      .given(given)
+      .when({ playerId: PLAYER, username: 'x' }, { ...testEnv(T0), catalog })
+      .thenWrites({ [playerStream(PLAYER)]: [{ type: 'PlayerUpdated', data: expect.any(Object) }] });
+    expect(decision.writes.map((w) => w.stream)).toEqual([playerStream(PLAYER)]);
   });
 });
 
@@ -101,7 +111,8 @@ describe("a player's attributes", () => {
   it('when updated, a string sets a key, null removes one, the others stay; the event carries the result', () => {
     const p = registered({ attributes: { country: 'DE', team: 'red' } });
     const decided = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: null, tier: 'gold' } }, p.state, {
-      now: T0,
+      ...testEnv(T0),
+      catalog,
     });
     if (!decided.ok) throw new Error(decided.failure.message);
     expect(playerEvents(decided.value)[0].data).toMatchObject({ attributes: { country: 'DE', tier: 'gold' } });
@@ -112,10 +123,15 @@ describe("a player's attributes", () => {
   it('when an update would leave more than 20 attributes, 1001 and nothing is written', () => {
     const p = registered({ attributes: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])) });
     expect(
-      failureOf(decideUpdatePlayer({ playerId: PLAYER, attributes: { extra: 'v' } }, p.state, { now: T0 })),
+      failureOf(
+        decideUpdatePlayer({ playerId: PLAYER, attributes: { extra: 'v' } }, p.state, { ...testEnv(T0), catalog }),
+      ),
     ).toEqual({ code: 1001, message: 'attributes: a player has at most 20 attributes' });
     expect(
-      decideUpdatePlayer({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, p.state, { now: T0 }).ok,
+      decideUpdatePlayer({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, p.state, {
+        ...testEnv(T0),
+        catalog,
+      }).ok,
     ).toBe(true);
   });
 });

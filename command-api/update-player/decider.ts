@@ -3,9 +3,10 @@ import { noEffects } from '../../shared/events/common';
 import type { PlayerUpdated } from '../../shared/events/player-events';
 import { MAX_ATTRIBUTES, withAttributes } from '../../shared/player/attributes';
 import type { PlayerState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { fail, ok } from '../../shared/result';
 import { playerStream } from '../../shared/streams';
-import { decision, type Decision } from '../command';
+import { decision, type Decider } from '../decision';
+import { ERRORS, refuse } from '../../shared/errors';
 
 export interface UpdatePlayerCommand {
   /** Canonical lowercase dashed uuid. */
@@ -24,12 +25,8 @@ export interface UpdatePlayerCommand {
  * applies from the player's next action on: decisions already taken keep the periods they recorded.
  * So do new attributes: actions already processed stay on the leaderboard scopes they recorded.
  */
-export function decideUpdatePlayer(
-  cmd: UpdatePlayerCommand,
-  state: PlayerState,
-  env: { now: number },
-): Result<Decision<PlayerUpdated>> {
-  if (!state.registered) return fail(5003, 'PlayerId does not exist');
+export const decideUpdatePlayer: Decider<UpdatePlayerCommand, PlayerState, PlayerUpdated> = (cmd, state, env) => {
+  if (!state.registered) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
   const attributes = cmd.attributes ? withAttributes(state.attributes, cmd.attributes) : state.attributes;
   if (Object.keys(attributes).length > MAX_ATTRIBUTES)
     return fail(1001, `attributes: a player has at most ${MAX_ATTRIBUTES} attributes`);
@@ -45,4 +42,4 @@ export function decideUpdatePlayer(
   return ok(
     decision(updated, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerUpdated', data: updated }] }]),
   );
-}
+};

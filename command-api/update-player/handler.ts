@@ -1,8 +1,8 @@
 /** Update a player: the command pipeline over the player's stream. */
 import type { PlayerUpdated } from '../../shared/events/player-events';
 import type { Result } from '../../shared/result';
-import { runCommand, type CommandOrigin, type Decided } from '../command';
-import { decisionEnv, type CommandDeps } from '../deps';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideUpdatePlayer, type UpdatePlayerCommand } from './decider';
 
 export function updatePlayer(

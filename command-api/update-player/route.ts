@@ -5,10 +5,11 @@ import { PLAYER_FIELDS, timeZone } from '../../shared/http/fields';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { registeredShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
-import { fail, ok } from '../../shared/result';
-import { replyOf } from '../command';
+import { ok } from '../../shared/result';
+import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 const updateBody = z.object({
   ...PLAYER_FIELDS,
@@ -29,15 +30,15 @@ export const updatePlayerRoute = (deps: CommandDeps) =>
       response: registeredShape,
       errors: {
         1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds',
-        1002: 'Invalid player: playerId must be a UUID',
-        5003: 'PlayerId does not exist',
+        ...documented(ERRORS.INVALID_PLAYER_ID),
+        ...documented(ERRORS.PLAYER_DOES_NOT_EXIST),
       },
     },
     parse: (input) => {
       const parsed = parseBody(updateBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok({ ...parsed.value, playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok({ ...parsed.value, playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle(cmd, ctx) {
       return replyOf(await updatePlayer(cmd, requestOrigin(ctx, deps), deps), (u) => ({

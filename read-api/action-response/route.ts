@@ -6,9 +6,10 @@ import type { ReferenceRecorded } from '../../shared/events/reference-events';
 import { text } from '../../shared/http/fields';
 import { defineRoute, parseWith } from '../../shared/http/route';
 import { actionResultShape } from '../../shared/http/wire-shapes';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { referenceStream } from '../../shared/streams';
 import type { StreamReadDeps } from '../deps';
+import { ERRORS, refuse } from '../../shared/errors';
 
 const responseQuery = z.object({ referenceId: text() });
 
@@ -37,7 +38,7 @@ export const actionResponseRoute = (deps: Pick<StreamReadDeps, 'events' | 'playe
         if (e?.type === 'ReferenceRecorded') recorded = e.data;
         if (e?.type === 'ReferenceReversed') reversed = true;
       }
-      if (!recorded) return fail(5001, 'Action not found');
+      if (!recorded) return refuse(ERRORS.ACTION_NOT_FOUND);
       const event = await deps.players.eventAt(recorded.playerId, recorded.playerRevision);
       const processed = event && playerEventOf(event);
       if (processed?.type !== 'ActionProcessed')

@@ -31,6 +31,7 @@ import {
   triggerShape,
 } from '../../shared/http/wire-shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 export interface ReadDeps {
   store: ReadStore;
@@ -302,15 +303,15 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         response: z.array(leaderboardDetailShape),
         errors: {
           1001: "top outside 1..1000, around outside 1..50 or without playerId, season not a period (of the board's season, on a Season board), scope missing on a scoped board or given on another, or playerId on an aggregate board",
-          1002: 'Invalid player: playerId must be a UUID',
-          9007: 'Leaderboard does not exist',
+          ...documented(ERRORS.INVALID_PLAYER_ID),
+          ...documented(ERRORS.LEADERBOARD_NOT_FOUND),
         },
       },
       parse: ({ params, query }) => {
         const q = parseWith(standingsQuery, query);
         if (!q.ok) return q;
         const playerId = q.value.playerId === undefined ? null : canonicalPlayerId(q.value.playerId);
-        if (q.value.playerId !== undefined && !playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
+        if (q.value.playerId !== undefined && !playerId) return refuse(ERRORS.INVALID_PLAYER_ID);
         if (q.value.around !== undefined && q.value.playerId === undefined)
           return fail(1001, 'around: needs playerId (the player to show with their neighbours)');
         return ok({
@@ -325,7 +326,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       async handle({ id, top, season, playerId, around, scope }) {
         const view = await deps.store.collection<ViewDocument>(C.leaderboards).findOne({ _id: id });
         const board = await deps.store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards).findOne({ _id: id });
-        if (!view || !board) return fail(9007, 'Leaderboard does not exist');
+        if (!view || !board) return refuse(ERRORS.LEADERBOARD_NOT_FOUND);
         const separate = !!board.scope && !board.aggregate;
         if (separate && scope === null)
           return fail(1001, `scope: required, the value of ${board.scope} whose standings to read`);

@@ -18,6 +18,7 @@ import { canonicalPlayerId } from '../../shared/ids';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { auditEvent } from './events';
 import { traceChestOpening, traceProvision, traceReference } from './trace';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 export interface AuditDeps {
   events: EventStore;
@@ -95,13 +96,13 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         response: z.array(auditEventShape),
         errors: {
           1001: 'from or limit is not a whole number in range, last is not true or false, or both from and last are given',
-          1002: 'Invalid player: playerId must be a UUID',
-          5003: 'PlayerId does not exist',
+          ...documented(ERRORS.INVALID_PLAYER_ID),
+          ...documented(ERRORS.PLAYER_DOES_NOT_EXIST),
         },
       },
       parse: ({ params, query }) => {
         const playerId = canonicalPlayerId(params.playerId);
-        if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
+        if (!playerId) return refuse(ERRORS.INVALID_PLAYER_ID);
         const q = parseWith(eventsQuery, query);
         if (!q.ok) return q;
         const last = q.value.last === 'true';
@@ -111,7 +112,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       async handle({ playerId, from, last, limit }) {
         const stream = playerStream(playerId);
         const revision = await deps.events.streamRevision(stream);
-        if (revision < 0) return fail(5003, 'PlayerId does not exist');
+        if (revision < 0) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
         const fromRevision = last ? Math.max(0, revision + 1 - limit) : from;
         return ok((await deps.events.readStream(stream, { fromRevision, maxCount: limit })).map(auditEvent));
       },
@@ -127,9 +128,9 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         response: traceShape,
         errors: {
           1001: 'Give exactly one of referenceId, provisionUid or openingUid; playerId with openingUid only',
-          1002: 'Invalid player: playerId must be a UUID',
-          5001: 'Action not found',
-          9004: 'Transaction does not exist',
+          ...documented(ERRORS.INVALID_PLAYER_ID),
+          ...documented(ERRORS.ACTION_NOT_FOUND),
+          ...documented(ERRORS.TRANSACTION_NOT_FOUND),
           9010: 'Chest opening not found for that player',
         },
       },
@@ -147,21 +148,19 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         if (referenceId !== undefined) return ok({ referenceId });
         if (provisionUid !== undefined) return ok({ provisionUid: provisionUid.toLowerCase() });
         const playerId = canonicalPlayerId(q.value.playerId);
-        return playerId
-          ? ok({ openingUid: openingUid!.toLowerCase(), playerId })
-          : fail(1002, 'Invalid player: playerId must be a UUID');
+        return playerId ? ok({ openingUid: openingUid!.toLowerCase(), playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
       },
       async handle(subject) {
         if ('referenceId' in subject) {
           const trace = await traceReference(deps.events, subject.referenceId);
-          return trace ? ok(trace) : fail(5001, 'Action not found');
+          return trace ? ok(trace) : refuse(ERRORS.ACTION_NOT_FOUND);
         }
         if ('openingUid' in subject) {
           const trace = await traceChestOpening(deps.events, subject.playerId, subject.openingUid);
           return trace ? ok(trace) : fail(9010, 'Chest opening not found for that player');
         }
         const trace = await traceProvision(deps.events, subject.provisionUid);
-        return trace ? ok(trace) : fail(9004, 'Transaction does not exist');
+        return trace ? ok(trace) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
       },
     }),
     defineRoute({

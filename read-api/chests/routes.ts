@@ -10,7 +10,7 @@ import { multiplyAmount } from '../../shared/amount';
 import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
 import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
 import {
   catalogChestShape,
@@ -20,6 +20,7 @@ import {
 } from '../../shared/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 /** Chest history `top`: default 100, at most 1000. */
 export const DEFAULT_HISTORY_TOP = 100;
@@ -58,14 +59,14 @@ function parseChestBody<F extends z.ZodObject, O extends z.ZodObject>(
 
 const NO_OPTIONS = z.object({});
 const PLAYER_ERRORS = {
-  1001: 'Payload is null',
+  ...documented(ERRORS.PAYLOAD_NULL),
   1002: 'Missing required field, or playerId is not a UUID',
-  9020: 'Player not found',
+  ...documented(ERRORS.PLAYER_NOT_FOUND),
 };
 
 const playerIdOf = (value: string): Result<string> => {
   const playerId = canonicalPlayerId(value);
-  return playerId ? ok(playerId) : fail(1002, 'Invalid player: playerId must be a UUID');
+  return playerId ? ok(playerId) : refuse(ERRORS.INVALID_PLAYER_ID);
 };
 
 /** The level a new player starts at: what previews without a player show. */
@@ -144,7 +145,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     },
     async handle(playerId) {
       const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(9020, 'Player not found');
+      if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
       return ok(ownedChests(deps.catalog().catalog, state));
     },
   }),
@@ -177,7 +178,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
       let level = startingLevel(catalog);
       if (playerId) {
         const { state } = await deps.players.load(playerId);
-        if (!state.registered) return fail(9020, 'Player not found');
+        if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
         level = currentLevel(state);
       }
       const draw = chestDrawAt(chest.value, level);
@@ -237,7 +238,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     },
     async handle({ playerId, top }) {
       const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(9020, 'Player not found');
+      if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
       return ok(chestRewards([...state.chestOpenings.values()].reverse()).slice(0, top));
     },
   }),

@@ -7,7 +7,7 @@ import { defineRoute } from '../../shared/http/route';
 import { playerExportShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { playerStream } from '../../shared/streams';
 import { chestRewards, ownedChests } from '../chests/routes';
 import { playerProfile } from '../player-profile/route';
@@ -16,6 +16,7 @@ import { playerStreaks } from '../streaks/route';
 import { playerMissions } from '../missions/route';
 import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
+import { ERRORS, refuse } from '../../shared/errors';
 
 /** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
 type PlayerAction = {
@@ -94,10 +95,10 @@ export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog
     },
     parse: ({ params }) => {
       const playerId = canonicalPlayerId(params.playerId);
-      return playerId ? ok({ playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok({ playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle({ playerId }) {
       const exported = await playerExport(deps.events, deps.catalog().catalog, playerId, deps.now());
-      return exported ? ok(exported) : fail(5003, 'PlayerId does not exist');
+      return exported ? ok(exported) : refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
     },
   });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { PLAYER_ID_DOC } from '../../shared/http/fields';
 import { profileShape } from '../../shared/http/wire-shapes';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { defineRoute, parseBody } from '../../shared/http/route';
 import { canonicalPlayerId } from '../../shared/ids';
 import type { StreamReadDeps } from '../deps';
@@ -15,6 +15,7 @@ import { availableBalance, nextLots } from '../../shared/rules/lots';
 
 /** Lots listed in the profile's `expiring`. */
 const EXPIRING_SHOWN = 10;
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 /** The caps with a use in their current period of the player's calendar, in catalog order. */
 function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
@@ -100,19 +101,19 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
       response: profileShape,
       errors: {
         1001: 'Payload is null, or playerId is missing',
-        1002: 'Invalid player: playerId must be a UUID',
-        5003: 'PlayerId does not exist',
+        ...documented(ERRORS.INVALID_PLAYER_ID),
+        ...documented(ERRORS.PLAYER_DOES_NOT_EXIST),
       },
     },
     parse: (input) => {
       const parsed = parseBody(profileBody)(input);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      return playerId ? ok({ playerId }) : fail(1002, 'Invalid player: playerId must be a UUID');
+      return playerId ? ok({ playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle({ playerId }) {
       const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(5003, 'PlayerId does not exist');
+      if (!state.registered) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
       return ok(playerProfile(deps.catalog().catalog, state, deps.now()));
     },
   });

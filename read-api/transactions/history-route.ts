@@ -6,8 +6,9 @@ import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
 import { transactionHistoryShape } from '../../shared/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/ids';
 import type { ProvisionState } from '../../shared/player/state';
-import { fail, ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/result';
 import type { StreamReadDeps } from '../deps';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 export const DEFAULT_HISTORY_PAGE = 20;
 export const MAX_HISTORY_PAGE = 100;
@@ -61,7 +62,7 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
         1001: 'Payload is null, or top is not an integer in 1..100',
         1002: 'Missing playerId, or not a UUID',
         9004: 'before: no transaction of this player has that provisionUid',
-        9020: 'Player not found',
+        ...documented(ERRORS.PLAYER_NOT_FOUND),
       },
     },
     parse(input): Result<{ playerId: string; top: number; before: string | null }> {
@@ -72,7 +73,7 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
       const parsed = parseWith(historyBody, object.value);
       if (!parsed.ok) return parsed;
       const playerId = canonicalPlayerId(parsed.value.playerId);
-      if (!playerId) return fail(1002, 'Invalid player: playerId must be a UUID');
+      if (!playerId) return refuse(ERRORS.INVALID_PLAYER_ID);
       return ok({
         playerId,
         top: parsed.value.top ?? DEFAULT_HISTORY_PAGE,
@@ -81,11 +82,11 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
     },
     async handle({ playerId, top, before }) {
       const { state } = await deps.players.load(playerId);
-      if (!state.registered) return fail(9020, 'Player not found');
+      if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);
       const newestFirst = [...state.provisions.values()].reverse();
       const start = before === null ? 0 : newestFirst.findIndex((p) => p.uid === before) + 1;
       if (start === 0 && before !== null)
-        return fail(9004, 'Transaction does not exist: before names no transaction of this player');
+        return refuse(ERRORS.TRANSACTION_NOT_FOUND, 'before names no transaction of this player');
       return ok(newestFirst.slice(start, start + top).map((p) => transactionItem(playerId, p)));
     },
   });

@@ -4,8 +4,9 @@ import { defineRoute } from '../../shared/http/route';
 import { parseProvisionUid, transactionBody, TRANSACTION_ERRORS } from '../../shared/http/transaction-body';
 import { transactionShape } from '../../shared/http/wire-shapes';
 import { provisionRecordOf, transactionView } from '../../shared/provisions';
-import { fail, ok } from '../../shared/result';
+import { ok } from '../../shared/result';
 import { provisionStream } from '../../shared/streams';
+import { documented, ERRORS, refuse } from '../../shared/errors';
 
 /** POST /v1/store/transaction-status (every tier): the provision as its own stream records it, so a write is visible at once. */
 export const transactionStatusRoute = (deps: { events: EventStore }) =>
@@ -17,11 +18,15 @@ export const transactionStatusRoute = (deps: { events: EventStore }) =>
       summary: 'The current status of a provision',
       body: transactionBody,
       response: transactionShape,
-      errors: { 1001: TRANSACTION_ERRORS[1001], 1002: TRANSACTION_ERRORS[1002], 9004: TRANSACTION_ERRORS[9004] },
+      errors: {
+        1001: TRANSACTION_ERRORS[1001],
+        1002: TRANSACTION_ERRORS[1002],
+        ...documented(ERRORS.TRANSACTION_NOT_FOUND),
+      },
     },
     parse: parseProvisionUid,
     async handle({ provisionUid }) {
       const record = provisionRecordOf(await deps.events.readStream(provisionStream(provisionUid)));
-      return record ? ok(transactionView(record)) : fail(9004, 'Transaction does not exist');
+      return record ? ok(transactionView(record)) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
     },
   });

@@ -18,6 +18,7 @@ describe('the demo catalog', () => {
     expect(catalog.deliverables.map((d) => d.uid)).toEqual([
       'gold',
       'gems',
+      'stars',
       'sword',
       'hoodie',
       'banner-vip',

@@ -26,7 +26,7 @@ function storeOf(streams: Record<string, number>) {
   return { events, reads };
 }
 
-const counting = { initial: () => ({ count: 0 }), evolve: (state: { count: number }) => void state.count++ };
+const counting = { initial: () => ({ count: 0 }), evolve: (state: { count: number }) => ({ count: state.count + 1 }) };
 
 describe('StreamStateCache', () => {
   it('keeps at most maxCached states: the least recently used one is folded again from the start of its stream', async () => {

@@ -3,8 +3,8 @@ import type { EventStore, RecordedEvent } from './port';
 /** How a kind of stream folds into a state. */
 export interface StreamFold<S> {
   initial(stream: string): S;
-  /** Folds one event into the state, mutating it (the state belongs to the cache). */
-  evolve(state: S, event: RecordedEvent): void;
+  /** The state after one event: the one fold shape of every stream (it may change the state it is given: the cache's own). */
+  evolve(state: S, event: RecordedEvent): S;
 }
 
 export interface CachedState<S> {
@@ -35,7 +35,7 @@ export class StreamStateCache<S> {
     cached = this.cache.get(stream) ?? cached ?? { state: this.fold.initial(stream), revision: -1 };
     for (const e of fresh) {
       if (e.revision <= cached.revision) continue;
-      this.fold.evolve(cached.state, e);
+      cached.state = this.fold.evolve(cached.state, e);
       cached.revision = e.revision;
     }
     this.remember(stream, cached);
@@ -49,7 +49,7 @@ export class StreamStateCache<S> {
   absorb(stream: string, appended: readonly RecordedEvent[]): void {
     const cached = this.cache.get(stream);
     if (!cached || appended.length === 0 || cached.revision !== appended[0].revision - 1) return;
-    for (const e of appended) this.fold.evolve(cached.state, e);
+    for (const e of appended) cached.state = this.fold.evolve(cached.state, e);
     cached.revision = appended[appended.length - 1].revision;
   }
 

@@ -34,3 +34,11 @@ export const idempotentRequestStartedSchema = z.object({
   startedAt: z.number(),
 });
 export type IdempotentRequestStart = z.infer<typeof idempotentRequestStartedSchema>;
+
+/** A key as the command pipeline keeps it: scoped to the API key that sent it, with the request it named. */
+export interface IdempotencyKey {
+  keyName: string;
+  key: string;
+  /** Of the method, path and body: another request may not reuse the key. */
+  fingerprint: string;
+}

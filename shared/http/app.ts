@@ -9,7 +9,8 @@ import {
   type WriteProblem,
 } from '../event-store/port';
 import { failure } from '../result';
-import { sendData, sendFailure, TOO_MANY_CONCURRENT_CHANGES } from './envelope';
+import { sendData, sendFailure } from './envelope';
+import { ERRORS } from '../errors';
 import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
@@ -284,7 +285,10 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     // A retry loop over a shared stream (stock, activations) that kept losing: contention, not a fault.
     if (err instanceof WrongExpectedVersionError) {
       deps.log.warn({ correlationId: res.locals.correlationId, err: err.message }, 'gave up on a contended stream');
-      return sendFailure(res, failure(503, TOO_MANY_CONCURRENT_CHANGES));
+      return sendFailure(
+        res,
+        failure(ERRORS.TOO_MANY_CONCURRENT_CHANGES.code, ERRORS.TOO_MANY_CONCURRENT_CHANGES.message),
+      );
     }
     // Reported once, when the store found it; every write since is refused the same way.
     if (err instanceof StoreFaultError) return sendFailure(res, failure(503, STORE_UNAVAILABLE));

@@ -6,12 +6,6 @@ import type { Failure } from '../result';
  * "<message>"}` on failure; the HTTP status follows the code (README, "Envelope and statuses").
  */
 
-/** 503: a stream stayed contended through every retry of a decision; the request changed nothing. */
-export const TOO_MANY_CONCURRENT_CHANGES = 'Too many concurrent changes; retry later';
-/** A duplicate of a request still running under the same Idempotency-Key waited too long for its answer. */
-export const REQUEST_IN_PROGRESS =
-  'A request with this Idempotency-Key is still in progress; retry with the same key later';
-
 /** 503: a read's X-Min-Position was not projected within MIN_POSITION_WAIT_MS (the message adds the position). */
 export const NOT_YET_PROJECTED = 'Read models behind';
 

@@ -5,19 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical-json';
+import type { IdempotencyKey } from '../events/idempotency-events';
 import { fail, ok, type Result } from '../result';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Set on an answer that is the recorded answer of an earlier request with the same key. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
-
-/** A key as the command pipeline keeps it: scoped to the API key that sent it, with the request it named. */
-export interface IdempotencyKey {
-  keyName: string;
-  key: string;
-  /** Of the method, path and body: another request may not reuse the key. */
-  fingerprint: string;
-}
 
 /** 1 to 255 visible ASCII characters (a UUID is what clients usually send). */
 const KEY = /^[\x21-\x7e]{1,255}$/;

@@ -5,7 +5,9 @@ import type { ApiKey, Tier } from '../auth/keys';
 import type { Logger } from '../logging/logger';
 import { fail, failure, ok, type Failure, type Result } from '../result';
 import { NOT_YET_PROJECTED, sendData, sendFailure } from './envelope';
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, type IdempotencyKey } from './idempotency';
+import type { IdempotencyKey } from '../events/idempotency-events';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER } from './idempotency';
+import { ERRORS, refuse } from '../errors';
 
 export interface RequestContext {
   correlationId: string;
@@ -103,7 +105,7 @@ export const defineRoute = <Input>(route: Route<Input>): Route<Input> => route;
 /** Requests with a body: absent, not JSON or not an object is 1001 "Payload is null". */
 export function requireObject(body: unknown): Result<Record<string, unknown>> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return fail(1001, 'Payload is null');
+    return refuse(ERRORS.PAYLOAD_NULL);
   }
   return ok(body as Record<string, unknown>);
 }

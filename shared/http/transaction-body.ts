@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fail, ok } from '../result';
 import { text } from './fields';
 import { parseBody, type RawInput } from './route';
+import { documented, ERRORS } from '../errors';
 
 const PROVISION_UID_PATTERN = '^[0-9a-fA-F]{32}$';
 const PROVISION_UID = new RegExp(PROVISION_UID_PATTERN);
@@ -12,10 +13,10 @@ export const transactionBody = z.object({ provisionUid: text().meta({ pattern: P
 export const TRANSACTION_ERRORS = {
   1001: 'Payload is null, provisionUid is missing, or the move would take a balance out of range',
   1002: 'Invalid transaction id',
-  9004: 'Transaction does not exist',
+  ...documented(ERRORS.TRANSACTION_NOT_FOUND),
   9002: 'Transaction already completed (cannot re-complete or cancel)',
-  9003: 'Transaction already failed',
-  9010: 'Transaction already refunded',
+  ...documented(ERRORS.TRANSACTION_FAILED),
+  ...documented(ERRORS.TRANSACTION_REFUNDED),
 };
 
 export function parseProvisionUid(input: RawInput) {

@@ -1,8 +1,9 @@
 import type { EventStore, RecordedEvent } from '../event-store/port';
 import { StreamStateCache, type CachedState } from '../event-store/state-cache';
-import { playerEventOf } from '../events';
+import { PLAYER_EVENTS, playerEventOf, type DomainEvent, type PlayerEvent } from '../events';
+import type { Failure } from '../result';
 import { playerIdOfStream, playerStream } from '../streams';
-import { evolve, initialPlayerState, type PlayerState } from './state';
+import { evolve, holdingsOutOfRange, initialPlayerState, type PlayerState } from './state';
 
 /**
  * Player states by default kept in memory by each process that loads them (PLAYER_CACHE_SIZE).
@@ -26,7 +27,7 @@ export class PlayerStates {
         initial: (stream) => initialPlayerState(playerIdOfStream(stream)!),
         evolve(state, event) {
           const e = playerEventOf(event);
-          if (e) evolve(state, e);
+          return e ? evolve(state, e) : state;
         },
       },
       maxCached,
@@ -36,6 +37,19 @@ export class PlayerStates {
   /** The player's state and its stream revision (-1 for a player never seen). */
   load(playerId: string): Promise<CachedState<PlayerState>> {
     return this.cache.load(playerStream(playerId));
+  }
+
+  /**
+   * The last check of a decision's amounts before they are stored: no player's points or balance
+   * may leave the range the engine holds exactly (MAX_AMOUNT). Refused like bad input (1001): it
+   * is what the request asked for (a multiplier, a detail value) that drives a total that high.
+   */
+  check(state: PlayerState, events: readonly DomainEvent[]): Failure | null {
+    const effects = events
+      .filter((e): e is PlayerEvent => Object.prototype.hasOwnProperty.call(PLAYER_EVENTS, e.type))
+      .map((e) => e.data.effects);
+    const problem = holdingsOutOfRange(state, effects);
+    return problem ? { code: 1001, message: problem } : null;
   }
 
   /** Events just appended to a player stream (see StreamStateCache.absorb). */

@@ -7,6 +7,7 @@ import type { Catalog, ChestConfig, ChestPoolEntry, Deliverable, NumberRange } f
 import type { ChestPrize } from '../events/inventory-events';
 import { fail, ok, type Result } from '../result';
 import { localIsoToEpochMs } from '../time/local-time';
+import { ERRORS, refuse } from '../errors';
 
 export interface Chest {
   deliverable: Deliverable;
@@ -52,15 +53,15 @@ export function limitedSlots(chest: Chest): { stockUid: string; limit: number }[
 /** An active chest deliverable within its window, else 9010. */
 export function findChest(catalog: Catalog, chestUid: string, nowMs: number): Result<Chest> {
   const d = indexCatalog(catalog).deliverableByUid.get(chestUid);
-  if (!d || d.kind !== 'Chest' || !d.chest) return fail(9010, 'Chest not found');
-  if (!d.isActive) return fail(9010, 'Chest not found: it is inactive');
+  if (!d || d.kind !== 'Chest' || !d.chest) return refuse(ERRORS.CHEST_NOT_FOUND);
+  if (!d.isActive) return refuse(ERRORS.CHEST_NOT_FOUND, 'it is inactive');
   const c = d.chest;
   const tz = catalog.settings.timezone;
   if (
     (c.startDate && nowMs < localIsoToEpochMs(c.startDate, tz)) ||
     (c.endDate && nowMs > localIsoToEpochMs(c.endDate, tz))
   ) {
-    return fail(9010, 'Chest not found: it is outside its active window');
+    return refuse(ERRORS.CHEST_NOT_FOUND, 'it is outside its active window');
   }
   return ok({ deliverable: d, config: c });
 }

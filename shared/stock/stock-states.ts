@@ -8,6 +8,13 @@ export interface StockState {
   taken: number;
 }
 
+/** A stock after one event of its stream: units taken, or given back. */
+export function evolveStock(state: StockState, event: RecordedEvent): StockState {
+  const e = stockEventOf(event);
+  if (!e) return state;
+  return { taken: e.type.endsWith('Taken') ? state.taken + e.data.units : state.taken - e.data.units };
+}
+
 /** Limited stocks are few (one per limited trigger, bundle and chest prize): all are kept. */
 const MAX_CACHED_STOCKS = 100_000;
 
@@ -20,12 +27,7 @@ export class StockStates {
       events,
       {
         initial: () => ({ taken: 0 }),
-        evolve(state, event) {
-          const e = stockEventOf(event);
-          if (!e) return;
-          if (e.type.endsWith('Taken')) state.taken += e.data.units;
-          else state.taken -= e.data.units;
-        },
+        evolve: evolveStock,
       },
       MAX_CACHED_STOCKS,
     );

@@ -8,7 +8,7 @@
  *   expect(first.result.badges).toEqual(...);                  // then
  *   expect(p.state.points).toBe(30);
  */
-import type { Decision } from '../../command-api/command';
+import type { Decision } from '../../command-api/decision';
 import { decideProcessAction, limitedTriggersOf } from '../../command-api/process-action/decider';
 import { decideReverseAction } from '../../command-api/reverse-action/decider';
 import { indexCatalog } from '../../shared/catalog/catalog-index';
@@ -230,7 +230,7 @@ export function playerSpec(
       const decision = decideReverseAction(
         { playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' },
         { reference, player: state, original },
-        { catalog, now: env.now },
+        { ...env, catalog },
       );
       if (decision.ok) spec.apply(decision.value);
       return decision;
@@ -242,7 +242,7 @@ export function playerSpec(
   return spec;
 }
 
-function succeeded<T>(result: Result<T>): T {
+export function succeeded<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`expected success, got ${result.failure.code}: ${result.failure.message}`);
   return result.value;
 }

@@ -1,0 +1,67 @@
+/**
+ * The API's named error codes: each refusal's code and message, written once. Deciders and
+ * handlers refuse with `refuse(NAME)` (or `refuse(NAME, detail)`: the message, a colon, the
+ * detail), routes document the codes they answer with `documented(NAME, ...)`. A code may
+ * have several names where its messages differ (9021: not owned, already active, expired).
+ */
+import { fail, type Result } from './result';
+
+export interface ErrorCode {
+  readonly code: number;
+  readonly message: string;
+}
+
+export const ERRORS = {
+  // Pipeline and request
+  /** A stream stayed contended through every retry of a decision; the request changed nothing. */
+  TOO_MANY_CONCURRENT_CHANGES: { code: 503, message: 'Too many concurrent changes; retry later' },
+  /** A duplicate of a request still running under the same Idempotency-Key waited too long for its answer. */
+  REQUEST_IN_PROGRESS: {
+    code: 503,
+    message: 'A request with this Idempotency-Key is still in progress; retry with the same key later',
+  },
+  KEY_REUSED: { code: 1003, message: 'Idempotency-Key was already used for a different request' },
+  PAYLOAD_NULL: { code: 1001, message: 'Payload is null' },
+  INVALID_PLAYER_ID: { code: 1002, message: 'Invalid player: playerId must be a UUID' },
+  // Players
+  PLAYER_ALREADY_EXISTS: { code: 5002, message: 'PlayerId already exists' },
+  PLAYER_DOES_NOT_EXIST: { code: 5003, message: 'PlayerId does not exist' },
+  PLAYER_NOT_FOUND: { code: 9020, message: 'Player not found' },
+  UNKNOWN_PLAYER: { code: 1002, message: 'Invalid player: no player with this playerId' },
+  // Actions
+  ACTION_NOT_FOUND: { code: 5001, message: 'Action not found' },
+  ACTION_INACTIVE: { code: 5004, message: 'Action does not exist or is inactive' },
+  DUPLICATE_ACTION: { code: 2601, message: 'Duplicate action' },
+  INSUFFICIENT_FUNDS: { code: 9001, message: 'Insufficient funds' },
+  NOT_REVERSIBLE: { code: 101, message: 'Action is not reversible' },
+  // Store and transactions
+  BUNDLE_NOT_FOUND: { code: 9008, message: 'Bundle does not exist' },
+  BUNDLE_OUT_OF_STOCK: { code: 9009, message: 'Bundle out of stock' },
+  TRANSACTION_NOT_FOUND: { code: 9004, message: 'Transaction does not exist' },
+  TRANSACTION_COMPLETED: { code: 9002, message: 'Transaction already completed' },
+  TRANSACTION_FAILED: { code: 9003, message: 'Transaction already failed' },
+  TRANSACTION_REFUNDED: { code: 9010, message: 'Transaction already refunded' },
+  REFUND_NOT_COMPLETED: { code: 9008, message: 'Only completed transactions can be refunded' },
+  REFUND_NOT_STORE: { code: 9009, message: 'Only store transactions can be refunded' },
+  REFUND_NEGATIVE_BALANCE: { code: 9011, message: 'Refund would make a balance negative' },
+  // Chests
+  CHEST_NOT_FOUND: { code: 9010, message: 'Chest not found' },
+  CHEST_NOT_OWNED: { code: 9011, message: 'Player does not own this chest' },
+  PRIZE_POOL_EXHAUSTED: { code: 9012, message: 'Limited prize pool exhausted' },
+  // Powerups
+  POWERUP_NOT_OWNED: { code: 9021, message: 'Powerup not found or not owned' },
+  POWERUP_ALREADY_ACTIVE: { code: 9021, message: 'Powerup is already active' },
+  POWERUP_EXPIRED: { code: 9021, message: 'Powerup is expired or used up' },
+  POWERUP_NOT_OWNED_TO_DEACTIVATE: { code: 9023, message: 'Powerup not found or not owned' },
+  POWERUP_NOT_ACTIVE: { code: 9023, message: 'Powerup is not active' },
+  // Leaderboards
+  LEADERBOARD_NOT_FOUND: { code: 9007, message: 'Leaderboard does not exist' },
+} as const satisfies Record<string, ErrorCode>;
+
+/** A refusal with a named code: its message, or its message and a detail after a colon. */
+export const refuse = <T = never>(error: ErrorCode, detail?: string): Result<T> =>
+  fail(error.code, detail === undefined ? error.message : `${error.message}: ${detail}`);
+
+/** The route documentation of named codes: code to message. */
+export const documented = (...errors: ErrorCode[]): Record<number, string> =>
+  Object.fromEntries(errors.map((e) => [e.code, e.message]));

@@ -1,0 +1,94 @@
+/**
+ * Given/when/then for any decider (the Decider contract): given the events of each stream, when a
+ * command, then the events written per stream, or then a failure code. The state is folded from
+ * the given events with each stream's own fold (the player's, a stock's, a provision's), as the
+ * state caches fold them for the handlers:
+ *
+ *   deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER))
+ *     .given({ [playerStream(PLAYER)]: [registered] })
+ *     .when({ playerId: PLAYER, username: 'Grace' }, env)
+ *     .thenFails(5003);
+ */
+import type { DecideEnv, Decider, Decision } from '../../command-api/decision';
+import type { RecordedEvent } from '../../shared/event-store/port';
+import { playerEventOf, type DomainEvent } from '../../shared/events';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
+import { evolveProvision, type ProvisionRecord } from '../../shared/provisions';
+import type { Failure, Result } from '../../shared/result';
+import { evolveStock, type StockState } from '../../shared/stock/stock-states';
+import { playerStream } from '../../shared/streams';
+
+/** The events recorded on each stream before the command, by stream name. */
+export type GivenStreams = Readonly<Record<string, readonly { type: string; data: unknown }[]>>;
+
+/** The given events of one stream, as the store would hand them out. */
+export function recordedOf(given: GivenStreams, stream: string): RecordedEvent[] {
+  return (given[stream] ?? []).map((e, revision) => ({
+    id: `${stream}-${revision}`,
+    type: e.type,
+    data: e.data,
+    metadata: { correlationId: 'spec', causationId: 'spec', keyName: 'spec', catalogVersion: 1 },
+    streamName: stream,
+    revision,
+    position: 0,
+    createdAt: 0,
+  }));
+}
+
+/** The player's state folded from the given events of their stream. */
+export function readPlayer(given: GivenStreams, playerId: string): PlayerState {
+  return recordedOf(given, playerStream(playerId)).reduce((state, recorded) => {
+    const e = playerEventOf(recorded);
+    return e ? evolve(state, e) : state;
+  }, initialPlayerState(playerId));
+}
+
+/** A limited stock folded from the given events of its stream. */
+export const readStock = (given: GivenStreams, stream: string): StockState =>
+  recordedOf(given, stream).reduce(evolveStock, { taken: 0 });
+
+/** A provision's record folded from the given events of its stream (null: none). */
+export const readProvision = (given: GivenStreams, stream: string): ProvisionRecord | null =>
+  recordedOf(given, stream).reduce(evolveProvision, null);
+
+export interface Then<Answer> {
+  /** What the decider decided. */
+  readonly decided: Result<Decision<Answer>>;
+  /** The events written per stream, exactly (type and data); returns the decision for further checks. */
+  thenWrites(expected: Record<string, readonly Pick<DomainEvent, 'type' | 'data'>[]>): Decision<Answer>;
+  /** The failure's code (and its message, when given); returns the failure. */
+  thenFails(code: number, message?: string): Failure;
+}
+
+export function deciderSpec<Command, State, Answer>(
+  decider: Decider<Command, State, Answer>,
+  read: (given: GivenStreams) => State,
+) {
+  return {
+    given(streams: GivenStreams = {}) {
+      return {
+        when(command: Command, env: DecideEnv): Then<Answer> {
+          const decided = decider(command, read(streams), env);
+          return {
+            decided,
+            thenWrites(expected) {
+              if (!decided.ok)
+                throw new Error(`expected writes, got ${decided.failure.code} ${decided.failure.message}`);
+              const writes = Object.fromEntries(
+                decided.value.writes.map((w) => [w.stream, w.events.map(({ type, data }) => ({ type, data }))]),
+              );
+              expect(writes).toEqual(expected);
+              return decided.value;
+            },
+            thenFails(code, message) {
+              if (decided.ok) throw new Error(`expected failure ${code}, got writes`);
+              expect(decided.failure.code).toBe(code);
+              if (message !== undefined) expect(decided.failure.message).toBe(message);
+              return decided.failure;
+            },
+          };
+        },
+      };
+    },
+  };
+}
