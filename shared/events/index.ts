@@ -18,6 +18,7 @@ import { catalogPublishedSchema, storeFormatDeclaredSchema } from './operator-ev
 import {
   actionProcessedSchema,
   actionReversedSchema,
+  playerRecomputedSchema,
   playerRegisteredSchema,
   playerUpdatedSchema,
 } from './player-events';
@@ -46,6 +47,7 @@ export const PLAYER_EVENTS = {
   PowerupActivated: powerupActivatedSchema,
   PowerupDeactivated: powerupDeactivatedSchema,
   PowerupExpired: powerupExpiredSchema,
+  PlayerRecomputed: playerRecomputedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {
