@@ -9,6 +9,9 @@ import type { PlayerRecomputed } from '../../shared/events/player-events';
 import { snapshotOf } from '../../shared/player/snapshot';
 import type { PlayerState } from '../../shared/player/state';
 import type { Replayed } from '../simulate/replay';
+import { fail, ok, type Result } from '../../shared/result';
+import { RECOMPUTE_STREAM } from '../../shared/streams';
+import { decision, type Decision } from '../command';
 
 export interface RecomputeEnv {
   recomputeUid: string;
@@ -106,4 +109,49 @@ function levelOf(state: PlayerState): number | null {
   let level: number | null = null;
   for (const l of state.levelsReached.values()) if (level === null || l > level) level = l;
   return level;
+}
+
+export interface StartRecomputeCommand {
+  /** Unix ms: actions before it stand as recorded. */
+  from?: number;
+  dryRun: boolean;
+}
+
+/** The recompute stream as read: the recomputes started and not finished, and those this process runs. */
+export interface StartRecomputeState {
+  unfinished: readonly string[];
+  running: ReadonlySet<string>;
+}
+
+/**
+ * Starts a recompute, unless one runs: two at once would each append on what the other changes.
+ * One started by a process that stopped is not running (its players are each recomputed or not).
+ */
+export function decideStartRecompute(
+  cmd: StartRecomputeCommand,
+  state: StartRecomputeState,
+  env: { catalogVersion: number; now: number; newUid(): string },
+): Result<Decision<{ recomputeUid: string; status: 'Running' }>> {
+  const running = state.unfinished.find((uid) => state.running.has(uid));
+  if (running) return fail(9030, `Recompute ${running} is running; wait for it to complete`);
+  const recomputeUid = env.newUid();
+  return ok(
+    decision({ recomputeUid, status: 'Running' as const }, [
+      {
+        stream: RECOMPUTE_STREAM,
+        events: [
+          {
+            type: 'RecomputeStarted',
+            data: {
+              recomputeUid,
+              ...(cmd.from !== undefined ? { from: cmd.from } : {}),
+              dryRun: cmd.dryRun,
+              catalogVersion: env.catalogVersion,
+              startedAt: env.now,
+            },
+          },
+        ],
+      },
+    ]),
+  );
 }

@@ -13,7 +13,7 @@ import type { CommandDeps } from '../deps';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
 import { replayLog } from '../simulate/replay';
-import { decideRecompute } from './decider';
+import { decideRecompute, decideStartRecompute } from './decider';
 import { recompute } from './run';
 
 const CATALOG = `
@@ -176,5 +176,27 @@ describe('recompute: the replayed history made the players own', () => {
     expect((await state(earner)).points).toBe(60);
     // A replay of the whole history under the catalog gives the same: nothing left to change.
     expect((await replayLog(events, doubled, {})).report(10).playersAffected).toBe(0);
+  });
+});
+
+describe('decideStartRecompute', () => {
+  const env = { catalogVersion: 2, now: 1_000, newUid: () => 'r-new' };
+
+  it('given a recompute this process runs, when another is asked for, then 9030', () => {
+    const decided = decideStartRecompute({ dryRun: false }, { unfinished: ['r-1'], running: new Set(['r-1']) }, env);
+    expect(decided).toMatchObject({ ok: false, failure: { code: 9030 } });
+  });
+
+  it('given one started by a process that stopped, when another is asked for, then it starts', () => {
+    const decided = decideStartRecompute({ dryRun: true }, { unfinished: ['r-1'], running: new Set() }, env);
+    expect(decided.ok && decided.value).toMatchObject({
+      answer: { recomputeUid: 'r-new', status: 'Running' },
+      writes: [
+        {
+          stream: 'recompute',
+          events: [{ type: 'RecomputeStarted', data: { recomputeUid: 'r-new', dryRun: true, catalogVersion: 2 } }],
+        },
+      ],
+    });
   });
 });

@@ -109,6 +109,12 @@ function describe(event: DomainEvent): string {
     }
     case 'CatalogPublished':
       return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)}`;
+    case 'RecomputeStarted':
+      return `recompute ${event.data.recomputeUid} under catalog version ${event.data.catalogVersion}${event.data.dryRun ? ' (dry run)' : ''}`;
+    case 'RecomputeCompleted':
+      return `recompute ${event.data.recomputeUid} completed${event.data.applied ? '' : ' (dry run)'}`;
+    case 'RecomputeFailed':
+      return `recompute ${event.data.recomputeUid} failed: ${event.data.message}`;
     case 'StoreFormatDeclared':
       return `format ${event.data.version}`;
     case 'IdempotentRequestStarted':
