@@ -19,18 +19,18 @@ const DOUBLED = CATALOG.replace('identifier: earn, points: 10', 'identifier: ear
 let t: TestService;
 const earner = randomUUID();
 const trainer = randomUUID();
+const earned = randomUUID();
 
 beforeAll(async () => {
   t = await startTestService({ catalogYaml: CATALOG });
-  for (const [playerId, name] of [
-    [earner, 'earn'],
-    [earner, 'earn'],
-    [trainer, 'train'],
+  for (const [playerId, name, referenceId] of [
+    [earner, 'earn', earned],
+    [earner, 'earn', randomUUID()],
+    [trainer, 'train', randomUUID()],
   ])
-    expect(
-      (await t.http.post('/v1/action/process').set(server).send({ playerId, name, referenceId: randomUUID() })).body
-        .code,
-    ).toBe(200);
+    expect((await t.http.post('/v1/action/process').set(server).send({ playerId, name, referenceId })).body.code).toBe(
+      200,
+    );
 });
 afterAll(() => t.close());
 
@@ -78,6 +78,11 @@ describe('POST /v1/admin/recompute', () => {
     });
     expect(await points(earner)).toBe(40);
     expect(await points(trainer)).toBe(3);
+    // The action's trace shows the recompute that decided it again.
+    const trace = await t.http.get('/v1/audit/trace').query({ referenceId: earned }).set(auditor);
+    expect(trace.body.code).toBe(200);
+    expect(trace.body.data.chains.map((c: { cause: string }) => c.cause)).toContain('PlayerRecomputed');
+    expect(JSON.stringify(trace.body.data)).toContain('under catalog version 2: points 20 -> 40');
     expect(await standings()).toEqual([
       [earner, 40],
       [trainer, 3],
