@@ -18,6 +18,9 @@ export const COMMAND_PATHS: readonly string[] = [
   '/v1/chest/open',
   '/v1/powerup/activate',
   '/v1/powerup/deactivate',
+  // A recompute's progress is known to the process that runs it.
+  '/v1/admin/recompute',
+  '/v1/admin/recompute/:recomputeUid',
   // Wakes the webhook's job, which runs where jobs run.
   '/v1/admin/webhooks/redeliver',
 ];

@@ -9,6 +9,7 @@ import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
+import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import { simulate } from '../command-api/simulate/replay';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
@@ -72,6 +73,8 @@ import { httpSender } from '../webhooks/sender';
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /** How long a verification waits for the live read models to reach the position it replayed to. */
+/** How long a completed recompute waits for the read models to show it before it says Completed. */
+const RECOMPUTE_PROJECTED_WAIT_MS = 10 * 60_000;
 const VERIFY_LIVE_WAIT_MS = 10_000;
 
 /** The package version: the OpenAPI document's version. */
@@ -299,6 +302,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     playerSearchRoute({ store: readStore }),
     ...feedRoutes({ events }),
     jobsRoute(jobs),
+    ...recomputeRoutes({
+      ...deps,
+      waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
+    }),
     ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
     ...auditRoutes({
       events,

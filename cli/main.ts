@@ -23,6 +23,7 @@ import { UsageError } from './output';
 import { PROJECTORS } from '../projections/projectors';
 import { rebuild, verify } from './read-models';
 import { runSimulation } from './simulate';
+import { runRecompute } from './recompute';
 import { showTrace } from './trace';
 import { redeliverWebhook, showWebhooks } from './webhooks';
 
@@ -57,6 +58,10 @@ const COMMAND_USAGE: Record<string, string> = {
       What the draft catalog would change had it always been in force: the log replayed with every
       action decided again, nothing written; players affected, boards now and under the draft,
       facts the draft makes impossible. Exit 1 with one line per problem if the catalog is invalid.`,
+  recompute: `  recompute [--from <local date-time>] [--dry-run] [--yes]
+      The history re-decided under the published catalog, as simulate reports it, then applied: one
+      PlayerRecomputed per affected player. Asks before applying unless --yes; --dry-run writes nothing;
+      --from: earlier actions stand as recorded. Opens the store for writing.`,
   player: `  player export <playerId>
       All of the player's data as one JSON document (GET /v1/admin/players/{playerId}/export):
       profile, holdings, transactions, chests, powerups, streaks and every action; exit 1 for an
@@ -96,8 +101,8 @@ function position(value: string | undefined, option: string): number | undefined
   return Number(value);
 }
 
-/** The service's event store, read-only where it can be, refused when it holds another stored format. */
-async function openEventStore(config: RunConfig): Promise<EventStore> {
+/** The service's event store, read-only where it can be (unless `writable`), refused when it holds another stored format. */
+async function openEventStore(config: RunConfig, writable = false): Promise<EventStore> {
   let events: EventStore;
   if (config.eventStoreUrl) events = await KurrentDbEventStore.connect(config.eventStoreUrl);
   else {
@@ -105,7 +110,7 @@ async function openEventStore(config: RunConfig): Promise<EventStore> {
     if (!fs.existsSync(file))
       throw new Error(`no event store at ${file}: set DATA_DIR to the service's data directory, or EVENTSTORE_URL`);
     // WAL lets this reader in while the server writes.
-    events = new SqliteEventStore(file, { readonly: true });
+    events = new SqliteEventStore(file, { readonly: !writable });
   }
   try {
     await checkStoreFormat(events, false);
@@ -116,8 +121,12 @@ async function openEventStore(config: RunConfig): Promise<EventStore> {
   return events;
 }
 
-async function withEvents(config: RunConfig, use: (events: EventStore) => Promise<number>): Promise<number> {
-  const events = await openEventStore(config);
+async function withEvents(
+  config: RunConfig,
+  use: (events: EventStore) => Promise<number>,
+  writable = false,
+): Promise<number> {
+  const events = await openEventStore(config, writable);
   try {
     return await use(events);
   } finally {
@@ -251,6 +260,23 @@ async function run(argv: string[]): Promise<number> {
       if (values.catalog === undefined) throw new UsageError('simulate: give --catalog <file>, the draft catalog');
       return withEvents(config, (events) =>
         runSimulation(events, { catalog: values.catalog!, players: values.player ?? [], json: values.json }),
+      );
+    }
+    case 'recompute': {
+      const { values } = args(
+        rest,
+        {
+          from: { type: 'string' },
+          'dry-run': { type: 'boolean', default: false },
+          yes: { type: 'boolean', default: false },
+        },
+        command,
+      );
+      return withEvents(
+        config,
+        (events) => runRecompute(events, { from: values.from, dryRun: values['dry-run'], yes: values.yes }),
+        // It appends each affected player's PlayerRecomputed (a dry run writes nothing).
+        !values['dry-run'],
       );
     }
     case 'player': {

@@ -42,11 +42,12 @@ export async function runSimulation(events: EventStore, options: SimulateOptions
   return 0;
 }
 
-function summary(r: Simulation, file: string): string[] {
+/** The report as lines to read; `under` names the catalog, `written` what became of it. */
+export function summary(r: Simulation, file: string, written = 'Nothing was written.'): string[] {
   const n = (x: number) => x.toLocaleString('en-US');
   const t = r.totals;
   const out = [
-    `Under ${file}: ${n(r.eventsReplayed)} events replayed, ${n(r.actionsRedecided)} actions decided again. Nothing was written.`,
+    `Under ${file}: ${n(r.eventsReplayed)} events replayed, ${n(r.actionsRedecided)} actions decided again. ${written}`,
     `${n(r.playersAffected)} players affected: points ${n(t.pointsBefore)} -> ${n(t.pointsAfter)}, badges +${t.badgesGained} -${t.badgesLost}, levels changed ${t.levelsChanged}.`,
   ];
   if (r.players.length) {

@@ -75,6 +75,7 @@ export const leaderboardsProjector: Projector = {
     'ActionProcessed',
     'ActionReversed',
     'ChestOpened',
+    'PlayerRecomputed',
   ]),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store, log) {
@@ -96,6 +97,7 @@ export const leaderboardsProjector: Projector = {
       case 'ActionProcessed':
       case 'ActionReversed':
       case 'ChestOpened':
+      case 'PlayerRecomputed':
         return applyContributions(event, store, log);
     }
   },
@@ -173,6 +175,10 @@ function attributesOfRefs(
   event: Recorded<ScoringEvent>,
   log: LogReader,
 ): (ref: string) => Promise<Attributes | undefined> {
+  if (event.type === 'PlayerRecomputed') {
+    const byRef = new Map(event.data.scores.map((s) => [s.ref, s.attributes]));
+    return async (ref) => byRef.get(ref);
+  }
   if (event.type !== 'ActionReversed') return async () => event.data.attributes;
   let byRef: Promise<Map<string, Attributes | undefined>> | null = null;
   return async (ref) => {
@@ -317,7 +323,11 @@ async function recount(
         board,
         c,
         doc.playerId,
-        event.type === 'ActionReversed' ? attributesByRef.get(c.ref) : event.data.attributes,
+        event.type === 'ActionReversed'
+          ? attributesByRef.get(c.ref)
+          : event.type === 'PlayerRecomputed'
+            ? event.data.scores.find((s) => s.ref === c.ref)?.attributes
+            : event.data.attributes,
       );
       if (place?.period === doc.period) applyChange(tally, place.change, event.position, Infinity);
     }

@@ -56,6 +56,9 @@ export const ERRORS = {
   POWERUP_NOT_ACTIVE: { code: 9023, message: 'Powerup is not active' },
   // Leaderboards
   LEADERBOARD_NOT_FOUND: { code: 9007, message: 'Leaderboard does not exist' },
+  // Recompute
+  RECOMPUTE_RUNNING: { code: 9030, message: 'A recompute is running' },
+  RECOMPUTE_NOT_FOUND: { code: 9031, message: 'Recompute does not exist' },
 } as const satisfies Record<string, ErrorCode>;
 
 /** A refusal with a named code: its message, or its message and a detail after a colon. */

@@ -19,6 +19,8 @@ export const referenceStream = (referenceId: string): string => `reference-${ref
 export const provisionStream = (provisionUid: string): string => `provision-${provisionUid}`;
 export const CATALOG_STREAM = 'catalog';
 export const STORE_FORMAT_STREAM = 'store-format';
+/** Every recompute's start and outcome. */
+export const RECOMPUTE_STREAM = 'recompute';
 /** Keys are scoped per API key name; the digest keeps any characters a client sends out of stream names. */
 export const idempotencyStream = (keyName: string, idempotencyKey: string): string =>
   `idempotency-${createHash('sha256').update(`${keyName}\n${idempotencyKey}`).digest('hex')}`;

@@ -333,6 +333,26 @@ describe('gamification CLI', () => {
     expect(await t.service.events.headPosition()).toBe(head);
   });
 
+  it('recompute: under the published catalog there is nothing to change; a dry run and a bad --from write nothing', async () => {
+    const head = await t.service.events.headPosition();
+    const [dry, same, badFrom] = await Promise.all([
+      cli('recompute', '--dry-run'),
+      cli('recompute'),
+      cli('recompute', '--from', 'yesterday'),
+    ]);
+    expect([dry.code, dry.stdout.split('\n')[0]]).toEqual([
+      0,
+      expect.stringContaining('Dry run: nothing was written.'),
+    ]);
+    expect(dry.stdout).toContain('0 players affected');
+    expect([same.code, same.stdout.split('\n')[0]]).toEqual([0, expect.stringContaining('Nothing to change.')]);
+    expect([badFrom.code, badFrom.stderr.split('\n')[0]]).toEqual([
+      2,
+      'recompute: --from must be a local date-time YYYY-MM-DDTHH:mm:ss, got "yesterday"',
+    ]);
+    expect(await t.service.events.headPosition()).toBe(head);
+  });
+
   it('rebuild and verify of the read models file are refused, or asked of the server, while a service holds it; unknown projectors are refused', async () => {
     const port = new URL(url).port;
     const [held, unknown, asked] = await Promise.all([

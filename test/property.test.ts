@@ -377,11 +377,15 @@ function expectEnvelope(res: Response): void {
   expect(body.data).not.toMatch(/\n\s+at |node_modules|\.ts:\d+/);
 }
 
-/** Events the request wrote (jobs write with keyName "scheduler" and are not the request's). */
+/** Events the request wrote (jobs write with keyName "scheduler", a recompute started earlier with "recompute": not the request's). */
 async function writtenSince(position: number, requestId: string): Promise<{ type: string; stream: string }[]> {
   const events = await t.service.events.readAll({ fromPosition: position });
   return events
-    .filter((e) => e.metadata.correlationId === requestId || e.metadata.keyName !== 'scheduler')
+    .filter(
+      (e) =>
+        e.metadata.correlationId === requestId ||
+        (e.metadata.keyName !== 'scheduler' && e.metadata.keyName !== 'recompute'),
+    )
     .map((e) => ({ type: e.type, stream: e.streamName }));
 }
 

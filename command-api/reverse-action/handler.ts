@@ -35,7 +35,8 @@ export function reverseAction(
       if (reference?.playerId === cmd.playerId && originalAt !== null) {
         const event = await deps.players.eventAt(cmd.playerId, originalAt);
         const typed = event && playerEventOf(event);
-        if (typed?.type === 'ActionProcessed') original = typed.data;
+        // A recompute that decided it differently: that decision is the one taken back.
+        if (typed?.type === 'ActionProcessed') original = player.recomputedActions.get(cmd.referenceId) ?? typed.data;
       }
       return decideReverseAction(cmd, { reference, player, original }, env);
     },

@@ -33,6 +33,8 @@ export interface SimulateOptions {
   players?: ReadonlySet<string>;
   /** At most this many players in the answer. */
   top: number;
+  /** Actions before this timestamp (Unix ms) stand as recorded; default: every action is decided again. */
+  from?: number;
   /** Called after each page of the log: events read so far, the position reached, the last position. */
   onProgress?(events: number, position: number, head: number): void;
 }
@@ -45,7 +47,16 @@ const BOARD_TOP = 10;
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
 export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
-  const replay = new Replay(draft, options.players);
+  return (await replayLog(events, draft, options)).report(options.top);
+}
+
+/** The log replayed up to its head at the start: what simulate reports and recompute writes. */
+export async function replayLog(
+  events: EventStore,
+  draft: Catalog,
+  options: Omit<SimulateOptions, 'top'>,
+): Promise<Replay> {
+  const replay = new Replay(draft, options.players, options.from);
   const head = await events.headPosition();
   let from = 0;
   let read = 0;
@@ -62,16 +73,28 @@ export async function simulate(events: EventStore, draft: Catalog, options: Simu
     // A long replay shares the process: requests are answered between pages.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return replay.report(options.top);
+  return replay;
 }
+
+/** An action's contribution to a points leaderboard, by reference. */
+export type Contributions = Map<string, { ts: number; points: number; attributes?: Record<string, string> }>;
 
 /** A player as recorded and as replayed under the draft. */
-interface Replayed {
+export interface Replayed {
   before: PlayerState;
   after: PlayerState;
+  /** The revision of the player's last event replayed. */
+  revision: number;
+  scoresBefore: Contributions;
+  scoresAfter: Contributions;
+  /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them). */
+  changedActions: Map<string, ActionProcessed>;
 }
 
-class Replay {
+/** A board of all points: each action's own contribution, as boardChanges gives it. */
+const POINTS_BOARD = { action: null } as BoardDoc;
+
+export class Replay {
   private readonly players = new Map<string, Replayed>();
   /** Re-decided actions by referenceId: what a later reversal takes back. */
   private readonly redecided = new Map<string, ActionProcessed>();
@@ -91,6 +114,7 @@ class Replay {
   constructor(
     private readonly draft: Catalog,
     private readonly only: ReadonlySet<string> | undefined,
+    private readonly from: number | undefined,
   ) {
     this.boards = allTime(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
@@ -116,21 +140,41 @@ class Replay {
     if (!player)
       this.players.set(
         playerId,
-        (player = { before: initialPlayerState(playerId), after: initialPlayerState(playerId) }),
+        (player = {
+          before: initialPlayerState(playerId),
+          after: initialPlayerState(playerId),
+          revision: recorded.revision,
+          scoresBefore: new Map(),
+          scoresAfter: new Map(),
+          changedActions: new Map(),
+        }),
       );
+    player.revision = recorded.revision;
     evolve(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
+    contribute(player.scoresBefore, event);
+    // An earlier recompute is the outcome of a replay, not a fact: the replay makes its own.
+    if (event.type === 'PlayerRecomputed') return;
     const replayed =
-      event.type === 'ActionProcessed'
-        ? this.redecideAction(player.after, event.data, recorded)
+      event.type === 'ActionProcessed' && (this.from === undefined || event.data.timestamp >= this.from)
+        ? this.redecideAction(player, event.data, recorded)
         : event.type === 'ActionReversed'
           ? this.redecideReversal(player.after, event.data, recorded)
           : this.applyRecorded(player.after, event, recorded);
-    for (const e of replayed) this.score(this.after, this.boards, playerId, e, recorded.position);
+    for (const e of replayed) {
+      this.score(this.after, this.boards, playerId, e, recorded.position);
+      contribute(player.scoresAfter, e);
+    }
+  }
+
+  /** Every replayed player, as recorded and as replayed. */
+  replayed(): ReadonlyMap<string, Replayed> {
+    return this.players;
   }
 
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
-  private redecideAction(state: PlayerState, recorded: ActionProcessed, at: RecordedEvent): PlayerEvent[] {
+  private redecideAction(player: Replayed, recorded: ActionProcessed, at: RecordedEvent): PlayerEvent[] {
+    const state = player.after;
     this.actionsRedecided += 1;
     const cmd: ProcessActionCommand = {
       playerId: recorded.playerId,
@@ -159,7 +203,10 @@ class Replay {
     const processed = written.find(
       (e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed',
     )!.data;
-    this.redecided.set(recorded.referenceId, forReversal(processed));
+    const kept = forReversal(processed);
+    this.redecided.set(recorded.referenceId, kept);
+    if (JSON.stringify(kept) !== JSON.stringify(forReversal(recorded)))
+      player.changedActions.set(recorded.referenceId, kept);
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -221,6 +268,10 @@ class Replay {
       );
     }
     evolve(state, { ...event, revision: at.revision });
+    if (event.type === 'ActionProcessed') {
+      this.redecided.set(event.data.referenceId, forReversal(event.data));
+      this.countActivations(event.data.awards, 1);
+    }
     for (const b of event.data.effects.balances) {
       const balance = state.balances.get(b.deliverableUid) ?? 0;
       if (b.amount >= 0 || balance >= 0) continue;
@@ -319,6 +370,26 @@ class Replay {
       })),
       problems,
     };
+  }
+}
+
+/** Follows an event's contributions to a points board, by reference. */
+function contribute(scores: Contributions, event: PlayerEvent): void {
+  if (!isScoring(event)) return;
+  for (const change of boardChanges(event, POINTS_BOARD)) {
+    const c = scores.get(change.ref);
+    if (change.kind === 'add')
+      scores.set(change.ref, {
+        ts: change.ts,
+        points: change.points,
+        ...(event.type === 'ActionProcessed' && event.data.attributes ? { attributes: event.data.attributes } : {}),
+      });
+    else if (change.kind === 'remove') scores.delete(change.ref);
+    else if (c) {
+      const left = subtractAmounts(c.points, change.points);
+      if (left > 0) c.points = left;
+      else scores.delete(change.ref);
+    }
   }
 }
 

@@ -103,8 +103,18 @@ function describe(event: DomainEvent): string {
       return `ref ${event.data.referenceId} ${event.data.actionName} player ${event.data.playerId} at revision ${event.data.playerRevision}`;
     case 'ReferenceReversed':
       return `ref ${event.data.referenceId} reversed`;
+    case 'PlayerRecomputed': {
+      const e = event.data;
+      return `recompute ${e.recomputeUid} under catalog version ${e.catalogVersion}: points ${e.changes.pointsBefore} -> ${e.changes.pointsAfter}, actions ${e.changes.actions.join(' ') || 'none'} decided again`;
+    }
     case 'CatalogPublished':
       return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)}`;
+    case 'RecomputeStarted':
+      return `recompute ${event.data.recomputeUid} under catalog version ${event.data.catalogVersion}${event.data.dryRun ? ' (dry run)' : ''}`;
+    case 'RecomputeCompleted':
+      return `recompute ${event.data.recomputeUid} completed${event.data.applied ? '' : ' (dry run)'}`;
+    case 'RecomputeFailed':
+      return `recompute ${event.data.recomputeUid} failed: ${event.data.message}`;
     case 'StoreFormatDeclared':
       return `format ${event.data.version}`;
     case 'IdempotentRequestStarted':

@@ -245,10 +245,19 @@ function namesOf(event: RecordedEvent): string[] {
     openingUid?: unknown;
     cost?: { provisionUid?: unknown } | null;
     refund?: { provisionUid?: unknown } | null;
+    /** A recompute: the actions it decided differently. */
+    changes?: { actions?: unknown };
   };
-  return [d.referenceId, d.holder, d.provisionUid, d.openingUid, d.cost?.provisionUid, d.refund?.provisionUid].filter(
-    (n): n is string => typeof n === 'string',
-  );
+  const recomputed = Array.isArray(d.changes?.actions) ? (d.changes.actions as unknown[]) : [];
+  return [
+    d.referenceId,
+    d.holder,
+    d.provisionUid,
+    d.openingUid,
+    d.cost?.provisionUid,
+    d.refund?.provisionUid,
+    ...recomputed,
+  ].filter((n): n is string => typeof n === 'string');
 }
 
 /**

@@ -15,10 +15,17 @@ import {
   powerupDeactivatedSchema,
   powerupExpiredSchema,
 } from './inventory-events';
-import { catalogPublishedSchema, storeFormatDeclaredSchema } from './operator-events';
+import {
+  catalogPublishedSchema,
+  recomputeCompletedSchema,
+  recomputeFailedSchema,
+  recomputeStartedSchema,
+  storeFormatDeclaredSchema,
+} from './operator-events';
 import {
   actionProcessedSchema,
   actionReversedSchema,
+  playerRecomputedSchema,
   playerRegisteredSchema,
   playerUpdatedSchema,
 } from './player-events';
@@ -48,6 +55,7 @@ export const PLAYER_EVENTS = {
   PowerupDeactivated: powerupDeactivatedSchema,
   PowerupExpired: powerupExpiredSchema,
   CurrencyExpired: currencyExpiredSchema,
+  PlayerRecomputed: playerRecomputedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {
@@ -68,6 +76,9 @@ export const STOCK_EVENTS = {
 export const OPERATOR_EVENTS = {
   CatalogPublished: catalogPublishedSchema,
   StoreFormatDeclared: storeFormatDeclaredSchema,
+  RecomputeStarted: recomputeStartedSchema,
+  RecomputeCompleted: recomputeCompletedSchema,
+  RecomputeFailed: recomputeFailedSchema,
 } as const;
 export const IDEMPOTENCY_EVENTS = {
   IdempotentRequestStarted: idempotentRequestStartedSchema,
@@ -118,6 +129,15 @@ export const stockEventOf = (event: RecordedEvent): Recorded<StockEvent> | null 
   has(STOCK_EVENTS, event.type) ? (event as Recorded<StockEvent>) : null;
 export const operatorEventOf = (event: RecordedEvent): Recorded<OperatorEvent> | null =>
   has(OPERATOR_EVENTS, event.type) ? (event as Recorded<OperatorEvent>) : null;
+/** An event of the recompute stream, or null for another type. */
+export const recomputeOfEvent = (
+  event: RecordedEvent,
+): Recorded<Extract<OperatorEvent, { type: 'RecomputeStarted' | 'RecomputeCompleted' | 'RecomputeFailed' }>> | null =>
+  event.type === 'RecomputeStarted' || event.type === 'RecomputeCompleted' || event.type === 'RecomputeFailed'
+    ? (event as Recorded<
+        Extract<OperatorEvent, { type: 'RecomputeStarted' | 'RecomputeCompleted' | 'RecomputeFailed' }>
+      >)
+    : null;
 export const idempotencyEventOf = (event: RecordedEvent): Recorded<IdempotencyEvent> | null =>
   has(IDEMPOTENCY_EVENTS, event.type) ? (event as Recorded<IdempotencyEvent>) : null;
 /** Any event of the log as the union of all types, or null for a type this version does not know. */

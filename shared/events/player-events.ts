@@ -320,3 +320,43 @@ export const actionReversedSchema = z.object({
     .optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;
+
+/**
+ * A recompute re-decided the player's actions under a catalog version: the player's state is now
+ * `state` (shared/player/snapshot.ts), `effects` is what changed in points, balances and powerups,
+ * `scores` each action's leaderboard contribution that changed, and `actions` the re-decided
+ * actions a later reversal takes back (those whose decision differs from the recorded one).
+ */
+export const playerRecomputedSchema = z.object({
+  playerId: z.string(),
+  recomputeUid: z.string(),
+  catalogVersion: z.number().int(),
+  /** Unix ms. */
+  recomputedAt: z.number(),
+  /** The stream revision the recompute read: the event is appended right after it. */
+  readRevision: z.number().int(),
+  changes: z.object({
+    pointsBefore: z.number(),
+    pointsAfter: z.number(),
+    levelBefore: z.number().nullable(),
+    levelAfter: z.number().nullable(),
+    badgesGained: z.array(z.string()),
+    badgesLost: z.array(z.string()),
+    balances: z.array(z.object({ deliverableUid: z.string(), before: z.number(), after: z.number() })),
+    /** The actions whose decision changed, by referenceId. */
+    actions: z.array(z.string()),
+  }),
+  scores: z.array(
+    z.object({
+      ref: z.string(),
+      ts: z.number(),
+      before: z.number(),
+      after: z.number(),
+      attributes: z.record(z.string(), z.string()).optional(),
+    }),
+  ),
+  actions: z.array(actionProcessedSchema),
+  state: z.unknown(),
+  effects: effectsSchema,
+});
+export type PlayerRecomputed = z.infer<typeof playerRecomputedSchema>;

@@ -16,6 +16,7 @@ import type {
   PlayerRegistered,
   ProgressEntry,
 } from '../events/player-events';
+import { stateOfSnapshot } from './snapshot';
 import type {
   BundlePurchased,
   ProvisionCompleted,
@@ -148,6 +149,8 @@ export interface PlayerState {
   streaks: ReadonlyMap<string, StreakRun>;
   /** By mission uid. */
   missions: ReadonlyMap<string, MissionRun>;
+  /** Actions a recompute decided differently, by referenceId: what a later reversal takes back. */
+  recomputedActions: ReadonlyMap<string, ActionProcessed>;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -200,6 +203,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   allowancesByRef: NOTHING,
   streaks: NOTHING,
   missions: NOTHING,
+  recomputedActions: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -598,6 +602,12 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
     case 'PowerupExpired':
       setActivation(state, event.data.powerupUid, { expired: true });
       break;
+    case 'PlayerRecomputed':
+      // The state of the recomputed history as a whole: its effects are already in it.
+      Object.assign(state, stateOfSnapshot(event.data.state), {
+        recomputedActions: new Map(event.data.actions.map((a) => [a.referenceId, a])),
+      });
+      return state;
   }
   applyEffects(state, event.data.effects);
   return state;

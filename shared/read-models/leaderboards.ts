@@ -104,10 +104,16 @@ export type BoardChange =
   | { kind: 'reduce'; ref: string; ts: number; points: number };
 
 /** The player events that move standings. */
-export type ScoringEvent = Extract<PlayerEvent, { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' }>;
+export type ScoringEvent = Extract<
+  PlayerEvent,
+  { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' | 'PlayerRecomputed' }
+>;
 
 export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, ScoringEvent> =>
-  event.type === 'ActionProcessed' || event.type === 'ActionReversed' || event.type === 'ChestOpened';
+  event.type === 'ActionProcessed' ||
+  event.type === 'ActionReversed' ||
+  event.type === 'ChestOpened' ||
+  event.type === 'PlayerRecomputed';
 
 export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[] {
   if (event.type === 'ActionProcessed') {
@@ -134,6 +140,14 @@ export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[
       if (a.awardedBy !== e.referenceId && a.points > 0)
         out.push({ kind: 'reduce', ref: a.awardedBy, ts: a.awardedAt, points: a.points });
     return out;
+  }
+  if (event.type === 'PlayerRecomputed') {
+    // An action's contribution as decided again: the old one leaves, the new one comes in.
+    if (board.action !== null) return [];
+    return event.data.scores.flatMap((s): BoardChange[] => [
+      ...(s.before > 0 ? [{ kind: 'remove' as const, ref: s.ref, ts: s.ts, points: s.before }] : []),
+      ...(s.after > 0 ? [{ kind: 'add' as const, ref: s.ref, ts: s.ts, points: s.after }] : []),
+    ]);
   }
   const e = event.data;
   return board.action === null && e.effects.points > 0

@@ -1,0 +1,209 @@
+/**
+ * POST /v1/admin/recompute starts a recompute (run.ts) and answers at once; GET
+ * /v1/admin/recompute/:recomputeUid answers its status. Its start and outcome are events of the
+ * `recompute` stream; its progress is known to the process that runs it.
+ */
+import { z } from 'zod';
+import { OPERATORS } from '../../shared/auth/access';
+import { recomputeOfEvent } from '../../shared/events';
+import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/http/route';
+import { simulationShape, type Simulation } from '../../shared/http/wire-shapes';
+import { fail, ok, type Result } from '../../shared/result';
+import { RECOMPUTE_STREAM } from '../../shared/streams';
+import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../shared/time/local-time';
+import { runCommand } from '../command';
+import { replyOf } from '../reply';
+import { documented, ERRORS, refuse } from '../../shared/errors';
+import { decisionEnv, requestOrigin, type CommandDeps } from '../deps';
+import { decideStartRecompute } from './decider';
+import { recompute } from './run';
+
+export interface RecomputeDeps extends CommandDeps {
+  /** Resolves once the read models have projected the log up to `position`. */
+  waitForProjected(position: number): Promise<unknown>;
+}
+
+const REPORT_TOP = 100;
+
+const startBody = z.object({
+  from: z
+    .string()
+    .optional()
+    .describe("A local date-time (YYYY-MM-DDTHH:mm:ss) in the catalog's zone: earlier actions stand as recorded"),
+  dryRun: z.boolean().optional().describe('Report only: nothing is appended'),
+});
+
+const statusShape = z.object({
+  recomputeUid: z.string(),
+  status: z.enum(['Running', 'Completed', 'Failed']),
+  message: z.string().optional(),
+  progress: z.object({ eventsDone: z.number(), eventsTotal: z.number() }),
+  applied: z.boolean(),
+  report: simulationShape.nullable(),
+});
+type RecomputeStatus = z.infer<typeof statusShape>;
+
+export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
+  // The recomputes this process runs, with their progress.
+  const running = new Map<string, { eventsDone: number; eventsTotal: number }>();
+
+  async function run(recomputeUid: string, from: number | undefined, dryRun: boolean): Promise<void> {
+    const metadata = {
+      correlationId: recomputeUid,
+      causationId: recomputeUid,
+      keyName: 'recompute',
+      catalogVersion: deps.catalog().version,
+    };
+    const outcome = await recompute(deps, {
+      recomputeUid,
+      from,
+      dryRun,
+      top: REPORT_TOP,
+      metadata,
+      onProgress: (eventsDone, eventsTotal) => running.set(recomputeUid, { eventsDone, eventsTotal }),
+    }).then(
+      async ({ report, applied }) => {
+        // Completed once the read models show it.
+        await deps.waitForProjected(await deps.events.headPosition());
+        return {
+          type: 'RecomputeCompleted' as const,
+          data: { recomputeUid, applied, report, completedAt: deps.now() },
+        };
+      },
+      (error: unknown) => ({
+        type: 'RecomputeFailed' as const,
+        data: { recomputeUid, message: error instanceof Error ? error.message : String(error), failedAt: deps.now() },
+      }),
+    );
+    await deps.events.appendToStreams([
+      {
+        stream: RECOMPUTE_STREAM,
+        expectedRevision: 'any',
+        events: [{ id: deps.newUid(), type: outcome.type, data: outcome.data, metadata }],
+      },
+    ]);
+    running.delete(recomputeUid);
+  }
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/admin/recompute',
+      tiers: ['Server'],
+      idempotent: true,
+      doc: {
+        summary:
+          'Re-decide the recorded actions under the published catalog, as simulate would, and make it so: one PlayerRecomputed per affected player; answers at once',
+        body: startBody,
+        response: z.object({ recomputeUid: z.string(), status: z.literal('Running') }),
+        errors: {
+          1001: 'Body malformed, or from not a local date-time',
+          ...documented(ERRORS.RECOMPUTE_RUNNING),
+        },
+      },
+      parse: parseStart,
+      async handle(cmd, ctx) {
+        const origin = requestOrigin(ctx, deps);
+        const env = decisionEnv(deps);
+        const started = await runCommand(
+          deps,
+          origin.metadata,
+          async (read) => {
+            const unfinished = new Set<string>();
+            for (const recorded of await read.stream(RECOMPUTE_STREAM)) {
+              const e = recomputeOfEvent(recorded);
+              if (e?.type === 'RecomputeStarted') unfinished.add(e.data.recomputeUid);
+              else if (e) unfinished.delete(e.data.recomputeUid);
+            }
+            const from =
+              cmd.from === undefined
+                ? undefined
+                : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
+            return decideStartRecompute(
+              { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version },
+              { unfinished: [...unfinished], running: new Set(running.keys()) },
+              env,
+            );
+          },
+          origin.idempotency,
+        );
+        if (started.ok && !started.value.replayed) {
+          const { recomputeUid } = started.value.answer;
+          running.set(recomputeUid, { eventsDone: 0, eventsTotal: 0 });
+          const from =
+            cmd.from === undefined ? undefined : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
+          void run(recomputeUid, from, cmd.dryRun).catch((error: unknown) =>
+            ctx.log.error({ err: error, recomputeUid }, 'the recompute could not record its outcome'),
+          );
+        }
+        return replyOf(started, (answer) => answer);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/admin/recompute/:recomputeUid',
+      tiers: OPERATORS,
+      doc: {
+        summary: "A recompute's status, progress and, once completed, its report",
+        response: statusShape,
+        errors: documented(ERRORS.RECOMPUTE_NOT_FOUND),
+      },
+      parse: (input) => ok({ recomputeUid: input.params.recomputeUid }),
+      async handle({ recomputeUid }) {
+        const status = await statusOf(recomputeUid);
+        return status ? ok(status) : refuse(ERRORS.RECOMPUTE_NOT_FOUND, recomputeUid);
+      },
+    }),
+  ];
+
+  async function statusOf(recomputeUid: string): Promise<RecomputeStatus | null> {
+    let status: RecomputeStatus | null = null;
+    for (const recorded of await deps.events.readStream(RECOMPUTE_STREAM)) {
+      const e = recomputeOfEvent(recorded);
+      if (!e || e.data.recomputeUid !== recomputeUid) continue;
+      if (e.type === 'RecomputeStarted') {
+        const progress = running.get(recomputeUid);
+        status = progress
+          ? { recomputeUid, status: 'Running', progress, applied: false, report: null }
+          : {
+              recomputeUid,
+              status: 'Failed',
+              message:
+                'Interrupted: the service stopped during it; each player is recomputed or not; run it again to complete it',
+              progress: { eventsDone: 0, eventsTotal: 0 },
+              applied: false,
+              report: null,
+            };
+      } else if (e.type === 'RecomputeCompleted') {
+        const report = e.data.report as Simulation;
+        status = {
+          recomputeUid,
+          status: 'Completed',
+          progress: { eventsDone: report.eventsReplayed, eventsTotal: report.eventsReplayed },
+          applied: e.data.applied,
+          report,
+        };
+      } else if (e.type === 'RecomputeFailed') {
+        status = {
+          recomputeUid,
+          status: 'Failed',
+          message: e.data.message,
+          progress: running.get(recomputeUid) ?? { eventsDone: 0, eventsTotal: 0 },
+          applied: false,
+          report: null,
+        };
+      }
+    }
+    return status;
+  }
+}
+
+function parseStart({ body }: RawInput): Result<{ from?: string; dryRun: boolean }> {
+  const object = requireObject(body ?? {});
+  if (!object.ok) return object;
+  const fields = parseWith(startBody, object.value);
+  if (!fields.ok) return fields;
+  const { from, dryRun } = fields.value;
+  if (from !== undefined && !parseLocalIso(from)) return fail(1001, `from: ${localIsoProblem(from)}`);
+  return ok({ ...(from !== undefined ? { from } : {}), dryRun: dryRun ?? false });
+}

@@ -1,0 +1,31 @@
+/**
+ * A player's state as plain JSON, for the PlayerRecomputed event that replaces it: Maps and Sets
+ * become tagged entry lists, anything else is kept as it is.
+ */
+import type { PlayerState } from './state';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const encode = (value: unknown): Json => {
+  if (value instanceof Map) return { $map: [...value].map(([k, v]) => [encode(k), encode(v)]) };
+  if (value instanceof Set) return { $set: [...value].map(encode) };
+  if (Array.isArray(value)) return value.map(encode);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));
+  return value as Json;
+};
+
+const decode = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(decode);
+  if (value !== null && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    if (Array.isArray(o.$map)) return new Map((o.$map as [unknown, unknown][]).map(([k, v]) => [decode(k), decode(v)]));
+    if (Array.isArray(o.$set)) return new Set((o.$set as unknown[]).map(decode));
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, decode(v)]));
+  }
+  return value;
+};
+
+export const snapshotOf = (state: PlayerState): unknown => encode(state);
+
+export const stateOfSnapshot = (snapshot: unknown): PlayerState => decode(snapshot) as PlayerState;
