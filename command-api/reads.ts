@@ -4,7 +4,7 @@ import type { CachedState } from '../shared/event-store/state-cache';
 import type { DomainEvent } from '../shared/events';
 import type { PlayerState } from '../shared/player/state';
 import type { Failure } from '../shared/result';
-import type { StockState } from '../shared/stock/stock-states';
+import type { StockState } from '../shared/stock/stock';
 import { playerStream, stockStream, type LimitedStock } from '../shared/streams';
 import type { CommandDeps } from './deps';
 

@@ -12,32 +12,9 @@
 /** Expected revision of a stream: any state, no stream yet, some stream, or an exact revision. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
-/** Metadata carried by every domain event: who asked, why, under which catalog version. */
-export interface EventMetadata {
-  correlationId: string;
-  causationId: string;
-  keyName: string;
-  catalogVersion: number;
-  [extra: string]: unknown;
-}
-
-export interface NewEvent<Type extends string = string, Data = unknown> {
-  /** A uuid. Re-sending the same ids makes a retried append idempotent. */
-  id: string;
-  type: Type;
-  data: Data;
-  metadata: EventMetadata;
-}
-
-export interface RecordedEvent<Type extends string = string, Data = unknown> extends NewEvent<Type, Data> {
-  streamName: string;
-  /** 0-based revision of the event in its stream. */
-  revision: number;
-  /** Position in the global log; strictly increasing, not necessarily contiguous. */
-  position: number;
-  /** Unix ms when the store recorded it. */
-  createdAt: number;
-}
+// What an event is belongs to the domain; the port stores and reads them.
+import type { EventMetadata, NewEvent, RecordedEvent } from '../events/recorded';
+export type { EventMetadata, NewEvent, RecordedEvent };
 
 /** The events one append writes to one stream, and the revision that stream must be at. */
 export interface StreamAppend {

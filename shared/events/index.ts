@@ -6,7 +6,7 @@
  * on read; the stored history is never rewritten.
  */
 import type { z } from 'zod';
-import type { RecordedEvent } from '../event-store/port';
+import type { RecordedEvent } from './recorded';
 import { idempotentRequestSchema, idempotentRequestStartedSchema } from './idempotency-events';
 import {
   chestOpenedSchema,

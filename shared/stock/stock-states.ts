@@ -2,18 +2,7 @@ import type { EventStore, RecordedEvent } from '../event-store/port';
 import { StreamStateCache, type CachedState } from '../event-store/state-cache';
 import { stockEventOf } from '../events';
 import { stockStream, type LimitedStock } from '../streams';
-
-/** A limited stock: units held by what took them and did not give them back. */
-export interface StockState {
-  taken: number;
-}
-
-/** A stock after one event of its stream: units taken, or given back. */
-export function evolveStock(state: StockState, event: RecordedEvent): StockState {
-  const e = stockEventOf(event);
-  if (!e) return state;
-  return { taken: e.type.endsWith('Taken') ? state.taken + e.data.units : state.taken - e.data.units };
-}
+import { evolveStock, type StockState } from './stock';
 
 /** Limited stocks are few (one per limited trigger, bundle and chest prize): all are kept. */
 const MAX_CACHED_STOCKS = 100_000;

@@ -15,7 +15,7 @@ import { playerEventOf, type DomainEvent } from '../../shared/events';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
 import { evolveProvision, type ProvisionRecord } from '../../shared/provisions';
 import type { Failure, Result } from '../../shared/result';
-import { evolveStock, type StockState } from '../../shared/stock/stock-states';
+import { evolveStock, type StockState } from '../../shared/stock/stock';
 import { playerStream } from '../../shared/streams';
 
 /** The events recorded on each stream before the command, by stream name. */
