@@ -23,7 +23,7 @@ export default tseslint.config(
   },
   // Tests read response bodies and driver objects field by field.
   {
-    files: ['test/**', '**/*.test.ts', 'shared/catalog/test-fixture.ts'],
+    files: ['test/**', '**/*.test.ts', 'shared/domain/catalog/test-fixture.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: globals.node } },
@@ -34,7 +34,7 @@ export default tseslint.config(
   },
   // Pages the service serves to browsers.
   {
-    files: ['read-api/console/assets/**/*.js', 'shared/http/reference/*.js'],
+    files: ['read-api/console/assets/**/*.js', 'shared/adapters/http/reference/*.js'],
     languageOptions: { globals: globals.browser },
   },
 );

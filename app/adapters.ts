@@ -1,21 +1,21 @@
 import path from 'node:path';
-import type { RunConfig } from '../shared/config/env';
-import { KurrentDbEventStore } from '../shared/event-store/kurrentdb';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
-import { BullMqJobScheduler } from '../shared/jobs/bullmq';
-import { SqliteJobScheduler } from '../shared/jobs/embedded';
-import type { JobLogger, JobScheduler } from '../shared/jobs/port';
-import type { Logger } from '../shared/logging/logger';
-import type { ServiceMetrics } from '../shared/metrics';
+import type { RunConfig } from '../shared/adapters/config/env';
+import { KurrentDbEventStore } from '../shared/adapters/event-store/kurrentdb';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { BullMqJobScheduler } from '../shared/adapters/jobs/bullmq';
+import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
+import type { JobLogger, JobScheduler } from '../shared/adapters/jobs/port';
+import type { Logger } from '../shared/adapters/logging/logger';
+import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { Role } from './roles';
-import { MemoryRateLimiter } from '../shared/rate-limit/memory';
-import type { RateLimiter } from '../shared/rate-limit/port';
-import { RedisRateLimiter } from '../shared/rate-limit/redis';
-import { StoreUnavailableError, type EventStore } from '../shared/event-store/port';
-import { FileBackedReadStore } from '../shared/read-store/file-backed';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import { MongoReadStore } from '../shared/read-store/mongo';
-import type { ReadStore } from '../shared/read-store/port';
+import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
+import type { RateLimiter } from '../shared/adapters/rate-limit/port';
+import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
+import { StoreUnavailableError, type EventStore } from '../shared/adapters/event-store/port';
+import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import { MongoReadStore } from '../shared/adapters/read-store/mongo';
+import type { ReadStore } from '../shared/adapters/read-store/port';
 
 /** Each port's adapter: its URL set selects the production engine, else the embedded one (README, "Configuration"). */
 /** `onFault`: the embedded store found a lasting fault while running (its file deleted or damaged). */

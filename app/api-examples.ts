@@ -1,11 +1,11 @@
 /**
- * The values the API document's examples take from the running service (shared/http/openapi.ts
+ * The values the API document's examples take from the running service (shared/adapters/http/openapi.ts
  * withExamples): names of its catalog and webhooks, and one fresh player per document served, so that "Try
  * it out" on process, then buy or chest open, acts for the same new player.
  */
 import { randomUUID } from 'node:crypto';
-import type { Catalog } from '../shared/catalog/types';
-import type { ExampleValue } from '../shared/http/openapi';
+import type { Catalog } from '../shared/domain/catalog/types';
+import type { ExampleValue } from '../shared/adapters/http/openapi';
 
 const DAY_MS = 86_400_000;
 

@@ -1,10 +1,10 @@
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
-import { readRunConfig } from '../shared/config/env';
-import { StoreUnavailableError } from '../shared/event-store/port';
-import { createStdoutLogger, effectiveLogFormat } from '../shared/logging/logger';
+import { readRunConfig } from '../shared/adapters/config/env';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
+import { createStdoutLogger, effectiveLogFormat } from '../shared/adapters/logging/logger';
 import { CONSOLE_PATH } from '../read-api/console/route';
-import { PUBLIC_PATHS } from '../shared/http/app';
+import { PUBLIC_PATHS } from '../shared/adapters/http/app';
 import { DEFAULT_PORTS, ROLES, serves, type Role } from './roles';
 import { ConfigurationError } from './configuration-error';
 import { startService, type RunningService } from './service';

@@ -1,8 +1,8 @@
-import type { RunConfig } from '../shared/config/env';
-import type { EventStore } from '../shared/event-store/port';
-import type { ReadinessCheck } from '../shared/http/app';
-import type { RateLimiter } from '../shared/rate-limit/port';
-import type { ReadStore } from '../shared/read-store/port';
+import type { RunConfig } from '../shared/adapters/config/env';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import type { ReadinessCheck } from '../shared/adapters/http/app';
+import type { RateLimiter } from '../shared/adapters/rate-limit/port';
+import type { ReadStore } from '../shared/adapters/read-store/port';
 import { CHECKPOINTS, LOG_CHECKPOINT } from '../projections/runner';
 import type { Role } from './roles';
 

@@ -1,13 +1,13 @@
-import { WrongExpectedVersionError, type EventStore } from '../shared/event-store/port';
-import { newEventId } from '../shared/ids';
-import { operatorEventOf } from '../shared/events';
-import { STORE_FORMAT_STREAM } from '../shared/streams';
+import { WrongExpectedVersionError, type EventStore } from '../shared/adapters/event-store/port';
+import { newEventId } from '../shared/domain/ids';
+import { operatorEventOf } from '../shared/domain/events';
+import { STORE_FORMAT_STREAM } from '../shared/domain/streams';
 import { ConfigurationError } from './configuration-error';
 
 /**
  * The format of the stored events that this version reads and writes. Format 2: each command is
  * one atomic append (no reservation or give-back events). Format 1, the earlier design, declared
- * no format; it is not read. How formats evolve: README, "Stored data and its format".
+ * no format; it is not read. How formats evolve: docs/architecture.md, "Stored data and its format".
  */
 export const STORE_FORMAT = 2;
 

@@ -1,12 +1,12 @@
 /**
- * What the start-up integrity check (PRAGMA quick_check, README "Operating it") costs: writes a
+ * What the start-up integrity check (PRAGMA quick_check, docs/operations.md "Operating it") costs: writes a
  * log of `events` events (default 1,000,000) the way figure 4 does, then times opening the
  * store with and without the check. `npx tsx bench/quick-check.ts [events]`
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { startChild } from './ipc';
 import { BENCH_CATALOG_FILE } from './workload';
 

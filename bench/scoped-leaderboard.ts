@@ -6,13 +6,13 @@
  */
 import { leaderboardsProjector } from '../projections/leaderboards';
 import { adminRoutes } from '../read-api/admin/routes';
-import type { JsonRoute } from '../shared/http/route';
-import type { Recorded } from '../shared/events';
-import type { ActionProcessed, PlayerRegistered } from '../shared/events/player-events';
-import type { CatalogPublished } from '../shared/events/operator-events';
-import { CatalogSchema } from '../shared/catalog/schema';
+import type { JsonRoute } from '../shared/adapters/http/route';
+import type { Recorded } from '../shared/domain/events';
+import type { ActionProcessed, PlayerRegistered } from '../shared/domain/events/player-events';
+import type { CatalogPublished } from '../shared/domain/events/operator-events';
+import { CatalogSchema } from '../shared/domain/catalog/schema';
 import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { percentile, sortedOf } from './load';
 import { seededRandom } from './seeded-random';
 

@@ -6,16 +6,16 @@
 import { checkStoreFormat } from '../app/store-format';
 import { decideProcessAction } from '../command-api/process-action/decider';
 import { publishCatalog } from '../command-api/publish-catalog/publish';
-import type { Catalog } from '../shared/catalog/schema';
-import { loadCatalogFile } from '../shared/catalog/load';
-import type { EventMetadata, EventStore, StreamAppend } from '../shared/event-store/port';
-import { playerEventOf } from '../shared/events';
-import { newEventId } from '../shared/ids';
-import { SqliteJobScheduler } from '../shared/jobs/embedded';
-import { PlayerStates } from '../shared/player/player-states';
-import { evolve, initialPlayerState } from '../shared/player/state';
-import { StockStates } from '../shared/stock/stock-states';
-import { playerStream } from '../shared/streams';
+import type { Catalog } from '../shared/domain/catalog/schema';
+import { loadCatalogFile } from '../shared/domain/catalog/load';
+import type { EventMetadata, EventStore, StreamAppend } from '../shared/adapters/event-store/port';
+import { playerEventOf } from '../shared/domain/events';
+import { newEventId } from '../shared/domain/ids';
+import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
+import { PlayerStates } from '../shared/adapters/event-store/player-states';
+import { evolve, initialPlayerState } from '../shared/domain/player/state';
+import { StockStates } from '../shared/adapters/event-store/stock-states';
+import { playerStream } from '../shared/domain/streams';
 import { actionBody, prng } from './workload';
 
 /** One event of a seeded history, with the stream it goes to. */

@@ -7,8 +7,8 @@
  * and answers IPC requests: stats, lag-start, lag-stop, profile-start, profile-stop, stop.
  */
 import type { AddressInfo } from 'node:net';
-import { readRunConfig } from '../shared/config/env';
-import { createLogger } from '../shared/logging/logger';
+import { readRunConfig } from '../shared/adapters/config/env';
+import { createLogger } from '../shared/adapters/logging/logger';
 import { startService } from '../app/service';
 import { cpuMicros, serveIpc } from './ipc';
 import { startCpuProfile, type CpuProfile } from './profile';

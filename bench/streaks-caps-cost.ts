@@ -13,11 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { decideProcessAction } from '../command-api/process-action/decider';
-import { loadCatalogFile } from '../shared/catalog/load';
-import type { Catalog } from '../shared/catalog/schema';
-import { playerEventOf } from '../shared/events';
-import { evolve, initialPlayerState, type PlayerState } from '../shared/player/state';
-import { playerStream } from '../shared/streams';
+import { loadCatalogFile } from '../shared/domain/catalog/load';
+import type { Catalog } from '../shared/domain/catalog/schema';
+import { playerEventOf } from '../shared/domain/events';
+import { evolve, initialPlayerState, type PlayerState } from '../shared/domain/player/state';
+import { playerStream } from '../shared/domain/streams';
 import { formatSummary, projectInclusive, startCpuProfile, summarizeProfile } from './profile';
 import { actionBody, BENCH_CATALOG_FILE, playerId, prng } from './workload';
 

@@ -1,8 +1,8 @@
 import { latestCatalog } from '../command-api/publish-catalog/publish';
 import { differingFields } from '../projections/verify';
-import { loadCatalogFile } from '../shared/catalog/load';
-import { CATALOG_SECTIONS } from '../shared/catalog/types';
-import type { EventStore } from '../shared/event-store/port';
+import { loadCatalogFile } from '../shared/domain/catalog/load';
+import { CATALOG_SECTIONS } from '../shared/domain/catalog/types';
+import type { EventStore } from '../shared/adapters/event-store/port';
 import { shown, writeLine } from './output';
 
 /** `catalog validate <file>`: one line per problem, exit 1 when there is any. */

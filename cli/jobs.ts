@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJobScheduler } from '../app/adapters';
-import type { RunConfig } from '../shared/config/env';
+import type { RunConfig } from '../shared/adapters/config/env';
 import { iso, writeLine } from './output';
 
 /** One line of counts, then one line per recent failure; with `json`, the overview as JSON. */

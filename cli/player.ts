@@ -1,8 +1,8 @@
 /** `player export`: all of a player's data as one JSON document, read from the log. */
 import { latestCatalog } from '../command-api/publish-catalog/publish';
 import { playerExport } from '../read-api/player-export/route';
-import type { EventStore } from '../shared/event-store/port';
-import { canonicalPlayerId } from '../shared/ids';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import { canonicalPlayerId } from '../shared/domain/ids';
 import { UsageError, writeLine } from './output';
 
 /** What GET /v1/admin/players/{playerId}/export answers, without the service. Exit 1 for a player never registered. */

@@ -2,13 +2,13 @@
  * `recompute`: the store's history re-decided under the published catalog (command-api/recompute),
  * here on the store. It reports first and asks before applying, unless --yes or --dry-run.
  */
-import { newUid, secureRandom } from '../shared/ids';
+import { newUid, secureRandom } from '../shared/domain/ids';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { latestCatalog } from '../command-api/publish-catalog/publish';
 import { recompute } from '../command-api/recompute/run';
-import type { EventStore } from '../shared/event-store/port';
-import { localIsoToEpochMs, parseLocalIso } from '../shared/time/local-time';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import { localIsoToEpochMs, parseLocalIso } from '../shared/domain/time/local-time';
 import { UsageError, writeLine } from './output';
 import { progressReporter, type ProgressWriter } from './progress';
 import { summary } from './simulate';

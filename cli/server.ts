@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunConfig } from '../shared/config/env';
+import type { RunConfig } from '../shared/adapters/config/env';
 import { shown, UsageError } from './output';
 
 export interface ServerOptions {

@@ -9,9 +9,9 @@ import {
   type ProvisionTrace,
   type Rules,
 } from '../read-api/audit/trace';
-import { canonicalPlayerId } from '../shared/ids';
-import type { EventStore } from '../shared/event-store/port';
-import type { Grant } from '../shared/events/common';
+import { canonicalPlayerId } from '../shared/domain/ids';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import type { Grant } from '../shared/domain/events/common';
 import { iso, UsageError, writeLine } from './output';
 
 export interface TraceOptions {

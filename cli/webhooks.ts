@@ -1,5 +1,5 @@
 /** `webhooks`: how far each webhook got and what failed; `webhooks redeliver`: send again after a position. */
-import type { RunConfig } from '../shared/config/env';
+import type { RunConfig } from '../shared/adapters/config/env';
 import type { WebhookView } from '../webhooks/routes';
 import { iso, writeLine } from './output';
 import { askServer, type ServerOptions } from './server';

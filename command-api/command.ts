@@ -13,14 +13,18 @@ import {
   type EventMetadata,
   type ExpectedRevision,
   type StreamAppend,
-} from '../shared/event-store/port';
-import { ERRORS, refuse } from '../shared/errors';
+} from '../shared/adapters/event-store/port';
+import { ERRORS, refuse } from '../shared/domain/errors';
 
-import type { IdempotencyKey, IdempotentRequest, IdempotentRequestStart } from '../shared/events/idempotency-events';
-import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/events';
-import { newEventId } from '../shared/ids';
-import { ok, type Result } from '../shared/result';
-import { idempotencyStream } from '../shared/streams';
+import type {
+  IdempotencyKey,
+  IdempotentRequest,
+  IdempotentRequestStart,
+} from '../shared/domain/events/idempotency-events';
+import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/domain/events';
+import { newEventId } from '../shared/domain/ids';
+import { ok, type Result } from '../shared/domain/result';
+import { idempotencyStream } from '../shared/domain/streams';
 import type { CommandDeps, CommandOrigin } from './deps';
 import { StreamReads } from './reads';
 import { decision, type Decision, type StreamWrite } from './decision';

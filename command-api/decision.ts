@@ -3,11 +3,11 @@
  * I/O here: a decider is given the state (its own fields read-only), and everything of the outside world it needs
  * (the time, randomness, new uids, the catalog) comes in one DecideEnv.
  */
-import type { Catalog } from '../shared/catalog/schema';
-import type { DomainEvent } from '../shared/events';
-import type { JobPayload } from '../shared/jobs/port';
-import type { Result } from '../shared/result';
-import type { DecisionEnv } from '../shared/rules/decision-env';
+import type { Catalog } from '../shared/domain/catalog/schema';
+import type { DomainEvent } from '../shared/domain/events';
+import type { JobPayload } from '../shared/adapters/jobs/port';
+import type { Result } from '../shared/domain/result';
+import type { DecisionEnv } from '../shared/domain/rules/decision-env';
 
 /** The events a decision appends to one stream. */
 export interface StreamWrite {

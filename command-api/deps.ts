@@ -1,11 +1,11 @@
-import type { PublishedCatalog } from '../shared/catalog/published';
-import type { IdempotencyKey } from '../shared/events/idempotency-events';
-import type { EventMetadata, EventStore } from '../shared/event-store/port';
-import type { RequestContext } from '../shared/http/route';
-import type { JobScheduler } from '../shared/jobs/port';
-import type { PlayerStates } from '../shared/player/player-states';
+import type { PublishedCatalog } from '../shared/domain/catalog/published';
+import type { IdempotencyKey } from '../shared/domain/events/idempotency-events';
+import type { EventMetadata, EventStore } from '../shared/adapters/event-store/port';
+import type { RequestContext } from '../shared/adapters/http/route';
+import type { JobScheduler } from '../shared/adapters/jobs/port';
+import type { PlayerStates } from '../shared/adapters/event-store/player-states';
 import type { DecideEnv } from './decision';
-import type { StockStates } from '../shared/stock/stock-states';
+import type { StockStates } from '../shared/adapters/event-store/stock-states';
 
 /** What command handlers need; the clock and randomness are here so tests can fix them. */
 export interface CommandDeps {

@@ -1,11 +1,11 @@
 /** The reads of a command's attempt, through the state caches of each kind of stream. */
-import type { RecordedEvent, StreamAppend } from '../shared/event-store/port';
-import type { CachedState } from '../shared/event-store/state-cache';
-import type { DomainEvent } from '../shared/events';
-import type { PlayerState } from '../shared/player/state';
-import type { Failure } from '../shared/result';
-import type { StockState } from '../shared/stock/stock';
-import { playerStream, stockStream, type LimitedStock } from '../shared/streams';
+import type { RecordedEvent, StreamAppend } from '../shared/adapters/event-store/port';
+import type { CachedState } from '../shared/adapters/event-store/state-cache';
+import type { DomainEvent } from '../shared/domain/events';
+import type { PlayerState } from '../shared/domain/player/state';
+import type { Failure } from '../shared/domain/result';
+import type { StockState } from '../shared/domain/stock/stock';
+import { playerStream, stockStream, type LimitedStock } from '../shared/domain/streams';
 import type { CommandDeps } from './deps';
 
 /**

@@ -1,6 +1,6 @@
 /** What the command routes answer: a command's outcome as an HTTP reply. */
-import type { Reply } from '../shared/http/route';
-import type { Result } from '../shared/result';
+import type { Reply } from '../shared/adapters/http/route';
+import type { Result } from '../shared/domain/result';
 import type { Decided } from './command';
 
 /** The HTTP reply of a command: its answer shaped for the wire, its position, and whether it was replayed. */

@@ -6,13 +6,13 @@
  * The instants cluster around the local midnights of a week holding a DST change.
  */
 import fc from 'fast-check';
-import type { RecordedEvent } from '../shared/event-store/port';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
-import { domainEventOf, type EventType } from '../shared/events';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import type { RecordedEvent } from '../shared/adapters/event-store/port';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { domainEventOf, type EventType } from '../shared/domain/events';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { ANALYTICS_COLLECTIONS, SPLIT_SERIES, TOTAL_SERIES, type DayDoc } from '../shared/read-models/analytics';
-import type { ReadStore } from '../shared/read-store/port';
-import { playerStream } from '../shared/streams';
+import type { ReadStore } from '../shared/adapters/read-store/port';
+import { playerStream } from '../shared/domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { analyticsProjector } from './analytics';
 import { replay } from './verify';

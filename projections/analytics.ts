@@ -1,7 +1,7 @@
 /** The analytics projector: daily buckets of what the players did, in the catalog's time zone. */
-import { addAmounts } from '../shared/amount';
-import type { DomainEvent, Recorded } from '../shared/events';
-import type { Grant } from '../shared/events/common';
+import { addAmounts } from '../shared/domain/amount';
+import type { DomainEvent, Recorded } from '../shared/domain/events';
+import type { Grant } from '../shared/domain/events/common';
 import {
   ANALYTICS_COLLECTIONS,
   emptyDay,
@@ -12,8 +12,8 @@ import {
   type SplitSeries,
   type TotalSeries,
 } from '../shared/read-models/analytics';
-import type { ReadStore } from '../shared/read-store/port';
-import { seasonPeriod } from '../shared/time/season';
+import type { ReadStore } from '../shared/adapters/read-store/port';
+import { seasonPeriod } from '../shared/domain/time/season';
 import type { Projector } from './runner';
 
 /** What one event adds to the days it touches: per day, the changes of totals and of keyed values. */

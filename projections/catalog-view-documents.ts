@@ -1,7 +1,7 @@
-import type { Catalog, Deliverable, DeliverableGrant } from '../shared/catalog/schema';
-import { DELIVERABLE_TYPE_CODE } from '../shared/events/common';
+import type { Catalog, Deliverable, DeliverableGrant } from '../shared/domain/catalog/schema';
+import { DELIVERABLE_TYPE_CODE } from '../shared/domain/events/common';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../shared/read-models/catalog-views';
-import { epochMsToLocalIso } from '../shared/time/local-time';
+import { epochMsToLocalIso } from '../shared/domain/time/local-time';
 
 /** `actionObjects[].type` codes: 1 Number, 2 String, 3 Boolean, 4 Date, 5 Array. */
 const ACTION_OBJECT_TYPE = { Number: 1, String: 2, Boolean: 3, Date: 4, Array: 5 } as const;

@@ -5,12 +5,12 @@
  * actions left out (and the awards they brought down never granted).
  */
 import fc from 'fast-check';
-import type { EventStore, RecordedEvent } from '../shared/event-store/port';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
-import { domainEventOf, type EventType } from '../shared/events';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import type { EventStore, RecordedEvent } from '../shared/adapters/event-store/port';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { domainEventOf, type EventType } from '../shared/domain/events';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
-import { playerStream } from '../shared/streams';
+import { playerStream } from '../shared/domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { LATEST_KEPT, leaderboardsProjector } from './leaderboards';
 import { replay } from './verify';

@@ -1,7 +1,7 @@
 /** The leaderboards projector: standings per board and period, from the points and action counts events record. */
-import { addAmounts, subtractAmounts } from '../shared/amount';
-import { operatorEventOf, playerEventOf, type Recorded } from '../shared/events';
-import type { CatalogPublished } from '../shared/events/operator-events';
+import { addAmounts, subtractAmounts } from '../shared/domain/amount';
+import { operatorEventOf, playerEventOf, type Recorded } from '../shared/domain/events';
+import type { CatalogPublished } from '../shared/domain/events/operator-events';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -15,8 +15,8 @@ import {
   type ScoreDoc,
   type ScoringEvent,
 } from '../shared/read-models/leaderboards';
-import type { ReadStore } from '../shared/read-store/port';
-import { CATALOG_STREAM, playerStream } from '../shared/streams';
+import type { ReadStore } from '../shared/adapters/read-store/port';
+import { CATALOG_STREAM, playerStream } from '../shared/domain/streams';
 import type { LogReader, Projector } from './runner';
 
 const scoreId = (board: string, period: string, playerId: string) => `${board}|${period}|${playerId}`;

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { LEASES, ProjectorLease, type HeldElsewhere } from './lease';
 
 const log = pino({ level: 'silent' });

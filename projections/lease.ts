@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../shared/logging/logger';
-import { DuplicateKeyError, type ReadStore } from '../shared/read-store/port';
+import type { Logger } from '../shared/adapters/logging/logger';
+import { DuplicateKeyError, type ReadStore } from '../shared/adapters/read-store/port';
 
 /**
  * One projector at a time writes read models that several processes share (MongoDB): its

@@ -1,5 +1,5 @@
 /** How far the projections of another process got, read from the shared checkpoint. */
-import type { ReadStore } from '../shared/read-store/port';
+import type { ReadStore } from '../shared/adapters/read-store/port';
 import { CHECKPOINTS, LOG_CHECKPOINT } from './runner';
 
 const POLL_MS = 25;

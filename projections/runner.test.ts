@@ -1,9 +1,9 @@
 import pino from 'pino';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
-import type { DomainEvent, Recorded } from '../shared/events';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import type { DomainEvent, Recorded } from '../shared/domain/events';
 import { appendOne } from '../test/support/append-one';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import type { ReadStore } from '../shared/read-store/port';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import type { ReadStore } from '../shared/adapters/read-store/port';
 import { LogCheckpointWatcher } from './log-checkpoint-watcher';
 import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from './runner';
 

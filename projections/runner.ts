@@ -4,11 +4,11 @@ import {
   type EventStore,
   type RecordedEvent,
   type Subscription,
-} from '../shared/event-store/port';
-import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/events';
-import type { Logger } from '../shared/logging/logger';
-import { BatchedReadStore } from '../shared/read-store/batched';
-import type { IndexKeys, ReadStore } from '../shared/read-store/port';
+} from '../shared/adapters/event-store/port';
+import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/domain/events';
+import type { Logger } from '../shared/adapters/logging/logger';
+import { BatchedReadStore } from '../shared/adapters/read-store/batched';
+import type { IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
 import { PROJECTIONS_VERSION } from './version';
 
 /**

@@ -4,10 +4,10 @@
  * difference naming the document and the field.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { EventStore } from '../shared/event-store/port';
-import { domainEventOf } from '../shared/events';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import { domainEventOf } from '../shared/domain/events';
 import type { Difference, Verification } from '../shared/read-models/verification';
-import type { Collection, Document, ReadStore } from '../shared/read-store/port';
+import type { Collection, Document, ReadStore } from '../shared/adapters/read-store/port';
 import type { Projector } from './runner';
 
 const PAGE_SIZE = 1000;

@@ -1,7 +1,7 @@
-import type { PublishedCatalog } from '../shared/catalog/published';
-import type { EventStore } from '../shared/event-store/port';
-import type { PlayerStates } from '../shared/player/player-states';
-import type { StockStates } from '../shared/stock/stock-states';
+import type { PublishedCatalog } from '../shared/domain/catalog/published';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import type { PlayerStates } from '../shared/adapters/event-store/player-states';
+import type { StockStates } from '../shared/adapters/event-store/stock-states';
 
 /** What the reads over streams need: a player's state, a limited stock, the catalog in force, the clock. */
 export interface StreamReadDeps {

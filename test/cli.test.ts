@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PROJECTORS } from '../projections/projectors';
 import { replay } from '../projections/verify';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { eventually } from './support/process';
 import { KEYS, server, startTestService, tempDir, type TestService } from './support/service';
 import { newSecret, startReceiver, writeWebhooksFile } from './support/webhook-receiver';

@@ -6,10 +6,10 @@
  * The store is given latency (support/latency.ts) so that the races really interleave.
  */
 import { randomUUID } from 'node:crypto';
-import { playerStream } from '../shared/streams';
-import { addAmounts } from '../shared/amount';
-import type { RecordedEvent } from '../shared/event-store/port';
-import type { Effects } from '../shared/events/common';
+import { playerStream } from '../shared/domain/streams';
+import { addAmounts } from '../shared/domain/amount';
+import type { RecordedEvent } from '../shared/adapters/event-store/port';
+import type { Effects } from '../shared/domain/events/common';
 import { addLatency } from './support/latency';
 import { server, startTestService, type TestService } from './support/service';
 

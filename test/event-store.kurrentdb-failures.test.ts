@@ -8,25 +8,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { KurrentDbEventStore, UnsupportedServerError } from '../shared/event-store/kurrentdb';
+import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/event-store/kurrentdb';
 import {
   EventMetadata,
   NewEvent,
   PositionNotInLogError,
   StoreUnavailableError,
   WrongExpectedVersionError,
-} from '../shared/event-store/port';
+} from '../shared/adapters/event-store/port';
 import { ReadReq } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
 import { feedRoutes } from '../read-api/feed/routes';
-import type { AnyRoute } from '../shared/http/route';
+import type { AnyRoute } from '../shared/adapters/http/route';
 import pino from 'pino';
 import request from 'supertest';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
-import { createHttpApp } from '../shared/http/app';
-import { ServiceMetrics } from '../shared/metrics';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import { failure } from '../shared/result';
+import { createHttpApp } from '../shared/adapters/http/app';
+import { ServiceMetrics } from '../shared/adapters/metrics';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import { failure } from '../shared/domain/result';
 import { FakeKurrentDb, properties, serverMalfunction, type Failure } from './support/kurrentdb-stand-in';
 
 const metadata: EventMetadata = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KurrentDBClient, jsonEvent } from '@kurrent/kurrentdb-client';
-import { KurrentDbEventStore, UnsupportedServerError } from '../shared/event-store/kurrentdb';
-import { EventMetadata, NewEvent, RecordedEvent, StoreUnavailableError } from '../shared/event-store/port';
+import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/event-store/kurrentdb';
+import { EventMetadata, NewEvent, RecordedEvent, StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { eventStoreContract } from './contracts/event-store.contract';
 import { freePort } from './support/process';
 

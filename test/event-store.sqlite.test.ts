@@ -11,12 +11,12 @@ import {
   StoreFaultError,
   StoreUnavailableError,
   WrongExpectedVersionError,
-} from '../shared/event-store/port';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
-import { WalCheckpointer } from '../shared/event-store/sqlite-checkpointer';
+} from '../shared/adapters/event-store/port';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { WalCheckpointer } from '../shared/adapters/event-store/sqlite-checkpointer';
 import pino from 'pino';
 import { ProjectionRunner } from '../projections/runner';
-import { MemoryReadStore } from '../shared/read-store/memory';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { eventStoreContract } from './contracts/event-store.contract';
 import { appendOne } from './support/append-one';
 
@@ -326,7 +326,7 @@ describe('SqliteEventStore specifics', () => {
     const script = join(dirname(file), 'close.ts');
     writeFileSync(
       script,
-      `import { SqliteEventStore } from ${JSON.stringify(join(__dirname, '../shared/event-store/sqlite'))};
+      `import { SqliteEventStore } from ${JSON.stringify(join(__dirname, '../shared/adapters/event-store/sqlite'))};
        const store = new SqliteEventStore(${JSON.stringify(file)});
        store.appendToStreams([{ stream: 's', events: [${JSON.stringify(event())}], expectedRevision: 'any' }]).then(() => store.close()).then(() => console.log('closed'));`,
     );

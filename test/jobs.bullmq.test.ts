@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { BullMqJobScheduler } from '../shared/jobs/bullmq';
-import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/jobs/port';
+import { BullMqJobScheduler } from '../shared/adapters/jobs/bullmq';
+import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/adapters/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
 import { freePort } from './support/process';
 import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteJobScheduler } from '../shared/jobs/embedded';
-import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/jobs/port';
+import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
+import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/adapters/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
 
 /** A fresh directory per store, so the -wal and -shm files go with it. */

@@ -13,11 +13,11 @@ import pino from 'pino';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { adminRoutes } from '../read-api/admin/routes';
-import type { JsonRoute } from '../shared/http/route';
-import { FileBackedReadStore } from '../shared/read-store/file-backed';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import { MongoReadStore } from '../shared/read-store/mongo';
-import type { ReadStore } from '../shared/read-store/port';
+import type { JsonRoute } from '../shared/adapters/http/route';
+import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import { MongoReadStore } from '../shared/adapters/read-store/mongo';
+import type { ReadStore } from '../shared/adapters/read-store/port';
 import { server, startTestService, tempDir, type TestService } from './support/service';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 2026_11_26);

@@ -7,8 +7,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { readRunConfig } from '../shared/config/env';
-import { createLogger, effectiveLogFormat, prettyDestination } from '../shared/logging/logger';
+import { readRunConfig } from '../shared/adapters/config/env';
+import { createLogger, effectiveLogFormat, prettyDestination } from '../shared/adapters/logging/logger';
 import { childEnv, freePort, killGroup } from './support/process';
 import { tempDir } from './support/service';
 

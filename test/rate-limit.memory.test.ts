@@ -1,4 +1,4 @@
-import { MemoryRateLimiter } from '../shared/rate-limit/memory';
+import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import { rateLimitContract } from './contracts/rate-limit.contract';
 
 /** A clock that only moves when told to. */

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { StoreUnavailableError } from '../shared/rate-limit/port';
-import { RedisRateLimiter } from '../shared/rate-limit/redis';
+import { StoreUnavailableError } from '../shared/adapters/rate-limit/port';
+import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
 import { rateLimitContract } from './contracts/rate-limit.contract';
 import { eventually, freePort, startRedisServer, startServerProcess, stopChild, stopProcess } from './support/process';
 

@@ -1,6 +1,6 @@
-import { BatchedReadStore } from '../shared/read-store/batched';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import type { Collection, ReadStore, UpdateResult, WriteOperation } from '../shared/read-store/port';
+import { BatchedReadStore } from '../shared/adapters/read-store/batched';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import type { Collection, ReadStore, UpdateResult, WriteOperation } from '../shared/adapters/read-store/port';
 
 /** A memory store that counts the writes of its bulkWrites, and can fail the next ones. */
 function countingStore() {

@@ -1,6 +1,6 @@
-import type { Sort } from '../shared/read-store/port';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import { OrderedIndex } from '../shared/read-store/ordered-index';
+import type { Sort } from '../shared/adapters/read-store/port';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import { OrderedIndex } from '../shared/adapters/read-store/ordered-index';
 import { readStoreContract } from './contracts/read-store.contract';
 
 readStoreContract('memory', async () => new MemoryReadStore());

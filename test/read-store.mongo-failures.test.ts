@@ -20,8 +20,8 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { StoreUnavailableError } from '../shared/event-store/port';
-import { meansNotNow, MongoReadStore, withTimeoutDefaults } from '../shared/read-store/mongo';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
+import { meansNotNow, MongoReadStore, withTimeoutDefaults } from '../shared/adapters/read-store/mongo';
 import { freePort } from './support/process';
 import { server, startTestService } from './support/service';
 

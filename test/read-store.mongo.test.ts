@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import { ProjectorLease } from '../projections/lease';
-import { StoreUnavailableError } from '../shared/event-store/port';
-import { MongoReadStore } from '../shared/read-store/mongo';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
+import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import { readStoreContract } from './contracts/read-store.contract';
 import { freePort } from './support/process';
 

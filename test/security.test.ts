@@ -7,10 +7,10 @@ import crypto, { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { KeyRing, parseKeysFile, sha256 } from '../shared/auth/keys';
-import { readRunConfig } from '../shared/config/env';
-import { createLogger } from '../shared/logging/logger';
-import { MAX_BODY_BYTES } from '../shared/http/app';
+import { KeyRing, parseKeysFile, sha256 } from '../shared/adapters/auth/keys';
+import { readRunConfig } from '../shared/adapters/config/env';
+import { createLogger } from '../shared/adapters/logging/logger';
+import { MAX_BODY_BYTES } from '../shared/adapters/http/app';
 import { startService, type RunningService } from '../app/service';
 import { eventually } from './support/process';
 import { client, KEYS, mobile, server, tempDir, writeKeysFile } from './support/service';
@@ -38,7 +38,7 @@ function reachable(root: unknown): { strings: string[]; buffers: Uint8Array[] } 
   return { strings, buffers };
 }
 
-/** Lines written by the service's logger (the one `npm start` uses, shared/logging/logger.ts), and the service. */
+/** Lines written by the service's logger (the one `npm start` uses, shared/adapters/logging/logger.ts), and the service. */
 let logLines: string[] = [];
 let svc: RunningService;
 let http: ReturnType<typeof request>;

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { startService } from '../app/service';
-import { readRunConfig } from '../shared/config/env';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
+import { readRunConfig } from '../shared/adapters/config/env';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { server, startTestService, tempDir } from './support/service';
 import { childEnv } from './support/process';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { startService } from '../app/service';
 import { ConfigurationError } from '../app/configuration-error';
-import { readRunConfig } from '../shared/config/env';
+import { readRunConfig } from '../shared/adapters/config/env';
 import { tempDir, writeKeysFile } from '../test/support/service';
 import { parseWebhooksFile } from './config';
 

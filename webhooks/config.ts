@@ -1,11 +1,11 @@
 /**
  * The webhooks an operator configures (a YAML or JSON file named by WEBHOOKS_FILE): where to
- * send which events, and the secret that signs them (README, "Webhooks").
+ * send which events, and the secret that signs them (docs/feed-and-webhooks.md, "Webhooks").
  */
 import YAML from 'yaml';
 import { z } from 'zod';
-import { formatPath } from '../shared/catalog/problems';
-import { EVENT_SCHEMAS } from '../shared/events';
+import { formatPath } from '../shared/domain/catalog/problems';
+import { EVENT_SCHEMAS } from '../shared/domain/events';
 
 export interface Webhook {
   name: string;

@@ -7,8 +7,8 @@
  *   behind one in the same lane) and for those given up;
  * - a summary per webhook: totals and the latest outcomes, for operators.
  */
-import type { RecordedEvent } from '../shared/event-store/port';
-import type { Document } from '../shared/read-store/port';
+import type { RecordedEvent } from '../shared/adapters/event-store/port';
+import type { Document } from '../shared/adapters/read-store/port';
 
 export const WEBHOOK_COLLECTIONS = {
   cursors: 'webhook_cursors',

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { SqliteEventStore } from '../shared/event-store/sqlite';
-import type { JobHandler, JobScheduler } from '../shared/jobs/port';
-import { ServiceMetrics } from '../shared/metrics';
-import { MemoryReadStore } from '../shared/read-store/memory';
-import type { ReadStore } from '../shared/read-store/port';
+import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import type { JobHandler, JobScheduler } from '../shared/adapters/jobs/port';
+import { ServiceMetrics } from '../shared/adapters/metrics';
+import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { Webhook } from './config';
 import { WEBHOOK_COLLECTIONS, type CursorDoc, type DeliveryDoc } from './deliveries';
 import { WebhookDispatcher, webhookJobId } from './dispatcher';

@@ -14,12 +14,12 @@
  * after it first sends one probe, going on with the rest only if it is delivered. So a dead
  * receiver costs one attempt per backoff step, however many deliveries wait for it.
  */
-import type { RunConfig } from '../shared/config/env';
-import type { EventStore, RecordedEvent } from '../shared/event-store/port';
-import type { JobScheduler } from '../shared/jobs/port';
-import type { Logger } from '../shared/logging/logger';
-import type { ServiceMetrics } from '../shared/metrics';
-import type { Collection, ReadStore } from '../shared/read-store/port';
+import type { RunConfig } from '../shared/adapters/config/env';
+import type { EventStore, RecordedEvent } from '../shared/adapters/event-store/port';
+import type { JobScheduler } from '../shared/adapters/jobs/port';
+import type { Logger } from '../shared/adapters/logging/logger';
+import type { ServiceMetrics } from '../shared/adapters/metrics';
+import type { Collection, ReadStore } from '../shared/adapters/read-store/port';
 import type { Webhook } from './config';
 import {
   deliveryId,

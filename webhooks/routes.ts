@@ -3,13 +3,13 @@
  * every event after a position (POST /v1/admin/webhooks/redeliver).
  */
 import { z } from 'zod';
-import { OPERATORS } from '../shared/auth/access';
-import type { EventStore } from '../shared/event-store/port';
-import { text } from '../shared/http/fields';
-import { defineRoute, parseWith, requireObject, type AnyRoute } from '../shared/http/route';
-import type { Logger } from '../shared/logging/logger';
-import type { ReadStore } from '../shared/read-store/port';
-import { fail, ok } from '../shared/result';
+import { OPERATORS } from '../shared/adapters/auth/access';
+import type { EventStore } from '../shared/adapters/event-store/port';
+import { text } from '../shared/adapters/http/fields';
+import { defineRoute, parseWith, requireObject, type AnyRoute } from '../shared/adapters/http/route';
+import type { Logger } from '../shared/adapters/logging/logger';
+import type { ReadStore } from '../shared/adapters/read-store/port';
+import { fail, ok } from '../shared/domain/result';
 import type { Webhook } from './config';
 import { WEBHOOK_COLLECTIONS, type CursorDoc, type DeliveryDoc, type SummaryDoc } from './deliveries';
 

@@ -1,5 +1,5 @@
-import { provisionRecordOf, transactionView } from '../../shared/provisions';
-import { BUNDLE_STOCK, provisionStream, stockStream } from '../../shared/streams';
+import { provisionRecordOf, transactionView } from '../../shared/domain/provisions';
+import { BUNDLE_STOCK, provisionStream, stockStream } from '../../shared/domain/streams';
 import {
   catalogOf,
   DAY,
@@ -17,8 +17,8 @@ import {
   type TransactionOperation,
   type TransactionState,
 } from '../provision-transactions/decider';
-import { balanceOf } from '../../shared/player/state';
-import type { RecordedEvent } from '../../shared/event-store/port';
+import { balanceOf } from '../../shared/domain/player/state';
+import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { decideBuyBundle } from './decider';
 import { PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
 

@@ -1,17 +1,17 @@
 /** Buying a store bundle: the rules of a purchase (availability, price, stock, fulfillment). */
-import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { noEffects } from '../../shared/events/common';
-import type { BundlePurchased } from '../../shared/events/provision-events';
-import { ok } from '../../shared/result';
-import { localIsoToEpochMs } from '../../shared/time/local-time';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
-import type { PlayerState } from '../../shared/player/state';
-import { availableBalance, lotsDrawn, negated } from '../../shared/rules/lots';
+import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import { noEffects } from '../../shared/domain/events/common';
+import type { BundlePurchased } from '../../shared/domain/events/provision-events';
+import { ok } from '../../shared/domain/result';
+import { localIsoToEpochMs } from '../../shared/domain/time/local-time';
+import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
+import type { PlayerState } from '../../shared/domain/player/state';
+import { availableBalance, lotsDrawn, negated } from '../../shared/domain/rules/lots';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
+import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/domain/streams';
 import { decision, type Decider, type StreamWrite } from '../decision';
 import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface BuyBundleCommand {
   /** Canonical lowercase dashed uuid. */

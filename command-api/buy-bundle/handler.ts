@@ -1,7 +1,7 @@
-import { indexCatalog } from '../../shared/catalog/catalog-index';
-import type { BundlePurchased } from '../../shared/events/provision-events';
-import type { Result } from '../../shared/result';
-import { BUNDLE_STOCK } from '../../shared/streams';
+import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import type { BundlePurchased } from '../../shared/domain/events/provision-events';
+import type { Result } from '../../shared/domain/result';
+import { BUNDLE_STOCK } from '../../shared/domain/streams';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideBuyBundle, type BuyBundleCommand } from './decider';

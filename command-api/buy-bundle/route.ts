@@ -1,15 +1,15 @@
 /** POST /v1/store/buy. */
 import { z } from 'zod';
-import { WRITERS } from '../../shared/auth/access';
-import { ok } from '../../shared/result';
-import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { buyResultShape } from '../../shared/http/wire-shapes';
-import { defineRoute, parseBody } from '../../shared/http/route';
-import { canonicalPlayerId } from '../../shared/ids';
+import { WRITERS } from '../../shared/adapters/auth/access';
+import { ok } from '../../shared/domain/result';
+import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
+import { buyResultShape } from '../../shared/adapters/http/wire-shapes';
+import { defineRoute, parseBody } from '../../shared/adapters/http/route';
+import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { buyBundle } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 const buyBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), referenceId: text() });
 

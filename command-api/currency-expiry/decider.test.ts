@@ -1,7 +1,7 @@
-import type { PlayerEvent } from '../../shared/events';
-import type { PlayerState } from '../../shared/player/state';
-import { availableBalance, nextLots } from '../../shared/rules/lots';
-import { playerStream } from '../../shared/streams';
+import type { PlayerEvent } from '../../shared/domain/events';
+import type { PlayerState } from '../../shared/domain/player/state';
+import { availableBalance, nextLots } from '../../shared/domain/rules/lots';
+import { playerStream } from '../../shared/domain/streams';
 import {
   catalogOf,
   DAY,
@@ -12,7 +12,7 @@ import {
   written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { provisionRecordOf } from '../../shared/provisions';
+import { provisionRecordOf } from '../../shared/domain/provisions';
 import { decideBuyBundle } from '../buy-bundle/decider';
 import { decideTransaction } from '../provision-transactions/decider';
 import { currencyExpiryJobId, decideExpireCurrency, EXPIRE_CURRENCY } from './decider';

@@ -1,12 +1,12 @@
 /** The expiry of lots of currencies that expire: recorded once their expiresAt has passed. */
-import { noEffects, type Lot } from '../../shared/events/common';
-import type { CurrencyExpired } from '../../shared/events/inventory-events';
-import { balanceOf, type PlayerState } from '../../shared/player/state';
-import { subtractAmounts } from '../../shared/amount';
-import { addBalance } from '../../shared/rules/grants';
-import { expiredLots, negated } from '../../shared/rules/lots';
-import { playerStream } from '../../shared/streams';
-import { ok } from '../../shared/result';
+import { noEffects, type Lot } from '../../shared/domain/events/common';
+import type { CurrencyExpired } from '../../shared/domain/events/inventory-events';
+import { balanceOf, type PlayerState } from '../../shared/domain/player/state';
+import { subtractAmounts } from '../../shared/domain/amount';
+import { addBalance } from '../../shared/domain/rules/grants';
+import { expiredLots, negated } from '../../shared/domain/rules/lots';
+import { playerStream } from '../../shared/domain/streams';
+import { ok } from '../../shared/domain/result';
 import { decision, type Decider, type ScheduledJob } from '../decision';
 
 export const EXPIRE_CURRENCY = 'expire-currency';

@@ -1,9 +1,9 @@
 import type { Decision } from '../decision';
-import type { ChestOpened } from '../../shared/events/inventory-events';
-import { initialPlayerState } from '../../shared/player/state';
-import type { Result } from '../../shared/result';
-import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../shared/rules/chests';
-import { CHEST_STOCK, stockStream } from '../../shared/streams';
+import type { ChestOpened } from '../../shared/domain/events/inventory-events';
+import { initialPlayerState } from '../../shared/domain/player/state';
+import type { Result } from '../../shared/domain/result';
+import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../shared/domain/rules/chests';
+import { CHEST_STOCK, stockStream } from '../../shared/domain/streams';
 import {
   catalogOf,
   failureOf,

@@ -1,20 +1,20 @@
 /** Opening a chest: the draw and what it grants. */
-import { addAmounts, multiplyAmount, roundAmount } from '../../shared/amount';
-import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { POINTS_REWARD, type NumberRange } from '../../shared/catalog/types';
-import { DELIVERABLE_TYPE_CODE, noEffects } from '../../shared/events/common';
-import type { ChestOpened, ChestPrize } from '../../shared/events/inventory-events';
-import { scopedAttributes } from '../../shared/player/attributes';
-import { balanceOf, type PlayerState } from '../../shared/player/state';
-import { ok } from '../../shared/result';
-import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/rules/chests';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
+import { addAmounts, multiplyAmount, roundAmount } from '../../shared/domain/amount';
+import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import { POINTS_REWARD, type NumberRange } from '../../shared/domain/catalog/types';
+import { DELIVERABLE_TYPE_CODE, noEffects } from '../../shared/domain/events/common';
+import type { ChestOpened, ChestPrize } from '../../shared/domain/events/inventory-events';
+import { scopedAttributes } from '../../shared/domain/player/attributes';
+import { balanceOf, type PlayerState } from '../../shared/domain/player/state';
+import { ok } from '../../shared/domain/result';
+import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/domain/rules/chests';
+import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { currentLevel, levelsReachedAt } from '../../shared/rules/levels';
-import { pickByWeight } from '../../shared/rules/weighted-pick';
-import { CHEST_STOCK, playerStream, stockStream } from '../../shared/streams';
+import { currentLevel, levelsReachedAt } from '../../shared/domain/rules/levels';
+import { pickByWeight } from '../../shared/domain/rules/weighted-pick';
+import { CHEST_STOCK, playerStream, stockStream } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface OpenChestCommand {
   /** Canonical lowercase dashed uuid. */

@@ -1,7 +1,7 @@
-import type { ChestOpened } from '../../shared/events/inventory-events';
-import type { Result } from '../../shared/result';
-import { findChest, limitedSlots } from '../../shared/rules/chests';
-import { CHEST_STOCK } from '../../shared/streams';
+import type { ChestOpened } from '../../shared/domain/events/inventory-events';
+import type { Result } from '../../shared/domain/result';
+import { findChest, limitedSlots } from '../../shared/domain/rules/chests';
+import { CHEST_STOCK } from '../../shared/domain/streams';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideOpenChest, type OpenChestCommand } from './decider';

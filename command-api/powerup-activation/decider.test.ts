@@ -1,4 +1,4 @@
-import type { ActionProcessed } from '../../shared/events/player-events';
+import type { ActionProcessed } from '../../shared/domain/events/player-events';
 import {
   catalogOf,
   failureOf,
@@ -9,7 +9,7 @@ import {
   testEnv,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { playerStream } from '../../shared/streams';
+import { playerStream } from '../../shared/domain/streams';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { decideActivatePowerup, decideDeactivatePowerup, decideExpirePowerup } from './decider';
 

@@ -1,11 +1,11 @@
 /** Powerups: activating, deactivating, and the expiry of an activated one. */
-import { noEffects } from '../../shared/events/common';
-import type { PowerupActivated, PowerupDeactivated } from '../../shared/events/inventory-events';
-import { isValidPowerup, type PlayerState } from '../../shared/player/state';
-import { ok } from '../../shared/result';
-import { playerStream } from '../../shared/streams';
+import { noEffects } from '../../shared/domain/events/common';
+import type { PowerupActivated, PowerupDeactivated } from '../../shared/domain/events/inventory-events';
+import { isValidPowerup, type PlayerState } from '../../shared/domain/player/state';
+import { ok } from '../../shared/domain/result';
+import { playerStream } from '../../shared/domain/streams';
 import { decision, type Decider, type ScheduledJob } from '../decision';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface PowerupCommand {
   /** Canonical lowercase dashed uuid. */

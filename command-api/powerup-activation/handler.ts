@@ -1,6 +1,6 @@
 /** Activate and deactivate: the command pipeline over the player's stream. */
-import type { PowerupActivated, PowerupDeactivated } from '../../shared/events/inventory-events';
-import type { Result } from '../../shared/result';
+import type { PowerupActivated, PowerupDeactivated } from '../../shared/domain/events/inventory-events';
+import type { Result } from '../../shared/domain/result';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideActivatePowerup, decideDeactivatePowerup, type PowerupCommand } from './decider';

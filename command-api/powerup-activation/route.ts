@@ -1,16 +1,16 @@
 /** POST /v1/powerup/activate and /v1/powerup/deactivate. */
 import { z } from 'zod';
-import { WRITERS } from '../../shared/auth/access';
-import { ok, type Result } from '../../shared/result';
-import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { textShape } from '../../shared/http/wire-shapes';
-import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
-import { canonicalPlayerId } from '../../shared/ids';
+import { WRITERS } from '../../shared/adapters/auth/access';
+import { ok, type Result } from '../../shared/domain/result';
+import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
+import { textShape } from '../../shared/adapters/http/wire-shapes';
+import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
+import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 const powerupBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), powerupUId: text() });
 const BODY_ERRORS = {

@@ -1,6 +1,12 @@
-import type { ActionProcessed } from '../../shared/events/player-events';
-import { initialPlayerState } from '../../shared/player/state';
-import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import { initialPlayerState } from '../../shared/domain/player/state';
+import {
+  playerStream,
+  provisionStream,
+  referenceStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/domain/streams';
 import {
   activated,
   catalogOf,
@@ -55,7 +61,7 @@ describe('the action result', () => {
       - { uid: l2, label: Regular, level: 2, target: 30, imageName: "https://img/l2.png", deliverables: [{ deliverable: banner, amount: 1 }] }
   `);
 
-  test('has the documented shape (README, "Actions"), everything granted listed', () => {
+  test('has the documented shape (docs/api.md, "Actions"), everything granted listed', () => {
     const p = playerSpec(catalog);
     p.process('topup');
     const purchase = p.process('purchase');

@@ -1,8 +1,8 @@
 /** Processing an action: every rule it triggers (points, badges, ranks, triggers, levels, powerups, cost). */
-import { addAmounts, multiplyAmount } from '../../shared/amount';
-import { indexCatalog } from '../../shared/catalog/catalog-index';
-import type { Catalog, Deliverable } from '../../shared/catalog/schema';
-import { noEffects, type Grant } from '../../shared/events/common';
+import { addAmounts, multiplyAmount } from '../../shared/domain/amount';
+import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import type { Catalog, Deliverable } from '../../shared/domain/catalog/schema';
+import { noEffects, type Grant } from '../../shared/domain/events/common';
 import type {
   ActionProcessed,
   ActionResult,
@@ -12,9 +12,9 @@ import type {
   PlayerRegistered,
   ProgressEntry,
   StreakStep,
-} from '../../shared/events/player-events';
-import { isValidPowerup, type PlayerState } from '../../shared/player/state';
-import { fail, ok } from '../../shared/result';
+} from '../../shared/domain/events/player-events';
+import { isValidPowerup, type PlayerState } from '../../shared/domain/player/state';
+import { fail, ok } from '../../shared/domain/result';
 import {
   challengeHolds,
   compileRules,
@@ -25,12 +25,18 @@ import {
   summedValue,
   withinDates,
   type CompiledRule,
-} from '../../shared/rules/conditions';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
-import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../shared/rules/caps';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/rules/grants';
-import { levelsReachedAt } from '../../shared/rules/levels';
-import { availableBalance, lotsDrawn, negated } from '../../shared/rules/lots';
+} from '../../shared/domain/rules/conditions';
+import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
+import {
+  capActionPoints,
+  capEarnings,
+  timesCapReached,
+  timesUses,
+  type CapClock,
+} from '../../shared/domain/rules/caps';
+import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
+import { levelsReachedAt } from '../../shared/domain/rules/levels';
+import { availableBalance, lotsDrawn, negated } from '../../shared/domain/rules/lots';
 import {
   advance,
   allStepsCompleted,
@@ -41,16 +47,22 @@ import {
   stepMatches,
   withinWindow,
   type MissionPosition,
-} from '../../shared/rules/missions';
-import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/rules/streaks';
-import { periodOf } from '../../shared/time/calendar';
-import { scopedAttributes } from '../../shared/player/attributes';
-import { pickByWeight } from '../../shared/rules/weighted-pick';
-import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+} from '../../shared/domain/rules/missions';
+import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/domain/rules/streaks';
+import { periodOf } from '../../shared/domain/time/calendar';
+import { scopedAttributes } from '../../shared/domain/player/attributes';
+import { pickByWeight } from '../../shared/domain/rules/weighted-pick';
+import {
+  playerStream,
+  provisionStream,
+  referenceStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/domain/streams';
 import { decision, type DecideEnv, type Decider, type StreamWrite } from '../decision';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface ProcessActionCommand {
   /** Canonical lowercase dashed uuid. */

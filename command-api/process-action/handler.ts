@@ -1,6 +1,6 @@
-import type { ActionResult } from '../../shared/events/player-events';
-import type { Result } from '../../shared/result';
-import { referenceStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import type { ActionResult } from '../../shared/domain/events/player-events';
+import type { Result } from '../../shared/domain/result';
+import { referenceStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from './decider';

@@ -1,4 +1,4 @@
-import { fail, ok } from '../../shared/result';
+import { fail, ok } from '../../shared/domain/result';
 import { runNested } from './nested';
 
 describe('runNested', () => {

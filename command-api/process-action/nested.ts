@@ -1,4 +1,4 @@
-import { ok, type Result } from '../../shared/result';
+import { ok, type Result } from '../../shared/domain/result';
 import { recordAnswer, startRequest, type Decided } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 

@@ -1,19 +1,19 @@
 /** POST /v1/action/process, with nested actions; the action body is shared with /v1/action/delete. */
 import { z } from 'zod';
-import { WRITERS } from '../../shared/auth/access';
-import { DEFAULT_MAX_MULTIPLIER, type ApiKey } from '../../shared/auth/keys';
-import { MAX_AMOUNT } from '../../shared/amount';
-import { fail, ok, type Result } from '../../shared/result';
-import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
-import { processResultShape } from '../../shared/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/ids';
+import { WRITERS } from '../../shared/adapters/auth/access';
+import { DEFAULT_MAX_MULTIPLIER, type ApiKey } from '../../shared/adapters/auth/keys';
+import { MAX_AMOUNT } from '../../shared/domain/amount';
+import { fail, ok, type Result } from '../../shared/domain/result';
+import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
+import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
+import { processResultShape } from '../../shared/adapters/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
 import { runWithNested } from './nested';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 export const actionBody = z.object({
   name: text(),

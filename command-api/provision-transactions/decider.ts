@@ -1,16 +1,20 @@
-import { addAmounts } from '../../shared/amount';
-import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { noEffects } from '../../shared/events/common';
-import type { ProvisionCompleted, ProvisionFailed, ProvisionRefunded } from '../../shared/events/provision-events';
-import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/player/state';
-import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/provisions';
-import { ok, type Result } from '../../shared/result';
-import { addBalance, effectsOfGrants, giveBack } from '../../shared/rules/grants';
+import { addAmounts } from '../../shared/domain/amount';
+import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import { noEffects } from '../../shared/domain/events/common';
+import type {
+  ProvisionCompleted,
+  ProvisionFailed,
+  ProvisionRefunded,
+} from '../../shared/domain/events/provision-events';
+import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/domain/player/state';
+import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/domain/provisions';
+import { ok, type Result } from '../../shared/domain/result';
+import { addBalance, effectsOfGrants, giveBack } from '../../shared/domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { lotsTakenBack, negated } from '../../shared/rules/lots';
-import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/streams';
+import { lotsTakenBack, negated } from '../../shared/domain/rules/lots';
+import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/domain/streams';
 import { decision, type DecideEnv, type Decider, type Decision, type StreamWrite } from '../decision';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 /** What a client may do to a provision; its timeout is the job's (decideTimeout). */
 export type TransactionOperation = 'complete' | 'cancel' | 'refund';

@@ -1,11 +1,11 @@
-import { provisionRecordOf, type Transaction } from '../../shared/provisions';
-import { type Result } from '../../shared/result';
-import { provisionStream } from '../../shared/streams';
+import { provisionRecordOf, type Transaction } from '../../shared/domain/provisions';
+import { type Result } from '../../shared/domain/result';
+import { provisionStream } from '../../shared/domain/streams';
 import { runCommand, type Decided } from '../command';
 import type { StreamReads } from '../reads';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideTransaction, type TransactionOperation, type TransactionState } from './decider';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 /** The provision's record and its player's state, as a transaction decides on them; null for an unknown uid. */
 export async function readTransaction(read: StreamReads, provisionUid: string): Promise<TransactionState | null> {

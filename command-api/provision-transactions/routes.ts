@@ -1,12 +1,12 @@
 /** POST /v1/store/complete-transaction, cancel-transaction and refund-transaction. */
-import { SERVER_MOBILE } from '../../shared/auth/access';
-import { transactionBody, parseProvisionUid, TRANSACTION_ERRORS } from '../../shared/http/transaction-body';
-import { transactionShape } from '../../shared/http/wire-shapes';
-import { defineRoute } from '../../shared/http/route';
+import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
+import { transactionBody, parseProvisionUid, TRANSACTION_ERRORS } from '../../shared/adapters/http/transaction-body';
+import { transactionShape } from '../../shared/adapters/http/wire-shapes';
+import { defineRoute } from '../../shared/adapters/http/route';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { transact } from './handler';
-import { documented, ERRORS } from '../../shared/errors';
+import { documented, ERRORS } from '../../shared/domain/errors';
 
 const moves: [path: string, op: 'complete' | 'cancel' | 'refund', summary: string, errors: Record<number, string>][] = [
   ['/v1/store/complete-transaction', 'complete', 'Mark a Pending provision Completed, granting its contents', {}],

@@ -1,5 +1,5 @@
-import { SqliteEventStore } from '../../shared/event-store/sqlite';
-import { parseCatalog } from '../../shared/catalog/load';
+import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
+import { parseCatalog } from '../../shared/domain/catalog/load';
 import { commandDepsFor } from '../../test/support/command-deps';
 import { NOT_YET_WRITTEN_RETRY_MS, PROVISION_TIMEOUT, timeOutProvision } from './timeout';
 

@@ -4,7 +4,7 @@ import type { ScheduledJob } from '../decision';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
 import { decideTimeout } from './decider';
 import { readTransaction } from './handler';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 /**
  * `provision-timeout`: a Pending provision not completed within the catalog's

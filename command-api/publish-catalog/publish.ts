@@ -1,10 +1,10 @@
-import type { PublishedCatalog } from '../../shared/catalog/published';
-import type { Catalog } from '../../shared/catalog/schema';
-import type { EventMetadata, EventStore } from '../../shared/event-store/port';
-import { operatorEventOf } from '../../shared/events';
-import type { CatalogPublished } from '../../shared/events/operator-events';
-import { ok, type Result } from '../../shared/result';
-import { CATALOG_STREAM } from '../../shared/streams';
+import type { PublishedCatalog } from '../../shared/domain/catalog/published';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { EventMetadata, EventStore } from '../../shared/adapters/event-store/port';
+import { operatorEventOf } from '../../shared/domain/events';
+import type { CatalogPublished } from '../../shared/domain/events/operator-events';
+import { ok, type Result } from '../../shared/domain/result';
+import { CATALOG_STREAM } from '../../shared/domain/streams';
 import { runCommand } from '../command';
 import { decision, type Decision } from '../decision';
 import type { CommandDeps } from '../deps';

@@ -3,15 +3,15 @@
  * catalog (command-api/simulate/replay.ts), the PlayerRecomputed event that makes the replayed
  * history the player's own, or null when nothing would change.
  */
-import { subtractAmounts } from '../../shared/amount';
-import { noEffects, type Effects } from '../../shared/events/common';
-import type { PlayerRecomputed } from '../../shared/events/player-events';
-import { snapshotOf } from '../../shared/player/snapshot';
-import type { PlayerState } from '../../shared/player/state';
+import { subtractAmounts } from '../../shared/domain/amount';
+import { noEffects, type Effects } from '../../shared/domain/events/common';
+import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
+import { snapshotOf } from '../../shared/domain/player/snapshot';
+import type { PlayerState } from '../../shared/domain/player/state';
 import type { Replayed } from '../simulate/replay';
-import { ok } from '../../shared/result';
-import { playerStream, RECOMPUTE_STREAM } from '../../shared/streams';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ok } from '../../shared/domain/result';
+import { playerStream, RECOMPUTE_STREAM } from '../../shared/domain/streams';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 import { decision, type Decider } from '../decision';
 
 /** One player's part of a recompute: the run, and the catalog version it replays under. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { parseCatalog } from '../../shared/catalog/load';
-import type { Catalog } from '../../shared/catalog/schema';
-import { WrongExpectedVersionError } from '../../shared/event-store/port';
-import { SqliteEventStore } from '../../shared/event-store/sqlite';
-import type { PlayerRecomputed } from '../../shared/events/player-events';
-import type { PlayerState } from '../../shared/player/state';
-import { playerStream } from '../../shared/streams';
+import { parseCatalog } from '../../shared/domain/catalog/load';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import { WrongExpectedVersionError } from '../../shared/adapters/event-store/port';
+import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
+import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
+import type { PlayerState } from '../../shared/domain/player/state';
+import { playerStream } from '../../shared/domain/streams';
 import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { testEnv } from '../../test/support/player-spec';
 import { buyBundle } from '../buy-bundle/handler';

@@ -4,16 +4,16 @@
  * `recompute` stream; its progress is known to the process that runs it.
  */
 import { z } from 'zod';
-import { OPERATORS } from '../../shared/auth/access';
-import { recomputeOfEvent } from '../../shared/events';
-import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/http/route';
-import { simulationShape, type Simulation } from '../../shared/http/wire-shapes';
-import { fail, ok, type Result } from '../../shared/result';
-import { RECOMPUTE_STREAM } from '../../shared/streams';
-import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../shared/time/local-time';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import { recomputeOfEvent } from '../../shared/domain/events';
+import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
+import { simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
+import { fail, ok, type Result } from '../../shared/domain/result';
+import { RECOMPUTE_STREAM } from '../../shared/domain/streams';
+import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../shared/domain/time/local-time';
 import { runCommand } from '../command';
 import { replyOf } from '../reply';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 import { decisionEnv, requestOrigin, type CommandDeps } from '../deps';
 import { decideStartRecompute } from './decider';
 import { recompute } from './run';

@@ -5,8 +5,8 @@
  * recomputed or not, and running again completes it (a recomputed player has nothing to change).
  */
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedVersionError, type EventMetadata } from '../../shared/event-store/port';
-import type { Simulation } from '../../shared/http/wire-shapes';
+import { WrongExpectedVersionError, type EventMetadata } from '../../shared/adapters/event-store/port';
+import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import type { CommandDeps } from '../deps';
 import { replayLog } from '../simulate/replay';
 import { decideRecompute } from './decider';

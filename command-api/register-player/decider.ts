@@ -1,17 +1,17 @@
 /** Registering a player: by /v1/player/create, or with the first action. */
-import type { Catalog } from '../../shared/catalog/schema';
-import { noEffects } from '../../shared/events/common';
-import type { PlayerRegistered } from '../../shared/events/player-events';
-import type { PlayerState } from '../../shared/player/state';
-import { ok, type Result } from '../../shared/result';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
-import { withAttributes } from '../../shared/player/attributes';
-import { effectsOfGrants } from '../../shared/rules/grants';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import { noEffects } from '../../shared/domain/events/common';
+import type { PlayerRegistered } from '../../shared/domain/events/player-events';
+import type { PlayerState } from '../../shared/domain/player/state';
+import { ok, type Result } from '../../shared/domain/result';
+import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
+import { withAttributes } from '../../shared/domain/player/attributes';
+import { effectsOfGrants } from '../../shared/domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { levelsReachedAt } from '../../shared/rules/levels';
-import { playerStream } from '../../shared/streams';
+import { levelsReachedAt } from '../../shared/domain/rules/levels';
+import { playerStream } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface RegisterPlayerCommand {
   /** Canonical lowercase dashed uuid. */

@@ -1,6 +1,6 @@
 /** Register a player: the command pipeline over the player's stream. */
-import type { PlayerRegistered } from '../../shared/events/player-events';
-import type { Result } from '../../shared/result';
+import type { PlayerRegistered } from '../../shared/domain/events/player-events';
+import type { Result } from '../../shared/domain/result';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideRegisterPlayer, type RegisterPlayerCommand } from './decider';

@@ -1,8 +1,14 @@
 import fc from 'fast-check';
-import { addAmounts } from '../../shared/amount';
-import type { Effects } from '../../shared/events/common';
-import type { PlayerState } from '../../shared/player/state';
-import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { addAmounts } from '../../shared/domain/amount';
+import type { Effects } from '../../shared/domain/events/common';
+import type { PlayerState } from '../../shared/domain/player/state';
+import {
+  playerStream,
+  provisionStream,
+  referenceStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/domain/streams';
 import {
   activated,
   catalogOf,

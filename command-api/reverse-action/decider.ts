@@ -1,16 +1,22 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
-import { addAmounts, subtractAmounts } from '../../shared/amount';
-import type { Catalog } from '../../shared/catalog/schema';
-import { noEffects, type Effects, type Grant } from '../../shared/events/common';
-import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/events/player-events';
-import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/player/state';
-import { ERRORS, refuse } from '../../shared/errors';
-import { ok } from '../../shared/result';
-import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/rules/conditions';
-import { addBalance, giveBack } from '../../shared/rules/grants';
-import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/rules/missions';
-import { replay } from '../../shared/rules/streaks';
-import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/streams';
+import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import { noEffects, type Effects, type Grant } from '../../shared/domain/events/common';
+import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/domain/events/player-events';
+import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/domain/player/state';
+import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ok } from '../../shared/domain/result';
+import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/domain/rules/conditions';
+import { addBalance, giveBack } from '../../shared/domain/rules/grants';
+import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/domain/rules/missions';
+import { replay } from '../../shared/domain/rules/streaks';
+import {
+  playerStream,
+  provisionStream,
+  referenceStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/domain/streams';
 import { decision, type Decider, type StreamWrite } from '../decision';
 
 export interface ReverseActionCommand {

@@ -1,7 +1,7 @@
-import { playerEventOf, referenceEventOf } from '../../shared/events';
-import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
-import type { Result } from '../../shared/result';
-import { referenceStream } from '../../shared/streams';
+import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
+import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
+import type { Result } from '../../shared/domain/result';
+import { referenceStream } from '../../shared/domain/streams';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideReverseAction, type ReverseActionCommand, type ReverseActionState } from './decider';

@@ -1,12 +1,12 @@
 /** POST /v1/action/delete, with nested reversals. */
-import { SERVER_MOBILE } from '../../shared/auth/access';
-import { defineRoute } from '../../shared/http/route';
+import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
+import { defineRoute } from '../../shared/adapters/http/route';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
 import { runWithNested } from '../process-action/nested';
-import { documented, ERRORS } from '../../shared/errors';
+import { documented, ERRORS } from '../../shared/domain/errors';
 
 export const reverseActionRoute = (deps: CommandDeps) =>
   defineRoute({

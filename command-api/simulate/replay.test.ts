@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { parseCatalog } from '../../shared/catalog/load';
-import type { Catalog } from '../../shared/catalog/schema';
-import type { ActionProcessed } from '../../shared/events/player-events';
-import { SqliteEventStore } from '../../shared/event-store/sqlite';
+import { parseCatalog } from '../../shared/domain/catalog/load';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { buyBundle } from '../buy-bundle/handler';
 

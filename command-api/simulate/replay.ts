@@ -7,13 +7,13 @@
  * recorded state with the replayed one.
  */
 import { createHash } from 'node:crypto';
-import { addAmounts, subtractAmounts } from '../../shared/amount';
-import type { Catalog } from '../../shared/catalog/schema';
-import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
-import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/events';
-import type { ActionProcessed, ActionReversed } from '../../shared/events/player-events';
-import type { Simulation } from '../../shared/http/wire-shapes';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
+import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
+import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
+import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
+import type { Simulation } from '../../shared/adapters/http/wire-shapes';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -22,9 +22,9 @@ import {
   type BoardChange,
   type BoardDoc,
 } from '../../shared/read-models/leaderboards';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
-import { rollPicking } from '../../shared/rules/weighted-pick';
-import { playerIdOfStream, playerStream } from '../../shared/streams';
+import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
+import { rollPicking } from '../../shared/domain/rules/weighted-pick';
+import { playerIdOfStream, playerStream } from '../../shared/domain/streams';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
 import { decideReverseAction } from '../reverse-action/decider';
 

@@ -1,4 +1,4 @@
-import { playerStream } from '../../shared/streams';
+import { playerStream } from '../../shared/domain/streams';
 import { catalogOf, failureOf, PLAYER, playerEvents, playerSpec, T0, testEnv } from '../../test/support/player-spec';
 import { decideRegisterPlayer } from '../register-player/decider';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';

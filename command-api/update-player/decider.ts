@@ -1,12 +1,12 @@
 /** Updating a player: name, picture, the time zone of their calendar, or attributes. */
-import { noEffects } from '../../shared/events/common';
-import type { PlayerUpdated } from '../../shared/events/player-events';
-import { MAX_ATTRIBUTES, withAttributes } from '../../shared/player/attributes';
-import type { PlayerState } from '../../shared/player/state';
-import { fail, ok } from '../../shared/result';
-import { playerStream } from '../../shared/streams';
+import { noEffects } from '../../shared/domain/events/common';
+import type { PlayerUpdated } from '../../shared/domain/events/player-events';
+import { MAX_ATTRIBUTES, withAttributes } from '../../shared/domain/player/attributes';
+import type { PlayerState } from '../../shared/domain/player/state';
+import { fail, ok } from '../../shared/domain/result';
+import { playerStream } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface UpdatePlayerCommand {
   /** Canonical lowercase dashed uuid. */

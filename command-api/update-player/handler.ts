@@ -1,6 +1,6 @@
 /** Update a player: the command pipeline over the player's stream. */
-import type { PlayerUpdated } from '../../shared/events/player-events';
-import type { Result } from '../../shared/result';
+import type { PlayerUpdated } from '../../shared/domain/events/player-events';
+import type { Result } from '../../shared/domain/result';
 import { runCommand, type Decided } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideUpdatePlayer, type UpdatePlayerCommand } from './decider';

@@ -1,15 +1,15 @@
 /** POST /v1/player/update. */
 import { z } from 'zod';
-import { SERVER_MOBILE } from '../../shared/auth/access';
-import { PLAYER_FIELDS, timeZone } from '../../shared/http/fields';
-import { defineRoute, parseBody } from '../../shared/http/route';
-import { registeredShape } from '../../shared/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/ids';
-import { ok } from '../../shared/result';
+import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
+import { PLAYER_FIELDS, timeZone } from '../../shared/adapters/http/fields';
+import { defineRoute, parseBody } from '../../shared/adapters/http/route';
+import { registeredShape } from '../../shared/adapters/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/domain/ids';
+import { ok } from '../../shared/domain/result';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 const updateBody = z.object({
   ...PLAYER_FIELDS,

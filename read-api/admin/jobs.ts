@@ -1,9 +1,9 @@
 /** GET /v1/admin/jobs: the business-time jobs queue, for operators (Server and Auditor keys). */
-import { OPERATORS } from '../../shared/auth/access';
-import { defineRoute, type AnyRoute } from '../../shared/http/route';
-import { jobsOverviewShape } from '../../shared/http/wire-shapes';
-import type { JobScheduler } from '../../shared/jobs/port';
-import { ok } from '../../shared/result';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import { defineRoute, type AnyRoute } from '../../shared/adapters/http/route';
+import { jobsOverviewShape } from '../../shared/adapters/http/wire-shapes';
+import type { JobScheduler } from '../../shared/adapters/jobs/port';
+import { ok } from '../../shared/domain/result';
 
 export function jobsRoute(jobs: Pick<JobScheduler, 'overview'>): AnyRoute {
   return defineRoute({

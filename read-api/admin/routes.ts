@@ -1,12 +1,12 @@
 /** GET /v1/admin/*: the catalog views, leaderboards and stores, from the read models. */
 import { z } from 'zod';
-import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
-import { fail, ok, type Result } from '../../shared/result';
-import { defineRoute, parseWith, type AnyRoute } from '../../shared/http/route';
-import { canonicalPlayerId } from '../../shared/ids';
-import { PLAYER_ID_DOC } from '../../shared/http/fields';
-import type { ReadStore } from '../../shared/read-store/port';
-import { parseSeasonKey, SEASONS } from '../../shared/time/season';
+import { EVERY_TIER, OPERATORS } from '../../shared/adapters/auth/access';
+import { fail, ok, type Result } from '../../shared/domain/result';
+import { defineRoute, parseWith, type AnyRoute } from '../../shared/adapters/http/route';
+import { canonicalPlayerId } from '../../shared/domain/ids';
+import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
+import type { ReadStore } from '../../shared/adapters/read-store/port';
+import { parseSeasonKey, SEASONS } from '../../shared/domain/time/season';
 import {
   countedScore,
   LEADERBOARD_COLLECTIONS,
@@ -29,9 +29,9 @@ import {
   storeShape,
   triggerDetailShape,
   triggerShape,
-} from '../../shared/http/wire-shapes';
+} from '../../shared/adapters/http/wire-shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface ReadDeps {
   store: ReadStore;

@@ -1,7 +1,7 @@
 /** GET /v1/admin/analytics/:series: a daily series of the analytics read model, as JSON or CSV (Server and Auditor keys). */
 import { z } from 'zod';
-import { OPERATORS } from '../../shared/auth/access';
-import { defineRoute, parseWith, TextAnswer, type AnyRoute } from '../../shared/http/route';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import { defineRoute, parseWith, TextAnswer, type AnyRoute } from '../../shared/adapters/http/route';
 import {
   ANALYTICS_COLLECTIONS,
   isSplitSeries,
@@ -9,9 +9,9 @@ import {
   type DayDoc,
   type Series,
 } from '../../shared/read-models/analytics';
-import type { ReadStore } from '../../shared/read-store/port';
-import { fail, ok } from '../../shared/result';
-import { DAY_MS, isCalendarDate } from '../../shared/time';
+import type { ReadStore } from '../../shared/adapters/read-store/port';
+import { fail, ok } from '../../shared/domain/result';
+import { DAY_MS, isCalendarDate } from '../../shared/domain/time';
 
 /** Days one request may cover at most: a year, leap day included. */
 export const MAX_DAYS = 366;

@@ -1,8 +1,8 @@
 /** GET /v1/auth/key: the key the request came with, as the service knows it (its name and tier). */
 import { z } from 'zod';
-import { EVERY_TIER } from '../../shared/auth/access';
-import { defineRoute } from '../../shared/http/route';
-import { ok } from '../../shared/result';
+import { EVERY_TIER } from '../../shared/adapters/auth/access';
+import { defineRoute } from '../../shared/adapters/http/route';
+import { ok } from '../../shared/domain/result';
 
 const keyShape = z.object({
   name: z.string().describe("the key's name in the keys file"),

@@ -1,24 +1,24 @@
 /** GET /v1/audit/*, POST /v1/audit/verify and POST /v1/audit/simulate: reads for auditors and analysts (Server and Auditor keys). */
 import { z } from 'zod';
-import { parseCatalogData, type Catalog } from '../../shared/catalog';
+import { parseCatalogData, type Catalog } from '../../shared/domain/catalog';
 import type { Verification } from '../../shared/read-models/verification';
-import { playerStream } from '../../shared/streams';
-import { OPERATORS } from '../../shared/auth/access';
-import type { EventStore } from '../../shared/event-store/port';
-import { fail, ok, type Result } from '../../shared/result';
-import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/http/route';
+import { playerStream } from '../../shared/domain/streams';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import type { EventStore } from '../../shared/adapters/event-store/port';
+import { fail, ok, type Result } from '../../shared/domain/result';
+import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
 import {
   auditEventShape,
   simulationShape,
   traceShape,
   verificationShape,
   type Simulation,
-} from '../../shared/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/ids';
-import { PLAYER_ID_DOC } from '../../shared/http/fields';
+} from '../../shared/adapters/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/domain/ids';
+import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
 import { traceChestOpening, traceProvision, traceReference } from './trace';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface AuditDeps {
   events: EventStore;

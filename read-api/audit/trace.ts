@@ -8,15 +8,15 @@
  * streams it can have written (reference, player, provision, trigger-limit, bundle-stock), not by
  * scanning the whole log: reads stay proportional to the subject, whatever the size of the log.
  */
-import { addAmounts } from '../../shared/amount';
-import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
-import { playerEventOf, referenceEventOf } from '../../shared/events';
-import type { Grant } from '../../shared/events/common';
-import type { ChestOpened } from '../../shared/events/inventory-events';
-import type { ActionProcessed, ActionReversed, Award, LevelReached } from '../../shared/events/player-events';
-import type { ProvisionStatus } from '../../shared/events/provision-events';
-import { evolve, initialPlayerState } from '../../shared/player/state';
-import { provisionRecordOf } from '../../shared/provisions';
+import { addAmounts } from '../../shared/domain/amount';
+import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
+import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
+import type { Grant } from '../../shared/domain/events/common';
+import type { ChestOpened } from '../../shared/domain/events/inventory-events';
+import type { ActionProcessed, ActionReversed, Award, LevelReached } from '../../shared/domain/events/player-events';
+import type { ProvisionStatus } from '../../shared/domain/events/provision-events';
+import { evolve, initialPlayerState } from '../../shared/domain/player/state';
+import { provisionRecordOf } from '../../shared/domain/provisions';
 import {
   BUNDLE_STOCK,
   CHEST_STOCK,
@@ -25,7 +25,7 @@ import {
   referenceStream,
   stockStream,
   TRIGGER_ACTIVATIONS,
-} from '../../shared/streams';
+} from '../../shared/domain/streams';
 import { summarizeEvent } from './events';
 
 export interface TracedEvent {

@@ -1,26 +1,26 @@
 import { z } from 'zod';
 import type { StreamReadDeps } from '../deps';
-import { chestDrawAt, drawChancesPct, findChest } from '../../shared/rules/chests';
-import { CHEST_STOCK } from '../../shared/streams';
-import { levelsReachedAt } from '../../shared/rules/levels';
-import { currentLevel } from '../../shared/rules/levels';
-import { initialPlayerState, type PlayerState } from '../../shared/player/state';
-import type { ChestOpened } from '../../shared/events/inventory-events';
-import { multiplyAmount } from '../../shared/amount';
-import { EVERY_TIER, OPERATORS } from '../../shared/auth/access';
-import { POINTS_REWARD, type Catalog } from '../../shared/catalog/types';
-import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
-import { ok, type Result } from '../../shared/result';
-import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
+import { chestDrawAt, drawChancesPct, findChest } from '../../shared/domain/rules/chests';
+import { CHEST_STOCK } from '../../shared/domain/streams';
+import { levelsReachedAt } from '../../shared/domain/rules/levels';
+import { currentLevel } from '../../shared/domain/rules/levels';
+import { initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import type { ChestOpened } from '../../shared/domain/events/inventory-events';
+import { multiplyAmount } from '../../shared/domain/amount';
+import { EVERY_TIER, OPERATORS } from '../../shared/adapters/auth/access';
+import { POINTS_REWARD, type Catalog } from '../../shared/domain/catalog/types';
+import { DELIVERABLE_TYPE_CODE } from '../../shared/domain/events/common';
+import { ok, type Result } from '../../shared/domain/result';
+import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import {
   catalogChestShape,
   chestHistoryShape,
   chestPreviewShape,
   ownedChestShape,
-} from '../../shared/http/wire-shapes';
-import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/http/route';
-import { canonicalPlayerId } from '../../shared/ids';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+} from '../../shared/adapters/http/wire-shapes';
+import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
+import { canonicalPlayerId } from '../../shared/domain/ids';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 /** Chest history `top`: default 100, at most 1000. */
 export const DEFAULT_HISTORY_TOP = 100;

@@ -2,8 +2,8 @@
  * The event feed's records and filters: the same for the feed's pages, its live tail and the
  * CLI's `export`, so an analyst gets the same records whichever way they read the log.
  */
-import type { EventStore, RecordedEvent } from '../../shared/event-store/port';
-import { streamKindOf, type StreamKind } from '../../shared/streams';
+import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
+import { streamKindOf, type StreamKind } from '../../shared/domain/streams';
 import { auditEvent } from '../audit/events';
 
 export type FeedRecord = ReturnType<typeof auditEvent>;

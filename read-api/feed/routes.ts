@@ -4,13 +4,19 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
-import { OPERATORS } from '../../shared/auth/access';
-import { PositionNotInLogError, type EventStore } from '../../shared/event-store/port';
-import { EVENT_SCHEMAS } from '../../shared/events';
-import { defineRoute, parseWith, type AnyRoute, type LiveMessage, type RawInput } from '../../shared/http/route';
-import { auditEventShape } from '../../shared/http/wire-shapes';
-import { fail, ok, type Result } from '../../shared/result';
-import { STREAM_KINDS, type StreamKind } from '../../shared/streams';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import { PositionNotInLogError, type EventStore } from '../../shared/adapters/event-store/port';
+import { EVENT_SCHEMAS } from '../../shared/domain/events';
+import {
+  defineRoute,
+  parseWith,
+  type AnyRoute,
+  type LiveMessage,
+  type RawInput,
+} from '../../shared/adapters/http/route';
+import { auditEventShape } from '../../shared/adapters/http/wire-shapes';
+import { fail, ok, type Result } from '../../shared/domain/result';
+import { STREAM_KINDS, type StreamKind } from '../../shared/domain/streams';
 import { feedPage, feedRecord, matches, type FeedFilter } from './records';
 
 export const DEFAULT_FEED_PAGE = 100;

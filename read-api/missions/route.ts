@@ -1,5 +1,5 @@
 /** POST /v1/missions/list. */
-import { missionShape } from '../../shared/http/wire-shapes';
+import { missionShape } from '../../shared/adapters/http/wire-shapes';
 import {
   compileMissions,
   isUnlocked,
@@ -7,10 +7,10 @@ import {
   missionPeriodOf,
   stepProgress,
   withinWindow,
-} from '../../shared/rules/missions';
-import { periodLabel } from '../../shared/time/calendar';
-import type { Catalog } from '../../shared/catalog/types';
-import type { PlayerState } from '../../shared/player/state';
+} from '../../shared/domain/rules/missions';
+import { periodLabel } from '../../shared/domain/time/calendar';
+import type { Catalog } from '../../shared/domain/catalog/types';
+import type { PlayerState } from '../../shared/domain/player/state';
 import type { StreamReadDeps } from '../deps';
 import { playerListRoute } from '../player-list-route';
 

@@ -1,14 +1,14 @@
 /** GET /v1/admin/players/{playerId}/export: all of a player's data as one document (GDPR access and portability). */
-import { OPERATORS } from '../../shared/auth/access';
-import type { Catalog } from '../../shared/catalog/types';
-import type { EventStore } from '../../shared/event-store/port';
-import { playerEventOf } from '../../shared/events';
-import { defineRoute } from '../../shared/http/route';
-import { playerExportShape } from '../../shared/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/ids';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
-import { ok } from '../../shared/result';
-import { playerStream } from '../../shared/streams';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import type { Catalog } from '../../shared/domain/catalog/types';
+import type { EventStore } from '../../shared/adapters/event-store/port';
+import { playerEventOf } from '../../shared/domain/events';
+import { defineRoute } from '../../shared/adapters/http/route';
+import { playerExportShape } from '../../shared/adapters/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/domain/ids';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { ok } from '../../shared/domain/result';
+import { playerStream } from '../../shared/domain/streams';
 import { chestRewards, ownedChests } from '../chests/routes';
 import { playerProfile } from '../player-profile/route';
 import { ownedPowerups } from '../powerups/route';
@@ -16,7 +16,7 @@ import { playerStreaks } from '../streaks/route';
 import { playerMissions } from '../missions/route';
 import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
-import { ERRORS, refuse } from '../../shared/errors';
+import { ERRORS, refuse } from '../../shared/domain/errors';
 
 /** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
 type PlayerAction = {

@@ -1,21 +1,21 @@
 /** POST /v1/player/profile. */
 import { z } from 'zod';
-import { PLAYER_ID_DOC } from '../../shared/http/fields';
-import { profileShape } from '../../shared/http/wire-shapes';
-import { ok } from '../../shared/result';
-import { defineRoute, parseBody } from '../../shared/http/route';
-import { canonicalPlayerId } from '../../shared/ids';
+import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
+import { profileShape } from '../../shared/adapters/http/wire-shapes';
+import { ok } from '../../shared/domain/result';
+import { defineRoute, parseBody } from '../../shared/adapters/http/route';
+import { canonicalPlayerId } from '../../shared/domain/ids';
 import type { StreamReadDeps } from '../deps';
-import { currentLevel } from '../../shared/rules/levels';
-import { DELIVERABLE_TYPE_CODE } from '../../shared/events/common';
-import type { Catalog } from '../../shared/catalog/schema';
-import { allowanceKey, type PlayerState } from '../../shared/player/state';
-import { periodLabel, periodOf } from '../../shared/time/calendar';
-import { availableBalance, nextLots } from '../../shared/rules/lots';
+import { currentLevel } from '../../shared/domain/rules/levels';
+import { DELIVERABLE_TYPE_CODE } from '../../shared/domain/events/common';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import { allowanceKey, type PlayerState } from '../../shared/domain/player/state';
+import { periodLabel, periodOf } from '../../shared/domain/time/calendar';
+import { availableBalance, nextLots } from '../../shared/domain/rules/lots';
 
 /** Lots listed in the profile's `expiring`. */
 const EXPIRING_SHOWN = 10;
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 /** The caps with a use in their current period of the player's calendar, in catalog order. */
 function capsUsed(catalog: Catalog, state: PlayerState, now: number) {

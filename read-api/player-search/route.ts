@@ -1,10 +1,10 @@
 /** GET /v1/admin/players?username=<prefix>: finding a player by name, for operators (the console). */
 import { z } from 'zod';
-import { OPERATORS } from '../../shared/auth/access';
-import { defineRoute, parseWith } from '../../shared/http/route';
+import { OPERATORS } from '../../shared/adapters/auth/access';
+import { defineRoute, parseWith } from '../../shared/adapters/http/route';
 import { PLAYERS_COLLECTION, type PlayerDoc } from '../../shared/read-models/players';
-import type { ReadStore } from '../../shared/read-store/port';
-import { ok } from '../../shared/result';
+import type { ReadStore } from '../../shared/adapters/read-store/port';
+import { ok } from '../../shared/domain/result';
 
 export const DEFAULT_PLAYERS_TOP = 20;
 export const MAX_PLAYERS_TOP = 100;

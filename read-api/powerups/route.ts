@@ -1,9 +1,9 @@
 /** POST /v1/powerup/list. */
 import type { StreamReadDeps } from '../deps';
 import { playerListRoute } from '../player-list-route';
-import { isValidPowerup, type PlayerState } from '../../shared/player/state';
-import type { Catalog } from '../../shared/catalog/types';
-import { powerupShape } from '../../shared/http/wire-shapes';
+import { isValidPowerup, type PlayerState } from '../../shared/domain/player/state';
+import type { Catalog } from '../../shared/domain/catalog/types';
+import { powerupShape } from '../../shared/adapters/http/wire-shapes';
 
 /** deliveryMethod 1: the amount is multiplied (the only method). */
 const AMOUNT_MULTIPLIED = 1;

@@ -1,14 +1,14 @@
 /** POST /v1/store/transactions: a player's provisions, newest first, for the player's own clients. */
 import { z } from 'zod';
-import { EVERY_TIER } from '../../shared/auth/access';
-import { text, PLAYER_ID_DOC } from '../../shared/http/fields';
-import { defineRoute, parseWith, requireObject } from '../../shared/http/route';
-import { transactionHistoryShape } from '../../shared/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/ids';
-import type { ProvisionState } from '../../shared/player/state';
-import { ok, type Result } from '../../shared/result';
+import { EVERY_TIER } from '../../shared/adapters/auth/access';
+import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
+import { defineRoute, parseWith, requireObject } from '../../shared/adapters/http/route';
+import { transactionHistoryShape } from '../../shared/adapters/http/wire-shapes';
+import { canonicalPlayerId } from '../../shared/domain/ids';
+import type { ProvisionState } from '../../shared/domain/player/state';
+import { ok, type Result } from '../../shared/domain/result';
 import type { StreamReadDeps } from '../deps';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 export const DEFAULT_HISTORY_PAGE = 20;
 export const MAX_HISTORY_PAGE = 100;

@@ -1,12 +1,12 @@
-import { EVERY_TIER } from '../../shared/auth/access';
-import type { EventStore } from '../../shared/event-store/port';
-import { defineRoute } from '../../shared/http/route';
-import { parseProvisionUid, transactionBody, TRANSACTION_ERRORS } from '../../shared/http/transaction-body';
-import { transactionShape } from '../../shared/http/wire-shapes';
-import { provisionRecordOf, transactionView } from '../../shared/provisions';
-import { ok } from '../../shared/result';
-import { provisionStream } from '../../shared/streams';
-import { documented, ERRORS, refuse } from '../../shared/errors';
+import { EVERY_TIER } from '../../shared/adapters/auth/access';
+import type { EventStore } from '../../shared/adapters/event-store/port';
+import { defineRoute } from '../../shared/adapters/http/route';
+import { parseProvisionUid, transactionBody, TRANSACTION_ERRORS } from '../../shared/adapters/http/transaction-body';
+import { transactionShape } from '../../shared/adapters/http/wire-shapes';
+import { provisionRecordOf, transactionView } from '../../shared/domain/provisions';
+import { ok } from '../../shared/domain/result';
+import { provisionStream } from '../../shared/domain/streams';
+import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 /** POST /v1/store/transaction-status (every tier): the provision as its own stream records it, so a write is visible at once. */
 export const transactionStatusRoute = (deps: { events: EventStore }) =>

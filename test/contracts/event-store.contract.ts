@@ -12,7 +12,7 @@ import {
   NewEvent,
   RecordedEvent,
   WrongExpectedVersionError,
-} from '../../shared/event-store/port';
+} from '../../shared/adapters/event-store/port';
 import { appendOne } from '../support/append-one';
 
 const metadata: EventMetadata = {

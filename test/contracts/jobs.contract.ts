@@ -4,7 +4,7 @@
  * processes sharing it. Delays are a few hundred ms so the suite stays fast.
  */
 import { randomUUID } from 'node:crypto';
-import { JOB_FAILED, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/jobs/port';
+import { JOB_FAILED, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/adapters/jobs/port';
 
 export interface JobStoreFixture {
   /** A scheduler on this fixture's store; every scheduler opened shares it. */

@@ -3,7 +3,7 @@
  * against the embedded store behave the same on MongoDB. Each test works in its own
  * collection under a per-run prefix, so the suite can run against a shared database.
  */
-import { Collection, Document, DuplicateKeyError, ReadStore } from '../../shared/read-store/port';
+import { Collection, Document, DuplicateKeyError, ReadStore } from '../../shared/adapters/read-store/port';
 
 export function readStoreContract(
   name: string,

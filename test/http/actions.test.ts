@@ -3,7 +3,7 @@ import { catalogViewsProjector } from '../../projections/catalog-views';
 import { leaderboardsProjector } from '../../projections/leaderboards';
 import { LEADERBOARD_COLLECTIONS } from '../../shared/read-models/leaderboards';
 import { ProjectionRunner } from '../../projections/runner';
-import { MemoryReadStore } from '../../shared/read-store/memory';
+import { MemoryReadStore } from '../../shared/adapters/read-store/memory';
 import pino from 'pino';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';
 

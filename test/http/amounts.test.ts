@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MAX_AMOUNT } from '../../shared/amount';
-import { parseKeysFile } from '../../shared/auth/keys';
+import { MAX_AMOUNT } from '../../shared/domain/amount';
+import { parseKeysFile } from '../../shared/adapters/auth/keys';
 import { client, KEYS, server, startTestService, tempDir, writeKeysFile, type TestService } from '../support/service';
 
 const CATALOG = `

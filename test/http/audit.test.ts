@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BUNDLE_STOCK_COLLECTION } from '../../shared/read-models/bundle-stock';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../../shared/read-models/leaderboards';
 import { collectionDifferences, verifyReadModels } from '../../projections/verify';
-import { MemoryReadStore } from '../../shared/read-store/memory';
+import { MemoryReadStore } from '../../shared/adapters/read-store/memory';
 import type { ActionTrace, BalanceChange, CausalChain, ProvisionTrace } from '../../read-api/audit/trace';
 import { mobile, server, startTestService, type TestService } from '../support/service';
 

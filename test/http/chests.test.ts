@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { StoreUnavailableError } from '../../shared/event-store/port';
-import { chestStockUid } from '../../shared/rules/chests';
-import { CHEST_STOCK, stockStream } from '../../shared/streams';
+import { StoreUnavailableError } from '../../shared/adapters/event-store/port';
+import { chestStockUid } from '../../shared/domain/rules/chests';
+import { CHEST_STOCK, stockStream } from '../../shared/domain/streams';
 import {
   catalogChestShape,
   chestHistoryShape,
   chestOpenShape,
   chestPreviewShape,
   ownedChestShape,
-} from '../../shared/http/wire-shapes';
+} from '../../shared/adapters/http/wire-shapes';
 import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
@@ -159,7 +159,7 @@ const open = (playerId: string, chestDeliverableUId: string, headers: Record<str
   post('/v1/chest/open', { playerId, chestDeliverableUId }, headers);
 const list = async (playerId: string) => (await post('/v1/chest/list', { playerId })).body;
 const preview = async (body: Record<string, unknown>) => (await post('/v1/chest/preview', body)).body;
-/** The documented shape (shared/http/wire-shapes.ts), strictly: an undocumented field fails. */
+/** The documented shape (shared/adapters/http/wire-shapes.ts), strictly: an undocumented field fails. */
 const strictly = (shape: z.ZodObject, value: unknown) =>
   expect(shape.strict().safeParse(value).error?.issues).toBeUndefined();
 const balanceOf = async (playerId: string, chest: string) =>

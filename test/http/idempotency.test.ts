@@ -4,10 +4,10 @@
  * marked `Idempotent-Replayed: true`.
  */
 import { randomUUID } from 'node:crypto';
-import { StoreUnavailableError } from '../../shared/event-store/port';
+import { StoreUnavailableError } from '../../shared/adapters/event-store/port';
 import { ABANDONED_AFTER_MS } from '../../command-api/command';
-import { idempotencyKeyOf } from '../../shared/http/idempotency';
-import { idempotencyStream, playerStream } from '../../shared/streams';
+import { idempotencyKeyOf } from '../../shared/adapters/http/idempotency';
+import { idempotencyStream, playerStream } from '../../shared/domain/streams';
 import { appendOne } from '../support/append-one';
 import { addLatency } from '../support/latency';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';

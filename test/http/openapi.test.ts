@@ -12,9 +12,9 @@ import {
   profileShape,
   storeShape,
   transactionShape,
-} from '../../shared/http/wire-shapes';
-import { httpStatusOf } from '../../shared/http/envelope';
-import { canonicalPlayerId } from '../../shared/ids';
+} from '../../shared/adapters/http/wire-shapes';
+import { httpStatusOf } from '../../shared/adapters/http/envelope';
+import { canonicalPlayerId } from '../../shared/domain/ids';
 import { conformanceTo } from '../support/conformance';
 import { server, startTestService, tempDir, type TestService } from '../support/service';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { powerupShape } from '../../shared/http/wire-shapes';
+import { powerupShape } from '../../shared/adapters/http/wire-shapes';
 import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
@@ -113,7 +113,7 @@ describe('POST /v1/powerup/list', () => {
       isValid: true,
     });
     expect(all.uid).not.toBe(gold.uid);
-    // The documented shape (shared/http/wire-shapes.ts), strictly: an undocumented field fails.
+    // The documented shape (shared/adapters/http/wire-shapes.ts), strictly: an undocumented field fails.
     for (const p of data) expect(powerupShape.strict().safeParse(p).error?.issues).toBeUndefined();
   });
 

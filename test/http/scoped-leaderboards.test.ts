@@ -4,7 +4,7 @@ import { catalogViewsProjector } from '../../projections/catalog-views';
 import { leaderboardsProjector } from '../../projections/leaderboards';
 import { ProjectionRunner } from '../../projections/runner';
 import { LEADERBOARD_COLLECTIONS } from '../../shared/read-models/leaderboards';
-import { MemoryReadStore } from '../../shared/read-store/memory';
+import { MemoryReadStore } from '../../shared/adapters/read-store/memory';
 import { server, startTestService, type TestService } from '../support/service';
 
 let t: TestService;

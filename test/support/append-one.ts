@@ -1,4 +1,4 @@
-import type { EventStore, ExpectedRevision, NewEvent } from '../../shared/event-store/port';
+import type { EventStore, ExpectedRevision, NewEvent } from '../../shared/adapters/event-store/port';
 
 /** A one-stream append, as most store tests make: the stream's new revision and the position. */
 export async function appendOne(

@@ -1,12 +1,12 @@
 import type { CommandDeps } from '../../command-api/deps';
 import { publishCatalog } from '../../command-api/publish-catalog/publish';
-import { parseCatalog } from '../../shared/catalog/load';
-import type { Catalog } from '../../shared/catalog/schema';
-import type { EventMetadata, EventStore } from '../../shared/event-store/port';
-import { newUid } from '../../shared/ids';
-import { SqliteJobScheduler } from '../../shared/jobs/embedded';
-import { PlayerStates } from '../../shared/player/player-states';
-import { StockStates } from '../../shared/stock/stock-states';
+import { parseCatalog } from '../../shared/domain/catalog/load';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { EventMetadata, EventStore } from '../../shared/adapters/event-store/port';
+import { newUid } from '../../shared/domain/ids';
+import { SqliteJobScheduler } from '../../shared/adapters/jobs/embedded';
+import { PlayerStates } from '../../shared/adapters/event-store/player-states';
+import { StockStates } from '../../shared/adapters/event-store/stock-states';
 import { seededRandom } from '../../bench/seeded-random';
 
 /** Command deps over a store, for tests that run commands without the HTTP service: jobs in memory, a fixed clock unless given. */

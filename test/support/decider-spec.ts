@@ -10,13 +10,13 @@
  *     .thenFails(5003);
  */
 import type { DecideEnv, Decider, Decision } from '../../command-api/decision';
-import type { RecordedEvent } from '../../shared/event-store/port';
-import { playerEventOf, type DomainEvent } from '../../shared/events';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
-import { evolveProvision, type ProvisionRecord } from '../../shared/provisions';
-import type { Failure, Result } from '../../shared/result';
-import { evolveStock, type StockState } from '../../shared/stock/stock';
-import { playerStream } from '../../shared/streams';
+import type { RecordedEvent } from '../../shared/adapters/event-store/port';
+import { playerEventOf, type DomainEvent } from '../../shared/domain/events';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { evolveProvision, type ProvisionRecord } from '../../shared/domain/provisions';
+import type { Failure, Result } from '../../shared/domain/result';
+import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
+import { playerStream } from '../../shared/domain/streams';
 
 /** The events recorded on each stream before the command, by stream name. */
 export type GivenStreams = Readonly<Record<string, readonly { type: string; data: unknown }[]>>;

@@ -1,4 +1,4 @@
-import type { EventStore } from '../../shared/event-store/port';
+import type { EventStore } from '../../shared/adapters/event-store/port';
 
 /** A random pause of up to `maxMs`: sometimes only to the next turn of the event loop. */
 const pause = (maxMs: number) =>

@@ -11,16 +11,16 @@
 import type { Decision } from '../../command-api/decision';
 import { decideProcessAction, limitedTriggersOf } from '../../command-api/process-action/decider';
 import { decideReverseAction } from '../../command-api/reverse-action/decider';
-import { indexCatalog } from '../../shared/catalog/catalog-index';
-import { parseCatalog } from '../../shared/catalog/load';
-import type { Catalog } from '../../shared/catalog/schema';
-import type { RecordedEvent } from '../../shared/event-store/port';
-import { playerEventOf, type DomainEvent, type PlayerEvent } from '../../shared/events';
-import type { ActionProcessed, ActionResult, ActionReversed } from '../../shared/events/player-events';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/player/state';
-import type { Failure, Result } from '../../shared/result';
-import type { DecisionEnv } from '../../shared/rules/decision-env';
-import { playerStream } from '../../shared/streams';
+import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import { parseCatalog } from '../../shared/domain/catalog/load';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { RecordedEvent } from '../../shared/adapters/event-store/port';
+import { playerEventOf, type DomainEvent, type PlayerEvent } from '../../shared/domain/events';
+import type { ActionProcessed, ActionResult, ActionReversed } from '../../shared/domain/events/player-events';
+import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import type { Failure, Result } from '../../shared/domain/result';
+import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
+import { playerStream } from '../../shared/domain/streams';
 import { seededRandom } from '../../bench/seeded-random';
 
 export const PLAYER = '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001';

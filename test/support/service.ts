@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import request from 'supertest';
-import { readRunConfig } from '../../shared/config/env';
+import { readRunConfig } from '../../shared/adapters/config/env';
 import { startService, type RunningService } from '../../app/service';
 import { backing, type Backing } from './backing';
 import { conformanceTo, type Conformance } from './conformance';

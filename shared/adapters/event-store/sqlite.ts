@@ -1,0 +1,793 @@
+/**
+ * Embedded EventStore adapter: one SQLite file (better-sqlite3, WAL), shareable by several
+ * processes. Behaves like EventStoreDB where the port makes it visible (see port.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  AppendResult,
+  checkAppends,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  revisionMatches,
+  StoreFaultError,
+  StoreUnavailableError,
+  StreamAppend,
+  SubscribeOptions,
+  Subscription,
+  WriteProblem,
+  WrongExpectedVersionError,
+} from './port';
+import { WalCheckpointer } from './sqlite-checkpointer';
+
+export interface SqliteEventStoreOptions {
+  /** How often an idle subscription looks for events appended by other processes. Default 50. */
+  pollIntervalMs?: number;
+  /** Clock for `createdAt`. Default Date.now. */
+  now?: () => number;
+  /**
+   * Open the file read-only: reads work, appends throw StoreUnavailableError. Also the only
+   * reliable way to test that path, since file permissions do not stop a root process.
+   */
+  readonly?: boolean;
+  /** How long a write waits for another process's write lock before giving up. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Told the number of appends of each group commit (the service's metrics). */
+  onGroupCommit?(appends: number): void;
+  /**
+   * Run `PRAGMA quick_check` when opening (the service does, at start): a damaged file is refused
+   * with a StoreFaultError instead of failing on some later read. Its cost: docs/operations.md, "Operating it".
+   */
+  checkIntegrity?: boolean;
+  /**
+   * Called once, with one line saying what is wrong and what to do, when the store finds a lasting
+   * fault while open (its file deleted, replaced or damaged): from then on it refuses every write.
+   */
+  onFault?(reason: string): void;
+}
+
+/**
+ * Free space the file's file system must have again before writes refused for a full disk are
+ * taken again: a group commit's frames, with room to spare.
+ */
+const FREE_BYTES_TO_WRITE = 16 * 1024 * 1024;
+
+/** How often an open file store checks that its path still names the file it opened. */
+const SAME_FILE_CHECK_EVERY_MS = 1000;
+
+/** Rows per read while a subscription catches up, so a long replay never loads the whole log. */
+const PAGE_SIZE = 1000;
+/** Streams whose current revision is remembered (see `knownRevisions`); the oldest go first. */
+const KNOWN_REVISIONS_LIMIT = 100_000;
+
+/**
+ * SQLite result codes (primary part of the extended code) meaning the file cannot be read or
+ * written right now: the caller should get a 503, not a 500.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'SQLITE_READONLY',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_PERM',
+  'SQLITE_PROTOCOL',
+]);
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position   INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream     TEXT    NOT NULL,
+    revision   INTEGER NOT NULL,
+    event_id   TEXT    NOT NULL UNIQUE,
+    type       TEXT    NOT NULL,
+    data       TEXT    NOT NULL,
+    metadata   TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (stream, revision)
+  )`;
+
+const COLUMNS = 'position, stream, revision, event_id, type, data, metadata, created_at';
+
+interface EventRow {
+  position: number;
+  stream: string;
+  revision: number;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  created_at: number;
+}
+
+interface StoredId {
+  stream: string;
+  revision: number;
+  position: number;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    streamName: row.stream,
+    revision: row.revision,
+    position: row.position,
+    createdAt: row.created_at,
+  };
+}
+
+/** SQLite result codes meaning the file is damaged: a lasting fault, never retried. */
+const DAMAGED_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+const isDamaged = (error: unknown): boolean => DAMAGED_CODES.test(codeOf(error) ?? '');
+
+const damaged = (file: string, detail: string): string =>
+  `event store ${file} is damaged (${detail}); stop every process using it and restore the file from a backup (sqlite3's .recover can salvage the rows still readable)`;
+
+/** SQLite result codes of a file this process may not write (or create). */
+const NOT_WRITABLE_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM)/;
+
+function isUnavailable(error: unknown): boolean {
+  // Checked by its code, not by class: the native module's error class may come from another module instance.
+  const primary = codeOf(error)?.match(/^SQLITE_[A-Z]+/)?.[0];
+  return primary !== undefined && UNAVAILABLE_CODES.has(primary);
+}
+
+/** Revision the first event of an append must land on, when the expected revision pins it. */
+function pinnedStart(expected: ExpectedRevision): number | undefined {
+  if (expected === 'no_stream') return 0;
+  return typeof expected === 'number' ? expected + 1 : undefined;
+}
+
+interface PendingAppend {
+  appends: readonly StreamAppend[];
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+/** What one stream's part of an append wrote: the stream's last revision and the last position. */
+interface StreamWritten {
+  revision: number;
+  position: number;
+}
+
+/** JSON of an event's metadata (the same object is encoded once per group commit). */
+type MetadataEncoder = (metadata: EventMetadata) => string;
+
+type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
+/** What a group commit wrote: the log's head before it, and its events, in position order. */
+interface CommittedBatch {
+  outcomes: AppendOutcome[];
+  headBefore: number;
+  recorded: RecordedEvent[];
+}
+
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly now: () => number;
+  private readonly pollIntervalMs: number;
+  private readonly subscriptions = new Set<SqliteSubscription>();
+  private closed = false;
+  private readonly file: string;
+  private readonly readonly: boolean;
+  /** The file opened (null in memory): its path must keep naming it, or writes would go nowhere. */
+  private readonly opened: { dev: number; ino: number } | null;
+  /** A lasting fault found while open: every write is refused with it. */
+  private fault: string | null = null;
+  /** Why the last write failed for a full disk (SQLITE_FULL); null once one commits or the file has room again. */
+  private full: string | null = null;
+  private readonly onFault: ((reason: string) => void) | undefined;
+  private readonly sameFileTimer: NodeJS.Timeout | undefined;
+
+  private readonly insertEvent: Database.Statement<[string, number, string, string, string, string, number]>;
+  private readonly selectStoredId: Database.Statement<[string], StoredId>;
+  private readonly selectRevision: Database.Statement<[string], { revision: number | null }>;
+  private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectAll: Database.Statement<[number, number], EventRow>;
+  private readonly selectHead: Database.Statement<[], { position: number | null }>;
+  private readonly selectDataVersion: Database.Statement<[], number>;
+  /**
+   * Current revisions of streams this connection has read to the end or appended to since,
+   * so that reading "what came after revision N" of such a stream (a cached player state
+   * catching up) needs no query. Valid while no other connection commits to the file:
+   * `PRAGMA data_version` changes when one does, and then the whole map is forgotten.
+   */
+  private readonly knownRevisions = new Map<string, number>();
+  private dataVersion = -1;
+  private dataVersionCheckedThisTurn = false;
+  private readonly commitBatch: (batch: PendingAppend[]) => CommittedBatch;
+  /** Appends waiting for the next group commit. */
+  private pending: PendingAppend[] = [];
+  private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly onGroupCommit: ((appends: number) => void) | undefined;
+
+  constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.onGroupCommit = options.onGroupCommit;
+    this.file = filePath;
+    this.readonly = options.readonly ?? false;
+    this.onFault = options.onFault;
+    const inFile = filePath !== ':memory:' && filePath !== '';
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(filePath, {
+        readonly: this.readonly,
+        fileMustExist: this.readonly,
+        timeout: options.busyTimeoutMs ?? 5000,
+      });
+      db.pragma('journal_mode = WAL');
+      // FULL syncs the WAL on every commit: an acknowledged append survives a power cut.
+      db.pragma('synchronous = FULL');
+      db.exec(SCHEMA);
+      if (options.checkIntegrity) {
+        const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
+        // The first problem is enough to say the file is damaged ("*** in database main ***" heads a list).
+        const first = problems
+          .join('\n')
+          .split('\n')
+          .find((line) => !line.startsWith('***'));
+        if (problems.join() !== 'ok') throw new StoreFaultError(damaged(filePath, `quick_check: ${first}`));
+      }
+    } catch (error) {
+      db?.close();
+      throw this.openFailure(error);
+    }
+    this.db = db;
+    this.opened = inFile ? fs.statSync(filePath) : null;
+    if (this.opened) this.sameFileTimer = setInterval(() => this.checkSameFile(), SAME_FILE_CHECK_EVERY_MS).unref();
+    if (!this.readonly && inFile) {
+      db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new WalCheckpointer(filePath, () => {
+        // Without the worker, SQLite checkpoints inside commits again, so the WAL cannot grow without end.
+        if (!this.closed) this.db.pragma('wal_autocheckpoint = 1000');
+      });
+    }
+    this.insertEvent = this.db.prepare(
+      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.selectStoredId = this.db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?');
+    this.selectRevision = this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
+    this.selectStream = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+    );
+    this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
+    this.selectDataVersion = this.db.prepare('PRAGMA data_version').pluck() as Database.Statement<[], number>;
+    // Each append of several events is a savepoint inside the batch's transaction: one that
+    // fails (a wrong expected revision) is undone alone, the others commit together. An append
+    // of one event needs none: a failed INSERT undoes only itself (SQLite's ABORT).
+    // Most appends are new events at the expected revisions: they skip the per-event duplicate
+    // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
+    // a fresh savepoint: a retried append then gets its earlier result.
+    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) =>
+      this.appendUnchecked(p.appends, recorded, encoded),
+    );
+    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) =>
+      this.appendChecked(p.appends, recorded, encoded),
+    );
+    const appendOne = (p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult => {
+      // Events of a savepoint that is undone must not be reported as written.
+      const mark = recorded.length;
+      try {
+        const single = p.appends.length === 1 && p.appends[0].events.length === 1;
+        return single ? this.appendUnchecked(p.appends, recorded, encoded) : appendNew(p, recorded, encoded);
+      } catch (error) {
+        recorded.length = mark;
+        if (
+          !(error instanceof WrongExpectedVersionError) &&
+          (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE'
+        )
+          throw error;
+        try {
+          return appendChecked(p, recorded, encoded);
+        } catch (again) {
+          recorded.length = mark;
+          throw again;
+        }
+      }
+    };
+    // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
+    // writes gets SQLITE_BUSY at once (no busy wait) when another process wrote in between.
+    this.commitBatch = this.db.transaction((batch: PendingAppend[]): CommittedBatch => {
+      // The write lock is held from here to the commit, so every event after this head is the
+      // batch's, and remembered revisions checked now stay valid until the commit.
+      const headBefore = this.selectHead.get()?.position ?? 0;
+      this.forgetRevisionsIfOthersWrote();
+      const recorded: RecordedEvent[] = [];
+      // The appends of one request share a metadata object: it is encoded once per batch.
+      const encodedMetadata = new Map<EventMetadata, string>();
+      const encoded: MetadataEncoder = (metadata) => {
+        let json = encodedMetadata.get(metadata);
+        if (json === undefined) encodedMetadata.set(metadata, (json = JSON.stringify(metadata)));
+        return json;
+      };
+      const outcomes = batch.map((p): AppendOutcome => {
+        try {
+          return { ok: true, result: appendOne(p, recorded, encoded) };
+        } catch (error) {
+          // An error that ended the whole transaction (not just this append's savepoint) fails
+          // the batch: the appends after it would otherwise run, and commit, outside of it.
+          if (isUnavailable(error) || !this.db.inTransaction) throw error;
+          return { ok: false, error };
+        }
+      });
+      return { outcomes, headBefore, recorded };
+    }).immediate;
+  }
+
+  /**
+   * Group commit: appends made in the same turn of the event loop share one transaction, so one
+   * disk sync acknowledges them all. Each is still all-or-nothing and checks its own expected
+   * revisions, in call order.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      try {
+        this.assertOpen();
+        if (this.fault) throw new StoreFaultError(this.fault);
+        checkAppends(appends);
+      } catch (error) {
+        return reject(error);
+      }
+      this.pending.push({ appends, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let committed: CommittedBatch;
+    try {
+      // Cheap (one stat per group commit), and nothing is acknowledged into a file no one can open again.
+      this.checkSameFile();
+      if (this.fault) throw new StoreFaultError(this.fault);
+      committed = this.guard(() => this.commitBatch(batch));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    this.full = null;
+    // From the events written, not the results: a retried append answers its earlier, older revision.
+    for (const event of committed.recorded)
+      if (this.knownRevisions.has(event.streamName)) this.knownRevisions.set(event.streamName, event.revision);
+    committed.outcomes.forEach((outcome, i) => {
+      if (outcome.ok) batch[i].resolve(outcome.result);
+      else batch[i].reject(outcome.error);
+    });
+    if (committed.recorded.length)
+      for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, committed.recorded);
+    this.onGroupCommit?.(batch.length);
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const from = options.fromRevision ?? 0;
+    const maxCount = options.maxCount ?? -1;
+    return this.guard(() => {
+      const known = this.knownRevision(stream);
+      if (known !== undefined && from > known) return [];
+      const rows = this.selectStream.all(stream, from, maxCount);
+      // Read to the end: the last row is the current revision, or no row from 0 means no stream.
+      if (maxCount < 0 || rows.length < maxCount) {
+        if (rows.length) this.rememberRevision(stream, rows[rows.length - 1].revision);
+        else if (from === 0) this.rememberRevision(stream, -1);
+      }
+      return rows.map(toRecorded);
+    });
+  }
+
+  async streamRevision(stream: string): Promise<number> {
+    return this.guard(() => this.knownRevision(stream) ?? this.currentRevision(stream));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readPage(options.fromPosition ?? 0, options.maxCount ?? -1);
+  }
+
+  async headPosition(): Promise<number> {
+    return this.guard(() => this.selectHead.get()?.position ?? 0);
+  }
+
+  /**
+   * Catch-up then live. Do not `await close()` from inside `onEvent`: close waits for the
+   * in-flight handler, which would then wait for itself.
+   */
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    this.assertOpen();
+    const subscription = new SqliteSubscription(
+      options,
+      this.pollIntervalMs,
+      (after) => this.readPage(after, PAGE_SIZE),
+      () => this.subscriptions.delete(subscription),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /**
+   * A lasting fault (deleted, replaced, damaged), else what stops writes now: the file or its WAL
+   * not writable by this process (a read-only DATA_DIR or mount), or a full disk (a write failed
+   * with SQLITE_FULL and the file has no room yet; it clears by itself once it has).
+   */
+  writeProblem(): WriteProblem | null {
+    this.checkSameFile();
+    if (this.fault) return { reason: this.fault, lasting: true };
+    if (this.readonly) return { reason: `event store ${this.file} is open read-only`, lasting: false };
+    if (this.full && !this.hasRoom()) return { reason: this.full, lasting: false };
+    this.full = null;
+    if (!this.opened) return null;
+    for (const file of [this.file, `${this.file}-wal`]) {
+      try {
+        fs.accessSync(file, fs.constants.W_OK);
+      } catch (error) {
+        if (codeOf(error) === 'ENOENT') continue;
+        return {
+          reason: `cannot write ${file} (${codeOf(error)}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`,
+          lasting: false,
+        };
+      }
+    }
+    return null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Appends already accepted are committed, not dropped.
+    this.flush();
+    this.closed = true;
+    clearInterval(this.sameFileTimer);
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.checkpointer?.stop();
+    this.db.close();
+  }
+
+  /**
+   * Appends every stream's events, adding what it wrote to `recorded`, without looking for a
+   * retried append. Each stream's revision is taken from what is known without a query where
+   * that is safe: a stream expected not to exist is written at revision 0, and a remembered
+   * revision is never ahead of the stream. Either way UNIQUE (stream, revision) refuses an event
+   * whose revision is taken, and the append is then tried again, checked (appendChecked).
+   */
+  private appendUnchecked(
+    appends: readonly StreamAppend[],
+    recorded: RecordedEvent[],
+    encoded: MetadataEncoder,
+  ): AppendResult {
+    const revisions: Record<string, number> = {};
+    let position = 0;
+    for (const { stream, events, expectedRevision } of appends) {
+      const actual = this.assumedRevision(stream, expectedRevision);
+      if (!revisionMatches(expectedRevision, actual))
+        throw new WrongExpectedVersionError(stream, expectedRevision, actual);
+      const written = this.insert(stream, events, actual, recorded, encoded);
+      revisions[stream] = written.revision;
+      position = written.position;
+    }
+    return { revisions, position };
+  }
+
+  /**
+   * The checked append: a retry of an earlier append (every event id stored, each stream's at
+   * the revisions it pins) answers the earlier result; some ids stored and not others is a
+   * conflict, never a partial write; otherwise each stream's revision is read and checked.
+   */
+  private appendChecked(
+    appends: readonly StreamAppend[],
+    recorded: RecordedEvent[],
+    encoded: MetadataEncoder,
+  ): AppendResult {
+    const actuals = appends.map(({ stream }) => this.currentRevision(stream));
+    const earlier = appends.map((append, i) => this.findEarlier(append, actuals[i]));
+    if (earlier.every((e) => e !== undefined)) {
+      const revisions: Record<string, number> = {};
+      appends.forEach(({ stream }, i) => (revisions[stream] = earlier[i]!.revision));
+      return { revisions, position: Math.max(...earlier.map((e) => e!.position)) };
+    }
+    const retried = earlier.findIndex((e) => e !== undefined);
+    if (retried >= 0)
+      throw new WrongExpectedVersionError(appends[retried].stream, appends[retried].expectedRevision, actuals[retried]);
+    const revisions: Record<string, number> = {};
+    let position = 0;
+    appends.forEach(({ stream, events, expectedRevision }, i) => {
+      if (!revisionMatches(expectedRevision, actuals[i]))
+        throw new WrongExpectedVersionError(stream, expectedRevision, actuals[i]);
+      const written = this.insert(stream, events, actuals[i], recorded, encoded);
+      revisions[stream] = written.revision;
+      position = written.position;
+    });
+    return { revisions, position };
+  }
+
+  /** Writes one stream's events after revision `actual`. */
+  private insert(
+    stream: string,
+    events: readonly NewEvent[],
+    actual: number,
+    recorded: RecordedEvent[],
+    encoded: MetadataEncoder,
+  ): StreamWritten {
+    const createdAt = this.now();
+    let revision = actual;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const data = JSON.stringify(event.data) ?? 'null';
+      const { lastInsertRowid } = this.insertEvent.run(
+        stream,
+        revision,
+        event.id,
+        event.type,
+        data,
+        encoded(event.metadata),
+        createdAt,
+      );
+      position = Number(lastInsertRowid);
+      recorded.push({
+        ...event,
+        data: event.data === undefined ? null : event.data,
+        streamName: stream,
+        revision,
+        position,
+        createdAt,
+      });
+    }
+    return { revision, position };
+  }
+
+  /** See appendUnchecked: the revision an unchecked append may assume, querying only when nothing is known. */
+  private assumedRevision(stream: string, expected: ExpectedRevision): number {
+    if (expected === 'no_stream') return -1;
+    return this.knownRevisions.get(stream) ?? this.currentRevision(stream);
+  }
+
+  /**
+   * What an earlier append of this stream's events wrote, when these events are a retry of it;
+   * undefined when none of the ids are stored. Anything in between is a conflict.
+   */
+  private findEarlier({ stream, events, expectedRevision }: StreamAppend, actual: number): StreamWritten | undefined {
+    const stored: StoredId[] = [];
+    for (const event of events) {
+      const found = this.selectStoredId.get(event.id);
+      if (!found) continue;
+      // KurrentDB would store it again; the global unique id here cannot, so say so loudly.
+      if (found.stream !== stream) throw new Error(`event id ${event.id} is already used in stream ${found.stream}`);
+      stored.push(found);
+    }
+    if (stored.length === 0) return undefined;
+    const first = stored[0].revision;
+    const start = pinnedStart(expectedRevision);
+    const isRetry =
+      stored.length === events.length &&
+      stored.every((found, index) => found.revision === first + index) &&
+      (start === undefined || first === start);
+    if (!isRetry) throw new WrongExpectedVersionError(stream, expectedRevision, actual);
+    const last = stored[stored.length - 1];
+    return { revision: last.revision, position: last.position };
+  }
+
+  /** `maxCount` -1 means no limit. */
+  private readPage(fromPosition: number, maxCount: number): RecordedEvent[] {
+    return this.guard(() => this.selectAll.all(fromPosition, maxCount)).map(toRecorded);
+  }
+
+  /**
+   * The remembered revision of a stream, once no other connection has committed since it was
+   * learnt. Another process's commit is looked for once per turn of the event loop: reads of one
+   * turn all see the file as it was at its start, as if that commit had come a moment later.
+   */
+  private knownRevision(stream: string): number | undefined {
+    if (!this.dataVersionCheckedThisTurn) {
+      this.dataVersionCheckedThisTurn = true;
+      setImmediate(() => (this.dataVersionCheckedThisTurn = false));
+      this.forgetRevisionsIfOthersWrote();
+    }
+    return this.knownRevisions.get(stream);
+  }
+
+  private forgetRevisionsIfOthersWrote(): void {
+    const version = this.selectDataVersion.get()!;
+    if (version !== this.dataVersion) {
+      this.knownRevisions.clear();
+      this.dataVersion = version;
+    }
+  }
+
+  private rememberRevision(stream: string, revision: number): void {
+    this.knownRevisions.delete(stream);
+    this.knownRevisions.set(stream, revision);
+    if (this.knownRevisions.size > KNOWN_REVISIONS_LIMIT)
+      this.knownRevisions.delete(this.knownRevisions.keys().next().value!);
+  }
+
+  private currentRevision(stream: string): number {
+    return this.selectRevision.get(stream)?.revision ?? -1;
+  }
+
+  /** The path no longer names the file opened (deleted, or replaced by another): a lasting fault. */
+  private checkSameFile(): void {
+    if (!this.opened || this.fault || this.closed) return;
+    let now: fs.Stats | null = null;
+    try {
+      now = fs.statSync(this.file);
+    } catch (error) {
+      // Only a file that is gone says anything: another error (a permission) is not a replacement.
+      if (codeOf(error) !== 'ENOENT') return;
+    }
+    if (now && now.dev === this.opened.dev && now.ino === this.opened.ino) return;
+    this.failWith(
+      `event store ${this.file} was deleted or replaced while the service was running, so writes are stopped (they would be lost); restore the file and its -wal from a backup, then restart the service`,
+    );
+  }
+
+  /** Records a lasting fault (the first one found) and reports it once. */
+  private failWith(reason: string): StoreFaultError {
+    if (!this.fault) {
+      this.fault = reason;
+      this.onFault?.(reason);
+    }
+    return new StoreFaultError(this.fault);
+  }
+
+  /** Why the file could not be opened, as one line saying what to do. */
+  private openFailure(error: unknown): StoreUnavailableError {
+    if (error instanceof StoreUnavailableError) return error;
+    const detail = `${codeOf(error) ?? 'error'}: ${(error as Error).message}`;
+    if (isDamaged(error)) return new StoreFaultError(damaged(this.file, detail), error);
+    if (this.readonly || !NOT_WRITABLE_CODES.test(codeOf(error) ?? ''))
+      return new StoreUnavailableError(`cannot open event store ${this.file} (${detail})`, error);
+    return new StoreUnavailableError(
+      `cannot open event store ${this.file} for writing (${detail}); make ${path.dirname(this.file)} and the files in it writable by the user the service runs as`,
+      error,
+    );
+  }
+
+  /**
+   * Whether the file can grow again after a write failed for a full disk: below its page limit
+   * (`PRAGMA max_page_count`), on a file system with FREE_BYTES_TO_WRITE free.
+   */
+  private hasRoom(): boolean {
+    if (this.closed) return false;
+    if (
+      (this.db.pragma('page_count', { simple: true }) as number) >=
+      (this.db.pragma('max_page_count', { simple: true }) as number)
+    )
+      return false;
+    if (!this.opened) return true;
+    const { bavail, bsize } = fs.statfsSync(path.dirname(this.file));
+    return bavail * bsize >= FREE_BYTES_TO_WRITE;
+  }
+
+  private guard<T>(operation: () => T): T {
+    this.assertOpen();
+    try {
+      return operation();
+    } catch (error) {
+      if (isDamaged(error)) throw this.failWith(damaged(this.file, `${codeOf(error)}: ${(error as Error).message}`));
+      if (codeOf(error)?.startsWith('SQLITE_FULL')) {
+        this.full = `disk full: event store ${this.file} cannot grow (${codeOf(error)}: ${(error as Error).message}), so writes are refused until space is freed on its disk`;
+      }
+      if (isUnavailable(error)) {
+        throw new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
+      }
+      throw error;
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreUnavailableError('event store is closed');
+  }
+}
+
+class SqliteSubscription implements Subscription {
+  private closing = false;
+  /** Set by an append since the last page was read, so the loop does not go idle on it. */
+  private wakeRequested = false;
+  /**
+   * Events this process committed, handed over as they were appended instead of read back, and
+   * the position of the last event the subscription has or holds: a batch is taken only when it
+   * follows on from that position with nothing in between (no other process wrote there).
+   */
+  private handed: RecordedEvent[] = [];
+  private tail = -1;
+  private endIdle: (() => void) | undefined;
+  private readonly stopped: Promise<void>;
+
+  constructor(
+    private readonly options: SubscribeOptions,
+    private readonly pollIntervalMs: number,
+    /** Up to PAGE_SIZE events after a position. */
+    private readonly readPage: (after: number) => RecordedEvent[],
+    onStop: () => void,
+  ) {
+    this.stopped = this.run().then(onStop, (error: unknown) => {
+      onStop();
+      const failure = error instanceof Error ? error : new Error(String(error));
+      // Without onError the rejection stays unhandled on purpose: a projector that stopped
+      // must not go unnoticed.
+      if (!this.options.onError) throw failure;
+      this.options.onError(failure);
+    });
+  }
+
+  /**
+   * Events committed by this process after `headBefore`. Subscribers get the appended objects
+   * themselves (events are not changed once appended); otherwise the next page is read.
+   */
+  offer(headBefore: number, events: RecordedEvent[]): void {
+    if (headBefore === this.tail) {
+      for (const event of events) this.handed.push(event);
+      this.tail = events[events.length - 1].position;
+    }
+    this.wakeRequested = true;
+    this.endIdle?.();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.endIdle?.();
+    await this.stopped.catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    let position = this.options.fromPosition ?? 0;
+    // Deliver nothing before subscribeToAll has returned the subscription to its caller.
+    await yieldToEventLoop();
+    while (!this.closing) {
+      this.wakeRequested = false;
+      const handedOver = this.handed.length > 0;
+      let page: RecordedEvent[];
+      if (handedOver) {
+        page = this.handed;
+        this.handed = [];
+      } else {
+        page = this.readPage(position);
+        this.tail = page.length ? page[page.length - 1].position : position;
+      }
+      for (const event of page) {
+        if (this.closing) return;
+        await this.options.onEvent(event);
+        position = event.position;
+      }
+      // Between full pages, still let timers and I/O run: a replay with a synchronous
+      // handler would otherwise starve the process (awaits alone only drain microtasks).
+      // After a hand-over, nothing is left to read unless another process wrote: the poll finds that.
+      if (page.length === PAGE_SIZE && !handedOver) await yieldToEventLoop();
+      else await this.idle();
+    }
+  }
+
+  /** Waits for an append by this instance, or a poll tick for appends by other processes. */
+  private idle(): Promise<void> {
+    if (this.wakeRequested || this.closing) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.endIdle?.(), this.pollIntervalMs);
+      this.endIdle = () => {
+        clearTimeout(timer);
+        this.endIdle = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

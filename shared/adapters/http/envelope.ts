@@ -1,0 +1,55 @@
+import type { Response } from 'express';
+import type { Failure } from '../../domain/result';
+
+/**
+ * The envelope every answer is wrapped in: `{code: 200, data}` on success, `{code, data:
+ * "<message>"}` on failure; the HTTP status follows the code (docs/api.md, "Envelope and statuses").
+ */
+
+/** 503: a read's X-Min-Position was not projected within MIN_POSITION_WAIT_MS (the message adds the position). */
+export const NOT_YET_PROJECTED = 'Read models behind';
+
+/** HTTP status of an envelope error code. */
+export function httpStatusOf(code: number): number {
+  switch (code) {
+    case 4001:
+      return 401;
+    case 4002:
+    case 4003:
+    case 4004:
+      return 403;
+    case 429:
+      return 429;
+    case 1003: // an Idempotency-Key reused for another request
+      return 422;
+    case 500:
+      return 500;
+    case 503:
+      return 503;
+    case 5002: // "PlayerId already exists" is informational
+      return 200;
+    default:
+      return 400;
+  }
+}
+
+export function sendData(res: Response, data: unknown): void {
+  sendEnvelope(res, 200, data === undefined ? { code: 200 } : { code: 200, data });
+}
+
+export function sendFailure(res: Response, f: Failure, httpStatus = httpStatusOf(f.code)): void {
+  if (f.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(f.retryAfterSeconds));
+  sendEnvelope(res, httpStatus, { code: f.code, data: f.message });
+}
+
+/**
+ * Writes the envelope straight to the response: every answer of the API is fresh JSON, so
+ * express's `res.json` work (charset parsing, ETag and freshness checks) is cost without use.
+ */
+function sendEnvelope(res: Response, status: number, envelope: object): void {
+  const body = JSON.stringify(envelope);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}

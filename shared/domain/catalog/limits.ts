@@ -1,0 +1,25 @@
+/**
+ * Bounds on the catalog's numbers (docs/catalog.md, "Numbers"), so that nothing a catalog says
+ * can make a decision produce an amount the engine cannot hold, loop without end, or write a
+ * huge event. Amounts (points, grants, costs, targets) are bounded by MAX_AMOUNT (shared/domain/amount.ts).
+ */
+
+/** Counts, stocks, limits, rank and level numbers, durations in seconds. */
+export const MAX_COUNT = 1_000_000_000;
+/** A draw weight; a pool's weights together may total at most MAX_TOTAL_WEIGHT. */
+export const MAX_WEIGHT = 1_000_000;
+export const MAX_TOTAL_WEIGHT = 1_000_000_000;
+/** Draws of one chest opening: each is a prize in the ChestOpened event. */
+export const MAX_DRAW_COUNT = 100;
+/** A powerup's multiplier, a chest's scaling factor. */
+export const MAX_FACTOR = 1000;
+/** `challenge.withinDays`: a window of up to 100 years. */
+export const MAX_WITHIN_DAYS = 36_500;
+/** A currency's `expiry.afterDays`: up to 100 years. */
+export const MAX_EXPIRY_DAYS = 36_500;
+/**
+ * Most powerup instances one grant creates: each is a record the player's state keeps. The catalog
+ * keeps its powerup amounts within it; a request's multiplier or a chest's factor could go past
+ * it, and such a decision is refused (shared/domain/rules/grants.ts).
+ */
+export const MAX_POWERUPS_PER_GRANT = 1000;

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { Catalog } from '../catalog/schema';
+
+/** A catalog version, on the `catalog` stream: version n is the stream's revision n - 1. */
+export const catalogPublishedSchema = z.object({
+  version: z.number().int().positive(),
+  /** Of the catalog's canonical JSON: an unchanged file publishes nothing. */
+  hash: z.string(),
+  /** Unix ms. */
+  publishedAt: z.number(),
+  // Validated when the file was loaded (shared/domain/catalog); not again on every read.
+  catalog: z.custom<Catalog>((value) => typeof value === 'object' && value !== null),
+});
+export type CatalogPublished = z.infer<typeof catalogPublishedSchema>;
+
+/** The format of the stored events, on the `store-format` stream: see app/store-format.ts. */
+export const storeFormatDeclaredSchema = z.object({ version: z.number().int().positive() });
+export type StoreFormatDeclared = z.infer<typeof storeFormatDeclaredSchema>;
+
+/** A recompute began, on the `recompute` stream (shared/domain/streams.ts): the status the admin route answers. */
+export const recomputeStartedSchema = z.object({
+  recomputeUid: z.string(),
+  /** Unix ms; actions before it stand as recorded (absent: every action is decided again). */
+  from: z.number().optional(),
+  dryRun: z.boolean(),
+  catalogVersion: z.number().int(),
+  startedAt: z.number(),
+});
+export const recomputeCompletedSchema = z.object({
+  recomputeUid: z.string(),
+  applied: z.boolean(),
+  /** Simulate's answer (shared/adapters/http/wire-shapes.ts Simulation). */
+  report: z.unknown(),
+  completedAt: z.number(),
+});
+export const recomputeFailedSchema = z.object({ recomputeUid: z.string(), message: z.string(), failedAt: z.number() });
