@@ -413,6 +413,33 @@ describe('daily buckets', () => {
     }
   });
 
+  it("count an expired lot of a currency on the day it expired, in the catalog's zone, however late its job recorded it", async () => {
+    const playerId = PLAYERS[0];
+    const midnight = Date.UTC(2026, 2, 28, 23); // 2026-03-29T00:00 in Berlin
+    const lot = { deliverableUid: 'stars', expiresAt: midnight, amount: 4 };
+    const events = await logOf([
+      {
+        stream: playerStream(playerId),
+        type: 'CurrencyExpired',
+        data: {
+          playerId,
+          lots: [lot],
+          expiredAt: midnight + 30 * HOUR,
+          effects: { points: 0, balances: [{ deliverableUid: 'stars', amount: -4 }], lots: [{ ...lot, amount: -4 }] },
+        },
+      },
+    ]);
+    try {
+      const store = new MemoryReadStore();
+      await replay(events, store, [analyticsProjector], { to: await events.headPosition() });
+      expect(await projectedDays(store)).toEqual(
+        new Map([['2026-03-29', new Map([['deliverables stars:expired', 4]])]]),
+      );
+    } finally {
+      await events.close();
+    }
+  });
+
   it('take each event once, however often it is delivered', async () => {
     const { log } = history([
       {

@@ -49,14 +49,15 @@ class DayChanges {
 /**
  * Per day of the catalog's time zone: actions processed (in all and per action), players active
  * (distinct), players registered, points earned less those taken back, deliverables granted,
- * spent and refunded, badges and levels awarded, bundles bought, chests opened, reversals.
+ * spent, refunded and expired, badges and levels awarded, bundles bought, chests opened, reversals.
  *
  * An action, and all it earned, counts on the day of its `timestamp` (as leaderboards do). A
  * reversal leaves the action counted (it was processed) and takes back what was earned from the
  * day it was counted on: the action's points and deliverables, and each award it brings down from
  * the day of the action that earned it; it counts in `reversals`, and the cost it gives back in
  * `refunded`, on the day it was made. Levels stay counted as reached. Purchases, openings,
- * completions, cancellations and refunds count on the day they happened.
+ * completions, cancellations and refunds count on the day they happened; an expired lot of a
+ * currency on the day it expired.
  *
  * Idempotent under redelivery: a day document records the position of the last event applied to
  * it and skips events up to it; a player's days of activity record the action that made each, so
@@ -77,6 +78,7 @@ export const analyticsProjector: Projector = {
     'ProvisionCompleted',
     'ProvisionFailed',
     'ProvisionRefunded',
+    'CurrencyExpired',
   ]),
   checkpointAround: new Set(['CatalogPublished']),
   async apply(event, store) {
@@ -187,6 +189,11 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
     }
     case 'ProvisionCompleted':
       changes.deliverables(event.data.completedAt, event.data.contents, 'granted');
+      break;
+    case 'CurrencyExpired':
+      // On the day the lot expired, however late its job recorded it.
+      for (const lot of event.data.lots)
+        changes.keyed(lot.expiresAt, 'deliverables', `${lot.deliverableUid}:expired`, lot.amount);
       break;
     case 'ProvisionFailed':
     case 'ProvisionRefunded': {

@@ -39,7 +39,9 @@ const pointShape = z.object({ day: z.string().meta({ description: 'YYYY-MM-DD' }
 const keyedPointShape = pointShape.extend({
   key: z
     .string()
-    .meta({ description: 'An action name; a badge, level or bundle uid; or `deliverable uid:granted|spent|refunded`' }),
+    .meta({
+      description: 'An action name; a badge, level or bundle uid; or `deliverable uid:granted|spent|refunded|expired`',
+    }),
 });
 const seriesShape = z.object({
   series: z.enum(SERIES),
@@ -57,7 +59,7 @@ const SERIES_DOC = [
   '`active-players`: distinct players with an action',
   '`new-players`: players registered',
   '`points`: points earned (actions, awards, chests) less those reversals took back',
-  '`deliverables`: per `uid:granted`, `uid:spent`, `uid:refunded`',
+  '`deliverables`: per `uid:granted`, `uid:spent`, `uid:refunded`, `uid:expired`',
   '`badges`: badge awards per badge uid (less those reversals took back)',
   '`levels`: levels reached per level uid',
   '`purchases`: bundles bought per bundle uid',
