@@ -3,13 +3,32 @@ import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
 import { ok } from '../../shared/domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
-import { buyResultShape } from '../../shared/adapters/http/wire-shapes';
+import { nullableString } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
 import { buyBundle } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+
+const buyResultShape = z.object({
+  playerId: z.string(),
+  provisionUid: z.string(),
+  cost: z.number(),
+  costLabel: nullableString,
+  costDeliverableUid: nullableString,
+  status: z.enum(['Pending', 'Completed']),
+  updateDate: z.number().int().describe('Unix ms'),
+  deliverables: z.array(
+    z.object({
+      amount: z.number(),
+      label: z.string(),
+      type: z.number().int(),
+      imageName: nullableString,
+      details: z.array(z.object({ label: z.string(), value: z.string() })).nullable(),
+    }),
+  ),
+});
 
 const buyBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), referenceId: text() });
 

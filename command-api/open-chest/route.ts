@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
 import { ok, type Result } from '../../shared/domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
-import { chestOpenShape } from '../../shared/adapters/http/wire-shapes';
+import { nullableString, scalingModeShape } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
@@ -11,6 +11,22 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import type { OpenChestCommand } from './decider';
 import { openChest } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+
+/** What an opening answers: the prizes drawn, and the opening's uid to trace it by. */
+export const chestOpenShape = z.object({
+  openingUid: z
+    .string()
+    .describe('this opening: trace it with GET /v1/audit/trace?openingUid=<it>&playerId=<the player>'),
+  chestLabel: z.string(),
+  scalingMode: scalingModeShape,
+  playerLevel: z.number(),
+  drawCount: z.number().int(),
+  prizes: z.array(
+    z
+      .object({ label: z.string(), amount: z.number(), imageName: nullableString, type: z.number().int() })
+      .catchall(z.unknown()),
+  ),
+});
 
 const openBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), chestDeliverableUId: text() });
 

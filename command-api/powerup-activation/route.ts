@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
 import { ok, type Result } from '../../shared/domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
-import { textShape } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
@@ -11,6 +10,8 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+
+const textShape = z.string().describe('a confirmation message');
 
 const powerupBody = z.object({ playerId: text().meta(PLAYER_ID_DOC), powerupUId: text() });
 const BODY_ERRORS = {

@@ -6,7 +6,7 @@ import { MAX_AMOUNT } from '../../shared/domain/amount';
 import { fail, ok, type Result } from '../../shared/domain/result';
 import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
-import { processResultShape } from '../../shared/adapters/http/wire-shapes';
+import { actionResultShape } from '../../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { replyOf } from '../reply';
 import { requestOrigin, type CommandDeps } from '../deps';
@@ -97,6 +97,14 @@ export function withinKeyMultiplier(cmd: Result<ProcessActionCommand>, key: ApiK
     return fail(1001, `multiplier: must be at most ${key.maxMultiplier} for this key`);
   return cmd;
 }
+
+/** The outer action's result, with its nested actions' results. */
+export const processResultShape = actionResultShape.extend({
+  nested: z
+    .array(z.union([actionResultShape, z.object({ code: z.number().int(), data: z.string() })]))
+    .optional()
+    .describe('results of the nested `actions`, in order'),
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -29,7 +29,7 @@ import {
   storeShape,
   triggerDetailShape,
   triggerShape,
-} from '../../shared/adapters/http/wire-shapes';
+} from './shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 

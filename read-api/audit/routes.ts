@@ -7,13 +7,7 @@ import { OPERATORS } from '../../shared/adapters/auth/access';
 import type { EventStore } from '../../shared/adapters/event-store/port';
 import { fail, ok, type Result } from '../../shared/domain/result';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
-import {
-  auditEventShape,
-  simulationShape,
-  traceShape,
-  verificationShape,
-  type Simulation,
-} from '../../shared/adapters/http/wire-shapes';
+import { auditEventShape, simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
@@ -81,6 +75,84 @@ const traceQuery = z.object({
     .string()
     .meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid' })
     .optional(),
+});
+
+const causalChainShape = z.object({
+  cause: z.string(),
+  correlationId: z.string(),
+  causationId: z.string(),
+  keyName: z.string(),
+  catalogVersion: z.number(),
+  time: z.number().int(),
+  events: z.array(
+    z.object({
+      position: z.number().int(),
+      stream: z.string(),
+      revision: z.number().int(),
+      type: z.string(),
+      time: z.number().int(),
+      summary: z.string(),
+    }),
+  ),
+  balanceChanges: z.array(
+    z.object({
+      position: z.number().int(),
+      type: z.string(),
+      balance: z.string().describe('a deliverable uid, or points'),
+      before: z.number(),
+      change: z.number(),
+      after: z.number(),
+    }),
+  ),
+  rules: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      'for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value)',
+    ),
+});
+const traceShape = z.union([
+  z.object({
+    referenceId: z.string(),
+    playerId: z.string(),
+    actionName: z.string(),
+    reversed: z.boolean(),
+    provisionUid: z.string().nullable(),
+    chains: z.array(causalChainShape),
+  }),
+  z.object({
+    provisionUid: z.string(),
+    playerId: z.string(),
+    referenceType: z.enum(['Store', 'Action']),
+    bundleUid: z.string().nullable(),
+    referenceId: z.string().nullable(),
+    status: z.enum(['Pending', 'Completed', 'Refunded', 'Failed']),
+    chains: z.array(causalChainShape),
+  }),
+  z.object({
+    openingUid: z.string(),
+    playerId: z.string(),
+    chestDeliverableUid: z.string(),
+    chestLabel: z.string(),
+    chains: z.array(causalChainShape),
+  }),
+]);
+const verificationShape = z.object({
+  differences: z.array(
+    z.object({
+      collection: z.string(),
+      _id: z.string(),
+      path: z
+        .string()
+        .describe('dotted path of the field that differs; empty when the document is missing on one side'),
+      live: z.unknown().optional().describe('absent when the field or document is missing on this side'),
+      rebuilt: z.unknown().optional().describe('absent when the field or document is missing on this side'),
+    }),
+  ),
+  truncated: z.boolean().describe('more differences than listed (at most 1,000 are)'),
+  eventsReplayed: z.number().int(),
+  collections: z.array(z.string()),
+  ms: z.number().int().describe('how long the replay and the comparison took'),
 });
 
 /** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */

@@ -13,10 +13,10 @@ import { DELIVERABLE_TYPE_CODE } from '../../shared/domain/events/common';
 import { ok, type Result } from '../../shared/domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import {
-  catalogChestShape,
   chestHistoryShape,
-  chestPreviewShape,
+  nullableString,
   ownedChestShape,
+  scalingModeShape,
 } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
@@ -68,6 +68,31 @@ const playerIdOf = (value: string): Result<string> => {
   const playerId = canonicalPlayerId(value);
   return playerId ? ok(playerId) : refuse(ERRORS.INVALID_PLAYER_ID);
 };
+
+export const catalogChestShape = ownedChestShape.omit({ balance: true });
+export const chestPreviewShape = z.object({
+  chestLabel: z.string(),
+  scalingMode: scalingModeShape,
+  drawCountMin: z.number().int(),
+  drawCountMax: z.number().int(),
+  contents: z.array(
+    z.object({
+      rewardLabel: z.string(),
+      rewardImageName: nullableString,
+      type: z.number().int(),
+      amountMin: z.number(),
+      amountMax: z.number(),
+      probability: z.number().describe('raw draw weight'),
+      weightPct: z
+        .number()
+        .describe(
+          'the chance in percent (2 decimals) that one draw picks this entry at the stock left now: its weight over the weights of every entry a draw can pick, points and powerups included though not listed; 0 when out of stock',
+        ),
+      limited: z.boolean(),
+      remainingStock: z.number().describe('-1 when unlimited'),
+    }),
+  ),
+});
 
 /** The level a new player starts at: what previews without a player show. */
 const startingLevel = (catalog: Catalog): number =>

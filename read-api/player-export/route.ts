@@ -1,10 +1,20 @@
 /** GET /v1/admin/players/{playerId}/export: all of a player's data as one document (GDPR access and portability). */
+import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
 import type { Catalog } from '../../shared/domain/catalog/types';
 import type { EventStore } from '../../shared/adapters/event-store/port';
 import { playerEventOf } from '../../shared/domain/events';
 import { defineRoute } from '../../shared/adapters/http/route';
-import { playerExportShape } from '../../shared/adapters/http/wire-shapes';
+import {
+  chestHistoryShape,
+  missionShape,
+  nullableString,
+  ownedChestShape,
+  powerupShape,
+  profileShape,
+  streakShape,
+  transactionHistoryShape,
+} from '../../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
 import { ok } from '../../shared/domain/result';
@@ -17,6 +27,42 @@ import { playerMissions } from '../missions/route';
 import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
 import { ERRORS, refuse } from '../../shared/domain/errors';
+
+/** GET /v1/admin/players/{playerId}/export: everything held about one player, every list oldest first. */
+const playerExportShape = z.object({
+  playerId: z.string(),
+  profile: z.object({
+    username: z.string(),
+    imageName: nullableString,
+    timeZone: profileShape.shape.timeZone,
+    registeredAt: z.number().int().describe('Unix ms'),
+    attributes: profileShape.shape.attributes,
+  }),
+  points: profileShape.shape.points,
+  level: profileShape.shape.level,
+  badges: profileShape.shape.badges,
+  balances: profileShape.shape.balances,
+  transactions: z.array(transactionHistoryShape).describe("store purchases and actions' costs, in the order made"),
+  chests: z.object({
+    owned: z.array(ownedChestShape),
+    rewards: z.array(chestHistoryShape).describe('one record per reward received from a chest, in the order opened'),
+  }),
+  powerups: z.array(powerupShape),
+  streaks: z.array(streakShape),
+  missions: z.array(missionShape),
+  actions: z
+    .array(
+      z.object({
+        referenceId: z.string(),
+        name: z.string(),
+        timestamp: z.number().int().describe('Unix ms, as the action carried it'),
+        details: z.array(z.object({ name: z.string(), value: z.string() })),
+        earnedPoints: z.number().describe("the action's points plus badge, trigger, rank and milestone points"),
+        reversed: z.boolean().describe('taken back since (POST /v1/action/delete)'),
+      }),
+    )
+    .describe('every processed action, in the order processed'),
+});
 
 /** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
 type PlayerAction = {

@@ -3,13 +3,9 @@ import type { z } from 'zod';
 import { StoreUnavailableError } from '../../shared/adapters/event-store/port';
 import { chestStockUid } from '../../shared/domain/rules/chests';
 import { CHEST_STOCK, stockStream } from '../../shared/domain/streams';
-import {
-  catalogChestShape,
-  chestHistoryShape,
-  chestOpenShape,
-  chestPreviewShape,
-  ownedChestShape,
-} from '../../shared/adapters/http/wire-shapes';
+import { chestHistoryShape, ownedChestShape } from '../../shared/adapters/http/wire-shapes';
+import { chestOpenShape } from '../../command-api/open-chest/route';
+import { catalogChestShape, chestPreviewShape } from '../../read-api/chests/routes';
 import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
@@ -159,7 +155,7 @@ const open = (playerId: string, chestDeliverableUId: string, headers: Record<str
   post('/v1/chest/open', { playerId, chestDeliverableUId }, headers);
 const list = async (playerId: string) => (await post('/v1/chest/list', { playerId })).body;
 const preview = async (body: Record<string, unknown>) => (await post('/v1/chest/preview', body)).body;
-/** The documented shape (shared/adapters/http/wire-shapes.ts), strictly: an undocumented field fails. */
+/** The documented shape (the route's), strictly: an undocumented field fails. */
 const strictly = (shape: z.ZodObject, value: unknown) =>
   expect(shape.strict().safeParse(value).error?.issues).toBeUndefined();
 const balanceOf = async (playerId: string, chest: string) =>

@@ -4,15 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import {
-  actionResultShape,
-  jobsOverviewShape,
-  leaderboardDetailShape,
-  processResultShape,
-  profileShape,
-  storeShape,
-  transactionShape,
-} from '../../shared/adapters/http/wire-shapes';
+import { actionResultShape, profileShape, transactionShape } from '../../shared/adapters/http/wire-shapes';
+import { processResultShape } from '../../command-api/process-action/route';
+import { jobsOverviewShape } from '../../read-api/admin/jobs';
+import { leaderboardDetailShape, storeShape } from '../../read-api/admin/shapes';
 import { httpStatusOf } from '../../shared/adapters/http/envelope';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { conformanceTo } from '../support/conformance';

@@ -37,7 +37,7 @@ export interface RunConfig {
   logFormat: LogFormat | null;
 }
 
-export const DEMO_CATALOG_FILE = path.resolve(__dirname, '..', '..', 'catalog', 'demo-catalog.yaml');
+export const DEMO_CATALOG_FILE = path.resolve(__dirname, '..', '..', '..', 'catalog', 'demo-catalog.yaml');
 
 /** `defaultPort`: the HTTP port without PORT (each role has its own, app/roles.ts). */
 export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort = 8080): RunConfig {

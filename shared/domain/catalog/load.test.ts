@@ -6,7 +6,7 @@ import { canonicalJson } from '../canonical-json';
 import { loadCatalogFile, parseCatalog } from './load';
 import { validCatalog } from './test-fixture';
 
-const DEMO = join(__dirname, '../../catalog/demo-catalog.yaml');
+const DEMO = join(__dirname, '../../../catalog/demo-catalog.yaml');
 
 describe('the demo catalog', () => {
   it('loads with no problems, defaults applied', async () => {
