@@ -8,11 +8,12 @@ import { noEffects, type Effects } from '../../shared/domain/events/common';
 import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
 import { snapshotOf } from '../../shared/domain/player/snapshot';
 import type { PlayerState } from '../../shared/domain/player/state';
-import type { Replayed } from '../simulate/replay';
+import { activationsHeld, type Replayed } from '../simulate/replay';
 import { ok } from '../../shared/domain/result';
-import { playerStream, RECOMPUTE_STREAM } from '../../shared/domain/streams';
+import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import { ERRORS, refuse } from '../../shared/domain/errors';
-import { decision, type Decider } from '../decision';
+import type { Catalog } from '../../shared/domain/catalog/schema';
+import { decision, type Decider, type StreamWrite } from '../decision';
 
 /** One player's part of a recompute: the run, and the catalog version it replays under. */
 export interface RecomputePlayerCommand {
@@ -21,8 +22,12 @@ export interface RecomputePlayerCommand {
 }
 
 /**
- * The state is the player as recorded and as replayed; the decision appends PlayerRecomputed to
- * the player's stream at the revision the replay read, or nothing (answer null) when nothing changes.
+ * The state is the player as recorded and as replayed, with the limited triggers' stocks as read;
+ * the decision appends PlayerRecomputed to the player's stream at the revision the replay read, or
+ * nothing (answer null) when nothing changes. The activations of limited triggers the player gains
+ * or loses move with it, in the same append: units taken at the stock's revision read (refused,
+ * TOO_MANY_CONCURRENT_CHANGES, when the stock as read has no room left: another change must give
+ * units back first), units given back at any revision (a return never exceeds the limit).
  */
 export const decideRecompute: Decider<RecomputePlayerCommand, Replayed, PlayerRecomputed | null> = (
   cmd,
@@ -30,12 +35,42 @@ export const decideRecompute: Decider<RecomputePlayerCommand, Replayed, PlayerRe
   env,
 ) => {
   const event = recomputedEvent(cmd, player, env.now);
-  return ok(
-    event
-      ? decision(event, [{ stream: playerStream(event.playerId), events: [{ type: 'PlayerRecomputed', data: event }] }])
-      : decision(null, []),
-  );
+  if (!event) return ok(decision(null, []));
+  const writes: StreamWrite[] = [
+    { stream: playerStream(event.playerId), events: [{ type: 'PlayerRecomputed', data: event }] },
+  ];
+  for (const { uid, units } of activationsMoved(player)) {
+    const stream = stockStream(TRIGGER_ACTIVATIONS, uid);
+    const data = { resourceUid: uid, holder: cmd.recomputeUid, playerId: event.playerId, units: Math.abs(units) };
+    if (units < 0) {
+      writes.push({ stream, events: [{ type: TRIGGER_ACTIVATIONS.returned, data }], expectedRevision: 'any' });
+      continue;
+    }
+    const left = activationsLeft(env.catalog, uid, player.stocks.get(stream)?.taken ?? 0);
+    if (left < units)
+      return refuse(
+        ERRORS.TOO_MANY_CONCURRENT_CHANGES,
+        `limited trigger ${uid} has ${left} activations left, player ${event.playerId} gains ${units}`,
+      );
+    writes.push({ stream, events: [{ type: TRIGGER_ACTIVATIONS.taken, data }] });
+  }
+  return ok(decision(event, writes));
 };
+
+/** The activations of each limited trigger the player gains (positive) or loses (negative) by the recompute. */
+function activationsMoved(player: Readonly<Replayed>): { uid: string; units: number }[] {
+  const had = activationsHeld(player.before);
+  const has = activationsHeld(player.after);
+  return [...new Set([...had.keys(), ...has.keys()])]
+    .map((uid) => ({ uid, units: (has.get(uid) ?? 0) - (had.get(uid) ?? 0) }))
+    .filter((m) => m.units !== 0);
+}
+
+/** A trigger no longer limited in the catalog has no limit to keep. */
+function activationsLeft(catalog: Catalog, uid: string, taken: number): number {
+  const trigger = catalog.triggers.find((t) => t.uid === uid);
+  return trigger?.limited ? trigger.limit - taken : Infinity;
+}
 
 function recomputedEvent(
   cmd: RecomputePlayerCommand,

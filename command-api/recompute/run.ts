@@ -1,14 +1,18 @@
 /**
  * A recompute run: the log replayed under the published catalog, and each affected player's
- * PlayerRecomputed appended at the revision the replay read. A player who acted meanwhile is
- * replayed again. Each append is atomic on its own: a run cut short leaves every player either
- * recomputed or not, and running again completes it (a recomputed player has nothing to change).
+ * PlayerRecomputed appended at the revision the replay read, with the units of limited triggers'
+ * stocks it takes or gives back. A player who acted meanwhile, or whose take finds a stock
+ * changed since the replay read it, is replayed again. Each append is atomic on its own: a run
+ * cut short leaves every player either recomputed or not, and running again completes it (a
+ * recomputed player has nothing to change).
  */
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/adapters/event-store/port';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
+import { ERRORS } from '../../shared/domain/errors';
+import { playerStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import type { CommandDeps } from '../deps';
-import { replayLog } from '../simulate/replay';
+import { replayLog, type Replayed, type StockRead } from '../simulate/replay';
 import { decideRecompute } from './decider';
 
 export interface RecomputeOptions {
@@ -23,6 +27,11 @@ export interface RecomputeOptions {
 
 /** Players who acted during a run are replayed again, at most this many times. */
 const MAX_PASSES = 20;
+
+const readRevisionOf = (stocks: ReadonlyMap<string, StockRead>, stream: string): number | 'no_stream' => {
+  const revision = stocks.get(stream)?.revision ?? -1;
+  return revision === -1 ? 'no_stream' : revision;
+};
 
 export async function recompute(
   deps: Pick<CommandDeps, 'events' | 'catalog' | 'now' | 'random' | 'newUid'>,
@@ -40,30 +49,52 @@ export async function recompute(
     report ??= replay.report(options.top);
     if (options.dryRun) return { report, applied: false };
     const acted = new Set<string>();
-    for (const player of replay.replayed().values()) {
+    // The stocks as read, and as this pass's own appends move them.
+    const stocks = new Map<string, StockRead>(replay.stocks());
+    const apply = async (replayed: Replayed): Promise<'done' | 'no room'> => {
+      const player = { ...replayed, stocks };
       const decided = decideRecompute({ recomputeUid: options.recomputeUid, catalogVersion: version }, player, {
         now: deps.now(),
         random: deps.random,
         newUid: deps.newUid,
         catalog,
       });
-      if (!decided.ok) throw new Error(decided.failure.message);
+      if (!decided.ok) {
+        if (decided.failure.code === ERRORS.TOO_MANY_CONCURRENT_CHANGES.code) return 'no room';
+        throw new Error(decided.failure.message);
+      }
       const event = decided.value.answer;
-      if (!event) continue;
+      if (!event) return 'done';
       try {
-        // At the revision the replay read: a player who acted since is replayed again.
+        // At the revisions the replay read: a player who acted since, or a stock taken since, is replayed again.
         await deps.events.appendToStreams(
           decided.value.writes.map((w) => ({
             stream: w.stream,
-            expectedRevision: event.readRevision,
+            expectedRevision:
+              w.expectedRevision ??
+              (w.stream === playerStream(event.playerId) ? event.readRevision : readRevisionOf(stocks, w.stream)),
             events: w.events.map((e) => ({ id: randomUUID(), ...e, metadata: options.metadata })),
           })),
         );
+        // The stock as read plus this append (not the revision it landed at: a return appended
+        // after a live take must not hide that take from this pass's next take, which then conflicts).
+        for (const w of decided.value.writes)
+          for (const e of w.events)
+            if (e.type === TRIGGER_ACTIVATIONS.taken || e.type === TRIGGER_ACTIVATIONS.returned) {
+              const stock = stocks.get(w.stream) ?? { taken: 0, revision: -1 };
+              const units = e.type === TRIGGER_ACTIVATIONS.taken ? e.data.units : -e.data.units;
+              stocks.set(w.stream, { taken: stock.taken + units, revision: stock.revision + 1 });
+            }
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;
         acted.add(event.playerId);
       }
-    }
+      return 'done';
+    };
+    // A player who takes units another player of this pass gives back is decided again after them.
+    const waiting: Replayed[] = [];
+    for (const player of replay.replayed().values()) if ((await apply(player)) === 'no room') waiting.push(player);
+    for (const player of waiting) if ((await apply(player)) === 'no room') acted.add(player.before.playerId);
     if (!acted.size) return { report, applied: true };
     players = acted;
   }

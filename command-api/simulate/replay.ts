@@ -14,6 +14,7 @@ import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/d
 import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -24,7 +25,7 @@ import {
 } from '../../shared/read-models/leaderboards';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { rollPicking } from '../../shared/domain/rules/weighted-pick';
-import { playerIdOfStream, playerStream } from '../../shared/domain/streams';
+import { playerIdOfStream, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
 import { decideReverseAction } from '../reverse-action/decider';
 
@@ -56,8 +57,9 @@ export async function replayLog(
   draft: Catalog,
   options: Omit<SimulateOptions, 'top'>,
 ): Promise<Replay> {
-  const replay = new Replay(draft, options.players, options.from);
   const head = await events.headPosition();
+  const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
+  const replay = new Replay(draft, options.players, options.from, standing);
   let from = 0;
   let read = 0;
   for (;;) {
@@ -76,6 +78,35 @@ export async function replayLog(
   return replay;
 }
 
+/**
+ * When only some players are replayed, the limited triggers' activations the others hold stand,
+ * whenever they took them: each trigger's stock at the head, less what the replayed players hold.
+ */
+async function activationsStanding(
+  events: EventStore,
+  draft: Catalog,
+  players: ReadonlySet<string>,
+  head: number,
+): Promise<Map<string, number>> {
+  const standing = new Map<string, number>();
+  for (const trigger of draft.triggers) {
+    if (!trigger.limited) continue;
+    let stock: StockState = { taken: 0 };
+    for (const e of await events.readStream(stockStream(TRIGGER_ACTIVATIONS, trigger.uid)))
+      if (e.position <= head) stock = evolveStock(stock, e);
+    standing.set(trigger.uid, stock.taken);
+  }
+  for (const playerId of players) {
+    const state = initialPlayerState(playerId);
+    for (const recorded of await events.readStream(playerStream(playerId))) {
+      const event = recorded.position <= head ? playerEventOf(recorded) : null;
+      if (event) evolve(state, event);
+    }
+    for (const [uid, held] of activationsHeld(state)) standing.set(uid, Math.max(0, (standing.get(uid) ?? 0) - held));
+  }
+  return standing;
+}
+
 /** An action's contribution to a points leaderboard, by reference. */
 export type Contributions = Map<string, { ts: number; points: number; attributes?: Record<string, string> }>;
 
@@ -89,6 +120,21 @@ export interface Replayed {
   scoresAfter: Contributions;
   /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them). */
   changedActions: Map<string, ActionProcessed>;
+  /** The limited triggers' stocks as the replay read them, by stream: what a recompute moves its units from. */
+  stocks: ReadonlyMap<string, StockRead>;
+}
+
+/** A stock as read: the units taken, at the stream's revision (-1: no events). */
+export interface StockRead {
+  taken: number;
+  revision: number;
+}
+
+/** Activations of each limited trigger a player holds, by trigger uid: the units of its stock the player keeps. */
+export function activationsHeld(state: PlayerState): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const h of state.holdings) if (h.kind === 'trigger' && h.limited) held.set(h.uid, (held.get(h.uid) ?? 0) + 1);
+  return held;
 }
 
 /** A board of all points: each action's own contribution, as boardChanges gives it. */
@@ -98,8 +144,9 @@ export class Replay {
   private readonly players = new Map<string, Replayed>();
   /** Re-decided actions by referenceId: what a later reversal takes back. */
   private readonly redecided = new Map<string, ActionProcessed>();
-  /** Activations of each limited trigger taken so far in the replay (recorded ones for players not replayed). */
+  /** Activations of each limited trigger taken so far in the replay, and those players not replayed hold. */
   private readonly activations = new Map<string, number>();
+  private readonly stocksRead = new Map<string, StockRead>();
   /** The draft's all-time boards: the standings under the draft. */
   private readonly boards: BoardDoc[];
   /** The all-time boards in force at each point of the log, as the projector follows them: the standings now. */
@@ -115,24 +162,32 @@ export class Replay {
     private readonly draft: Catalog,
     private readonly only: ReadonlySet<string> | undefined,
     private readonly from: number | undefined,
+    standing: ReadonlyMap<string, number> = new Map(),
   ) {
     this.boards = allTime(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
-    for (const trigger of draft.triggers) if (trigger.limited) this.activations.set(trigger.uid, 0);
+    for (const trigger of draft.triggers)
+      if (trigger.limited) this.activations.set(trigger.uid, standing.get(trigger.uid) ?? 0);
   }
 
   apply(recorded: RecordedEvent): void {
     const published = operatorEventOf(recorded);
     if (published?.type === 'CatalogPublished') this.liveBoards = allTime(published.data.catalog);
+    if (recorded.streamName.startsWith(`${TRIGGER_ACTIVATIONS.prefix}-`)) {
+      const stock = this.stocksRead.get(recorded.streamName) ?? { taken: 0, revision: -1 };
+      this.stocksRead.set(recorded.streamName, {
+        taken: evolveStock(stock, recorded).taken,
+        revision: recorded.revision,
+      });
+      return;
+    }
     const playerId = playerIdOfStream(recorded.streamName);
     const event = playerId === null ? null : playerEventOf(recorded);
     if (!event || playerId === null) return;
     if (this.only && !this.only.has(playerId)) {
-      // Not replayed: it stands as recorded, in the standings and in the limited triggers' counts.
+      // Not replayed: it stands as recorded, in the standings (its activations are counted from the start).
       this.score(this.before, this.liveBoards, playerId, event, recorded.position);
       this.score(this.after, this.boards, playerId, event, recorded.position);
-      if (event.type === 'ActionProcessed') this.countActivations(event.data.awards, 1);
-      if (event.type === 'ActionReversed') this.countActivations(event.data.revokedAwards, -1);
       return;
     }
     this.eventsReplayed += 1;
@@ -147,6 +202,7 @@ export class Replay {
           scoresBefore: new Map(),
           scoresAfter: new Map(),
           changedActions: new Map(),
+          stocks: this.stocksRead,
         }),
       );
     player.revision = recorded.revision;
@@ -170,6 +226,11 @@ export class Replay {
   /** Every replayed player, as recorded and as replayed. */
   replayed(): ReadonlyMap<string, Replayed> {
     return this.players;
+  }
+
+  /** The limited triggers' stocks as read, by stream. */
+  stocks(): ReadonlyMap<string, StockRead> {
+    return this.stocksRead;
   }
 
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const stockUnitsSchema = z.object({
   /** The trigger, bundle or chest pool entry. */
   resourceUid: z.string(),
-  /** The action, provision or chest opening that takes or returns the units. */
+  /** The action, provision or chest opening that takes or returns the units; the recompute that moves them. */
   holder: z.string(),
   playerId: z.string(),
   units: z.number().int().positive(),
