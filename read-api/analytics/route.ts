@@ -37,11 +37,9 @@ const analyticsQuery = z.object({
 
 const pointShape = z.object({ day: z.string().meta({ description: 'YYYY-MM-DD' }), value: z.number() });
 const keyedPointShape = pointShape.extend({
-  key: z
-    .string()
-    .meta({
-      description: 'An action name; a badge, level or bundle uid; or `deliverable uid:granted|spent|refunded|expired`',
-    }),
+  key: z.string().meta({
+    description: 'An action name; a badge, level or bundle uid; or `deliverable uid:granted|spent|refunded|expired`',
+  }),
 });
 const seriesShape = z.object({
   series: z.enum(SERIES),
