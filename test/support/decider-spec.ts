@@ -60,15 +60,24 @@ export interface Then<Answer> {
   thenFails(code: number, message?: string): Failure;
 }
 
+/** A decider with the reads its handler makes, ready for given/when/then. */
+export interface DeciderSpec<Command, Answer> {
+  given(streams?: GivenStreams): { when(command: Command, env: DecideEnv): Then<Answer> };
+}
+
+/**
+ * `read` is the handler's read: the state it decides on, from the given streams (and the command,
+ * when it names what to read, e.g. a bundle's stock).
+ */
 export function deciderSpec<Command, State, Answer>(
   decider: Decider<Command, State, Answer>,
-  read: (given: GivenStreams) => State,
-) {
+  read: (given: GivenStreams, command: Command) => State,
+): DeciderSpec<Command, Answer> {
   return {
     given(streams: GivenStreams = {}) {
       return {
         when(command: Command, env: DecideEnv): Then<Answer> {
-          const decided = decider(command, read(streams), env);
+          const decided = decider(command, read(streams, command), env);
           return {
             decided,
             thenWrites(expected) {

@@ -8,7 +8,8 @@
  *   expect(first.result.badges).toEqual(...);                  // then
  *   expect(p.state.points).toBe(30);
  */
-import type { Decision } from '../../command-api/decision';
+import type { DecideEnv, Decision } from '../../command-api/decision';
+import type { DeciderSpec, GivenStreams } from './decider-spec';
 import { decideProcessAction, limitedTriggersOf } from '../../command-api/process-action/decider';
 import { decideReverseAction } from '../../command-api/reverse-action/decider';
 import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
@@ -124,6 +125,14 @@ export interface PlayerSpec {
   given(...events: PlayerEvent[]): PlayerSpec;
   /** Records what a decision writes: its player events on the player's stream, the rest in `streams`. */
   apply(decision: Decision<unknown>): void;
+  /** Every stream the spec holds (the player's and the others decisions wrote), as a decider spec's given. */
+  givenStreams(): GivenStreams;
+  /** Decides with a decider spec on the spec's streams (its handler's reads); records the decision when it succeeds. */
+  when<Command, Answer>(
+    decider: DeciderSpec<Command, Answer>,
+    command: Command,
+    env?: DecideEnv,
+  ): Result<Decision<Answer>>;
   /** Processes an action that must succeed; its events are recorded. */
   process(name: string, options?: ActOptions): ActionProcessed;
   /** Processes an action; its player events are recorded when it succeeds. */
@@ -185,6 +194,12 @@ export function playerSpec(
         if (stream === playerStream(playerId)) record(playerEvents(decision, playerId));
         else streams.set(stream, [...(streams.get(stream) ?? []), ...events]);
       }
+    },
+    givenStreams: () => ({ ...Object.fromEntries(streams), [playerStream(playerId)]: recorded }),
+    when(decider, command, decideEnv = { ...env, catalog }) {
+      const { decided } = decider.given(spec.givenStreams()).when(command, decideEnv);
+      if (decided.ok) spec.apply(decided.value);
+      return decided;
     },
     tryProcess(name, o = {}) {
       actions++;
