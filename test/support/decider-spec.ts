@@ -66,18 +66,18 @@ export interface DeciderSpec<Command, Answer> {
 }
 
 /**
- * `read` is the handler's read: the state it decides on, from the given streams (and the command,
- * when it names what to read, e.g. a bundle's stock).
+ * `read` is the handler's read: the state it decides on, from the given streams (and the command
+ * and env, when they name what to read, e.g. a bundle's stock, a chest open now).
  */
 export function deciderSpec<Command, State, Answer>(
   decider: Decider<Command, State, Answer>,
-  read: (given: GivenStreams, command: Command) => State,
+  read: (given: GivenStreams, command: Command, env: DecideEnv) => State,
 ): DeciderSpec<Command, Answer> {
   return {
     given(streams: GivenStreams = {}) {
       return {
         when(command: Command, env: DecideEnv): Then<Answer> {
-          const decided = decider(command, read(streams, command), env);
+          const decided = decider(command, read(streams, command, env), env);
           return {
             decided,
             thenWrites(expected) {
