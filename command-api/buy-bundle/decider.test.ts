@@ -12,10 +12,10 @@ import {
   T0,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { decideTimeout, decideTransaction, type TransactionOperation } from '../provision-transactions/decider';
+import type { TransactionOperation } from '../provision-transactions/decider';
 import { balanceOf } from '../../shared/domain/player/state';
-import { deciderSpec, readPlayer, readProvision, readStock, type GivenStreams } from '../../test/support/decider-spec';
-import { decideBuyBundle, type BuyBundleCommand } from './decider';
+import { readProvision, readStock } from '../../test/support/decider-spec';
+import { buying, timingOut, transacting } from '../../test/support/handler-reads';
 import { PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
 
 /** T0 is 2026-06-01: the main store is open from 2026-01-01 to 2027-01-01. */
@@ -46,25 +46,6 @@ const catalog = catalogOf(`
     - { uid: over, label: Over, endDate: 2026-05-31T23:59:59, bundles: [{ uid: over-pack, label: Over pack, cost: 1, costDeliverable: gold, contents: [{ deliverable: sword, amount: 1 }] }] }
 `);
 
-/** A purchase as its handler decides it: on the player read from their stream and, for a limited bundle, its stock. */
-const buying = deciderSpec(decideBuyBundle, (given, cmd: BuyBundleCommand) => ({
-  player: readPlayer(given, cmd.playerId),
-  stockTaken: limited(cmd.bundleUid) ? readStock(given, stockStream(BUNDLE_STOCK, cmd.bundleUid)).taken : null,
-}));
-const limited = (bundleUid: string) =>
-  (catalog.stores.flatMap((st) => st.bundles).find((b) => b.uid === bundleUid)?.initialStock ?? 0) > 0;
-
-/**
- * A move of one provision as its handler and the timeout job decide it: on the provision's record and its player.
- * A uid with no provision stream gets a record the player does not have, so the decider's own 9004 is tested.
- */
-const onProvision = (provisionUid: string) => (given: GivenStreams) => {
-  const record = readProvision(given, provisionStream(provisionUid)) ?? unknownRecord(provisionUid);
-  return { record, player: readPlayer(given, record.opened.playerId) };
-};
-const transacting = (provisionUid: string) => deciderSpec(decideTransaction, onProvision(provisionUid));
-const timingOut = (provisionUid: string) => deciderSpec(decideTimeout, onProvision(provisionUid));
-
 /** Buys for the spec's player; a successful purchase is recorded on its streams. */
 const tryBuy = (p: PlayerSpec, bundleUid: string) => p.when(buying, { playerId: PLAYER, bundleUid });
 function buy(p: PlayerSpec, bundleUid: string) {
@@ -79,33 +60,16 @@ const stockTaken = (p: PlayerSpec, bundleUid: string) =>
 
 function tryTransact(p: PlayerSpec, op: TransactionOperation | 'timeout', provisionUid: string) {
   if (op !== 'timeout' || !p.streams.has(provisionStream(provisionUid)))
-    return p.when(transacting(provisionUid), { op: op === 'timeout' ? 'cancel' : op });
-  const timedOut = succeeded(p.when(timingOut(provisionUid), {}));
+    return p.when(transacting(provisionUid, PLAYER), { op: op === 'timeout' ? 'cancel' : op });
+  const timedOut = succeeded(p.when(timingOut(provisionUid, PLAYER), {}));
   return timedOut.writes.length ? { ok: true as const, value: timedOut } : failureOfTimeout(p, provisionUid);
 }
 
 /** What the timeout's "nothing to do" is in the state table's codes, to test both the same way. */
 const failureOfTimeout = (p: PlayerSpec, provisionUid: string) =>
-  transacting(provisionUid)
+  transacting(provisionUid, PLAYER)
     .given(p.givenStreams())
     .when({ op: 'cancel' }, { ...p.env, catalog }).decided;
-
-/** A record for a uid with no provision stream: the decision must not find it on the player. */
-const unknownRecord = (provisionUid: string) => ({
-  opened: {
-    provisionUid,
-    playerId: PLAYER,
-    referenceType: 'Store' as const,
-    bundleUid: null,
-    referenceId: null,
-    cost: { deliverableUid: null, label: null, amount: 0 },
-    status: 'Pending' as const,
-    createDate: T0,
-  },
-  status: 'Pending' as const,
-  failureReason: null,
-  updateDate: T0,
-});
 
 /** The player event a successful move wrote. */
 function moved(result: ReturnType<typeof tryTransact>) {
@@ -239,7 +203,7 @@ describe('a bundle that requires fulfillment', () => {
     const { provisionUid, pendingUntil } = buy(p, 'shipped');
     p.env.now = pendingUntil! - 1;
     expect(
-      timingOut(provisionUid)
+      timingOut(provisionUid, PLAYER)
         .given(p.givenStreams())
         .when({}, { ...p.env, catalog }).decided,
     ).toEqual({
@@ -256,7 +220,7 @@ describe('a bundle that requires fulfillment', () => {
     expect(balanceOf(p.state, 'gold')).toBe(300);
     // Run again (a job delivered twice): nothing left to do.
     expect(
-      timingOut(provisionUid)
+      timingOut(provisionUid, PLAYER)
         .given(p.givenStreams())
         .when({}, { ...p.env, catalog }).decided,
     ).toEqual({
