@@ -1,9 +1,10 @@
-import { provisionRecordOf, transactionView } from '../../shared/domain/provisions';
+import { transactionView } from '../../shared/domain/provisions';
 import { BUNDLE_STOCK, provisionStream, stockStream } from '../../shared/domain/streams';
 import {
   catalogOf,
   DAY,
   failureOf,
+  OTHER_PLAYER,
   PLAYER,
   playerEvents,
   playerSpec,
@@ -11,15 +12,10 @@ import {
   T0,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import {
-  decideTimeout,
-  decideTransaction,
-  type TransactionOperation,
-  type TransactionState,
-} from '../provision-transactions/decider';
+import type { TransactionOperation } from '../provision-transactions/decider';
 import { balanceOf } from '../../shared/domain/player/state';
-import type { RecordedEvent } from '../../shared/adapters/event-store/port';
-import { decideBuyBundle } from './decider';
+import { readProvision, readStock } from '../../test/support/decider-spec';
+import { buying, timingOut, transacting } from '../../test/support/handler-reads';
 import { PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
 
 /** T0 is 2026-06-01: the main store is open from 2026-01-01 to 2027-01-01. */
@@ -50,94 +46,30 @@ const catalog = catalogOf(`
     - { uid: over, label: Over, endDate: 2026-05-31T23:59:59, bundles: [{ uid: over-pack, label: Over pack, cost: 1, costDeliverable: gold, contents: [{ deliverable: sword, amount: 1 }] }] }
 `);
 
-/** Units of each limited bundle taken by other players' purchases. */
-const takenElsewhere = new Map<string, number>();
-
 /** Buys for the spec's player; a successful purchase is recorded on its streams. */
-function tryBuy(p: PlayerSpec, bundleUid: string) {
-  const limited =
-    (p.catalog.stores.flatMap((st) => st.bundles).find((b) => b.uid === bundleUid)?.initialStock ?? 0) > 0;
-  const stockTaken = limited ? ownTaken(p, bundleUid) + (takenElsewhere.get(bundleUid) ?? 0) : null;
-  const decision = decideBuyBundle(
-    { playerId: PLAYER, bundleUid },
-    { player: p.state, stockTaken },
-    { ...p.env, catalog },
-  );
-  if (decision.ok) p.apply(decision.value);
-  return decision;
-}
+const tryBuy = (p: PlayerSpec, bundleUid: string) => p.when(buying, { playerId: PLAYER, bundleUid });
 function buy(p: PlayerSpec, bundleUid: string) {
   const decision = tryBuy(p, bundleUid);
   if (!decision.ok) throw new Error(`buy failed: ${decision.failure.code} ${decision.failure.message}`);
   return decision.value.answer;
 }
 
-/** The units the spec's streams hold of a bundle's stock. */
-function ownTaken(p: PlayerSpec, bundleUid: string): number {
-  return (p.streams.get(stockStream(BUNDLE_STOCK, bundleUid)) ?? []).reduce(
-    (sum, e) => sum + (e.type === 'BundleStockTaken' ? 1 : e.type === 'BundleStockReturned' ? -1 : 0),
-    0,
-  );
-}
-
-/** A provision's stream as recorded events, as the transaction endpoints read it. */
-function provisionEvents(p: PlayerSpec, uid: string): RecordedEvent[] {
-  const events = p.streams.get(provisionStream(uid)) ?? [];
-  return events.map((e, revision) => ({
-    ...e,
-    id: `p-${revision}`,
-    metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 },
-    streamName: provisionStream(uid),
-    revision,
-    position: revision + 1,
-    createdAt: T0,
-  }));
-}
-
-function transactionState(p: PlayerSpec, provisionUid: string): TransactionState {
-  const record = provisionRecordOf(provisionEvents(p, provisionUid));
-  if (!record) throw new Error(`no provision ${provisionUid}`);
-  return { record, player: p.state };
-}
+/** The units taken of a bundle's stock, as the spec's streams hold them. */
+const stockTaken = (p: PlayerSpec, bundleUid: string) =>
+  readStock(p.givenStreams(), stockStream(BUNDLE_STOCK, bundleUid)).taken;
 
 function tryTransact(p: PlayerSpec, op: TransactionOperation | 'timeout', provisionUid: string) {
-  if (!p.streams.has(provisionStream(provisionUid)))
-    return decideTransaction(
-      { op: op === 'timeout' ? 'cancel' : op },
-      { record: unknownRecord(provisionUid), player: p.state },
-      { ...p.env, catalog },
-    );
-  if (op === 'timeout') {
-    const timedOut = succeeded(decideTimeout({}, transactionState(p, provisionUid), { ...p.env, catalog }));
-    p.apply(timedOut);
-    return timedOut.writes.length ? { ok: true as const, value: timedOut } : failureOfTimeout(p, provisionUid);
-  }
-  const decision = decideTransaction({ op }, transactionState(p, provisionUid), { ...p.env, catalog });
-  if (decision.ok) p.apply(decision.value);
-  return decision;
+  if (op !== 'timeout' || !p.streams.has(provisionStream(provisionUid)))
+    return p.when(transacting(provisionUid, PLAYER), { op: op === 'timeout' ? 'cancel' : op });
+  const timedOut = succeeded(p.when(timingOut(provisionUid, PLAYER), {}));
+  return timedOut.writes.length ? { ok: true as const, value: timedOut } : failureOfTimeout(p, provisionUid);
 }
 
 /** What the timeout's "nothing to do" is in the state table's codes, to test both the same way. */
-function failureOfTimeout(p: PlayerSpec, provisionUid: string) {
-  return decideTransaction({ op: 'cancel' }, transactionState(p, provisionUid), { ...p.env, catalog });
-}
-
-/** A record for a uid with no provision stream: the decision must not find it on the player. */
-const unknownRecord = (provisionUid: string) => ({
-  opened: {
-    provisionUid,
-    playerId: PLAYER,
-    referenceType: 'Store' as const,
-    bundleUid: null,
-    referenceId: null,
-    cost: { deliverableUid: null, label: null, amount: 0 },
-    status: 'Pending' as const,
-    createDate: T0,
-  },
-  status: 'Pending' as const,
-  failureReason: null,
-  updateDate: T0,
-});
+const failureOfTimeout = (p: PlayerSpec, provisionUid: string) =>
+  transacting(provisionUid, PLAYER)
+    .given(p.givenStreams())
+    .when({ op: 'cancel' }, { ...p.env, catalog }).decided;
 
 /** The player event a successful move wrote. */
 function moved(result: ReturnType<typeof tryTransact>) {
@@ -145,7 +77,7 @@ function moved(result: ReturnType<typeof tryTransact>) {
   return playerEvents(result.value)[0];
 }
 
-const status = (p: PlayerSpec, uid: string) => transactionView(provisionRecordOf(provisionEvents(p, uid))!);
+const status = (p: PlayerSpec, uid: string) => transactionView(readProvision(p.givenStreams(), provisionStream(uid))!);
 
 /** A registered player holding `gold`. */
 function rich(gold = 300): PlayerSpec {
@@ -270,10 +202,13 @@ describe('a bundle that requires fulfillment', () => {
     const p = rich();
     const { provisionUid, pendingUntil } = buy(p, 'shipped');
     p.env.now = pendingUntil! - 1;
-    expect(succeeded(decideTimeout({}, transactionState(p, provisionUid), { ...p.env, catalog }))).toEqual({
-      writes: [],
-      jobs: [],
-      answer: { dueAt: pendingUntil },
+    expect(
+      timingOut(provisionUid, PLAYER)
+        .given(p.givenStreams())
+        .when({}, { ...p.env, catalog }).decided,
+    ).toEqual({
+      ok: true,
+      value: { writes: [], jobs: [], answer: { dueAt: pendingUntil } },
     });
     p.env.now = pendingUntil!;
     expect(tryTransact(p, 'timeout', provisionUid).ok).toBe(true);
@@ -284,10 +219,13 @@ describe('a bundle that requires fulfillment', () => {
     });
     expect(balanceOf(p.state, 'gold')).toBe(300);
     // Run again (a job delivered twice): nothing left to do.
-    expect(succeeded(decideTimeout({}, transactionState(p, provisionUid), { ...p.env, catalog }))).toEqual({
-      writes: [],
-      jobs: [],
-      answer: { dueAt: null },
+    expect(
+      timingOut(provisionUid, PLAYER)
+        .given(p.givenStreams())
+        .when({}, { ...p.env, catalog }).decided,
+    ).toEqual({
+      ok: true,
+      value: { writes: [], jobs: [], answer: { dueAt: null } },
     });
   });
 
@@ -327,16 +265,16 @@ describe('what a purchase and a move write, in one append', () => {
 
   test('9009 once the stock is all taken, whoever took it, with nothing recorded', () => {
     const p = rich(1000);
-    takenElsewhere.set('rare', 3);
-    try {
-      buy(p, 'rare');
-      buy(p, 'rare'); // 5 of 5 taken
-      const before = p.recorded.length;
-      expect(failureOf(tryBuy(p, 'rare'))).toEqual({ code: 9009, message: 'Bundle out of stock' });
-      expect(p.recorded.length).toBe(before);
-    } finally {
-      takenElsewhere.delete('rare');
-    }
+    const takenElsewhere = Array.from({ length: 3 }, (_, i) => ({
+      type: BUNDLE_STOCK.taken,
+      data: { resourceUid: 'rare', holder: `elsewhere-${i}`, playerId: OTHER_PLAYER, units: 1 },
+    }));
+    p.streams.set(stockStream(BUNDLE_STOCK, 'rare'), takenElsewhere);
+    buy(p, 'rare');
+    buy(p, 'rare'); // 5 of 5 taken
+    const before = p.recorded.length;
+    expect(failureOf(tryBuy(p, 'rare'))).toEqual({ code: 9009, message: 'Bundle out of stock' });
+    expect(p.recorded.length).toBe(before);
   });
 
   test('a refund gives the unit back (any revision) and records the status on the provision', () => {
@@ -350,7 +288,7 @@ describe('what a purchase and a move write, in one append', () => {
       [provisionStream(provisionUid), ['ProvisionStatusChanged'], undefined],
       [stockStream(BUNDLE_STOCK, 'rare'), ['BundleStockReturned'], 'any'],
     ]);
-    expect(ownTaken(p, 'rare')).toBe(0);
+    expect(stockTaken(p, 'rare')).toBe(0);
     expect(status(p, provisionUid)).toMatchObject({ status: 'Refunded', updateDate: T0 + DAY });
   });
 });

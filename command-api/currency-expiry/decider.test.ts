@@ -1,5 +1,4 @@
 import type { PlayerEvent } from '../../shared/domain/events';
-import type { PlayerState } from '../../shared/domain/player/state';
 import { availableBalance, nextLots } from '../../shared/domain/rules/lots';
 import { playerStream } from '../../shared/domain/streams';
 import {
@@ -8,14 +7,15 @@ import {
   failureOf,
   PLAYER,
   playerSpec,
+  succeeded,
   T0,
   written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { provisionRecordOf } from '../../shared/domain/provisions';
-import { decideBuyBundle } from '../buy-bundle/decider';
-import { decideTransaction } from '../provision-transactions/decider';
-import { currencyExpiryJobId, decideExpireCurrency, EXPIRE_CURRENCY } from './decider';
+import { noEffects } from '../../shared/domain/events/common';
+import { readPlayer } from '../../test/support/decider-spec';
+import { buying, expiring, transacting } from '../../test/support/handler-reads';
+import { currencyExpiryJobId, EXPIRE_CURRENCY } from './decider';
 
 // T0 is 2026-06-01T00:00Z. Stars granted on a day expire at the end of the second day after it.
 const catalog = catalogOf(`
@@ -35,17 +35,7 @@ const catalog = catalogOf(`
 const HOUR = 3_600_000;
 const lotsOf = (p: PlayerSpec, uid = 'stars') => p.state.lots.get(uid) ?? [];
 /** Records what the expiry job decides at the spec's clock; returns the lots it expired. */
-const runExpiry = (p: PlayerSpec) => {
-  const decided = expireAt(p, p.state, p.env.now);
-  p.apply(decided);
-  return decided;
-};
-/** What the expiry job decides on `state` at `now`. */
-function expireAt(p: PlayerSpec, state: PlayerState, now: number) {
-  const decided = decideExpireCurrency({ playerId: PLAYER }, state, { ...p.env, now, catalog });
-  if (!decided.ok) throw new Error(decided.failure.message);
-  return decided.value;
-}
+const runExpiry = (p: PlayerSpec) => succeeded(p.when(expiring, { playerId: PLAYER }, { ...p.env, catalog }));
 
 describe('lots', () => {
   test('a grant is a lot expiring at the midnight ending the afterDays-th day after it, with its expiry job', () => {
@@ -115,8 +105,27 @@ describe('lots', () => {
     const p = playerSpec(catalog);
     p.process('earn', { at: T0 });
     // A reversal cascade can take a grant off the balance without a lot on record: 4 of the lot's 10 left.
-    const state = { ...p.state, balances: new Map([['stars', 4]]) };
-    const decided = expireAt(p, state, T0 + 3 * DAY);
+    const takenOff = {
+      type: 'ProvisionRefunded',
+      data: {
+        playerId: PLAYER,
+        provisionUid: 'elsewhere',
+        refundedAt: T0,
+        returned: { deliverableUid: null, label: null, amount: 0 },
+        removed: [],
+        powerupsRemoved: [],
+        effects: { ...noEffects(), balances: [{ deliverableUid: 'stars', amount: -6 }] },
+      },
+    };
+    const given = { [playerStream(PLAYER)]: [...p.recorded, takenOff] };
+    const state = readPlayer(given, PLAYER);
+    expect(state.balances.get('stars')).toBe(4);
+    const decided = expiring
+      .given(given)
+      .when({ playerId: PLAYER }, { ...p.env, now: T0 + 3 * DAY, catalog })
+      .thenWrites({
+        [playerStream(PLAYER)]: [{ type: 'CurrencyExpired', data: expect.any(Object) }],
+      });
     const [expired] = written(decided, playerStream(PLAYER)) as PlayerEvent[];
     expect(expired.type === 'CurrencyExpired' && expired.data.lots).toEqual([
       { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 4 },
@@ -205,16 +214,8 @@ describe('giving back and taking back', () => {
     const p = playerSpec(catalog, { now: T0 + DAY });
     p.process('earn', { at: T0 }); // expires T0 + 3 days
     p.process('earn', { at: T0 + DAY }); // expires T0 + 4 days
-    const bought = decideBuyBundle(
-      { playerId: PLAYER, bundleUid: 'pack' },
-      { player: p.state, stockTaken: null },
-      {
-        ...p.env,
-        catalog,
-      },
-    );
+    const bought = p.when(buying, { playerId: PLAYER, bundleUid: 'pack' });
     if (!bought.ok) throw new Error('bought');
-    p.apply(bought.value);
     const purchase = bought.value.answer;
     expect(purchase.cost.lots).toEqual([
       { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 },
@@ -223,21 +224,8 @@ describe('giving back and taking back', () => {
     expect(lotsOf(p, 'tokens')).toEqual([[Date.UTC(2026, 6, 1), 5]]);
 
     p.env.now = T0 + 3 * DAY + HOUR;
-    const opened = bought.value.writes.find((w) => w.stream === `provision-${purchase.provisionUid}`)!.events;
-    const record = provisionRecordOf(
-      opened.map((e, revision) => ({
-        ...e,
-        id: `p-${revision}`,
-        metadata: { correlationId: 's', causationId: 's', keyName: 's', catalogVersion: 1 },
-        streamName: `provision-${purchase.provisionUid}`,
-        revision,
-        position: revision + 1,
-        createdAt: T0,
-      })),
-    )!;
-    const refunded = decideTransaction({ op: 'refund' }, { record, player: p.state }, { ...p.env, catalog });
+    const refunded = p.when(transacting(purchase.provisionUid, PLAYER), { op: 'refund' });
     if (!refunded.ok) throw new Error('refunded');
-    p.apply(refunded.value);
     expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
     expect(lotsOf(p, 'tokens')).toEqual([]);
     expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);

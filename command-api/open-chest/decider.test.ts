@@ -1,13 +1,14 @@
 import type { Decision } from '../decision';
 import type { ChestOpened } from '../../shared/domain/events/inventory-events';
-import { initialPlayerState } from '../../shared/domain/player/state';
+import { noEffects } from '../../shared/domain/events/common';
 import type { Result } from '../../shared/domain/result';
 import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../shared/domain/rules/chests';
-import { CHEST_STOCK, stockStream } from '../../shared/domain/streams';
+import { CHEST_STOCK, playerStream, stockStream } from '../../shared/domain/streams';
 import {
   catalogOf,
   failureOf,
   given,
+  OTHER_PLAYER,
   PLAYER,
   playerSpec,
   streamsOf,
@@ -16,7 +17,8 @@ import {
   written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { decideOpenChest } from './decider';
+import { deciderSpec, readPlayer, readStock, type GivenStreams } from '../../test/support/decider-spec';
+import { decideOpenChest, type OpenChestCommand } from './decider';
 
 const catalog = catalogOf(`
   version: 1
@@ -109,29 +111,53 @@ const owner = (options: { now?: number; seed?: number } = {}): PlayerSpec => {
   return p;
 };
 
-/** Units taken of a chest's limited entries when `left` of each is left (entries not named: none taken). */
-function takenWhenLeft(chestUid: string, left: ReadonlyMap<string, number>): Map<string, number> {
+/** An opening as its handler decides it: on the player read from their stream and the stocks of the chest's limited entries. */
+const opening = deciderSpec(decideOpenChest, (given, cmd: OpenChestCommand, env) => {
+  const chest = findChest(env.catalog, cmd.chestUid, env.now);
+  const stockTaken = new Map<string, number>();
+  for (const { stockUid } of chest.ok ? limitedSlots(chest.value) : [])
+    stockTaken.set(stockUid, readStock(given, stockStream(CHEST_STOCK, stockUid)).taken);
+  return { player: readPlayer(given, cmd.playerId), stockTaken };
+});
+
+/**
+ * The spec's streams, with the stocks of a chest's limited entries as others left them: `left` units of
+ * each entry named, none taken of the others.
+ */
+function givenLeft(p: PlayerSpec, chestUid: string, left: ReadonlyMap<string, number>): GivenStreams {
   const chest = findChest(catalog, chestUid, T0);
-  if (!chest.ok) return new Map();
-  return new Map(
-    limitedSlots(chest.value).map(({ stockUid, limit }) => [
-      stockUid,
-      left.has(stockUid) ? limit - left.get(stockUid)! : 0,
-    ]),
-  );
+  const stocks = (chest.ok ? limitedSlots(chest.value) : []).map(({ stockUid, limit }) => [
+    stockStream(CHEST_STOCK, stockUid),
+    left.has(stockUid)
+      ? [
+          {
+            type: CHEST_STOCK.taken,
+            data: {
+              resourceUid: stockUid,
+              holder: 'elsewhere',
+              playerId: OTHER_PLAYER,
+              units: limit - left.get(stockUid)!,
+            },
+          },
+        ]
+      : [],
+  ]);
+  return { ...p.givenStreams(), ...Object.fromEntries(stocks) };
 }
 
-/** Opens a chest on the spec's state, with `stockLeft` units left of limited entries; what it writes is recorded when it succeeds. */
+/** Decides an opening on the spec's streams, with `stockLeft` units left of limited entries. */
+const decideOpening = (p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<string, number> = new Map()) =>
+  opening
+    .given(givenLeft(p, chestUid, stockLeft))
+    .when({ playerId: p.state.playerId, chestUid }, { ...p.env, catalog: p.catalog }).decided;
+
+/** Opens a chest as `decideOpening` does; what it writes is recorded when it succeeds. */
 function open(
   p: PlayerSpec,
   chestUid: string,
   stockLeft: ReadonlyMap<string, number> = new Map(),
 ): Result<Decision<ChestOpened>> {
-  const decision = decideOpenChest(
-    { playerId: p.state.playerId, chestUid },
-    { player: p.state, stockTaken: takenWhenLeft(chestUid, stockLeft) },
-    { ...p.env, catalog: p.catalog },
-  );
+  const decision = decideOpening(p, chestUid, stockLeft);
   if (decision.ok) p.apply(decision.value);
   return decision;
 }
@@ -188,13 +214,7 @@ describe('opening a chest', () => {
     const p = owner();
     const counts = new Set<number>();
     for (let i = 0; i < 300; i++) {
-      const e = opened(
-        decideOpenChest(
-          { playerId: PLAYER, chestUid: 'chest-freq' },
-          { player: p.state, stockTaken: takenWhenLeft('chest-freq', new Map()) },
-          { ...p.env, catalog },
-        ),
-      );
+      const e = opened(decideOpening(p, 'chest-freq'));
       counts.add(e.prizes.length);
       for (const prize of e.prizes) {
         if (prize.reward === 'gold') expect([1, 2, 3]).toContain(prize.amount);
@@ -227,9 +247,9 @@ describe('draw frequencies (20,000 openings, seeded)', () => {
     const goldAmounts = new Map<number, number>();
     let draws = 0;
     const env = { ...p.env, catalog };
-    const state = { player: p.state, stockTaken: takenWhenLeft('chest-freq', stockLeft) };
+    const given = givenLeft(p, 'chest-freq', stockLeft);
     for (let i = 0; i < 20_000; i++) {
-      const e = opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-freq' }, state, env));
+      const e = opened(opening.given(given).when({ playerId: PLAYER, chestUid: 'chest-freq' }, env).decided);
       drawCounts.set(e.prizes.length, (drawCounts.get(e.prizes.length) ?? 0) + 1);
       for (const prize of e.prizes) {
         draws++;
@@ -327,12 +347,10 @@ describe('rejections', () => {
   });
 
   test('9020: the player is not registered', () => {
-    const decision = decideOpenChest(
-      { playerId: PLAYER, chestUid: 'chest-custom' },
-      { player: initialPlayerState(PLAYER), stockTaken: new Map() },
-      { ...testEnv(), catalog },
-    );
-    expect(failureOf(decision)).toEqual({ code: 9020, message: 'Player not found' });
+    opening
+      .given()
+      .when({ playerId: PLAYER, chestUid: 'chest-custom' }, { ...testEnv(), catalog })
+      .thenFails(9020, 'Player not found');
   });
 
   test('9011: no chest of that kind left', () => {
@@ -391,10 +409,21 @@ describe('leaderboard scopes', () => {
       leaderboards: [{ uid: lb-teams, label: Teams, type: 0, scope: team, aggregate: sum }]
     `).leaderboards;
     const env = { ...p.env, catalog: { ...p.catalog, leaderboards: scoped } };
-    const player = { ...p.state, attributes: { team: 'red', country: 'DE' } };
+    // The player's attributes as set by an update after they got their chests.
+    const { username, imageName, timeZone } = p.state;
+    const attributes = { team: 'red', country: 'DE' };
+    const updated = {
+      playerId: PLAYER,
+      username,
+      imageName,
+      timeZone,
+      attributes,
+      updatedAt: T0,
+      effects: noEffects(),
+    };
+    const given = { [playerStream(PLAYER)]: [...p.recorded, { type: 'PlayerUpdated', data: updated }] };
     expect(
-      opened(decideOpenChest({ playerId: PLAYER, chestUid: 'chest-points' }, { player, stockTaken: new Map() }, env))
-        .attributes,
+      opened(opening.given(given).when({ playerId: PLAYER, chestUid: 'chest-points' }, env).decided).attributes,
     ).toEqual({ team: 'red' });
     expect(opened(open(p, 'chest-points'))).not.toHaveProperty('attributes');
   });

@@ -33,17 +33,9 @@ const catalog = catalogOf(`
     - { identifier: gems-only, points: 1, deliverables: [{ deliverable: gems, amount: 1 }] }
 `);
 
-/** Activates a powerup on the spec's state; the PowerupActivated is recorded when it succeeds. */
-const activate = (p: PlayerSpec, powerupUid: string) => {
-  const decision = decideActivatePowerup({ playerId: PLAYER, powerupUid }, p.state, { ...p.env, catalog });
-  if (decision.ok) p.apply(decision.value);
-  return decision;
-};
-const deactivate = (p: PlayerSpec, powerupUid: string) => {
-  const decision = decideDeactivatePowerup({ playerId: PLAYER, powerupUid }, p.state, { ...p.env, catalog });
-  if (decision.ok) p.apply(decision.value);
-  return decision;
-};
+/** Activates a powerup on the spec's streams; the PowerupActivated is recorded when it succeeds. */
+const activate = (p: PlayerSpec, powerupUid: string) => p.when(activating, { playerId: PLAYER, powerupUid });
+const deactivate = (p: PlayerSpec, powerupUid: string) => p.when(deactivating, { playerId: PLAYER, powerupUid });
 
 /** A player owning the given boosts (one instance each, in order), none activated; returns their uids too. */
 const owning = (...boosts: ('boost-gold' | 'boost-all')[]) => {

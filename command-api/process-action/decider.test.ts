@@ -12,6 +12,7 @@ import {
   catalogOf,
   DAY,
   failureOf,
+  OTHER_PLAYER,
   PLAYER,
   playerEvents,
   playerSpec,
@@ -23,7 +24,6 @@ import {
   type PlayerSpec,
 } from '../../test/support/player-spec';
 import { registrationOf } from '../register-player/decider';
-import { decideProcessAction } from './decider';
 
 /** Deliverables every catalog of this file shares. */
 const BASE = `
@@ -325,12 +325,13 @@ describe('actions and players', () => {
 
   test("2601 for a referenceId another player's action recorded, and nothing written", () => {
     const p = playerSpec(catalog);
-    const cmd = { playerId: PLAYER, referenceId: 'theirs', name: 'play', timestamp: T0, multiplier: 1, details: [] };
-    const decided = decideProcessAction(
-      cmd,
-      { player: p.state, playerRevision: -1, referenceTaken: true, activationsTaken: new Map() },
-      { ...testEnv(), catalog },
-    );
+    p.streams.set(referenceStream('theirs'), [
+      {
+        type: 'ReferenceRecorded',
+        data: { referenceId: 'theirs', playerId: OTHER_PLAYER, actionName: 'play', playerRevision: 0 },
+      },
+    ]);
+    const decided = p.tryProcess('play', { ref: 'theirs' });
     expect(failureOf(decided)).toEqual({ code: 2601, message: 'Duplicate action' });
   });
 });
@@ -401,12 +402,12 @@ describe('what one action writes, in one append', () => {
   test('a limited trigger whose activations are all taken does not fire, and its stock is not written', () => {
     const p = playerSpec(catalog);
     p.process('earn');
-    const cmd = { playerId: PLAYER, referenceId: 'late', name: 'spin', timestamp: T0, multiplier: 1, details: [] };
-    const late = decideProcessAction(
-      cmd,
-      { player: p.state, playerRevision: 1, referenceTaken: false, activationsTaken: new Map([['t-limited', 3]]) },
-      { ...testEnv(), catalog },
-    );
+    const takenByOthers = [0, 1, 2].map((i) => ({
+      type: TRIGGER_ACTIVATIONS.taken,
+      data: { resourceUid: 't-limited', holder: `theirs-${i}`, playerId: OTHER_PLAYER, units: 1 },
+    }));
+    p.streams.set(stockStream(TRIGGER_ACTIVATIONS, 't-limited'), takenByOthers);
+    const late = p.tryProcess('spin', { ref: 'late', at: T0 });
     if (!late.ok) throw new Error('late failed');
     expect(late.value.answer.triggers).toBeNull();
     expect(streamsOf(late.value)).not.toContain(stockStream(TRIGGER_ACTIVATIONS, 't-limited'));

@@ -1,6 +1,11 @@
 import { decideRegisterPlayer } from '../register-player/decider';
 import { decideUpdatePlayer } from '../update-player/decider';
-import { catalogOf, PLAYER, playerSpec, T0, testEnv } from '../../test/support/player-spec';
+import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
+import { catalogOf, PLAYER, playerSpec, succeeded, T0, testEnv } from '../../test/support/player-spec';
+
+/** A registration and an update as their handlers decide them: on the player read from their stream. */
+const registering = deciderSpec(decideRegisterPlayer, (given) => readPlayer(given, PLAYER));
+const updating = deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER));
 
 const catalog = catalogOf(`
   version: 1
@@ -12,9 +17,7 @@ const catalog = catalogOf(`
 
 function registered(attributes: Record<string, string>) {
   const p = playerSpec(catalog);
-  const decided = decideRegisterPlayer({ playerId: PLAYER, attributes }, p.state, { ...testEnv(), catalog });
-  if (!decided.ok) throw new Error(decided.failure.message);
-  p.apply(decided.value);
+  succeeded(p.when(registering, { playerId: PLAYER, attributes }, { ...testEnv(), catalog }));
   return p;
 }
 
@@ -27,12 +30,9 @@ describe('the leaderboard scopes an action counts on', () => {
   it('when the player changes team, later actions record the new team and earlier ones keep the old', () => {
     const p = registered({ country: 'DE', team: 'red' });
     const before = p.process('score');
-    const moved = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: 'blue', country: null } }, p.state, {
-      ...testEnv(T0),
-      catalog,
-    });
-    if (!moved.ok) throw new Error(moved.failure.message);
-    p.apply(moved.value);
+    succeeded(
+      p.when(updating, { playerId: PLAYER, attributes: { team: 'blue', country: null } }, { ...testEnv(T0), catalog }),
+    );
     expect(p.process('score').attributes).toEqual({ team: 'blue' });
     expect(before.attributes).toEqual({ country: 'DE', team: 'red' });
   });

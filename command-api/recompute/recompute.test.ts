@@ -5,7 +5,8 @@ import { WrongExpectedVersionError } from '../../shared/adapters/event-store/por
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { PlayerState } from '../../shared/domain/player/state';
-import { playerStream } from '../../shared/domain/streams';
+import { playerStream, RECOMPUTE_STREAM } from '../../shared/domain/streams';
+import { recomputeOfEvent } from '../../shared/domain/events';
 import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { testEnv } from '../../test/support/player-spec';
 import { buyBundle } from '../buy-bundle/handler';
@@ -14,6 +15,7 @@ import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
 import { replayLog } from '../simulate/replay';
 import { decideRecompute, decideStartRecompute } from './decider';
+import { deciderSpec, recordedOf } from '../../test/support/decider-spec';
 import { recompute } from './run';
 
 const CATALOG = `
@@ -185,30 +187,38 @@ describe('recompute: the replayed history made the players own', () => {
 
 describe('decideStartRecompute', () => {
   const env = { ...testEnv(1_000), newUid: () => 'r-new', catalog };
+  /** As the route decides a start: on the recomputes its stream has unfinished, and those this process runs. */
+  const starting = (runningHere: string[]) =>
+    deciderSpec(decideStartRecompute, (given) => {
+      const unfinished = new Set<string>();
+      for (const e of recordedOf(given, RECOMPUTE_STREAM).map(recomputeOfEvent)) {
+        if (e?.type === 'RecomputeStarted') unfinished.add(e.data.recomputeUid);
+        else if (e) unfinished.delete(e.data.recomputeUid);
+      }
+      return { unfinished: [...unfinished], running: new Set(runningHere) };
+    });
+  const startedR1 = {
+    [RECOMPUTE_STREAM]: [
+      { type: 'RecomputeStarted', data: { recomputeUid: 'r-1', dryRun: false, catalogVersion: 1, startedAt: 500 } },
+    ],
+  };
 
   it('given a recompute this process runs, when another is asked for, then 9030', () => {
-    const decided = decideStartRecompute(
-      { dryRun: false, catalogVersion: 2 },
-      { unfinished: ['r-1'], running: new Set(['r-1']) },
-      env,
-    );
-    expect(decided).toMatchObject({ ok: false, failure: { code: 9030 } });
+    starting(['r-1']).given(startedR1).when({ dryRun: false, catalogVersion: 2 }, env).thenFails(9030);
   });
 
   it('given one started by a process that stopped, when another is asked for, then it starts', () => {
-    const decided = decideStartRecompute(
-      { dryRun: true, catalogVersion: 2 },
-      { unfinished: ['r-1'], running: new Set() },
-      env,
-    );
-    expect(decided.ok && decided.value).toMatchObject({
-      answer: { recomputeUid: 'r-new', status: 'Running' },
-      writes: [
-        {
-          stream: 'recompute',
-          events: [{ type: 'RecomputeStarted', data: { recomputeUid: 'r-new', dryRun: true, catalogVersion: 2 } }],
-        },
-      ],
-    });
+    const decision = starting([])
+      .given(startedR1)
+      .when({ dryRun: true, catalogVersion: 2 }, env)
+      .thenWrites({
+        [RECOMPUTE_STREAM]: [
+          {
+            type: 'RecomputeStarted',
+            data: { recomputeUid: 'r-new', dryRun: true, catalogVersion: 2, startedAt: 1_000 },
+          },
+        ],
+      });
+    expect(decision.answer).toEqual({ recomputeUid: 'r-new', status: 'Running' });
   });
 });

@@ -1,11 +1,12 @@
 import { playerStream } from '../../shared/domain/streams';
-import { catalogOf, failureOf, PLAYER, playerEvents, playerSpec, T0, testEnv } from '../../test/support/player-spec';
+import { catalogOf, PLAYER, playerEvents, playerSpec, succeeded, T0, testEnv } from '../../test/support/player-spec';
 import { decideRegisterPlayer } from '../register-player/decider';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { decideUpdatePlayer } from './decider';
 
 /** The update as its handler decides it: on the player's state read from their stream. */
 const updating = deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER));
+const registering = deciderSpec(decideRegisterPlayer, (given) => readPlayer(given, PLAYER));
 
 const catalog = catalogOf(`
   version: 1
@@ -23,9 +24,7 @@ function registered(
   } = {},
 ) {
   const p = playerSpec(catalog);
-  const decided = decideRegisterPlayer({ playerId: PLAYER, ...fields }, p.state, { ...testEnv(), catalog });
-  if (!decided.ok) throw new Error(decided.failure.message);
-  p.apply(decided.value);
+  succeeded(p.when(registering, { playerId: PLAYER, ...fields }, { ...testEnv(), catalog }));
   return p;
 }
 
@@ -44,10 +43,11 @@ describe("a player's time zone", () => {
 
   it('when only the time zone is updated, the name and picture stay', () => {
     const p = registered({ username: 'Ada', imageName: 'https://img/ada.png' });
-    const decided = decideUpdatePlayer({ playerId: PLAYER, timeZone: 'Pacific/Kiritimati' }, p.state, {
-      ...testEnv(T0 + 5),
-      catalog,
-    });
+    const decided = p.when(
+      updating,
+      { playerId: PLAYER, timeZone: 'Pacific/Kiritimati' },
+      { ...testEnv(T0 + 5), catalog },
+    );
     expect(decided.ok && playerEvents(decided.value).map(({ type, data }) => ({ type, data }))).toEqual([
       {
         type: 'PlayerUpdated',
@@ -63,7 +63,6 @@ describe("a player's time zone", () => {
       },
     ]);
     if (!decided.ok) throw new Error(decided.failure.message);
-    p.apply(decided.value);
     expect([p.state.username, p.state.imageName, p.state.timeZone]).toEqual([
       'Ada',
       'https://img/ada.png',
@@ -73,14 +72,13 @@ describe("a player's time zone", () => {
 
   it("when the name is changed, the picture removed and the zone set to null, the player goes back to the catalog's zone", () => {
     const p = registered({ username: 'Ada', imageName: 'https://img/ada.png', timeZone: 'Pacific/Pago_Pago' });
-    const decided = decideUpdatePlayer(
+    const decided = p.when(
+      updating,
       { playerId: PLAYER, username: 'Grace', imageName: null, timeZone: null },
-      p.state,
       { ...testEnv(T0), catalog },
     );
     if (!decided.ok) throw new Error(decided.failure.message);
     expect(decided.value.answer).toMatchObject({ username: 'Grace', imageName: null, timeZone: null });
-    p.apply(decided.value);
     expect([p.state.username, p.state.imageName, p.state.timeZone]).toEqual(['Grace', null, null]);
   });
 
@@ -110,28 +108,27 @@ describe("a player's attributes", () => {
 
   it('when updated, a string sets a key, null removes one, the others stay; the event carries the result', () => {
     const p = registered({ attributes: { country: 'DE', team: 'red' } });
-    const decided = decideUpdatePlayer({ playerId: PLAYER, attributes: { team: null, tier: 'gold' } }, p.state, {
-      ...testEnv(T0),
-      catalog,
-    });
+    const decided = p.when(
+      updating,
+      { playerId: PLAYER, attributes: { team: null, tier: 'gold' } },
+      { ...testEnv(T0), catalog },
+    );
     if (!decided.ok) throw new Error(decided.failure.message);
     expect(playerEvents(decided.value)[0].data).toMatchObject({ attributes: { country: 'DE', tier: 'gold' } });
-    p.apply(decided.value);
     expect(p.state.attributes).toEqual({ country: 'DE', tier: 'gold' });
   });
 
   it('when an update would leave more than 20 attributes, 1001 and nothing is written', () => {
     const p = registered({ attributes: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])) });
+    const given = p.givenStreams();
+    updating
+      .given(given)
+      .when({ playerId: PLAYER, attributes: { extra: 'v' } }, { ...testEnv(T0), catalog })
+      .thenFails(1001, 'attributes: a player has at most 20 attributes');
     expect(
-      failureOf(
-        decideUpdatePlayer({ playerId: PLAYER, attributes: { extra: 'v' } }, p.state, { ...testEnv(T0), catalog }),
-      ),
-    ).toEqual({ code: 1001, message: 'attributes: a player has at most 20 attributes' });
-    expect(
-      decideUpdatePlayer({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, p.state, {
-        ...testEnv(T0),
-        catalog,
-      }).ok,
+      updating
+        .given(given)
+        .when({ playerId: PLAYER, attributes: { k0: null, extra: 'v' } }, { ...testEnv(T0), catalog }).decided.ok,
     ).toBe(true);
   });
 });

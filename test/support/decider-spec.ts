@@ -21,26 +21,39 @@ import { playerStream } from '../../shared/domain/streams';
 /** The events recorded on each stream before the command, by stream name. */
 export type GivenStreams = Readonly<Record<string, readonly { type: string; data: unknown }[]>>;
 
-/** The given events of one stream, as the store would hand them out. */
-export function recordedOf(given: GivenStreams, stream: string): RecordedEvent[] {
-  return (given[stream] ?? []).map((e, revision) => ({
-    id: `${stream}-${revision}`,
+/** The given events of one stream (from a revision on), as the store would hand them out. */
+export function recordedOf(given: GivenStreams, stream: string, from = 0): RecordedEvent[] {
+  return (given[stream] ?? []).slice(from).map((e, i) => ({
+    id: `${stream}-${from + i}`,
     type: e.type,
     data: e.data,
     metadata: { correlationId: 'spec', causationId: 'spec', keyName: 'spec', catalogVersion: 1 },
     streamName: stream,
-    revision,
+    revision: from + i,
     position: 0,
     createdAt: 0,
   }));
 }
 
-/** The player's state folded from the given events of their stream. */
+/** Folds already made, by the given stream's array: a stream that grew is folded on from where it was, as the state cache does. */
+const folded = new WeakMap<object, { length: number; state: PlayerState }>();
+
+/**
+ * The player's state folded from the given events of their stream. A spec that records on as it goes
+ * (player-spec) hands the same array again: only its new events are folded, and the state handed out
+ * before is the one folded on, as the state cache's is.
+ */
 export function readPlayer(given: GivenStreams, playerId: string): PlayerState {
-  return recordedOf(given, playerStream(playerId)).reduce((state, recorded) => {
+  const events = given[playerStream(playerId)] ?? [];
+  const cached = folded.get(events);
+  const from = cached && cached.length <= events.length ? cached : { length: 0, state: initialPlayerState(playerId) };
+  let state = from.state;
+  for (const recorded of recordedOf(given, playerStream(playerId), from.length)) {
     const e = playerEventOf(recorded);
-    return e ? evolve(state, e) : state;
-  }, initialPlayerState(playerId));
+    if (e) state = evolve(state, e);
+  }
+  folded.set(events, { length: events.length, state });
+  return state;
 }
 
 /** A limited stock folded from the given events of its stream. */
@@ -60,15 +73,24 @@ export interface Then<Answer> {
   thenFails(code: number, message?: string): Failure;
 }
 
+/** A decider with the reads its handler makes, ready for given/when/then. */
+export interface DeciderSpec<Command, Answer> {
+  given(streams?: GivenStreams): { when(command: Command, env: DecideEnv): Then<Answer> };
+}
+
+/**
+ * `read` is the handler's read: the state it decides on, from the given streams (and the command
+ * and env, when they name what to read, e.g. a bundle's stock, a chest open now).
+ */
 export function deciderSpec<Command, State, Answer>(
   decider: Decider<Command, State, Answer>,
-  read: (given: GivenStreams) => State,
-) {
+  read: (given: GivenStreams, command: Command, env: DecideEnv) => State,
+): DeciderSpec<Command, Answer> {
   return {
     given(streams: GivenStreams = {}) {
       return {
         when(command: Command, env: DecideEnv): Then<Answer> {
-          const decided = decider(command, read(streams), env);
+          const decided = decider(command, read(streams, command, env), env);
           return {
             decided,
             thenWrites(expected) {

@@ -8,19 +8,27 @@
  *   expect(first.result.badges).toEqual(...);                  // then
  *   expect(p.state.points).toBe(30);
  */
-import type { Decision } from '../../command-api/decision';
-import { decideProcessAction, limitedTriggersOf } from '../../command-api/process-action/decider';
-import { decideReverseAction } from '../../command-api/reverse-action/decider';
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
+import type { DecideEnv, Decision } from '../../command-api/decision';
+import { deciderSpec, readPlayer, readStock, recordedOf, type DeciderSpec, type GivenStreams } from './decider-spec';
+import {
+  decideProcessAction,
+  limitedTriggersOf,
+  type ProcessActionCommand,
+} from '../../command-api/process-action/decider';
+import {
+  decideReverseAction,
+  type ReverseActionCommand,
+  type ReverseActionState,
+} from '../../command-api/reverse-action/decider';
 import { parseCatalog } from '../../shared/domain/catalog/load';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
-import { playerEventOf, type DomainEvent, type PlayerEvent } from '../../shared/domain/events';
+import { playerEventOf, referenceEventOf, type DomainEvent, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionResult, ActionReversed } from '../../shared/domain/events/player-events';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
 import type { Failure, Result } from '../../shared/domain/result';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
-import { playerStream } from '../../shared/domain/streams';
+import { playerStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import { seededRandom } from '../../bench/seeded-random';
 
 export const PLAYER = '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001';
@@ -124,6 +132,14 @@ export interface PlayerSpec {
   given(...events: PlayerEvent[]): PlayerSpec;
   /** Records what a decision writes: its player events on the player's stream, the rest in `streams`. */
   apply(decision: Decision<unknown>): void;
+  /** Every stream the spec holds (the player's and the others decisions wrote), as a decider spec's given. */
+  givenStreams(): GivenStreams;
+  /** Decides with a decider spec on the spec's streams (its handler's reads); records the decision when it succeeds. */
+  when<Command, Answer>(
+    decider: DeciderSpec<Command, Answer>,
+    command: Command,
+    env?: DecideEnv,
+  ): Result<Decision<Answer>>;
   /** Processes an action that must succeed; its events are recorded. */
   process(name: string, options?: ActOptions): ActionProcessed;
   /** Processes an action; its player events are recorded when it succeeds. */
@@ -159,15 +175,34 @@ export function playerSpec(
       evolve(state, playerEventOf(r)!);
     }
   };
-  const triggers = indexCatalog(catalog).triggerByUid;
-  /** Another player's actions share a limited trigger's activations: the spec's exhausted ones have none left. */
-  const activationsTaken = (name: string) =>
-    new Map(
-      limitedTriggersOf(catalog, name).map((t) => [
+  /** An action as its handler decides it; the spec's exhausted triggers were all taken by others. */
+  const processing = deciderSpec(decideProcessAction, (given, cmd: ProcessActionCommand, { catalog }) => ({
+    player: readPlayer(given, cmd.playerId),
+    playerRevision: (given[playerStream(cmd.playerId)] ?? []).length - 1,
+    referenceTaken: (given[referenceStream(cmd.referenceId)] ?? []).length > 0,
+    activationsTaken: new Map(
+      limitedTriggersOf(catalog, cmd.name).map((t) => [
         t.uid,
-        exhaustedTriggers.has(t.uid) ? triggers.get(t.uid)!.limit : 0,
+        exhaustedTriggers.has(t.uid) ? t.limit : readStock(given, stockStream(TRIGGER_ACTIVATIONS, t.uid)).taken,
       ]),
-    );
+    ),
+  }));
+
+  /** The spec's streams as a decider spec's given, live (a copy per decision would cost as much as the streams held). */
+  const own = playerStream(playerId);
+  const streamOf = (name: string | symbol) => (name === own ? recorded : streams.get(String(name)));
+  const given: GivenStreams = new Proxy(
+    {},
+    {
+      get: (_, name) => streamOf(name),
+      has: (_, name) => streamOf(name) !== undefined,
+      ownKeys: () => [own, ...[...streams.keys()].filter((name) => name !== own)],
+      getOwnPropertyDescriptor: (_, name) => {
+        const value = streamOf(name);
+        return value && { value, enumerable: true, configurable: true };
+      },
+    },
+  );
 
   const spec: PlayerSpec = {
     catalog,
@@ -186,6 +221,12 @@ export function playerSpec(
         else streams.set(stream, [...(streams.get(stream) ?? []), ...events]);
       }
     },
+    givenStreams: () => given,
+    when(decider, command, decideEnv = { ...env, catalog }) {
+      const { decided } = decider.given(spec.givenStreams()).when(command, decideEnv);
+      if (decided.ok) spec.apply(decided.value);
+      return decided;
+    },
     tryProcess(name, o = {}) {
       actions++;
       const cmd = {
@@ -196,18 +237,7 @@ export function playerSpec(
         multiplier: o.multiplier ?? 1,
         details: Object.entries(o.details ?? {}).map(([n, value]) => ({ name: n, value: String(value) })),
       };
-      const decision = decideProcessAction(
-        cmd,
-        {
-          player: state,
-          playerRevision: recorded.length - 1,
-          referenceTaken: false,
-          activationsTaken: activationsTaken(name),
-        },
-        { ...env, catalog },
-      );
-      if (decision.ok) spec.apply(decision.value);
-      return decision;
+      return spec.when(processing, cmd);
     },
     process(name, o) {
       const processed = playerEvents(succeeded(spec.tryProcess(name, o)), o?.playerId ?? playerId).find(
@@ -222,18 +252,12 @@ export function playerSpec(
       return last!;
     },
     tryReverse(ref, o = {}) {
-      const revision = state.processed.get(ref);
-      const at = revision === undefined ? null : playerEventOf(recorded[revision]);
-      const original = at?.type === 'ActionProcessed' ? at.data : null;
-      // The referenceId's record names the player whose action it is.
-      const reference = original ? { playerId, reversed: state.reversed.has(ref) } : null;
-      const decision = decideReverseAction(
-        { playerId: o.playerId ?? playerId, referenceId: ref, name: o.name ?? original?.actionName ?? 'unknown' },
-        { reference, player: state, original },
-        { ...env, catalog },
-      );
-      if (decision.ok) spec.apply(decision.value);
-      return decision;
+      const original = originalOf(spec.givenStreams(), ref);
+      return spec.when(reversing, {
+        playerId: o.playerId ?? playerId,
+        referenceId: ref,
+        name: o.name ?? original?.actionName ?? 'unknown',
+      });
     },
     reverse(ref, o) {
       return succeeded(spec.tryReverse(ref, o)).answer;
@@ -241,6 +265,29 @@ export function playerSpec(
   };
   return spec;
 }
+
+/** The ActionProcessed a referenceId's record points at, as the reversal's handler reads it (null: none). */
+function originalOf(given: GivenStreams, referenceId: string): ActionProcessed | null {
+  const recorded = recordedOf(given, referenceStream(referenceId)).map(referenceEventOf);
+  const at = recorded.find((e) => e?.type === 'ReferenceRecorded');
+  if (at?.type !== 'ReferenceRecorded') return null;
+  const e = recordedOf(given, playerStream(at.data.playerId), at.data.playerRevision).map(playerEventOf)[0];
+  return e?.type === 'ActionProcessed' ? e.data : null;
+}
+
+/** A reversal as its handler decides it: on the referenceId's record, the player and the original ActionProcessed. */
+const reversing = deciderSpec(decideReverseAction, (given, cmd: ReverseActionCommand) => {
+  let reference: ReverseActionState['reference'] = null;
+  for (const e of recordedOf(given, referenceStream(cmd.referenceId)).map(referenceEventOf)) {
+    if (e?.type === 'ReferenceRecorded') reference = { playerId: e.data.playerId, reversed: false };
+    else if (e?.type === 'ReferenceReversed' && reference) reference.reversed = true;
+  }
+  const player = readPlayer(given, cmd.playerId);
+  const recorded = reference?.playerId === cmd.playerId ? originalOf(given, cmd.referenceId) : null;
+  // A recompute that decided it differently: that decision is the one taken back.
+  const original = recorded && (player.recomputedActions.get(cmd.referenceId) ?? recorded);
+  return { reference, player, original };
+});
 
 export function succeeded<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`expected success, got ${result.failure.code}: ${result.failure.message}`);
