@@ -122,7 +122,7 @@ if (EVENTSTORE_URL) {
     });
   });
 } else {
-  // Without a server these are reported as skipped, with the reason in the name: never as passed.
+  // Skipped because no KurrentDB server can run on this machine: set EVENTSTORE_URL to run them (reported as skipped, never as passed).
   describe.skip('KurrentDB server tests (skipped: EVENTSTORE_URL is not set; no KurrentDB server on this machine)', () => {
     // skipped: they need a real server (EVENTSTORE_URL), which this machine cannot run
     it('runs the EventStore contract against KurrentDB', () => undefined);
