@@ -8,6 +8,7 @@ import type { DomainEvent } from '../shared/domain/events';
 import type { JobPayload } from '../shared/adapters/jobs/port';
 import type { Result } from '../shared/domain/result';
 import type { DecisionEnv } from '../shared/domain/rules/decision-env';
+import type { DeepReadonly } from '../shared/domain/deep-readonly';
 
 /** The events a decision appends to one stream. */
 export interface StreamWrite {
@@ -51,6 +52,6 @@ export interface DecideEnv extends DecisionEnv {
 /** A decider: pure, given the state it decides on (read-only) and the outside world it needs. */
 export type Decider<Command, State, Answer> = (
   command: Command,
-  state: Readonly<State>,
+  state: DeepReadonly<State>,
   env: DecideEnv,
 ) => Result<Decision<Answer>>;

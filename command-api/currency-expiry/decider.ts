@@ -1,7 +1,7 @@
 /** The expiry of lots of currencies that expire: recorded once their expiresAt has passed. */
 import { noEffects, type Lot } from '../../shared/domain/events/common';
 import type { CurrencyExpired } from '../../shared/domain/events/inventory-events';
-import { balanceOf, type PlayerState } from '../../shared/domain/player/state';
+import { balanceOf, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
 import { subtractAmounts } from '../../shared/domain/amount';
 import { addBalance } from '../../shared/domain/rules/grants';
 import { expiredLots, negated } from '../../shared/domain/rules/lots';
@@ -31,7 +31,7 @@ export function currencyExpiryJobs(playerId: string, lots: readonly Lot[] | unde
  * grant of the currency took it off the balance but not off a lot, and an expiry never takes a
  * balance below zero.
  */
-function withinBalances(state: Readonly<PlayerState>, lots: readonly Lot[]): Lot[] {
+function withinBalances(state: PlayerView, lots: readonly Lot[]): Lot[] {
   const left = new Map<string, number>();
   const cut: Lot[] = [];
   for (const lot of lots) {

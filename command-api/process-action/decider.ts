@@ -13,7 +13,7 @@ import type {
   ProgressEntry,
   StreakStep,
 } from '../../shared/domain/events/player-events';
-import { isValidPowerup, type PlayerState } from '../../shared/domain/player/state';
+import { isValidPowerup, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
 import { fail, ok } from '../../shared/domain/result';
 import {
   challengeHolds,
@@ -407,7 +407,7 @@ const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
 /** Each active streak the action counts for, with the step it makes in the period of its timestamp. */
 function streakStepsOf(
   catalog: Catalog,
-  player: PlayerState,
+  player: PlayerView,
   cmd: ProcessActionCommand,
   details: ReadonlyMap<string, string>,
   timeZone: string,
@@ -428,7 +428,7 @@ function streakStepsOf(
  */
 function missionStepsOf(
   catalog: Catalog,
-  player: PlayerState,
+  player: PlayerView,
   cmd: ProcessActionCommand,
   details: ReadonlyMap<string, string>,
   timeZone: string,
@@ -439,7 +439,11 @@ function missionStepsOf(
     const period = missionPeriodOf(m.def, cmd.timestamp, timeZone);
     const held = player.missions.get(m.def.uid)?.periods.get(period);
     const before: MissionPosition = {
-      steps: m.conditions.map((_, i) => held?.steps[i] ?? { entries: [], completed: false }),
+      // The held steps are the state's: the position the move records is a copy.
+      steps: m.conditions.map((_, i) => {
+        const step = held?.steps[i];
+        return step ? { entries: [...step.entries], completed: step.completed } : { entries: [], completed: false };
+      }),
     };
     // A period whose mission is completed counts nothing more; the match is still recorded for replays.
     const done = held?.completion != null;
@@ -457,7 +461,7 @@ interface RuleOutcome {
 
 function evaluateRules(
   cmd: ProcessActionCommand,
-  state: PlayerState,
+  state: PlayerView,
   env: DecideEnv,
   details: ReadonlyMap<string, string>,
   deliverables: ReadonlyMap<string, Deliverable>,
@@ -528,7 +532,7 @@ function ruleAward(
 /** Ranks are earned in ascending order, several in one action when thresholds allow. */
 function rankAwards(
   rule: CompiledRule,
-  state: PlayerState,
+  state: PlayerView,
   current: ProgressEntry[][],
   deliverables: ReadonlyMap<string, Deliverable>,
 ): Award[] {
@@ -568,7 +572,7 @@ function pickGrants(rule: CompiledRule, env: DecisionEnv, deliverables: Readonly
 
 /** Multiplies target Prize amounts by every activated, valid powerup; reports which were used. */
 function applyPowerups(
-  state: PlayerState,
+  state: PlayerView,
   env: DecisionEnv,
   deliverables: ReadonlyMap<string, Deliverable>,
   grantLists: Grant[][],
@@ -592,6 +596,6 @@ function applyPowerups(
 }
 
 /** Powerups that apply now: activated, not expired, uses left. */
-export function activePowerups(state: PlayerState, nowMs: number) {
+export function activePowerups(state: PlayerView, nowMs: number) {
   return [...state.powerups.values()].filter((p) => p.activated && isValidPowerup(p, nowMs));
 }

@@ -1,12 +1,14 @@
 import { addAmounts } from '../../shared/domain/amount';
 import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import { noEffects } from '../../shared/domain/events/common';
+import { noEffects, type Grant } from '../../shared/domain/events/common';
+import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import type {
   ProvisionCompleted,
+  ProvisionCost,
   ProvisionFailed,
   ProvisionRefunded,
 } from '../../shared/domain/events/provision-events';
-import { balanceOf, type PlayerState, type ProvisionState } from '../../shared/domain/player/state';
+import { balanceOf, type PlayerState, type PlayerView, type ProvisionState } from '../../shared/domain/player/state';
 import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/domain/provisions';
 import { ok, type Result } from '../../shared/domain/result';
 import { addBalance, effectsOfGrants, giveBack } from '../../shared/domain/rules/grants';
@@ -70,7 +72,7 @@ export const decideTransaction: Decider<TransactionCommand, TransactionState, Tr
             playerId: state.player.playerId,
             provisionUid: p.uid,
             completedAt: env.now,
-            contents: p.contents,
+            contents: mutableCopy<Grant[]>(p.contents),
             effects: effects.value,
           },
         },
@@ -97,8 +99,8 @@ export const decideTimeout: Decider<TransactionTimeout, TransactionState, { dueA
 };
 
 function failure(
-  player: PlayerState,
-  p: ProvisionState,
+  player: PlayerView,
+  p: DeepReadonly<ProvisionState>,
   reason: 'Cancelled' | 'TimedOut',
   env: DecideEnv,
 ): PlayerProvisionEvent {
@@ -106,12 +108,19 @@ function failure(
   giveBack(effects, p.cost, env.now);
   return {
     type: 'ProvisionFailed',
-    data: { playerId: player.playerId, provisionUid: p.uid, reason, failedAt: env.now, returned: p.cost, effects },
+    data: {
+      playerId: player.playerId,
+      provisionUid: p.uid,
+      reason,
+      failedAt: env.now,
+      returned: mutableCopy<ProvisionCost>(p.cost),
+      effects,
+    },
   };
 }
 
 /** Returns the currency and takes the contents back; none of it if the player already spent them. */
-function refund(p: ProvisionState, player: PlayerState, env: DecideEnv): Result<PlayerProvisionEvent> {
+function refund(p: DeepReadonly<ProvisionState>, player: PlayerView, env: DecideEnv): Result<PlayerProvisionEvent> {
   const deliverables = indexCatalog(env.catalog).deliverableByUid;
   const effects = noEffects();
   giveBack(effects, p.cost, env.now);
@@ -132,9 +141,9 @@ function refund(p: ProvisionState, player: PlayerState, env: DecideEnv): Result<
       playerId: player.playerId,
       provisionUid: p.uid,
       refundedAt: env.now,
-      returned: p.cost,
-      removed: p.contents,
-      powerupsRemoved: p.powerupUids,
+      returned: mutableCopy<ProvisionCost>(p.cost),
+      removed: mutableCopy<Grant[]>(p.contents),
+      powerupsRemoved: [...p.powerupUids],
       effects,
     },
   });
@@ -145,8 +154,8 @@ function refund(p: ProvisionState, player: PlayerState, env: DecideEnv): Result<
  * that failed or was refunded, its unit of the bundle's stock given back.
  */
 function moved(
-  state: TransactionState,
-  p: ProvisionState,
+  state: DeepReadonly<TransactionState>,
+  p: DeepReadonly<ProvisionState>,
   event: PlayerProvisionEvent,
   env: DecideEnv,
 ): Decision<Transaction> {

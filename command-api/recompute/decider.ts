@@ -5,9 +5,10 @@
  */
 import { subtractAmounts } from '../../shared/domain/amount';
 import { noEffects, type Effects } from '../../shared/domain/events/common';
-import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
+import type { ActionProcessed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import { snapshotOf } from '../../shared/domain/player/snapshot';
-import type { PlayerState } from '../../shared/domain/player/state';
+import type { PlayerView } from '../../shared/domain/player/state';
+import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import { activationsHeld, type Replayed } from '../simulate/replay';
 import { ok } from '../../shared/domain/result';
 import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
@@ -58,7 +59,7 @@ export const decideRecompute: Decider<RecomputePlayerCommand, Replayed, PlayerRe
 };
 
 /** The activations of each limited trigger the player gains (positive) or loses (negative) by the recompute. */
-function activationsMoved(player: Readonly<Replayed>): { uid: string; units: number }[] {
+function activationsMoved(player: DeepReadonly<Replayed>): { uid: string; units: number }[] {
   const had = activationsHeld(player.before);
   const has = activationsHeld(player.after);
   return [...new Set([...had.keys(), ...has.keys()])]
@@ -74,7 +75,7 @@ function activationsLeft(catalog: Catalog, uid: string, taken: number): number {
 
 function recomputedEvent(
   cmd: RecomputePlayerCommand,
-  player: Readonly<Replayed>,
+  player: DeepReadonly<Replayed>,
   now: number,
 ): PlayerRecomputed | null {
   const { before, after } = player;
@@ -129,7 +130,7 @@ function recomputedEvent(
       actions: actions.map((a) => a.referenceId),
     },
     scores,
-    actions,
+    actions: mutableCopy<ActionProcessed[]>(actions),
     state: snapshotOf(after),
     effects: effectsBetween(before, after, balances),
   };
@@ -137,8 +138,8 @@ function recomputedEvent(
 
 /** What the recompute changes in the player's holdings, as every player event says it. */
 function effectsBetween(
-  before: PlayerState,
-  after: PlayerState,
+  before: PlayerView,
+  after: PlayerView,
   balances: { deliverableUid: string; before: number; after: number }[],
 ): Effects {
   return {
@@ -147,22 +148,22 @@ function effectsBetween(
     balances: balances.map((b) => ({ deliverableUid: b.deliverableUid, amount: subtractAmounts(b.after, b.before) })),
     powerupsGranted: [...after.powerups.values()]
       .filter((p) => !before.powerups.has(p.instance.uid))
-      .map((p) => p.instance),
+      .map(({ instance }) => ({ ...instance, targetPrizes: [...instance.targetPrizes] })),
     powerupsRemoved: [...before.powerups.keys()].filter((uid) => !after.powerups.has(uid)),
   };
 }
 
-const badgesOf = (state: PlayerState): Set<string> =>
+const badgesOf = (state: PlayerView): Set<string> =>
   new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 
 const sameSet = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x));
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-const sameLevels = (a: PlayerState, b: PlayerState): boolean =>
+const sameLevels = (a: PlayerView, b: PlayerView): boolean =>
   sameJson([...a.levelsReached].sort(), [...b.levelsReached].sort());
 
-function levelOf(state: PlayerState): number | null {
+function levelOf(state: PlayerView): number | null {
   let level: number | null = null;
   for (const l of state.levelsReached.values()) if (level === null || l > level) level = l;
   return level;

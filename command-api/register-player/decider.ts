@@ -2,7 +2,7 @@
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import { noEffects } from '../../shared/domain/events/common';
 import type { PlayerRegistered } from '../../shared/domain/events/player-events';
-import type { PlayerState } from '../../shared/domain/player/state';
+import type { PlayerState, PlayerView } from '../../shared/domain/player/state';
 import { ok, type Result } from '../../shared/domain/result';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { withAttributes } from '../../shared/domain/player/attributes';
@@ -31,7 +31,7 @@ export interface RegisterPlayerCommand {
  */
 export function registrationOf(
   catalog: Catalog,
-  state: PlayerState,
+  state: PlayerView,
   playerId: string,
   env: DecisionEnv,
   username?: string,

@@ -1,9 +1,16 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
+import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import { noEffects, type Effects, type Grant } from '../../shared/domain/events/common';
 import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/domain/events/player-events';
-import { allowanceKey, balanceOf, type Holding, type PlayerState } from '../../shared/domain/player/state';
+import {
+  allowanceKey,
+  balanceOf,
+  type Holding,
+  type PlayerState,
+  type PlayerView,
+} from '../../shared/domain/player/state';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 import { ok } from '../../shared/domain/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/domain/rules/conditions';
@@ -30,7 +37,7 @@ export interface ReverseActionState {
   reference: { playerId: string; reversed: boolean } | null;
   player: PlayerState;
   /** The ActionProcessed to reverse, from the player's stream; null when the player has none of that referenceId. */
-  original: ActionProcessed | null;
+  original: DeepReadonly<ActionProcessed> | null;
 }
 
 /**
@@ -54,7 +61,7 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
 
   const { catalog, now } = env;
   const revoked = holdingsToRevoke(player, original, catalog);
-  const revokedAwards: RevokedAward[] = revoked.map((h) => ({
+  const revokedAwards: DeepReadonly<RevokedAward>[] = revoked.map((h) => ({
     kind: h.kind,
     uid: h.uid,
     rank: h.rank?.rank ?? null,
@@ -80,7 +87,7 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
     .map((l) => ({ uid: l.uid, level: l.level, grants: player.levelGrants.get(l.uid) ?? [] }));
 
   const actionGrants = original.actionGrants;
-  const taken: Grant[] = [
+  const taken: DeepReadonly<Grant>[] = [
     ...actionGrants,
     ...revokedAwards.flatMap((a) => a.grants),
     ...revokedLevels.flatMap((l) => l.grants),
@@ -115,7 +122,8 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
     .filter((u) => player.powerups.has(u.uid))
     .map((u) => ({ uid: u.uid, uses: -u.uses }));
 
-  const reversed: ActionReversed = {
+  // Built from the state's own data (read-only); the event and the answer get a copy of their own.
+  const reversal: DeepReadonly<ActionReversed> = {
     playerId: cmd.playerId,
     referenceId: cmd.referenceId,
     actionName: original.actionName,
@@ -132,6 +140,7 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
     ...(streaks.length ? { streaks: streaks.map((s) => s.run), revokedMilestones } : {}),
     ...(missions.length ? { missions: missions.map((m) => m.period), revokedMissions } : {}),
   };
+  const reversed = mutableCopy<ActionReversed>(reversal);
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
     {
@@ -176,10 +185,10 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
  * award or level of a later action, the earn use of what it had granted, from that action's uses.
  */
 function allowancesReturned(
-  state: PlayerState,
-  original: ActionProcessed,
-  revokedGrants: { origin: string; grants: Grant[] }[],
-  revokedLevels: { uid: string; grants: Grant[] }[],
+  state: PlayerView,
+  original: DeepReadonly<ActionProcessed>,
+  revokedGrants: { origin: string; grants: readonly DeepReadonly<Grant>[] }[],
+  revokedLevels: { uid: string; grants: readonly DeepReadonly<Grant>[] }[],
 ): Pick<ActionReversed, 'allowancesReturned'> {
   const ref = original.referenceId;
   const returned = (state.allowancesByRef.get(ref) ?? []).map((use) => ({ ref, use: { ...use } }));
@@ -207,7 +216,7 @@ function allowancesReturned(
  * Every streak the action counted for, replayed from the player's remaining actions as if it had
  * never happened; the milestones the replay no longer reaches fall (the action's own always do).
  */
-function recomputedStreaks(state: PlayerState, original: ActionProcessed, catalog: Catalog) {
+function recomputedStreaks(state: PlayerView, original: DeepReadonly<ActionProcessed>, catalog: Catalog) {
   const ref = original.referenceId;
   const streaks = new Map(catalog.streaks.map((s) => [s.uid, s]));
   return (original.streaks ?? []).flatMap(({ uid }) => {
@@ -238,7 +247,7 @@ function recomputedStreaks(state: PlayerState, original: ActionProcessed, catalo
  * as if it had never happened; its completion falls when the replay no longer completes every step,
  * or when the reversed action made it.
  */
-function recomputedMissions(state: PlayerState, original: ActionProcessed, catalog: Catalog) {
+function recomputedMissions(state: PlayerView, original: DeepReadonly<ActionProcessed>, catalog: Catalog) {
   const ref = original.referenceId;
   const missions = new Map(compileMissions(catalog).map((m) => [m.def.uid, m]));
   return (original.missions ?? []).flatMap(({ uid, period }) => {
@@ -276,10 +285,14 @@ function recomputedMissions(state: PlayerState, original: ActionProcessed, catal
 }
 
 /** Holdings that fall with the action: its own awards, and those whose condition no longer holds. */
-function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog: Catalog): Holding[] {
+function holdingsToRevoke(
+  state: PlayerView,
+  original: DeepReadonly<ActionProcessed>,
+  catalog: Catalog,
+): DeepReadonly<Holding>[] {
   const rules = compileRules(catalog);
   const ref = original.referenceId;
-  const revoked = new Set<Holding>();
+  const revoked = new Set<DeepReadonly<Holding>>();
   for (const h of state.holdings) {
     if (h.awardedBy === ref) {
       revoked.add(h);
@@ -323,15 +336,15 @@ function holdingsToRevoke(state: PlayerState, original: ActionProcessed, catalog
  * level of a later action that is revoked, as many instances of its powerups as it granted.
  */
 function powerupsTakenBack(
-  state: PlayerState,
+  state: PlayerView,
   ref: string,
-  revokedGrants: { origin: string; grants: Grant[] }[],
-  revokedLevels: { uid: string; grants: Grant[] }[],
+  revokedGrants: { origin: string; grants: readonly DeepReadonly<Grant>[] }[],
+  revokedLevels: { uid: string; grants: readonly DeepReadonly<Grant>[] }[],
   powerupDeliverables: ReadonlySet<string>,
 ): string[] {
   const owned = [...state.powerupOrigins.entries()].filter(([uid]) => state.powerups.has(uid));
   const taken = new Set(owned.filter(([, origin]) => origin === ref).map(([uid]) => uid));
-  const revoked: { origin: string | null; grants: Grant[] }[] = [
+  const revoked: { origin: string | null; grants: readonly DeepReadonly<Grant>[] }[] = [
     ...revokedGrants,
     ...revokedLevels.map((l) => ({ origin: state.levelOrigins.get(l.uid) ?? null, grants: l.grants })),
   ];
@@ -361,7 +374,12 @@ function powerupsTakenBack(
  * The lots the action granted of currencies that expire are taken back from their lots; a lot that
  * has expired and been recorded is gone already, so its amount is not taken from the balance again.
  */
-function takeBackLots(effects: Effects, player: PlayerState, original: ActionProcessed, now: number): void {
+function takeBackLots(
+  effects: Effects,
+  player: PlayerView,
+  original: DeepReadonly<ActionProcessed>,
+  now: number,
+): void {
   for (const lot of original.effects.lots ?? []) {
     if (lot.amount <= 0) continue;
     const held = player.lots.get(lot.deliverableUid)?.find(([expiresAt]) => expiresAt === lot.expiresAt)?.[1] ?? 0;

@@ -13,7 +13,7 @@ import type { EventStore, RecordedEvent } from '../../shared/adapters/event-stor
 import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { evolve, initialPlayerState, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
 import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
 import {
   boardChanges,
@@ -131,7 +131,7 @@ export interface StockRead {
 }
 
 /** Activations of each limited trigger a player holds, by trigger uid: the units of its stock the player keeps. */
-export function activationsHeld(state: PlayerState): Map<string, number> {
+export function activationsHeld(state: PlayerView): Map<string, number> {
   const held = new Map<string, number>();
   for (const h of state.holdings) if (h.kind === 'trigger' && h.limited) held.set(h.uid, (held.get(h.uid) ?? 0) + 1);
   return held;

@@ -3,6 +3,7 @@
  * each change of status. The transaction endpoints answer from it alone.
  */
 import type { RecordedEvent } from './events/recorded';
+import type { DeepReadonly } from './deep-readonly';
 import { provisionEventOf } from './events';
 import type { ProvisionOpened, ProvisionStatus } from './events/provision-events';
 
@@ -34,7 +35,7 @@ export const provisionRecordOf = (events: readonly RecordedEvent[]): ProvisionRe
   events.reduce(evolveProvision, null);
 
 /** The Transaction object the transaction endpoints answer with. */
-export function transactionView(record: ProvisionRecord) {
+export function transactionView(record: DeepReadonly<ProvisionRecord>) {
   const { opened } = record;
   return {
     playerId: opened.playerId,

@@ -9,6 +9,7 @@
  *     .when({ playerId: PLAYER, username: 'Grace' }, env)
  *     .thenFails(5003);
  */
+import type { DeepReadonly } from '../../shared/domain/deep-readonly';
 import type { DecideEnv, Decider, Decision } from '../../command-api/decision';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { playerEventOf, type DomainEvent } from '../../shared/domain/events';
@@ -84,7 +85,7 @@ export interface DeciderSpec<Command, Answer> {
  */
 export function deciderSpec<Command, State, Answer>(
   decider: Decider<Command, State, Answer>,
-  read: (given: GivenStreams, command: Command, env: DecideEnv) => State,
+  read: (given: GivenStreams, command: Command, env: DecideEnv) => DeepReadonly<State>,
 ): DeciderSpec<Command, Answer> {
   return {
     given(streams: GivenStreams = {}) {

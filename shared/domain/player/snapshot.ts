@@ -2,7 +2,7 @@
  * A player's state as plain JSON, for the PlayerRecomputed event that replaces it: Maps and Sets
  * become tagged entry lists, anything else is kept as it is.
  */
-import type { PlayerState } from './state';
+import type { PlayerState, PlayerView } from './state';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -26,6 +26,6 @@ const decode = (value: unknown): unknown => {
   return value;
 };
 
-export const snapshotOf = (state: PlayerState): unknown => encode(state);
+export const snapshotOf = (state: PlayerView): unknown => encode(state);
 
 export const stateOfSnapshot = (snapshot: unknown): PlayerState => decode(snapshot) as PlayerState;

@@ -17,6 +17,7 @@ import type {
   ProgressEntry,
 } from '../events/player-events';
 import { stateOfSnapshot } from './snapshot';
+import type { DeepReadonly } from '../deep-readonly';
 import type {
   BundlePurchased,
   ProvisionCompleted,
@@ -104,6 +105,9 @@ export interface MissionRun {
   hits: { ref: string; ts: number; period: number; matches: { step: number; value: number }[] }[];
   periods: Map<number, MissionPeriodState>;
 }
+
+/** The player's state as a decider and the rules see it: read-only all the way down. */
+export type PlayerView = DeepReadonly<PlayerState>;
 
 /** Everything a player owns and has earned: the state the player deciders decide on. */
 export interface PlayerState {
@@ -242,7 +246,7 @@ function changeLot(state: PlayerState, { deliverableUid, expiresAt, amount }: Lo
  * engine holds exactly (MAX_AMOUNT), or null. The command pipeline checks every write to a
  * player's stream with it, so no decision can store such an amount.
  */
-export function holdingsOutOfRange(state: PlayerState, effects: readonly Effects[]): string | null {
+export function holdingsOutOfRange(state: PlayerView, effects: readonly Effects[]): string | null {
   let points = state.points;
   const balances = new Map<string, number>();
   for (const e of effects) {
@@ -261,11 +265,10 @@ export function holdingsOutOfRange(state: PlayerState, effects: readonly Effects
 const outOfRange = (what: string, value: number): string =>
   `Amount out of range: ${what} would ${value < 0 ? `go below -${MAX_AMOUNT_TEXT}` : `exceed ${MAX_AMOUNT_TEXT}`}, the largest amount the engine holds`;
 
-export const balanceOf = (state: PlayerState, deliverableUid: string): number =>
-  state.balances.get(deliverableUid) ?? 0;
+export const balanceOf = (state: PlayerView, deliverableUid: string): number => state.balances.get(deliverableUid) ?? 0;
 
 /** Owned, not expired, uses left: whether it may be activated, and applies while activated. */
-export const isValidPowerup = (owned: OwnedPowerup, nowMs: number): boolean =>
+export const isValidPowerup = (owned: DeepReadonly<OwnedPowerup>, nowMs: number): boolean =>
   !owned.expired &&
   (owned.instance.neverExpires || Math.floor(nowMs / 1000) < owned.instance.expiresAt) &&
   (owned.instance.initialUseCount === 0 || owned.usesConsumed < owned.instance.initialUseCount);

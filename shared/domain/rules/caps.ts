@@ -8,7 +8,7 @@ import { addAmounts, subtractAmounts } from '../amount';
 import type { Action, ActionCap, Deliverable } from '../catalog/types';
 import type { Grant } from '../events/common';
 import type { AllowanceUse, CapCut } from '../events/player-events';
-import { allowanceKey, type PlayerState } from '../player/state';
+import { allowanceKey, type PlayerView } from '../player/state';
 import { periodOf } from '../time/calendar';
 
 /** The player's calendar at one instant: every cap of a decision counts its period there. */
@@ -31,10 +31,10 @@ const useOf = (
   used,
 });
 
-const usedOf = (state: PlayerState, use: AllowanceUse): number => state.allowances.get(allowanceKey(use)) ?? 0;
+const usedOf = (state: PlayerView, use: AllowanceUse): number => state.allowances.get(allowanceKey(use)) ?? 0;
 
 /** The first `times` cap the action has reached in its period (the action then counts for nothing), or null. */
-export function timesCapReached(action: Action, state: PlayerState, clock: CapClock): ActionCap | null {
+export function timesCapReached(action: Action, state: PlayerView, clock: CapClock): ActionCap | null {
   return (
     action.caps.find(
       (c) => c.times !== null && usedOf(state, useOf('times', action.identifier, c.period, clock, 0)) >= c.times,
@@ -50,7 +50,7 @@ export function timesUses(action: Action, clock: CapClock): AllowanceUse[] {
 /** The action's own points cut to what is left of each `points` allowance, and their use. */
 export function capActionPoints(
   action: Action,
-  state: PlayerState,
+  state: PlayerView,
   clock: CapClock,
   points: number,
 ): { points: number; uses: AllowanceUse[]; cuts: CapCut[] } {
@@ -78,7 +78,7 @@ export function capActionPoints(
 export function capEarnings(
   grantLists: readonly Grant[][],
   deliverables: ReadonlyMap<string, Deliverable>,
-  state: PlayerState,
+  state: PlayerView,
   clock: CapClock,
 ): { grantLists: Grant[][]; uses: AllowanceUse[]; cuts: CapCut[] } {
   const usedNow = new Map<string, AllowanceUse>();

@@ -1,4 +1,5 @@
 /** Deliverables granted: what a grant shows in results, and what it does to a player's holdings. */
+import type { DeepReadonly } from '../deep-readonly';
 import { addAmounts, subtractAmounts } from '../amount';
 import { indexCatalog } from '../catalog/catalog-index';
 import type { Catalog, Deliverable } from '../catalog/schema';
@@ -43,7 +44,7 @@ export function grantOf(deliverable: Deliverable, amount: number): Grant {
  */
 export function effectsOfGrants(
   catalog: Catalog,
-  grants: readonly Grant[],
+  grants: readonly DeepReadonly<Grant>[],
   env: DecisionEnv,
   into: Effects = noEffects(),
   clock: GrantClock = { timestamp: env.now, timeZone: catalog.settings.timezone },
@@ -100,7 +101,7 @@ function newPowerupInstance(d: Deliverable, env: DecisionEnv): PowerupInstance {
  */
 export function giveBack(
   effects: Effects,
-  cost: { deliverableUid: string | null; amount: number; lots?: Lot[] },
+  cost: { deliverableUid: string | null; amount: number; lots?: readonly Lot[] },
   now: number,
 ): void {
   if (!cost.deliverableUid || !(cost.amount > 0)) return;

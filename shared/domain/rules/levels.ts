@@ -2,11 +2,11 @@
 import { indexCatalog } from '../catalog/catalog-index';
 import type { Catalog } from '../catalog/schema';
 import type { LevelReached } from '../events/player-events';
-import type { PlayerState } from '../player/state';
+import type { PlayerView } from '../player/state';
 import { grantOf } from './grants';
 
 /** Levels newly reached at a points total, lowest first, each with the deliverables it grants. */
-export function levelsReachedAt(catalog: Catalog, state: PlayerState, totalPoints: number): LevelReached[] {
+export function levelsReachedAt(catalog: Catalog, state: PlayerView, totalPoints: number): LevelReached[] {
   const byUid = indexCatalog(catalog).deliverableByUid;
   return catalog.levels
     .filter((l) => l.isActive && l.target <= totalPoints && !state.levelsReached.has(l.uid))
@@ -22,7 +22,7 @@ export function levelsReachedAt(catalog: Catalog, state: PlayerState, totalPoint
 }
 
 /** Highest level number reached; 0 before any. */
-export const currentLevel = (state: PlayerState): number => {
+export const currentLevel = (state: PlayerView): number => {
   let level = 0;
   for (const n of state.levelsReached.values()) level = Math.max(level, n);
   return level;

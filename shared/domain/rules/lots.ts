@@ -6,7 +6,7 @@
 import { addAmounts, subtractAmounts } from '../amount';
 import type { CurrencyExpiry } from '../catalog/schema';
 import type { Lot } from '../events/common';
-import type { PlayerState } from '../player/state';
+import type { PlayerView } from '../player/state';
 import { periodEnd, periodOf } from '../time/calendar';
 
 /** When a lot granted at `timestamp` expires, in `timeZone`: the end of its Day, Week or Month, or the midnight ending the afterDays-th day after. */
@@ -16,21 +16,21 @@ export function lotExpiresAt(expiry: CurrencyExpiry, timestamp: number, timeZone
 }
 
 /** The lots of a currency that have expired by `now` (expired, but their CurrencyExpired not yet recorded). */
-const expiredAmount = (state: PlayerState, deliverableUid: string, now: number): number =>
+const expiredAmount = (state: PlayerView, deliverableUid: string, now: number): number =>
   (state.lots.get(deliverableUid) ?? []).reduce(
     (sum, [expiresAt, amount]) => (expiresAt <= now ? addAmounts(sum, amount) : sum),
     0,
   );
 
 /** The balance a player may use at `now`: without the lots that have expired. */
-export const availableBalance = (state: PlayerState, deliverableUid: string, now: number): number =>
+export const availableBalance = (state: PlayerView, deliverableUid: string, now: number): number =>
   Math.max(0, subtractAmounts(state.balances.get(deliverableUid) ?? 0, expiredAmount(state, deliverableUid, now)));
 
 /**
  * The lots spending `amount` takes at `now`, soonest to expire first (positive amounts); what they
  * do not cover is taken from what never expires (granted before the currency had an expiry).
  */
-export function lotsDrawn(state: PlayerState, deliverableUid: string, amount: number, now: number): Lot[] {
+export function lotsDrawn(state: PlayerView, deliverableUid: string, amount: number, now: number): Lot[] {
   const drawn: Lot[] = [];
   let left = amount;
   for (const [expiresAt, held] of state.lots.get(deliverableUid) ?? []) {
@@ -47,7 +47,7 @@ export function lotsDrawn(state: PlayerState, deliverableUid: string, amount: nu
  * The lots a take-back of `amount` removes when the lots it granted are not on record (a refunded
  * purchase's contents): the latest to expire first, so that no lot outlives the balance.
  */
-export function lotsTakenBack(state: PlayerState, deliverableUid: string, amount: number): Lot[] {
+export function lotsTakenBack(state: PlayerView, deliverableUid: string, amount: number): Lot[] {
   const taken: Lot[] = [];
   let left = amount;
   for (const [expiresAt, held] of [...(state.lots.get(deliverableUid) ?? [])].reverse()) {
@@ -67,7 +67,7 @@ export function lotsGivenBack(drawn: readonly Lot[], now: number): { lots: Lot[]
 }
 
 /** Every lot expired by `now`, by currency in catalog-independent order, as CurrencyExpired records them. */
-export function expiredLots(state: PlayerState, now: number): Lot[] {
+export function expiredLots(state: PlayerView, now: number): Lot[] {
   return [...state.lots].flatMap(([deliverableUid, lots]) =>
     lots
       .filter(([expiresAt]) => expiresAt <= now)
@@ -76,7 +76,7 @@ export function expiredLots(state: PlayerState, now: number): Lot[] {
 }
 
 /** The next `count` lots to expire after `now`, soonest first (the profile's `expiring`). */
-export function nextLots(state: PlayerState, now: number, count: number): Lot[] {
+export function nextLots(state: PlayerView, now: number, count: number): Lot[] {
   return [...state.lots]
     .flatMap(([deliverableUid, lots]) =>
       lots

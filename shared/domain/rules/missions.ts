@@ -6,7 +6,8 @@
 import { addAmounts, isAmountInRange, MAX_AMOUNT_TEXT } from '../amount';
 import type { Catalog, Mission } from '../catalog/types';
 import type { ProgressEntry } from '../events/player-events';
-import type { PlayerState } from '../player/state';
+import type { PlayerView } from '../player/state';
+import type { DeepReadonly } from '../deep-readonly';
 import { type CalendarPeriod, periodOf } from '../time/calendar';
 import { localIsoToEpochMs } from '../time/local-time';
 import {
@@ -78,7 +79,7 @@ export const withinWindow = (m: CompiledMission, t: number): boolean =>
   (m.startMs === null || t >= m.startMs) && (m.endMs === null || t <= m.endMs);
 
 /** Whether the player holds the badge and has reached the level the mission requires. */
-export function isUnlocked(mission: Mission, player: PlayerState): boolean {
+export function isUnlocked(mission: Mission, player: PlayerView): boolean {
   const { badge, level } = mission.requires;
   if (badge !== null && !(player.holdingsByUid.get(badge)?.length ?? 0)) return false;
   if (level !== null && ![...player.levelsReached.values()].some((l) => l >= level)) return false;
@@ -127,7 +128,7 @@ export const allStepsCompleted = (p: MissionPosition): boolean => p.steps.every(
 export function advance(
   m: CompiledMission,
   position: MissionPosition,
-  hit: MissionHit,
+  hit: DeepReadonly<MissionHit>,
 ): { position: MissionPosition; counted: number[] } {
   const open = position.steps.findIndex((s) => !s.completed);
   const counted = hit.matches.filter(
@@ -146,7 +147,7 @@ export function advance(
 }
 
 /** The position a period's actions give, in the order given. */
-export function replayPeriod(m: CompiledMission, hits: readonly MissionHit[]): MissionPosition {
+export function replayPeriod(m: CompiledMission, hits: readonly DeepReadonly<MissionHit>[]): MissionPosition {
   let position = emptyPosition(m);
   for (const hit of hits) {
     if (allStepsCompleted(position)) break;
