@@ -25,7 +25,13 @@ import {
 } from '../../shared/read-models/leaderboards';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { rollPicking } from '../../shared/domain/rules/weighted-pick';
-import { playerIdOfStream, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import {
+  CATALOG_STREAM,
+  playerIdOfStream,
+  playerStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/domain/streams';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
 import { decideReverseAction } from '../reverse-action/decider';
 
@@ -43,6 +49,11 @@ export interface SimulateOptions {
 type Problem = Simulation['problems'][number];
 
 const PAGE = 5_000;
+/**
+ * The streams a replay reads: the players', the limited triggers' activations, and the catalog's
+ * versions (the boards in force). References, provisions and the other stocks are left in the store.
+ */
+const REPLAYED_STREAMS = [playerStream(''), `${TRIGGER_ACTIVATIONS.prefix}-`, CATALOG_STREAM];
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
 
@@ -63,7 +74,7 @@ export async function replayLog(
   let from = 0;
   let read = 0;
   for (;;) {
-    const page = await events.readAll({ fromPosition: from, maxCount: PAGE });
+    const page = await events.readAll({ fromPosition: from, maxCount: PAGE, streamPrefixes: REPLAYED_STREAMS });
     for (const event of page) {
       if (event.position > head) break;
       replay.apply(event);
@@ -266,8 +277,7 @@ export class Replay {
     )!.data;
     const kept = forReversal(processed);
     this.redecided.set(recorded.referenceId, kept);
-    if (JSON.stringify(kept) !== JSON.stringify(forReversal(recorded)))
-      player.changedActions.set(recorded.referenceId, kept);
+    if (!sameJson(kept, forReversal(recorded))) player.changedActions.set(recorded.referenceId, kept);
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -476,6 +486,29 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
   },
   effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
 });
+
+/**
+ * Whether two values read the same as JSON (an undefined property is no property), without
+ * writing either out: compared once per action, two strings each time were much of the garbage.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => sameJson(x, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key in x) {
+    if (x[key] === undefined) continue;
+    defined += 1;
+    if (!sameJson(x[key], y[key])) return false;
+  }
+  for (const key in y) if (y[key] !== undefined) defined -= 1;
+  return defined === 0;
+}
 
 /** All-time boards: a Standard board has one period for its whole life. Scoped boards have one standings per value, not one top to compare: left out. */
 const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0 && !b.scope);

@@ -404,9 +404,11 @@ export class KurrentDbEventStore implements EventStore {
     this.assertOpen();
     const after = options.fromPosition ?? 0;
     const { maxCount } = options;
+    if (options.streamPrefixes?.length === 0) return [];
     const read = this.client.readAll({
       fromPosition: await this.readStart(after),
-      filter: domainStreams(),
+      // Prefixes of domain streams: none starts with `$`.
+      filter: options.streamPrefixes ? streamNameFilter({ prefixes: [...options.streamPrefixes] }) : domainStreams(),
       // One more: the read is inclusive of its start, which is dropped below.
       maxCount: maxCount === undefined ? undefined : maxCount + 1,
     });
