@@ -157,6 +157,48 @@ describe('recompute: the replayed history made the players own', () => {
     expect((await deps.players.load(earner)).state.recomputedActions.size).toBe(0);
   });
 
+  it('given a recompute, when recomputed again from a later date, then the actions before it stand as the earlier one decided them (nothing appended under the same catalog)', async () => {
+    published = { version: 2, catalog: doubled };
+    await run();
+    const later = await processAction(
+      {
+        playerId: earner,
+        referenceId: randomUUID(),
+        name: 'earn',
+        timestamp: Date.UTC(2026, 5, 10),
+        multiplier: 1,
+        details: [],
+      },
+      origin,
+      { ...deps, catalog: () => published },
+    );
+    if (!later.ok) throw new Error(later.failure.message);
+    const recomputed = await state(earner);
+    expect(recomputed.points).toBe(60);
+    const head = await events.headPosition();
+    const { report } = await recompute(
+      { ...deps, catalog: () => published },
+      { recomputeUid: randomUUID(), from: Date.UTC(2026, 5, 5), dryRun: false, top: 100, metadata },
+    );
+    expect(report.playersAffected).toBe(0);
+    expect(await events.headPosition()).toBe(head);
+    expect(await state(earner)).toEqual(recomputed);
+
+    // Under another draft from that date: the actions before it keep the earlier recompute's points, the later one is decided again.
+    published = {
+      version: 3,
+      catalog: parse(CATALOG.replace('identifier: earn, points: 10,', 'identifier: earn, points: 30,')),
+    };
+    const again = await recompute(
+      { ...deps, catalog: () => published },
+      { recomputeUid: randomUUID(), from: Date.UTC(2026, 5, 5), dryRun: false, top: 100, metadata },
+    );
+    expect(again.report.players).toEqual([
+      expect.objectContaining({ playerId: earner, pointsBefore: 60, pointsAfter: 70 }),
+    ]);
+    expect((await state(earner)).points).toBe(70);
+  });
+
   it('given a player who acts after the replay read, then that decision cannot be appended and a run ends as a replay gives', async () => {
     published = { version: 2, catalog: doubled };
     const replay = await replayLog(events, doubled, {});

@@ -11,7 +11,7 @@ import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
 import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
-import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
+import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
 import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
@@ -40,7 +40,7 @@ export interface SimulateOptions {
   players?: ReadonlySet<string>;
   /** At most this many players in the answer. */
   top: number;
-  /** Actions before this timestamp (Unix ms) stand as recorded; default: every action is decided again. */
+  /** Actions before this timestamp (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every action is decided again. */
   from?: number;
   /** Called after each page of the log: events read so far, the position reached, the last position. */
   onProgress?(events: number, position: number, head: number): void;
@@ -131,6 +131,8 @@ export interface Replayed {
   scoresAfter: Contributions;
   /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them). */
   changedActions: Map<string, ActionProcessed>;
+  /** Whether one of the player's actions has been decided again so far (from the start date). */
+  redecidedFrom: boolean;
   /** The limited triggers' stocks as the replay read them, by stream: what a recompute moves its units from. */
   stocks: ReadonlyMap<string, StockRead>;
 }
@@ -213,6 +215,7 @@ export class Replay {
           scoresBefore: new Map(),
           scoresAfter: new Map(),
           changedActions: new Map(),
+          redecidedFrom: false,
           stocks: this.stocksRead,
         }),
       );
@@ -220,8 +223,10 @@ export class Replay {
     evolve(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
     contribute(player.scoresBefore, event);
-    // An earlier recompute is the outcome of a replay, not a fact: the replay makes its own.
-    if (event.type === 'PlayerRecomputed') return;
+    if (event.type === 'PlayerRecomputed') {
+      this.earlierRecompute(player, event.data, recorded);
+      return;
+    }
     const replayed =
       event.type === 'ActionProcessed' && (this.from === undefined || event.data.timestamp >= this.from)
         ? this.redecideAction(player, event.data, recorded)
@@ -244,10 +249,50 @@ export class Replay {
     return this.stocksRead;
   }
 
+  /**
+   * An earlier recompute is the outcome of a replay, not a fact: a replay of the whole history
+   * makes its own. From a date, though, the actions before it stand as they stand now, that is as
+   * the earlier recompute decided them: while none of the player's actions has been decided again
+   * yet, its outcome is taken as it is. Past that point its state holds decisions the replay has
+   * already made again; the actions before the date it changed then stand as first recorded, and
+   * are listed.
+   */
+  private earlierRecompute(player: Replayed, recomputed: PlayerRecomputed, at: RecordedEvent): void {
+    if (this.from === undefined) return;
+    const from = this.from;
+    if (player.redecidedFrom) {
+      for (const a of recomputed.actions)
+        if (a.timestamp < from)
+          this.problem(
+            at,
+            recomputed.playerId,
+            `action ${a.referenceId} before the start was changed by recompute ${recomputed.recomputeUid}, after actions decided again here: it stands as first recorded`,
+          );
+      return;
+    }
+    const event: PlayerEvent = { type: 'PlayerRecomputed', data: recomputed };
+    const had = activationsHeld(player.after);
+    evolve(player.after, { ...event, revision: at.revision });
+    // The activations of limited triggers the earlier recompute moved.
+    const has = activationsHeld(player.after);
+    for (const uid of new Set([...had.keys(), ...has.keys()]))
+      this.activations.set(
+        uid,
+        Math.max(0, (this.activations.get(uid) ?? 0) + (has.get(uid) ?? 0) - (had.get(uid) ?? 0)),
+      );
+    for (const a of recomputed.actions) {
+      this.redecided.set(a.referenceId, a);
+      player.changedActions.set(a.referenceId, a);
+    }
+    this.score(this.after, this.boards, player.before.playerId, event, at.position);
+    contribute(player.scoresAfter, event);
+  }
+
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
   private redecideAction(player: Replayed, recorded: ActionProcessed, at: RecordedEvent): PlayerEvent[] {
     const state = player.after;
     this.actionsRedecided += 1;
+    player.redecidedFrom = true;
     const cmd: ProcessActionCommand = {
       playerId: recorded.playerId,
       referenceId: recorded.referenceId,
