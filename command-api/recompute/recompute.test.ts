@@ -125,6 +125,8 @@ describe('recompute: the replayed history made the players own', () => {
       [10, 20],
       [10, 20],
     ]);
+    // The state's fields that changed (the points, the action level 2 came from), not the whole state.
+    expect(Object.keys(written[0].state as object).sort()).toEqual(['levelOrigins', 'points']);
     expect((await state(earner)).points).toBe(40);
     expect(await state(trainer)).toEqual(trainerBefore);
     // Recomputing again under the same catalog has nothing left to change.
