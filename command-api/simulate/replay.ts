@@ -322,7 +322,7 @@ export class Replay {
     )!.data;
     const kept = forReversal(processed);
     this.redecided.set(recorded.referenceId, kept);
-    if (!sameJson(kept, forReversal(recorded))) player.changedActions.set(recorded.referenceId, kept);
+    if (!sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -532,6 +532,33 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
   effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
 });
 
+/** The fields forReversal leaves out or replaces: compared apart, or not at all. */
+const NOT_KEPT = new Set(['details', 'progress', 'awards', 'levels', 'result', 'effects']);
+const EFFECTS_NOT_KEPT = new Set(['balances', 'powerupsGranted', 'powerupsRemoved']);
+const NONE: ReadonlySet<string> = new Set();
+
+/** Whether `recorded` reads as `kept` (forReversal of a re-decision) once reduced the same way, without reducing it. */
+function sameForReversal(kept: ActionProcessed, recorded: ActionProcessed): boolean {
+  return (
+    kept.result.earnedPoints === recorded.result.earnedPoints &&
+    sameJsonBut(kept, recorded, NOT_KEPT) &&
+    sameJsonBut(kept.effects, recorded.effects, EFFECTS_NOT_KEPT)
+  );
+}
+
+function sameJsonBut(a: object, b: object, left: ReadonlySet<string>): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key in x) {
+    if (left.has(key) || x[key] === undefined) continue;
+    defined += 1;
+    if (!sameJson(x[key], y[key])) return false;
+  }
+  for (const key in y) if (!left.has(key) && y[key] !== undefined) defined -= 1;
+  return defined === 0;
+}
+
 /**
  * Whether two values read the same as JSON (an undefined property is no property), without
  * writing either out: compared once per action, two strings each time were much of the garbage.
@@ -543,16 +570,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((x, i) => sameJson(x, b[i]));
   }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let defined = 0;
-  for (const key in x) {
-    if (x[key] === undefined) continue;
-    defined += 1;
-    if (!sameJson(x[key], y[key])) return false;
-  }
-  for (const key in y) if (y[key] !== undefined) defined -= 1;
-  return defined === 0;
+  return sameJsonBut(a, b, NONE);
 }
 
 /** All-time boards: a Standard board has one period for its whole life. Scoped boards have one standings per value, not one top to compare: left out. */
