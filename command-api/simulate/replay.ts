@@ -59,18 +59,22 @@ const BOARD_TOP = 10;
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
 export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
-  return (await replayLog(events, draft, options)).report(options.top);
+  // A report needs no action's contribution per player: only a recompute writes those.
+  return (await replayLog(events, draft, { ...options, contributions: false })).report(options.top);
 }
 
 /** The log replayed up to its head at the start: what simulate reports and recompute writes. */
 export async function replayLog(
   events: EventStore,
   draft: Catalog,
-  options: Omit<SimulateOptions, 'top'>,
+  options: Omit<SimulateOptions, 'top'> & {
+    /** Whether each player's leaderboard contributions are followed (scoresBefore, scoresAfter); default true. */
+    contributions?: boolean;
+  },
 ): Promise<Replay> {
   const head = await events.headPosition();
   const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
-  const replay = new Replay(draft, options.players, options.from, standing);
+  const replay = new Replay(draft, options.players, options.from, standing, options.contributions ?? true);
   let from = 0;
   let read = 0;
   for (;;) {
@@ -127,6 +131,7 @@ export interface Replayed {
   after: PlayerState;
   /** The revision of the player's last event replayed. */
   revision: number;
+  /** Each action's contribution to a points board, as recorded and as replayed (empty when the replay does not follow them). */
   scoresBefore: Contributions;
   scoresAfter: Contributions;
   /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them). */
@@ -176,6 +181,8 @@ export class Replay {
     private readonly only: ReadonlySet<string> | undefined,
     private readonly from: number | undefined,
     standing: ReadonlyMap<string, number> = new Map(),
+    /** Whether each player's contributions are followed: a recompute writes them, a report does not need them. */
+    private readonly contributions = true,
   ) {
     this.boards = allTime(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
@@ -222,7 +229,7 @@ export class Replay {
     player.revision = recorded.revision;
     evolve(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
-    contribute(player.scoresBefore, event);
+    if (this.contributions) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
       this.earlierRecompute(player, event.data, recorded);
       return;
@@ -235,7 +242,7 @@ export class Replay {
           : this.applyRecorded(player.after, event, recorded);
     for (const e of replayed) {
       this.score(this.after, this.boards, playerId, e, recorded.position);
-      contribute(player.scoresAfter, e);
+      if (this.contributions) contribute(player.scoresAfter, e);
     }
   }
 
@@ -285,7 +292,7 @@ export class Replay {
       player.changedActions.set(a.referenceId, a);
     }
     this.score(this.after, this.boards, player.before.playerId, event, at.position);
-    contribute(player.scoresAfter, event);
+    if (this.contributions) contribute(player.scoresAfter, event);
   }
 
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
