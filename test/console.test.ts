@@ -8,9 +8,11 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import { parse } from 'yaml';
 import { describeInBrowser, launchChromium } from './support/browser';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { KEYS, server, startTestService, type TestService } from './support/service';
+import { DEMO_CATALOG_FILE } from '../shared/adapters/config/env';
 
 const SCREENSHOTS = path.join(__dirname, '..', 'test-output', 'console');
 const STEP_TIMEOUT_MS = 15_000;
@@ -262,6 +264,75 @@ describeInBrowser('the console', () => {
     await page.getByRole('button', { name: 'Run verify' }).click();
     await page.getByText(/^No differences: \d+ events replayed/).waitFor();
     await shoot(page, 'operations');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  /** The demo catalog (the service's) as the simulation's file input takes it: JSON, changed by `edit`. */
+  function draftUpload(name: string, edit: (catalog: DraftCatalog) => void) {
+    const catalog = parse(fs.readFileSync(DEMO_CATALOG_FILE, 'utf8'), { version: '1.2' }) as DraftCatalog;
+    edit(catalog);
+    return { name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(catalog)) };
+  }
+  type DraftCatalog = {
+    actions: { identifier: string; points: number; deliverables?: { deliverable: string; amount: number }[] }[];
+    levels: { target: number }[];
+  };
+  const purchaseOf = (catalog: DraftCatalog) => catalog.actions.find((a) => a.identifier === 'purchase')!;
+
+  it('simulates an uploaded draft catalog on the operations page: the affected player before and after', async () => {
+    const playerId = randomUUID();
+    await processPurchase(playerId, randomUUID());
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.getByLabel('Draft catalog', { exact: true }).setInputFiles(
+      draftUpload('doubled.json', (catalog) => {
+        purchaseOf(catalog).points *= 2;
+      }),
+    );
+    await page.getByLabel('Player ids').fill(playerId);
+    await page.getByRole('button', { name: 'Run simulation' }).click();
+    await page.getByText(/^1 player affected: \d+ events replayed, 1 action decided again\.$/).waitFor();
+    // The purchase's 10 points doubled; the First purchase badge's 20 unchanged; still level 1.
+    await page
+      .getByRole('table', { name: /^Affected players/ })
+      .getByRole('row', { name: `${playerId} 30 → 40 1 → 1 — — —` })
+      .waitFor();
+    await page.getByRole('definition').filter({ hasText: '30 → 40 (+10)' }).waitFor();
+    await page.getByRole('table', { name: 'All-time boards, top 10' }).waitFor();
+    await page.getByText('Problems: recorded facts the draft makes impossible (they stand): none.').waitFor();
+    await shoot(page, 'operations-simulate', { fullPage: true });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows each problem of an invalid draft catalog on its own line, and says a YAML file is not taken', async () => {
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.server);
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.getByLabel('Draft catalog', { exact: true }).setInputFiles(
+      draftUpload('broken.json', (catalog) => {
+        purchaseOf(catalog).deliverables = [{ deliverable: 'no-such-deliverable', amount: 5 }];
+        catalog.levels[1].target = -5;
+      }),
+    );
+    await page.getByRole('button', { name: 'Run simulation' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'The draft is refused: 2 problems.' });
+    await refusal.waitFor();
+    const lines = await refusal.getByRole('listitem').allTextContents();
+    expect(lines).toEqual(
+      expect.arrayContaining([expect.stringContaining('no-such-deliverable'), expect.stringMatching(/^levels\[1\]/)]),
+    );
+    expect(lines).toHaveLength(2);
+
+    await page.getByLabel('Draft catalog', { exact: true }).setInputFiles({
+      name: 'catalog.yaml',
+      mimeType: 'application/yaml',
+      buffer: fs.readFileSync(DEMO_CATALOG_FILE),
+    });
+    await page.getByRole('button', { name: 'Run simulation' }).click();
+    await page.getByText(/^catalog\.yaml is not JSON .*convert a YAML file first\.$/).waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

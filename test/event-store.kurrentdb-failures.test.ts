@@ -313,6 +313,21 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(regexes()).toEqual(['^[^$]', '^[^$]', '^[^$]']);
     });
 
+    it('ask the server for the streams starting with given prefixes, as a filter by stream name', async () => {
+      const store = await connect();
+      fake.store('player-1', [{ metadata: stored(metadata) }]);
+      fake.store('reference-1', [{ metadata: stored(metadata) }]);
+      fake.store('catalog', [{ metadata: stored(metadata) }]);
+      const read = await store.readAll({ streamPrefixes: ['player-', 'catalog', 'a.b'] });
+      expect(read.map((e) => e.streamName)).toEqual(['player-1', 'catalog']);
+      const regex = fake.reads
+        .find((r) => r.hasAll())
+        ?.getFilter()
+        ?.getStreamIdentifier()
+        ?.getRegex();
+      expect(regex).toBe('^(?:player-|catalog|a\\.b)');
+    });
+
     it('read $all after a position inside a record from the last event before it', async () => {
       const store = await connect();
       const [first, second] = fake.store('a', [{ metadata: stored(metadata) }, { metadata: stored(metadata) }]);

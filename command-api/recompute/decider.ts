@@ -104,6 +104,7 @@ function recomputedEvent(
     ];
   });
   const actions = [...player.changedActions.values()];
+  const state = changedFields(before, after);
   const unchanged =
     before.points === after.points &&
     balances.length === 0 &&
@@ -111,7 +112,7 @@ function recomputedEvent(
     sameSet(had, has) &&
     sameLevels(before, after) &&
     sameJson([...before.recomputedActions.values()], actions) &&
-    sameJson(snapshotOf({ ...before, recomputedActions: after.recomputedActions }), snapshotOf(after));
+    Object.keys(state).length === 0;
   if (unchanged) return null;
   return {
     playerId: before.playerId,
@@ -131,9 +132,23 @@ function recomputedEvent(
     },
     scores,
     actions: mutableCopy<ActionProcessed[]>(actions),
-    state: snapshotOf(after),
+    state,
     effects: effectsBetween(before, after, balances),
   };
+}
+
+/**
+ * The fields of the player's state the recompute changes, as snapshot JSON: the event is appended
+ * at the revision read, so the stream holds the rest (the actions processed, the chest openings,
+ * the provisions, ..., which a recompute never changes and which grow with the history).
+ * The re-decided actions travel apart, in the event's `actions`.
+ */
+function changedFields(before: PlayerView, after: PlayerView): Record<string, unknown> {
+  const was = snapshotOf(before) as Record<string, unknown>;
+  const is = snapshotOf(after) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(is).filter(([field, value]) => field !== 'recomputedActions' && !sameJson(value, was[field])),
+  );
 }
 
 /** What the recompute changes in the player's holdings, as every player event says it. */

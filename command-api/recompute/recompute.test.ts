@@ -125,6 +125,8 @@ describe('recompute: the replayed history made the players own', () => {
       [10, 20],
       [10, 20],
     ]);
+    // The state's fields that changed (the points, the action level 2 came from), not the whole state.
+    expect(Object.keys(written[0].state as object).sort()).toEqual(['levelOrigins', 'points']);
     expect((await state(earner)).points).toBe(40);
     expect(await state(trainer)).toEqual(trainerBefore);
     // Recomputing again under the same catalog has nothing left to change.
@@ -155,6 +157,48 @@ describe('recompute: the replayed history made the players own', () => {
     await run();
     expect({ earner: await state(earner), trainer: await state(trainer) }).toEqual(before);
     expect((await deps.players.load(earner)).state.recomputedActions.size).toBe(0);
+  });
+
+  it('given a recompute, when recomputed again from a later date, then the actions before it stand as the earlier one decided them (nothing appended under the same catalog)', async () => {
+    published = { version: 2, catalog: doubled };
+    await run();
+    const later = await processAction(
+      {
+        playerId: earner,
+        referenceId: randomUUID(),
+        name: 'earn',
+        timestamp: Date.UTC(2026, 5, 10),
+        multiplier: 1,
+        details: [],
+      },
+      origin,
+      { ...deps, catalog: () => published },
+    );
+    if (!later.ok) throw new Error(later.failure.message);
+    const recomputed = await state(earner);
+    expect(recomputed.points).toBe(60);
+    const head = await events.headPosition();
+    const { report } = await recompute(
+      { ...deps, catalog: () => published },
+      { recomputeUid: randomUUID(), from: Date.UTC(2026, 5, 5), dryRun: false, top: 100, metadata },
+    );
+    expect(report.playersAffected).toBe(0);
+    expect(await events.headPosition()).toBe(head);
+    expect(await state(earner)).toEqual(recomputed);
+
+    // Under another draft from that date: the actions before it keep the earlier recompute's points, the later one is decided again.
+    published = {
+      version: 3,
+      catalog: parse(CATALOG.replace('identifier: earn, points: 10,', 'identifier: earn, points: 30,')),
+    };
+    const again = await recompute(
+      { ...deps, catalog: () => published },
+      { recomputeUid: randomUUID(), from: Date.UTC(2026, 5, 5), dryRun: false, top: 100, metadata },
+    );
+    expect(again.report.players).toEqual([
+      expect.objectContaining({ playerId: earner, pointsBefore: 60, pointsAfter: 70 }),
+    ]);
+    expect((await state(earner)).points).toBe(70);
   });
 
   it('given a player who acts after the replay read, then that decision cannot be appended and a run ends as a replay gives', async () => {

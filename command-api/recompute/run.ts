@@ -17,7 +17,7 @@ import { decideRecompute } from './decider';
 
 export interface RecomputeOptions {
   recomputeUid: string;
-  /** Actions before this timestamp (Unix ms) stand as recorded. */
+  /** Actions before this timestamp (Unix ms) stand as they stand now (an earlier recompute's decisions included). */
   from?: number;
   dryRun: boolean;
   top: number;

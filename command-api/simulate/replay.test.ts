@@ -10,7 +10,7 @@ import type { CommandDeps, CommandOrigin } from '../deps';
 import { activatePowerup } from '../powerup-activation/handler';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { simulate } from './replay';
+import { sameJson, simulate } from './replay';
 
 const CATALOG = `
 version: 1
@@ -276,5 +276,18 @@ describe('simulate: the log replayed under a draft catalog', () => {
     const head = await events.headPosition();
     await simulate(events, draft('identifier: earn, points: 10', 'identifier: earn, points: 20'), { top: 100 });
     expect(await events.headPosition()).toBe(head);
+  });
+});
+
+describe('sameJson: whether a re-decided action reads as the recorded one', () => {
+  it('compares as JSON would: an undefined property is no property, key order does not count', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 'x' }], d: undefined }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(sameJson({ a: null }, { a: null })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: 0 })).toBe(false);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1, c: 2 })).toBe(false);
+    expect(sameJson({ a: [1, 2] }, { a: [1, 2, 3] })).toBe(false);
+    expect(sameJson({ a: [] }, { a: {} })).toBe(false);
+    expect(sameJson({ a: null }, { a: {} })).toBe(false);
+    expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
 import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
-import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
+import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { evolve, initialPlayerState, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
 import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
@@ -25,7 +25,13 @@ import {
 } from '../../shared/read-models/leaderboards';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { rollPicking } from '../../shared/domain/rules/weighted-pick';
-import { playerIdOfStream, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import {
+  CATALOG_STREAM,
+  playerIdOfStream,
+  playerStream,
+  stockStream,
+  TRIGGER_ACTIVATIONS,
+} from '../../shared/domain/streams';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
 import { decideReverseAction } from '../reverse-action/decider';
 
@@ -34,7 +40,7 @@ export interface SimulateOptions {
   players?: ReadonlySet<string>;
   /** At most this many players in the answer. */
   top: number;
-  /** Actions before this timestamp (Unix ms) stand as recorded; default: every action is decided again. */
+  /** Actions before this timestamp (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every action is decided again. */
   from?: number;
   /** Called after each page of the log: events read so far, the position reached, the last position. */
   onProgress?(events: number, position: number, head: number): void;
@@ -43,27 +49,36 @@ export interface SimulateOptions {
 type Problem = Simulation['problems'][number];
 
 const PAGE = 5_000;
+/**
+ * The streams a replay reads: the players', the limited triggers' activations, and the catalog's
+ * versions (the boards in force). References, provisions and the other stocks are left in the store.
+ */
+const REPLAYED_STREAMS = [playerStream(''), `${TRIGGER_ACTIVATIONS.prefix}-`, CATALOG_STREAM];
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
 export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
-  return (await replayLog(events, draft, options)).report(options.top);
+  // A report needs no action's contribution per player: only a recompute writes those.
+  return (await replayLog(events, draft, { ...options, contributions: false })).report(options.top);
 }
 
 /** The log replayed up to its head at the start: what simulate reports and recompute writes. */
 export async function replayLog(
   events: EventStore,
   draft: Catalog,
-  options: Omit<SimulateOptions, 'top'>,
+  options: Omit<SimulateOptions, 'top'> & {
+    /** Whether each player's leaderboard contributions are followed (scoresBefore, scoresAfter); default true. */
+    contributions?: boolean;
+  },
 ): Promise<Replay> {
   const head = await events.headPosition();
   const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
-  const replay = new Replay(draft, options.players, options.from, standing);
+  const replay = new Replay(draft, options.players, options.from, standing, options.contributions ?? true);
   let from = 0;
   let read = 0;
   for (;;) {
-    const page = await events.readAll({ fromPosition: from, maxCount: PAGE });
+    const page = await events.readAll({ fromPosition: from, maxCount: PAGE, streamPrefixes: REPLAYED_STREAMS });
     for (const event of page) {
       if (event.position > head) break;
       replay.apply(event);
@@ -116,10 +131,13 @@ export interface Replayed {
   after: PlayerState;
   /** The revision of the player's last event replayed. */
   revision: number;
+  /** Each action's contribution to a points board, as recorded and as replayed (empty when the replay does not follow them). */
   scoresBefore: Contributions;
   scoresAfter: Contributions;
   /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them). */
   changedActions: Map<string, ActionProcessed>;
+  /** Whether one of the player's actions has been decided again so far (from the start date). */
+  redecidedFrom: boolean;
   /** The limited triggers' stocks as the replay read them, by stream: what a recompute moves its units from. */
   stocks: ReadonlyMap<string, StockRead>;
 }
@@ -163,6 +181,8 @@ export class Replay {
     private readonly only: ReadonlySet<string> | undefined,
     private readonly from: number | undefined,
     standing: ReadonlyMap<string, number> = new Map(),
+    /** Whether each player's contributions are followed: a recompute writes them, a report does not need them. */
+    private readonly contributions = true,
   ) {
     this.boards = allTime(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
@@ -202,15 +222,18 @@ export class Replay {
           scoresBefore: new Map(),
           scoresAfter: new Map(),
           changedActions: new Map(),
+          redecidedFrom: false,
           stocks: this.stocksRead,
         }),
       );
     player.revision = recorded.revision;
     evolve(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
-    contribute(player.scoresBefore, event);
-    // An earlier recompute is the outcome of a replay, not a fact: the replay makes its own.
-    if (event.type === 'PlayerRecomputed') return;
+    if (this.contributions) contribute(player.scoresBefore, event);
+    if (event.type === 'PlayerRecomputed') {
+      this.earlierRecompute(player, event.data, recorded);
+      return;
+    }
     const replayed =
       event.type === 'ActionProcessed' && (this.from === undefined || event.data.timestamp >= this.from)
         ? this.redecideAction(player, event.data, recorded)
@@ -219,7 +242,7 @@ export class Replay {
           : this.applyRecorded(player.after, event, recorded);
     for (const e of replayed) {
       this.score(this.after, this.boards, playerId, e, recorded.position);
-      contribute(player.scoresAfter, e);
+      if (this.contributions) contribute(player.scoresAfter, e);
     }
   }
 
@@ -233,10 +256,50 @@ export class Replay {
     return this.stocksRead;
   }
 
+  /**
+   * An earlier recompute is the outcome of a replay, not a fact: a replay of the whole history
+   * makes its own. From a date, though, the actions before it stand as they stand now, that is as
+   * the earlier recompute decided them: while none of the player's actions has been decided again
+   * yet, its outcome is taken as it is. Past that point its state holds decisions the replay has
+   * already made again; the actions before the date it changed then stand as first recorded, and
+   * are listed.
+   */
+  private earlierRecompute(player: Replayed, recomputed: PlayerRecomputed, at: RecordedEvent): void {
+    if (this.from === undefined) return;
+    const from = this.from;
+    if (player.redecidedFrom) {
+      for (const a of recomputed.actions)
+        if (a.timestamp < from)
+          this.problem(
+            at,
+            recomputed.playerId,
+            `action ${a.referenceId} before the start was changed by recompute ${recomputed.recomputeUid}, after actions decided again here: it stands as first recorded`,
+          );
+      return;
+    }
+    const event: PlayerEvent = { type: 'PlayerRecomputed', data: recomputed };
+    const had = activationsHeld(player.after);
+    evolve(player.after, { ...event, revision: at.revision });
+    // The activations of limited triggers the earlier recompute moved.
+    const has = activationsHeld(player.after);
+    for (const uid of new Set([...had.keys(), ...has.keys()]))
+      this.activations.set(
+        uid,
+        Math.max(0, (this.activations.get(uid) ?? 0) + (has.get(uid) ?? 0) - (had.get(uid) ?? 0)),
+      );
+    for (const a of recomputed.actions) {
+      this.redecided.set(a.referenceId, a);
+      player.changedActions.set(a.referenceId, a);
+    }
+    this.score(this.after, this.boards, player.before.playerId, event, at.position);
+    if (this.contributions) contribute(player.scoresAfter, event);
+  }
+
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
   private redecideAction(player: Replayed, recorded: ActionProcessed, at: RecordedEvent): PlayerEvent[] {
     const state = player.after;
     this.actionsRedecided += 1;
+    player.redecidedFrom = true;
     const cmd: ProcessActionCommand = {
       playerId: recorded.playerId,
       referenceId: recorded.referenceId,
@@ -266,8 +329,7 @@ export class Replay {
     )!.data;
     const kept = forReversal(processed);
     this.redecided.set(recorded.referenceId, kept);
-    if (JSON.stringify(kept) !== JSON.stringify(forReversal(recorded)))
-      player.changedActions.set(recorded.referenceId, kept);
+    if (!sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -476,6 +538,47 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
   },
   effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
 });
+
+/** The fields forReversal leaves out or replaces: compared apart, or not at all. */
+const NOT_KEPT = new Set(['details', 'progress', 'awards', 'levels', 'result', 'effects']);
+const EFFECTS_NOT_KEPT = new Set(['balances', 'powerupsGranted', 'powerupsRemoved']);
+const NONE: ReadonlySet<string> = new Set();
+
+/** Whether `recorded` reads as `kept` (forReversal of a re-decision) once reduced the same way, without reducing it. */
+function sameForReversal(kept: ActionProcessed, recorded: ActionProcessed): boolean {
+  return (
+    kept.result.earnedPoints === recorded.result.earnedPoints &&
+    sameJsonBut(kept, recorded, NOT_KEPT) &&
+    sameJsonBut(kept.effects, recorded.effects, EFFECTS_NOT_KEPT)
+  );
+}
+
+function sameJsonBut(a: object, b: object, left: ReadonlySet<string>): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key in x) {
+    if (left.has(key) || x[key] === undefined) continue;
+    defined += 1;
+    if (!sameJson(x[key], y[key])) return false;
+  }
+  for (const key in y) if (!left.has(key) && y[key] !== undefined) defined -= 1;
+  return defined === 0;
+}
+
+/**
+ * Whether two values read the same as JSON (an undefined property is no property), without
+ * writing either out: compared once per action, two strings each time were much of the garbage.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => sameJson(x, b[i]));
+  }
+  return sameJsonBut(a, b, NONE);
+}
 
 /** All-time boards: a Standard board has one period for its whole life. Scoped boards have one standings per value, not one top to compare: left out. */
 const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0 && !b.scope);

@@ -397,6 +397,36 @@ export function eventStoreContract(
         expect(await store.readAll({ fromPosition: start, maxCount: 2 })).toHaveLength(2);
       });
 
+      it('reads the global log restricted to stream prefixes, maxCount counting only those', async () => {
+        // Prefixes of this run's own streams: another test's events cannot match them.
+        const kept = [`${newStream()}-kept`, `${newStream()}-also`];
+        const other = newStream();
+        const start = await store.headPosition();
+        await appendOne(store, kept[0], events(1), 'no_stream');
+        await appendOne(store, other, events(2), 'no_stream');
+        await appendOne(store, kept[1], events(1), 'no_stream');
+        await appendOne(store, kept[0], events(1), 0);
+        const read = async (options: { fromPosition?: number; maxCount?: number }) =>
+          (await store.readAll({ fromPosition: start, ...options, streamPrefixes: kept })).map((e) => [
+            e.streamName,
+            e.revision,
+          ]);
+        expect(await read({})).toEqual([
+          [kept[0], 0],
+          [kept[1], 0],
+          [kept[0], 1],
+        ]);
+        expect(await read({ maxCount: 2 })).toEqual([
+          [kept[0], 0],
+          [kept[1], 0],
+        ]);
+        expect(await store.readAll({ fromPosition: start, streamPrefixes: [] })).toEqual([]);
+        // A prefix matches the start of a name only, case and all.
+        expect(await store.readAll({ fromPosition: start, streamPrefixes: [kept[0].toUpperCase(), 'kept'] })).toEqual(
+          [],
+        );
+      });
+
       it('round-trips data and metadata exactly', async () => {
         const stream = newStream();
         const data = {

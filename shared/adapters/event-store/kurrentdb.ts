@@ -122,6 +122,9 @@ const METADATA_PROPERTY = 'gamification.metadata';
  * no server projection that writes any.
  */
 const domainStreams = () => streamNameFilter({ regex: '^[^$]' });
+/** The streams whose name starts with one of `prefixes` (domain streams all: no prefix the service uses starts with `$`). */
+const streamsStartingWith = (prefixes: readonly string[]) =>
+  streamNameFilter({ regex: `^(?:${prefixes.map((p) => p.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('|')})` });
 
 /** gRPC status INTERNAL, which the client reports as an UnavailableError (see afterRefusal). */
 const GRPC_INTERNAL = 13;
@@ -404,9 +407,10 @@ export class KurrentDbEventStore implements EventStore {
     this.assertOpen();
     const after = options.fromPosition ?? 0;
     const { maxCount } = options;
+    if (options.streamPrefixes?.length === 0) return [];
     const read = this.client.readAll({
       fromPosition: await this.readStart(after),
-      filter: domainStreams(),
+      filter: options.streamPrefixes ? streamsStartingWith(options.streamPrefixes) : domainStreams(),
       // One more: the read is inclusive of its start, which is dropped below.
       maxCount: maxCount === undefined ? undefined : maxCount + 1,
     });

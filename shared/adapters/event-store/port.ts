@@ -41,6 +41,12 @@ export interface ReadAllOptions {
   /** Read events after this position (exclusive). Default: from the start. */
   fromPosition?: number;
   maxCount?: number;
+  /**
+   * Only the events of streams whose name starts with one of these (e.g. `player-`); `maxCount`
+   * counts those. The others are skipped by the store, never decoded: a reader that needs a few
+   * kinds of stream does not pay for the rest of the log. Default: every stream.
+   */
+  streamPrefixes?: readonly string[];
 }
 
 /** A live catch-up subscription; `close()` stops delivery and resolves once stopped. */

@@ -200,6 +200,8 @@ export class SqliteEventStore implements EventStore {
   private readonly selectRevision: Database.Statement<[string], { revision: number | null }>;
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
+  /** Reads of the log restricted to stream prefixes, by their number of prefixes. */
+  private readonly selectAllOfPrefixes = new Map<number, Database.Statement<unknown[], EventRow>>();
   private readonly selectHead: Database.Statement<[], { position: number | null }>;
   private readonly selectDataVersion: Database.Statement<[], number>;
   /**
@@ -399,7 +401,26 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.readPage(options.fromPosition ?? 0, options.maxCount ?? -1);
+    const { fromPosition = 0, maxCount = -1, streamPrefixes } = options;
+    if (!streamPrefixes) return this.readPage(fromPosition, maxCount);
+    if (streamPrefixes.length === 0) return [];
+    // The rows of other streams are matched in SQLite, their data never copied out nor parsed.
+    const select = this.selectAllOf(streamPrefixes.length);
+    const matches = streamPrefixes.flatMap((prefix) => [prefix.length, prefix]);
+    return this.guard(() => select.all(fromPosition, ...matches, maxCount)).map(toRecorded);
+  }
+
+  /** The read of the log restricted to `count` stream prefixes (substr, not LIKE: exact and case-sensitive). */
+  private selectAllOf(count: number): Database.Statement<unknown[], EventRow> {
+    let select = this.selectAllOfPrefixes.get(count);
+    if (!select) {
+      const streams = Array.from({ length: count }, () => 'substr(stream, 1, ?) = ?').join(' OR ');
+      select = this.db.prepare<unknown[], EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE position > ? AND (${streams}) ORDER BY position LIMIT ?`,
+      );
+      this.selectAllOfPrefixes.set(count, select);
+    }
+    return select;
   }
 
   async headPosition(): Promise<number> {

@@ -322,8 +322,9 @@ export const actionReversedSchema = z.object({
 export type ActionReversed = z.infer<typeof actionReversedSchema>;
 
 /**
- * A recompute re-decided the player's actions under a catalog version: the player's state is now
- * `state` (shared/domain/player/snapshot.ts), `effects` is what changed in points, balances and powerups,
+ * A recompute re-decided the player's actions under a catalog version: `state` holds the fields of
+ * the player's state that changed, as they are now (shared/domain/player/snapshot.ts; the rest
+ * stands as the stream left it; an event of an earlier version holds every field), `effects` is what changed in points, balances and powerups,
  * `scores` each action's leaderboard contribution that changed, and `actions` the re-decided
  * actions a later reversal takes back (those whose decision differs from the recorded one).
  */

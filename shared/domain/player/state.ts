@@ -606,7 +606,7 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
       setActivation(state, event.data.powerupUid, { expired: true });
       break;
     case 'PlayerRecomputed':
-      // The state of the recomputed history as a whole: its effects are already in it.
+      // The fields of the state the recomputed history changed, as they now are: its effects are already in them.
       Object.assign(state, stateOfSnapshot(event.data.state), {
         recomputedActions: new Map(event.data.actions.map((a) => [a.referenceId, a])),
       });

@@ -1,9 +1,12 @@
-/** Operations: the read models checked against the log, the jobs queue, and webhook deliveries. */
+/**
+ * Operations: the read models checked against the log, a draft catalog simulated over the log, the
+ * jobs queue, and webhook deliveries.
+ */
 import { get, post } from '../api.js';
-import { facts, fill, h, section, table, time } from '../dom.js';
+import { facts, field, fill, h, link, section, signed, table, time } from '../dom.js';
 
 export function operationsPage() {
-  return [verifySection(), section('Jobs queue', jobs), section('Webhooks', webhooks)];
+  return [verifySection(), simulateSection(), section('Jobs queue', jobs), section('Webhooks', webhooks)];
 }
 
 function verifySection() {
@@ -45,6 +48,141 @@ function verification(v) {
       'Differences',
       ['Collection', 'Document', 'Path', 'Live', 'Rebuilt'],
       v.differences.map((d) => [d.collection, d._id, d.path, JSON.stringify(d.live), JSON.stringify(d.rebuilt)]),
+    ),
+  ];
+}
+
+const DEFAULT_TOP = 100;
+/** The service's code for an invalid body or catalog: its message has one line per problem. */
+const INVALID = 1001;
+
+/**
+ * A draft catalog replayed over the whole log (POST /v1/audit/simulate): nothing is written. The
+ * route takes the catalog as JSON and the console ships no YAML parser, so the file is JSON.
+ */
+function simulateSection() {
+  const file = h('input', { id: 'draft-catalog', type: 'file', accept: '.json,application/json', required: true });
+  const players = h('input', { id: 'simulated-players', autocomplete: 'off', spellcheck: 'false', size: 36 });
+  const top = h('input', { id: 'simulated-top', type: 'number', min: 1, max: 1000, value: DEFAULT_TOP });
+  const run = h('button', { type: 'submit' }, 'Run simulation');
+  const result = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      async onsubmit(event) {
+        event.preventDefault();
+        run.disabled = true;
+        result.replaceChildren(h('p', { class: 'muted' }, 'Simulating…'));
+        await fill(result, async () => {
+          const catalog = await draftCatalog(file.files[0]);
+          if (typeof catalog === 'string') return h('p', { class: 'error', role: 'alert' }, catalog);
+          const ids = players.value.split(/[\s,]+/).filter(Boolean);
+          const body = { catalog, top: Number(top.value) || DEFAULT_TOP };
+          if (ids.length > 0) body.players = ids;
+          try {
+            return simulation(await post('/v1/audit/simulate', body));
+          } catch (error) {
+            if (error.code !== INVALID) throw error;
+            return refusal(error);
+          }
+        });
+        run.disabled = false;
+      },
+    },
+    field('Draft catalog', file, "The catalog file's format, as JSON (convert a YAML file first)"),
+    field('Player ids', players, 'Only these players, separated by spaces or commas; empty for all'),
+    field('Top', top, 'At most this many affected players listed'),
+    run,
+  );
+  return h(
+    'section',
+    { 'aria-labelledby': 'simulate' },
+    h('h2', { id: 'simulate' }, 'Simulate a draft catalog'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Replays the whole log as if the draft had always been in force, every action decided again; nothing is written.',
+    ),
+    form,
+    result,
+  );
+}
+
+/** The uploaded catalog as an object, or a sentence saying why it is not one. */
+async function draftCatalog(upload) {
+  if (!upload) return 'Choose a catalog file.';
+  let catalog;
+  try {
+    catalog = JSON.parse(await upload.text());
+  } catch (error) {
+    return `${upload.name} is not JSON (${error.message}): the console takes the catalog as JSON; convert a YAML file first.`;
+  }
+  if (catalog === null || typeof catalog !== 'object' || Array.isArray(catalog))
+    return `${upload.name} is not a catalog: its JSON is not an object.`;
+  return catalog;
+}
+
+/** An invalid draft: each of the service's lines as an item. */
+const refusal = (error) => {
+  const lines = error.message.split('\n');
+  return h(
+    'div',
+    { role: 'alert' },
+    h(
+      'p',
+      { class: 'error' },
+      `The draft is refused: ${lines.length === 1 ? 'a problem' : `${lines.length} problems`}.`,
+    ),
+    h(
+      'ul',
+      { class: 'problems' },
+      lines.map((line) => h('li', {}, line)),
+    ),
+  );
+};
+
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+function simulation(s) {
+  const t = s.totals;
+  const standings = (list) => list.map((e) => `${e.rank}. ${e.userId} (${e.points})`).join(', ') || 'empty';
+  return [
+    h(
+      'p',
+      { role: 'status', class: s.playersAffected === 0 ? 'good' : null },
+      `${count(s.playersAffected, 'player')} affected: ${count(s.eventsReplayed, 'event')} replayed, ${count(s.actionsRedecided, 'action')} decided again.`,
+    ),
+    facts([
+      ['Points', `${t.pointsBefore} → ${t.pointsAfter} (${signed(t.pointsAfter - t.pointsBefore)})`],
+      ['Badges gained', String(t.badgesGained)],
+      ['Badges lost', String(t.badgesLost)],
+      ['Levels changed', String(t.levelsChanged)],
+    ]),
+    table(
+      `Affected players, largest change in points first${s.players.length < s.playersAffected ? ` (the first ${s.players.length})` : ''}`,
+      ['Player', 'Points', 'Level', 'Badges gained', 'Badges lost', 'Balances'],
+      s.players.map((p) => [
+        link(['player', p.playerId], p.playerId),
+        `${p.pointsBefore} → ${p.pointsAfter}`,
+        `${p.levelBefore ?? '—'} → ${p.levelAfter ?? '—'}`,
+        p.badgesGained.join(', ') || '—',
+        p.badgesLost.join(', ') || '—',
+        p.balances.map((b) => `${b.deliverableUid} ${b.before} → ${b.after}`).join(', ') || '—',
+      ]),
+      'none: the draft changes no player.',
+    ),
+    table(
+      'All-time boards, top 10',
+      ['Board', 'Now', 'Under the draft'],
+      s.boards.map((b) => [b.leaderboardUid, standings(b.before), standings(b.after)]),
+      'the draft has no all-time board.',
+    ),
+    table(
+      'Problems: recorded facts the draft makes impossible (they stand)',
+      ['Position', 'Player', 'Event', 'Problem'],
+      s.problems.map((p) => [p.position, link(['player', p.playerId], p.playerId), p.type, p.message]),
+      'none.',
     ),
   ];
 }
