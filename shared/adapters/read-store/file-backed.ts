@@ -1,7 +1,9 @@
 /**
  * The embedded ReadStore kept in a file: the memory store for every query, with every document
  * it changes written behind to SQLite, so that a restart loads the read models and resumes the
- * projections from their checkpoints instead of replaying the whole log.
+ * projections from their checkpoints instead of replaying the whole log. Once written, a document
+ * leaves memory but for its key and index entries (and a bounded cache of the latest used): the
+ * read models of a million players cost their indexes in the heap, not their documents.
  *
  * For the projections, the file is a cache of what the log already says, never the truth: it is
  * written without waiting for the disk (synchronous NORMAL), and a lost or stale file costs a
