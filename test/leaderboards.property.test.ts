@@ -15,6 +15,7 @@ import { ProjectionRunner } from '../projections/runner';
 import { adminRoutes } from '../read-api/admin/routes';
 import type { JsonRoute } from '../shared/adapters/http/route';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
+import { readingFromFile } from './support/read-from-file';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
@@ -149,6 +150,13 @@ const adapters: [string, () => Promise<{ store: ReadStore; release(): Promise<vo
       const store = new FileBackedReadStore(path.join(tempDir(), 'read-models.sqlite'), (error) => {
         throw error;
       });
+      return { store, release: () => store.close() };
+    },
+  ],
+  [
+    'file-backed, every document read back from the file',
+    async () => {
+      const store = readingFromFile(path.join(tempDir(), 'read-models.sqlite'));
       return { store, release: () => store.close() };
     },
   ],

@@ -14,6 +14,7 @@ import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { readStoreContract } from './contracts/read-store.contract';
 import { appendOne } from './support/append-one';
 import { eventually, freePort } from './support/process';
+import { readingFromFile } from './support/read-from-file';
 import { server, startTestService, tempDir } from './support/service';
 import { newSecret, writeWebhooksFile } from './support/webhook-receiver';
 
@@ -43,6 +44,7 @@ const connection = (store: FileBackedReadStore) =>
   ).db;
 
 readStoreContract('file-backed', async () => new FileBackedReadStore(fileIn(), noWriteErrors));
+readStoreContract('file-backed, every document read back from the file', async () => readingFromFile(fileIn()));
 
 describe('FileBackedReadStore', () => {
   it('finds after a reopen what it held: documents written, updated, deleted, and collections dropped', async () => {

@@ -1,7 +1,9 @@
 /**
  * The embedded ReadStore kept in a file: the memory store for every query, with every document
  * it changes written behind to SQLite, so that a restart loads the read models and resumes the
- * projections from their checkpoints instead of replaying the whole log.
+ * projections from their checkpoints instead of replaying the whole log. Once written, a document
+ * leaves memory but for its key and index entries (and a bounded cache of the latest used): the
+ * read models of a million players cost their indexes in the heap, not their documents.
  *
  * For the projections, the file is a cache of what the log already says, never the truth: it is
  * written without waiting for the disk (synchronous NORMAL), and a lost or stale file costs a
@@ -19,6 +21,13 @@ import type { Collection, Document, IndexKeys, ReadStore } from './port';
 /** How long changes wait to be written together. */
 const FLUSH_MS = 200;
 
+/**
+ * Documents kept in memory once written, most recently used first out: a few MiB, whatever the
+ * number of players. Beyond them a document costs its key and its index entries; read again, it
+ * comes from the file.
+ */
+const CACHED_DOCUMENTS = 20_000;
+
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS documents (
     collection TEXT NOT NULL,
@@ -27,11 +36,15 @@ const SCHEMA = `
     PRIMARY KEY (collection, id)
   ) WITHOUT ROWID`;
 
+const cacheKey = (collection: string, id: string) => `${collection}\u0000${id}`;
+
 export class FileBackedReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly memory: MemoryReadStore;
   /** Documents changed since the last write, by collection. */
   private dirty = new Map<string, Set<string>>();
+  /** Written documents read or written lately, by cacheKey, least recently used first. */
+  private readonly cache = new Map<string, Document>();
   /** Collections dropped since the last write: their rows go first. */
   private dropped = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -46,6 +59,8 @@ export class FileBackedReadStore implements ReadStore {
     file: string,
     /** Told when writing to the file failed; the changes stay in memory and are written with the next ones. */
     private readonly onWriteError: (error: unknown) => void,
+    /** Written documents kept in memory beyond their keys and index entries (tests: 0, every read from the file). */
+    private readonly cachedDocuments = CACHED_DOCUMENTS,
   ) {
     try {
       this.db = new Database(file, { timeout: 0 });
@@ -56,24 +71,34 @@ export class FileBackedReadStore implements ReadStore {
     } catch (error) {
       throw new StoreUnavailableError(`cannot open the read models file ${file}: ${String(error)}`, error);
     }
-    this.memory = new MemoryReadStore({
-      changed: (collection, id) => this.markChanged(collection, id),
-      dropped: (collection) => {
-        this.dirty.delete(collection);
-        this.dropped.add(collection);
-        this.scheduleFlush();
+    const select = this.db.prepare('SELECT document FROM documents WHERE collection = ? AND id = ?').pluck();
+    this.memory = new MemoryReadStore(
+      {
+        changed: (collection, id) => this.markChanged(collection, id),
+        dropped: (collection) => {
+          this.dirty.delete(collection);
+          this.dropped.add(collection);
+          this.scheduleFlush();
+        },
       },
-    });
-    const byCollection = new Map<string, Document[]>();
-    for (const row of this.db.prepare('SELECT collection, document FROM documents').iterate() as Iterable<{
+      {
+        // Evicted only once written and while unchanged since: the file holds it.
+        read: (collection, id) => {
+          const key = cacheKey(collection, id);
+          let doc = this.cache.get(key);
+          if (doc) this.cache.delete(key);
+          else doc = JSON.parse(select.get(collection, id) as string) as Document;
+          this.cached(key, doc);
+          return doc;
+        },
+      },
+    );
+    // Read in the file's order, as before documents left memory: ties in unindexed sorts follow it.
+    const rows = this.db.prepare('SELECT collection, document FROM documents').iterate() as Iterable<{
       collection: string;
       document: string;
-    }>) {
-      const docs = byCollection.get(row.collection) ?? [];
-      docs.push(JSON.parse(row.document) as Document);
-      byCollection.set(row.collection, docs);
-    }
-    for (const [collection, docs] of byCollection) this.memory.load(collection, docs);
+    }>;
+    for (const row of rows) this.memory.load(row.collection, [JSON.parse(row.document) as Document], true);
 
     const upsert = this.db.prepare(
       'INSERT INTO documents (collection, id, document) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET document = excluded.document',
@@ -125,9 +150,24 @@ export class FileBackedReadStore implements ReadStore {
       this.scheduleFlush();
       throw error;
     }
-    // Nothing can change in between: the write is synchronous.
+    // Nothing can change in between: the write is synchronous. What was written leaves memory
+    // but for the cache; the stored documents are never changed in place, so caching them is safe.
+    for (const [collection, ids] of this.dirty) {
+      for (const id of ids) {
+        const doc = this.memory.storedDocument(collection, id);
+        if (!doc) continue;
+        this.cached(cacheKey(collection, id), doc);
+        this.memory.evict(collection, id);
+      }
+    }
     this.dropped = new Set();
     this.dirty = new Map();
+  }
+
+  private cached(key: string, doc: Document): void {
+    this.cache.delete(key);
+    this.cache.set(key, doc);
+    if (this.cache.size > this.cachedDocuments) this.cache.delete(this.cache.keys().next().value!);
   }
 
   /** The read models are in memory (the file only keeps them across restarts): a replay to compare with them is too. */

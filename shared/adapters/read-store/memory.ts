@@ -46,6 +46,17 @@ export interface ReadStoreChanges {
   dropped(collection: string): void;
 }
 
+/**
+ * Where a store's evicted documents are read back from (FileBackedReadStore: its file, through a
+ * bounded cache). A document is evicted only once persisted, and never while changed and unwritten.
+ */
+export interface EvictedDocuments {
+  read(collection: string, id: string): Document;
+}
+
+/** Stands in the Map for a document kept elsewhere: the key and its insertion position stay, the document goes. */
+const EVICTED: Document = Object.freeze({ _id: '' });
+
 /** One collection's documents by _id, keeping its indexes and telling `changes` what it sets and deletes. */
 class Documents extends Map<string, Document> {
   readonly indexes: OrderedIndex[];
@@ -54,9 +65,24 @@ class Documents extends Map<string, Document> {
     readonly collection: string,
     private readonly changes: ReadStoreChanges | undefined,
     indexKeys: readonly IndexKeys[],
+    private readonly evicted: EvictedDocuments | undefined,
   ) {
     super();
     this.indexes = indexKeys.map((keys) => new OrderedIndex(keys));
+  }
+
+  override get(id: string): Document | undefined {
+    const doc = super.get(id);
+    return doc === EVICTED ? this.evicted!.read(this.collection, id) : doc;
+  }
+
+  override *values(): MapIterator<Document> {
+    for (const [id, doc] of super.entries()) yield doc === EVICTED ? this.evicted!.read(this.collection, id) : doc;
+  }
+
+  /** Drops the document from memory, keeping its place; `get` reads it back from `evicted`. */
+  evict(id: string): void {
+    if (this.evicted && super.has(id)) super.set(id, EVICTED);
   }
 
   override set(id: string, doc: Document): this {
@@ -110,7 +136,10 @@ export class MemoryReadStore implements ReadStore {
   /** The indexes declared per collection, kept across drops as on MongoDB. */
   private readonly indexKeys = new Map<string, IndexKeys[]>();
 
-  constructor(private readonly changes?: ReadStoreChanges) {}
+  constructor(
+    private readonly changes?: ReadStoreChanges,
+    private readonly evicted?: EvictedDocuments,
+  ) {}
 
   collection<T extends Document = Document>(name: string): Collection<T> {
     let handle = this.handles.get(name);
@@ -126,11 +155,22 @@ export class MemoryReadStore implements ReadStore {
     return this.collections.get(collection)?.get(id) ?? null;
   }
 
-  /** Documents read back from persistence, stored as they are without telling `changes`. */
-  load(collection: string, docs: Iterable<Document>): void {
+  /**
+   * Documents read back from persistence, stored as they are without telling `changes`; with
+   * `evict`, only indexed and left where they were read from.
+   */
+  load(collection: string, docs: Iterable<Document>, evict = false): void {
     let stored = this.collections.get(collection);
     if (!stored) this.collections.set(collection, (stored = this.emptyCollection(collection)));
-    for (const doc of docs) stored.restore(doc);
+    for (const doc of docs) {
+      stored.restore(doc);
+      if (evict) stored.evict(doc._id);
+    }
+  }
+
+  /** Drops a persisted document from memory (only with `evicted` given): read back from there when asked for. */
+  evict(collection: string, id: string): void {
+    this.collections.get(collection)?.evict(id);
   }
 
   /**
@@ -146,7 +186,7 @@ export class MemoryReadStore implements ReadStore {
   }
 
   private emptyCollection(name: string): Documents {
-    return new Documents(name, this.changes, this.indexKeys.get(name) ?? []);
+    return new Documents(name, this.changes, this.indexKeys.get(name) ?? [], this.evicted);
   }
 
   async dropCollection(name: string): Promise<void> {
