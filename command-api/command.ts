@@ -23,7 +23,7 @@ import type {
 } from '../shared/domain/events/idempotency-events';
 import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/domain/events';
 import { newEventId } from '../shared/domain/ids';
-import { ok, type Result } from '../shared/domain/result';
+import { conflict, ok, type ConflictFailure, type Failure, type Result } from '../shared/domain/result';
 import { idempotencyStream } from '../shared/domain/streams';
 import type { CommandDeps, CommandOrigin } from './deps';
 import { StreamReads } from './reads';
@@ -37,6 +37,9 @@ export interface Decided<Answer> {
   replayed?: true;
 }
 
+/** What a command comes to: its decision made, a refusal, or a conflict (it lost every race). */
+export type CommandResult<Answer> = Result<Decided<Answer>, Failure | ConflictFailure>;
+
 /** Attempts of one command before it answers 503: each lost a race for one of its streams. */
 export const MAX_ATTEMPTS = 50;
 
@@ -47,15 +50,15 @@ export const MAX_ATTEMPTS = 50;
  *
  * With an Idempotency-Key, the key's record is read first: a recorded request is answered as it
  * was (replayed), and the record of this one is part of the same append as its effects. Domain
- * refusals are recorded too (the retry of a refused purchase is refused the same way); a 503
- * changed nothing and is not recorded, so the retry runs.
+ * refusals are recorded too (the retry of a refused purchase is refused the same way); a conflict
+ * (every attempt lost a race) changed nothing and is not recorded, so the retry runs.
  */
 export async function runCommand<Answer>(
   deps: CommandDeps,
   metadata: EventMetadata | ((answer: Answer) => EventMetadata),
   attempt: (read: StreamReads) => Promise<Result<Decision<Answer>>>,
   idempotency: IdempotencyKey | null = null,
-): Promise<Result<Decided<Answer>>> {
+): Promise<CommandResult<Answer>> {
   for (let n = 1; n <= MAX_ATTEMPTS; n++) {
     const read = new StreamReads(deps);
     if (idempotency) {
@@ -88,7 +91,7 @@ export async function runCommand<Answer>(
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * n)));
     }
   }
-  return refuse(ERRORS.TOO_MANY_CONCURRENT_CHANGES);
+  return { ok: false, failure: conflict(MAX_ATTEMPTS) };
 }
 
 /**
@@ -212,7 +215,7 @@ export function recordAnswer<Answer>(
   deps: CommandDeps,
   origin: CommandOrigin,
   outcome: Result<Answer>,
-): Promise<Result<Decided<Answer>>> {
+): Promise<CommandResult<Answer>> {
   return runCommand(
     deps,
     origin.metadata,

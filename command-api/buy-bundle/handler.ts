@@ -1,8 +1,7 @@
 import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
 import type { BundlePurchased } from '../../shared/domain/events/provision-events';
-import type { Result } from '../../shared/domain/result';
 import { BUNDLE_STOCK } from '../../shared/domain/streams';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideBuyBundle, type BuyBundleCommand } from './decider';
 
@@ -11,7 +10,7 @@ export function buyBundle(
   cmd: BuyBundleCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<BundlePurchased>>> {
+): Promise<CommandResult<BundlePurchased>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

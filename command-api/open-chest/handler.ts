@@ -1,8 +1,7 @@
 import type { ChestOpened } from '../../shared/domain/events/inventory-events';
-import type { Result } from '../../shared/domain/result';
 import { findChest, limitedSlots } from '../../shared/domain/rules/chests';
 import { CHEST_STOCK } from '../../shared/domain/streams';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideOpenChest, type OpenChestCommand } from './decider';
 
@@ -11,7 +10,7 @@ export function openChest(
   cmd: OpenChestCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<ChestOpened>>> {
+): Promise<CommandResult<ChestOpened>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

@@ -1,7 +1,6 @@
 /** Activate and deactivate: the command pipeline over the player's stream. */
 import type { PowerupActivated, PowerupDeactivated } from '../../shared/domain/events/inventory-events';
-import type { Result } from '../../shared/domain/result';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideActivatePowerup, decideDeactivatePowerup, type PowerupCommand } from './decider';
 
@@ -9,7 +8,7 @@ export function activatePowerup(
   cmd: PowerupCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<PowerupActivated>>> {
+): Promise<CommandResult<PowerupActivated>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,
@@ -23,7 +22,7 @@ export function deactivatePowerup(
   cmd: PowerupCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<PowerupDeactivated>>> {
+): Promise<CommandResult<PowerupDeactivated>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

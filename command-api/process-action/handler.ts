@@ -1,7 +1,6 @@
 import type { ActionResult } from '../../shared/domain/events/player-events';
-import type { Result } from '../../shared/domain/result';
 import { referenceStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from './decider';
 
@@ -21,7 +20,7 @@ export function processAction(
   cmd: ProcessActionCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<ActionResult>>> {
+): Promise<CommandResult<ActionResult>> {
   const env = decisionEnv(deps);
   const reference = referenceStream(cmd.referenceId);
   let attempts = 0;

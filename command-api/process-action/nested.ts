@@ -1,5 +1,6 @@
-import { ok, type Result } from '../../shared/domain/result';
-import { recordAnswer, startRequest, type Decided } from '../command';
+import { ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
+import { recordAnswer, startRequest, type CommandResult, type Decided } from '../command';
+import { refusalOf } from '../reply';
 import type { CommandDeps, CommandOrigin } from '../deps';
 
 /**
@@ -42,20 +43,29 @@ export async function runWithNested<Cmd extends { playerId: string }, One, All>(
   origin: CommandOrigin,
   request: { outer: Cmd; nested: readonly unknown[] },
   parse: (body: unknown) => Result<Cmd>,
-  run: (cmd: Cmd, origin: CommandOrigin) => Promise<Result<Decided<One>>>,
+  run: (cmd: Cmd, origin: CommandOrigin) => Promise<CommandResult<One>>,
   combine: (first: One, nested: Result<Decided<One>>[]) => All,
-): Promise<Result<Decided<All>>> {
+): Promise<CommandResult<All>> {
   const earlier = await startRequest<All>(deps, origin);
   if (earlier) return earlier;
   const each: CommandOrigin = { metadata: origin.metadata, idempotency: null };
   const first = await run(request.outer, each);
-  let outcome: Result<All> = first.ok ? ok(combine(first.value.answer, [])) : first;
+  let outcome: Result<All> = first.ok ? ok(combine(first.value.answer, [])) : refused(first.failure);
   let position = first.ok ? first.value.position : undefined;
   if (first.ok) {
-    const results = await runNested(request.nested, parse, (cmd) => run(cmd, each));
+    const results = await runNested(request.nested, parse, async (cmd) => {
+      const result = await run(cmd, each);
+      return result.ok ? result : refused(result.failure);
+    });
     outcome = ok(combine(first.value.answer, results));
     position = Math.max(position ?? 0, ...results.map((r) => (r.ok ? (r.value.position ?? 0) : 0)));
   }
   if (origin.idempotency) return recordAnswer(deps, origin, outcome);
   return outcome.ok ? ok({ answer: outcome.value, position }) : outcome;
 }
+
+/** Each action's failure as its client sees it: the request's answer (and its record) holds refusals only. */
+const refused = (f: Failure | ConflictFailure): { ok: false; failure: Failure } => ({
+  ok: false,
+  failure: refusalOf(f),
+});

@@ -1,7 +1,6 @@
 import { provisionRecordOf, type Transaction } from '../../shared/domain/provisions';
-import { type Result } from '../../shared/domain/result';
 import { provisionStream } from '../../shared/domain/streams';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import type { StreamReads } from '../reads';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideTransaction, type TransactionOperation, type TransactionState } from './decider';
@@ -21,7 +20,7 @@ export function transact(
   provisionUid: string,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<Transaction>>> {
+): Promise<CommandResult<Transaction>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

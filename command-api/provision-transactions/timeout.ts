@@ -1,3 +1,4 @@
+import { isConflict } from '../../shared/domain/result';
 import { z } from 'zod';
 import { runCommand } from '../command';
 import type { ScheduledJob } from '../decision';
@@ -43,7 +44,7 @@ export async function timeOutProvision(provisionUid: string, writtenBy: number, 
     return state ? decideTimeout({}, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
   });
   if (!outcome.ok) {
-    if (outcome.failure.code === 9004) {
+    if (!isConflict(outcome.failure) && outcome.failure.code === 9004) {
       const now = deps.now();
       if (now < writtenBy)
         await schedule(

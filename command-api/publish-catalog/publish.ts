@@ -3,7 +3,7 @@ import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { EventMetadata, EventStore } from '../../shared/adapters/event-store/port';
 import { operatorEventOf } from '../../shared/domain/events';
 import type { CatalogPublished } from '../../shared/domain/events/operator-events';
-import { ok, type Result } from '../../shared/domain/result';
+import { ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
 import { CATALOG_STREAM } from '../../shared/domain/streams';
 import { runCommand } from '../command';
 import { decision, type Decision } from '../decision';
@@ -50,7 +50,7 @@ export async function publishCatalog(
   hash: string,
   now: number,
   origin: Pick<EventMetadata, 'correlationId' | 'causationId' | 'keyName'>,
-): Promise<Result<PublishedCatalog & { published: boolean }>> {
+): Promise<Result<PublishedCatalog & { published: boolean }, Failure | ConflictFailure>> {
   type Publication = PublishedCatalog & { published: boolean };
   const outcome = await runCommand<Publication>(
     deps,

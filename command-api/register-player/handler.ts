@@ -1,7 +1,6 @@
 /** Register a player: the command pipeline over the player's stream. */
 import type { PlayerRegistered } from '../../shared/domain/events/player-events';
-import type { Result } from '../../shared/domain/result';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideRegisterPlayer, type RegisterPlayerCommand } from './decider';
 
@@ -9,7 +8,7 @@ export function registerPlayer(
   cmd: RegisterPlayerCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<PlayerRegistered>>> {
+): Promise<CommandResult<PlayerRegistered>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

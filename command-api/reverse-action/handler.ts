@@ -1,8 +1,7 @@
 import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed } from '../../shared/domain/events/player-events';
-import type { Result } from '../../shared/domain/result';
 import { referenceStream } from '../../shared/domain/streams';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideReverseAction, type ReverseActionCommand, type ReverseActionState } from './decider';
 
@@ -15,7 +14,7 @@ export function reverseAction(
   cmd: ReverseActionCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<ActionReversed>>> {
+): Promise<CommandResult<ActionReversed>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

@@ -1,7 +1,6 @@
 /** Update a player: the command pipeline over the player's stream. */
 import type { PlayerUpdated } from '../../shared/domain/events/player-events';
-import type { Result } from '../../shared/domain/result';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideUpdatePlayer, type UpdatePlayerCommand } from './decider';
 
@@ -9,7 +8,7 @@ export function updatePlayer(
   cmd: UpdatePlayerCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
-): Promise<Result<Decided<PlayerUpdated>>> {
+): Promise<CommandResult<PlayerUpdated>> {
   const env = decisionEnv(deps);
   return runCommand(
     deps,

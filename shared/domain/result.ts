@@ -12,7 +12,26 @@ export interface Failure {
   replayed?: true;
 }
 
-export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
+/**
+ * A command that lost the race for its streams on every attempt: nothing was decided against the
+ * state, so it is no refusal of the rules; a retry may well succeed. The routes answer it as
+ * "too many concurrent changes".
+ */
+export interface ConflictFailure {
+  kind: 'conflict';
+  attempts: number;
+  /** For logs and thrown errors; the client's message is the route layer's. */
+  message: string;
+}
+
+export type Result<T, F = Failure> = { ok: true; value: T } | { ok: false; failure: F };
+
+export const conflict = (attempts: number): ConflictFailure => ({
+  kind: 'conflict',
+  attempts,
+  message: `lost the race for its streams ${attempts} times`,
+});
+export const isConflict = (f: Failure | ConflictFailure): f is ConflictFailure => 'kind' in f && f.kind === 'conflict';
 
 export const failure = (code: number, message: string): Failure => ({ code, message });
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
