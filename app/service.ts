@@ -59,6 +59,7 @@ import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
+import { erasePlayerRoute } from '../command-api/erase-player/route';
 import {
   openEventStore,
   openJobScheduler,
@@ -306,6 +307,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     powerupListRoute(deps),
     streakListRoute(deps),
     playerExportRoute(deps),
+    erasePlayerRoute(deps, playerKeys),
     missionListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),

@@ -56,4 +56,29 @@ describe('personal fields at the event store boundary', () => {
     await events.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('completes an erasure whose key was not deleted when it reads the PlayerErased (a crash in between)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'personal-data-'));
+    const keys = new SqlitePlayerKeys(path.join(dir, 'player-keys.sqlite'));
+    const store = new SqliteEventStore(path.join(dir, 'events.sqlite'));
+    const events = new PersonalDataCodec(store, keys);
+    await events.appendToStreams([
+      {
+        stream: 'player-p2',
+        events: [
+          event('PlayerRegistered', { playerId: 'p2', username: 'Grace', imageName: null, registeredAt: 1 }),
+          event('PlayerErased', { playerId: 'p2', erasedAt: 2 }),
+        ],
+        expectedRevision: 'no_stream',
+      },
+    ]);
+    expect(await keys.get('p2')).not.toBeNull();
+    // A process started afterwards reads the log from the start, as the projections do.
+    const restarted = new PersonalDataCodec(store, keys);
+    await restarted.readAll();
+    expect(await keys.get('p2')).toBeNull();
+    expect((await restarted.readStream('player-p2'))[0]!.data).toMatchObject({ username: ERASED });
+    await events.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

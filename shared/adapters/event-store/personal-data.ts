@@ -19,6 +19,8 @@ import type {
  * the player's id as additional data (a field copied to another player's event does not decrypt).
  */
 const MARKER = 'pd1:';
+/** Erasures a process remembers having completed; one forgotten costs one more (idempotent) key delete. */
+const ERASURES_REMEMBERED = 10_000;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -38,6 +40,9 @@ type Data = Record<string, unknown>;
  * the player). Everything else (amounts, ids, the client's referenceIds) is written as is.
  */
 export class PersonalDataCodec implements EventStore {
+  /** Players whose erasure this process has seen and completed (their key deleted), the latest ones. */
+  private readonly erased = new Set<string>();
+
   constructor(
     private readonly store: EventStore,
     private readonly keys: PlayerKeys,
@@ -92,6 +97,19 @@ export class PersonalDataCodec implements EventStore {
     return personalFields(type, data as Data, (value) => encrypt(value, key, playerId));
   }
 
+  /**
+   * Deletes the key of a player whose PlayerErased this process reads, once per process: it drops
+   * the key from this process's cache (another process erased the player), and completes an
+   * erasure whose key was not deleted (a crash right after the event was written: the restart's
+   * projections read it before their checkpoint passes it).
+   */
+  private async completeErasure(playerId: string): Promise<void> {
+    if (this.erased.has(playerId)) return;
+    await this.keys.delete(playerId);
+    this.erased.add(playerId);
+    if (this.erased.size > ERASURES_REMEMBERED) this.erased.delete(this.erased.values().next().value!);
+  }
+
   private async decryptedAll(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     const decrypted: RecordedEvent[] = [];
     for (const event of events) decrypted.push(await this.decrypted(event));
@@ -99,6 +117,7 @@ export class PersonalDataCodec implements EventStore {
   }
 
   private async decrypted(event: RecordedEvent): Promise<RecordedEvent> {
+    if (event.type === 'PlayerErased') await this.completeErasure((event.data as Data).playerId as string);
     const playerId = playerOf(event.type, event.data);
     if (playerId === null) return event;
     const key = await this.keys.get(playerId);
@@ -113,7 +132,12 @@ function playerOf(type: string, data: unknown): string | null {
   if (type === 'IdempotentRequestRecorded') {
     const outcome = d.outcome as Data | undefined;
     const answer = outcome?.ok === true ? (outcome.answer as Data | null) : null;
-    return answer && typeof answer === 'object' && typeof answer.playerId === 'string' ? answer.playerId : null;
+    // Only answers that carry a personal field: any other (an erase's) needs no key.
+    const personal =
+      answer &&
+      typeof answer === 'object' &&
+      (typeof answer.username === 'string' || typeof answer.imageName === 'string');
+    return personal && typeof answer.playerId === 'string' ? answer.playerId : null;
   }
   return typeof d.playerId === 'string' ? d.playerId : null;
 }
