@@ -35,8 +35,8 @@ const ok = async (p: string, body: object) => {
   expect(res.body).toMatchObject({ code: 200 });
   return res.body.data;
 };
-const earn = (playerId: string, details?: { name: string; value: string }[]) =>
-  ok('/v1/action/process', { name: 'earn', playerId, referenceId: randomUUID(), ...(details ? { details } : {}) });
+const earn = (playerId: string, details?: { name: string; value: string }[], referenceId = randomUUID()) =>
+  ok('/v1/action/process', { name: 'earn', playerId, referenceId, ...(details ? { details } : {}) });
 const standings = async () =>
   (
     (await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings as {
@@ -84,7 +84,8 @@ describe('POST /v1/admin/players/erase', () => {
     const username = `Ada-${randomUUID()}`;
     const detail = `rue-${randomUUID()}`;
     await ok('/v1/player/create', { playerId: ada, username, imageName: `ada-${randomUUID()}.png` });
-    await earn(ada, [{ name: 'street', value: detail }]);
+    const adaRef = randomUUID();
+    await earn(ada, [{ name: 'street', value: detail }], adaRef);
     await earn(ada);
     await ok('/v1/player/create', { playerId: bob, username: 'Bob' });
     await earn(bob);
@@ -135,6 +136,13 @@ describe('POST /v1/admin/players/erase', () => {
     expect(await refused()).toEqual({ profile: 5003, export: 5003, process: 5003, create: 5003, chest: 9020 });
     const feed = (await t.http.get('/v1/feed/events').query({ types: 'PlayerErased' }).set(server)).body.data;
     expect(JSON.stringify(feed)).toContain(ada);
+    // The audit trail keeps the history, its personal fields [erased].
+    const trail = JSON.stringify([
+      (await t.http.get(`/v1/audit/players/${ada}/events`).set(auditor)).body,
+      (await t.http.get('/v1/audit/trace').query({ referenceId: adaRef }).set(auditor)).body,
+    ]);
+    expect(trail).toContain('[erased]');
+    expect([trail.includes(username), trail.includes(detail)]).toEqual([false, false]);
     const verify = await post('/v1/audit/verify', {});
     expect(verify.body.data.differences).toEqual([]);
 
