@@ -52,7 +52,11 @@ export class PersonalDataCodec implements EventStore {
     const encrypted: StreamAppend[] = [];
     for (const append of appends) {
       const events: NewEvent[] = [];
-      for (const event of append.events) events.push({ ...event, data: await this.encrypted(event.type, event.data) });
+      for (const event of append.events)
+        // Most events carry no personal field: passed on as they are, without a turn of the event loop.
+        events.push(
+          PERSONAL_TYPES.has(event.type) ? { ...event, data: await this.encrypted(event.type, event.data) } : event,
+        );
       encrypted.push({ ...append, events });
     }
     return this.store.appendToStreams(encrypted);
@@ -112,7 +116,10 @@ export class PersonalDataCodec implements EventStore {
 
   private async decryptedAll(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     const decrypted: RecordedEvent[] = [];
-    for (const event of events) decrypted.push(await this.decrypted(event));
+    for (const event of events)
+      decrypted.push(
+        PERSONAL_TYPES.has(event.type) || event.type === 'PlayerErased' ? await this.decrypted(event) : event,
+      );
     return decrypted;
   }
 
