@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ERASED, PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
+import { decrypt, encrypt, ERASED, PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
 import type { NewEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
@@ -55,6 +55,13 @@ describe('personal fields at the event store boundary', () => {
     ]);
     await events.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads a value as [erased] under a key it was not written under (a key made again after an erasure), and a plain value as it is', () => {
+    const written = encrypt('Grace', randomBytes(32), 'p3');
+    expect(written.startsWith('pd1:')).toBe(true);
+    expect(decrypt(written, randomBytes(32), 'p3')).toBe(ERASED);
+    expect(decrypt('Grace', null, 'p3')).toBe('Grace');
   });
 
   it('completes an erasure whose key was not deleted when it reads the PlayerErased (a crash in between)', async () => {

@@ -198,7 +198,7 @@ export function encrypt(value: string, key: Buffer, playerId: string): string {
   return MARKER + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
 }
 
-/** The plain value; ERASED when the key is gone; a value without the marker as it is. */
+/** The plain value; ERASED when the key is gone (or is not the one it was written under); a value without the marker as it is. */
 export function decrypt(value: string, key: Buffer | null, playerId: string): string {
   if (!value.startsWith(MARKER)) return value;
   if (!key) return ERASED;
@@ -206,5 +206,10 @@ export function decrypt(value: string, key: Buffer | null, playerId: string): st
   const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
   decipher.setAAD(Buffer.from(playerId));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  try {
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    // Written under a key since deleted (the player erased, and a key made again for a later event).
+    return ERASED;
+  }
 }
