@@ -30,11 +30,6 @@ export class CachedPlayerKeys implements PlayerKeys {
     this.cache.delete(playerId);
   }
 
-  /** Forgets a player's key without deleting it: another process erased the player. */
-  forget(playerId: string): void {
-    this.cache.delete(playerId);
-  }
-
   close(): Promise<void> {
     this.cache.clear();
     return this.store.close();
