@@ -2,6 +2,11 @@ import path from 'node:path';
 import type { RunConfig } from '../shared/adapters/config/env';
 import { KurrentDbEventStore } from '../shared/adapters/event-store/kurrentdb';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
+import { CachedPlayerKeys } from '../shared/adapters/player-keys/cached';
+import { MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
+import type { PlayerKeys } from '../shared/adapters/player-keys/port';
+import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
 import { BullMqJobScheduler } from '../shared/adapters/jobs/bullmq';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import type { JobLogger, JobScheduler } from '../shared/adapters/jobs/port';
@@ -32,6 +37,22 @@ export async function openEventStore(
     onFault,
     onGroupCommit: (appends) => metrics.groupCommit(appends),
   });
+}
+
+/**
+ * The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`; the most
+ * recently used kept in memory (CACHED_PLAYERS of them).
+ */
+export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
+  const store: PlayerKeys = config.mongoUrl
+    ? await MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
+    : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'));
+  return new CachedPlayerKeys(store, config.cachedPlayers);
+}
+
+/** The event store with the players' personal fields encrypted under their keys (closing it closes the keys). */
+export function withPersonalData(events: EventStore, keys: PlayerKeys): EventStore {
+  return new PersonalDataCodec(events, keys);
 }
 
 /** The embedded read models file of the all-in-one process (held by the one process that has it open). */

@@ -23,6 +23,7 @@ export const COMMAND_PATHS: readonly string[] = [
   '/v1/admin/recompute/:recomputeUid',
   // Wakes the webhook's job, which runs where jobs run.
   '/v1/admin/webhooks/redeliver',
+  '/v1/admin/players/erase',
 ];
 
 /** The role of a split deployment that serves the route at `path`. */

@@ -59,7 +59,15 @@ import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
-import { openEventStore, openJobScheduler, openRateLimiter, openReadStore } from './adapters';
+import { erasePlayerRoute } from '../command-api/erase-player/route';
+import {
+  openEventStore,
+  openJobScheduler,
+  openPlayerKeys,
+  openRateLimiter,
+  openReadStore,
+  withPersonalData,
+} from './adapters';
 import { ConfigurationError } from './configuration-error';
 import { servedBy, serves, type Role } from './roles';
 import { backendChecks } from './readiness';
@@ -210,9 +218,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
+  const playerKeys = await openPlayerKeys(config);
   // Found while running (the file deleted or damaged): said once, here; every write is refused since.
   const events = metrics.measured(
-    await openEventStore(config, metrics, (reason) => log.error({ reason }, 'event store fault: writes stopped')),
+    withPersonalData(
+      await openEventStore(config, metrics, (reason) => log.error({ reason }, 'event store fault: writes stopped')),
+      playerKeys,
+    ),
   );
   const writes = role === 'all' || role === 'command';
   await checkStoreFormat(events, writes);
@@ -295,6 +307,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     powerupListRoute(deps),
     streakListRoute(deps),
     playerExportRoute(deps),
+    erasePlayerRoute(deps, playerKeys),
     missionListRoute(deps),
     ...powerupActivationRoutes(deps),
     ...adminRoutes({ store: readStore, now }),

@@ -5,11 +5,13 @@ import { STORE_FORMAT_STREAM } from '../shared/domain/streams';
 import { ConfigurationError } from './configuration-error';
 
 /**
- * The format of the stored events that this version reads and writes. Format 2: each command is
- * one atomic append (no reservation or give-back events). Format 1, the earlier design, declared
- * no format; it is not read. How formats evolve: docs/architecture.md, "Stored data and its format".
+ * The format of the stored events that this version reads and writes. Format 3: the players'
+ * personal fields are encrypted under their keys (shared/adapters/event-store/personal-data.ts).
+ * Format 2 (each command one atomic append) wrote them in plain text; format 1, the earlier
+ * design, declared no format. Neither is read. How formats evolve: docs/architecture.md,
+ * "Stored data and its format".
  */
-export const STORE_FORMAT = 2;
+export const STORE_FORMAT = 3;
 
 const START_EMPTY = 'start on an empty data directory (DATA_DIR) or a new KurrentDB database';
 

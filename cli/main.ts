@@ -10,6 +10,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readRunConfig, type RunConfig } from '../shared/adapters/config/env';
 import { ConfigurationError } from '../app/configuration-error';
 import { checkStoreFormat } from '../app/store-format';
+import { openPlayerKeys, withPersonalData } from '../app/adapters';
 import type { FeedFilter } from '../read-api/feed/records';
 import { KurrentDbEventStore } from '../shared/adapters/event-store/kurrentdb';
 import { STREAM_KINDS, type StreamKind } from '../shared/domain/streams';
@@ -112,6 +113,8 @@ async function openEventStore(config: RunConfig, writable = false): Promise<Even
     // WAL lets this reader in while the server writes.
     events = new SqliteEventStore(file, { readonly: !writable });
   }
+  // Personal fields read in plain text while the player's key is kept, `[erased]` once it is deleted.
+  events = withPersonalData(events, await openPlayerKeys(config));
   try {
     await checkStoreFormat(events, false);
   } catch (error) {

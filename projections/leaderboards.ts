@@ -72,6 +72,7 @@ export const leaderboardsProjector: Projector = {
     'CatalogPublished',
     'PlayerRegistered',
     'PlayerUpdated',
+    'PlayerErased',
     'ActionProcessed',
     'ActionReversed',
     'ChestOpened',
@@ -92,6 +93,13 @@ export const leaderboardsProjector: Projector = {
             { _id: d.playerId, username: d.username, imageName: d.imageName },
             { upsert: true },
           );
+        return;
+      }
+      case 'PlayerErased': {
+        // The boards rank as if the player were gone; a scope's aggregate total keeps their amounts.
+        const { playerId } = event.data;
+        await store.collection(LEADERBOARD_COLLECTIONS.players).deleteMany({ _id: playerId });
+        await store.collection(LEADERBOARD_COLLECTIONS.scores).deleteMany({ playerId });
         return;
       }
       case 'ActionProcessed':

@@ -1,17 +1,24 @@
 import { PLAYERS_COLLECTION, type PlayerDoc } from '../shared/read-models/players';
 import type { Projector } from './runner';
 
-/** Each registered player by username, so that an operator can find a player by name. */
+/** Each registered player by username, so that an operator can find a player by name; an erased one is gone. */
 export const playersProjector: Projector = {
   name: 'players',
   collections: [PLAYERS_COLLECTION],
   indexes: [{ collection: PLAYERS_COLLECTION, keys: { name: 1 } }],
-  handles: new Set(['PlayerRegistered']),
+  handles: new Set(['PlayerRegistered', 'PlayerErased']),
   async apply(event, store) {
+    const players = store.collection<PlayerDoc>(PLAYERS_COLLECTION);
+    if (event.type === 'PlayerErased') {
+      await players.deleteMany({ _id: event.data.playerId });
+      return;
+    }
     if (event.type !== 'PlayerRegistered') return;
     const { playerId, username } = event.data;
-    await store
-      .collection<PlayerDoc>(PLAYERS_COLLECTION)
-      .replaceOne({ _id: playerId }, { _id: playerId, username, name: username.toLowerCase() }, { upsert: true });
+    await players.replaceOne(
+      { _id: playerId },
+      { _id: playerId, username, name: username.toLowerCase() },
+      { upsert: true },
+    );
   },
 };

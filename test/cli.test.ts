@@ -219,7 +219,7 @@ describe('gamification CLI', () => {
       .map((l) => JSON.parse(l));
     expect(exported.map((e) => e.position)).toEqual(all.map((e) => e.position));
     // The log opens with the store's format, then the first catalog.
-    expect(exported[0]).toMatchObject({ stream: 'store-format', type: 'StoreFormatDeclared', data: { version: 2 } });
+    expect(exported[0]).toMatchObject({ stream: 'store-format', type: 'StoreFormatDeclared', data: { version: 3 } });
     expect(exported[1]).toEqual({
       position: all[1].position,
       stream: 'catalog',

@@ -129,7 +129,7 @@ describe('the stored format', () => {
     const store = new SqliteEventStore(storeFile(dataDir));
     const [first, second] = await store.readAll({ maxCount: 2 });
     await store.close();
-    expect([first.streamName, first.type, first.data]).toEqual(['store-format', 'StoreFormatDeclared', { version: 2 }]);
+    expect([first.streamName, first.type, first.data]).toEqual(['store-format', 'StoreFormatDeclared', { version: 3 }]);
     expect(second.type).toBe('CatalogPublished');
   });
 
@@ -149,7 +149,7 @@ describe('the stored format', () => {
     expect(run.status).toBe(1);
     const problems = run.stderr.split('\n').filter((line) => line.startsWith('  '));
     expect(problems).toEqual([
-      '  event store: holds events of an earlier stored format (before format 2), which this version cannot read; start on an empty data directory (DATA_DIR) or a new KurrentDB database',
+      '  event store: holds events of an earlier stored format (before format 3), which this version cannot read; start on an empty data directory (DATA_DIR) or a new KurrentDB database',
     ]);
     await expect(startTestService({ dataDir })).rejects.toThrow(/earlier stored format/);
   });
@@ -161,13 +161,13 @@ describe('the stored format', () => {
     await store.appendToStreams([
       {
         stream: 'store-format',
-        events: [{ id: crypto.randomUUID(), type: 'StoreFormatDeclared', data: { version: 3 }, metadata }],
+        events: [{ id: crypto.randomUUID(), type: 'StoreFormatDeclared', data: { version: 4 }, metadata }],
         expectedRevision: 'no_stream',
       },
     ]);
     await store.close();
     await expect(startTestService({ dataDir })).rejects.toThrow(
-      'event store: holds stored format 3, and this version of the service reads format 2 only; run the newer version that wrote it',
+      'event store: holds stored format 4, and this version of the service reads format 3 only; run the newer version that wrote it',
     );
   });
 });

@@ -35,6 +35,8 @@ export const decideRecompute: Decider<RecomputePlayerCommand, Replayed, PlayerRe
   player,
   env,
 ) => {
+  // An erased player is not recomputed: the boards would rank them again, and their key is gone.
+  if (player.before.erased) return ok(decision(null, []));
   const event = recomputedEvent(cmd, player, env.now);
   if (!event) return ok(decision(null, []));
   const writes: StreamWrite[] = [

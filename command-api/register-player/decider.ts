@@ -39,6 +39,8 @@ export function registrationOf(
   timeZone?: string,
   attributes?: Record<string, string | null>,
 ): Result<PlayerRegistered> {
+  // An erased player's id is never registered again: it answers as an unknown player.
+  if (state.erased) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
   const levels = levelsReachedAt(catalog, state, 0);
   const clock = { timestamp: env.now, timeZone: timeZone ?? catalog.settings.timezone };
   const effects = effectsOfGrants(

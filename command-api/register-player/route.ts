@@ -28,6 +28,7 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
         1001: 'Payload is null, or a field is invalid (an unknown timeZone is named), or attributes beyond their bounds',
         ...documented(ERRORS.INVALID_PLAYER_ID),
         5002: 'PlayerId already exists (HTTP 200)',
+        5003: 'PlayerId was erased (POST /v1/admin/players/erase): it is never registered again',
       },
     },
     parse: (input) => {

@@ -42,6 +42,8 @@ function describe(event: DomainEvent): string {
       return `player ${event.data.playerId} "${event.data.username}"`;
     case 'PlayerUpdated':
       return `player ${event.data.playerId} "${event.data.username}" time zone ${event.data.timeZone ?? 'of the catalog'}`;
+    case 'PlayerErased':
+      return `player ${event.data.playerId} erased`;
     case 'ActionProcessed': {
       const e = event.data;
       const awards = e.awards.map((a) => `${a.kind} ${a.uid}${a.rank ? ` rank ${a.rank.rank}` : ''}`);

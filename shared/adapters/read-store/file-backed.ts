@@ -49,7 +49,8 @@ export class FileBackedReadStore implements ReadStore {
   private dropped = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  private readonly writeChanges: () => void;
+  /** Writes the changes in one transaction; true when it removed a document. */
+  private readonly writeChanges: () => boolean;
 
   /**
    * Opens the file (created when missing) and loads every document it holds. The file is held
@@ -67,6 +68,8 @@ export class FileBackedReadStore implements ReadStore {
       this.db.pragma('locking_mode = EXCLUSIVE');
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      // A deleted document's bytes are overwritten: an erased player's name leaves the file.
+      this.db.pragma('secure_delete = ON');
       this.db.exec(SCHEMA);
     } catch (error) {
       throw new StoreUnavailableError(`cannot open the read models file ${file}: ${String(error)}`, error);
@@ -106,14 +109,16 @@ export class FileBackedReadStore implements ReadStore {
     const remove = this.db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
     const removeCollection = this.db.prepare('DELETE FROM documents WHERE collection = ?');
     this.writeChanges = this.db.transaction(() => {
+      let removed = this.dropped.size > 0;
       for (const collection of this.dropped) removeCollection.run(collection);
       for (const [collection, ids] of this.dirty) {
         for (const id of ids) {
           const doc = this.memory.storedDocument(collection, id);
           if (doc) upsert.run(collection, id, JSON.stringify(doc));
-          else remove.run(collection, id);
+          else removed = remove.run(collection, id).changes > 0 || removed;
         }
       }
+      return removed;
     });
   }
 
@@ -144,7 +149,9 @@ export class FileBackedReadStore implements ReadStore {
     this.timer = null;
     if (!this.dirty.size && !this.dropped.size) return;
     try {
-      this.writeChanges();
+      // The WAL still holds the removed documents' earlier pages: moved into the file (where
+      // secure_delete has blanked them) and emptied, so no copy of them stays on disk.
+      if (this.writeChanges()) this.db.pragma('wal_checkpoint(TRUNCATE)');
     } catch (error) {
       // Tried again later even if nothing else changes (an idle service after a full disk).
       this.scheduleFlush();

@@ -25,6 +25,7 @@ import {
 import {
   actionProcessedSchema,
   actionReversedSchema,
+  playerErasedSchema,
   playerRecomputedSchema,
   playerRegisteredSchema,
   playerUpdatedSchema,
@@ -56,6 +57,7 @@ export const PLAYER_EVENTS = {
   PowerupExpired: powerupExpiredSchema,
   CurrencyExpired: currencyExpiredSchema,
   PlayerRecomputed: playerRecomputedSchema,
+  PlayerErased: playerErasedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {

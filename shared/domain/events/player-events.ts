@@ -204,6 +204,19 @@ export const playerUpdatedSchema = z.object({
 });
 export type PlayerUpdated = z.infer<typeof playerUpdatedSchema>;
 
+/**
+ * The player was erased (GDPR art. 17): their key is deleted right after this event, so their
+ * personal fields read `[erased]` everywhere; amounts stay. No personal data.
+ */
+export const playerErasedSchema = z.object({
+  playerId: z.string(),
+  /** Unix ms. */
+  erasedAt: z.number(),
+  /** None: the player's amounts stay in the history (verify, shared stocks and totals). */
+  effects: effectsSchema,
+});
+export type PlayerErased = z.infer<typeof playerErasedSchema>;
+
 export const actionProcessedSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),

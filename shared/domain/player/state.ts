@@ -112,6 +112,8 @@ export type PlayerView = DeepReadonly<PlayerState>;
 /** Everything a player owns and has earned: the state the player deciders decide on. */
 export interface PlayerState {
   registered: boolean;
+  /** Erased (PlayerErased): no longer registered, and never registered again. */
+  erased: boolean;
   playerId: string;
   username: string;
   imageName: string | null;
@@ -180,8 +182,12 @@ function own<K extends CollectionKey>(state: PlayerState, key: K): Writable<Play
   return state[key] as Writable<PlayerState[K]>;
 }
 
+/** What a personal field reads once its player is erased. */
+export const ERASED_FIELD = '[erased]';
+
 export const initialPlayerState = (playerId: string): PlayerState => ({
   registered: false,
+  erased: false,
   playerId,
   username: playerId,
   imageName: null,
@@ -574,6 +580,10 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
         timeZone: event.data.timeZone,
         attributes: event.data.attributes ?? state.attributes,
       });
+      break;
+    case 'PlayerErased':
+      // Every request naming the player now answers as for an unknown player.
+      Object.assign(state, { registered: false, erased: true, username: ERASED_FIELD, imageName: null });
       break;
     case 'ActionProcessed':
       applyActionProcessed(state, event.data, event.revision);

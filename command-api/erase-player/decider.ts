@@ -1,0 +1,23 @@
+import { noEffects } from '../../shared/domain/events/common';
+import type { PlayerErased } from '../../shared/domain/events/player-events';
+import type { PlayerState } from '../../shared/domain/player/state';
+import { ok } from '../../shared/domain/result';
+import { playerStream } from '../../shared/domain/streams';
+import { ERRORS, refuse } from '../../shared/domain/errors';
+import { decision, type Decider } from '../decision';
+
+export interface ErasePlayerCommand {
+  playerId: string;
+}
+
+/**
+ * Erases a registered player: `PlayerErased` on their stream (no personal data, no effects: the
+ * amounts stay). An unknown or already erased player is 5003, as every request naming them.
+ */
+export const decideErasePlayer: Decider<ErasePlayerCommand, PlayerState, PlayerErased> = (cmd, state, env) => {
+  if (!state.registered) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
+  const erased: PlayerErased = { playerId: cmd.playerId, erasedAt: env.now, effects: noEffects() };
+  return ok(
+    decision(erased, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerErased', data: erased }] }]),
+  );
+};

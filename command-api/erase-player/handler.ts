@@ -1,0 +1,35 @@
+/** Erase a player: the command pipeline over the player's stream, then their key deleted. */
+import type { PlayerKeys } from '../../shared/adapters/player-keys/port';
+import type { PlayerErased } from '../../shared/domain/events/player-events';
+import type { Result } from '../../shared/domain/result';
+import { runCommand, type Decided } from '../command';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
+import { decideErasePlayer, type ErasePlayerCommand } from './decider';
+
+/**
+ * The event first, then the key: the other order could leave a deleted key and a player the
+ * service still serves. A crash between the two leaves an erased player whose key is kept: the
+ * restart's projections read the PlayerErased and delete it (PersonalDataCodec), before their
+ * checkpoint passes it; a retry of the erase (answered as first, or 5003) deletes it too.
+ */
+export async function erasePlayer(
+  cmd: ErasePlayerCommand,
+  origin: CommandOrigin,
+  deps: CommandDeps,
+  keys: PlayerKeys,
+): Promise<Result<Decided<PlayerErased>>> {
+  const env = decisionEnv(deps);
+  let erased = false;
+  const decided = await runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      const { state } = await read.player(cmd.playerId);
+      erased = state.erased;
+      return decideErasePlayer(cmd, state, env);
+    },
+    origin.idempotency,
+  );
+  if (decided.ok || erased) await keys.delete(cmd.playerId);
+  return decided;
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { KEY_BYTES, type PlayerKeys } from './port';
+
+/**
+ * The embedded key store: its own SQLite file (DATA_DIR/player-keys.sqlite), apart from the log
+ * so the log can be copied without its keys. `secure_delete` overwrites a deleted key's bytes,
+ * and a checkpoint (TRUNCATE) after each delete empties the WAL, so no copy of the file holds it.
+ */
+export class SqlitePlayerKeys implements PlayerKeys {
+  private readonly db: Database.Database;
+  private readonly selectKey: Database.Statement<[string], { key: Buffer }>;
+  private readonly insertKey: Database.Statement<[string, Buffer]>;
+  private readonly deleteKey: Database.Statement<[string]>;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('secure_delete = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec('CREATE TABLE IF NOT EXISTS player_keys (player_id TEXT PRIMARY KEY, key BLOB NOT NULL) STRICT');
+    this.selectKey = this.db.prepare('SELECT key FROM player_keys WHERE player_id = ?');
+    // Two processes making a key at once: the first one kept wins, and both read it back.
+    this.insertKey = this.db.prepare('INSERT INTO player_keys (player_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING');
+    this.deleteKey = this.db.prepare('DELETE FROM player_keys WHERE player_id = ?');
+  }
+
+  async getOrCreate(playerId: string): Promise<Buffer> {
+    const found = this.selectKey.get(playerId);
+    if (found) return found.key;
+    this.insertKey.run(playerId, randomBytes(KEY_BYTES));
+    return this.selectKey.get(playerId)!.key;
+  }
+
+  async get(playerId: string): Promise<Buffer | null> {
+    return this.selectKey.get(playerId)?.key ?? null;
+  }
+
+  async delete(playerId: string): Promise<void> {
+    this.deleteKey.run(playerId);
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

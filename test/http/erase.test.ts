@@ -1,0 +1,164 @@
+/**
+ * A player's erasure through the real service: crypto-shredding (their key deleted), the read
+ * models' documents dropped, and every file under DATA_DIR free of their personal data, also
+ * after a restart and after a rebuild.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { server, auditor, mobile, startTestService, type TestService } from '../support/service';
+
+const CATALOG = `
+version: 1
+settings: { timezone: UTC }
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: box, label: Box, type: Prize, kind: Chest, chest: { pool: [{ reward: gold, amount: { min: 5, max: 5 }, weight: 1 }] } }
+actions:
+  - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }, { deliverable: box, amount: 1 }] }
+leaderboards:
+  - { uid: lb-all, label: All-time, type: 0, startDate: 2020-01-01T00:00:00, endDate: 2100-01-01T00:00:00 }
+`;
+const BIN = path.resolve(__dirname, '..', '..', 'bin', 'gamification.js');
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService({ catalogYaml: CATALOG });
+});
+afterAll(() => t.close());
+
+const post = (p: string, body: object, headers: Record<string, string> = server) =>
+  t.http.post(p).set(headers).send(body);
+const ok = async (p: string, body: object) => {
+  const res = await post(p, body);
+  expect(res.body).toMatchObject({ code: 200 });
+  return res.body.data;
+};
+const earn = (playerId: string, details?: { name: string; value: string }[], referenceId = randomUUID()) =>
+  ok('/v1/action/process', { name: 'earn', playerId, referenceId, ...(details ? { details } : {}) });
+const standings = async () =>
+  (
+    (await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings as {
+      rank: number;
+      userId: string;
+      username: string;
+    }[]
+  ).map((s) => [s.rank, s.userId, s.username]);
+
+/** Every file under `dir`, recursively, as bytes. */
+function filesUnder(dir: string): { file: string; bytes: Buffer }[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(full);
+    return entry.isFile() ? [{ file: full, bytes: fs.readFileSync(full) }] : [];
+  });
+}
+
+/** The files under DATA_DIR holding any of `values` (utf-8 bytes, as grep would find them). */
+const holding = (values: string[]) =>
+  filesUnder(t.dataDir)
+    .filter(({ bytes }) => values.some((v) => bytes.includes(Buffer.from(v))))
+    .map(({ file }) => path.basename(file));
+
+async function eventually(condition: () => boolean | Promise<boolean>, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`not met within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, DATA_DIR: t.dataDir, EVENTSTORE_URL: '', MONGO_URL: '', REDIS_URL: '' };
+    const child = execFile(process.execPath, [BIN, ...args], { env }, (_error, stdout, stderr) =>
+      resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+}
+
+describe('POST /v1/admin/players/erase', () => {
+  it('erases the personal data everywhere, keeps the amounts, re-ranks the boards and refuses the id from then on', async () => {
+    const [ada, bob, cy] = [randomUUID(), randomUUID(), randomUUID()];
+    const username = `Ada-${randomUUID()}`;
+    const detail = `rue-${randomUUID()}`;
+    await ok('/v1/player/create', { playerId: ada, username, imageName: `ada-${randomUUID()}.png` });
+    const adaRef = randomUUID();
+    await earn(ada, [{ name: 'street', value: detail }], adaRef);
+    await earn(ada);
+    await ok('/v1/player/create', { playerId: bob, username: 'Bob' });
+    await earn(bob);
+    await earn(bob);
+    await ok('/v1/player/create', { playerId: cy, username: 'Cy' });
+    await earn(cy);
+
+    const exported = (await t.http.get(`/v1/admin/players/${ada}/export`).set(auditor)).body.data;
+    expect(exported.profile.username).toBe(username);
+    expect(exported.actions.map((a: { details: unknown }) => a.details)).toEqual([
+      [{ name: 'street', value: detail }],
+      [],
+    ]);
+    // Ada and Bob tie at 20 points, the earlier reacher first; Cy third.
+    expect(await standings()).toEqual([
+      [1, ada, username],
+      [1, bob, 'Bob'],
+      [3, cy, 'Cy'],
+    ]);
+    // Plain text never reached the log or the key store.
+    expect(holding([username, detail]).filter((f) => !f.startsWith('read-models'))).toEqual([]);
+
+    const key = `erase-${randomUUID()}`;
+    const erase = () => post('/v1/admin/players/erase', { playerId: ada }).set('Idempotency-Key', key);
+    const first = await erase();
+    expect(first.body).toMatchObject({ code: 200, data: { playerId: ada, erasedAt: expect.any(Number) } });
+    const answeredAt = Date.now();
+    expect((await erase()).body).toEqual(first.body);
+    expect((await post('/v1/admin/players/erase', { playerId: ada })).body.code).toBe(5003);
+    expect((await post('/v1/admin/players/erase', { playerId: randomUUID() })).body.code).toBe(5003);
+    expect((await post('/v1/admin/players/erase', { playerId: bob }, mobile)).body.code).toBe(4003);
+
+    // Within 10 s of the answer, no file under DATA_DIR holds the username or the detail.
+    await eventually(() => holding([username, detail]).length === 0, 10_000);
+    expect(Date.now() - answeredAt).toBeLessThan(10_000);
+
+    expect(await standings()).toEqual([
+      [1, bob, 'Bob'],
+      [2, cy, 'Cy'],
+    ]);
+    const refused = async () => ({
+      profile: (await post('/v1/player/profile', { playerId: ada })).body.code,
+      export: (await t.http.get(`/v1/admin/players/${ada}/export`).set(server)).body.code,
+      process: (await post('/v1/action/process', { name: 'earn', playerId: ada, referenceId: randomUUID() })).body.code,
+      create: (await post('/v1/player/create', { playerId: ada, username: 'again' })).body.code,
+      chest: (await post('/v1/chest/open', { playerId: ada, chestDeliverableUId: 'box' })).body.code,
+    });
+    expect(await refused()).toEqual({ profile: 5003, export: 5003, process: 5003, create: 5003, chest: 9020 });
+    const feed = (await t.http.get('/v1/feed/events').query({ types: 'PlayerErased' }).set(server)).body.data;
+    expect(JSON.stringify(feed)).toContain(ada);
+    // The audit trail keeps the history, its personal fields [erased].
+    const trail = JSON.stringify([
+      (await t.http.get(`/v1/audit/players/${ada}/events`).set(auditor)).body,
+      (await t.http.get('/v1/audit/trace').query({ referenceId: adaRef }).set(auditor)).body,
+    ]);
+    expect(trail).toContain('[erased]');
+    expect([trail.includes(username), trail.includes(detail)]).toEqual([false, false]);
+    const verify = await post('/v1/audit/verify', {});
+    expect(verify.body.data.differences).toEqual([]);
+
+    // After a restart, and after a rebuild of the read models file, still nothing.
+    t = await t.restart();
+    expect(holding([username, detail])).toEqual([]);
+    expect(await refused()).toMatchObject({ profile: 5003, process: 5003 });
+    await t.service.close();
+    const rebuilt = await cli('rebuild');
+    expect([rebuilt.code, rebuilt.stderr]).toEqual([0, '']);
+    expect(holding([username, detail])).toEqual([]);
+    t = await startTestService({ catalogYaml: CATALOG, dataDir: t.dataDir });
+    expect(holding([username, detail])).toEqual([]);
+    expect(await standings()).toEqual([
+      [1, bob, 'Bob'],
+      [2, cy, 'Cy'],
+    ]);
+  });
+});
