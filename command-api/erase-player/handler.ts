@@ -1,8 +1,7 @@
 /** Erase a player: the command pipeline over the player's stream, then their key deleted. */
 import type { PlayerKeys } from '../../shared/adapters/player-keys/port';
 import type { PlayerErased } from '../../shared/domain/events/player-events';
-import type { Result } from '../../shared/domain/result';
-import { runCommand, type Decided } from '../command';
+import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideErasePlayer, type ErasePlayerCommand } from './decider';
 
@@ -17,7 +16,7 @@ export async function erasePlayer(
   origin: CommandOrigin,
   deps: CommandDeps,
   keys: PlayerKeys,
-): Promise<Result<Decided<PlayerErased>>> {
+): Promise<CommandResult<PlayerErased>> {
   const env = decisionEnv(deps);
   let erased = false;
   const decided = await runCommand(
