@@ -146,6 +146,23 @@ export interface HttpAppDeps extends RouteDeps {
   pagePaths?: Readonly<Record<string, string>>;
 }
 
+/**
+ * The headers a helmet middleware sets, asked of it once: they depend only on its options, so
+ * every request gets the same list written straight, not helmet's walk of its header functions.
+ */
+function securityHeaders(middleware: ReturnType<typeof helmet>): readonly (readonly [string, string])[] {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.push([name, value]),
+    // X-Powered-By: express's is disabled above (`x-powered-by`), so there is none to remove.
+    removeHeader: () => undefined,
+  };
+  let failed: unknown;
+  middleware({} as never, recorder as never, (err?: unknown) => (failed = err));
+  if (failed) throw failed instanceof Error ? failed : new Error(String(failed));
+  return headers;
+}
+
 /** The methods each path of the API takes (HEAD with GET, as express answers it), the public GET paths included. */
 function methodsByPath(routes: readonly AnyRoute[], elsewhere: HttpAppDeps['elsewhere']): Map<string, Set<string>> {
   const byPath = new Map<string, Set<string>>();
@@ -171,13 +188,18 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   // Cross-Origin-Resource-Policy is the CORS middleware's: cross-origin exactly where CORS allows.
   // HSTS and upgrade-insecure-requests only over HTTPS: over plain HTTP they send a browser to an
   // https:// address nothing answers, and the console and /docs stay blank off localhost.
-  const overTls = helmet({ crossOriginResourcePolicy: false });
-  const overPlainHttp = helmet({
-    crossOriginResourcePolicy: false,
-    strictTransportSecurity: false,
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+  const overTls = securityHeaders(helmet({ crossOriginResourcePolicy: false }));
+  const overPlainHttp = securityHeaders(
+    helmet({
+      crossOriginResourcePolicy: false,
+      strictTransportSecurity: false,
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    }),
+  );
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    for (const [name, value] of req.secure ? overTls : overPlainHttp) res.setHeader(name, value);
+    next();
   });
-  app.use((req: Request, res: Response, next: NextFunction) => (req.secure ? overTls : overPlainHttp)(req, res, next));
   app.use(cors(routes, deps.clientDomains));
 
   app.use((req: Request, res: Response, next: NextFunction) => {
