@@ -209,7 +209,8 @@ describe('a full disk under the embedded event store', () => {
       expect((await t.http.get('/health/ready')).status).toBe(200);
 
       // The service's own connection may not grow the file by a page more: its disk is full.
-      const db = (t.service.events as unknown as { events: { db: Database.Database } }).events.db;
+      // The measured store wraps the personal-data codec, which wraps the SQLite store.
+      const db = (t.service.events as unknown as { events: { store: { db: Database.Database } } }).events.store.db;
       db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
       // Writes fit in the last page's room for a while.
       let refused = await earn();

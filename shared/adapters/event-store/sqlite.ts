@@ -142,7 +142,7 @@ const damaged = (file: string, detail: string): string =>
 /** SQLite result codes of a file this process may not write (or create). */
 const NOT_WRITABLE_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM)/;
 
-function isUnavailable(error: unknown): boolean {
+export function isUnavailable(error: unknown): boolean {
   // Checked by its code, not by class: the native module's error class may come from another module instance.
   const primary = codeOf(error)?.match(/^SQLITE_[A-Z]+/)?.[0];
   return primary !== undefined && UNAVAILABLE_CODES.has(primary);

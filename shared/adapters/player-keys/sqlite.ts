@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { StoreUnavailableError } from '../event-store/port';
+import { isUnavailable } from '../event-store/sqlite';
 import { KEY_BYTES, type PlayerKeys } from './port';
 
 /**
@@ -26,19 +28,34 @@ export class SqlitePlayerKeys implements PlayerKeys {
   }
 
   async getOrCreate(playerId: string): Promise<Buffer> {
-    const found = this.selectKey.get(playerId);
-    if (found) return found.key;
-    this.insertKey.run(playerId, randomBytes(KEY_BYTES));
-    return this.selectKey.get(playerId)!.key;
+    return this.guarded(() => {
+      const found = this.selectKey.get(playerId);
+      if (found) return found.key;
+      this.insertKey.run(playerId, randomBytes(KEY_BYTES));
+      return this.selectKey.get(playerId)!.key;
+    });
   }
 
   async get(playerId: string): Promise<Buffer | null> {
-    return this.selectKey.get(playerId)?.key ?? null;
+    return this.guarded(() => this.selectKey.get(playerId)?.key ?? null);
   }
 
   async delete(playerId: string): Promise<void> {
-    this.deleteKey.run(playerId);
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.guarded(() => {
+      this.deleteKey.run(playerId);
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    });
+  }
+
+  /** A file that cannot be read or written now (read-only, full, locked) is the store being unavailable: a 503, not a 500. */
+  private guarded<T>(operation: () => T): T {
+    try {
+      return operation();
+    } catch (error) {
+      if (isUnavailable(error))
+        throw new StoreUnavailableError(`player key store unavailable: ${(error as Error).message}`, error);
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
