@@ -64,6 +64,34 @@ describe('ProjectionRunner', () => {
     await events.close();
   });
 
+  it('reaches the head over events no projector handles, and names the log by its first event, whatever its type', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const store = new MemoryReadStore();
+    const log = pino({ level: 'silent' });
+    const other = (id: string) => ({ id, type: 'ReferenceRecorded', data: { referenceId: id }, metadata });
+    // Started on an empty log: the origin is stored once the log has events.
+    const runner = new ProjectionRunner(events, store, [counter], log);
+    await runner.start();
+    await appendOne(events, 'o-1', [other('00000000-0000-4000-8000-000000000001')], 'no_stream');
+    await appendOne(events, 's-1', [counted('00000000-0000-4000-8000-000000000002')], 'no_stream');
+    await appendOne(events, 'o-2', [other('00000000-0000-4000-8000-000000000003')], 'no_stream');
+    const head = await events.headPosition();
+    expect(await runner.waitFor(head, 5000)).toBe(true);
+    await runner.stop();
+    expect(await store.collection(CHECKPOINTS).findOne({ _id: LOG_CHECKPOINT })).toEqual({
+      _id: LOG_CHECKPOINT,
+      position: head,
+    });
+    // The read models are this log's: a restart resumes them instead of rebuilding.
+    const again = new ProjectionRunner(events, store, [counter], log);
+    await again.start();
+    expect(again.position).toBe(head);
+    expect(await again.waitFor(head, 5000)).toBe(true);
+    expect(await store.collection('counts').findOne({ _id: 's-1' })).toEqual({ _id: 's-1', n: 1 });
+    await again.stop();
+    await events.close();
+  });
+
   it('drops the collections an earlier version of a projector wrote when it rebuilds, keeping others', async () => {
     const events = new SqliteEventStore(':memory:');
     const store = new MemoryReadStore();

@@ -104,6 +104,13 @@ export class ProjectionRunner {
   private readonly store: BatchedReadStore;
   /** Events applied whose documents the next flush writes: not yet visible, not yet `processed`. */
   private batch: RecordedEvent[] = [];
+  /**
+   * How far the subscription has read the log, events no projector handles included (the store
+   * leaves those out): `processed` moves up to it once the events before it are written.
+   */
+  private reached = 0;
+  /** The event types some projector handles: the only ones the subscription delivers. */
+  private readonly eventTypes: ReadonlySet<string>;
   private batchEnd: NodeJS.Immediate | null = null;
   /** A batch whose write failed is tried again after this timer, unless events end it first. */
   private batchRetry: NodeJS.Timeout | null = null;
@@ -136,6 +143,7 @@ export class ProjectionRunner {
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     this.store = new BatchedReadStore(readStore, { frozen: options.frozenDocuments });
+    this.eventTypes = new Set(projectors.flatMap((p) => [...p.handles]));
   }
 
   /** Subscriptions to the log dropped or failed since the start (each is retried). */
@@ -185,7 +193,9 @@ export class ProjectionRunner {
   private subscribe(from: number): void {
     this.subscription = this.events.subscribeToAll({
       fromPosition: from,
+      eventTypes: this.eventTypes,
       onEvent: (event) => this.handle(event),
+      onPositionReached: (position) => this.reach(position),
       onDrop: (error, retryInMs) => {
         this.dropCount++;
         this.log.warn({ err: error.message, retryInMs }, 'event store subscription lost its connection; resubscribing');
@@ -226,8 +236,7 @@ export class ProjectionRunner {
    * (see writeCheckpoints): the projectors are idempotent under the redelivery that allows.
    */
   private async handle(recorded: RecordedEvent): Promise<void> {
-    // The log was empty at the start: this is its first event.
-    if (this.originPending) await this.storeOrigin(recorded.id);
+    if (this.originPending) await this.storeFirstOrigin();
     // A type this version does not know (written by a newer one) moves no read model here.
     const event = domainEventOf(recorded);
     for (const projector of this.projectors) {
@@ -240,8 +249,16 @@ export class ProjectionRunner {
       if (around) await this.writeCheckpoints(true);
     }
     this.batch.push(recorded);
+    this.reached = recorded.position;
     if (this.batch.length >= BATCH_EVENTS) return this.endBatch();
     // The log delivers what it has back to back: the batch ends once it pauses.
+    this.batchEnd ??= setImmediate(() => void this.endBatchOrRetry());
+  }
+
+  /** The log is read up to `position`: the events after the last one handled were of types no projector handles. */
+  private async reach(position: number): Promise<void> {
+    if (this.originPending) await this.storeFirstOrigin();
+    this.reached = position;
     this.batchEnd ??= setImmediate(() => void this.endBatchOrRetry());
   }
 
@@ -271,6 +288,8 @@ export class ProjectionRunner {
       this.batchEnd = null;
       this.batchRetry = null;
       const events = this.batch;
+      // Events handled while this batch is written are the next batch's.
+      const reached = this.reached;
       this.batch = [];
       try {
         // Also what the runner itself wrote outside events (the log's origin).
@@ -279,8 +298,8 @@ export class ProjectionRunner {
         this.batch = [...events, ...this.batch];
         throw error;
       }
-      if (!events.length) return;
-      this.processed = Math.max(this.processed, events[events.length - 1].position);
+      if (reached <= this.processed) return;
+      this.processed = reached;
       if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
       if (this.onProjected) for (const event of events) this.onProjected(event);
       if (this.waiters.length) this.releaseWaiters();
@@ -374,6 +393,12 @@ export class ProjectionRunner {
     if (logStart !== null) await this.storeOrigin(logStart);
   }
 
+  /** The log was empty at the start: it has events now, the first of which names it (not the first delivered: see eventTypes). */
+  private async storeFirstOrigin(): Promise<void> {
+    const [first] = await this.events.readAll({ maxCount: 1 });
+    await this.storeOrigin(first.id);
+  }
+
   private async storeOrigin(logStart: string): Promise<void> {
     await this.store
       .collection(CHECKPOINTS)
@@ -397,6 +422,7 @@ export class ProjectionRunner {
     await this.drop(this.projectors.filter((x) => names.includes(x.name)));
     await this.store.collection(CHECKPOINTS).deleteMany({ _id: LOG_CHECKPOINT });
     this.processed = 0;
+    this.reached = 0;
     await this.start();
   }
 

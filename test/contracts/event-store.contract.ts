@@ -530,6 +530,60 @@ export function eventStoreContract(
         expect(seen).toEqual([0]);
       });
 
+      it('delivers every event of the types asked for, in order, and reads on past the others', async () => {
+        const stream = newStream();
+        const start = await store.headPosition();
+        const seen: string[] = [];
+        let reached = 0;
+        const subscription = store.subscribeToAll({
+          fromPosition: start,
+          eventTypes: new Set(['Kept']),
+          onEvent: (e) => {
+            reached = e.position;
+            // A store may deliver the others too (the filter is a hint): the subscriber skips them.
+            if (e.streamName === stream && e.type === 'Kept') seen.push(`${e.revision}:${(e.data as { n: number }).n}`);
+          },
+          onPositionReached: (position) => {
+            expect(position).toBeGreaterThan(reached);
+            reached = position;
+          },
+        });
+        try {
+          // Caught up from the log, then handed over live, ending on events of another type.
+          await appendOne(
+            store,
+            stream,
+            [event('Kept', { n: 0 }), event('Other'), event('Kept', { n: 2 })],
+            'no_stream',
+          );
+          await waitFor(() => seen.length === 2);
+          const last = await appendOne(store, stream, [event('Other'), event('Kept', { n: 4 }), event('Other')], 2);
+          await waitFor(() => reached >= last.position);
+          expect(seen).toEqual(['0:0', '2:2', '4:4']);
+        } finally {
+          await subscription.close();
+        }
+        // From a position, over what is already written: caught up by reading.
+        const again: string[] = [];
+        let caughtUp = 0;
+        const end = await store.headPosition();
+        const reader = store.subscribeToAll({
+          fromPosition: start,
+          eventTypes: new Set(['Kept']),
+          onEvent: (e) => {
+            caughtUp = e.position;
+            if (e.streamName === stream && e.type === 'Kept') again.push(`${e.revision}`);
+          },
+          onPositionReached: (position) => void (caughtUp = position),
+        });
+        try {
+          await waitFor(() => caughtUp >= end);
+          expect(again).toEqual(['0', '2', '4']);
+        } finally {
+          await reader.close();
+        }
+      });
+
       it('stops and reports the error when a handler throws', async () => {
         const stream = newStream();
         const start = await store.headPosition();

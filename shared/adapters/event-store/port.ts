@@ -63,6 +63,17 @@ export interface SubscribeOptions {
   onError?(error: Error): void;
   /** Told of each lost connection the subscription recovers from by itself, and when it tries again. */
   onDrop?(error: Error, retryInMs: number): void;
+  /**
+   * The only event types the subscriber handles. The store may leave the others out (the SQLite
+   * store does, in its query, so their rows are never decoded) and then tells onPositionReached
+   * how far it read. Default: every event.
+   */
+  eventTypes?: ReadonlySet<string>;
+  /**
+   * Called, in order with onEvent and awaited like it, when the log has been read up to
+   * `position` and the events after the last one delivered were left out (see eventTypes).
+   */
+  onPositionReached?(position: number): Promise<void> | void;
 }
 
 export interface EventStore {

@@ -171,6 +171,17 @@ type MetadataEncoder = (metadata: EventMetadata) => string;
 
 type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
+/** Events a subscription read, and the position it read up to (past the last event when others were left out). */
+interface Page {
+  events: RecordedEvent[];
+  reached: number;
+}
+
+const pageOf = (events: RecordedEvent[], after: number): Page => ({
+  events,
+  reached: events.length ? events[events.length - 1].position : after,
+});
+
 /** What a group commit wrote: the log's head before it, and its events, in position order. */
 interface CommittedBatch {
   outcomes: AppendOutcome[];
@@ -200,6 +211,8 @@ export class SqliteEventStore implements EventStore {
   private readonly selectRevision: Database.Statement<[string], { revision: number | null }>;
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
+  /** The log after a position up to another, only events of the types a JSON array names. */
+  private readonly selectAllOfTypes: Database.Statement<[number, number, string, number], EventRow>;
   /** Reads of the log restricted to stream prefixes, by their number of prefixes. */
   private readonly selectAllOfPrefixes = new Map<number, Database.Statement<unknown[], EventRow>>();
   private readonly selectHead: Database.Statement<[], { position: number | null }>;
@@ -270,6 +283,9 @@ export class SqliteEventStore implements EventStore {
       `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
     );
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    this.selectAllOfTypes = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?`,
+    );
     this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
     this.selectDataVersion = this.db.prepare('PRAGMA data_version').pluck() as Database.Statement<[], number>;
     // Each append of several events is a savepoint inside the batch's transaction: one that
@@ -433,10 +449,11 @@ export class SqliteEventStore implements EventStore {
    */
   subscribeToAll(options: SubscribeOptions): Subscription {
     this.assertOpen();
+    const types = options.eventTypes && JSON.stringify([...options.eventTypes]);
     const subscription = new SqliteSubscription(
       options,
       this.pollIntervalMs,
-      (after) => this.readPage(after, PAGE_SIZE),
+      (after) => (types ? this.readPageOfTypes(after, types) : pageOf(this.readPage(after, PAGE_SIZE), after)),
       () => this.subscriptions.delete(subscription),
     );
     this.subscriptions.add(subscription);
@@ -610,6 +627,20 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
+   * Up to PAGE_SIZE events of the types `types` (a JSON array) names after a position, and the
+   * position read up to: the head as it was before the read, when the page is not full (the
+   * rows of other types up to it were passed over inside SQLite).
+   */
+  private readPageOfTypes(after: number, types: string): Page {
+    return this.guard(() => {
+      const head = this.selectHead.get()?.position ?? 0;
+      const rows = this.selectAllOfTypes.all(after, head, types, PAGE_SIZE);
+      const reached = rows.length === PAGE_SIZE ? rows[rows.length - 1].position : Math.max(after, head);
+      return { events: rows.map(toRecorded), reached };
+    });
+  }
+
+  /**
    * The remembered revision of a stream, once no other connection has committed since it was
    * learnt. Another process's commit is looked for once per turn of the event loop: reads of one
    * turn all see the file as it was at its start, as if that commit had come a moment later.
@@ -722,9 +753,10 @@ class SqliteSubscription implements Subscription {
   /** Set by an append since the last page was read, so the loop does not go idle on it. */
   private wakeRequested = false;
   /**
-   * Events this process committed, handed over as they were appended instead of read back, and
-   * the position of the last event the subscription has or holds: a batch is taken only when it
-   * follows on from that position with nothing in between (no other process wrote there).
+   * Events this process committed, handed over as they were appended instead of read back (those
+   * of the types subscribed to), and the position of the last event the subscription has read or
+   * holds: a batch is taken only when it follows on from that position with nothing in between
+   * (no other process wrote there).
    */
   private handed: RecordedEvent[] = [];
   private tail = -1;
@@ -735,7 +767,7 @@ class SqliteSubscription implements Subscription {
     private readonly options: SubscribeOptions,
     private readonly pollIntervalMs: number,
     /** Up to PAGE_SIZE events after a position. */
-    private readonly readPage: (after: number) => RecordedEvent[],
+    private readonly readPage: (after: number) => Page,
     onStop: () => void,
   ) {
     this.stopped = this.run().then(onStop, (error: unknown) => {
@@ -754,7 +786,8 @@ class SqliteSubscription implements Subscription {
    */
   offer(headBefore: number, events: RecordedEvent[]): void {
     if (headBefore === this.tail) {
-      for (const event of events) this.handed.push(event);
+      const types = this.options.eventTypes;
+      for (const event of events) if (!types || types.has(event.type)) this.handed.push(event);
       this.tail = events[events.length - 1].position;
     }
     this.wakeRequested = true;
@@ -773,19 +806,27 @@ class SqliteSubscription implements Subscription {
     await yieldToEventLoop();
     while (!this.closing) {
       this.wakeRequested = false;
-      const handedOver = this.handed.length > 0;
+      // Appends handed over since the last read move the tail on, whether or not they had events of the types subscribed to.
+      const handedOver = this.tail > position;
       let page: RecordedEvent[];
+      let reached: number;
       if (handedOver) {
         page = this.handed;
         this.handed = [];
+        reached = this.tail;
       } else {
-        page = this.readPage(position);
-        this.tail = page.length ? page[page.length - 1].position : position;
+        ({ events: page, reached } = this.readPage(position));
+        this.tail = reached;
       }
       for (const event of page) {
         if (this.closing) return;
         await this.options.onEvent(event);
         position = event.position;
+      }
+      if (reached > position) {
+        if (this.closing) return;
+        await this.options.onPositionReached?.(reached);
+        position = reached;
       }
       // Between full pages, still let timers and I/O run: a replay with a synchronous
       // handler would otherwise starve the process (awaits alone only drain microtasks).
