@@ -126,7 +126,8 @@ export class PersonalDataCodec implements EventStore {
   private async decrypted(event: RecordedEvent): Promise<RecordedEvent> {
     if (event.type === 'PlayerErased') await this.completeErasure((event.data as Data).playerId as string);
     const playerId = playerOf(event.type, event.data);
-    if (playerId === null) return event;
+    // Most actions carry no details: nothing to decrypt, so no key to fetch and no copy to make.
+    if (playerId === null || !anyEncrypted(event.type, event.data as Data)) return event;
     const key = await this.keys.get(playerId);
     return { ...event, data: personalFields(event.type, event.data as Data, (value) => decrypt(value, key, playerId)) };
   }
@@ -175,6 +176,27 @@ function personalFields(type: string, data: Data, f: Fields): Data {
     }
     default:
       return data;
+  }
+}
+
+/** Whether some personal field of the event is written encrypted; the others read as they are. */
+function anyEncrypted(type: string, data: Data): boolean {
+  const sealed = (value: unknown) => typeof value === 'string' && value.startsWith(MARKER);
+  const inDetails = (d: Data) => Array.isArray(d.details) && d.details.some((x: Data) => sealed(x.value));
+  switch (type) {
+    case 'PlayerRegistered':
+    case 'PlayerUpdated':
+      return sealed(data.username) || sealed(data.imageName);
+    case 'ActionProcessed':
+      return inDetails(data);
+    case 'PlayerRecomputed':
+      return Array.isArray(data.actions) && data.actions.some(inDetails);
+    case 'IdempotentRequestRecorded': {
+      const answer = (data.outcome as Data).answer as Data;
+      return sealed(answer.username) || sealed(answer.imageName);
+    }
+    default:
+      return false;
   }
 }
 
