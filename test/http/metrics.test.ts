@@ -52,7 +52,8 @@ describe('GET /metrics', () => {
     // The store's format, the catalog, and one append per processed action.
     expect(sample(text, 'event_store_append_duration_seconds_count')).toBe(6);
     expect(sample(text, 'event_store_group_commit_appends_sum')).toBe(6);
-    expect(sample(text, 'projection_lag_seconds_count')).toBeGreaterThanOrEqual(8);
+    // Sampled on the events some read model uses: the catalog and each action (its reference is not).
+    expect(sample(text, 'projection_lag_seconds_count')).toBeGreaterThanOrEqual(5);
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });
 
