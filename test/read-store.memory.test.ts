@@ -89,7 +89,7 @@ describe('MemoryReadStore queries answered by an index', () => {
     await store.ensureIndex('indexed', keys);
     const indexed = store.collection('indexed');
     const plain = store.collection('plain');
-    const answered = jest.spyOn(OrderedIndex.prototype, 'idsAt');
+    const answered = jest.spyOn(OrderedIndex.prototype, 'slotsAt');
     let seed = 11;
     const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
     // 6,000 documents: a tree three levels deep (leaves split at 64 entries), its nodes split and merged by the churn.
@@ -190,7 +190,7 @@ describe('MemoryReadStore queries answered by an index', () => {
     await store.dropCollection('late');
     await c.insertOne({ _id: 'z', board: 'x', period: 'all', score: 1, at: 0 });
     await c.insertOne({ _id: 'y', board: 'x', period: 'all', score: 1, at: 0 });
-    const answered = jest.spyOn(OrderedIndex.prototype, 'idsAt');
+    const answered = jest.spyOn(OrderedIndex.prototype, 'slotsAt');
     expect(await page()).toEqual(['z', 'y']);
     expect(answered).toHaveBeenCalled();
     answered.mockRestore();
