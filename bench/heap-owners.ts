@@ -52,7 +52,7 @@ function load(file: string): Heap {
       type === 'object' || type === 'closure'
         ? `${type === 'closure' ? 'fn ' : ''}${name.slice(0, 60)}`
         : type === 'string' || type === 'concatenated string' || type === 'sliced string'
-          ? '(string)'
+          ? `(${type})`
           : type === 'number'
             ? '(number)'
             : `(${type}) ${name.slice(0, 40)}`;

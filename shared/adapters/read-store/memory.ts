@@ -63,6 +63,7 @@ export interface EvictedDocuments {
 class Documents implements Slots {
   readonly indexes: OrderedIndex[];
   private readonly slots = new Map<string, number>();
+  /** By slot, kept only while the collection has indexes, which read them: one without costs its Map and documents. */
   readonly ids: (string | undefined)[] = [];
   readonly inserted: number[] = [];
   /** By slot: the document, undefined once evicted (kept by `evicted`) or deleted. */
@@ -93,15 +94,15 @@ class Documents implements Slots {
 
   get(id: string): Document | undefined {
     const slot = this.slots.get(id);
-    return slot === undefined ? undefined : this.atSlot(slot);
+    return slot === undefined ? undefined : this.atSlot(slot, id);
   }
 
-  atSlot(slot: number): Document {
-    return this.docs[slot] ?? this.evicted!.read(this.collection, this.ids[slot]!);
+  atSlot(slot: number, id = this.ids[slot]!): Document {
+    return this.docs[slot] ?? this.evicted!.read(this.collection, id);
   }
 
   *values(): Generator<Document> {
-    for (const slot of this.slots.values()) yield this.atSlot(slot);
+    for (const [id, slot] of this.slots) yield this.atSlot(slot, id);
   }
 
   /** Drops the document from memory, keeping its place; `get` reads it back from `evicted`. */
@@ -121,10 +122,9 @@ class Documents implements Slots {
     let slot = this.slots.get(doc._id);
     const replacing = slot !== undefined;
     if (slot === undefined) {
-      slot = this.free.pop() ?? this.ids.length;
+      slot = this.free.pop() ?? this.docs.length;
       this.slots.set(doc._id, slot);
-      this.ids[slot] = doc._id;
-      this.inserted[slot] = this.insertions++;
+      if (this.indexes.length) this.numbered(slot, doc._id);
     }
     this.docs[slot] = doc;
     for (const index of this.indexes) index.set(slot, doc, replacing);
@@ -135,7 +135,7 @@ class Documents implements Slots {
     if (slot === undefined) return false;
     this.slots.delete(id);
     for (const index of this.indexes) index.delete(slot);
-    this.ids[slot] = undefined;
+    if (this.indexes.length) this.ids[slot] = undefined;
     this.docs[slot] = undefined;
     this.free.push(slot);
     this.changes?.changed(this.collection, id);
@@ -155,8 +155,20 @@ class Documents implements Slots {
   /** An index declared once documents are stored: filled with them, in their order. */
   addIndex(keys: IndexKeys): void {
     const index = new OrderedIndex(keys, this);
-    for (const slot of this.slots.values()) index.set(slot, this.atSlot(slot), false);
+    if (!this.indexes.length) {
+      // Dense up to the last slot first, so that numbering in Map order writes no far index.
+      this.ids.length = this.inserted.length = 0;
+      for (let slot = 0; slot < this.docs.length; slot++) this.numbered(slot, undefined);
+      for (const [id, slot] of this.slots) this.numbered(slot, id);
+    }
+    for (const [id, slot] of this.slots) index.set(slot, this.atSlot(slot, id), false);
     this.indexes.push(index);
+  }
+
+  /** Gives the slot its _id and the next insertion number (ids and inserted: kept while there are indexes). */
+  private numbered(slot: number, id: string | undefined): void {
+    this.ids[slot] = id;
+    this.inserted[slot] = this.insertions++;
   }
 }
 
