@@ -4,9 +4,10 @@
  *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL, BENCH_WEBHOOKS  the service's own settings (README, "Configuration")
  *   BENCH_TRACK_LAG=1  record, for each player-stream append, the time from its commit until the
  *                      projection runner has handled it (figure 3)
- * and answers IPC requests: stats, lag-start, lag-stop, profile-start, profile-stop, stop.
+ * and answers IPC requests: stats, heap-snapshot, lag-start, lag-stop, profile-start, profile-stop, stop.
  */
 import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
 import { readRunConfig } from '../shared/adapters/config/env';
 import { createLogger } from '../shared/adapters/logging/logger';
 import { startService } from '../app/service';
@@ -103,6 +104,11 @@ async function main(): Promise<void> {
           systemCpuMs: usage.systemCPUTime / 1000,
           storeTrace,
         };
+      },
+      // After a full collection, so that the snapshot holds what is live (the snapshot collects anyway).
+      'heap-snapshot': (request) => {
+        if (typeof global.gc === 'function') global.gc();
+        return { file: v8.writeHeapSnapshot(String(request.file)) };
       },
       'lag-start': () => {
         lags = [];

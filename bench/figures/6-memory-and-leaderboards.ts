@@ -1,6 +1,7 @@
 /**
  * Figure 6: peak RSS and leaderboard reads with 1,000,000 players.
  */
+import path from 'node:path';
 import { mergeResults, newAgent, percentile, runAll, send, sortedOf } from '../load';
 import { actionBody, playerId, prng, runTag, type ActionBody } from '../workload';
 import { GIB, MILLION, HEADERS, type Context, post, row, log, summaryOf, startServer, Outcomes } from './context';
@@ -45,10 +46,17 @@ export async function figure6(ctx: Context): Promise<void> {
   const readsEarly = early ? await leaderboardReads(port, tag, early) : null;
   parts.push(await load(early, half));
   const atHalf = await server.ask<Record<string, number>>('stats');
+  // BENCH_HEAP_SNAPSHOT=dir: heap snapshots at half and at all the players, to see what the live heap
+  // holds per player (bench/heap-owners.ts); a snapshot takes memory itself, so the peak is not meaningful then.
+  const snapshots = process.env.BENCH_HEAP_SNAPSHOT;
+  const snapshot = (players: number) =>
+    server.ask('heap-snapshot', { file: path.join(snapshots!, `figure6-${players}.heapsnapshot`) });
+  if (snapshots) await snapshot(half);
   parts.push(await load(half, config.rssPlayers));
   const run = mergeResults(parts);
   const stats = await server.ask<Record<string, number>>('stats');
   const afterGc = await server.ask<Record<string, number>>('stats', { gc: true });
+  if (snapshots) await snapshot(config.rssPlayers);
   // After the memory figures, which the reads must not move.
   const reads = await leaderboardReads(port, tag, config.rssPlayers);
   await server.stop();

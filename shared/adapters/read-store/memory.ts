@@ -12,7 +12,7 @@ import { Query as BaseQuery } from 'mingo/query';
 import * as queryOperators from 'mingo/operators/query';
 import * as updateOperatorModule from 'mingo/operators/update';
 import { compare, resolve } from 'mingo/util';
-import { OrderedIndex, type IndexRange } from './ordered-index';
+import { OrderedIndex, type IndexRange, type Slots } from './ordered-index';
 import {
   Collection,
   Document,
@@ -54,12 +54,22 @@ export interface EvictedDocuments {
   read(collection: string, id: string): Document;
 }
 
-/** Stands in the Map for a document kept elsewhere: the key and its insertion position stay, the document goes. */
-const EVICTED: Document = Object.freeze({ _id: '' });
-
-/** One collection's documents by _id, keeping its indexes and telling `changes` what it sets and deletes. */
-class Documents extends Map<string, Document> {
+/**
+ * One collection's documents by _id, keeping its indexes and telling `changes` what it sets and
+ * deletes. Each document has a slot, a small integer by which the indexes know it (Slots): the
+ * Map gives the _id's slot, in insertion order (the order scans follow); arrays by slot hold the
+ * rest. A slot freed by a deletion is given to the next insert, with a new insertion number.
+ */
+class Documents implements Slots {
   readonly indexes: OrderedIndex[];
+  private readonly slots = new Map<string, number>();
+  /** By slot, kept only while the collection has indexes, which read them: one without costs its Map and documents. */
+  readonly ids: (string | undefined)[] = [];
+  readonly inserted: number[] = [];
+  /** By slot: the document, undefined once evicted (kept by `evicted`) or deleted. */
+  private readonly docs: (Document | undefined)[] = [];
+  private readonly free: number[] = [];
+  private insertions = 0;
 
   constructor(
     readonly collection: string,
@@ -67,25 +77,41 @@ class Documents extends Map<string, Document> {
     indexKeys: readonly IndexKeys[],
     private readonly evicted: EvictedDocuments | undefined,
   ) {
-    super();
-    this.indexes = indexKeys.map((keys) => new OrderedIndex(keys));
+    this.indexes = indexKeys.map((keys) => new OrderedIndex(keys, this));
   }
 
-  override get(id: string): Document | undefined {
-    const doc = super.get(id);
-    return doc === EVICTED ? this.evicted!.read(this.collection, id) : doc;
+  get size(): number {
+    return this.slots.size;
   }
 
-  override *values(): MapIterator<Document> {
-    for (const [id, doc] of super.entries()) yield doc === EVICTED ? this.evicted!.read(this.collection, id) : doc;
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  keys(): MapIterator<string> {
+    return this.slots.keys();
+  }
+
+  get(id: string): Document | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.atSlot(slot, id);
+  }
+
+  atSlot(slot: number, id = this.ids[slot]!): Document {
+    return this.docs[slot] ?? this.evicted!.read(this.collection, id);
+  }
+
+  *values(): Generator<Document> {
+    for (const [id, slot] of this.slots) yield this.atSlot(slot, id);
   }
 
   /** Drops the document from memory, keeping its place; `get` reads it back from `evicted`. */
   evict(id: string): void {
-    if (this.evicted && super.has(id)) super.set(id, EVICTED);
+    const slot = this.slots.get(id);
+    if (this.evicted && slot !== undefined) this.docs[slot] = undefined;
   }
 
-  override set(id: string, doc: Document): this {
+  set(id: string, doc: Document): this {
     this.restore(doc);
     this.changes?.changed(this.collection, id);
     return this;
@@ -93,30 +119,56 @@ class Documents extends Map<string, Document> {
 
   /** Stores a document without telling `changes` (read back from persistence). */
   restore(doc: Document): void {
-    super.set(doc._id, doc);
-    for (const index of this.indexes) index.set(doc);
-  }
-
-  override delete(id: string): boolean {
-    const had = super.delete(id);
-    if (had) {
-      for (const index of this.indexes) index.delete(id);
-      this.changes?.changed(this.collection, id);
+    let slot = this.slots.get(doc._id);
+    const replacing = slot !== undefined;
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.docs.length;
+      this.slots.set(doc._id, slot);
+      if (this.indexes.length) this.numbered(slot, doc._id);
     }
-    return had;
+    this.docs[slot] = doc;
+    for (const index of this.indexes) index.set(slot, doc, replacing);
   }
 
-  override clear(): void {
-    if (this.changes) for (const id of this.keys()) this.changes.changed(this.collection, id);
-    super.clear();
+  delete(id: string): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    this.slots.delete(id);
+    for (const index of this.indexes) index.delete(slot);
+    if (this.indexes.length) this.ids[slot] = undefined;
+    this.docs[slot] = undefined;
+    this.free.push(slot);
+    this.changes?.changed(this.collection, id);
+    return true;
+  }
+
+  clear(): void {
+    if (this.changes) for (const id of this.slots.keys()) this.changes.changed(this.collection, id);
+    this.slots.clear();
+    this.ids.length = 0;
+    this.inserted.length = 0;
+    this.docs.length = 0;
+    this.free.length = 0;
     for (const index of this.indexes) index.clear();
   }
 
   /** An index declared once documents are stored: filled with them, in their order. */
   addIndex(keys: IndexKeys): void {
-    const index = new OrderedIndex(keys);
-    for (const doc of this.values()) index.set(doc);
+    const index = new OrderedIndex(keys, this);
+    if (!this.indexes.length) {
+      // Dense up to the last slot first, so that numbering in Map order writes no far index.
+      this.ids.length = this.inserted.length = 0;
+      for (let slot = 0; slot < this.docs.length; slot++) this.numbered(slot, undefined);
+      for (const [id, slot] of this.slots) this.numbered(slot, id);
+    }
+    for (const [id, slot] of this.slots) index.set(slot, this.atSlot(slot, id), false);
     this.indexes.push(index);
+  }
+
+  /** Gives the slot its _id and the next insertion number (ids and inserted: kept while there are indexes). */
+  private numbered(slot: number, id: string | undefined): void {
+    this.ids[slot] = id;
+    this.inserted[slot] = this.insertions++;
   }
 }
 
@@ -231,8 +283,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       const from = range.start + skip;
       const docs = this.docs()!;
       return index
-        .idsAt(from, limit > 0 ? Math.min(range.end, from + limit) : range.end)
-        .map((id) => clone(docs.get(id)!) as T);
+        .slotsAt(from, limit > 0 ? Math.min(range.end, from + limit) : range.end)
+        .map((slot) => clone(docs.atSlot(slot)) as T);
     }
     // limit 0 means no limit, as on MongoDB. Without a sort the scan can stop early.
     const end = limit > 0 ? skip + limit : undefined;

@@ -8,17 +8,30 @@
  * particular to them.
  *
  * Answers are exactly those of a scan: values are compared as the scan's sort compares them
- * (mingo's `compare`), ties of every field in the order the collection's Map iterates (each entry
- * keeps the insertion number of its document, kept when the document is replaced). Where an
+ * (mingo's `compare`), ties of every field in the order the collection's Map iterates (each
+ * document's insertion number, kept when the document is replaced). Where an
  * answer could differ (an array or object in an indexed field, whose matching and sorting follow
  * other rules; a range over a field holding values of several types), `plan` says so and the
  * store scans instead.
+ *
+ * An entry is the document's slot, a small integer its collection gives it (Slots): the tree
+ * holds slots, and the indexed values are kept in one array per field by slot, so that a
+ * document costs the index a few pointers rather than an array and a Map entry of its own
+ * (figure 6 of the benchmarks: the read models of a million players live in these indexes).
  */
 import { compare, resolve } from 'mingo/util';
 import type { Document, Filter, IndexKeys, Sort } from './port';
 
-/** The indexed values in field order, then the document's insertion number, then its _id. */
-type Entry = unknown[];
+/** A document's slot in its collection (Slots). */
+type Entry = number;
+
+/** A collection's documents by slot, as its indexes read them; a slot is reused once its document is deleted. */
+export interface Slots {
+  /** Each slot's _id (undefined: free). */
+  readonly ids: readonly (string | undefined)[];
+  /** Each slot's insertion number: the order of the collection's Map, which breaks ties as a scan would. */
+  readonly inserted: readonly number[];
+}
 
 /** Entries a leaf holds, children a branch holds, at most; a node splits in two above. */
 const NODE_MAX = 64;
@@ -237,49 +250,62 @@ export class OrderedIndex {
   readonly fields: string[];
   private readonly directions: (1 | -1)[];
   private readonly tree: CountedTree;
-  private readonly entries = new Map<string, Entry>();
-  private inserted = 0;
+  /** Per field, each slot's value (undefined for a free slot, as for a missing field: only the tree says which slots are in). */
+  private readonly values: unknown[][];
   /** Entries with a value the index cannot order as a scan would (an array, an object, NaN). */
   private unorderable = 0;
   /** Per field, how many entries hold a value of each type (typeof; null as 'null'). */
   private readonly types: Map<string, number>[];
 
-  constructor(readonly keys: IndexKeys) {
+  constructor(
+    readonly keys: IndexKeys,
+    slots: Slots,
+  ) {
     this.fields = Object.keys(keys);
     this.directions = this.fields.map((f) => keys[f]);
     this.types = this.fields.map(() => new Map());
+    this.values = this.fields.map(() => []);
     const n = this.fields.length;
+    const { values, directions } = this;
     this.tree = new CountedTree((a, b) => {
       for (let i = 0; i < n; i++) {
-        const c = compareValues(a[i], b[i]);
-        if (c !== 0) return this.directions[i] === 1 ? c : -c;
+        const column = values[i];
+        const c = compareValues(column[a], column[b]);
+        if (c !== 0) return directions[i] === 1 ? c : -c;
       }
-      return (a[n] as number) - (b[n] as number);
+      return slots.inserted[a] - slots.inserted[b];
     });
   }
 
-  /** A document stored: inserted, or replacing the one of the same _id (which keeps its place among ties). */
-  set(doc: Document): void {
-    const previous = this.entries.get(doc._id);
-    if (previous) this.forget(previous);
-    const values = this.fields.map((field) => resolve(doc, field));
-    const entry: Entry = [...values, previous ? previous[this.fields.length] : this.inserted++, doc._id];
-    if (!values.every(isOrderable)) this.unorderable++;
-    values.forEach((value, i) => this.types[i].set(typeName(value), (this.types[i].get(typeName(value)) ?? 0) + 1));
-    this.entries.set(doc._id, entry);
-    this.tree.insert(entry);
+  /**
+   * The document at `slot` stored: inserted, or (`replacing`) taking the place of the one the slot
+   * held, whose insertion number, and so whose place among ties, it keeps.
+   */
+  set(slot: number, doc: Document, replacing: boolean): void {
+    if (replacing) this.forget(slot);
+    let orderable = true;
+    for (let i = 0; i < this.fields.length; i++) {
+      const value = resolve(doc, this.fields[i]);
+      const column = this.values[i];
+      // Filled up to the slot, so that the array stays a dense one (a far write would make it a dictionary).
+      while (column.length < slot) column.push(undefined);
+      column[slot] = value;
+      if (!isOrderable(value)) orderable = false;
+      this.types[i].set(typeName(value), (this.types[i].get(typeName(value)) ?? 0) + 1);
+    }
+    if (!orderable) this.unorderable++;
+    this.tree.insert(slot);
   }
 
-  delete(id: string): void {
-    const entry = this.entries.get(id);
-    if (!entry) return;
-    this.forget(entry);
-    this.entries.delete(id);
+  /** The document at `slot` deleted. */
+  delete(slot: number): void {
+    this.forget(slot);
+    for (const column of this.values) if (slot < column.length) column[slot] = undefined;
   }
 
   clear(): void {
     this.tree.clear();
-    this.entries.clear();
+    for (const column of this.values) column.length = 0;
     this.unorderable = 0;
     for (const types of this.types) types.clear();
   }
@@ -310,7 +336,7 @@ export class OrderedIndex {
     const before = (values: unknown[], inclusive: boolean) =>
       this.tree.countBefore((entry) => {
         for (let i = 0; i < values.length; i++) {
-          const c = compareValues(entry[i], values[i]);
+          const c = compareValues(this.values[i][entry], values[i]);
           if (c !== 0) return (this.directions[i] === 1 ? c : -c) > 0;
         }
         return !inclusive;
@@ -335,9 +361,9 @@ export class OrderedIndex {
     return { start, end: Math.max(start, end) };
   }
 
-  /** The _ids at positions [start, end) of the index's order. */
-  idsAt(start: number, end: number): string[] {
-    return this.tree.slice(start, end).map((entry) => entry[this.fields.length + 1] as string);
+  /** The slots at positions [start, end) of the index's order. */
+  slotsAt(start: number, end: number): number[] {
+    return this.tree.slice(start, end);
   }
 
   /** Whether sorting by `sort` gives the index's order for documents that share the first `pinned` fields. */
@@ -351,15 +377,18 @@ export class OrderedIndex {
     );
   }
 
-  private forget(entry: Entry): void {
-    this.tree.remove(entry);
-    const values = entry.slice(0, this.fields.length);
-    if (!values.every(isOrderable)) this.unorderable--;
-    values.forEach((value, i) => {
+  /** Takes the slot's entry out of the order and the counts, while its values are still those it was ordered by. */
+  private forget(slot: number): void {
+    this.tree.remove(slot);
+    let orderable = true;
+    this.values.forEach((column, i) => {
+      const value = column[slot];
+      if (!isOrderable(value)) orderable = false;
       const left = this.types[i].get(typeName(value))! - 1;
       if (left === 0) this.types[i].delete(typeName(value));
       else this.types[i].set(typeName(value), left);
     });
+    if (!orderable) this.unorderable--;
   }
 }
 
