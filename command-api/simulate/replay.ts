@@ -48,7 +48,10 @@ export interface SimulateOptions {
 
 type Problem = Simulation['problems'][number];
 
-/** Events read at a time: the parsed page stays alive while it is replayed, and a smaller one is less often promoted out of the young generation. */
+/**
+ * Events read at a time: a parsed page stays alive while it is replayed, and a smaller one is less
+ * often promoted out of the young generation (5,000 promoted a quarter more).
+ */
 const PAGE = 1_000;
 /**
  * The streams a replay reads: the players', the limited triggers' activations, and the catalog's
