@@ -2,7 +2,9 @@
  * What a simulation costs: writes a log of `events` events (default 1,000,000) the way figure 4
  * does, then replays it under a draft of the bench catalog with the purchase action's points
  * doubled (every action decided again, as `POST /v1/audit/simulate` does) and prints the rate.
- * `npx tsx bench/simulate.ts [events]`; with BENCH_PROFILE=1, also where its CPU time goes.
+ * `npx tsx bench/simulate.ts [events]`; with BENCH_PROFILE=1, also where its CPU time goes. With
+ * BENCH_LOG=FILE the log is written there once and kept, and a later run replays that same log
+ * (before/after comparisons on one log, without writing it again).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,15 +19,10 @@ import { BENCH_CATALOG_FILE } from './workload';
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 1_000_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simulate-bench-'));
-  const file = path.join(dir, 'events.sqlite');
+  const kept = process.env.BENCH_LOG;
+  const file = kept ?? path.join(dir, 'events.sqlite');
   try {
-    const worker = await startChild(path.join(__dirname, 'worker.ts'), { logFile: path.join(dir, 'worker.log') });
-    const generated = await worker.ask<{ events: number; players: number; head: number }>(
-      'generate',
-      { file, catalogFile: BENCH_CATALOG_FILE, events: count },
-      60 * 60_000,
-    );
-    await worker.stop();
+    const generated = kept && fs.existsSync(kept) ? null : await generate(file, count, dir);
     const text = fs.readFileSync(BENCH_CATALOG_FILE, 'utf8');
     const purchase = /(identifier: purchase[^\n]*\n(?:[^\n]*\n)*?\s*points: )(\d+)/;
     if (!purchase.test(text)) throw new Error('bench catalog: no purchase action with points');
@@ -36,6 +33,7 @@ async function main(): Promise<void> {
     if (!draft.ok) throw new Error(draft.problems.join('\n'));
 
     const events = new SqliteEventStore(file, { readonly: true });
+    const head = await events.headPosition();
     const heap0 = process.memoryUsage().heapUsed;
     const cpu0 = process.cpuUsage();
     const stopProfile = process.env.BENCH_PROFILE ? await startCpuProfile(1000) : null;
@@ -47,12 +45,14 @@ async function main(): Promise<void> {
     const heapMiB = (process.memoryUsage().heapUsed - heap0) / 1024 ** 2;
     await events.close();
     console.log(
-      `${generated.events.toLocaleString('en-US')} player events of ${generated.players.toLocaleString('en-US')} players, log head ${generated.head.toLocaleString('en-US')}`,
+      generated
+        ? `${generated.events.toLocaleString('en-US')} player events of ${generated.players.toLocaleString('en-US')} players, log head ${head.toLocaleString('en-US')}`
+        : `the log of ${file}, head ${head.toLocaleString('en-US')}`,
     );
     // The rate counts every event of the log read, as figure 4's rebuild does; player events are the ones replayed.
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     console.log(
-      `simulate: ${generated.head.toLocaleString('en-US')} events read, ${report.eventsReplayed.toLocaleString('en-US')} player events replayed (${report.actionsRedecided.toLocaleString('en-US')} actions decided again) in ${seconds.toFixed(1)} s: ${Math.round(generated.head / seconds).toLocaleString('en-US')} events/s (${Math.round(generated.head / cpuSeconds).toLocaleString('en-US')} per CPU second)`,
+      `simulate: ${head.toLocaleString('en-US')} events read, ${report.eventsReplayed.toLocaleString('en-US')} player events replayed (${report.actionsRedecided.toLocaleString('en-US')} actions decided again) in ${seconds.toFixed(1)} s: ${Math.round(head / seconds).toLocaleString('en-US')} events/s (${Math.round(head / cpuSeconds).toLocaleString('en-US')} per CPU second)`,
     );
     if (profile) console.log(formatSummary(summarizeProfile(profile, 25), projectInclusive(profile, 25)));
     console.log(
@@ -61,6 +61,18 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Figure 4's log of `count` player events, written to `file` by the bench's worker. */
+async function generate(file: string, count: number, dir: string) {
+  const worker = await startChild(path.join(__dirname, 'worker.ts'), { logFile: path.join(dir, 'worker.log') });
+  const generated = await worker.ask<{ events: number; players: number; head: number }>(
+    'generate',
+    { file, catalogFile: BENCH_CATALOG_FILE, events: count },
+    60 * 60_000,
+  );
+  await worker.stop();
+  return generated;
 }
 
 void main();

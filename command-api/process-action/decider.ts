@@ -479,16 +479,17 @@ function evaluateRules(
     // A OneTimeOnly rule already held is done: nothing more to count.
     if (def.type === 'OneTimeOnly' && holds(def.uid)) continue;
 
-    const current = (state.progress.get(def.uid) ?? []).map((entries) => [...entries]);
-    let qualified = false;
-    rule.conditions.forEach((condition, i) => {
-      if (condition.action !== cmd.name || !condition.filters.every((f) => filterMatches(f, details))) return;
+    // The held entries with this action's added, copied only where it adds one: the held ones are long, and only read.
+    let current: (readonly ProgressEntry[])[] | null = null;
+    for (let i = 0; i < rule.conditions.length; i++) {
+      const condition = rule.conditions[i];
+      if (condition.action !== cmd.name || !condition.filters.every((f) => filterMatches(f, details))) continue;
       const entry: ProgressEntry = { ref: cmd.referenceId, ts: t, value: summedValue(condition, details) };
       progress.push({ rule: def.uid, condition: i, entry });
-      (current[i] ??= []).push(entry);
-      qualified = true;
-    });
-    if (!qualified) continue;
+      current ??= (state.progress.get(def.uid) ?? []).slice();
+      current[i] = [...(current[i] ?? []), entry];
+    }
+    if (!current) continue;
     if (def.requiredBadge && !holds(def.requiredBadge)) continue;
     // A limited trigger with no activation left over all players does not fire.
     if (rule.kind === 'trigger' && 'limited' in def && def.limited && exhausted(def.uid, def.limit)) continue;
@@ -533,7 +534,7 @@ function ruleAward(
 function rankAwards(
   rule: CompiledRule,
   state: PlayerView,
-  current: ProgressEntry[][],
+  current: readonly (readonly ProgressEntry[])[],
   deliverables: ReadonlyMap<string, Deliverable>,
 ): Award[] {
   const held = new Set((state.holdingsByUid.get(rule.def.uid) ?? []).filter((h) => h.rank).map((h) => h.rank!.rank));

@@ -10,7 +10,7 @@ import type { CommandDeps, CommandOrigin } from '../deps';
 import { activatePowerup } from '../powerup-activation/handler';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { sameJson, simulate } from './replay';
+import { replayLog, sameJson, simulate } from './replay';
 
 const CATALOG = `
 version: 1
@@ -270,6 +270,22 @@ describe('simulate: the log replayed under a draft catalog', () => {
     const one = await simulate(events, doubled, { top: 1 });
     expect(one.players.map((p) => p.playerId)).toEqual([earner]);
     expect(one.playersAffected).toBe(2);
+  });
+
+  it('answers as the replay a recompute runs, which also follows what only a recompute writes', async () => {
+    const drafts = [
+      catalog,
+      draft('identifier: earn, points: 10', 'identifier: earn, points: 20'),
+      draft('level: 2, target: 20', 'level: 2, target: 30'),
+      draft('limited: true, limit: 10', 'limited: true, limit: 1'),
+      draft('identifier: train, points: 3', 'identifier: train, points: 3, isActive: false'),
+    ];
+    for (const d of drafts) {
+      const full = await replayLog(events, d, {});
+      // The full replay did follow the changed actions (the earner's earns, under the doubled draft).
+      if (d === drafts[1]) expect(full.replayed().get(earner)!.changedActions.size).toBe(2);
+      expect(await simulate(events, d, { top: 100 })).toEqual(full.report(100));
+    }
   });
 
   it('writes nothing: the head of the log stays where it was', async () => {

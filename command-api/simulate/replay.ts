@@ -23,7 +23,6 @@ import {
   type BoardChange,
   type BoardDoc,
 } from '../../shared/read-models/leaderboards';
-import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { rollPicking } from '../../shared/domain/rules/weighted-pick';
 import {
   CATALOG_STREAM,
@@ -32,6 +31,7 @@ import {
   stockStream,
   TRIGGER_ACTIVATIONS,
 } from '../../shared/domain/streams';
+import type { DecideEnv } from '../decision';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
 import { decideReverseAction } from '../reverse-action/decider';
 
@@ -48,19 +48,24 @@ export interface SimulateOptions {
 
 type Problem = Simulation['problems'][number];
 
-const PAGE = 5_000;
+/**
+ * Events read at a time: a parsed page stays alive while it is replayed, and a smaller one is less
+ * often promoted out of the young generation (5,000 promoted a quarter more).
+ */
+const PAGE = 1_000;
 /**
  * The streams a replay reads: the players', the limited triggers' activations, and the catalog's
  * versions (the boards in force). References, provisions and the other stocks are left in the store.
  */
-const REPLAYED_STREAMS = [playerStream(''), `${TRIGGER_ACTIVATIONS.prefix}-`, CATALOG_STREAM];
+const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
+const REPLAYED_STREAMS = [playerStream(''), ACTIVATIONS_PREFIX, CATALOG_STREAM];
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
 export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
-  // A report needs no action's contribution per player: only a recompute writes those.
-  return (await replayLog(events, draft, { ...options, contributions: false })).report(options.top);
+  // A report needs neither each action's board contribution nor the changed actions: only a recompute writes those.
+  return (await replayLog(events, draft, { ...options, recompute: false })).report(options.top);
 }
 
 /** The log replayed up to its head at the start: what simulate reports and recompute writes. */
@@ -68,13 +73,13 @@ export async function replayLog(
   events: EventStore,
   draft: Catalog,
   options: Omit<SimulateOptions, 'top'> & {
-    /** Whether each player's leaderboard contributions are followed (scoresBefore, scoresAfter); default true. */
-    contributions?: boolean;
+    /** Whether what a recompute writes is followed: each player's leaderboard contributions (scoresBefore, scoresAfter) and changed actions; default true. */
+    recompute?: boolean;
   },
 ): Promise<Replay> {
   const head = await events.headPosition();
   const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
-  const replay = new Replay(draft, options.players, options.from, standing, options.contributions ?? true);
+  const replay = new Replay(draft, options.players, options.from, standing, options.recompute ?? true);
   let from = 0;
   let read = 0;
   for (;;) {
@@ -134,7 +139,7 @@ export interface Replayed {
   /** Each action's contribution to a points board, as recorded and as replayed (empty when the replay does not follow them). */
   scoresBefore: Contributions;
   scoresAfter: Contributions;
-  /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them). */
+  /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them; empty when the replay does not follow them). */
   changedActions: Map<string, ActionProcessed>;
   /** Whether one of the player's actions has been decided again so far (from the start date). */
   redecidedFrom: boolean;
@@ -181,8 +186,8 @@ export class Replay {
     private readonly only: ReadonlySet<string> | undefined,
     private readonly from: number | undefined,
     standing: ReadonlyMap<string, number> = new Map(),
-    /** Whether each player's contributions are followed: a recompute writes them, a report does not need them. */
-    private readonly contributions = true,
+    /** Whether each player's contributions and changed actions are followed: a recompute writes them, a report does not need them. */
+    private readonly recompute = true,
   ) {
     this.boards = allTime(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
@@ -193,7 +198,7 @@ export class Replay {
   apply(recorded: RecordedEvent): void {
     const published = operatorEventOf(recorded);
     if (published?.type === 'CatalogPublished') this.liveBoards = allTime(published.data.catalog);
-    if (recorded.streamName.startsWith(`${TRIGGER_ACTIVATIONS.prefix}-`)) {
+    if (recorded.streamName.startsWith(ACTIVATIONS_PREFIX)) {
       const stock = this.stocksRead.get(recorded.streamName) ?? { taken: 0, revision: -1 };
       this.stocksRead.set(recorded.streamName, {
         taken: evolveStock(stock, recorded).taken,
@@ -229,7 +234,7 @@ export class Replay {
     player.revision = recorded.revision;
     evolve(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
-    if (this.contributions) contribute(player.scoresBefore, event);
+    if (this.recompute) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
       this.earlierRecompute(player, event.data, recorded);
       return;
@@ -242,7 +247,7 @@ export class Replay {
           : this.applyRecorded(player.after, event, recorded);
     for (const e of replayed) {
       this.score(this.after, this.boards, playerId, e, recorded.position);
-      if (this.contributions) contribute(player.scoresAfter, e);
+      if (this.recompute) contribute(player.scoresAfter, e);
     }
   }
 
@@ -292,7 +297,7 @@ export class Replay {
       player.changedActions.set(a.referenceId, a);
     }
     this.score(this.after, this.boards, player.before.playerId, event, at.position);
-    if (this.contributions) contribute(player.scoresAfter, event);
+    if (this.recompute) contribute(player.scoresAfter, event);
   }
 
   /** The action decided again from its recorded inputs; a refusal under the draft leaves it out. */
@@ -311,7 +316,7 @@ export class Replay {
     const decided = decideProcessAction(
       cmd,
       { player: state, playerRevision: at.revision - 1, referenceTaken: false, activationsTaken: this.activations },
-      { catalog: this.draft, ...replayEnv(recorded, at, this.draft) },
+      replayEnv(recorded, at, this.draft),
     );
     if (!decided.ok) {
       this.problem(
@@ -329,7 +334,7 @@ export class Replay {
     )!.data;
     const kept = forReversal(processed);
     this.redecided.set(recorded.referenceId, kept);
-    if (!sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
+    if (this.recompute && !sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -516,6 +521,9 @@ function contribute(scores: Contributions, event: PlayerEvent): void {
   }
 }
 
+/** What a kept record leaves out: one empty array shared by them all, frozen since nothing may write to it. */
+const LEFT_OUT = Object.freeze([]) as never[];
+
 /**
  * What a later reversal reads of a re-decided action: its own points, grants, cost and powerup
  * uses (what it awarded is in the player's holdings). The rest (inputs, progress, the answer) is
@@ -523,10 +531,10 @@ function contribute(scores: Contributions, event: PlayerEvent): void {
  */
 const forReversal = (e: ActionProcessed): ActionProcessed => ({
   ...e,
-  details: [],
-  progress: [],
-  awards: [],
-  levels: [],
+  details: LEFT_OUT,
+  progress: LEFT_OUT,
+  awards: LEFT_OUT,
+  levels: LEFT_OUT,
   result: {
     playerId: e.playerId,
     referenceId: e.referenceId,
@@ -536,7 +544,7 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
     earnedPoints: e.result.earnedPoints,
     deliverables: null,
   },
-  effects: { ...e.effects, balances: [], powerupsGranted: [], powerupsRemoved: [] },
+  effects: { ...e.effects, balances: LEFT_OUT, powerupsGranted: LEFT_OUT, powerupsRemoved: LEFT_OUT },
 });
 
 /** The fields forReversal leaves out or replaces: compared apart, or not at all. */
@@ -603,23 +611,28 @@ const nothingDrawn = (): never => {
  * for them), and the rolls that make each randomized prize pick what was recorded. Past those,
  * uids and rolls derived from the referenceId, so a replay is the same every time.
  */
-function replayEnv(recorded: ActionProcessed, at: RecordedEvent, draft: Catalog): DecisionEnv {
+function replayEnv(recorded: ActionProcessed, at: RecordedEvent, draft: Catalog): DecideEnv {
   const uids = [
     ...(recorded.cost ? [recorded.cost.provisionUid] : []),
     ...recorded.effects.powerupsGranted.map((p) => p.uid),
   ];
   const rolls = recordedRolls(recorded, draft);
   let derived = 0;
-  const derive = () =>
-    createHash('sha256')
-      .update(`${recorded.referenceId}:${(derived += 1)}`)
-      .digest();
   return {
+    catalog: draft,
     now: at.createdAt,
-    newUid: () => uids.shift() ?? derive().toString('hex').slice(0, 32),
-    random: () => rolls.shift() ?? derive().readUIntBE(0, 6) / 2 ** 48,
+    newUid: () =>
+      uids.shift() ??
+      derivedDigest(recorded.referenceId, (derived += 1))
+        .toString('hex')
+        .slice(0, 32),
+    random: () => rolls.shift() ?? derivedDigest(recorded.referenceId, (derived += 1)).readUIntBE(0, 6) / 2 ** 48,
   };
 }
+
+/** The nth value derived from a referenceId: a module function, so an action's env makes no closure it rarely calls. */
+const derivedDigest = (referenceId: string, n: number): Buffer =>
+  createHash('sha256').update(`${referenceId}:${n}`).digest();
 
 /** For each randomized prize the action won, the roll that picks the same deliverable under the draft. */
 function recordedRolls(recorded: ActionProcessed, draft: Catalog): number[] {
