@@ -32,6 +32,8 @@ export interface BenchConfig {
   keep: boolean;
   /** Figure 1: also load a service whose catalog has no streaks and caps, in the same alternating rounds. */
   comparePlain: boolean;
+  /** Figure 1: also load a service whose personal fields are written in plain text, in the same alternating rounds. */
+  compareEncryption: boolean;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -81,5 +83,6 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
     keep: env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true',
     comparePlain: env.BENCH_COMPARE_PLAIN === '1' || env.BENCH_COMPARE_PLAIN === 'true',
+    compareEncryption: env.BENCH_COMPARE_ENCRYPTION === '1' || env.BENCH_COMPARE_ENCRYPTION === 'true',
   };
 }

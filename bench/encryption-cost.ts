@@ -10,15 +10,15 @@
  * on a loaded machine, the median of the rounds' ratios is the figure to read.
  */
 import { randomBytes } from 'node:crypto';
-import { decideProcessAction } from '../command-api/process-action/decider';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import { playerEventOf } from '../shared/domain/events';
-import { evolve, initialPlayerState, type PlayerState } from '../shared/domain/player/state';
+import { evolve } from '../shared/domain/player/state';
 import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
 import type { EventStore, RecordedEvent, StreamAppend } from '../shared/adapters/event-store/port';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { playerStream } from '../shared/domain/streams';
-import { actionBody, BENCH_CATALOG_FILE, playerId, prng } from './workload';
+import { decideActions, newSide } from './decide-actions';
+import { BENCH_CATALOG_FILE } from './workload';
 
 const METADATA = { correlationId: '', causationId: '', keyName: '', catalogVersion: 1 };
 
@@ -81,49 +81,32 @@ async function main(): Promise<void> {
   const sides = [
     { name: 'with encryption', store: new PersonalDataCodec(jsonStore(), memoryKeys()) as EventStore },
     { name: 'without', store: jsonStore() },
-  ].map((s) => ({
-    ...s,
-    states: new Map<string, { state: PlayerState; revision: number }>(),
-    random: prng(7),
-    cpuUs: 0,
-    rounds: [] as number[],
-    actions: 0,
-    seq: 0,
-  }));
-  let ts = Date.UTC(2026, 10, 26, 12);
+  ].map((s) => ({ ...s, ...newSide(), cpuUs: 0, rounds: [] as number[], actions: 0 }));
+  const clock = { ts: Date.UTC(2026, 10, 26, 12) };
   for (let round = 0; round < rounds; round++) {
     for (const s of round % 2 ? [...sides].reverse() : sides) {
       const cpu0 = process.cpuUsage();
-      let actions = 0;
-      for (let i = 0; i < perRound; i++) {
-        const player = playerId('5eed0000', Math.floor(s.random() * players));
-        let entry = s.states.get(player);
-        if (!entry) s.states.set(player, (entry = { state: initialPlayerState(player), revision: -1 }));
-        const body = actionBody(player, `r${s.seq++}`, s.random);
-        ts += 10;
-        const cmd = { ...body, timestamp: ts, multiplier: 1, details: body.details ?? [] };
-        const decided = decideProcessAction(
-          cmd,
-          { player: entry.state, playerRevision: entry.revision, referenceTaken: false, activationsTaken: new Map() },
-          { now: ts, random: s.random, newUid: () => `u${s.seq}`, catalog },
-        );
-        if (!decided.ok) continue;
-        actions++;
-        const stream = playerStream(player);
-        await s.store.appendToStreams(
-          decided.value.writes.map((w) => ({
-            stream: w.stream,
-            events: w.events.map((e) => ({ id: '', type: e.type, data: e.data, metadata: METADATA })),
-            expectedRevision: 'any' as const,
-          })),
-        );
-        for (const recorded of await s.store.readStream(stream)) {
-          if (recorded.streamName !== stream) continue;
-          const event = playerEventOf({ ...recorded, revision: ++entry.revision });
-          if (event) evolve(entry.state, event);
-        }
-        JSON.stringify(decided.value.answer);
-      }
+      const actions = await decideActions(s, {
+        catalog,
+        players,
+        count: perRound,
+        clock,
+        write: async (player, entry, decision) => {
+          const stream = playerStream(player);
+          await s.store.appendToStreams(
+            decision.writes.map((w) => ({
+              stream: w.stream,
+              events: w.events.map((e) => ({ id: '', type: e.type, data: e.data, metadata: METADATA })),
+              expectedRevision: 'any' as const,
+            })),
+          );
+          for (const recorded of await s.store.readStream(stream)) {
+            if (recorded.streamName !== stream) continue;
+            const event = playerEventOf({ ...recorded, revision: ++entry.revision });
+            if (event) evolve(entry.state, event);
+          }
+        },
+      });
       const cpu = process.cpuUsage(cpu0);
       // The first round warms up.
       if (round === 0) continue;

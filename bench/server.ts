@@ -2,6 +2,8 @@
  * Child process: the all-in-one service (startService) on the embedded adapters, as `npm start`
  * runs it, on a port of its own. Started by bench/run.ts with:
  *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL, BENCH_WEBHOOKS  the service's own settings (README, "Configuration")
+ *   BENCH_PLAIN_PERSONAL_DATA=1  the personal-data codec neither encrypts nor decrypts (figure 1's
+ *                      comparison, BENCH_COMPARE_ENCRYPTION); the service itself has no such setting
  *   BENCH_TRACK_LAG=1  record, for each player-stream append, the time from its commit until the
  *                      projection runner has handled it (figure 3)
  * and answers IPC requests: stats, heap-snapshot, lag-start, lag-stop, profile-start, profile-stop, stop.
@@ -9,12 +11,27 @@
 import type { AddressInfo } from 'node:net';
 import v8 from 'node:v8';
 import { readRunConfig } from '../shared/adapters/config/env';
+import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
+import type { RecordedEvent } from '../shared/adapters/event-store/port';
 import { createLogger } from '../shared/adapters/logging/logger';
 import { startService } from '../app/service';
 import { cpuMicros, serveIpc } from './ipc';
 import { startCpuProfile, type CpuProfile } from './profile';
 
+/**
+ * The codec's two private steps made pass-throughs, so that only its encryption, decryption and
+ * key lookups are left out; checked, so that a renamed step fails here rather than measure nothing.
+ */
+function plainPersonalData(): void {
+  const codec = PersonalDataCodec.prototype as unknown as Record<string, unknown>;
+  if (typeof codec.encrypted !== 'function' || typeof codec.decrypted !== 'function')
+    throw new Error('BENCH_PLAIN_PERSONAL_DATA: the codec has no encrypted/decrypted steps any more');
+  codec.encrypted = async (_type: string, data: unknown) => data;
+  codec.decrypted = async (event: RecordedEvent) => event;
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_PLAIN_PERSONAL_DATA === '1') plainPersonalData();
   // The service's other settings (PLAYER_CACHE_SIZE, ...) come from the environment, as in production.
   const config = readRunConfig({
     ...process.env,

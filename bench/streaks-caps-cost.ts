@@ -12,14 +12,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { decideProcessAction } from '../command-api/process-action/decider';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/schema';
 import { playerEventOf } from '../shared/domain/events';
-import { evolve, initialPlayerState, type PlayerState } from '../shared/domain/player/state';
+import { evolve } from '../shared/domain/player/state';
 import { playerStream } from '../shared/domain/streams';
 import { formatSummary, projectInclusive, startCpuProfile, summarizeProfile } from './profile';
-import { actionBody, BENCH_CATALOG_FILE, playerId, prng } from './workload';
+import { decideActions, newSide } from './decide-actions';
+import { BENCH_CATALOG_FILE } from './workload';
 
 async function load(file: string): Promise<Catalog> {
   const loaded = await loadCatalogFile(file);
@@ -42,56 +42,39 @@ async function main(): Promise<void> {
   const sides = [
     { name: 'with streaks and caps', catalog: await load(BENCH_CATALOG_FILE) },
     { name: 'without', catalog: await load(plainFile) },
-  ].map((s) => ({
-    ...s,
-    states: new Map<string, { state: PlayerState; revision: number }>(),
-    random: prng(7),
-    cpuUs: 0,
-    rounds: [] as number[],
-    actions: 0,
-    bytes: 0,
-    seq: 0,
-  }));
+  ].map((s) => ({ ...s, ...newSide(), cpuUs: 0, rounds: [] as number[], actions: 0, bytes: 0 }));
   const stop = process.env.PROFILE ? await startCpuProfile(100) : null;
-  let ts = Date.UTC(2026, 10, 26, 12);
+  const clock = { ts: Date.UTC(2026, 10, 26, 12) };
   for (let round = 0; round < rounds; round++) {
     for (const s of round % 2 ? [...sides].reverse() : sides) {
       const cpu0 = process.cpuUsage();
-      let actions = 0;
       let bytes = 0;
-      for (let i = 0; i < perRound; i++) {
-        const player = playerId('5eed0000', Math.floor(s.random() * players));
-        let entry = s.states.get(player);
-        if (!entry) s.states.set(player, (entry = { state: initialPlayerState(player), revision: -1 }));
-        const body = actionBody(player, `r${s.seq++}`, s.random);
-        ts += 10;
-        const cmd = { ...body, timestamp: ts, multiplier: 1, details: body.details ?? [] };
-        const decided = decideProcessAction(
-          cmd,
-          { player: entry.state, playerRevision: entry.revision, referenceTaken: false, activationsTaken: new Map() },
-          { now: ts, random: s.random, newUid: () => `u${s.seq}`, catalog: s.catalog },
-        );
-        if (!decided.ok) continue;
-        actions++;
-        if (decideOnly) continue;
-        const stream = playerStream(player);
-        for (const write of decided.value.writes)
-          for (const e of write.events) {
-            const json = JSON.stringify(e.data);
-            bytes += json.length;
-            if (write.stream !== stream) continue;
-            const recorded = { id: '', type: e.type, data: JSON.parse(json) as unknown, streamName: stream };
-            const event = playerEventOf({
-              ...recorded,
-              metadata: { correlationId: '', causationId: '', keyName: '', catalogVersion: 1 },
-              revision: ++entry.revision,
-              position: 0,
-              createdAt: ts,
-            });
-            if (event) evolve(entry.state, event);
-          }
-        JSON.stringify(decided.value.answer);
-      }
+      const actions = await decideActions(s, {
+        catalog: s.catalog,
+        players,
+        count: perRound,
+        clock,
+        write: decideOnly
+          ? undefined
+          : (player, entry, decision, ts) => {
+              const stream = playerStream(player);
+              for (const write of decision.writes)
+                for (const e of write.events) {
+                  const json = JSON.stringify(e.data);
+                  bytes += json.length;
+                  if (write.stream !== stream) continue;
+                  const recorded = { id: '', type: e.type, data: JSON.parse(json) as unknown, streamName: stream };
+                  const event = playerEventOf({
+                    ...recorded,
+                    metadata: { correlationId: '', causationId: '', keyName: '', catalogVersion: 1 },
+                    revision: ++entry.revision,
+                    position: 0,
+                    createdAt: ts,
+                  });
+                  if (event) evolve(entry.state, event);
+                }
+            },
+      });
       const cpu = process.cpuUsage(cpu0);
       // The first round warms up.
       if (round === 0) continue;

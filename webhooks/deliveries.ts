@@ -4,7 +4,9 @@
  * - a cursor per webhook: every event of the log up to it was delivered, given up, or waits in
  *   a delivery document; and whether the webhook is paused, its receiver failing;
  * - delivery documents for the events that wait (a retry after a failure, or the events queued
- *   behind one in the same lane) and for those given up;
+ *   behind one in the same lane) and for those given up. They hold no body: each attempt builds
+ *   it from the log, whose personal fields are encrypted, so erasing a player shreds what waits
+ *   for them too (it is sent with `[erased]` in place of their personal data);
  * - a summary per webhook: totals and the latest outcomes, for operators.
  */
 import type { RecordedEvent } from '../shared/adapters/event-store/port';
@@ -39,8 +41,6 @@ export interface DeliveryDoc extends Document {
   position: number;
   eventId: string;
   type: string;
-  /** The JSON body: the same on every attempt. */
-  body: string;
   /** `waiting`: to be sent (again); `failed`: its attempts used up, kept for the operator. */
   status: 'waiting' | 'failed';
   attempts: number;

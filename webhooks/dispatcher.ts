@@ -92,7 +92,8 @@ interface Pending {
   position: number;
   eventId: string;
   type: string;
-  body: string;
+  /** Built from the event when read from the log; a stored delivery's is built again at its attempt. */
+  body: string | null;
   attempts: number;
   nextAttemptAt: number;
   lastResult: string | null;
@@ -398,7 +399,7 @@ export class WebhookDispatcher {
         this.leaveWaiting(hook.name, lane.slice(i), result);
         return;
       }
-      const attempt = await this.deps.send(hook, p.eventId, p.body);
+      const attempt = await this.deps.send(hook, p.eventId, p.body ?? (await this.bodyOf(p)));
       const at = this.now();
       p.attempts++;
       p.attempted = true;
@@ -442,6 +443,14 @@ export class WebhookDispatcher {
     }
   }
 
+  /** A stored delivery's body, from its event in the log (its personal fields `[erased]` once the player is). */
+  private async bodyOf(p: Pending): Promise<string> {
+    const [event] = await this.deps.events.readAll({ fromPosition: p.position - 1, maxCount: 1 });
+    // The log is append-only: a delivery's event is in it, unless the store lost data.
+    if (event?.id !== p.eventId) throw new Error(`event ${p.eventId} of a delivery is not at position ${p.position}`);
+    return messageOf(event);
+  }
+
   /** The rest of a lane, from its head on, waits for a later run; the head says when. */
   private leaveWaiting(hook: string, rest: Pending[], result: RunResult): void {
     result.nextDue = Math.min(result.nextDue, rest[0].nextAttemptAt);
@@ -483,7 +492,7 @@ function emptyResult(): RunResult {
 }
 
 function stored(d: DeliveryDoc): Pending {
-  return { ...d, id: d._id, stored: true, attempted: false };
+  return { ...d, id: d._id, body: null, stored: true, attempted: false };
 }
 
 function fresh(hook: string, event: RecordedEvent): Pending {
@@ -510,7 +519,6 @@ function documentOf(hook: string, p: Pending, status: DeliveryDoc['status']): De
     position: p.position,
     eventId: p.eventId,
     type: p.type,
-    body: p.body,
     status,
     attempts: p.attempts,
     nextAttemptAt: p.nextAttemptAt,

@@ -116,9 +116,16 @@ export async function figure1(ctx: Context): Promise<void> {
       side('process', server, new Outcomes(), config.profile ? profileFile : undefined),
       side('process, webhooks on', hooked, new Outcomes()),
     ];
+    const extra: Child[] = [];
     if (config.comparePlain) {
       const plain = await startServer(ctx, 'fig1-plain', { env: { BENCH_CATALOG: plainCatalogFile(ctx.tmp) } });
+      extra.push(plain);
       sides.push(side('process, no streaks or caps', plain, new Outcomes()));
+    }
+    if (config.compareEncryption) {
+      const unencrypted = await startServer(ctx, 'fig1-unencrypted', { env: { BENCH_PLAIN_PERSONAL_DATA: '1' } });
+      extra.push(unencrypted);
+      sides.push(side('process, personal data not encrypted', unencrypted, new Outcomes()));
     }
     for (let round = 0; round < rounds; round++) {
       // The first round warms up each side fully; later ones only reopen their connections.
@@ -140,7 +147,7 @@ export async function figure1(ctx: Context): Promise<void> {
       }
     }
     const stats = await server.ask<Record<string, unknown>>('stats');
-    await Promise.all([bare.stop(), server.stop(), hooked.stop()]);
+    await Promise.all([bare.stop(), server.stop(), hooked.stop(), ...extra.map((c) => c.stop())]);
     const [b, p, h] = sides.map((x) => summaryOf(mergeResults(x.runs)));
     for (const [x, summary] of sides.slice(0, 3).map((x, i) => [x, [b, p, h][i]] as const)) {
       log(
@@ -174,7 +181,7 @@ export async function figure1(ctx: Context): Promise<void> {
     row(ctx, 1, 'process throughput, webhooks on', h.perSecond, 'actions/s');
     row(ctx, 1, 'ratio webhooks on / off', webhooksRatio, '', { op: '>=', limit: 0.9 });
     row(ctx, 1, 'process p99, webhooks on', h.p99Ms, 'ms');
-    const plainSide = sides[3];
+    const plainSide = sides.find((x) => x.name === 'process, no streaks or caps');
     if (plainSide) {
       const plain = summaryOf(mergeResults(plainSide.runs));
       const plainCpuUs = plainSide.cpu.micros / plain.requests;
@@ -187,6 +194,24 @@ export async function figure1(ctx: Context): Promise<void> {
         limit: 1.1,
       });
       ctx.details.figure1Plain = { process: plain, cpuUs: plainCpuUs, outcomes: plainSide.outcomes };
+    }
+    const unencryptedSide = sides.find((x) => x.name === 'process, personal data not encrypted');
+    if (unencryptedSide) {
+      const unencrypted = summaryOf(mergeResults(unencryptedSide.runs));
+      const unencryptedCpuUs = unencryptedSide.cpu.micros / unencrypted.requests;
+      log(
+        `  encryption: server CPU per action ${processCpuUs.toFixed(0)} us with, ${unencryptedCpuUs.toFixed(0)} us without (${((processCpuUs / unencryptedCpuUs - 1) * 100).toFixed(1)} %); without: ${unencrypted.perSecond.toFixed(0)} actions/s, per round ${unencryptedSide.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}; outcomes ${JSON.stringify(unencryptedSide.outcomes)}`,
+      );
+      row(ctx, 1, 'server CPU per action: personal data not encrypted', unencryptedCpuUs, 'us');
+      row(ctx, 1, 'CPU per action with / without encryption', processCpuUs / unencryptedCpuUs, '', {
+        op: '<=',
+        limit: 1.1,
+      });
+      ctx.details.figure1Unencrypted = {
+        process: unencrypted,
+        cpuUs: unencryptedCpuUs,
+        outcomes: unencryptedSide.outcomes,
+      };
     }
     ctx.details.figure1 = {
       connections: config.connections,

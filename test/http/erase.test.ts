@@ -6,8 +6,11 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { server, auditor, mobile, startTestService, type TestService } from '../support/service';
+import { server, auditor, mobile, startTestService, tempDir, type TestService } from '../support/service';
+import { newSecret, writeWebhooksFile } from '../support/webhook-receiver';
 
 const CATALOG = `
 version: 1
@@ -56,8 +59,8 @@ function filesUnder(dir: string): { file: string; bytes: Buffer }[] {
 }
 
 /** The files under DATA_DIR holding any of `values` (utf-8 bytes, as grep would find them). */
-const holding = (values: string[]) =>
-  filesUnder(t.dataDir)
+const holding = (values: string[], dataDir = t.dataDir) =>
+  filesUnder(dataDir)
     .filter(({ bytes }) => values.some((v) => bytes.includes(Buffer.from(v))))
     .map(({ file }) => path.basename(file));
 
@@ -160,5 +163,65 @@ describe('POST /v1/admin/players/erase', () => {
       [1, bob, 'Bob'],
       [2, cy, 'Cy'],
     ]);
+  });
+
+  it('leaves nothing of the player in the deliveries waiting for a refusing receiver, which later gets them [erased]', async () => {
+    // A receiver that answers 500 until told to take, keeping the bodies it took.
+    let taking = false;
+    const taken: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        if (taking) taken.push(body);
+        res.writeHead(taking ? 204 : 500).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    const file = writeWebhooksFile(dir, {
+      name: 'crm',
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+      secret: newSecret(),
+      events: ['PlayerRegistered', 'ActionProcessed'],
+    });
+    const w = await startTestService({
+      catalogYaml: CATALOG,
+      dataDir: dir,
+      env: { WEBHOOKS_FILE: file, WEBHOOK_RETRY_BASE_MS: '100' },
+    });
+    try {
+      const ada = randomUUID();
+      const username = `Ada-${randomUUID()}`;
+      const detail = `rue-${randomUUID()}`;
+      const send = (p: string, body: object) => w.http.post(p).set(server).send(body);
+      expect((await send('/v1/player/create', { playerId: ada, username })).body.code).toBe(200);
+      const action = {
+        name: 'earn',
+        playerId: ada,
+        referenceId: randomUUID(),
+        details: [{ name: 'street', value: detail }],
+      };
+      expect((await send('/v1/action/process', action)).body.code).toBe(200);
+      // Both deliveries refused at least once: they wait, recorded in the read models.
+      const webhook = async () => (await w.http.get('/v1/admin/webhooks').set(auditor)).body.data[0];
+      await eventually(async () => (await webhook()).recent.length >= 2, 30_000);
+
+      expect((await send('/v1/admin/players/erase', { playerId: ada })).body.code).toBe(200);
+      const answeredAt = Date.now();
+      await eventually(() => holding([username, detail], dir).length === 0, 10_000);
+      expect(Date.now() - answeredAt).toBeLessThan(10_000);
+
+      // The receiver takes again: it gets the player's events, their personal fields [erased].
+      taking = true;
+      const types = () => taken.map((b) => (JSON.parse(b) as { type: string }).type);
+      await eventually(() => ['PlayerRegistered', 'ActionProcessed'].every((ty) => types().includes(ty)), 60_000);
+      const bodies = taken.join('\n');
+      expect(bodies).toContain('[erased]');
+      expect([bodies.includes(username), bodies.includes(detail)]).toEqual([false, false]);
+    } finally {
+      await w.close();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
