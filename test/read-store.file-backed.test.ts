@@ -66,6 +66,38 @@ describe('FileBackedReadStore', () => {
     await second.close();
   });
 
+  it('an index declared after a reopen holds the documents read back from the file and those changed since, each as it is now', async () => {
+    const file = fileIn();
+    const first = new FileBackedReadStore(file, noWriteErrors);
+    for (const [id, score] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+      ['e', 5],
+    ] as const)
+      await first.collection('scores').insertOne({ _id: id, board: 'x', score });
+    await first.close();
+
+    // No cache: every unchanged document is only in the file when the index is declared.
+    const second = new FileBackedReadStore(file, noWriteErrors, 0);
+    const scores = second.collection('scores');
+    await scores.updateOne({ _id: 'a' }, { $set: { score: 9 } });
+    await scores.deleteMany({ _id: 'c' });
+    await scores.insertOne({ _id: 'f', board: 'x', score: 3 });
+    await second.ensureIndex('scores', { board: 1, score: -1 });
+    const ranked = await scores.find({ board: 'x' }, { sort: { score: -1 } });
+    expect(ranked.map((doc) => [doc._id, doc.score])).toEqual([
+      ['a', 9],
+      ['e', 5],
+      ['d', 4],
+      ['f', 3],
+      ['b', 2],
+    ]);
+    expect(await scores.countDocuments({ board: 'x', score: { $gt: 3 } })).toBe(3);
+    await second.close();
+  });
+
   it('writes changes behind, together, without being asked (close is not needed for them to reach the file)', async () => {
     const file = fileIn();
     const store = new FileBackedReadStore(file, noWriteErrors);

@@ -38,6 +38,10 @@ const SCHEMA = `
 
 const cacheKey = (collection: string, id: string) => `${collection}\u0000${id}`;
 
+function* parsed(rows: Iterable<string>): Generator<Document> {
+  for (const json of rows) yield JSON.parse(json) as Document;
+}
+
 export class FileBackedReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly memory: MemoryReadStore;
@@ -51,6 +55,7 @@ export class FileBackedReadStore implements ReadStore {
   private closed = false;
   /** Writes the changes in one transaction; true when it removed a document. */
   private readonly writeChanges: () => boolean;
+  private readonly selectCollection: Database.Statement<[string], string>;
 
   /**
    * Opens the file (created when missing) and loads every document it holds. The file is held
@@ -75,6 +80,9 @@ export class FileBackedReadStore implements ReadStore {
       throw new StoreUnavailableError(`cannot open the read models file ${file}: ${String(error)}`, error);
     }
     const select = this.db.prepare('SELECT document FROM documents WHERE collection = ? AND id = ?').pluck();
+    this.selectCollection = this.db
+      .prepare('SELECT document FROM documents WHERE collection = ?')
+      .pluck() as Database.Statement<[string], string>;
     this.memory = new MemoryReadStore(
       {
         changed: (collection, id) => this.markChanged(collection, id),
@@ -126,9 +134,9 @@ export class FileBackedReadStore implements ReadStore {
     return this.memory.collection<T>(name);
   }
 
-  /** Queries run in memory: the memory store's indexes serve them. */
+  /** Queries run in memory: the memory store's indexes serve them, filled from the file in one pass. */
   ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
-    return this.memory.ensureIndex(collection, keys);
+    return this.memory.ensureIndex(collection, keys, () => parsed(this.selectCollection.iterate(collection)));
   }
 
   dropCollection(name: string): Promise<void> {

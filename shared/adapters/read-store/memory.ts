@@ -152,8 +152,11 @@ class Documents implements Slots {
     for (const index of this.indexes) index.clear();
   }
 
-  /** An index declared once documents are stored: filled with them, in their order. */
-  addIndex(keys: IndexKeys): void {
+  /**
+   * An index declared once documents are stored: filled with them (the evicted ones from
+   * `persisted`, every stored document of the collection, when given).
+   */
+  addIndex(keys: IndexKeys, persisted?: () => Iterable<Document>): void {
     const index = new OrderedIndex(keys, this);
     if (!this.indexes.length) {
       // Dense up to the last slot first, so that numbering in Map order writes no far index.
@@ -161,7 +164,18 @@ class Documents implements Slots {
       for (let slot = 0; slot < this.docs.length; slot++) this.numbered(slot, undefined);
       for (const [id, slot] of this.slots) this.numbered(slot, id);
     }
-    for (const [id, slot] of this.slots) index.set(slot, this.atSlot(slot, id), false);
+    if (persisted && this.evicted) {
+      // The evicted documents come from one pass over their file, not one read (and cache churn)
+      // each: what a restart does for every index of a million documents.
+      for (const doc of persisted()) {
+        const slot = this.slots.get(doc._id);
+        if (slot !== undefined && this.docs[slot] === undefined) index.set(slot, doc, false);
+      }
+      for (const slot of this.slots.values()) {
+        const doc = this.docs[slot];
+        if (doc) index.set(slot, doc, false);
+      }
+    } else for (const [id, slot] of this.slots) index.set(slot, this.atSlot(slot, id), false);
     this.indexes.push(index);
   }
 
@@ -230,11 +244,11 @@ export class MemoryReadStore implements ReadStore {
    * a prefix of them are answered without a scan: counted in O(log n), a page read in O(log n +
    * page).
    */
-  async ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
+  async ensureIndex(collection: string, keys: IndexKeys, persisted?: () => Iterable<Document>): Promise<void> {
     const declared = this.indexKeys.get(collection) ?? [];
     if (declared.some((k) => isDeepStrictEqual(Object.entries(k), Object.entries(keys)))) return;
     this.indexKeys.set(collection, [...declared, { ...keys }]);
-    this.collections.get(collection)?.addIndex(keys);
+    this.collections.get(collection)?.addIndex(keys, persisted);
   }
 
   private emptyCollection(name: string): Documents {
