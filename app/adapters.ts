@@ -1,13 +1,10 @@
 import path from 'node:path';
 import type { RunConfig } from '../shared/adapters/config/env';
-import { KurrentDbEventStore } from '../shared/adapters/event-store/kurrentdb';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
 import { CachedPlayerKeys } from '../shared/adapters/player-keys/cached';
-import { MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
-import { BullMqJobScheduler } from '../shared/adapters/jobs/bullmq';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import type { JobLogger, JobScheduler } from '../shared/adapters/jobs/port';
 import type { Logger } from '../shared/adapters/logging/logger';
@@ -15,12 +12,27 @@ import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { Role } from './roles';
 import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
-import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
 import { StoreUnavailableError, type EventStore } from '../shared/adapters/event-store/port';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
-import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
+
+/*
+ * The production engines' adapters, loaded only when their URL is set: their clients (KurrentDB's
+ * gRPC, MongoDB, BullMQ and ioredis) take longer to load than the rest of the service, and the
+ * embedded service never uses them (a restart's time, bench figure 7).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+export const kurrentDb = (): typeof import('../shared/adapters/event-store/kurrentdb') =>
+  require('../shared/adapters/event-store/kurrentdb');
+const mongoPlayerKeys = (): typeof import('../shared/adapters/player-keys/mongo') =>
+  require('../shared/adapters/player-keys/mongo');
+const bullMq = (): typeof import('../shared/adapters/jobs/bullmq') => require('../shared/adapters/jobs/bullmq');
+const redisRateLimit = (): typeof import('../shared/adapters/rate-limit/redis') =>
+  require('../shared/adapters/rate-limit/redis');
+export const mongoReadStore = (): typeof import('../shared/adapters/read-store/mongo') =>
+  require('../shared/adapters/read-store/mongo');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Each port's adapter: its URL set selects the production engine, else the embedded one (README, "Configuration"). */
 /** `onFault`: the embedded store found a lasting fault while running (its file deleted or damaged). */
@@ -30,7 +42,7 @@ export async function openEventStore(
   onFault: (reason: string) => void,
 ): Promise<EventStore> {
   // The embedded file is checked (PRAGMA quick_check) before anything reads it.
-  if (config.eventStoreUrl) return KurrentDbEventStore.connect(config.eventStoreUrl);
+  if (config.eventStoreUrl) return kurrentDb().KurrentDbEventStore.connect(config.eventStoreUrl);
   return new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), {
     busyTimeoutMs: config.sqliteBusyTimeoutMs,
     checkIntegrity: true,
@@ -45,7 +57,7 @@ export async function openEventStore(
  */
 export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
   const store: PlayerKeys = config.mongoUrl
-    ? await MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
+    ? await mongoPlayerKeys().MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
     : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'));
   return new CachedPlayerKeys(store, config.cachedPlayers);
 }
@@ -64,7 +76,7 @@ export const readModelsFile = (config: RunConfig): string => path.join(config.da
  * log; a read process (or a second process on the same DATA_DIR) keeps its own in memory only.
  */
 export async function openReadStore(config: RunConfig, role: Role, log: Logger): Promise<ReadStore> {
-  if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, config.mongoDatabase);
+  if (config.mongoUrl) return mongoReadStore().MongoReadStore.connect(config.mongoUrl, config.mongoDatabase);
   if (role !== 'all') return new MemoryReadStore();
   const file = readModelsFile(config);
   try {
@@ -81,7 +93,7 @@ export async function openReadStore(config: RunConfig, role: Role, log: Logger):
 /** With REDIS_URL, jobs and rate limits are shared by every process of the deployment. */
 export function openJobScheduler(config: RunConfig, log: JobLogger): JobScheduler {
   return config.redisUrl
-    ? new BullMqJobScheduler({
+    ? new (bullMq().BullMqJobScheduler)({
         connection: config.redisUrl,
         queueName: 'jobs',
         prefix: config.redisPrefix,
@@ -92,6 +104,6 @@ export function openJobScheduler(config: RunConfig, log: JobLogger): JobSchedule
 
 export function openRateLimiter(config: RunConfig): RateLimiter {
   return config.redisUrl
-    ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rate:`)
+    ? new (redisRateLimit().RedisRateLimiter)(config.redisUrl, `${config.redisPrefix}:rate:`)
     : new MemoryRateLimiter();
 }

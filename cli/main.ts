@@ -10,9 +10,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readRunConfig, type RunConfig } from '../shared/adapters/config/env';
 import { ConfigurationError } from '../app/configuration-error';
 import { checkStoreFormat } from '../app/store-format';
-import { openPlayerKeys, withPersonalData } from '../app/adapters';
+import { kurrentDb, openPlayerKeys, withPersonalData } from '../app/adapters';
 import type { FeedFilter } from '../read-api/feed/records';
-import { KurrentDbEventStore } from '../shared/adapters/event-store/kurrentdb';
 import { STREAM_KINDS, type StreamKind } from '../shared/domain/streams';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
@@ -105,7 +104,7 @@ function position(value: string | undefined, option: string): number | undefined
 /** The service's event store, read-only where it can be (unless `writable`), refused when it holds another stored format. */
 async function openEventStore(config: RunConfig, writable = false): Promise<EventStore> {
   let events: EventStore;
-  if (config.eventStoreUrl) events = await KurrentDbEventStore.connect(config.eventStoreUrl);
+  if (config.eventStoreUrl) events = await kurrentDb().KurrentDbEventStore.connect(config.eventStoreUrl);
   else {
     const file = path.join(config.dataDir, 'events.sqlite');
     if (!fs.existsSync(file))

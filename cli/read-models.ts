@@ -1,7 +1,7 @@
 /** `rebuild` and `verify`: the read models replayed from the log, and checked against the live ones. */
 import fs from 'node:fs';
 import pino from 'pino';
-import { readModelsFile } from '../app/adapters';
+import { mongoReadStore, readModelsFile } from '../app/adapters';
 import { ProjectorLease } from '../projections/lease';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
@@ -12,7 +12,6 @@ import type { RunConfig } from '../shared/adapters/config/env';
 import { StoreUnavailableError, type EventStore } from '../shared/adapters/event-store/port';
 import { createLogger } from '../shared/adapters/logging/logger';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
-import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import { shown, UsageError, writeLine } from './output';
 import { progressReporter, waitingReporter } from './progress';
 import { askServer, type ServerOptions } from './server';
@@ -41,7 +40,7 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
 }
 
 async function rebuildMongo(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
-  const store = await MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const store = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
   // A running projector's lease refuses the rebuild: both would write the same read models.
   const lease = new ProjectorLease(store, silent);
   try {
@@ -180,7 +179,7 @@ async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConf
 }
 
 async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verification> {
-  const store = await MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const store = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
   try {
     const live = new LogCheckpointWatcher(store);
     const progress = progressReporter({ label: 'verify', to: await events.headPosition() });
