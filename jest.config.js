@@ -19,6 +19,9 @@ const REDIS_ADAPTER_SUITES = ['<rootDir>/test/jobs.bullmq.test.ts', '<rootDir>/t
 
 module.exports = {
   testTimeout: 30000,
+  // One worker per core, not jest's cores - 1: most suites wait on the services and CLIs they start
+  // in child processes, so two workers on 2 cores halve the run (about 1,500 s -> 740 s under load).
+  maxWorkers: '100%',
   projects: [
     {
       ...common,
