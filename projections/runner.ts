@@ -35,6 +35,13 @@ export interface Projector {
    * redelivery after a crash then starts at it, never before it) and just after.
    */
   checkpointAround?: ReadonlySet<EventType>;
+  /**
+   * Writes to `store` what the projector gathered in memory from the events applied to it since
+   * it last wrote (a projector may add up several events' changes and write each document once).
+   * Whoever applies events calls it before writing their checkpoints or reading what they did:
+   * the runner before each batch's write and each write of the checkpoints, `replay` after each page.
+   */
+  flush?(store: ReadStore): Promise<void>;
   /** Forgets what the projector remembers in memory about `store`: the runner has dropped its collections. */
   reset?(store: ReadStore): void;
 }
@@ -292,6 +299,7 @@ export class ProjectionRunner {
       const reached = this.reached;
       this.batch = [];
       try {
+        await this.flushProjectors();
         // Also what the runner itself wrote outside events (the log's origin).
         await this.store.flush();
       } catch (error) {
@@ -321,8 +329,11 @@ export class ProjectionRunner {
     this.checkpointTimer = null;
     this.sinceWrite = 0;
     const write = this.writing.then(async () => {
+      // The positions of events applied whole: what the projectors gathered of them is written first.
+      const applied = [...this.checkpoints];
+      await this.flushProjectors();
       const checkpoints = this.store.collection(CHECKPOINTS);
-      for (const [name, position] of this.checkpoints) {
+      for (const [name, position] of applied) {
         if (this.written.get(name) === position) continue;
         await checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
         this.written.set(name, position);
@@ -333,6 +344,11 @@ export class ProjectionRunner {
       this.log.warn({ err: e.message }, 'checkpoints not written; the next event retries'),
     );
     return rethrow ? write : this.writing;
+  }
+
+  /** Has each projector write what it gathered into the batch. */
+  private async flushProjectors(): Promise<void> {
+    for (const p of this.projectors) await p.flush?.(this.store);
   }
 
   private releaseWaiters(): void {
