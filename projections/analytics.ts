@@ -20,10 +20,18 @@ import type { Projector } from './runner';
 class DayChanges {
   readonly days = new Map<string, { totals: Map<TotalSeries, number>; split: Map<SplitSeries, Map<string, number>> }>();
 
+  /** The last instant asked for and its day: an event's changes mostly fall on one instant. */
+  private lastMs = NaN;
+  private lastDay = '';
+
   constructor(private readonly timezone: string) {}
 
   private day(ms: number) {
-    const day = seasonPeriod(ms, 'daily', this.timezone);
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastDay = seasonPeriod(ms, 'daily', this.timezone);
+    }
+    const day = this.lastDay;
     let changes = this.days.get(day);
     if (!changes) this.days.set(day, (changes = { totals: new Map(), split: new Map() }));
     return changes;
