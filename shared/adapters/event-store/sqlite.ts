@@ -50,6 +50,12 @@ export interface SqliteEventStoreOptions {
    * fault while open (its file deleted, replaced or damaged): from then on it refuses every write.
    */
   onFault?(reason: string): void;
+  /**
+   * Streams whose current revision is remembered (see `knownRevisions`), the least recently read
+   * going first. Default 100,000. What it saves is the read of a stream a cached state is up to
+   * date with, so the service bounds it by its player-state cache (about 115 bytes a stream).
+   */
+  rememberedStreams?: number;
 }
 
 /**
@@ -72,7 +78,7 @@ const PAGE_SIZE = 200;
  * a subscriber gathering what is delivered back to back (the projection runner's batches) gets that many.
  */
 const EVENTS_BETWEEN_YIELDS = 1000;
-/** Streams whose current revision is remembered (see `knownRevisions`); the oldest go first. */
+/** Streams whose current revision is remembered by default (see `knownRevisions`); the oldest go first. */
 const KNOWN_REVISIONS_LIMIT = 100_000;
 
 /**
@@ -233,6 +239,7 @@ export class SqliteEventStore implements EventStore {
    * `PRAGMA data_version` changes when one does, and then the whole map is forgotten.
    */
   private readonly knownRevisions = new Map<string, number>();
+  private readonly rememberedStreams: number;
   private dataVersion = -1;
   private dataVersionCheckedThisTurn = false;
   private readonly commitBatch: (batch: PendingAppend[]) => CommittedBatch;
@@ -248,6 +255,7 @@ export class SqliteEventStore implements EventStore {
     this.file = filePath;
     this.readonly = options.readonly ?? false;
     this.onFault = options.onFault;
+    this.rememberedStreams = options.rememberedStreams ?? KNOWN_REVISIONS_LIMIT;
     const inFile = filePath !== ':memory:' && filePath !== '';
     let db: Database.Database | undefined;
     try {
@@ -674,7 +682,7 @@ export class SqliteEventStore implements EventStore {
   private rememberRevision(stream: string, revision: number): void {
     this.knownRevisions.delete(stream);
     this.knownRevisions.set(stream, revision);
-    if (this.knownRevisions.size > KNOWN_REVISIONS_LIMIT)
+    if (this.knownRevisions.size > this.rememberedStreams)
       this.knownRevisions.delete(this.knownRevisions.keys().next().value!);
   }
 
