@@ -48,6 +48,9 @@ export async function openEventStore(
     checkIntegrity: true,
     onFault,
     onGroupCommit: (appends) => metrics.groupCommit(appends),
+    // The cached players' streams, and room for the other streams read between their actions
+    // (catalog, stocks, limited triggers), which stay remembered while read often.
+    rememberedStreams: 2 * config.cachedPlayers,
   });
 }
 

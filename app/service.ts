@@ -259,8 +259,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   const readStore = await openReadStore(config, role, log);
-  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log, (event) =>
-    metrics.projected((Date.now() - event.createdAt) / 1000),
+  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
+    metrics.projected((Date.now() - createdAt) / 1000),
   );
   // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
   const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);

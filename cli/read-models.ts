@@ -81,8 +81,8 @@ async function rebuildFile(events: EventStore, config: RunConfig, selected: read
     const head = await events.headPosition();
     const progress = progressReporter({ label: 'rebuild', to: head });
     let count = 0;
-    const runner = new ProjectionRunner(events, store, PROJECTORS, stderrLog(), (event) =>
-      progress.update(++count, event.position),
+    const runner = new ProjectionRunner(events, store, PROJECTORS, stderrLog(), (position) =>
+      progress.update(++count, position),
     );
     const started = performance.now();
     await runner.rebuild(selected.map((p) => p.name));

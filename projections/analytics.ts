@@ -20,10 +20,18 @@ import type { Projector } from './runner';
 class DayChanges {
   readonly days = new Map<string, { totals: Map<TotalSeries, number>; split: Map<SplitSeries, Map<string, number>> }>();
 
+  /** The last instant asked for and its day: an event's changes mostly fall on one instant. */
+  private lastMs = NaN;
+  private lastDay = '';
+
   constructor(private readonly timezone: string) {}
 
   private day(ms: number) {
-    const day = seasonPeriod(ms, 'daily', this.timezone);
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastDay = seasonPeriod(ms, 'daily', this.timezone);
+    }
+    const day = this.lastDay;
     let changes = this.days.get(day);
     if (!changes) this.days.set(day, (changes = { totals: new Map(), split: new Map() }));
     return changes;
@@ -63,7 +71,8 @@ class DayChanges {
  * it and skips events up to it; a player's days of activity record the action that made each, so
  * a redelivery of that action counts the player again where the day had not taken it yet.
  * Replaying events under another time zone would not be idempotent, hence `checkpointAround`
- * CatalogPublished.
+ * CatalogPublished. The changes of the events applied to a store are added up in memory and
+ * written by `flush`, each day's and player's document once (see Gathered).
  */
 export const analyticsProjector: Projector = {
   name: 'analytics',
@@ -81,26 +90,33 @@ export const analyticsProjector: Projector = {
     'CurrencyExpired',
   ]),
   checkpointAround: new Set(['CatalogPublished']),
-  async apply(event, store) {
-    if (event.type === 'CatalogPublished') {
-      const timezone = event.data.catalog.settings.timezone;
-      await store
-        .collection(ANALYTICS_COLLECTIONS.settings)
-        .replaceOne({ _id: 'timezone' }, { _id: 'timezone', timezone }, { upsert: true });
-      timezones.set(store, timezone);
-      return;
-    }
-    const timezone = await timezoneOf(store);
-    const changes = changesOf(event, new DayChanges(timezone));
-    if (event.type === 'ActionProcessed') {
-      const e = event.data;
-      if (await becameActive(store, seasonPeriod(e.timestamp, 'daily', timezone), e.playerId, event.position))
-        changes.total(e.timestamp, 'active-players', 1);
-    }
-    await applyChanges(store, changes, event.position);
+  apply(event, store) {
+    return gatheredOf(store).serially(async (gathered) => {
+      if (event.type === 'CatalogPublished') {
+        const timezone = event.data.catalog.settings.timezone;
+        await store
+          .collection(ANALYTICS_COLLECTIONS.settings)
+          .replaceOne({ _id: 'timezone' }, { _id: 'timezone', timezone }, { upsert: true });
+        timezones.set(store, timezone);
+        return;
+      }
+      const timezone = await timezoneOf(store);
+      const changes = changesOf(event, new DayChanges(timezone));
+      if (event.type === 'ActionProcessed') {
+        const e = event.data;
+        const day = seasonPeriod(e.timestamp, 'daily', timezone);
+        if (await gathered.becameActive(store, day, e.playerId, event.position))
+          changes.total(e.timestamp, 'active-players', 1);
+      }
+      await gathered.add(store, changes, event.position);
+    });
+  },
+  flush(store) {
+    return gatheredOf(store).serially((gathered) => gathered.write(store));
   },
   reset(store) {
     timezones.delete(store);
+    gathereds.delete(store);
   },
 };
 
@@ -207,35 +223,115 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
   return changes;
 }
 
-/**
- * Marks a player active on a day; true when this action is the one that made them so (a
- * redelivery of it included), so the day counts them.
- */
-async function becameActive(store: ReadStore, day: string, playerId: string, position: number): Promise<boolean> {
-  const players = store.collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers);
-  const doc = await players.findOne({ _id: playerId });
-  const at = doc?.days[day];
-  if (at !== undefined) return at === position;
-  await players.replaceOne(
-    { _id: playerId },
-    { _id: playerId, days: { ...doc?.days, [day]: position } },
-    { upsert: true },
-  );
-  return true;
+/** A day's document as it was when the batch first touched it, and what the batch's events add to it. */
+interface GatheredDay {
+  doc: DayDoc;
+  totals: Map<TotalSeries, number>;
+  split: Map<SplitSeries, Map<string, number>>;
+  /** Position of the last event added: a redelivery at or before it is skipped, as against the document's. */
+  appliedAt: number;
 }
 
-async function applyChanges(store: ReadStore, changes: DayChanges, position: number): Promise<void> {
-  const days = store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days);
-  for (const [day, { totals, split }] of changes.days) {
-    // Read, then written whole: the projector is the only writer.
-    const doc = (await days.findOne({ _id: day })) ?? emptyDay(day);
-    if (position <= doc.appliedAt) continue;
-    // Built anew, not changed: the runner's batch hands out the documents it keeps.
-    const next: DayDoc = { ...doc, totals: { ...doc.totals }, split: { ...doc.split }, appliedAt: position };
-    for (const [series, delta] of totals) next.totals[series] = addAmounts(doc.totals[series], delta);
-    for (const [series, deltas] of split) next.split[series] = withDeltas(doc.split[series] ?? [], deltas);
-    await days.replaceOne({ _id: day }, next, { upsert: true });
+/** A player's document of active days as it was when the batch first touched it, and the days it adds. */
+interface GatheredPlayer {
+  doc: ActivePlayerDoc | null;
+  added: Map<string, number>;
+}
+
+/**
+ * What the events applied to a store add up to since the projector last wrote to it: each day's
+ * and each player's document is then written once per batch of events, not copied and replaced
+ * for every event (a day's totals and keyed values, a player's days, were most of the
+ * projector's cost). Applies and writes of one store run one at a time, in order: the runner
+ * may write checkpoints while an event is being applied, and a write must see whole events.
+ */
+class Gathered {
+  private readonly days = new Map<string, GatheredDay>();
+  private readonly players = new Map<string, GatheredPlayer>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  serially(work: (gathered: Gathered) => Promise<void>): Promise<void> {
+    const done = this.queue.then(() => work(this));
+    this.queue = done.catch(() => undefined);
+    return done;
   }
+
+  /**
+   * Marks a player active on a day; true when this action is the one that made them so (a
+   * redelivery of it included), so the day counts them.
+   */
+  async becameActive(store: ReadStore, day: string, playerId: string, position: number): Promise<boolean> {
+    let player = this.players.get(playerId);
+    if (!player) {
+      const doc = await store
+        .collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers)
+        .findOne({ _id: playerId });
+      player = { doc, added: new Map() };
+      this.players.set(playerId, player);
+    }
+    const at = player.added.get(day) ?? player.doc?.days[day];
+    if (at !== undefined) return at === position;
+    player.added.set(day, position);
+    return true;
+  }
+
+  /** Adds an event's changes to the days it touches, but to a day that has it already. */
+  async add(store: ReadStore, changes: DayChanges, position: number): Promise<void> {
+    for (const [day, { totals, split }] of changes.days) {
+      let gathered = this.days.get(day);
+      if (!gathered) {
+        const doc = (await store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days).findOne({ _id: day })) ?? emptyDay(day);
+        gathered = { doc, totals: new Map(), split: new Map(), appliedAt: doc.appliedAt };
+        this.days.set(day, gathered);
+      }
+      if (position <= gathered.appliedAt) continue;
+      gathered.appliedAt = position;
+      for (const [series, delta] of totals)
+        gathered.totals.set(series, addAmounts(gathered.totals.get(series) ?? 0, delta));
+      for (const [series, deltas] of split) {
+        let values = gathered.split.get(series);
+        if (!values) gathered.split.set(series, (values = new Map()));
+        for (const [key, delta] of deltas) values.set(key, addAmounts(values.get(key) ?? 0, delta));
+      }
+    }
+  }
+
+  /**
+   * Writes each document the gathered events changed, once, and forgets it once written: after a
+   * failed write, what is left is written by the next.
+   */
+  async write(store: ReadStore): Promise<void> {
+    const players = store.collection<ActivePlayerDoc>(ANALYTICS_COLLECTIONS.activePlayers);
+    for (const [playerId, { doc, added }] of this.players) {
+      // Built anew, not changed: the runner's batch hands out the documents it keeps.
+      if (added.size > 0)
+        await players.replaceOne(
+          { _id: playerId },
+          { _id: playerId, days: { ...doc?.days, ...Object.fromEntries(added) } },
+          { upsert: true },
+        );
+      this.players.delete(playerId);
+    }
+    const days = store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days);
+    for (const [day, { doc, totals, split, appliedAt }] of this.days) {
+      if (appliedAt > doc.appliedAt) {
+        const next: DayDoc = { ...doc, totals: { ...doc.totals }, split: { ...doc.split }, appliedAt };
+        for (const [series, delta] of totals) next.totals[series] = addAmounts(doc.totals[series], delta);
+        for (const [series, deltas] of split) next.split[series] = withDeltas(doc.split[series] ?? [], deltas);
+        await days.replaceOne({ _id: day }, next, { upsert: true });
+      }
+      this.days.delete(day);
+    }
+  }
+}
+
+/** Each store's gathered changes, keyed by the store object as its time zone is. */
+const gathereds = new WeakMap<ReadStore, Gathered>();
+
+function gatheredOf(store: ReadStore): Gathered {
+  let gathered = gathereds.get(store);
+  if (!gathered) gathereds.set(store, (gathered = new Gathered()));
+  return gathered;
 }
 
 /**

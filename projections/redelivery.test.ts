@@ -263,6 +263,7 @@ describe('redelivery after a crash', () => {
         let crashedInside = false;
         try {
           for (const p of PROJECTORS) if (p.handles.has(typed.type)) await p.apply(typed, failing, events);
+          for (const p of PROJECTORS) await p.flush?.(failing);
         } catch (error) {
           if (!(error instanceof SimulatedCrash)) throw error;
           crashedInside = true;
@@ -331,6 +332,7 @@ describe('redelivery after a crash', () => {
         if (!p.handles.has(typed.type)) continue;
         await p.apply(typed, store, events);
         await p.apply(typed, store, events);
+        await p.flush?.(store);
       }
     }
     expect(await differences(store, reference)).toEqual([]);

@@ -35,6 +35,13 @@ export interface Projector {
    * redelivery after a crash then starts at it, never before it) and just after.
    */
   checkpointAround?: ReadonlySet<EventType>;
+  /**
+   * Writes to `store` what the projector gathered in memory from the events applied to it since
+   * it last wrote (a projector may add up several events' changes and write each document once).
+   * Whoever applies events calls it before writing their checkpoints or reading what they did:
+   * the runner before each batch's write and each write of the checkpoints, `replay` after each page.
+   */
+  flush?(store: ReadStore): Promise<void>;
   /** Forgets what the projector remembers in memory about `store`: the runner has dropped its collections. */
   reset?(store: ReadStore): void;
 }
@@ -102,8 +109,13 @@ export class ProjectionRunner {
   private processed = 0;
   /** The projectors' writes, gathered per batch of events (see endBatch). */
   private readonly store: BatchedReadStore;
-  /** Events applied whose documents the next flush writes: not yet visible, not yet `processed`. */
-  private batch: RecordedEvent[] = [];
+  /**
+   * The position and commit time (createdAt) of each event applied whose documents the next flush
+   * writes, one after the other: not yet visible, not yet `processed`. Numbers, not the events: a
+   * batch kept a thousand parsed events alive across young-generation collections, which copied
+   * them again and again.
+   */
+  private batch: number[] = [];
   /**
    * How far the subscription has read the log, events no projector handles included (the store
    * leaves those out): `processed` moves up to it once the events before it are written.
@@ -138,8 +150,8 @@ export class ProjectionRunner {
     readStore: ReadStore,
     readonly projectors: readonly Projector[],
     private readonly log: Logger,
-    /** Told of each event once every projector has it (the service's projection-lag metric). */
-    private readonly onProjected?: (event: RecordedEvent) => void,
+    /** Told of each event's position and commit time once every projector has it (the service's projection-lag metric). */
+    private readonly onProjected?: (position: number, createdAt: number) => void,
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     this.store = new BatchedReadStore(readStore, { frozen: options.frozenDocuments });
@@ -248,9 +260,9 @@ export class ProjectionRunner {
       this.checkpoints.set(projector.name, event.position);
       if (around) await this.writeCheckpoints(true);
     }
-    this.batch.push(recorded);
+    this.batch.push(recorded.position, recorded.createdAt);
     this.reached = recorded.position;
-    if (this.batch.length >= BATCH_EVENTS) return this.endBatch();
+    if (this.batch.length >= 2 * BATCH_EVENTS) return this.endBatch();
     // The log delivers what it has back to back: the batch ends once it pauses.
     this.batchEnd ??= setImmediate(() => void this.endBatchOrRetry());
   }
@@ -287,23 +299,25 @@ export class ProjectionRunner {
       if (this.batchRetry) clearTimeout(this.batchRetry);
       this.batchEnd = null;
       this.batchRetry = null;
-      const events = this.batch;
+      const committed = this.batch;
       // Events handled while this batch is written are the next batch's.
       const reached = this.reached;
       this.batch = [];
       try {
+        await this.flushProjectors();
         // Also what the runner itself wrote outside events (the log's origin).
         await this.store.flush();
       } catch (error) {
-        this.batch = [...events, ...this.batch];
+        this.batch = [...committed, ...this.batch];
         throw error;
       }
       if (reached <= this.processed) return;
       this.processed = reached;
       if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
-      if (this.onProjected) for (const event of events) this.onProjected(event);
+      if (this.onProjected)
+        for (let i = 0; i < committed.length; i += 2) this.onProjected(committed[i], committed[i + 1]);
       if (this.waiters.length) this.releaseWaiters();
-      this.sinceWrite += events.length;
+      this.sinceWrite += committed.length / 2;
       if (this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
       else this.checkpointTimer ??= setTimeout(() => void this.writeCheckpoints(false), CHECKPOINT_EVERY_MS);
     });
@@ -321,8 +335,11 @@ export class ProjectionRunner {
     this.checkpointTimer = null;
     this.sinceWrite = 0;
     const write = this.writing.then(async () => {
+      // The positions of events applied whole: what the projectors gathered of them is written first.
+      const applied = [...this.checkpoints];
+      await this.flushProjectors();
       const checkpoints = this.store.collection(CHECKPOINTS);
-      for (const [name, position] of this.checkpoints) {
+      for (const [name, position] of applied) {
         if (this.written.get(name) === position) continue;
         await checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
         this.written.set(name, position);
@@ -333,6 +350,11 @@ export class ProjectionRunner {
       this.log.warn({ err: e.message }, 'checkpoints not written; the next event retries'),
     );
     return rethrow ? write : this.writing;
+  }
+
+  /** Has each projector write what it gathered into the batch. */
+  private async flushProjectors(): Promise<void> {
+    for (const p of this.projectors) await p.flush?.(this.store);
   }
 
   private releaseWaiters(): void {

@@ -36,10 +36,16 @@ export async function replay(
 ): Promise<number> {
   let position = options.from ?? 0;
   let count = 0;
+  const flush = async () => {
+    for (const projector of projectors) await projector.flush?.(store);
+  };
   while (position < options.to) {
     const page = await events.readAll({ fromPosition: position, maxCount: PAGE_SIZE });
     for (const event of page) {
-      if (event.position > options.to) return count;
+      if (event.position > options.to) {
+        await flush();
+        return count;
+      }
       const typed = domainEventOf(event);
       if (typed)
         for (const projector of projectors)
@@ -47,6 +53,7 @@ export async function replay(
       position = event.position;
       count += 1;
     }
+    await flush();
     options.onProgress?.(count, position);
     if (page.length < PAGE_SIZE) break;
   }
