@@ -13,7 +13,13 @@ import type { EventStore, RecordedEvent } from '../../shared/adapters/event-stor
 import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
-import { evolve, initialPlayerState, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
+import {
+  evolve,
+  evolveStanding,
+  initialPlayerState,
+  type PlayerState,
+  type PlayerView,
+} from '../../shared/domain/player/state';
 import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
 import {
   boardChanges,
@@ -33,7 +39,7 @@ import {
 } from '../../shared/domain/streams';
 import type { DecideEnv } from '../decision';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
-import { decideReverseAction } from '../reverse-action/decider';
+import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
 
 export interface SimulateOptions {
   /** Only these players (canonical ids) are replayed; default: all. */
@@ -132,6 +138,7 @@ export type Contributions = Map<string, { ts: number; points: number; attributes
 
 /** A player as recorded and as replayed under the draft. */
 export interface Replayed {
+  /** As recorded; when the replay does not follow what a recompute writes, only what a report reads (evolveStanding). */
   before: PlayerState;
   after: PlayerState;
   /** The revision of the player's last event replayed. */
@@ -165,8 +172,8 @@ const POINTS_BOARD = { action: null } as BoardDoc;
 
 export class Replay {
   private readonly players = new Map<string, Replayed>();
-  /** Re-decided actions by referenceId: what a later reversal takes back. */
-  private readonly redecided = new Map<string, ActionProcessed>();
+  /** What a later reversal takes back of each re-decided action, by referenceId. */
+  private readonly redecided = new Map<string, ReversedAction>();
   /** Activations of each limited trigger taken so far in the replay, and those players not replayed hold. */
   private readonly activations = new Map<string, number>();
   private readonly stocksRead = new Map<string, StockRead>();
@@ -232,7 +239,8 @@ export class Replay {
         }),
       );
     player.revision = recorded.revision;
-    evolve(player.before, event);
+    if (this.recompute) evolve(player.before, event);
+    else evolveStanding(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
     if (this.recompute) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
@@ -332,9 +340,11 @@ export class Replay {
     const processed = written.find(
       (e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed',
     )!.data;
-    const kept = forReversal(processed);
-    this.redecided.set(recorded.referenceId, kept);
-    if (this.recompute && !sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
+    this.redecided.set(recorded.referenceId, reversedAction(processed));
+    if (this.recompute) {
+      const kept = forReversal(processed);
+      if (!sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
+    }
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -397,7 +407,7 @@ export class Replay {
     }
     evolve(state, { ...event, revision: at.revision });
     if (event.type === 'ActionProcessed') {
-      this.redecided.set(event.data.referenceId, forReversal(event.data));
+      this.redecided.set(event.data.referenceId, reversedAction(event.data));
       this.countActivations(event.data.awards, 1);
     }
     for (const b of event.data.effects.balances) {
@@ -525,9 +535,26 @@ function contribute(scores: Contributions, event: PlayerEvent): void {
 const LEFT_OUT = Object.freeze([]) as never[];
 
 /**
- * What a later reversal reads of a re-decided action: its own points, grants, cost and powerup
- * uses (what it awarded is in the player's holdings). The rest (inputs, progress, the answer) is
- * left out, so a replay of a long log keeps one small record per action.
+ * What a later reversal reads of an action (ReversedAction) and nothing more: a replay keeps one
+ * per action of the log, hundreds of thousands, that live as long as it does.
+ */
+const reversedAction = (e: ActionProcessed): ReversedAction => ({
+  referenceId: e.referenceId,
+  actionName: e.actionName,
+  timestamp: e.timestamp,
+  actionPoints: e.actionPoints,
+  actionGrants: e.actionGrants.length ? e.actionGrants : LEFT_OUT,
+  cost: e.cost,
+  timesCapped: e.timesCapped,
+  effects: { powerupUses: e.effects.powerupUses.length ? e.effects.powerupUses : LEFT_OUT, lots: e.effects.lots },
+  streaks: e.streaks?.map((s) => ({ uid: s.uid })),
+  missions: e.missions?.map((m) => ({ uid: m.uid, period: m.period })),
+});
+
+/**
+ * A re-decided action as a recompute writes it when it changed: its own points, grants, cost and
+ * powerup uses (what it awarded is in the player's holdings). The rest (inputs, progress, the
+ * answer) is left out.
  */
 const forReversal = (e: ActionProcessed): ActionProcessed => ({
   ...e,
