@@ -589,7 +589,8 @@ function applyPowerups(
   deliverables: ReadonlyMap<string, Deliverable>,
   grantLists: Grant[][],
 ): { grantLists: Grant[][]; uses: string[] } {
-  const active = activePowerups(state, env.now);
+  // Most players own no powerup: nothing to look through.
+  const active = state.powerups.size ? activePowerups(state, env.now) : [];
   if (!active.length) return { grantLists, uses: [] };
   const used = new Set<string>();
   const out = grantLists.map((grants) =>
