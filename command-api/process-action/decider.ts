@@ -167,9 +167,8 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   if (outOfRange) return fail(1001, outOfRange);
   const missionOutOfRange = missionDetailOutOfRange(compileMissions(catalog), cmd.name, details);
   if (missionOutOfRange) return fail(1001, missionOutOfRange);
-  const exhausted = (trigger: string, limit: number) => (state.activationsTaken.get(trigger) ?? limit) >= limit;
   const { progress, awards } = counts
-    ? evaluateRules(cmd, player, env, details, deliverables, exhausted)
+    ? evaluateRules(cmd, player, env, details, deliverables, state.activationsTaken)
     : { progress: [], awards: [] };
 
   const streakMoves = counts ? streakStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
@@ -333,11 +332,12 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
     levels: poweredLevels,
     result,
     effects,
-    ...(timesCap ? { timesCapped: true } : {}),
-    ...(allowances.length ? { allowances } : {}),
-    ...(streakSteps.length ? { streaks: streakSteps } : {}),
-    ...(missionMoves.length ? { missions: missionMoves } : {}),
   };
+  // The optional fields, where they say something, in this order (set one by one: a spread of each made an object more).
+  if (timesCap) processed.timesCapped = true;
+  if (allowances.length) processed.allowances = allowances;
+  if (streakSteps.length) processed.streaks = streakSteps;
+  if (missionMoves.length) processed.missions = missionMoves;
   // The leaderboard scopes the action counts on: the player's values now, whatever they become later.
   const scopes = scopedAttributes(catalog, player.attributes);
   if (scopes) processed.attributes = scopes;
@@ -465,19 +465,18 @@ function evaluateRules(
   env: DecideEnv,
   details: ReadonlyMap<string, string>,
   deliverables: ReadonlyMap<string, Deliverable>,
-  exhausted: (trigger: string, limit: number) => boolean,
+  activationsTaken: ReadonlyMap<string, number>,
 ): RuleOutcome {
   const rules = compileRules(env.catalog);
   const progress: ActionProcessed['progress'] = [];
   const awards: Award[] = [];
   const t = cmd.timestamp;
-  const holds = (uid: string) => state.holdingsByUid.has(uid) || awards.some((a) => a.uid === uid);
 
   for (const rule of rules.byAction.get(cmd.name) ?? []) {
     const def = rule.def;
     if (!withinDates(rule, t)) continue;
     // A OneTimeOnly rule already held is done: nothing more to count.
-    if (def.type === 'OneTimeOnly' && holds(def.uid)) continue;
+    if (def.type === 'OneTimeOnly' && holds(state, awards, def.uid)) continue;
 
     // The held entries with this action's added, copied only where it adds one: the held ones are long, and only read.
     let current: (readonly ProgressEntry[])[] | null = null;
@@ -490,9 +489,10 @@ function evaluateRules(
       current[i] = [...(current[i] ?? []), entry];
     }
     if (!current) continue;
-    if (def.requiredBadge && !holds(def.requiredBadge)) continue;
+    if (def.requiredBadge && !holds(state, awards, def.requiredBadge)) continue;
     // A limited trigger with no activation left over all players does not fire.
-    if (rule.kind === 'trigger' && 'limited' in def && def.limited && exhausted(def.uid, def.limit)) continue;
+    if (rule.kind === 'trigger' && 'limited' in def && def.limited && exhausted(activationsTaken, def.uid, def.limit))
+      continue;
 
     const counted = rule.conditions.map((c, i) => countedEntries(c, current[i] ?? [], t));
     if (!rule.conditions.every((c, i) => challengeHolds(c, counted[i]))) continue;
@@ -507,6 +507,17 @@ function evaluateRules(
   }
   return { progress, awards };
 }
+
+/**
+ * Whether the player holds the badge or trigger, or this action awards it. A module function, as
+ * `exhausted`: a closure per decision is named (and so slowed down) by the compiler's keepNames.
+ */
+const holds = (state: PlayerView, awards: readonly Award[], uid: string): boolean =>
+  state.holdingsByUid.has(uid) || awards.some((a) => a.uid === uid);
+
+/** Whether a limited trigger has no activation left over all players (one given no count has none). */
+const exhausted = (activationsTaken: ReadonlyMap<string, number>, trigger: string, limit: number): boolean =>
+  (activationsTaken.get(trigger) ?? limit) >= limit;
 
 function ruleAward(
   rule: CompiledRule,
@@ -578,7 +589,8 @@ function applyPowerups(
   deliverables: ReadonlyMap<string, Deliverable>,
   grantLists: Grant[][],
 ): { grantLists: Grant[][]; uses: string[] } {
-  const active = activePowerups(state, env.now);
+  // Most players own no powerup: nothing to look through.
+  const active = state.powerups.size ? activePowerups(state, env.now) : [];
   if (!active.length) return { grantLists, uses: [] };
   const used = new Set<string>();
   const out = grantLists.map((grants) =>

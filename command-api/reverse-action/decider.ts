@@ -3,7 +3,13 @@ import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonl
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import { noEffects, type Effects, type Grant } from '../../shared/domain/events/common';
-import type { ActionProcessed, ActionReversed, RevokedAward } from '../../shared/domain/events/player-events';
+import type {
+  ActionProcessed,
+  ActionReversed,
+  MissionMove,
+  RevokedAward,
+  StreakStep,
+} from '../../shared/domain/events/player-events';
 import {
   allowanceKey,
   balanceOf,
@@ -37,8 +43,18 @@ export interface ReverseActionState {
   reference: { playerId: string; reversed: boolean } | null;
   player: PlayerState;
   /** The ActionProcessed to reverse, from the player's stream; null when the player has none of that referenceId. */
-  original: DeepReadonly<ActionProcessed> | null;
+  original: DeepReadonly<ReversedAction> | null;
 }
+
+/** What a reversal reads of the action it takes back: an ActionProcessed is one. */
+export type ReversedAction = Pick<
+  ActionProcessed,
+  'referenceId' | 'actionName' | 'timestamp' | 'actionPoints' | 'actionGrants' | 'cost' | 'timesCapped'
+> & {
+  effects: Pick<Effects, 'powerupUses' | 'lots'>;
+  streaks?: Pick<StreakStep, 'uid'>[];
+  missions?: Pick<MissionMove, 'uid' | 'period'>[];
+};
 
 /**
  * Decides the compensation of a processed action: everything it granted, every award (of this
@@ -186,7 +202,7 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
  */
 function allowancesReturned(
   state: PlayerView,
-  original: DeepReadonly<ActionProcessed>,
+  original: DeepReadonly<ReversedAction>,
   revokedGrants: { origin: string; grants: readonly DeepReadonly<Grant>[] }[],
   revokedLevels: { uid: string; grants: readonly DeepReadonly<Grant>[] }[],
 ): Pick<ActionReversed, 'allowancesReturned'> {
@@ -216,7 +232,7 @@ function allowancesReturned(
  * Every streak the action counted for, replayed from the player's remaining actions as if it had
  * never happened; the milestones the replay no longer reaches fall (the action's own always do).
  */
-function recomputedStreaks(state: PlayerView, original: DeepReadonly<ActionProcessed>, catalog: Catalog) {
+function recomputedStreaks(state: PlayerView, original: DeepReadonly<ReversedAction>, catalog: Catalog) {
   const ref = original.referenceId;
   const streaks = new Map(catalog.streaks.map((s) => [s.uid, s]));
   return (original.streaks ?? []).flatMap(({ uid }) => {
@@ -247,7 +263,7 @@ function recomputedStreaks(state: PlayerView, original: DeepReadonly<ActionProce
  * as if it had never happened; its completion falls when the replay no longer completes every step,
  * or when the reversed action made it.
  */
-function recomputedMissions(state: PlayerView, original: DeepReadonly<ActionProcessed>, catalog: Catalog) {
+function recomputedMissions(state: PlayerView, original: DeepReadonly<ReversedAction>, catalog: Catalog) {
   const ref = original.referenceId;
   const missions = new Map(compileMissions(catalog).map((m) => [m.def.uid, m]));
   return (original.missions ?? []).flatMap(({ uid, period }) => {
@@ -287,7 +303,7 @@ function recomputedMissions(state: PlayerView, original: DeepReadonly<ActionProc
 /** Holdings that fall with the action: its own awards, and those whose condition no longer holds. */
 function holdingsToRevoke(
   state: PlayerView,
-  original: DeepReadonly<ActionProcessed>,
+  original: DeepReadonly<ReversedAction>,
   catalog: Catalog,
 ): DeepReadonly<Holding>[] {
   const rules = compileRules(catalog);
@@ -374,12 +390,7 @@ function powerupsTakenBack(
  * The lots the action granted of currencies that expire are taken back from their lots; a lot that
  * has expired and been recorded is gone already, so its amount is not taken from the balance again.
  */
-function takeBackLots(
-  effects: Effects,
-  player: PlayerView,
-  original: DeepReadonly<ActionProcessed>,
-  now: number,
-): void {
+function takeBackLots(effects: Effects, player: PlayerView, original: DeepReadonly<ReversedAction>, now: number): void {
   for (const lot of original.effects.lots ?? []) {
     if (lot.amount <= 0) continue;
     const held = player.lots.get(lot.deliverableUid)?.find(([expiresAt]) => expiresAt === lot.expiresAt)?.[1] ?? 0;

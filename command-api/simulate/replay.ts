@@ -13,7 +13,13 @@ import type { EventStore, RecordedEvent } from '../../shared/adapters/event-stor
 import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
-import { evolve, initialPlayerState, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
+import {
+  evolve,
+  evolveStanding,
+  initialPlayerState,
+  type PlayerState,
+  type PlayerView,
+} from '../../shared/domain/player/state';
 import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
 import {
   boardChanges,
@@ -33,7 +39,7 @@ import {
 } from '../../shared/domain/streams';
 import type { DecideEnv } from '../decision';
 import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
-import { decideReverseAction } from '../reverse-action/decider';
+import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
 
 export interface SimulateOptions {
   /** Only these players (canonical ids) are replayed; default: all. */
@@ -49,10 +55,12 @@ export interface SimulateOptions {
 type Problem = Simulation['problems'][number];
 
 /**
- * Events read at a time: a parsed page stays alive while it is replayed, and a smaller one is less
- * often promoted out of the young generation (5,000 promoted a quarter more).
+ * Events read at a time: a parsed page stays alive while it is replayed, so every collection of
+ * the young generation copies it, and a larger one is more often promoted out of it (5,000
+ * promoted a quarter more than 1,000; on 200,000 events 1,000 left 90 MiB more in the heap than
+ * 200 and took a tenth more CPU, 100 did no better than 200).
  */
-const PAGE = 1_000;
+const PAGE = 200;
 /**
  * The streams a replay reads: the players', the limited triggers' activations, and the catalog's
  * versions (the boards in force). References, provisions and the other stocks are left in the store.
@@ -132,6 +140,7 @@ export type Contributions = Map<string, { ts: number; points: number; attributes
 
 /** A player as recorded and as replayed under the draft. */
 export interface Replayed {
+  /** As recorded; when the replay does not follow what a recompute writes, only what a report reads (evolveStanding). */
   before: PlayerState;
   after: PlayerState;
   /** The revision of the player's last event replayed. */
@@ -143,6 +152,12 @@ export interface Replayed {
   changedActions: Map<string, ActionProcessed>;
   /** Whether one of the player's actions has been decided again so far (from the start date). */
   redecidedFrom: boolean;
+  /**
+   * What a later reversal takes back of each of the player's actions as replayed, by referenceId.
+   * One map per player: the inserts into one for the whole log (hundreds of thousands of actions)
+   * took about 4 % of a simulation's CPU.
+   */
+  reversible: Map<string, ReversedAction>;
   /** The limited triggers' stocks as the replay read them, by stream: what a recompute moves its units from. */
   stocks: ReadonlyMap<string, StockRead>;
 }
@@ -165,13 +180,12 @@ const POINTS_BOARD = { action: null } as BoardDoc;
 
 export class Replay {
   private readonly players = new Map<string, Replayed>();
-  /** Re-decided actions by referenceId: what a later reversal takes back. */
-  private readonly redecided = new Map<string, ActionProcessed>();
   /** Activations of each limited trigger taken so far in the replay, and those players not replayed hold. */
   private readonly activations = new Map<string, number>();
   private readonly stocksRead = new Map<string, StockRead>();
   /** The draft's all-time boards: the standings under the draft. */
   private readonly boards: BoardDoc[];
+  private readonly env: ReplayEnv;
   /** The all-time boards in force at each point of the log, as the projector follows them: the standings now. */
   private liveBoards: BoardDoc[] = [];
   private readonly before = new Standings();
@@ -190,6 +204,7 @@ export class Replay {
     private readonly recompute = true,
   ) {
     this.boards = allTime(draft);
+    this.env = new ReplayEnv(draft);
     // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
     for (const trigger of draft.triggers)
       if (trigger.limited) this.activations.set(trigger.uid, standing.get(trigger.uid) ?? 0);
@@ -228,11 +243,13 @@ export class Replay {
           scoresAfter: new Map(),
           changedActions: new Map(),
           redecidedFrom: false,
+          reversible: new Map(),
           stocks: this.stocksRead,
         }),
       );
     player.revision = recorded.revision;
-    evolve(player.before, event);
+    if (this.recompute) evolve(player.before, event);
+    else evolveStanding(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
     if (this.recompute) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
@@ -243,8 +260,8 @@ export class Replay {
       event.type === 'ActionProcessed' && (this.from === undefined || event.data.timestamp >= this.from)
         ? this.redecideAction(player, event.data, recorded)
         : event.type === 'ActionReversed'
-          ? this.redecideReversal(player.after, event.data, recorded)
-          : this.applyRecorded(player.after, event, recorded);
+          ? this.redecideReversal(player, event.data, recorded)
+          : this.applyRecorded(player, event, recorded);
     for (const e of replayed) {
       this.score(this.after, this.boards, playerId, e, recorded.position);
       if (this.recompute) contribute(player.scoresAfter, e);
@@ -293,7 +310,7 @@ export class Replay {
         Math.max(0, (this.activations.get(uid) ?? 0) + (has.get(uid) ?? 0) - (had.get(uid) ?? 0)),
       );
     for (const a of recomputed.actions) {
-      this.redecided.set(a.referenceId, a);
+      player.reversible.set(a.referenceId, a);
       player.changedActions.set(a.referenceId, a);
     }
     this.score(this.after, this.boards, player.before.playerId, event, at.position);
@@ -316,7 +333,7 @@ export class Replay {
     const decided = decideProcessAction(
       cmd,
       { player: state, playerRevision: at.revision - 1, referenceTaken: false, activationsTaken: this.activations },
-      replayEnv(recorded, at, this.draft),
+      this.env.of(recorded, at.createdAt),
     );
     if (!decided.ok) {
       this.problem(
@@ -332,9 +349,11 @@ export class Replay {
     const processed = written.find(
       (e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed',
     )!.data;
-    const kept = forReversal(processed);
-    this.redecided.set(recorded.referenceId, kept);
-    if (this.recompute && !sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
+    player.reversible.set(recorded.referenceId, reversedAction(processed));
+    if (this.recompute) {
+      const kept = forReversal(processed);
+      if (!sameForReversal(kept, recorded)) player.changedActions.set(recorded.referenceId, kept);
+    }
     this.countActivations(processed.awards, 1);
     // A recorded activation the draft's limit no longer leaves room for.
     if (recorded.awards.some((a) => a.limited)) this.checkActivations(recorded, processed, at);
@@ -359,8 +378,9 @@ export class Replay {
   }
 
   /** The reversal decided again: it takes back what the re-decided action gave. */
-  private redecideReversal(state: PlayerState, recorded: ActionReversed, at: RecordedEvent): PlayerEvent[] {
-    const original = this.redecided.get(recorded.referenceId);
+  private redecideReversal(player: Replayed, recorded: ActionReversed, at: RecordedEvent): PlayerEvent[] {
+    const state = player.after;
+    const original = player.reversible.get(recorded.referenceId);
     // Refused under the draft: there is nothing to take back.
     if (!original) return [];
     const cmd = { playerId: recorded.playerId, referenceId: recorded.referenceId, name: recorded.actionName };
@@ -384,7 +404,8 @@ export class Replay {
   }
 
   /** A fact that is not a decision stands as recorded; what the draft makes impossible in it is listed. */
-  private applyRecorded(state: PlayerState, event: PlayerEvent, at: RecordedEvent): PlayerEvent[] {
+  private applyRecorded(player: Replayed, event: PlayerEvent, at: RecordedEvent): PlayerEvent[] {
+    const state = player.after;
     if (
       (event.type === 'PowerupActivated' || event.type === 'PowerupDeactivated') &&
       !state.powerups.has(event.data.powerupUid)
@@ -397,7 +418,7 @@ export class Replay {
     }
     evolve(state, { ...event, revision: at.revision });
     if (event.type === 'ActionProcessed') {
-      this.redecided.set(event.data.referenceId, forReversal(event.data));
+      player.reversible.set(event.data.referenceId, reversedAction(event.data));
       this.countActivations(event.data.awards, 1);
     }
     for (const b of event.data.effects.balances) {
@@ -525,9 +546,26 @@ function contribute(scores: Contributions, event: PlayerEvent): void {
 const LEFT_OUT = Object.freeze([]) as never[];
 
 /**
- * What a later reversal reads of a re-decided action: its own points, grants, cost and powerup
- * uses (what it awarded is in the player's holdings). The rest (inputs, progress, the answer) is
- * left out, so a replay of a long log keeps one small record per action.
+ * What a later reversal reads of an action (ReversedAction) and nothing more: a replay keeps one
+ * per action of the log, hundreds of thousands, that live as long as it does.
+ */
+const reversedAction = (e: ActionProcessed): ReversedAction => ({
+  referenceId: e.referenceId,
+  actionName: e.actionName,
+  timestamp: e.timestamp,
+  actionPoints: e.actionPoints,
+  actionGrants: e.actionGrants.length ? e.actionGrants : LEFT_OUT,
+  cost: e.cost,
+  timesCapped: e.timesCapped,
+  effects: { powerupUses: e.effects.powerupUses.length ? e.effects.powerupUses : LEFT_OUT, lots: e.effects.lots },
+  streaks: e.streaks?.map((s) => ({ uid: s.uid })),
+  missions: e.missions?.map((m) => ({ uid: m.uid, period: m.period })),
+});
+
+/**
+ * A re-decided action as a recompute writes it when it changed: its own points, grants, cost and
+ * powerup uses (what it awarded is in the player's holdings). The rest (inputs, progress, the
+ * answer) is left out.
  */
 const forReversal = (e: ActionProcessed): ActionProcessed => ({
   ...e,
@@ -609,28 +647,51 @@ const nothingDrawn = (): never => {
  * The outside world of a re-decision, as it was: the clock when the store recorded the action,
  * the uids the action made (its cost's provision, then its powerups: the order the decider asks
  * for them), and the rolls that make each randomized prize pick what was recorded. Past those,
- * uids and rolls derived from the referenceId, so a replay is the same every time.
+ * uids and rolls derived from the referenceId, so a replay is the same every time. One per
+ * replay, moved to each action in turn (a decision reads it synchronously): an env per action
+ * was a fair share of the garbage, and most decisions ask for neither a uid nor a roll.
  */
-function replayEnv(recorded: ActionProcessed, at: RecordedEvent, draft: Catalog): DecideEnv {
-  const uids = [
-    ...(recorded.cost ? [recorded.cost.provisionUid] : []),
-    ...recorded.effects.powerupsGranted.map((p) => p.uid),
-  ];
-  const rolls = recordedRolls(recorded, draft);
-  let derived = 0;
-  return {
-    catalog: draft,
-    now: at.createdAt,
-    newUid: () =>
-      uids.shift() ??
-      derivedDigest(recorded.referenceId, (derived += 1))
+class ReplayEnv implements DecideEnv {
+  now = 0;
+  private recorded: ActionProcessed | null = null;
+  private uids: string[] | null = null;
+  private rolls: number[] | null = null;
+  private derived = 0;
+
+  constructor(readonly catalog: Catalog) {}
+
+  /** The env of the decision on `recorded`, recorded by the store at `createdAt`. */
+  of(recorded: ActionProcessed, createdAt: number): this {
+    this.recorded = recorded;
+    this.now = createdAt;
+    this.uids = null;
+    this.rolls = null;
+    this.derived = 0;
+    return this;
+  }
+
+  readonly newUid = (): string => {
+    const recorded = this.recorded!;
+    this.uids ??= [
+      ...(recorded.cost ? [recorded.cost.provisionUid] : []),
+      ...recorded.effects.powerupsGranted.map((p) => p.uid),
+    ];
+    return (
+      this.uids.shift() ??
+      derivedDigest(recorded.referenceId, (this.derived += 1))
         .toString('hex')
-        .slice(0, 32),
-    random: () => rolls.shift() ?? derivedDigest(recorded.referenceId, (derived += 1)).readUIntBE(0, 6) / 2 ** 48,
+        .slice(0, 32)
+    );
+  };
+
+  readonly random = (): number => {
+    const recorded = this.recorded!;
+    this.rolls ??= recordedRolls(recorded, this.catalog);
+    return this.rolls.shift() ?? derivedDigest(recorded.referenceId, (this.derived += 1)).readUIntBE(0, 6) / 2 ** 48;
   };
 }
 
-/** The nth value derived from a referenceId: a module function, so an action's env makes no closure it rarely calls. */
+/** The nth value derived from a referenceId. */
 const derivedDigest = (referenceId: string, n: number): Buffer =>
   createHash('sha256').update(`${referenceId}:${n}`).digest();
 

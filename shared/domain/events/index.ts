@@ -114,7 +114,22 @@ export type EventType = DomainEvent['type'];
 /** An event as read back: its typed `{type, data}` and where it is in the log. */
 export type Recorded<E extends { type: string; data: unknown }> = E & Omit<RecordedEvent, 'type' | 'data'>;
 
-const has = (registry: object, type: string): boolean => Object.prototype.hasOwnProperty.call(registry, type);
+/**
+ * Each registry's types, as a Set: a type read from the store is a fresh string, which a property
+ * lookup must first find among the interned ones; a Set only hashes it (every event read asks).
+ */
+const typesOf = new Map<object, ReadonlySet<string>>(
+  [
+    PLAYER_EVENTS,
+    REFERENCE_EVENTS,
+    PROVISION_EVENTS,
+    STOCK_EVENTS,
+    OPERATOR_EVENTS,
+    IDEMPOTENCY_EVENTS,
+    EVENT_SCHEMAS,
+  ].map((registry) => [registry, new Set(Object.keys(registry))]),
+);
+const has = (registry: object, type: string): boolean => typesOf.get(registry)!.has(type);
 
 /**
  * A recorded event as the typed union of its stream kind, or null for a type of another kind.

@@ -217,9 +217,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
-  state.points = addAmounts(state.points, effects.points);
-  for (const b of effects.balances)
-    own(state, 'balances').set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
+  applyAmounts(state, effects);
   for (const p of effects.powerupsGranted)
     own(state, 'powerups').set(p.uid, {
       instance: p,
@@ -234,6 +232,13 @@ export function applyEffects(state: PlayerState, effects: Effects): void {
     const owned = state.powerups.get(u.uid);
     if (owned) owned.usesConsumed += u.uses;
   }
+}
+
+/** The points and balances of effects: what a standing reads of them. */
+function applyAmounts(state: PlayerState, effects: Effects): void {
+  state.points = addAmounts(state.points, effects.points);
+  for (const b of effects.balances)
+    own(state, 'balances').set(b.deliverableUid, addAmounts(state.balances.get(b.deliverableUid) ?? 0, b.amount));
 }
 
 /** Adds a signed amount to the lot of its currency and expiry; an emptied lot goes. */
@@ -624,4 +629,56 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
   }
   applyEffects(state, event.data.effects);
   return state;
+}
+
+/** What a player's standing reads of the state: points, balances, levels reached, holdings. */
+const STANDING_FIELDS = ['points', 'balances', 'levelsReached', 'holdings'] as const;
+/** What a standing's holding leaves out (what it consumed and granted): one empty array, frozen since nothing may write to it. */
+const LEFT_OUT = Object.freeze([]) as never[];
+
+/**
+ * Folds into the state only what a player's standing reads (points, balances, levels reached,
+ * holdings), as evolve would, and leaves the rest of it as it started. A what-if report compares
+ * no more of the recorded state; such a state keeps nothing of the event, so a replay's parsed
+ * pages of the log die young.
+ */
+export function evolveStanding(state: PlayerState, event: PlayerEvent): void {
+  switch (event.type) {
+    case 'PlayerRegistered':
+      for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
+      break;
+    case 'ActionProcessed': {
+      const e = event.data;
+      for (const award of e.awards)
+        state.holdings.push({
+          ...award,
+          grants: LEFT_OUT,
+          consumed: LEFT_OUT,
+          awardedBy: e.referenceId,
+          awardedAt: e.timestamp,
+        });
+      for (const l of e.levels) own(state, 'levelsReached').set(l.uid, l.level);
+      break;
+    }
+    case 'ChestOpened':
+      for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
+      break;
+    case 'ActionReversed':
+      for (const r of event.data.revokedAwards) {
+        const index = state.holdings.findIndex(
+          (h) =>
+            h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank,
+        );
+        if (index >= 0) state.holdings.splice(index, 1);
+      }
+      for (const l of event.data.revokedLevels) own(state, 'levelsReached').delete(l.uid);
+      break;
+    case 'PlayerRecomputed': {
+      const recomputed = stateOfSnapshot(event.data.state);
+      for (const field of STANDING_FIELDS)
+        if (field in recomputed) Object.assign(state, { [field]: recomputed[field] });
+      return;
+    }
+  }
+  applyAmounts(state, event.data.effects);
 }
