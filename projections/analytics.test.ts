@@ -440,6 +440,48 @@ describe('daily buckets', () => {
     }
   });
 
+  it('add up the same totals wherever batches end, large fractional amounts included', async () => {
+    // Amounts are rounded at each addition; past about 9e9 the order of additions shows in the last
+    // digit: (a + b) + (c + d) is 7,718,281,828.693612 where ((a + b) + c) + d is ...693611.
+    const points = [4_999_999_999.123457, 0.333333, 2_718_281_828.459045, 0.777777];
+    const { log } = history(
+      points.map((p, i) => ({
+        kind: 'act' as const,
+        player: 0,
+        name: 'earn' as const,
+        at: WEEK_START + HOUR + i,
+        points: p,
+        badge: 0,
+        grant: 0,
+        level: false,
+        cost: 0,
+      })),
+    );
+    const events = await logOf(log);
+    try {
+      const all: RecordedEvent[] = await events.readAll();
+      /** The days' documents with a batch ending after the actions `flushAfter` names (1 = the first). */
+      const projected = async (flushAfter: (action: number) => boolean) => {
+        const store = new MemoryReadStore();
+        let actions = 0;
+        for (const e of all) {
+          const typed = domainEventOf(e)!;
+          if (!analyticsProjector.handles.has(typed.type)) continue;
+          await analyticsProjector.apply(typed, store, events);
+          if (typed.type === 'ActionProcessed' && flushAfter(++actions)) await analyticsProjector.flush!(store);
+        }
+        await analyticsProjector.flush!(store);
+        return store.collection<DayDoc>(ANALYTICS_COLLECTIONS.days).find({});
+      };
+      const eachAction = await projected(() => true);
+      expect(eachAction.map((day) => day.totals.points)).toEqual([7_718_281_828.693611]);
+      expect(await projected((action) => action === 2)).toEqual(eachAction);
+      expect(await projected(() => false)).toEqual(eachAction);
+    } finally {
+      await events.close();
+    }
+  });
+
   it('take each event once, however often it is delivered', async () => {
     const { log } = history([
       {

@@ -223,7 +223,7 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
   return changes;
 }
 
-/** A day's document as it was when the batch first touched it, and what the batch's events add to it. */
+/** A day's document as it was when the batch first touched it, and the values the batch's events changed, as they now are. */
 interface GatheredDay {
   doc: DayDoc;
   totals: Map<TotalSeries, number>;
@@ -286,12 +286,15 @@ class Gathered {
       }
       if (position <= gathered.appliedAt) continue;
       gathered.appliedAt = position;
+      // Running values, each event's delta added to them in turn: amounts are rounded at each
+      // addition, so summing a batch's deltas first would make a total depend on where batches end.
       for (const [series, delta] of totals)
-        gathered.totals.set(series, addAmounts(gathered.totals.get(series) ?? 0, delta));
+        gathered.totals.set(series, addAmounts(gathered.totals.get(series) ?? gathered.doc.totals[series], delta));
       for (const [series, deltas] of split) {
         let values = gathered.split.get(series);
         if (!values) gathered.split.set(series, (values = new Map()));
-        for (const [key, delta] of deltas) values.set(key, addAmounts(values.get(key) ?? 0, delta));
+        for (const [key, delta] of deltas)
+          values.set(key, addAmounts(values.get(key) ?? valueOf(gathered.doc.split[series] ?? [], key), delta));
       }
     }
   }
@@ -316,8 +319,8 @@ class Gathered {
     for (const [day, { doc, totals, split, appliedAt }] of this.days) {
       if (appliedAt > doc.appliedAt) {
         const next: DayDoc = { ...doc, totals: { ...doc.totals }, split: { ...doc.split }, appliedAt };
-        for (const [series, delta] of totals) next.totals[series] = addAmounts(doc.totals[series], delta);
-        for (const [series, deltas] of split) next.split[series] = withDeltas(doc.split[series] ?? [], deltas);
+        for (const [series, value] of totals) next.totals[series] = value;
+        for (const [series, values] of split) next.split[series] = withValues(doc.split[series] ?? [], values);
         await days.replaceOne({ _id: day }, next, { upsert: true });
       }
       this.days.delete(day);
@@ -334,25 +337,35 @@ function gatheredOf(store: ReadStore): Gathered {
   return gathered;
 }
 
+/** Where `key` is, or would go, among keyed values in key order. */
+function indexOf(values: KeyedValues, key: string): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle][0] < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function valueOf(values: KeyedValues, key: string): number {
+  const at = indexOf(values, key);
+  return at < values.length && values[at][0] === key ? values[at][1] : 0;
+}
+
 /**
- * Keyed values (in key order, none at 0) with deltas added: a copy sharing the pairs that do not
- * change, so an event costs its few keys, not a rebuild of the day's values.
+ * Keyed values (in key order, none at 0) with some set anew: a copy sharing the pairs that do not
+ * change, so a batch costs its few keys, not a rebuild of the day's values.
  */
-function withDeltas(values: KeyedValues, deltas: ReadonlyMap<string, number>): KeyedValues {
+function withValues(values: KeyedValues, changed: ReadonlyMap<string, number>): KeyedValues {
   const next = values.slice();
-  for (const [key, delta] of deltas) {
-    let low = 0;
-    let high = next.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (next[middle][0] < key) low = middle + 1;
-      else high = middle;
-    }
-    const found = low < next.length && next[low][0] === key;
-    const value = addAmounts(found ? next[low][1] : 0, delta);
-    if (found && value === 0) next.splice(low, 1);
-    else if (found) next[low] = [key, value];
-    else if (value !== 0) next.splice(low, 0, [key, value]);
+  for (const [key, value] of changed) {
+    const at = indexOf(next, key);
+    const found = at < next.length && next[at][0] === key;
+    if (found && value === 0) next.splice(at, 1);
+    else if (found) next[at] = [key, value];
+    else if (value !== 0) next.splice(at, 0, [key, value]);
   }
   return next;
 }
