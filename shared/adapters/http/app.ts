@@ -15,7 +15,7 @@ import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
 import { REFERENCE_ASSETS_PATH, REFERENCE_PATH, referenceRouter } from './reference/page';
-import { MAX_BODY_BYTES, mountRoutes, type AnyRoute, type RouteDeps } from './route';
+import { MAX_BODY_BYTES, mountRoutes, routeHandlers, type AnyRoute, type RouteDeps, type RouteHandler } from './route';
 
 export { MAX_BODY_BYTES };
 /** Arrays and objects inside one another a body may hold: far above any request's shape, far below what a recursive walk (the Idempotency-Key's fingerprint) can take. */
@@ -196,38 +196,44 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
       contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
     }),
   );
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    for (const [name, value] of req.secure ? overTls : overPlainHttp) res.setHeader(name, value);
-    next();
-  });
-  app.use(cors(routes, deps.clientDomains));
-
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const given = req.get('X-Request-Id');
-    const correlationId = given && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
-    res.locals.correlationId = correlationId;
-    res.setHeader('X-Request-Id', correlationId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.log.info(
-        { correlationId, method: req.method, path: req.path, status: res.statusCode, ms, keyName: res.locals.keyName },
-        'request',
-      );
-      // By route pattern, not path: a label per player id would grow without end.
-      deps.metrics.request(
-        req.method,
-        (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
-        res.statusCode,
-        ms / 1000,
-      );
-    });
-    next();
-  });
-
+  const corsHeaders = cors(routes, deps.clientDomains);
   const larger = largerBodies(routes);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'POST') return next();
+  const handlers = routeHandlers(routes, deps);
+  // The routes at a fixed path, by method and path as a client spells them: served as soon as the
+  // body is read, not after the router's walk past every public path and page (the router still
+  // serves them when spelt otherwise: another case, a trailing slash).
+  const direct = new Map<string, { path: string; serve: RouteHandler }>();
+  for (const { route, serve } of handlers)
+    if (!route.path.includes(':')) direct.set(`${route.method} ${route.path}`, { path: route.path, serve });
+
+  /** The request's log line and metric, when its answer is sent; one function for all (`this` is the response). */
+  function requestFinished(this: Response): void {
+    const req = this.req;
+    const ms = Number(process.hrtime.bigint() - (this.locals.started as bigint)) / 1e6;
+    deps.log.info(
+      {
+        correlationId: this.locals.correlationId,
+        method: req.method,
+        path: req.path,
+        status: this.statusCode,
+        ms,
+        keyName: this.locals.keyName,
+      },
+      'request',
+    );
+    // By route pattern, not path: a label per player id would grow without end.
+    deps.metrics.request(
+      req.method,
+      (this.locals.routePath as string | undefined) ??
+        (req.route as { path?: string } | undefined)?.path ??
+        'unmatched',
+      this.statusCode,
+      ms / 1000,
+    );
+  }
+
+  /** The body's parse, its problem kept for the route to answer after authentication (1001). */
+  function readBody(req: Request, res: Response, then: () => void): void {
     const own = larger.get(req.path);
     const limit = own?.limit ?? MAX_BODY_BYTES;
     (own?.parse ?? jsonBody)(req, res, (err?: unknown) => {
@@ -242,8 +248,30 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
         res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
         req.body = undefined;
       } else if (emptyBodies.has(req)) req.body = undefined;
-      next();
+      then();
     });
+  }
+
+  // One middleware for what every request gets: security headers, CORS, its id, its log line
+  // and metric, its body; then a route at a fixed path is served straight away.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    for (const [name, value] of req.secure ? overTls : overPlainHttp) res.setHeader(name, value);
+    if (corsHeaders(req, res)) return;
+    const given = req.get('X-Request-Id');
+    const correlationId = given && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
+    res.locals.correlationId = correlationId;
+    res.setHeader('X-Request-Id', correlationId);
+    res.locals.started = process.hrtime.bigint();
+    res.on('finish', requestFinished);
+    const serveDirect = () => {
+      const route = direct.get(`${req.method} ${req.path}`);
+      if (!route) return next();
+      res.locals.routePath = route.path;
+      req.params = {};
+      route.serve(req, res).catch(next);
+    };
+    if (req.method === 'POST') readBody(req, res, serveDirect);
+    else serveDirect();
   });
 
   // Liveness: the process works, or needs the operator and a restart (a lasting fault).
@@ -285,7 +313,7 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   for (const pages of deps.pages ?? []) app.use(pages);
 
   const router = express.Router();
-  mountRoutes(router, routes, deps);
+  mountRoutes(router, handlers);
   for (const { method, path, servedBy } of deps.elsewhere) {
     router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) =>
       sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404),
