@@ -8,7 +8,7 @@ import {
   WrongExpectedVersionError,
   type WriteProblem,
 } from '../event-store/port';
-import { failure } from '../../domain/result';
+import { failure, type Failure } from '../../domain/result';
 import { sendData, sendFailure } from './envelope';
 import { ERRORS } from '../../domain/errors';
 import { OPERATORS } from '../auth/access';
@@ -81,6 +81,58 @@ const jsonBodyUpTo = (limit: number) =>
     },
   });
 const jsonBody = jsonBodyUpTo(MAX_BODY_BYTES);
+
+const TOO_DEEP = failure(1001, `Payload nested too deeply: at most ${MAX_BODY_DEPTH} levels of arrays and objects`);
+const NOT_JSON = failure(1001, 'Payload is null: the body is not valid JSON');
+
+/**
+ * Reads the body of the usual request without body-parser's machinery: its length stated and
+ * within `limit`, no Content-Encoding, no charset named (UTF-8). It parses the same, with the
+ * same problems: empty is absent, too deep, not JSON; a leading BOM is dropped, as body-parser's
+ * decoder drops it. Any other request is left to body-parser (false), which inflates, decodes
+ * other charsets, reads chunked bodies and refuses too large ones.
+ */
+function readPlainBody(req: Request, res: Response, limit: number, then: () => void): boolean {
+  const { headers } = req;
+  const stated = headers['content-length'];
+  if (
+    stated === undefined ||
+    headers['transfer-encoding'] !== undefined ||
+    headers['content-encoding'] !== undefined ||
+    !/^\d{1,9}$/.test(stated) ||
+    Number(stated) > limit ||
+    (headers['content-type'] !== undefined && /charset/i.test(headers['content-type']))
+  )
+    return false;
+  const chunks: Buffer[] = [];
+  const refuse = (problem: Failure) => {
+    res.locals.bodyError = problem;
+    res.locals.bodyErrorStatus = 400;
+    req.body = undefined;
+  };
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.once('error', () => {
+    // The client went mid-body: nothing will read the answer, but the request ends as body-parser's would.
+    if (req.complete) return;
+    refuse(NOT_JSON);
+    then();
+  });
+  req.once('end', () => {
+    const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    req.body = undefined;
+    if (nestingDepthAbove(raw, MAX_BODY_DEPTH)) refuse(TOO_DEEP);
+    else if (raw.length > 0) {
+      const text = raw.toString('utf8');
+      try {
+        req.body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      } catch {
+        refuse(NOT_JSON);
+      }
+    }
+    then();
+  });
+  return true;
+}
 
 /** Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). */
 export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
@@ -236,6 +288,7 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   function readBody(req: Request, res: Response, then: () => void): void {
     const own = larger.get(req.path);
     const limit = own?.limit ?? MAX_BODY_BYTES;
+    if (readPlainBody(req, res, limit, then)) return;
     (own?.parse ?? jsonBody)(req, res, (err?: unknown) => {
       if (err) {
         const type = (err as { type?: string }).type;
@@ -243,8 +296,8 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
           type === 'entity.too.large'
             ? failure(1001, `Payload too large: at most ${limit} bytes`)
             : err instanceof TooDeepError
-              ? failure(1001, `Payload nested too deeply: at most ${MAX_BODY_DEPTH} levels of arrays and objects`)
-              : failure(1001, 'Payload is null: the body is not valid JSON');
+              ? TOO_DEEP
+              : NOT_JSON;
         res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
         req.body = undefined;
       } else if (emptyBodies.has(req)) req.body = undefined;
