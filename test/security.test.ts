@@ -6,6 +6,7 @@
 import crypto, { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
 import request from 'supertest';
 import { KeyRing, parseKeysFile, sha256 } from '../shared/adapters/auth/keys';
 import { readRunConfig } from '../shared/adapters/config/env';
@@ -175,6 +176,32 @@ describe('body and field limits', () => {
     expect(Buffer.byteLength(under)).toBeLessThanOrEqual(MAX_BODY_BYTES);
     const read = await http.post('/v1/player/profile').set(server).set('Content-Type', 'application/json').send(under);
     expect([read.status, read.body.code]).toEqual([400, 5003]);
+  });
+
+  it('a body reads the same however it is sent: plain, with a BOM, a charset named, gzip; one not JSON is 1001 each way', async () => {
+    const body = JSON.stringify({ playerId: randomUUID() });
+    const send = (raw: Buffer, headers: Record<string, string>) =>
+      http
+        .post('/v1/player/profile')
+        .set(server)
+        .set(headers)
+        // The bytes as they are: superagent would write a Buffer as JSON of its own.
+        .serialize(((bytes: Buffer) => bytes) as unknown as (body: unknown) => string)
+        .send(raw);
+    const ways = (raw: Buffer) => [
+      send(raw, { 'Content-Type': 'application/json' }),
+      send(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), raw]), { 'Content-Type': 'application/json' }),
+      send(raw, { 'Content-Type': 'application/json; charset=UTF-8' }),
+      send(zlib.gzipSync(raw), { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }),
+    ];
+    for (const res of await Promise.all(ways(Buffer.from(body))))
+      expect([res.status, res.body.code]).toEqual([400, 5003]);
+    for (const res of await Promise.all(ways(Buffer.from('{"playerId":')))) {
+      expect([res.status, res.body]).toEqual([
+        400,
+        { code: 1001, data: 'Payload is null: the body is not valid JSON' },
+      ]);
+    }
   });
 
   it('`details` of more than 100 items: 1001; 100 items are accepted', async () => {

@@ -187,18 +187,28 @@ export function checkAppends(appends: readonly StreamAppend[]): void {
 
 /** Where a value holds NaN or ±Infinity (`data.effects.points`), or null. */
 function nonFinitePath(value: unknown, path: string): string | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  const within = nonFiniteWithin(value);
+  return within === null ? null : path + within;
+}
+
+/**
+ * The way from `value` down to a non-finite number in it (`.effects.points`; '' for the value
+ * itself), or null. Built on the way back from a find only: every event appended is walked, and
+ * a path made for each of its values on the way down was 4.5 KB of garbage per action.
+ */
+function nonFiniteWithin(value: unknown): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : '';
   if (value === null || typeof value !== 'object') return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nonFinitePath(value[i], `${path}[${i}]`);
-      if (found) return found;
+      const found = nonFiniteWithin(value[i]);
+      if (found !== null) return `[${i}]${found}`;
     }
     return null;
   }
   for (const key in value) {
-    const found = nonFinitePath((value as Record<string, unknown>)[key], `${path}.${key}`);
-    if (found) return found;
+    const found = nonFiniteWithin((value as Record<string, unknown>)[key]);
+    if (found !== null) return `.${key}${found}`;
   }
   return null;
 }

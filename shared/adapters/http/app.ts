@@ -1,5 +1,6 @@
 /** The HTTP shell shared by every role: headers, request ids and logs, body parsing, routes, errors. */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import {
@@ -8,14 +9,14 @@ import {
   WrongExpectedVersionError,
   type WriteProblem,
 } from '../event-store/port';
-import { failure } from '../../domain/result';
+import { failure, type Failure } from '../../domain/result';
 import { sendData, sendFailure } from './envelope';
 import { ERRORS } from '../../domain/errors';
 import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';
 import { REFERENCE_ASSETS_PATH, REFERENCE_PATH, referenceRouter } from './reference/page';
-import { MAX_BODY_BYTES, mountRoutes, type AnyRoute, type RouteDeps } from './route';
+import { MAX_BODY_BYTES, mountRoutes, routeHandlers, type AnyRoute, type RouteDeps, type RouteHandler } from './route';
 
 export { MAX_BODY_BYTES };
 /** Arrays and objects inside one another a body may hold: far above any request's shape, far below what a recursive walk (the Idempotency-Key's fingerprint) can take. */
@@ -81,6 +82,58 @@ const jsonBodyUpTo = (limit: number) =>
     },
   });
 const jsonBody = jsonBodyUpTo(MAX_BODY_BYTES);
+
+const TOO_DEEP = failure(1001, `Payload nested too deeply: at most ${MAX_BODY_DEPTH} levels of arrays and objects`);
+const NOT_JSON = failure(1001, 'Payload is null: the body is not valid JSON');
+
+/**
+ * Reads the body of the usual request without body-parser's machinery: its length stated and
+ * within `limit`, no Content-Encoding, no charset named (UTF-8). It parses the same, with the
+ * same problems: empty is absent, too deep, not JSON; a leading BOM is dropped, as body-parser's
+ * decoder drops it. Any other request is left to body-parser (false), which inflates, decodes
+ * other charsets, reads chunked bodies and refuses too large ones.
+ */
+function readPlainBody(req: Request, res: Response, limit: number, then: () => void): boolean {
+  const { headers } = req;
+  const stated = headers['content-length'];
+  if (
+    stated === undefined ||
+    headers['transfer-encoding'] !== undefined ||
+    headers['content-encoding'] !== undefined ||
+    !/^\d{1,9}$/.test(stated) ||
+    Number(stated) > limit ||
+    (headers['content-type'] !== undefined && /charset/i.test(headers['content-type']))
+  )
+    return false;
+  const chunks: Buffer[] = [];
+  const refuse = (problem: Failure) => {
+    res.locals.bodyError = problem;
+    res.locals.bodyErrorStatus = 400;
+    req.body = undefined;
+  };
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.once('error', () => {
+    // The client went mid-body: nothing will read the answer, but the request ends as body-parser's would.
+    if (req.complete) return;
+    refuse(NOT_JSON);
+    then();
+  });
+  req.once('end', () => {
+    const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    req.body = undefined;
+    if (nestingDepthAbove(raw, MAX_BODY_DEPTH)) refuse(TOO_DEEP);
+    else if (raw.length > 0) {
+      const text = raw.toString('utf8');
+      try {
+        req.body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      } catch {
+        refuse(NOT_JSON);
+      }
+    }
+    then();
+  });
+  return true;
+}
 
 /** Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). */
 export function nestingDepthAbove(raw: Uint8Array, max: number): boolean {
@@ -196,40 +249,54 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
       contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
     }),
   );
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    for (const [name, value] of req.secure ? overTls : overPlainHttp) res.setHeader(name, value);
-    next();
-  });
-  app.use(cors(routes, deps.clientDomains));
-
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const given = req.get('X-Request-Id');
-    const correlationId = given && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
-    res.locals.correlationId = correlationId;
-    res.setHeader('X-Request-Id', correlationId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.log.info(
-        { correlationId, method: req.method, path: req.path, status: res.statusCode, ms, keyName: res.locals.keyName },
-        'request',
-      );
-      // By route pattern, not path: a label per player id would grow without end.
-      deps.metrics.request(
-        req.method,
-        (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
-        res.statusCode,
-        ms / 1000,
-      );
-    });
-    next();
-  });
-
+  const corsHeaders = cors(routes, deps.clientDomains);
   const larger = largerBodies(routes);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'POST') return next();
+  const handlers = routeHandlers(routes, deps);
+  // The routes at a fixed path, by path and method as a client spells them: served without
+  // express's router (see `app.handle` below); the router still serves them when spelt otherwise
+  // (another case, a trailing slash, an absolute URL as the request's target).
+  const direct = new Map<string, Map<string, { path: string; serve: RouteHandler }>>();
+  for (const { route, serve } of handlers) {
+    if (route.path.includes(':')) continue;
+    const methods = direct.get(route.path) ?? new Map<string, { path: string; serve: RouteHandler }>();
+    direct.set(route.path, methods.set(route.method, { path: route.path, serve }));
+  }
+
+  // The request lines' fields are fixed below, none of them a secret: the redaction every other
+  // line goes through (a copy of the line, each path parsed again) would cost them a third of
+  // their CPU and 7 KB of garbage, for nothing.
+  const requestLines = deps.log.child({}, { redact: { paths: [] } });
+  /** The request's log line and metric, when its answer is sent; one function for all (`this` is the response). */
+  function requestFinished(this: Response): void {
+    const req = this.req;
+    const ms = Number(process.hrtime.bigint() - (this.locals.started as bigint)) / 1e6;
+    requestLines.info(
+      {
+        correlationId: this.locals.correlationId,
+        method: req.method,
+        path: req.path,
+        status: this.statusCode,
+        ms,
+        keyName: this.locals.keyName,
+      },
+      'request',
+    );
+    // By route pattern, not path: a label per player id would grow without end.
+    deps.metrics.request(
+      req.method,
+      (this.locals.routePath as string | undefined) ??
+        (req.route as { path?: string } | undefined)?.path ??
+        'unmatched',
+      this.statusCode,
+      ms / 1000,
+    );
+  }
+
+  /** The body's parse, its problem kept for the route to answer after authentication (1001). */
+  function readBody(req: Request, res: Response, then: () => void): void {
     const own = larger.get(req.path);
     const limit = own?.limit ?? MAX_BODY_BYTES;
+    if (readPlainBody(req, res, limit, then)) return;
     (own?.parse ?? jsonBody)(req, res, (err?: unknown) => {
       if (err) {
         const type = (err as { type?: string }).type;
@@ -237,13 +304,32 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
           type === 'entity.too.large'
             ? failure(1001, `Payload too large: at most ${limit} bytes`)
             : err instanceof TooDeepError
-              ? failure(1001, `Payload nested too deeply: at most ${MAX_BODY_DEPTH} levels of arrays and objects`)
-              : failure(1001, 'Payload is null: the body is not valid JSON');
+              ? TOO_DEEP
+              : NOT_JSON;
         res.locals.bodyErrorStatus = type === 'entity.too.large' ? 413 : 400;
         req.body = undefined;
       } else if (emptyBodies.has(req)) req.body = undefined;
-      next();
+      then();
     });
+  }
+
+  /** What every request gets: security headers, CORS, its id, its log line and metric; false when CORS answered it (a preflight). */
+  function begin(req: Request, res: Response): boolean {
+    for (const [name, value] of req.secure ? overTls : overPlainHttp) res.setHeader(name, value);
+    if (corsHeaders(req, res)) return false;
+    const given = req.get('X-Request-Id');
+    const correlationId = given && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
+    res.locals.correlationId = correlationId;
+    res.setHeader('X-Request-Id', correlationId);
+    res.locals.started = process.hrtime.bigint();
+    res.on('finish', requestFinished);
+    return true;
+  }
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!begin(req, res)) return;
+    if (req.method === 'POST') readBody(req, res, next);
+    else next();
   });
 
   // Liveness: the process works, or needs the operator and a restart (a lasting fault).
@@ -285,7 +371,7 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   for (const pages of deps.pages ?? []) app.use(pages);
 
   const router = express.Router();
-  mountRoutes(router, routes, deps);
+  mountRoutes(router, handlers);
   for (const { method, path, servedBy } of deps.elsewhere) {
     router[method === 'GET' ? 'get' : 'post'](path, (req: Request, res: Response) =>
       sendFailure(res, failure(404, `Not served here: ${method} ${req.path} is served by ${servedBy}`), 404),
@@ -303,7 +389,7 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
 
   app.use((_req: Request, res: Response) => sendFailure(res, failure(404, 'Not found'), 404));
 
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  const answerFault = (err: unknown, res: Response) => {
     // A retry loop over a shared stream (stock, activations) that kept losing: contention, not a fault.
     if (err instanceof WrongExpectedVersionError) {
       deps.log.warn({ correlationId: res.locals.correlationId, err: err.message }, 'gave up on a contended stream');
@@ -335,6 +421,31 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     );
     if (res.headersSent) return;
     sendFailure(res, failure(500, 'Internal error'));
-  });
+  };
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => answerFault(err, res));
+
+  // The routes at a fixed path skip express's router, whose walk allocates about 18 KB per
+  // request in closures and parameter objects: the request gets express's request and response
+  // (as its own `handle` gives them), what every request gets, its body, and the route's handler;
+  // a fault goes to the same answer as the router's.
+  const dispatcher = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, done?: unknown): void };
+  const viaRouter = dispatcher.handle.bind(app);
+  dispatcher.handle = (req, res, done) => {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const route = direct.get(query === -1 ? url : url.slice(0, query))?.get(req.method ?? '');
+    if (!route) return viaRouter(req, res, done);
+    const request = Object.setPrototypeOf(req, app.request) as Request;
+    const response = Object.setPrototypeOf(res, app.response) as Response;
+    request.res = response;
+    response.req = request;
+    response.locals = Object.create(null) as Response['locals'];
+    if (!begin(request, response)) return;
+    response.locals.routePath = route.path;
+    request.params = {};
+    const serve = () => void route.serve(request, response).catch((err: unknown) => answerFault(err, response));
+    if (request.method === 'POST') readBody(request, response, serve);
+    else serve();
+  };
   return app;
 }

@@ -4,7 +4,7 @@
  * route only Server or Mobile keys may call, gets no CORS headers, so a browser never lets a
  * page of another site read it. Client keys name their tenant in `Origin` (docs/api.md, "Auth").
  */
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
 import type { AnyRoute } from './route';
 
@@ -45,14 +45,21 @@ function originHost(origin: string | undefined): string | null {
   }
 }
 
-export function cors(routes: readonly AnyRoute[], clientDomains: ReadonlySet<string>) {
+/**
+ * Sets a request's CORS headers; answers a preflight (OPTIONS) itself and says so (true), so the
+ * request goes no further.
+ */
+export function cors(
+  routes: readonly AnyRoute[],
+  clientDomains: ReadonlySet<string>,
+): (req: Request, res: Response) => boolean {
   const clientRoutes: ClientRoute[] = routes
     .filter((r) => r.tiers.includes('Client'))
     .map((r) => ({ method: r.method, path: pathPattern(r.path) }));
   /** The method a Client route at `path` takes, or null when no Client route is there. */
   const clientMethod = (path: string): string | null => clientRoutes.find((r) => r.path.test(path))?.method ?? null;
 
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     const origin = req.get('Origin');
     const host = originHost(origin);
     // Server-to-server calls send no Origin: nothing to look up.
@@ -69,12 +76,12 @@ export function cors(routes: readonly AnyRoute[], clientDomains: ReadonlySet<str
         res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE));
       }
       res.status(204).end();
-      return;
+      return true;
     }
     if (allowed && req.method === method) {
       res.setHeader('Access-Control-Allow-Origin', origin!);
       res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     }
-    next();
+    return false;
   };
 }

@@ -146,91 +146,106 @@ export interface RouteDeps {
 /** Live streams (Server-Sent Events) one API key may hold open at once in a process: each holds a connection and a reader of the log. */
 export const MAX_LIVE_STREAMS_PER_KEY = 5;
 
-export function mountRoutes(router: Router, routes: AnyRoute[], deps: RouteDeps): void {
+/** Serves one request of a route, whose body (a POST's) the shell has parsed; rejects with what the error handler answers. */
+export type RouteHandler = (req: Request, res: Response) => Promise<void>;
+
+/** Each route's handler, in the routes' order; they share the count of live streams per key. */
+export function routeHandlers(
+  routes: readonly AnyRoute[],
+  deps: RouteDeps,
+): { route: AnyRoute; serve: RouteHandler }[] {
   /** Live streams open, by API key name. */
   const liveStreams = new Map<string, number>();
-  for (const route of routes) {
-    const register = route.method === 'GET' ? router.get.bind(router) : router.post.bind(router);
-    register(route.path, async (req: Request, res: Response) => {
-      const correlationId = res.locals.correlationId as string;
-      const bodyError = res.locals.bodyError as Failure | undefined;
-      const body: unknown = route.method === 'POST' ? req.body : undefined;
-      const nested = route.acceptsNestedActions === true && isObject(body) && body.actions !== undefined;
-      const auth = deps.authorize(req, route.tiers, nested);
-      if (!auth.ok) return sendFailure(res, auth.failure);
-      res.locals.keyName = auth.key.name;
-      if (bodyError && route.method === 'POST') {
-        return sendFailure(res, bodyError, (res.locals.bodyErrorStatus as number | undefined) ?? 400);
-      }
-      if (route.rateLimited) {
-        const limited = await deps.rateLimit(auth.key);
-        if (limited) return sendFailure(res, limited);
-      }
-      const parsed = route.parse({
-        body,
-        params: req.params as Record<string, string>,
-        query: req.query as Record<string, unknown>,
-        header: (name) => req.get(name),
+  return routes.map((route) => ({ route, serve: routeHandler(route, deps, liveStreams) }));
+}
+
+export function mountRoutes(router: Router, handlers: readonly { route: AnyRoute; serve: RouteHandler }[]): void {
+  for (const { route, serve } of handlers) {
+    if (route.method === 'GET') router.get(route.path, serve);
+    else router.post(route.path, serve);
+  }
+}
+
+function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string, number>): RouteHandler {
+  return async (req: Request, res: Response) => {
+    const correlationId = res.locals.correlationId as string;
+    const bodyError = res.locals.bodyError as Failure | undefined;
+    const body: unknown = route.method === 'POST' ? req.body : undefined;
+    const nested = route.acceptsNestedActions === true && isObject(body) && body.actions !== undefined;
+    const auth = deps.authorize(req, route.tiers, nested);
+    if (!auth.ok) return sendFailure(res, auth.failure);
+    res.locals.keyName = auth.key.name;
+    if (bodyError && route.method === 'POST') {
+      return sendFailure(res, bodyError, (res.locals.bodyErrorStatus as number | undefined) ?? 400);
+    }
+    if (route.rateLimited) {
+      const limited = await deps.rateLimit(auth.key);
+      if (limited) return sendFailure(res, limited);
+    }
+    const parsed = route.parse({
+      body,
+      params: req.params as Record<string, string>,
+      query: req.query as Record<string, unknown>,
+      header: (name) => req.get(name),
+    });
+    if (!parsed.ok) return sendFailure(res, parsed.failure);
+    const minPosition = Number(req.get('X-Min-Position'));
+    if (
+      route.method === 'GET' &&
+      Number.isSafeInteger(minPosition) &&
+      minPosition > 0 &&
+      !(await deps.waitForPosition(minPosition))
+    ) {
+      // Never an answer older than the client asked for: it may retry, or read without the header.
+      return sendFailure(res, {
+        ...failure(503, `${NOT_YET_PROJECTED}: position ${minPosition} is not projected yet; retry`),
+        retryAfterSeconds: 1,
       });
-      if (!parsed.ok) return sendFailure(res, parsed.failure);
-      const minPosition = Number(req.get('X-Min-Position'));
-      if (
-        route.method === 'GET' &&
-        Number.isSafeInteger(minPosition) &&
-        minPosition > 0 &&
-        !(await deps.waitForPosition(minPosition))
-      ) {
-        // Never an answer older than the client asked for: it may retry, or read without the header.
+    }
+    const idempotency = route.idempotent
+      ? idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER), auth.key.name, route.method, route.path, body)
+      : ok(null);
+    if (!idempotency.ok) return sendFailure(res, idempotency.failure);
+    // The request's logger is made when a handler first logs: most never do.
+    let log: Logger | undefined;
+    const key = auth.key;
+    const ctx: RequestContext = {
+      correlationId,
+      key,
+      get log() {
+        return (log ??= deps.log.child({ correlationId, keyName: key.name }));
+      },
+      idempotency: idempotency.value,
+    };
+    if ('live' in route) {
+      const open = liveStreams.get(key.name) ?? 0;
+      if (open >= MAX_LIVE_STREAMS_PER_KEY)
         return sendFailure(res, {
-          ...failure(503, `${NOT_YET_PROJECTED}: position ${minPosition} is not projected yet; retry`),
+          ...failure(
+            429,
+            `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key; close one first`,
+          ),
           retryAfterSeconds: 1,
         });
+      liveStreams.set(key.name, open + 1);
+      try {
+        return await sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)), deps.log);
+      } finally {
+        const left = (liveStreams.get(key.name) ?? 1) - 1;
+        if (left === 0) liveStreams.delete(key.name);
+        else liveStreams.set(key.name, left);
       }
-      const idempotency = route.idempotent
-        ? idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER), auth.key.name, route.method, route.path, body)
-        : ok(null);
-      if (!idempotency.ok) return sendFailure(res, idempotency.failure);
-      // The request's logger is made when a handler first logs: most never do.
-      let log: Logger | undefined;
-      const key = auth.key;
-      const ctx: RequestContext = {
-        correlationId,
-        key,
-        get log() {
-          return (log ??= deps.log.child({ correlationId, keyName: key.name }));
-        },
-        idempotency: idempotency.value,
-      };
-      if ('live' in route) {
-        const open = liveStreams.get(key.name) ?? 0;
-        if (open >= MAX_LIVE_STREAMS_PER_KEY)
-          return sendFailure(res, {
-            ...failure(
-              429,
-              `Too many live streams: at most ${MAX_LIVE_STREAMS_PER_KEY} open at once per API key; close one first`,
-            ),
-            retryAfterSeconds: 1,
-          });
-        liveStreams.set(key.name, open + 1);
-        try {
-          return await sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)), deps.log);
-        } finally {
-          const left = (liveStreams.get(key.name) ?? 1) - 1;
-          if (left === 0) liveStreams.delete(key.name);
-          else liveStreams.set(key.name, left);
-        }
-      }
-      const reply = await route.handle(parsed.value, ctx);
-      if (reply.position !== undefined) {
-        res.setHeader('X-Position', String(reply.position));
-        await deps.afterWrite(reply.position);
-      }
-      if (reply.replayed || (!reply.ok && reply.failure.replayed)) res.setHeader(REPLAYED_HEADER, 'true');
-      if (!reply.ok) return sendFailure(res, reply.failure);
-      if (reply.value instanceof TextAnswer) return sendText(res, reply.value);
-      sendData(res, reply.value);
-    });
-  }
+    }
+    const reply = await route.handle(parsed.value, ctx);
+    if (reply.position !== undefined) {
+      res.setHeader('X-Position', String(reply.position));
+      await deps.afterWrite(reply.position);
+    }
+    if (reply.replayed || (!reply.ok && reply.failure.replayed)) res.setHeader(REPLAYED_HEADER, 'true');
+    if (!reply.ok) return sendFailure(res, reply.failure);
+    if (reply.value instanceof TextAnswer) return sendText(res, reply.value);
+    sendData(res, reply.value);
+  };
 }
 
 function sendText(res: Response, answer: TextAnswer): void {
