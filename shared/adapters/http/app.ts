@@ -390,25 +390,29 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   app.use((_req: Request, res: Response) => sendFailure(res, failure(404, 'Not found'), 404));
 
   const answerFault = (err: unknown, res: Response) => {
+    const answer = faultAnswer(err, res);
+    // A fault after the answer went out (a late step of the request) has nothing left to send.
+    if (answer && !res.headersSent) sendFailure(res, answer.failure, answer.status);
+  };
+  const faultAnswer = (err: unknown, res: Response): { failure: Failure; status?: number } | null => {
     // A retry loop over a shared stream (stock, activations) that kept losing: contention, not a fault.
     if (err instanceof WrongExpectedVersionError) {
       deps.log.warn({ correlationId: res.locals.correlationId, err: err.message }, 'gave up on a contended stream');
-      return sendFailure(
-        res,
-        failure(ERRORS.TOO_MANY_CONCURRENT_CHANGES.code, ERRORS.TOO_MANY_CONCURRENT_CHANGES.message),
-      );
+      return {
+        failure: failure(ERRORS.TOO_MANY_CONCURRENT_CHANGES.code, ERRORS.TOO_MANY_CONCURRENT_CHANGES.message),
+      };
     }
     // Reported once, when the store found it; every write since is refused the same way.
-    if (err instanceof StoreFaultError) return sendFailure(res, failure(503, STORE_UNAVAILABLE));
+    if (err instanceof StoreFaultError) return { failure: failure(503, STORE_UNAVAILABLE) };
     if (err instanceof StoreUnavailableError) {
       deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'store unavailable');
-      return sendFailure(res, failure(503, STORE_UNAVAILABLE));
+      return { failure: failure(503, STORE_UNAVAILABLE) };
     }
     // A client's malformed request that express itself rejects (a path segment that is not valid
     // percent-encoding: URIError with status 400) is the client's fault, not a 500.
     const status = (err as { status?: unknown } | null)?.status;
     if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
-      return sendFailure(res, failure(1001, 'Bad request: the URL or request is malformed'), 400);
+      return { failure: failure(1001, 'Bad request: the URL or request is malformed'), status: 400 };
     }
     // The class and message, never the stack: no log line carries a stack trace.
     deps.log.error(
@@ -419,8 +423,7 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
       },
       'unexpected fault',
     );
-    if (res.headersSent) return;
-    sendFailure(res, failure(500, 'Internal error'));
+    return { failure: failure(500, 'Internal error') };
   };
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => answerFault(err, res));
 
