@@ -6,7 +6,6 @@ import { KEY_BYTES, type PlayerKeys } from './port';
 
 /** A key being made: written with the others of its event-loop turn, then given to everyone who asked. */
 interface KeyCreation {
-  key: Buffer;
   kept: Promise<Buffer>;
   resolve(key: Buffer): void;
   reject(error: unknown): void;
@@ -21,7 +20,7 @@ export class SqlitePlayerKeys implements PlayerKeys {
   private readonly db: Database.Database;
   private readonly selectKey: Database.Statement<[string], { key: Buffer }>;
   private readonly deleteKey: Database.Statement<[string]>;
-  private readonly writeKeys: (creations: [string, KeyCreation][]) => Buffer[];
+  private readonly writeKeys: (players: string[]) => Buffer[];
   /** Keys asked for in this turn of the event loop and not in the file yet, by player. */
   private creations = new Map<string, KeyCreation>();
 
@@ -35,16 +34,19 @@ export class SqlitePlayerKeys implements PlayerKeys {
     this.db.exec('CREATE TABLE IF NOT EXISTS player_keys (player_id TEXT PRIMARY KEY, key BLOB NOT NULL) STRICT');
     this.selectKey = this.db.prepare('SELECT key FROM player_keys WHERE player_id = ?');
     // Two processes making a key at once: the first one kept wins, and both read it back.
-    const insertKey = this.db.prepare<[string, Buffer]>(
-      'INSERT INTO player_keys (player_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING',
+    const insertKey = this.db.prepare<[string, Buffer], { key: Buffer }>(
+      'INSERT INTO player_keys (player_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING key',
     );
     this.deleteKey = this.db.prepare('DELETE FROM player_keys WHERE player_id = ?');
-    this.writeKeys = this.db.transaction((creations: [string, KeyCreation][]) =>
-      creations.map(([playerId, creation]) => {
-        insertKey.run(playerId, creation.key);
-        return this.selectKey.get(playerId)!.key;
-      }),
-    ).immediate;
+    this.writeKeys = this.db.transaction((players: string[]) => {
+      // One call to the CSPRNG for the whole batch: a call costs about as much as the bytes of many keys.
+      const bytes = randomBytes(KEY_BYTES * players.length);
+      return players.map(
+        (playerId, i) =>
+          (insertKey.get(playerId, bytes.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES)) ?? this.selectKey.get(playerId)!)
+            .key,
+      );
+    }).immediate;
   }
 
   /**
@@ -60,7 +62,7 @@ export class SqlitePlayerKeys implements PlayerKeys {
     let resolve!: (key: Buffer) => void;
     let reject!: (error: unknown) => void;
     const kept = new Promise<Buffer>((res, rej) => ((resolve = res), (reject = rej)));
-    this.creations.set(playerId, { key: randomBytes(KEY_BYTES), kept, resolve, reject });
+    this.creations.set(playerId, { kept, resolve, reject });
     if (this.creations.size === 1) setImmediate(() => this.writeCreations());
     return kept;
   }
@@ -81,7 +83,7 @@ export class SqlitePlayerKeys implements PlayerKeys {
     });
     const abandoned = this.creations.get(playerId);
     this.creations.delete(playerId);
-    abandoned?.resolve(abandoned.key);
+    abandoned?.resolve(randomBytes(KEY_BYTES));
   }
 
   private writeCreations(): void {
@@ -90,7 +92,7 @@ export class SqlitePlayerKeys implements PlayerKeys {
     if (batch.length === 0) return;
     let kept: Buffer[];
     try {
-      kept = this.guarded(() => this.writeKeys(batch));
+      kept = this.guarded(() => this.writeKeys(batch.map(([playerId]) => playerId)));
     } catch (error) {
       for (const [, creation] of batch) creation.reject(error);
       return;
