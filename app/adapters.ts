@@ -61,7 +61,7 @@ export async function openEventStore(
 export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
   const store: PlayerKeys = config.mongoUrl
     ? await mongoPlayerKeys().MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
-    : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'));
+    : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
   return new CachedPlayerKeys(store, config.cachedPlayers);
 }
 

@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { CachedPlayerKeys } from '../shared/adapters/player-keys/cached';
 import { MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
+import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
 import { playerKeysContract } from './contracts/player-keys.contract';
 
@@ -17,6 +20,80 @@ playerKeysContract(
   'CachedPlayerKeys over SqlitePlayerKeys',
   async () => new CachedPlayerKeys(new SqlitePlayerKeys(file), 2),
 );
+
+describe.each([
+  ['SqlitePlayerKeys', (file: string) => new SqlitePlayerKeys(file, 50)],
+  ['CachedPlayerKeys over SqlitePlayerKeys', (file: string) => new CachedPlayerKeys(new SqlitePlayerKeys(file, 50), 2)],
+])('%s: keys asked for at once', (_name, openKeys: (file: string) => PlayerKeys) => {
+  const ownFile = () => path.join(fs.mkdtempSync(path.join(dir, 'batch-')), 'player-keys.sqlite');
+  const newPlayers = (n: number) => Array.from({ length: n }, () => `player-${randomUUID()}`);
+
+  it('keeps them all after the file is opened again', async () => {
+    const own = ownFile();
+    const players = newPlayers(300);
+    const keys = openKeys(own);
+    const made = await Promise.all(players.map((p) => keys.getOrCreate(p)));
+    await keys.close();
+    const reopened = openKeys(own);
+    expect(await Promise.all(players.map((p) => reopened.get(p)))).toEqual(made);
+    expect(await Promise.all(players.map((p) => reopened.getOrCreate(p)))).toEqual(made);
+    await reopened.close();
+  });
+
+  it('writes a key asked for just before closing', async () => {
+    const own = ownFile();
+    const [player] = newPlayers(1);
+    const keys = openKeys(own);
+    const asked = keys.getOrCreate(player!);
+    await keys.close();
+    const made = await asked;
+    const reopened = openKeys(own);
+    expect(await reopened.get(player!)).toEqual(made);
+    await reopened.close();
+  });
+
+  it('deletes a key still being made: those who asked before get it, the store keeps none, and the next ask makes a new one', async () => {
+    const own = ownFile();
+    const [erased, kept] = newPlayers(2);
+    const keys = openKeys(own);
+    const asked = [keys.getOrCreate(erased!), keys.getOrCreate(kept!)];
+    await keys.delete(erased!);
+    const [given, keptKey] = await Promise.all(asked);
+    expect(given).toHaveLength(32);
+    expect(await keys.get(erased!)).toBeNull();
+    expect(await keys.get(kept!)).toEqual(keptKey);
+    const remade = await keys.getOrCreate(erased!);
+    expect(remade).not.toEqual(given);
+    await keys.close();
+    const reopened = openKeys(own);
+    expect(await reopened.get(erased!)).toEqual(remade);
+    await reopened.close();
+    const bytes = Buffer.concat(
+      fs.readdirSync(path.dirname(own)).map((name) => fs.readFileSync(path.join(path.dirname(own), name))),
+    );
+    expect(bytes.includes(given!)).toBe(false);
+  });
+
+  // Tests run as root, for whom chmod does not stop writes: the file is made unwritable by
+  // another connection holding its write lock, past the store's busy timeout.
+  it('answers StoreUnavailableError to every waiter of a batch it cannot write, and makes the keys once it can', async () => {
+    const own = ownFile();
+    const players = newPlayers(10);
+    const keys = openKeys(own);
+    await keys.getOrCreate(players[0]!);
+    const locker = new Database(own);
+    locker.exec('BEGIN IMMEDIATE');
+    const answers = await Promise.allSettled([...players.slice(1), players[1]!].map((p) => keys.getOrCreate(p)));
+    expect(answers.map((a) => a.status === 'rejected' && a.reason instanceof StoreUnavailableError)).toEqual(
+      answers.map(() => true),
+    );
+    locker.exec('ROLLBACK');
+    locker.close();
+    const made = await Promise.all(players.map((p) => keys.getOrCreate(p)));
+    expect(await Promise.all(players.map((p) => keys.get(p)))).toEqual(made);
+    await keys.close();
+  });
+});
 
 describe('SqlitePlayerKeys files', () => {
   it('holds no byte of a deleted key in any of its files', async () => {

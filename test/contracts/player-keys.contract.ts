@@ -36,6 +36,28 @@ export function playerKeysContract(
       expect(await keys.getOrCreate(one)).not.toEqual(await keys.getOrCreate(two));
     });
 
+    it('makes the keys of many players asked for at once, each kept and each their own', async () => {
+      const players = Array.from({ length: 200 }, newPlayer);
+      const made = await Promise.all(players.map((p) => keys.getOrCreate(p)));
+      expect(made.every((key) => key.length === 32)).toBe(true);
+      expect(new Set(made.map((key) => key.toString('hex'))).size).toBe(players.length);
+      expect(await Promise.all(players.map((p) => keys.getOrCreate(p)))).toEqual(made);
+      expect(await Promise.all(players.map((p) => keys.get(p)))).toEqual(made);
+      const other = await open();
+      try {
+        expect(await Promise.all(players.map((p) => other.get(p)))).toEqual(made);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('gives one key to calls for the same player at once', async () => {
+      const player = newPlayer();
+      const made = await Promise.all(Array.from({ length: 5 }, () => keys.getOrCreate(player)));
+      expect(made.every((key) => key.equals(made[0]!))).toBe(true);
+      expect(await keys.get(player)).toEqual(made[0]);
+    });
+
     it('keeps a key for another connection to the same store', async () => {
       const player = newPlayer();
       const made = await keys.getOrCreate(player);

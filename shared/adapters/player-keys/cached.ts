@@ -7,6 +7,8 @@ import type { PlayerKeys } from './port';
  */
 export class CachedPlayerKeys implements PlayerKeys {
   private readonly cache = new Map<string, Buffer>();
+  /** Keys asked of the store and not answered yet, by player: one request per player at a time. */
+  private readonly asked = new Map<string, Promise<Buffer>>();
 
   constructor(
     private readonly store: PlayerKeys,
@@ -14,7 +16,20 @@ export class CachedPlayerKeys implements PlayerKeys {
   ) {}
 
   async getOrCreate(playerId: string): Promise<Buffer> {
-    return this.cached(playerId) ?? this.keep(playerId, await this.store.getOrCreate(playerId));
+    const cached = this.cached(playerId);
+    if (cached) return cached;
+    const asked = this.asked.get(playerId);
+    if (asked) return asked;
+    const answer: Promise<Buffer> = this.store.getOrCreate(playerId).then(
+      // Not kept when the player was deleted meanwhile: the cache would serve a deleted key.
+      (key) => (this.answered(playerId, answer) ? this.keep(playerId, key) : key),
+      (error: unknown) => {
+        this.answered(playerId, answer);
+        throw error;
+      },
+    );
+    this.asked.set(playerId, answer);
+    return answer;
   }
 
   async get(playerId: string): Promise<Buffer | null> {
@@ -25,6 +40,7 @@ export class CachedPlayerKeys implements PlayerKeys {
   }
 
   async delete(playerId: string): Promise<void> {
+    this.asked.delete(playerId);
     this.cache.delete(playerId);
     await this.store.delete(playerId);
     this.cache.delete(playerId);
@@ -33,6 +49,13 @@ export class CachedPlayerKeys implements PlayerKeys {
   close(): Promise<void> {
     this.cache.clear();
     return this.store.close();
+  }
+
+  /** Whether `answer` is still the player's request in flight (no delete since), which it then no longer is. */
+  private answered(playerId: string, answer: Promise<Buffer>): boolean {
+    if (this.asked.get(playerId) !== answer) return false;
+    this.asked.delete(playerId);
+    return true;
   }
 
   private cached(playerId: string): Buffer | undefined {
