@@ -84,6 +84,10 @@ export async function runCommand<Answer>(
     try {
       const result = await deps.events.appendToStreams(appends);
       read.absorb(appends, result.revisions);
+      // Scheduled before the append, so that a crash between the two loses no job; a job already due
+      // may have run while the append was on its way and found nothing to do yet: it runs once more.
+      for (const job of jobs)
+        if (job.runAt <= deps.now()) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
       return decided.ok ? ok({ answer: decided.value.answer, position: result.position }) : decided;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;

@@ -71,5 +71,6 @@ describe('currency that expires', () => {
     const feed = await t.http.get('/v1/feed/events').query({ types: 'CurrencyExpired', limit: 1000 }).set(auditor);
     expect(feed.body.code).toBe(200);
     expect(JSON.stringify(feed.body.data)).toContain(playerId);
-  });
+    // Past the wait for the job above, so a job that never runs fails on what it should have written.
+  }, 60_000);
 });
