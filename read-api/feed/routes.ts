@@ -98,10 +98,19 @@ function parseLive(input: RawInput, lastEventId: string | undefined): Result<Fee
   return ok({ after: resumed.value ?? q.value.after ?? 0, filter: filterOf(q.value) });
 }
 
+/**
+ * Waits `ms`, or less if the client goes. The listener leaves with the wait: a stream polls five
+ * times a second for as long as its client stays, and listeners left on its signal added up.
+ */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
