@@ -206,6 +206,9 @@ export class ProjectionRunner {
     this.subscription = this.events.subscribeToAll({
       fromPosition: from,
       eventTypes: this.eventTypes,
+      // No projector reads an action's details, so they are not decrypted for it (verify, whose
+      // replay reads them decrypted, would show a projector that did).
+      sealedDetails: true,
       onEvent: (event) => this.handle(event),
       onPositionReached: (position) => this.reach(position),
       onDrop: (error, retryInMs) => {

@@ -88,4 +88,45 @@ describe('personal fields at the event store boundary', () => {
     await events.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('asks for no key for an action without details, and leaves details sealed for a subscriber that reads none', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'personal-data-'));
+    const keys = new SqlitePlayerKeys(path.join(dir, 'player-keys.sqlite'));
+    const events = new PersonalDataCodec(new SqliteEventStore(path.join(dir, 'events.sqlite')), keys);
+    const asked = jest.spyOn(keys, 'getOrCreate');
+    await events.appendToStreams([
+      {
+        stream: 'player-p4',
+        events: [event('ActionProcessed', { playerId: 'p4', referenceId: 'r0', details: [] })],
+        expectedRevision: 'no_stream',
+      },
+    ]);
+    expect(asked).not.toHaveBeenCalled();
+    await events.appendToStreams([
+      {
+        stream: 'player-p4',
+        events: [
+          event('PlayerRegistered', { playerId: 'p4', username: 'Ada', imageName: null, registeredAt: 1 }),
+          event('ActionProcessed', { playerId: 'p4', referenceId: 'r1', details: [{ name: 'city', value: 'Paris' }] }),
+        ],
+        expectedRevision: 0,
+      },
+    ]);
+    expect(asked).toHaveBeenCalledTimes(2);
+    const delivered = async (sealedDetails: boolean) => {
+      const seen: unknown[] = [];
+      const subscription = events.subscribeToAll({ sealedDetails, onEvent: (e) => void seen.push(e.data) });
+      const deadline = Date.now() + 10_000;
+      while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await subscription.close();
+      return seen as { username?: string; details?: { value: string }[] }[];
+    };
+    const sealed = await delivered(true);
+    expect(sealed[1].username).toBe('Ada');
+    expect(sealed[2].details![0].value).toMatch(/^pd1:/);
+    const readable = await delivered(false);
+    expect(readable[2].details).toEqual([{ name: 'city', value: 'Paris' }]);
+    await events.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

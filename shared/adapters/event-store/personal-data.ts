@@ -81,7 +81,8 @@ export class PersonalDataCodec implements EventStore {
   subscribeToAll(options: SubscribeOptions): Subscription {
     return this.store.subscribeToAll({
       ...options,
-      onEvent: async (event) => options.onEvent(await this.decrypted(event)),
+      onEvent: async (event) =>
+        options.onEvent(options.sealedDetails && DETAILS_ONLY.has(event.type) ? event : await this.decrypted(event)),
     });
   }
 
@@ -96,7 +97,8 @@ export class PersonalDataCodec implements EventStore {
 
   private async encrypted(type: string, data: unknown): Promise<unknown> {
     const playerId = playerOf(type, data);
-    if (playerId === null) return data;
+    // Most actions carry no details: nothing to encrypt, so no key to ask for.
+    if (playerId === null || (DETAILS_ONLY.has(type) && !anyDetails(type, data as Data))) return data;
     const key = await this.keys.getOrCreate(playerId);
     return personalFields(type, data as Data, (value) => encrypt(value, key, playerId));
   }
@@ -148,6 +150,15 @@ function playerOf(type: string, data: unknown): string | null {
     return personal && typeof answer.playerId === 'string' ? answer.playerId : null;
   }
   return typeof d.playerId === 'string' ? d.playerId : null;
+}
+
+/** The event types whose only personal fields are actions' details. */
+const DETAILS_ONLY = new Set(['ActionProcessed', 'PlayerRecomputed']);
+
+/** Whether an event of DETAILS_ONLY has any detail at all. */
+function anyDetails(type: string, data: Data): boolean {
+  const has = (d: Data) => Array.isArray(d.details) && d.details.length > 0;
+  return type === 'ActionProcessed' ? has(data) : Array.isArray(data.actions) && data.actions.some(has);
 }
 
 const PERSONAL_TYPES = new Set([

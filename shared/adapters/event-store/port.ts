@@ -74,6 +74,11 @@ export interface SubscribeOptions {
    * `position` and the events after the last one delivered were left out (see eventTypes).
    */
   onPositionReached?(position: number): Promise<void> | void;
+  /**
+   * The subscriber reads no action's details: where they are written encrypted, they may be
+   * delivered so (the personal-data codec then leaves them sealed). Default: delivered readable.
+   */
+  sealedDetails?: boolean;
 }
 
 export interface EventStore {
