@@ -392,9 +392,9 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
   const answerFault = (err: unknown, res: Response) => {
     const answer = faultAnswer(err, res);
     // A fault after the answer went out (a late step of the request) has nothing left to send.
-    if (answer && !res.headersSent) sendFailure(res, answer.failure, answer.status);
+    if (!res.headersSent) sendFailure(res, answer.failure, answer.status);
   };
-  const faultAnswer = (err: unknown, res: Response): { failure: Failure; status?: number } | null => {
+  const faultAnswer = (err: unknown, res: Response): { failure: Failure; status?: number } => {
     // A retry loop over a shared stream (stock, activations) that kept losing: contention, not a fault.
     if (err instanceof WrongExpectedVersionError) {
       deps.log.warn({ correlationId: res.locals.correlationId, err: err.message }, 'gave up on a contended stream');
