@@ -290,6 +290,13 @@ function progressOf(state: PlayerState, rule: string): ProgressEntry[][] {
   return p;
 }
 
+/** Where the holding a revoked award names is among the player's holdings (-1: not there). */
+function revokedHolding(holdings: readonly Holding[], r: ActionReversed['revokedAwards'][number]): number {
+  return holdings.findIndex(
+    (h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank,
+  );
+}
+
 function reachLevel(state: PlayerState, l: LevelReached): void {
   own(state, 'levelsReached').set(l.uid, l.level);
   own(state, 'levelGrants').set(l.uid, l.grants);
@@ -473,9 +480,7 @@ function applyActionReversed(state: PlayerState, e: ActionReversed): void {
   for (const h of state.holdings)
     h.consumed = h.consumed.map((entries) => entries.filter((x) => x.ref !== e.referenceId));
   for (const r of e.revokedAwards) {
-    const index = state.holdings.findIndex(
-      (h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank,
-    );
+    const index = revokedHolding(state.holdings, r);
     if (index < 0) continue;
     const [holding] = state.holdings.splice(index, 1);
     const same = state.holdingsByUid.get(holding.uid)!;
@@ -665,10 +670,7 @@ export function evolveStanding(state: PlayerState, event: PlayerEvent): void {
       break;
     case 'ActionReversed':
       for (const r of event.data.revokedAwards) {
-        const index = state.holdings.findIndex(
-          (h) =>
-            h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && (h.rank?.rank ?? null) === r.rank,
-        );
+        const index = revokedHolding(state.holdings, r);
         if (index >= 0) state.holdings.splice(index, 1);
       }
       for (const l of event.data.revokedLevels) own(state, 'levelsReached').delete(l.uid);
