@@ -45,7 +45,7 @@ import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { PublishedCatalog } from '../shared/domain/catalog/published';
 import type { RunConfig } from '../shared/adapters/config/env';
 import { StoreFaultError, type EventStore } from '../shared/adapters/event-store/port';
-import { createHttpApp } from '../shared/adapters/http/app';
+import { createHttpApp, expressMessageClasses } from '../shared/adapters/http/app';
 import { failure } from '../shared/domain/result';
 import { openApiDocument, withExamples } from '../shared/adapters/http/openapi';
 import { exampleValues } from './api-examples';
@@ -413,6 +413,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             requestTimeout: requestTimeoutMs,
             keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
             connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+            ...expressMessageClasses(app),
           },
           app,
         );

@@ -13,7 +13,7 @@ import v8 from 'node:v8';
 import { readRunConfig } from '../shared/adapters/config/env';
 import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
 import type { RecordedEvent } from '../shared/adapters/event-store/port';
-import { createLogger } from '../shared/adapters/logging/logger';
+import { createStdoutLogger } from '../shared/adapters/logging/logger';
 import { startService } from '../app/service';
 import { cpuMicros, serveIpc } from './ipc';
 import { startCpuProfile, type CpuProfile } from './profile';
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
     WEBHOOKS_FILE: process.env.BENCH_WEBHOOKS,
   });
-  const log = createLogger(config.logLevel);
+  const log = createStdoutLogger(config.logLevel, 'json');
   const started = performance.now();
   const service = await startService({ config, log });
   const startupMs = performance.now() - started;

@@ -114,6 +114,29 @@ describe('the service process', () => {
     expect(stdout).not.toContain('\u001b[');
   });
 
+  it('every JSON line logged just before an exit is written, though lines are written asynchronously', () => {
+    // A burst of lines then an immediate exit: what was still waiting for its write is written at exit.
+    const script = [
+      "const { createStdoutLogger } = require('./shared/adapters/logging/logger');",
+      "const log = createStdoutLogger('info', 'json');",
+      'for (let i = 0; i < 5000; i++) log.info({ i }, "line");',
+      'process.exit(0);',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: ROOT,
+      env: childEnv({}),
+      encoding: 'utf8',
+      timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(run.status).toBe(0);
+    const numbers = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+  });
+
   it('with a LOG_FORMAT it does not know, exits 1 with one line saying which are known', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'all'], {
       cwd: ROOT,

@@ -1,6 +1,6 @@
 /** The HTTP shell shared by every role: headers, request ids and logs, body parsing, routes, errors. */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import {
@@ -438,8 +438,9 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     const query = url.indexOf('?');
     const route = direct.get(query === -1 ? url : url.slice(0, query))?.get(req.method ?? '');
     if (!route) return viaRouter(req, res, done);
-    const request = Object.setPrototypeOf(req, app.request) as Request;
-    const response = Object.setPrototypeOf(res, app.response) as Response;
+    // Born with express's prototypes when the server was given `expressMessageClasses`.
+    const request = (isPrototypeOf(app.request, req) ? req : Object.setPrototypeOf(req, app.request)) as Request;
+    const response = (isPrototypeOf(app.response, res) ? res : Object.setPrototypeOf(res, app.response)) as Response;
     request.res = response;
     response.req = request;
     response.locals = Object.create(null) as Response['locals'];
@@ -451,4 +452,23 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     else serve();
   };
   return app;
+}
+
+const isPrototypeOf = (prototype: object, object: object): boolean =>
+  Object.prototype.isPrototypeOf.call(prototype, object);
+
+/**
+ * Node's request and response classes with express's prototypes beneath them, for
+ * `http.createServer`: each request is made an express request when it is built, instead of
+ * having its prototype swapped on the way in, which costs V8 the object's fast shape.
+ */
+export function expressMessageClasses(app: express.Express): {
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse<IncomingMessage>;
+} {
+  class ExpressRequest extends IncomingMessage {}
+  Object.setPrototypeOf(ExpressRequest.prototype, app.request);
+  class ExpressResponse extends ServerResponse<IncomingMessage> {}
+  Object.setPrototypeOf(ExpressResponse.prototype, app.response);
+  return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
 }

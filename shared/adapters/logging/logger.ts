@@ -62,10 +62,17 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
-/** The process's logger on stdout, in `format`. */
+/**
+ * The process's logger on stdout, in `format`. JSON lines are written asynchronously (on libuv's
+ * threads, the lines of one turn of the event loop in one write), so a request's log line costs
+ * the main thread no system call; pino writes what is still pending when the process exits, and
+ * only a kill -9 can lose the last writes in flight.
+ */
 export function createStdoutLogger(level: string, format: LogFormat): Logger {
   return createLogger(
     level,
-    format === 'pretty' ? prettyDestination({ colorize: process.stdout.isTTY === true }) : undefined,
+    format === 'pretty'
+      ? prettyDestination({ colorize: process.stdout.isTTY === true })
+      : pino.destination({ dest: 1, sync: false }),
   );
 }
