@@ -250,8 +250,8 @@ const FIXED_RATE_SHARE = 0.8;
  * answers as many actions as it can, and its CPU per action falls the more it answers (more
  * requests share each group commit, each turn of the event loop, each write-behind flush; a
  * smaller share of the actions is a player's first): the faster plain service would look cheaper
- * per action for that alone. Here both get requests of the same mix at the same rate, open loop,
- * in alternating rounds, and the CPU of each is divided by the actions it answered.
+ * per action for that alone. Here both get the same requests at the same rate, open loop, in
+ * alternating rounds, and the CPU of each is divided by the actions it answered.
  */
 async function encryptionAtFixedRate(
   ctx: Context,
@@ -265,10 +265,12 @@ async function encryptionAtFixedRate(
   log(
     `  encryption at a fixed rate: ${rate} actions/s (${FIXED_RATE_SHARE * 100} % of the plain service's closed-loop rate), open loop, ${config.durationMs / 1000} s a side in ${config.rounds} alternating round${config.rounds > 1 ? 's' : ''}`,
   );
-  // Each goes on with its requests of the closed loop, over players it already knows, as a
-  // running service does (a player's first action, which makes its key, is in the closed loop).
+  // The same requests for both, from the start of the sequence again (over a new pool of
+  // players): the closed loop left each side at a different point of its own, with a different
+  // share of players yet to make their first action (and, encrypted, their key).
   const sides = [encrypted, plain].map((side) => ({
     ...side,
+    next: mixedBodies({ players: config.players, seed: 2 }),
     cpu: new CpuMeter(side.child),
     answered: 0,
     perRound: [] as number[],
