@@ -9,7 +9,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { EVENT_SCHEMAS } from '../../shared/domain/events';
 import type { Child } from '../ipc';
-import { closedLoop, mergeResults, type LoadResult } from '../load';
+import { closedLoop, mergeResults, openLoop, type LoadResult } from '../load';
 import { BENCH_CATALOG_FILE, mixedBodies } from '../workload';
 import {
   RESULTS_DIR,
@@ -78,6 +78,7 @@ function plainCatalogFile(dir: string): string {
 /** One endpoint of figure 1, loaded in every round. */
 interface Side {
   name: string;
+  child: Child;
   port: number;
   next: () => string;
   cpu: CpuMeter;
@@ -105,6 +106,7 @@ export async function figure1(ctx: Context): Promise<void> {
     // The same request sequence for each side.
     const side = (name: string, child: Child, outcomes?: Outcomes, profile?: string): Side => ({
       name,
+      child,
       port: child.ready.port as number,
       next: mixedBodies({ players: config.players, seed: 1 }),
       cpu: new CpuMeter(child, profile),
@@ -147,7 +149,7 @@ export async function figure1(ctx: Context): Promise<void> {
       }
     }
     const stats = await server.ask<Record<string, unknown>>('stats');
-    await Promise.all([bare.stop(), server.stop(), hooked.stop(), ...extra.map((c) => c.stop())]);
+    await Promise.all([bare.stop(), hooked.stop()]);
     const [b, p, h] = sides.map((x) => summaryOf(mergeResults(x.runs)));
     for (const [x, summary] of sides.slice(0, 3).map((x, i) => [x, [b, p, h][i]] as const)) {
       log(
@@ -200,10 +202,12 @@ export async function figure1(ctx: Context): Promise<void> {
       const unencrypted = summaryOf(mergeResults(unencryptedSide.runs));
       const unencryptedCpuUs = unencryptedSide.cpu.micros / unencrypted.requests;
       log(
-        `  encryption: server CPU per action ${processCpuUs.toFixed(0)} us with, ${unencryptedCpuUs.toFixed(0)} us without (${((processCpuUs / unencryptedCpuUs - 1) * 100).toFixed(1)} %); without: ${unencrypted.perSecond.toFixed(0)} actions/s, per round ${unencryptedSide.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}; outcomes ${JSON.stringify(unencryptedSide.outcomes)}`,
+        `  encryption, closed loop: server CPU per action ${processCpuUs.toFixed(0)} us with, ${unencryptedCpuUs.toFixed(0)} us without (${((processCpuUs / unencryptedCpuUs - 1) * 100).toFixed(1)} %); without: ${unencrypted.perSecond.toFixed(0)} actions/s, per round ${unencryptedSide.runs.map((r) => (r.requests / (r.elapsedMs / 1000)).toFixed(0)).join(', ')}; outcomes ${JSON.stringify(unencryptedSide.outcomes)}`,
       );
       row(ctx, 1, 'server CPU per action: personal data not encrypted', unencryptedCpuUs, 'us');
-      row(ctx, 1, 'CPU per action with / without encryption', processCpuUs / unencryptedCpuUs, '', {
+      row(ctx, 1, 'CPU per action with / without encryption, closed loop', processCpuUs / unencryptedCpuUs, '');
+      const fixedRate = await encryptionAtFixedRate(ctx, sides[1], unencryptedSide, unencrypted.perSecond);
+      row(ctx, 1, 'CPU per action with / without encryption, fixed rate', fixedRate.ratio, '', {
         op: '<=',
         limit: 1.1,
       });
@@ -211,6 +215,7 @@ export async function figure1(ctx: Context): Promise<void> {
         process: unencrypted,
         cpuUs: unencryptedCpuUs,
         outcomes: unencryptedSide.outcomes,
+        fixedRate,
       };
     }
     ctx.details.figure1 = {
@@ -231,7 +236,69 @@ export async function figure1(ctx: Context): Promise<void> {
       serverStats: stats,
       profiled: config.profile,
     };
+    await Promise.all([server.stop(), ...extra.map((c) => c.stop())]);
   } finally {
     await receiver.close();
   }
+}
+
+/** Share of the plain service's closed-loop rate at which both services are then loaded. */
+const FIXED_RATE_SHARE = 0.8;
+
+/**
+ * The encryption's cost at one request rate for both services. In the closed loop each service
+ * answers as many actions as it can, and its CPU per action falls the more it answers (more
+ * requests share each group commit, each turn of the event loop, each write-behind flush; a
+ * smaller share of the actions is a player's first): the faster plain service would look cheaper
+ * per action for that alone. Here both get the same requests at the same rate, open loop, in
+ * alternating rounds, and the CPU of each is divided by the actions it answered.
+ */
+async function encryptionAtFixedRate(
+  ctx: Context,
+  encrypted: Side,
+  plain: Side,
+  plainPerSecond: number,
+): Promise<{ rate: number; withCpuUs: number; withoutCpuUs: number; ratio: number; rounds: number[] }> {
+  const { config } = ctx;
+  const rate = Math.max(1, Math.round(plainPerSecond * FIXED_RATE_SHARE));
+  const slice = config.durationMs / config.rounds;
+  log(
+    `  encryption at a fixed rate: ${rate} actions/s (${FIXED_RATE_SHARE * 100} % of the plain service's closed-loop rate), open loop, ${config.durationMs / 1000} s a side in ${config.rounds} alternating round${config.rounds > 1 ? 's' : ''}`,
+  );
+  // The same requests for both, from the start of the sequence again (over a new pool of
+  // players): the closed loop left each side at a different point of its own, with a different
+  // share of players yet to make their first action (and, encrypted, their key).
+  const sides = [encrypted, plain].map((side) => ({
+    ...side,
+    next: mixedBodies({ players: config.players, seed: 2 }),
+    cpu: new CpuMeter(side.child),
+    answered: 0,
+    perRound: [] as number[],
+  }));
+  for (let round = 0; round < config.rounds; round++) {
+    for (const s of sides) {
+      const before = s.cpu.micros;
+      s.cpu.onWindow('start');
+      const result = await openLoop({
+        port: s.port,
+        rate,
+        durationMs: slice,
+        connections: config.connections,
+        next: () => post(s.next()),
+      });
+      // Every request sent is waited for, so the window's CPU is that of all its answers.
+      s.cpu.onWindow('end');
+      await s.cpu.settled();
+      s.answered += result.requests;
+      s.perRound.push((s.cpu.micros - before) / Math.max(1, result.requests));
+    }
+  }
+  const [withCpuUs, withoutCpuUs] = sides.map((s) => s.cpu.micros / Math.max(1, s.answered));
+  const rounds = sides[0].perRound.map((us, i) => us / sides[1].perRound[i]);
+  log(
+    `  encryption, fixed rate: server CPU per action ${withCpuUs.toFixed(0)} us with, ${withoutCpuUs.toFixed(0)} us without (${((withCpuUs / withoutCpuUs - 1) * 100).toFixed(1)} %); ${sides[0].answered} and ${sides[1].answered} actions answered; ratio per round ${rounds.map((r) => r.toFixed(3)).join(', ')}`,
+  );
+  row(ctx, 1, 'fixed rate: server CPU per action with encryption', withCpuUs, 'us');
+  row(ctx, 1, 'fixed rate: server CPU per action without', withoutCpuUs, 'us');
+  return { rate, withCpuUs, withoutCpuUs, ratio: withCpuUs / withoutCpuUs, rounds };
 }
