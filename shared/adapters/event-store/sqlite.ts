@@ -128,6 +128,23 @@ interface StoredId {
   position: number;
 }
 
+/** What a read without metadata gives as each event's: nothing decoded, one frozen object for all. */
+const NO_METADATA = Object.freeze({}) as EventMetadata;
+
+/** An event as a reader that never reads its metadata gets it: the column not even selected. */
+function toRecordedWithoutMetadata(row: Omit<EventRow, 'metadata'>): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: NO_METADATA,
+    streamName: row.stream,
+    revision: row.revision,
+    position: row.position,
+    createdAt: row.created_at,
+  };
+}
+
 function toRecorded(row: EventRow): RecordedEvent {
   return {
     id: row.event_id,
@@ -228,7 +245,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
   /** The log after a position up to another, only events of the types a JSON array names. */
   private readonly selectAllOfTypes: Database.Statement<[number, number, string, number], EventRow>;
-  /** Reads of the log restricted to stream prefixes, by their number of prefixes. */
+  /** Reads of the log restricted to stream prefixes, by their number of prefixes (less one and negated: without metadata). */
   private readonly selectAllOfPrefixes = new Map<number, Database.Statement<unknown[], EventRow>>();
   private readonly selectHead: Database.Statement<[], { position: number | null }>;
   private readonly selectDataVersion: Database.Statement<[], number>;
@@ -434,24 +451,30 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    const { fromPosition = 0, maxCount = -1, streamPrefixes } = options;
-    if (!streamPrefixes) return this.readPage(fromPosition, maxCount);
-    if (streamPrefixes.length === 0) return [];
+    const { fromPosition = 0, maxCount = -1, streamPrefixes, withoutMetadata = false } = options;
+    if (!streamPrefixes && !withoutMetadata) return this.readPage(fromPosition, maxCount);
+    if (streamPrefixes?.length === 0) return [];
     // The rows of other streams are matched in SQLite, their data never copied out nor parsed.
-    const select = this.selectAllOf(streamPrefixes.length);
-    const matches = streamPrefixes.flatMap((prefix) => [prefix.length, prefix]);
-    return this.guard(() => select.all(fromPosition, ...matches, maxCount)).map(toRecorded);
+    const select = this.selectAllOf(streamPrefixes?.length ?? 0, withoutMetadata);
+    const matches = (streamPrefixes ?? []).flatMap((prefix) => [prefix.length, prefix]);
+    const rows = this.guard(() => select.all(fromPosition, ...matches, maxCount));
+    return rows.map(withoutMetadata ? toRecordedWithoutMetadata : toRecorded);
   }
 
-  /** The read of the log restricted to `count` stream prefixes (substr, not LIKE: exact and case-sensitive). */
-  private selectAllOf(count: number): Database.Statement<unknown[], EventRow> {
-    let select = this.selectAllOfPrefixes.get(count);
+  /**
+   * The read of the log restricted to `count` stream prefixes (substr, not LIKE: exact and
+   * case-sensitive; 0: every stream), with or without the metadata column.
+   */
+  private selectAllOf(count: number, withoutMetadata: boolean): Database.Statement<unknown[], EventRow> {
+    const key = withoutMetadata ? -1 - count : count;
+    let select = this.selectAllOfPrefixes.get(key);
     if (!select) {
-      const streams = Array.from({ length: count }, () => 'substr(stream, 1, ?) = ?').join(' OR ');
+      const streams = count ? Array.from({ length: count }, () => 'substr(stream, 1, ?) = ?').join(' OR ') : '1';
+      const columns = withoutMetadata ? COLUMNS.replace(', metadata', '') : COLUMNS;
       select = this.db.prepare<unknown[], EventRow>(
-        `SELECT ${COLUMNS} FROM events WHERE position > ? AND (${streams}) ORDER BY position LIMIT ?`,
+        `SELECT ${columns} FROM events WHERE position > ? AND (${streams}) ORDER BY position LIMIT ?`,
       );
-      this.selectAllOfPrefixes.set(count, select);
+      this.selectAllOfPrefixes.set(key, select);
     }
     return select;
   }
