@@ -353,6 +353,21 @@ describe('SqliteEventStore specifics', () => {
     expect(seen).toEqual(Array.from({ length: total }, (_, n) => n));
   });
 
+  it('reads the log without metadata when asked (a replay never reads it): an empty object, the rest as written', async () => {
+    const store = open();
+    await appendOne(store, 'player-1', [event({ a: 1 }), event({ b: 2 })], 'no_stream');
+    await appendOne(store, 'reference-1', [event({ c: 3 })], 'no_stream');
+    const whole = await store.readAll();
+    const lean = (e: RecordedEvent) => ({ ...e, metadata: {} });
+    expect(await store.readAll({ withoutMetadata: true })).toEqual(whole.map(lean));
+    expect(await store.readAll({ fromPosition: whole[0].position, maxCount: 1, withoutMetadata: true })).toEqual([
+      lean(whole[1]),
+    ]);
+    expect(await store.readAll({ streamPrefixes: ['reference-'], withoutMetadata: true })).toEqual([lean(whole[2])]);
+    expect(await store.readAll({ streamPrefixes: [], withoutMetadata: true })).toEqual([]);
+    expect(await store.readAll({ streamPrefixes: ['player-'] })).toEqual(whole.slice(0, 2));
+  });
+
   it('stops its subscriptions when the store closes', async () => {
     const store = open();
     const writer = open();

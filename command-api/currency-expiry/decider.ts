@@ -17,7 +17,9 @@ export const currencyExpiryJobId = (playerId: string, expiresAt: number): string
 
 /** The jobs that record the expiry of lots granted (or given back) by a decision, one per expiry time. */
 export function currencyExpiryJobs(playerId: string, lots: readonly Lot[] | undefined): ScheduledJob[] {
-  const times = [...new Set((lots ?? []).filter((l) => l.amount > 0).map((l) => l.expiresAt))];
+  // Most decisions grant no lot: no Set to make.
+  if (!lots?.length) return [];
+  const times = [...new Set(lots.filter((l) => l.amount > 0).map((l) => l.expiresAt))];
   return times.map((runAt) => ({
     type: EXPIRE_CURRENCY,
     id: currencyExpiryJobId(playerId, runAt),

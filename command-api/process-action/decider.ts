@@ -162,7 +162,8 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
       )
     : [];
 
-  const details = new Map(cmd.details.map((d) => [d.name, d.value]));
+  const details = new Map<string, string>();
+  for (const d of cmd.details) details.set(d.name, d.value);
   const outOfRange = summedDetailOutOfRange(compileRules(catalog).byAction.get(cmd.name) ?? [], cmd.name, details);
   if (outOfRange) return fail(1001, outOfRange);
   const missionOutOfRange = missionDetailOutOfRange(compileMissions(catalog), cmd.name, details);
@@ -176,7 +177,10 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   const missionSteps = counts ? missionStepsOf(catalog, player, cmd, details, clock.timeZone) : [];
   const completed = missionSteps.filter((m) => m.completes).map((m) => m.mission);
 
-  const awardPoints = [...awards, ...milestones, ...completed].reduce((sum, a) => addAmounts(sum, a.points), 0);
+  const awardPoints = [awards, milestones, completed].reduce(
+    (sum, list) => list.reduce((s, a) => addAmounts(s, a.points), sum),
+    0,
+  );
   const earnedPoints = addAmounts(actionPoints, awardPoints);
   const levels = levelsReachedAt(catalog, player, addAmounts(player.points, earnedPoints));
 
@@ -187,16 +191,22 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   const completionGrants = completed.map((m) =>
     m.deliverables.map((x) => grantOf(deliverables.get(x.deliverable)!, x.amount)),
   );
-  const powered = applyPowerups(player, env, deliverables, [
-    actionGrants,
-    ...awards.map((a) => a.grants),
-    ...levels.map((l) => l.grants),
-    ...milestoneGrants,
-    ...completionGrants,
-  ]);
+  // concat rather than spreads: a spread's iterators were a fair share of a decision's garbage.
+  const powered = applyPowerups(
+    player,
+    env,
+    deliverables,
+    [actionGrants].concat(
+      awards.map((a) => a.grants),
+      levels.map((l) => l.grants),
+      milestoneGrants,
+      completionGrants,
+    ),
+  );
   // Earn caps cut what is granted after powerups: the amounts a player actually receives.
   const earned = capEarnings(powered.grantLists, deliverables, player, clock);
-  const [poweredActionGrants, ...rest] = earned.grantLists;
+  const poweredActionGrants = earned.grantLists[0];
+  const rest = earned.grantLists.slice(1);
   const poweredAwards: Award[] = awards.map((a, i) => ({ ...a, grants: rest[i] }));
   const poweredLevels: LevelReached[] = levels.map((l, i) => ({ ...l, grants: rest[awards.length + i] }));
   const milestonesGranted = rest.slice(
@@ -233,13 +243,8 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
       completion: completes ? { points: mission.points, grants: completionsGranted[nextCompletion++] } : null,
     }),
   );
-  const allGrants = [
-    ...poweredActionGrants,
-    ...poweredAwards.flatMap((a) => a.grants),
-    ...poweredLevels.flatMap((l) => l.grants),
-    ...milestonesGranted.flat(),
-    ...completionsGranted.flat(),
-  ];
+  // The action's, the awards', the levels', the milestones' and the completions' grants, in that order: the lists as cut.
+  const allGrants = earned.grantLists.flat();
 
   // Lots of currencies that expire count from the action's timestamp, in the player's calendar.
   const granted = effectsOfGrants(catalog, allGrants, env, noEffects(), clock);
@@ -247,7 +252,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   const effects = granted.value;
   effects.points = earnedPoints;
   if (cost) addBalance(effects, cost.deliverableUid, -cost.amount);
-  if (cost?.lots) effects.lots = [...negated(cost.lots), ...(effects.lots ?? [])];
+  if (cost?.lots) effects.lots = negated(cost.lots).concat(effects.lots ?? []);
   effects.powerupUses = powered.uses.map((uid) => ({ uid, uses: 1 }));
 
   const achieved = poweredLevels[poweredLevels.length - 1];
@@ -310,10 +315,10 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
     capped: nullIfEmpty(
       timesCap
         ? [{ period: timesCap.period, kind: 'times' as const, limit: timesCap.times! }]
-        : [...pointsCapped.cuts, ...earned.cuts],
+        : pointsCapped.cuts.concat(earned.cuts),
     ),
   };
-  const allowances = counts ? [...timesUses(action, clock), ...pointsCapped.uses, ...earned.uses] : [];
+  const allowances = counts ? timesUses(action, clock).concat(pointsCapped.uses, earned.uses) : [];
 
   const processed: ActionProcessed = {
     playerId: cmd.playerId,
@@ -363,9 +368,10 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
         },
       ],
     },
-    ...poweredAwards
-      .filter((a) => a.limited)
-      .map((a) => ({
+  ];
+  for (const a of poweredAwards)
+    if (a.limited)
+      writes.push({
         stream: stockStream(TRIGGER_ACTIVATIONS, a.uid),
         events: [
           {
@@ -373,8 +379,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
             data: { resourceUid: a.uid, holder: cmd.referenceId, playerId: cmd.playerId, units: 1 },
           },
         ],
-      })),
-  ];
+      });
   if (cost) {
     const { provisionUid, ...charged } = cost;
     const opened = {
@@ -397,7 +402,10 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
     decision(
       result,
       writes,
-      currencyExpiryJobs(cmd.playerId, [...(registered?.effects.lots ?? []), ...(effects.lots ?? [])]),
+      currencyExpiryJobs(
+        cmd.playerId,
+        registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
+      ),
     ),
   );
 };
@@ -486,7 +494,7 @@ function evaluateRules(
       const entry: ProgressEntry = { ref: cmd.referenceId, ts: t, value: summedValue(condition, details) };
       progress.push({ rule: def.uid, condition: i, entry });
       current ??= (state.progress.get(def.uid) ?? []).slice();
-      current[i] = [...(current[i] ?? []), entry];
+      current[i] = (current[i] ?? []).concat(entry);
     }
     if (!current) continue;
     if (def.requiredBadge && !holds(state, awards, def.requiredBadge)) continue;
@@ -498,7 +506,7 @@ function evaluateRules(
     if (!rule.conditions.every((c, i) => challengeHolds(c, counted[i]))) continue;
 
     if (def.type === 'Ranked') {
-      awards.push(...rankAwards(rule, state, current, deliverables));
+      for (const award of rankAwards(rule, state, current, deliverables)) awards.push(award);
     } else {
       // The award consumes the progress up to now: a Repeatable rule starts again from zero.
       const consumed = rule.conditions.map((_, i) => (current[i] ?? []).filter((e) => e.ts <= t));
@@ -550,8 +558,7 @@ function rankAwards(
 ): Award[] {
   const held = new Set((state.holdingsByUid.get(rule.def.uid) ?? []).filter((h) => h.rank).map((h) => h.rank!.rank));
   const out: Award[] = [];
-  const ranks = [...(rule.rankSet?.ranks ?? [])].sort((a, b) => a.rank - b.rank);
-  for (const rank of ranks) {
+  for (const rank of rule.ranks) {
     if (held.has(rank.rank)) continue;
     if (!rankThresholdMet(rank, current)) break;
     // The badge itself is earned with its first rank: its own points and deliverables come then.

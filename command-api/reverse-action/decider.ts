@@ -319,7 +319,7 @@ function holdingsToRevoke(
     if (h.rank) {
       // A rank stands while the remaining qualifying actions still meet its threshold.
       const remaining = (state.progress.get(h.uid) ?? []).map((entries) => entries.filter((e) => e.ref !== ref));
-      const rank = rule.rankSet?.ranks.find((r) => r.rank === h.rank!.rank);
+      const rank = rule.ranks.find((r) => r.rank === h.rank!.rank);
       if (rank && !rankThresholdMet(rank, remaining)) revoked.add(h);
     } else if (h.consumed.some((entries) => entries.some((e) => e.ref === ref))) {
       const without = h.consumed.map((entries) => entries.filter((e) => e.ref !== ref));

@@ -91,7 +91,13 @@ export async function replayLog(
   let from = 0;
   let read = 0;
   for (;;) {
-    const page = await events.readAll({ fromPosition: from, maxCount: PAGE, streamPrefixes: REPLAYED_STREAMS });
+    // A replay never reads the metadata: it is not decoded.
+    const page = await events.readAll({
+      fromPosition: from,
+      maxCount: PAGE,
+      streamPrefixes: REPLAYED_STREAMS,
+      withoutMetadata: true,
+    });
     for (const event of page) {
       if (event.position > head) break;
       replay.apply(event);

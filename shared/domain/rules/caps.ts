@@ -83,7 +83,7 @@ export function capEarnings(
 ): { grantLists: Grant[][]; uses: AllowanceUse[]; cuts: CapCut[] } {
   // Most decisions grant nothing capped: the lists as they are (copies, as below), nothing used or cut.
   if (grantLists.every((grants) => grants.every((g) => !deliverables.get(g.uid)?.earnCaps?.length)))
-    return { grantLists: grantLists.map((grants) => [...grants]), uses: [], cuts: [] };
+    return { grantLists: grantLists.map((grants) => grants.slice()), uses: [], cuts: [] };
   const usedNow = new Map<string, AllowanceUse>();
   const cuts = new Map<string, CapCut>();
   const out = grantLists.map((grants) =>

@@ -13,7 +13,8 @@ export interface CompiledRule {
   startMs: number | null;
   endMs: number | null;
   conditions: CompiledCondition[];
-  rankSet: RankSet | null;
+  /** A Ranked rule's ranks, lowest first (sorted once here, not on each decision); empty for the others. */
+  ranks: readonly RankSet['ranks'][number][];
 }
 
 export interface CompiledCondition {
@@ -49,7 +50,7 @@ export function compileRules(catalog: Catalog): CompiledRules {
     startMs: at(def.startDate),
     endMs: at(def.endDate),
     conditions: def.conditions.map(compile),
-    rankSet: def.rankSet ? (rankSets.get(def.rankSet) ?? null) : null,
+    ranks: [...((def.rankSet && rankSets.get(def.rankSet)?.ranks) || [])].sort((a, b) => a.rank - b.rank),
   });
   const ordered = [
     ...orderByRequirement(catalog.badges).map((b) => compileRule('badge', b)),
