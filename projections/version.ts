@@ -6,4 +6,5 @@
 // 3: the players read model (search by username); rank sets with their ranks, badges with their rank set;
 // the analytics read model; leaderboard scores in an ordered index (no score counts).
 // 4: leaderboards scoped by a player attribute (the value in the period key), boards' scope and aggregate.
-export const PROJECTIONS_VERSION = 4;
+// 5: the players read model follows renames (PlayerUpdated).
+export const PROJECTIONS_VERSION = 5;

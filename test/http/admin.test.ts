@@ -377,6 +377,36 @@ describe('envelope', () => {
     expect((await search({ username: tag }, mobile)).body.code).toBe(4003);
   });
 
+  it('GET /v1/admin/players finds a renamed player by the new username only', async () => {
+    const tag = `zr${Date.now().toString(36)}`;
+    const playerId = randomUUID();
+    expect(
+      (
+        await t.http
+          .post('/v1/player/create')
+          .set(server)
+          .send({ playerId, username: `${tag}Old` })
+      ).body.code,
+    ).toBe(200);
+    expect(
+      (
+        await t.http
+          .post('/v1/player/update')
+          .set(server)
+          .send({ playerId, username: `${tag}New` })
+      ).body.code,
+    ).toBe(200);
+    const search = async (username: string) =>
+      (await t.http.get('/v1/admin/players').query({ username }).set(server)).body;
+    expect(await search(`${tag}new`)).toEqual({ code: 200, data: [{ playerId, username: `${tag}New` }] });
+    expect(await search(`${tag}old`)).toEqual({ code: 200, data: [] });
+    // An update that leaves the name as it is keeps the player found under it.
+    expect(
+      (await t.http.post('/v1/player/update').set(server).send({ playerId, timeZone: 'Europe/Paris' })).body.code,
+    ).toBe(200);
+    expect(await search(`${tag}new`)).toEqual({ code: 200, data: [{ playerId, username: `${tag}New` }] });
+  });
+
   it('GET /v1/auth/key answers the name and tier of an accepted key, and changes nothing', async () => {
     expect((await t.http.get('/v1/auth/key').set(server)).body).toEqual({
       code: 200,
