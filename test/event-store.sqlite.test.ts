@@ -390,6 +390,16 @@ describe('SqliteEventStore specifics', () => {
     expect((await store.readStream('mine', { fromRevision: 2 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
   });
 
+  it("does not take what another connection committed before its writer thread's first commit for its own", async () => {
+    const store = open();
+    const other = open();
+    expect(await store.readStream('declared', { maxCount: 1 })).toEqual([]); // remembered: no stream
+    await appendOne(other, 'declared', [event({ from: 'other' })], 'no_stream');
+    await expect(appendOne(store, 'declared', [event()], 'no_stream')).rejects.toThrow(WrongExpectedVersionError);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.readStream('declared', { maxCount: 1 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+  });
+
   it('commits on close() the appends it accepted, and a process that closed it, or never did, exits', () => {
     const module = JSON.stringify(join(__dirname, '../shared/adapters/event-store/sqlite'));
     const run = (name: string, body: string) => {

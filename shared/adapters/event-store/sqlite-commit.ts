@@ -108,8 +108,11 @@ export class Committer {
    * refuses the write and the append is checked. Forgotten when another connection wrote.
    */
   private readonly known = new Map<string, number>();
-  /** The log's head after this committer's last commit. */
-  private head: number;
+  /**
+   * The log's head after this committer's last commit; none yet at first, so its first commit
+   * counts as finding another connection's (what was committed before it opened is not its own).
+   */
+  private head = -1;
   readonly commit: (batch: Batch) => Committed;
 
   constructor(
@@ -122,7 +125,6 @@ export class Committer {
     this.selectStoredId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?');
     this.selectRevision = db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
     this.selectHead = db.prepare('SELECT MAX(position) AS position FROM events');
-    this.head = this.readHead();
     // Each append of several events is a savepoint inside the batch's transaction: one that
     // fails (a wrong expected revision) is undone alone, the others commit together. An append
     // of one event needs none: a failed INSERT undoes only itself (SQLite's ABORT).
@@ -188,7 +190,7 @@ export class Committer {
     };
   }
 
-  /** The log's head after the last commit (this committer's, or the one it found at its start). */
+  /** The log's head after this committer's last commit (-1 before the first). */
   get headAfter(): number {
     return this.head;
   }
@@ -356,8 +358,6 @@ function runWriter(data: WriterData): void {
   db.pragma('wal_autocheckpoint = 0');
   const committer = new Committer(db, data.rememberedStreams);
   const heads = new BigInt64Array(data.heads);
-  const published = () => Atomics.store(heads, 0, BigInt(committer.headAfter));
-  published();
   const port = parentPort!;
   port.on('message', (request: Request) => {
     if (request === 'stop') {
@@ -382,7 +382,7 @@ function runWriter(data: WriterData): void {
       // Another connection committed since this one's last commit: counted before the new head is
       // shown, so the main thread never takes that head for this writer's alone.
       if (committed.headBefore !== before) Atomics.add(heads, 1, 1n);
-      published();
+      Atomics.store(heads, 0, BigInt(committer.headAfter));
       const outcomes = committed.outcomes.map((o) => (o.ok ? o : { ok: false as const, error: sent(o.error) }));
       answer = { committed: { ...committed, outcomes }, headAfter: committer.headAfter };
     } catch (error) {
@@ -409,7 +409,8 @@ type Waiting = { resolve(answer: Answer): void; reject(error: Error): void };
 /** The main thread's side of the writer worker. Requests are answered in order. */
 export class CommitWorker {
   private readonly worker: Worker;
-  private readonly heads = new BigInt64Array(new SharedArrayBuffer(16));
+  /** No head of the writer's own before its first commit. */
+  private readonly heads = new BigInt64Array(new SharedArrayBuffer(16)).fill(-1n, 0, 1);
   private foreignSeen = 0n;
   private readonly waiting: Waiting[] = [];
   private stopping = false;
