@@ -35,9 +35,9 @@ function event(data: unknown = { n: 1 }): NewEvent {
   };
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting for condition');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -312,12 +312,13 @@ describe('SqliteEventStore specifics', () => {
     const store = open();
     // The store's internals, reached on purpose: nothing outside can kill its worker.
     const internals = store as unknown as {
-      db: Database.Database;
+      writer: { pragma(pragma: string): Promise<unknown> };
       checkpointer: { worker: { terminate(): Promise<number> } };
     };
-    expect(internals.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // Checkpoints in commits are the writer thread's: its connection commits.
+    expect(await internals.writer.pragma('wal_autocheckpoint')).toBe(0);
     await internals.checkpointer.worker.terminate();
-    await waitFor(() => internals.db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 2000);
+    await waitFor(async () => (await internals.writer.pragma('wal_autocheckpoint')) === 1000, 10_000);
     await appendOne(store, 'after', [event()], 'no_stream');
     expect(await store.readStream('after')).toHaveLength(1);
   });
@@ -333,6 +334,101 @@ describe('SqliteEventStore specifics', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 20_000 });
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe('closed');
+  });
+
+  it('runs its group commits in a writer thread: an append is in the file, for any connection, when it resolves', async () => {
+    const store = open();
+    const reader = new Database(file, { readonly: true });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const e = event({ i });
+        await appendOne(store, 's', [e], i === 0 ? 'no_stream' : i - 1);
+        // Read at once by a connection of its own: the commit is done, not on its way.
+        expect(reader.prepare('SELECT event_id FROM events WHERE stream = ? AND revision = ?').get('s', i)).toEqual({
+          event_id: e.id,
+        });
+      }
+    } finally {
+      reader.close();
+    }
+    expect((store as unknown as { writer: unknown }).writer).toBeDefined();
+  });
+
+  it('gathers the appends made while a batch is being committed into the next batch', async () => {
+    const groups: number[] = [];
+    const store = open({ onGroupCommit: (appends) => groups.push(appends) });
+    const internals = store as unknown as { inFlight: Promise<void> | undefined };
+    const first = appendOne(store, 'first', [event()], 'no_stream');
+    await waitFor(() => internals.inFlight !== undefined, 10_000);
+    // Each in a turn of its own: without a batch in flight, each would be a group commit of its own.
+    const later: Promise<unknown>[] = [];
+    for (const stream of ['a', 'b', 'c']) {
+      expect(internals.inFlight).toBeDefined();
+      later.push(appendOne(store, stream, [event()], 'no_stream'));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all([first, ...later]);
+    expect(groups).toEqual([1, 3]);
+    expect((await store.readAll()).map((e) => e.streamName)).toEqual(['first', 'a', 'b', 'c']);
+  });
+
+  it("keeps the revisions it remembers across its writer thread's commits, and forgets them when another connection committed between two of them", async () => {
+    const store = open();
+    const other = open();
+    const internals = store as unknown as { knownRevisions: Map<string, number> };
+    await appendOne(store, 'mine', [event()], 'no_stream');
+    expect(await store.readStream('mine')).toHaveLength(1);
+    await appendOne(store, 'mine', [event()], 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.readStream('mine', { fromRevision: 2 })).toEqual([]);
+    // The writer thread is another connection to SQLite, but its commits leave what it answered valid.
+    expect(internals.knownRevisions.get('mine')).toBe(1);
+    // Another instance writes, then this one commits: the log's head is this writer's again.
+    await appendOne(other, 'mine', [event({ from: 'other' })], 1);
+    await appendOne(store, 'elsewhere', [event()], 'no_stream');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.readStream('mine', { fromRevision: 2 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+  });
+
+  it("does not take what another connection committed before its writer thread's first commit for its own", async () => {
+    const store = open();
+    const other = open();
+    expect(await store.readStream('declared', { maxCount: 1 })).toEqual([]); // remembered: no stream
+    await appendOne(other, 'declared', [event({ from: 'other' })], 'no_stream');
+    await expect(appendOne(store, 'declared', [event()], 'no_stream')).rejects.toThrow(WrongExpectedVersionError);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.readStream('declared', { maxCount: 1 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+  });
+
+  it('commits on close() the appends it accepted, and a process that closed it, or never did, exits', () => {
+    const module = JSON.stringify(join(__dirname, '../shared/adapters/event-store/sqlite'));
+    const run = (name: string, body: string) => {
+      const script = join(dirname(file), name);
+      writeFileSync(script, `import { SqliteEventStore } from ${module};\n${body}`);
+      return spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
+    };
+    const append = (stream: string) =>
+      `store.appendToStreams([{ stream: '${stream}', events: [${JSON.stringify(event())}], expectedRevision: 'no_stream' }])`;
+    // Not awaited: close() is called with the append still waiting for its group commit.
+    const closed = run(
+      'close-pending.ts',
+      `const store = new SqliteEventStore(${JSON.stringify(file)});
+       const appended = ${append('pending')}.then(() => console.log('appended'));
+       store.close().then(() => appended).then(() => console.log('closed'));`,
+    );
+    expect([closed.status, closed.stderr, closed.stdout.trim().split('\n')]).toEqual([0, '', ['appended', 'closed']]);
+    const never = run(
+      'never-closed.ts',
+      `const store = new SqliteEventStore(${JSON.stringify(file)});
+       ${append('unclosed')}.then(() => console.log('appended'));`,
+    );
+    expect([never.status, never.signal, never.stderr, never.stdout.trim()]).toEqual([0, null, '', 'appended']);
+    const reader = new Database(file, { readonly: true });
+    expect(reader.prepare('SELECT stream FROM events ORDER BY position').pluck().all()).toEqual([
+      'pending',
+      'unclosed',
+    ]);
+    reader.close();
   });
 
   it('catches up over several pages in order, each event once', async () => {

@@ -208,10 +208,19 @@ describe('a full disk under the embedded event store', () => {
       expect((await earn()).status).toBe(200);
       expect((await t.http.get('/health/ready')).status).toBe(200);
 
-      // The service's own connection may not grow the file by a page more: its disk is full.
+      // The service's own connections (its reads', and its writer thread's) may not grow the file
+      // by a page more: its disk is full.
       // The measured store wraps the personal-data codec, which wraps the SQLite store.
-      const db = (t.service.events as unknown as { events: { store: { db: Database.Database } } }).events.store.db;
-      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      const { db, writer } = (
+        t.service.events as unknown as {
+          events: { store: { db: Database.Database; writer: { pragma(pragma: string): Promise<unknown> } } };
+        }
+      ).events.store;
+      const limit = async (pages: number) => {
+        db.pragma(`max_page_count = ${pages}`);
+        await writer.pragma(`max_page_count = ${pages}`);
+      };
+      await limit(db.pragma('page_count', { simple: true }) as number);
       // Writes fit in the last page's room for a while.
       let refused = await earn();
       for (let i = 0; i < 500 && refused.status === 200; i++) refused = await earn();
@@ -232,7 +241,7 @@ describe('a full disk under the embedded event store', () => {
       expect((await t.http.get('/v1/admin/actions').set(server)).status).toBe(200);
       expect((await earn()).status).toBe(503);
 
-      db.pragma('max_page_count = 1000000');
+      await limit(1000000);
       const again = await t.http.get('/health/ready');
       expect([again.status, again.body]).toEqual([200, { code: 200, data: { status: 'ready' } }]);
       expect((await earn()).status).toBe(200);

@@ -10,21 +10,20 @@ import {
   checkAppends,
   EventMetadata,
   EventStore,
-  ExpectedRevision,
-  NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
-  revisionMatches,
   StoreFaultError,
   StoreUnavailableError,
   StreamAppend,
   SubscribeOptions,
   Subscription,
   WriteProblem,
-  WrongExpectedVersionError,
 } from './port';
 import { WalCheckpointer } from './sqlite-checkpointer';
+import { Batch, codeOf, Committed, Committer, CommitWorker, isUnavailable } from './sqlite-commit';
+
+export { isUnavailable };
 
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes. Default 50. */
@@ -81,21 +80,6 @@ const EVENTS_BETWEEN_YIELDS = 1000;
 /** Streams whose current revision is remembered by default (see `knownRevisions`); the oldest go first. */
 const KNOWN_REVISIONS_LIMIT = 100_000;
 
-/**
- * SQLite result codes (primary part of the extended code) meaning the file cannot be read or
- * written right now: the caller should get a 503, not a 500.
- */
-const UNAVAILABLE_CODES = new Set([
-  'SQLITE_READONLY',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-  'SQLITE_FULL',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'SQLITE_PERM',
-  'SQLITE_PROTOCOL',
-]);
-
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS events (
     position   INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -120,12 +104,6 @@ interface EventRow {
   data: string;
   metadata: string;
   created_at: number;
-}
-
-interface StoredId {
-  stream: string;
-  revision: number;
-  position: number;
 }
 
 /** What a read without metadata gives as each event's: nothing decoded, one frozen object for all. */
@@ -176,11 +154,6 @@ function toRecorded(row: EventRow): RecordedEvent {
 /** SQLite result codes meaning the file is damaged: a lasting fault, never retried. */
 const DAMAGED_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
 
-const codeOf = (error: unknown): string | undefined => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-};
-
 const isDamaged = (error: unknown): boolean => DAMAGED_CODES.test(codeOf(error) ?? '');
 
 const damaged = (file: string, detail: string): string =>
@@ -189,34 +162,11 @@ const damaged = (file: string, detail: string): string =>
 /** SQLite result codes of a file this process may not write (or create). */
 const NOT_WRITABLE_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM)/;
 
-export function isUnavailable(error: unknown): boolean {
-  // Checked by its code, not by class: the native module's error class may come from another module instance.
-  const primary = codeOf(error)?.match(/^SQLITE_[A-Z]+/)?.[0];
-  return primary !== undefined && UNAVAILABLE_CODES.has(primary);
-}
-
-/** Revision the first event of an append must land on, when the expected revision pins it. */
-function pinnedStart(expected: ExpectedRevision): number | undefined {
-  if (expected === 'no_stream') return 0;
-  return typeof expected === 'number' ? expected + 1 : undefined;
-}
-
 interface PendingAppend {
   appends: readonly StreamAppend[];
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
-
-/** What one stream's part of an append wrote: the stream's last revision and the last position. */
-interface StreamWritten {
-  revision: number;
-  position: number;
-}
-
-/** JSON of an event's metadata (the same object is encoded once per group commit). */
-type MetadataEncoder = (metadata: EventMetadata) => string;
-
-type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
 /** Events a subscription read, and the position it read up to (past the last event when others were left out). */
 interface Page {
@@ -229,19 +179,14 @@ const pageOf = (events: RecordedEvent[], after: number): Page => ({
   reached: events.length ? events[events.length - 1].position : after,
 });
 
-/** What a group commit wrote: the log's head before it, and its events, in position order. */
-interface CommittedBatch {
-  outcomes: AppendOutcome[];
-  headBefore: number;
-  recorded: RecordedEvent[];
-}
-
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private closed = false;
+  /** Set by close(): appends are refused, those accepted are committed. */
+  private closing: Promise<void> | undefined;
   private readonly file: string;
   private readonly readonly: boolean;
   /** The file opened (null in memory): its path must keep naming it, or writes would go nowhere. */
@@ -253,8 +198,6 @@ export class SqliteEventStore implements EventStore {
   private readonly onFault: ((reason: string) => void) | undefined;
   private readonly sameFileTimer: NodeJS.Timeout | undefined;
 
-  private readonly insertEvent: Database.Statement<[string, number, string, string, string, string, number]>;
-  private readonly selectStoredId: Database.Statement<[string], StoredId>;
   private readonly selectRevision: Database.Statement<[string], { revision: number | null }>;
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
@@ -270,13 +213,19 @@ export class SqliteEventStore implements EventStore {
    * Current revisions of streams this connection has read to the end or appended to since,
    * so that reading "what came after revision N" of such a stream (a cached player state
    * catching up) needs no query. Valid while no other connection commits to the file:
-   * `PRAGMA data_version` changes when one does, and then the whole map is forgotten.
+   * `PRAGMA data_version` changes when one does, and then the whole map is forgotten, unless
+   * the only one was this store's writer thread (CommitWorker.wroteAllUpTo).
    */
   private readonly knownRevisions = new Map<string, number>();
   private readonly rememberedStreams: number;
   private dataVersion = -1;
   private dataVersionCheckedThisTurn = false;
-  private readonly commitBatch: (batch: PendingAppend[]) => CommittedBatch;
+  /** The group commit on this connection: a store in memory (or read-only). */
+  private readonly committer: Committer | undefined;
+  /** The group commit in a worker thread with its own connection: a store in a file. */
+  private readonly writer: CommitWorker | undefined;
+  /** The batch the writer is committing (one at a time), until its appends are answered. */
+  private inFlight: Promise<void> | undefined;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   private readonly checkpointer: WalCheckpointer | undefined;
@@ -318,17 +267,6 @@ export class SqliteEventStore implements EventStore {
     this.db = db;
     this.opened = inFile ? fs.statSync(filePath) : null;
     if (this.opened) this.sameFileTimer = setInterval(() => this.checkSameFile(), SAME_FILE_CHECK_EVERY_MS).unref();
-    if (!this.readonly && inFile) {
-      db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new WalCheckpointer(filePath, () => {
-        // Without the worker, SQLite checkpoints inside commits again, so the WAL cannot grow without end.
-        if (!this.closed) this.db.pragma('wal_autocheckpoint = 1000');
-      });
-    }
-    this.insertEvent = this.db.prepare(
-      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.selectStoredId = this.db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?');
     this.selectRevision = this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
     this.selectStream = this.db.prepare(
       `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
@@ -339,66 +277,24 @@ export class SqliteEventStore implements EventStore {
     );
     this.selectHead = this.db.prepare('SELECT MAX(position) AS position FROM events');
     this.selectDataVersion = this.db.prepare('PRAGMA data_version').pluck() as Database.Statement<[], number>;
-    // Each append of several events is a savepoint inside the batch's transaction: one that
-    // fails (a wrong expected revision) is undone alone, the others commit together. An append
-    // of one event needs none: a failed INSERT undoes only itself (SQLite's ABORT).
-    // Most appends are new events at the expected revisions: they skip the per-event duplicate
-    // lookup. A revision mismatch or an event id already stored is looked at again, checked, in
-    // a fresh savepoint: a retried append then gets its earlier result.
-    const appendNew = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) =>
-      this.appendUnchecked(p.appends, recorded, encoded),
+    // Read-only, the commit runs here and fails as SQLite refuses it (a 503).
+    if (this.readonly || !inFile) {
+      this.committer = new Committer(db, this.rememberedStreams);
+      return;
+    }
+    const writer = new CommitWorker(
+      filePath,
+      { busyTimeoutMs: options.busyTimeoutMs ?? 5000, rememberedStreams: this.rememberedStreams },
+      (error) => {
+        if (!this.closed)
+          this.failWith(`event store ${filePath}: its writer thread stopped (${error.message}); restart the service`);
+      },
     );
-    const appendChecked = this.db.transaction((p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder) =>
-      this.appendChecked(p.appends, recorded, encoded),
-    );
-    const appendOne = (p: PendingAppend, recorded: RecordedEvent[], encoded: MetadataEncoder): AppendResult => {
-      // Events of a savepoint that is undone must not be reported as written.
-      const mark = recorded.length;
-      try {
-        const single = p.appends.length === 1 && p.appends[0].events.length === 1;
-        return single ? this.appendUnchecked(p.appends, recorded, encoded) : appendNew(p, recorded, encoded);
-      } catch (error) {
-        recorded.length = mark;
-        if (
-          !(error instanceof WrongExpectedVersionError) &&
-          (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE'
-        )
-          throw error;
-        try {
-          return appendChecked(p, recorded, encoded);
-        } catch (again) {
-          recorded.length = mark;
-          throw again;
-        }
-      }
-    };
-    // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
-    // writes gets SQLITE_BUSY at once (no busy wait) when another process wrote in between.
-    this.commitBatch = this.db.transaction((batch: PendingAppend[]): CommittedBatch => {
-      // The write lock is held from here to the commit, so every event after this head is the
-      // batch's, and remembered revisions checked now stay valid until the commit.
-      const headBefore = this.selectHead.get()?.position ?? 0;
-      this.forgetRevisionsIfOthersWrote();
-      const recorded: RecordedEvent[] = [];
-      // The appends of one request share a metadata object: it is encoded once per batch.
-      const encodedMetadata = new Map<EventMetadata, string>();
-      const encoded: MetadataEncoder = (metadata) => {
-        let json = encodedMetadata.get(metadata);
-        if (json === undefined) encodedMetadata.set(metadata, (json = JSON.stringify(metadata)));
-        return json;
-      };
-      const outcomes = batch.map((p): AppendOutcome => {
-        try {
-          return { ok: true, result: appendOne(p, recorded, encoded) };
-        } catch (error) {
-          // An error that ended the whole transaction (not just this append's savepoint) fails
-          // the batch: the appends after it would otherwise run, and commit, outside of it.
-          if (isUnavailable(error) || !this.db.inTransaction) throw error;
-          return { ok: false, error };
-        }
-      });
-      return { outcomes, headBefore, recorded };
-    }).immediate;
+    this.writer = writer;
+    this.checkpointer = new WalCheckpointer(filePath, () => {
+      // Without the worker, SQLite checkpoints inside commits again, so the WAL cannot grow without end.
+      if (!this.closed) writer.pragma('wal_autocheckpoint = 1000').catch(() => undefined);
+    });
   }
 
   /**
@@ -410,40 +306,114 @@ export class SqliteEventStore implements EventStore {
     return new Promise((resolve, reject) => {
       try {
         this.assertOpen();
+        if (this.closing) throw new StoreUnavailableError('event store is closed');
         if (this.fault) throw new StoreFaultError(this.fault);
         checkAppends(appends);
       } catch (error) {
         return reject(error);
       }
       this.pending.push({ appends, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      // While the writer commits a batch, the next one gathers: it goes when that one is answered.
+      if (this.pending.length === 1 && !this.inFlight) setImmediate(() => this.flush());
     });
   }
 
   private flush(): void {
+    if (this.inFlight) return;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let committed: CommittedBatch;
+    let encoded: Batch;
     try {
       // Cheap (one stat per group commit), and nothing is acknowledged into a file no one can open again.
       this.checkSameFile();
       if (this.fault) throw new StoreFaultError(this.fault);
-      committed = this.guard(() => this.commitBatch(batch));
+      encoded = this.encode(batch);
+      if (this.committer) {
+        const committer = this.committer;
+        this.answer(
+          batch,
+          encoded,
+          this.guard(() => committer.commit(encoded)),
+        );
+        return;
+      }
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
     }
+    this.inFlight = this.writer!.commit(encoded).then(
+      (committed) => {
+        this.inFlight = undefined;
+        this.answer(batch, encoded, committed);
+        this.flush();
+      },
+      (error: unknown) => {
+        this.inFlight = undefined;
+        const failure = this.failure(error);
+        for (const p of batch) p.reject(failure);
+        this.flush();
+      },
+    );
+  }
+
+  /**
+   * The batch as the commit takes it: data and metadata as JSON (the appends of one request
+   * share a metadata object: it is encoded once per batch), and one creation time.
+   */
+  private encode(batch: PendingAppend[]): Batch {
+    const encodedMetadata = new Map<EventMetadata, string>();
+    const encoded = (metadata: EventMetadata): string => {
+      let json = encodedMetadata.get(metadata);
+      if (json === undefined) encodedMetadata.set(metadata, (json = JSON.stringify(metadata)));
+      return json;
+    };
+    return {
+      createdAt: this.now(),
+      appends: batch.map((p) =>
+        p.appends.map(({ stream, expectedRevision, events }) => ({
+          stream,
+          expectedRevision,
+          events: events.map((event) => ({
+            id: event.id,
+            type: event.type,
+            data: JSON.stringify(event.data) ?? 'null',
+            metadata: encoded(event.metadata),
+          })),
+        })),
+      ),
+    };
+  }
+
+  /** Answers a committed batch's appends, and hands its events to the subscriptions. */
+  private answer(batch: PendingAppend[], encoded: Batch, committed: Committed): void {
     this.full = null;
-    // From the events written, not the results: a retried append answers its earlier, older revision.
-    for (const event of committed.recorded)
-      if (this.knownRevisions.has(event.streamName)) this.knownRevisions.set(event.streamName, event.revision);
+    const { written } = committed;
+    const recorded: RecordedEvent[] = [];
+    let next = 0;
+    committed.outcomes.forEach((outcome, i) => {
+      if (!outcome.ok || !outcome.wrote) return;
+      for (const { stream, events } of batch[i].appends)
+        for (const event of events) {
+          const revision = written[next++];
+          recorded.push({
+            ...event,
+            data: event.data === undefined ? null : event.data,
+            streamName: stream,
+            revision,
+            position: written[next++],
+            createdAt: encoded.createdAt,
+          });
+          // From the events written, not the results: a retried append answers its earlier, older revision.
+          if (this.knownRevisions.has(stream)) this.knownRevisions.set(stream, revision);
+        }
+    });
     committed.outcomes.forEach((outcome, i) => {
       if (outcome.ok) batch[i].resolve(outcome.result);
       else batch[i].reject(outcome.error);
     });
-    if (committed.recorded.length)
-      for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, committed.recorded);
+    if (recorded.length)
+      for (const subscription of this.subscriptions) subscription.offer(committed.headBefore, recorded);
     this.onGroupCommit?.(batch.length);
   }
 
@@ -548,139 +518,20 @@ export class SqliteEventStore implements EventStore {
     return null;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    return (this.closing ??= this.closeDown());
+  }
+
+  private async closeDown(): Promise<void> {
     // Appends already accepted are committed, not dropped.
     this.flush();
+    while (this.inFlight) await this.inFlight;
     this.closed = true;
     clearInterval(this.sameFileTimer);
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     await this.checkpointer?.stop();
+    await this.writer?.stop();
     this.db.close();
-  }
-
-  /**
-   * Appends every stream's events, adding what it wrote to `recorded`, without looking for a
-   * retried append. Each stream's revision is taken from what is known without a query where
-   * that is safe: a stream expected not to exist is written at revision 0, and a remembered
-   * revision is never ahead of the stream. Either way UNIQUE (stream, revision) refuses an event
-   * whose revision is taken, and the append is then tried again, checked (appendChecked).
-   */
-  private appendUnchecked(
-    appends: readonly StreamAppend[],
-    recorded: RecordedEvent[],
-    encoded: MetadataEncoder,
-  ): AppendResult {
-    const revisions: Record<string, number> = {};
-    let position = 0;
-    for (const { stream, events, expectedRevision } of appends) {
-      const actual = this.assumedRevision(stream, expectedRevision);
-      if (!revisionMatches(expectedRevision, actual))
-        throw new WrongExpectedVersionError(stream, expectedRevision, actual);
-      const written = this.insert(stream, events, actual, recorded, encoded);
-      revisions[stream] = written.revision;
-      position = written.position;
-    }
-    return { revisions, position };
-  }
-
-  /**
-   * The checked append: a retry of an earlier append (every event id stored, each stream's at
-   * the revisions it pins) answers the earlier result; some ids stored and not others is a
-   * conflict, never a partial write; otherwise each stream's revision is read and checked.
-   */
-  private appendChecked(
-    appends: readonly StreamAppend[],
-    recorded: RecordedEvent[],
-    encoded: MetadataEncoder,
-  ): AppendResult {
-    const actuals = appends.map(({ stream }) => this.currentRevision(stream));
-    const earlier = appends.map((append, i) => this.findEarlier(append, actuals[i]));
-    if (earlier.every((e) => e !== undefined)) {
-      const revisions: Record<string, number> = {};
-      appends.forEach(({ stream }, i) => (revisions[stream] = earlier[i]!.revision));
-      return { revisions, position: Math.max(...earlier.map((e) => e!.position)) };
-    }
-    const retried = earlier.findIndex((e) => e !== undefined);
-    if (retried >= 0)
-      throw new WrongExpectedVersionError(appends[retried].stream, appends[retried].expectedRevision, actuals[retried]);
-    const revisions: Record<string, number> = {};
-    let position = 0;
-    appends.forEach(({ stream, events, expectedRevision }, i) => {
-      if (!revisionMatches(expectedRevision, actuals[i]))
-        throw new WrongExpectedVersionError(stream, expectedRevision, actuals[i]);
-      const written = this.insert(stream, events, actuals[i], recorded, encoded);
-      revisions[stream] = written.revision;
-      position = written.position;
-    });
-    return { revisions, position };
-  }
-
-  /** Writes one stream's events after revision `actual`. */
-  private insert(
-    stream: string,
-    events: readonly NewEvent[],
-    actual: number,
-    recorded: RecordedEvent[],
-    encoded: MetadataEncoder,
-  ): StreamWritten {
-    const createdAt = this.now();
-    let revision = actual;
-    let position = 0;
-    for (const event of events) {
-      revision += 1;
-      const data = JSON.stringify(event.data) ?? 'null';
-      const { lastInsertRowid } = this.insertEvent.run(
-        stream,
-        revision,
-        event.id,
-        event.type,
-        data,
-        encoded(event.metadata),
-        createdAt,
-      );
-      position = Number(lastInsertRowid);
-      recorded.push({
-        ...event,
-        data: event.data === undefined ? null : event.data,
-        streamName: stream,
-        revision,
-        position,
-        createdAt,
-      });
-    }
-    return { revision, position };
-  }
-
-  /** See appendUnchecked: the revision an unchecked append may assume, querying only when nothing is known. */
-  private assumedRevision(stream: string, expected: ExpectedRevision): number {
-    if (expected === 'no_stream') return -1;
-    return this.knownRevisions.get(stream) ?? this.currentRevision(stream);
-  }
-
-  /**
-   * What an earlier append of this stream's events wrote, when these events are a retry of it;
-   * undefined when none of the ids are stored. Anything in between is a conflict.
-   */
-  private findEarlier({ stream, events, expectedRevision }: StreamAppend, actual: number): StreamWritten | undefined {
-    const stored: StoredId[] = [];
-    for (const event of events) {
-      const found = this.selectStoredId.get(event.id);
-      if (!found) continue;
-      // KurrentDB would store it again; the global unique id here cannot, so say so loudly.
-      if (found.stream !== stream) throw new Error(`event id ${event.id} is already used in stream ${found.stream}`);
-      stored.push(found);
-    }
-    if (stored.length === 0) return undefined;
-    const first = stored[0].revision;
-    const start = pinnedStart(expectedRevision);
-    const isRetry =
-      stored.length === events.length &&
-      stored.every((found, index) => found.revision === first + index) &&
-      (start === undefined || first === start);
-    if (!isRetry) throw new WrongExpectedVersionError(stream, expectedRevision, actual);
-    const last = stored[stored.length - 1];
-    return { revision: last.revision, position: last.position };
   }
 
   /** `maxCount` -1 means no limit. */
@@ -718,10 +569,11 @@ export class SqliteEventStore implements EventStore {
 
   private forgetRevisionsIfOthersWrote(): void {
     const version = this.selectDataVersion.get()!;
-    if (version !== this.dataVersion) {
-      this.knownRevisions.clear();
-      this.dataVersion = version;
-    }
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    // The writer thread is another connection: its commits change data_version too, and the
+    // revisions it answered stay valid unless some other connection committed as well.
+    if (!this.writer?.wroteAllUpTo(this.selectHead.get()?.position ?? 0)) this.knownRevisions.clear();
   }
 
   private rememberRevision(stream: string, revision: number): void {
@@ -794,15 +646,20 @@ export class SqliteEventStore implements EventStore {
     try {
       return operation();
     } catch (error) {
-      if (isDamaged(error)) throw this.failWith(damaged(this.file, `${codeOf(error)}: ${(error as Error).message}`));
-      if (codeOf(error)?.startsWith('SQLITE_FULL')) {
-        this.full = `disk full: event store ${this.file} cannot grow (${codeOf(error)}: ${(error as Error).message}), so writes are refused until space is freed on its disk`;
-      }
-      if (isUnavailable(error)) {
-        throw new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
-      }
-      throw error;
+      throw this.failure(error);
     }
+  }
+
+  /** What a failed read or commit throws: a damaged file is a lasting fault, a full disk is remembered. */
+  private failure(error: unknown): unknown {
+    if (error instanceof StoreUnavailableError) return error;
+    if (isDamaged(error)) return this.failWith(damaged(this.file, `${codeOf(error)}: ${(error as Error).message}`));
+    if (codeOf(error)?.startsWith('SQLITE_FULL')) {
+      this.full = `disk full: event store ${this.file} cannot grow (${codeOf(error)}: ${(error as Error).message}), so writes are refused until space is freed on its disk`;
+    }
+    if (isUnavailable(error))
+      return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
+    return error;
   }
 
   private assertOpen(): void {
