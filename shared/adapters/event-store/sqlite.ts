@@ -461,6 +461,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
+   * Another connection (a thread or process) appended: the idle subscriptions read now instead
+   * of at their next poll tick.
+   */
+  appendedElsewhere(): void {
+    for (const subscription of this.subscriptions) subscription.wake();
+  }
+
+  /**
    * Catch-up then live. Do not `await close()` from inside `onEvent`: close waits for the
    * in-flight handler, which would then wait for itself.
    */
@@ -807,6 +815,11 @@ class SqliteSubscription implements Subscription {
       for (const event of events) if (!types || types.has(event.type)) this.handed.push(event);
       this.tail = events[events.length - 1].position;
     }
+    this.wakeRequested = true;
+    this.endIdle?.();
+  }
+
+  wake(): void {
     this.wakeRequested = true;
     this.endIdle?.();
   }
