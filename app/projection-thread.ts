@@ -21,6 +21,8 @@ export type FromWorker =
     }
   | { type: 'log'; level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'; fields: object; message?: string }
   | { type: 'started'; id: number; keepsFile: boolean }
+  /** The worker's connection found the log damaged (sent before the runner's state says it is faulted). */
+  | { type: 'fault'; reason: string }
   | { type: 'done'; id: number; error?: string }
   | { type: 'failed'; name: string; message: string };
 
@@ -57,6 +59,8 @@ export class ProjectionThread {
     private readonly log: Logger,
     /** Told the lag of each event projected, as this thread learns of it (the projection-lag metric). */
     private readonly onProjected: (lagSeconds: number) => void,
+    /** Told when the worker finds the log damaged: the main thread's connection refuses writes as if it had. */
+    private readonly onLogFault: (reason: string) => void,
   ) {
     const { port1, port2 } = new MessageChannel();
     this.worker = startWorker(
@@ -115,6 +119,8 @@ export class ProjectionThread {
   /** Ends the worker; the read models are closed first, through `readStore`. */
   async close(): Promise<void> {
     this.closing = true;
+    // Unreferenced, the worker would let a process with nothing else to do exit before it ends.
+    this.worker.ref();
     if (!this.ended) this.worker.postMessage({ type: 'close', id: 0 } satisfies ToWorker);
     await this.exited;
   }
@@ -142,9 +148,13 @@ export class ProjectionThread {
   private call(type: 'start' | 'stop'): Promise<FromWorker> {
     if (this.endError) return Promise.reject(this.endError);
     const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
+    // A call under way keeps the process alive (a start awaited by nothing else would let it exit).
+    this.worker.ref();
+    return new Promise<FromWorker>((resolve, reject) => {
       this.calls.set(id, { resolve, reject });
       this.worker.postMessage({ type, id } satisfies ToWorker);
+    }).finally(() => {
+      if (this.calls.size === 0) this.worker.unref();
     });
   }
 
@@ -164,6 +174,9 @@ export class ProjectionThread {
         this.waiters = still;
         return;
       }
+      case 'fault':
+        this.onLogFault(message.reason);
+        return;
       case 'log':
         this.log[message.level](message.fields, message.message);
         return;

@@ -35,12 +35,13 @@ const log = Object.fromEntries(
 ) as unknown as Logger;
 
 async function main(): Promise<void> {
-  const log_ = new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), {
+  const eventLog = new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'), {
     readonly: true,
     busyTimeoutMs: config.sqliteBusyTimeoutMs,
+    onFault: (reason) => post({ type: 'fault', reason }),
   });
   const keys = await openPlayerKeys(config);
-  const events = withPersonalData(log_, keys);
+  const events = withPersonalData(eventLog, keys);
   const readStore = await openReadStore(config, 'all', log);
   serveReadStore(readStore, readStorePort);
   /** Commit times of the events projected since the last message: the main thread measures their lag when it gets them. */
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
     }
   };
   parent.on('message', (message: ToWorker) => {
-    if (message.type === 'appended') return log_.appendedElsewhere();
+    if (message.type === 'appended') return eventLog.appendedElsewhere();
     const done = (error?: unknown): void =>
       post({
         type: 'done',

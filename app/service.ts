@@ -53,6 +53,7 @@ import type { AnyRoute } from '../shared/adapters/http/route';
 import { newUid, secureRandom } from '../shared/domain/ids';
 import type { Logger } from '../shared/adapters/logging/logger';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
+import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { ForwardedReadStore } from '../shared/adapters/read-store/forwarded';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
@@ -233,17 +234,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The all-in-one embedded process projects in a worker thread (app/projection-thread.ts), told of each commit.
   let thread: ProjectionThread | null = null;
   // Found while running (the file deleted or damaged): said once, here; every write is refused since.
-  const events = metrics.measured(
-    withPersonalData(
-      await openEventStore(
-        config,
-        metrics,
-        (reason) => log.error({ reason }, 'event store fault: writes stopped'),
-        () => thread?.appended(),
-      ),
-      playerKeys,
-    ),
+  const eventLog = await openEventStore(
+    config,
+    metrics,
+    (reason) => log.error({ reason }, 'event store fault: writes stopped'),
+    () => thread?.appended(),
   );
+  const events = metrics.measured(withPersonalData(eventLog, playerKeys));
   const writes = role === 'all' || role === 'command';
   await checkStoreFormat(events, writes);
 
@@ -276,7 +273,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (latest) current = { version: latest.version, catalog: latest.catalog };
   }
 
-  if (role === 'all' && !config.mongoUrl) thread = new ProjectionThread(config, log, (lag) => metrics.projected(lag));
+  // The worker reads the embedded log's file; with KurrentDB the runner stays on the main thread.
+  if (role === 'all' && !config.mongoUrl && !config.eventStoreUrl)
+    thread = new ProjectionThread(
+      config,
+      log,
+      (lag) => metrics.projected(lag),
+      (reason) => (eventLog as SqliteEventStore).faultFoundElsewhere(reason),
+    );
   const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
   const projections: Projections =
     thread ??
@@ -464,9 +468,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await projections.stop();
       await lease?.release();
       await limiter.close();
-      await events.close();
       await readStore.close();
+      // The worker's connection to the log closes first: the last one to close merges the WAL into the file.
       await thread?.close();
+      await events.close();
     },
   };
 }

@@ -461,6 +461,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
+   * Another connection of this process (the projections' thread) found the file damaged: this
+   * one refuses writes from now on, as if it had found it itself.
+   */
+  faultFoundElsewhere(reason: string): void {
+    this.failWith(reason);
+  }
+
+  /**
    * Another connection (a thread or process) appended: the idle subscriptions read now instead
    * of at their next poll tick.
    */
