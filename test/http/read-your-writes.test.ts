@@ -3,14 +3,10 @@
  * events are projected: a read sent after the answer sees the write, without X-Min-Position.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ProjectionThread } from '../../app/projection-thread';
-import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { ForwardedReadStore } from '../../shared/adapters/read-store/forwarded';
-import { server, startTestService, tempDir, type TestService } from '../support/service';
+import { server, startTestService, type TestService } from '../support/service';
 
 const catalogYaml = `
 version: 1
@@ -77,53 +73,6 @@ describe('the all-in-one process', () => {
         // A player back at 0 points has no standing.
         expect((await standing(player.id))?.points ?? 0).toBe(player.points);
       }
-    }
-  });
-});
-
-describe('SqliteEventStore.appendedElsewhere', () => {
-  it('has an idle subscription read what another connection appended, without waiting for its poll', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'events.sqlite');
-    const writer = new SqliteEventStore(file);
-    // The reader would look for new events only after a minute by itself.
-    const reader = new SqliteEventStore(file, { readonly: true, pollIntervalMs: 60_000 });
-    const delivered: RecordedEvent[] = [];
-    const subscription = reader.subscribeToAll({ onEvent: (event) => void delivered.push(event) });
-    try {
-      const append = (stream: string) =>
-        writer.appendToStreams([
-          {
-            stream,
-            expectedRevision: 'no_stream',
-            events: [
-              {
-                id: randomUUID(),
-                type: 'Noted',
-                data: {},
-                metadata: { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 },
-              },
-            ],
-          },
-        ]);
-      const delivery = async (count: number) => {
-        const deadline = Date.now() + 20_000;
-        while (delivered.length < count && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 10));
-      };
-      await append('s-1');
-      reader.appendedElsewhere();
-      await delivery(1);
-      // Delivered the first event, the subscription is idle until its poll; the second is read when told of it.
-      await append('s-2');
-      reader.appendedElsewhere();
-      await delivery(2);
-      expect(delivered.map((e) => e.streamName)).toEqual(['s-1', 's-2']);
-    } finally {
-      await subscription.close();
-      await reader.close();
-      await writer.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
