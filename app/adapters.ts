@@ -59,15 +59,16 @@ export async function openEventStore(
   });
 }
 
-/**
- * The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`; the most
- * recently used kept in memory (CACHED_PLAYERS of them).
- */
-export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
-  const store: PlayerKeys = config.mongoUrl
+/** The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`. */
+export async function openPlayerKeyStore(config: RunConfig): Promise<PlayerKeys> {
+  return config.mongoUrl
     ? await mongoPlayerKeys().MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
     : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
-  return new CachedPlayerKeys(store, config.cachedPlayers);
+}
+
+/** The players' keys, the most recently used kept in memory (CACHED_PLAYERS of them). */
+export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
+  return new CachedPlayerKeys(await openPlayerKeyStore(config), config.cachedPlayers);
 }
 
 /** The event store with the players' personal fields encrypted under their keys (closing it closes the keys). */

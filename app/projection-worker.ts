@@ -13,7 +13,7 @@ import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { serveReadStore } from '../shared/adapters/read-store/forwarded';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
-import { openPlayerKeys, openReadStore, withPersonalData } from './adapters';
+import { openPlayerKeyStore, openReadStore, withPersonalData } from './adapters';
 import type { FromWorker, ToWorker } from './projection-thread';
 
 /** How often the projections' state is sent when no position moves it (a fault, a drop). */
@@ -40,7 +40,8 @@ async function main(): Promise<void> {
     busyTimeoutMs: config.sqliteBusyTimeoutMs,
     onFault: (reason) => post({ type: 'fault', reason }),
   });
-  const keys = await openPlayerKeys(config);
+  // Not cached here: the main thread erases players, and a key kept in this thread would outlive its erasure.
+  const keys = await openPlayerKeyStore(config);
   const events = withPersonalData(eventLog, keys);
   const readStore = await openReadStore(config, 'all', log);
   serveReadStore(readStore, readStorePort);
