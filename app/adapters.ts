@@ -36,10 +36,12 @@ export const mongoReadStore = (): typeof import('../shared/adapters/read-store/m
 
 /** Each port's adapter: its URL set selects the production engine, else the embedded one (README, "Configuration"). */
 /** `onFault`: the embedded store found a lasting fault while running (its file deleted or damaged). */
+/** `onCommit`: after each group commit (the projections' worker is told of it). */
 export async function openEventStore(
   config: RunConfig,
   metrics: ServiceMetrics,
   onFault: (reason: string) => void,
+  onCommit: () => void = () => undefined,
 ): Promise<EventStore> {
   // The embedded file is checked (PRAGMA quick_check) before anything reads it.
   if (config.eventStoreUrl) return kurrentDb().KurrentDbEventStore.connect(config.eventStoreUrl);
@@ -47,22 +49,26 @@ export async function openEventStore(
     busyTimeoutMs: config.sqliteBusyTimeoutMs,
     checkIntegrity: true,
     onFault,
-    onGroupCommit: (appends) => metrics.groupCommit(appends),
+    onGroupCommit: (appends) => {
+      metrics.groupCommit(appends);
+      onCommit();
+    },
     // The cached players' streams, and room for the other streams read between their actions
     // (catalog, stocks, limited triggers), which stay remembered while read often.
     rememberedStreams: 2 * config.cachedPlayers,
   });
 }
 
-/**
- * The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`; the most
- * recently used kept in memory (CACHED_PLAYERS of them).
- */
-export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
-  const store: PlayerKeys = config.mongoUrl
+/** The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`. */
+export async function openPlayerKeyStore(config: RunConfig): Promise<PlayerKeys> {
+  return config.mongoUrl
     ? await mongoPlayerKeys().MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
     : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
-  return new CachedPlayerKeys(store, config.cachedPlayers);
+}
+
+/** The players' keys, the most recently used kept in memory (CACHED_PLAYERS of them). */
+export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
+  return new CachedPlayerKeys(await openPlayerKeyStore(config), config.cachedPlayers);
 }
 
 /** The event store with the players' personal fields encrypted under their keys (closing it closes the keys). */

@@ -53,7 +53,9 @@ import type { AnyRoute } from '../shared/adapters/http/route';
 import { newUid, secureRandom } from '../shared/domain/ids';
 import type { Logger } from '../shared/adapters/logging/logger';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
+import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
+import { ForwardedReadStore } from '../shared/adapters/read-store/forwarded';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
@@ -69,6 +71,7 @@ import {
   withPersonalData,
 } from './adapters';
 import { ConfigurationError } from './configuration-error';
+import { ProjectionThread } from './projection-thread';
 import { servedBy, serves, type Role } from './roles';
 import { backendChecks } from './readiness';
 import { checkStoreFormat } from './store-format';
@@ -99,11 +102,17 @@ export interface ServiceOptions {
   random?: () => number;
 }
 
+/** The read models' projections: a ProjectionRunner, or the all-in-one process's worker running one. */
+export type Projections = Pick<
+  ProjectionRunner,
+  'position' | 'drops' | 'projectors' | 'problem' | 'waitFor' | 'start' | 'stop'
+>;
+
 export interface RunningService {
   app: express.Express;
   events: EventStore;
   readStore: ReadStore;
-  projections: ProjectionRunner;
+  projections: Projections;
   deps: CommandDeps;
   /** The API routes this process serves (its role's share). */
   routes: AnyRoute[];
@@ -164,12 +173,14 @@ async function startWebhooks(ctx: {
   hooks: Webhook[];
   events: EventStore;
   readStore: ReadStore;
+  /** Another process holds the read models file of DATA_DIR: this one keeps its read models in memory only. */
+  fileHeldElsewhere: boolean;
   jobs: JobScheduler;
   metrics: ServiceMetrics;
   log: Logger;
 }): Promise<WebhookDispatcher | null> {
   const { config, readStore, log } = ctx;
-  if (readStore instanceof MemoryReadStore) {
+  if (ctx.fileHeldElsewhere) {
     // A second all-in-one process on the same DATA_DIR: the first one, which holds the file, delivers.
     log.warn({}, 'webhooks not delivered by this process: another one holds the read models file of DATA_DIR');
     return null;
@@ -188,6 +199,7 @@ async function startWebhooks(ctx: {
   // The new webhooks' cursors reach the file before anything is served: a crash right after
   // must not restart them at a later head.
   if (readStore instanceof FileBackedReadStore) readStore.flush();
+  if (readStore instanceof ForwardedReadStore) await readStore.flush();
   return dispatcher;
 }
 
@@ -219,13 +231,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const metrics = new ServiceMetrics();
   const playerKeys = await openPlayerKeys(config);
+  // The all-in-one embedded process projects in a worker thread (app/projection-thread.ts), told of each commit.
+  let thread: ProjectionThread | null = null;
   // Found while running (the file deleted or damaged): said once, here; every write is refused since.
-  const events = metrics.measured(
-    withPersonalData(
-      await openEventStore(config, metrics, (reason) => log.error({ reason }, 'event store fault: writes stopped')),
-      playerKeys,
-    ),
+  const eventLog = await openEventStore(
+    config,
+    metrics,
+    (reason) => log.error({ reason }, 'event store fault: writes stopped'),
+    () => thread?.appended(),
   );
+  const events = metrics.measured(withPersonalData(eventLog, playerKeys));
   const writes = role === 'all' || role === 'command';
   await checkStoreFormat(events, writes);
 
@@ -258,10 +273,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (latest) current = { version: latest.version, catalog: latest.catalog };
   }
 
-  const readStore = await openReadStore(config, role, log);
-  const projections = new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
-    metrics.projected((Date.now() - createdAt) / 1000),
-  );
+  // The worker reads the embedded log's file; with KurrentDB the runner stays on the main thread.
+  if (role === 'all' && !config.mongoUrl && !config.eventStoreUrl)
+    thread = new ProjectionThread(
+      config,
+      log,
+      (lag) => metrics.projected(lag),
+      (reason) => (eventLog as SqliteEventStore).faultFoundElsewhere(reason),
+    );
+  const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
+  const projections: Projections =
+    thread ??
+    new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
+      metrics.projected((Date.now() - createdAt) / 1000),
+    );
   // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
   const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
   const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
@@ -288,7 +313,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
   const dispatcher =
-    writes && hooks.length ? await startWebhooks({ config, hooks, events, readStore, jobs, metrics, log }) : null;
+    writes && hooks.length
+      ? await startWebhooks({
+          config,
+          hooks,
+          events,
+          readStore,
+          fileHeldElsewhere: thread ? !thread.keepsFile : readStore instanceof MemoryReadStore,
+          jobs,
+          metrics,
+          log,
+        })
+      : null;
   const keyRing = new KeyRing(keys);
   const routes: AnyRoute[] = [
     processActionRoute(deps),
@@ -433,8 +469,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await projections.stop();
       await lease?.release();
       await limiter.close();
-      await events.close();
       await readStore.close();
+      // The worker's connection to the log closes first: the last one to close merges the WAL into the file.
+      await thread?.close();
+      await events.close();
     },
   };
 }

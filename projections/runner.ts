@@ -175,6 +175,11 @@ export class ProjectionRunner {
     return null;
   }
 
+  /** The store reported a lasting fault: nothing more will be projected (waitFor answers false at once). */
+  get faulted(): boolean {
+    return this.fault !== null;
+  }
+
   /** Position up to which every projector has handled the log. */
   get position(): number {
     return this.processed;

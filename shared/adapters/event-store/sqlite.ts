@@ -476,6 +476,22 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
+   * Another connection of this process (the projections' thread) found the file damaged: this
+   * one refuses writes from now on, as if it had found it itself.
+   */
+  faultFoundElsewhere(reason: string): void {
+    this.failWith(reason);
+  }
+
+  /**
+   * Another connection (a thread or process) appended: the idle subscriptions read now instead
+   * of at their next poll tick.
+   */
+  appendedElsewhere(): void {
+    for (const subscription of this.subscriptions) subscription.wake();
+  }
+
+  /**
    * Catch-up then live. Do not `await close()` from inside `onEvent`: close waits for the
    * in-flight handler, which would then wait for itself.
    */
@@ -709,6 +725,11 @@ class SqliteSubscription implements Subscription {
       for (const event of events) if (!types || types.has(event.type)) this.handed.push(event);
       this.tail = events[events.length - 1].position;
     }
+    this.wakeRequested = true;
+    this.endIdle?.();
+  }
+
+  wake(): void {
     this.wakeRequested = true;
     this.endIdle?.();
   }
