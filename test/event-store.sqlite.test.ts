@@ -79,6 +79,27 @@ describe('SqliteEventStore specifics', () => {
     remove();
   });
 
+  it('a group commit refused whole (a full file) leaves no revision of its own remembered: the next append lands right after the last committed', async () => {
+    const store = new SqliteEventStore(':memory:');
+    opened.push(store);
+    await appendOne(store, 'player-1', [event()], 'no_stream');
+    const db = (store as unknown as { db: Database.Database }).db;
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    // One batch: an append at revision 1; another expecting 0 again, looked at in the checked way,
+    // which reads the stream's revision inside the batch (1, not committed); one too large for the file.
+    const batch = await Promise.allSettled([
+      appendOne(store, 'player-1', [event()], 0),
+      appendOne(store, 'player-1', [event()], 0),
+      appendOne(store, 'player-2', [event({ padding: 'x'.repeat(200_000) })], 'no_stream'),
+    ]);
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((batch[2] as PromiseRejectedResult).reason)).toContain('disk is full');
+
+    db.pragma('max_page_count = 1000000');
+    await appendOne(store, 'player-1', [event()], 'any');
+    expect((await store.readStream('player-1')).map((e) => e.revision)).toEqual([0, 1]);
+  });
+
   it('keeps appended events across closing and reopening the file', async () => {
     const first = open();
     const appended = [event({ a: 1 }), event({ b: 0.1 })];

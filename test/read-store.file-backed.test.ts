@@ -7,16 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { PROJECTORS } from '../projections/projectors';
 import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from '../projections/runner';
 import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { readStoreContract } from './contracts/read-store.contract';
 import { appendOne } from './support/append-one';
-import { eventually, freePort } from './support/process';
+import { eventually } from './support/process';
 import { readingFromFile } from './support/read-from-file';
 import { server, startTestService, tempDir } from './support/service';
-import { newSecret, writeWebhooksFile } from './support/webhook-receiver';
 
 const noWriteErrors = (error: unknown) => {
   throw error;
@@ -239,60 +239,66 @@ describe('read models kept across a restart', () => {
     }
   });
 
-  it('after the file was full (max_page_count) under load, the write-behind catches up by itself: a restart serves the live read models, webhook cursor and waiting deliveries included', async () => {
+  it('after the file was full (max_page_count) while the projections ran, the write-behind catches up by itself: a runner started again on the file resumes at the head with the live read models', async () => {
+    // The service's projections run in a worker thread, over the same read models file: its log is
+    // made by the service, and projected here, where the file's connection can be made full.
     const dataDir = tempDir();
-    // A receiver that is not there: deliveries wait, and their retries are far apart.
-    const hooks = writeWebhooksFile(dataDir, {
-      name: 'crm',
-      url: `http://127.0.0.1:${await freePort()}/hook`,
-      secret: newSecret(),
-      events: ['ActionProcessed'],
-    });
-    const env = { WEBHOOKS_FILE: hooks, WEBHOOK_RETRY_BASE_MS: '600000' };
-    let t = await startTestService({ dataDir, env });
+    const t = await startTestService({ dataDir });
     try {
-      const store = t.service.readStore as FileBackedReadStore;
       const purchase = (playerId: string) =>
         t.http.post('/v1/action/process').set(server).send({ name: 'purchase', referenceId: randomUUID(), playerId });
-      const players = Array.from({ length: 40 }, () => randomUUID());
-      for (const p of players.slice(0, 5)) expect((await purchase(p)).body.code).toBe(200);
-      store.flush();
-
-      const db = connection(store);
-      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-      for (const p of players) for (let i = 0; i < 3; i++) expect((await purchase(p)).body.code).toBe(200);
-      expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
-
-      db.pragma('max_page_count = 1000000');
-      // Not flushed by the test: the write-behind retries on its own until the file holds what memory does.
-      const copy = path.join(dataDir, 'copy.sqlite');
-      await eventually(
-        async () => {
-          fs.rmSync(copy, { force: true });
-          await connection(store).backup(copy);
-          const written = new FileBackedReadStore(copy, noWriteErrors);
-          try {
-            expect(await contents(written)).toEqual(await contents(store));
-          } finally {
-            await written.close();
-          }
-        },
-        20_000,
-        300,
-      );
-      const live = await contents(store);
-      expect(live.webhook_deliveries.length).toBeGreaterThan(0);
-      const leaderboards = (await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data;
-      const webhooks = (await t.http.get('/v1/admin/webhooks').set(server)).body.data;
-      expect(leaderboards[0].standings.length).toBeGreaterThan(0);
-      expect(webhooks).toEqual([expect.objectContaining({ name: 'crm', waiting: live.webhook_deliveries.length })]);
-
-      t = await t.restart();
-      expect((await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data).toEqual(leaderboards);
-      expect((await t.http.get('/v1/admin/webhooks').set(server)).body.data).toEqual(webhooks);
-      expect((await t.http.post('/v1/audit/verify').set(server)).body.data.differences).toEqual([]);
+      for (let p = 0; p < 40; p++) {
+        const playerId = randomUUID();
+        for (let i = 0; i < 3; i++) expect((await purchase(playerId)).body.code).toBe(200);
+      }
     } finally {
       await t.close();
+    }
+    const events = new SqliteEventStore(path.join(dataDir, 'events.sqlite'), { readonly: true });
+    const head = await events.headPosition();
+    const log = pino({ level: 'silent' });
+    const file = fileIn();
+    const refused: unknown[] = [];
+    const store = new FileBackedReadStore(file, (error) => refused.push(error));
+    const db = connection(store);
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    const runner = new ProjectionRunner(events, store, PROJECTORS, log);
+    await runner.start();
+    expect(await runner.waitFor(head, 60_000)).toBe(true);
+    await runner.stop();
+    expect(() => store.flush()).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+
+    db.pragma('max_page_count = 1000000');
+    // Not flushed by the test: the write-behind retries on its own until the file holds what memory does.
+    const copy = path.join(tempDir(), 'copy.sqlite');
+    await eventually(
+      async () => {
+        fs.rmSync(copy, { force: true });
+        await connection(store).backup(copy);
+        const written = new FileBackedReadStore(copy, noWriteErrors);
+        try {
+          expect(await contents(written)).toEqual(await contents(store));
+        } finally {
+          await written.close();
+        }
+      },
+      20_000,
+      300,
+    );
+    const live = await contents(store);
+    expect(live.lb_scores?.length).toBeGreaterThan(0);
+    await store.close();
+
+    const reopened = new FileBackedReadStore(file, noWriteErrors);
+    const resumed = new ProjectionRunner(events, reopened, PROJECTORS, log);
+    try {
+      await resumed.start();
+      expect(resumed.position).toBe(head);
+      expect(await contents(reopened)).toEqual(live);
+    } finally {
+      await resumed.stop();
+      await reopened.close();
+      await events.close();
     }
   });
 

@@ -179,7 +179,15 @@ export class Committer {
       },
     ).immediate;
     this.commit = (batch) => {
-      const { outcomes, headBefore, written } = transaction(batch);
+      let committed: ReturnType<typeof transaction>;
+      try {
+        committed = transaction(batch);
+      } catch (error) {
+        // Rolled back whole: revisions read inside it (the batch's own inserts) never committed.
+        this.known.clear();
+        throw error;
+      }
+      const { outcomes, headBefore, written } = committed;
       const pairs: number[] = [];
       for (const { stream, revision, position } of written) {
         this.remember(stream, revision);

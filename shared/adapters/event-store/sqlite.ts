@@ -226,6 +226,8 @@ export class SqliteEventStore implements EventStore {
   private readonly writer: CommitWorker | undefined;
   /** The batch the writer is committing (one at a time), until its appends are answered. */
   private inFlight: Promise<void> | undefined;
+  /** The streams of the batch in flight: once the writer has committed it, what is remembered of them is stale until its answer. */
+  private readonly inFlightStreams = new Set<string>();
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   private readonly checkpointer: WalCheckpointer | undefined;
@@ -342,14 +344,19 @@ export class SqliteEventStore implements EventStore {
       for (const p of batch) p.reject(error);
       return;
     }
+    for (const p of batch) for (const { stream } of p.appends) this.inFlightStreams.add(stream);
     this.inFlight = this.writer!.commit(encoded).then(
       (committed) => {
         this.inFlight = undefined;
+        this.inFlightStreams.clear();
         this.answer(batch, encoded, committed);
         this.flush();
       },
       (error: unknown) => {
         this.inFlight = undefined;
+        this.inFlightStreams.clear();
+        // Without an answer the batch may have committed: nothing remembered is trusted.
+        this.knownRevisions.clear();
         const failure = this.failure(error);
         for (const p of batch) p.reject(failure);
         this.flush();
@@ -404,8 +411,10 @@ export class SqliteEventStore implements EventStore {
             position: written[next++],
             createdAt: encoded.createdAt,
           });
-          // From the events written, not the results: a retried append answers its earlier, older revision.
-          if (this.knownRevisions.has(stream)) this.knownRevisions.set(stream, revision);
+          // From the events written, not the results: a retried append answers its earlier, older
+          // revision. Forward only: a read since the commit may have remembered a later one.
+          const known = this.knownRevisions.get(stream);
+          if (known !== undefined && revision > known) this.knownRevisions.set(stream, revision);
         }
     });
     committed.outcomes.forEach((outcome, i) => {
@@ -590,6 +599,7 @@ export class SqliteEventStore implements EventStore {
     // The writer thread is another connection: its commits change data_version too, and the
     // revisions it answered stay valid unless some other connection committed as well.
     if (!this.writer?.wroteAllUpTo(this.selectHead.get()?.position ?? 0)) this.knownRevisions.clear();
+    else for (const stream of this.inFlightStreams) this.knownRevisions.delete(stream);
   }
 
   private rememberRevision(stream: string, revision: number): void {
