@@ -6,6 +6,7 @@ import type { Logger } from '../shared/adapters/logging/logger';
 import { ForwardedReadStore } from '../shared/adapters/read-store/forwarded';
 import { startWorker } from '../shared/adapters/worker-thread';
 import { PROJECTORS } from '../projections/projectors';
+import { PositionWaiters } from '../projections/position-waiters';
 
 export type ToWorker = { type: 'appended' } | { type: 'start' | 'stop' | 'close'; id: number };
 
@@ -26,11 +27,6 @@ export type FromWorker =
   | { type: 'done'; id: number; error?: string }
   | { type: 'failed'; name: string; message: string };
 
-interface Waiter {
-  position: number;
-  resolve(reached: boolean): void;
-}
-
 /**
  * The all-in-one process's projections, run in a worker thread (app/projection-worker.ts) so
  * that the main thread only answers requests and decides: the worker holds the read models and
@@ -49,7 +45,7 @@ export class ProjectionThread {
   private ended: string | null = null;
   private endError: Error | null = null;
   private closing = false;
-  private waiters: Waiter[] = [];
+  private readonly waiters = new PositionWaiters();
   private nextId = 0;
   private readonly calls = new Map<number, { resolve(message: FromWorker): void; reject(error: Error): void }>();
   private readonly exited: Promise<void>;
@@ -129,20 +125,7 @@ export class ProjectionThread {
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (position <= this.state.position) return Promise.resolve(true);
     if (this.state.faulted || this.ended) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        position,
-        resolve: (reached) => {
-          clearTimeout(timer);
-          resolve(reached);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(position, timeoutMs);
   }
 
   private call(type: 'start' | 'stop'): Promise<FromWorker> {
@@ -165,13 +148,8 @@ export class ProjectionThread {
         for (const at of message.committedAt) this.onProjected((now - at) / 1000);
         const { committedAt: _, type: __, ...state } = message;
         this.state = state;
-        const still: Waiter[] = [];
-        for (const w of this.waiters) {
-          if (w.position <= state.position) w.resolve(true);
-          else if (state.faulted) w.resolve(false);
-          else still.push(w);
-        }
-        this.waiters = still;
+        this.waiters.release(state.position);
+        if (state.faulted) this.waiters.fail();
         return;
       }
       case 'fault':
@@ -210,8 +188,7 @@ export class ProjectionThread {
     this.readStore.fail(error);
     for (const call of this.calls.values()) call.reject(error);
     this.calls.clear();
-    for (const w of this.waiters) w.resolve(false);
-    this.waiters = [];
+    this.waiters.fail();
     if (!this.closing) this.log.error({ reason }, 'projections worker ended');
   }
 }

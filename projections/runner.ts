@@ -10,6 +10,7 @@ import type { Logger } from '../shared/adapters/logging/logger';
 import { BatchedReadStore } from '../shared/adapters/read-store/batched';
 import type { IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
 import { PROJECTIONS_VERSION } from './version';
+import { PositionWaiters } from './position-waiters';
 
 /**
  * Turns events into read models. Handlers are idempotent: delivery is at least once, and after a
@@ -90,12 +91,6 @@ export interface ProjectionRunnerOptions {
   frozenDocuments?: boolean;
 }
 
-interface Waiter {
-  position: number;
-  /** true: the position is projected; false: it never will be (the store has a lasting fault). */
-  resolve(reached: boolean): void;
-}
-
 /**
  * Runs projectors from one catch-up subscription to the global log. Each projector keeps its
  * own checkpoint (last handled position), so one can be rebuilt while the others keep theirs.
@@ -132,7 +127,7 @@ export class ProjectionRunner {
   private sinceWrite = 0;
   /** Writes of checkpoints run one at a time, in order, so a checkpoint never moves back. */
   private writing: Promise<void> = Promise.resolve();
-  private waiters: Waiter[] = [];
+  private readonly waiters = new PositionWaiters();
   private retryTimer: NodeJS.Timeout | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
   private stopped = true;
@@ -225,8 +220,7 @@ export class ProjectionRunner {
         // The store itself reported its lasting fault, once: retrying would only repeat it.
         if (error instanceof StoreFaultError) {
           this.fault = error;
-          for (const w of this.waiters) w.resolve(false);
-          this.waiters = [];
+          this.waiters.fail();
           return;
         }
         // A fault (store down, projector bug) must not stop the read side for good: resubscribe
@@ -324,7 +318,7 @@ export class ProjectionRunner {
       if (this.faults.inRow > 0) this.faults = { inRow: 0, notConnection: 0, last: '' };
       if (this.onProjected)
         for (let i = 0; i < committed.length; i += 2) this.onProjected(committed[i], committed[i + 1]);
-      if (this.waiters.length) this.releaseWaiters();
+      if (this.waiters.waiting) this.waiters.release(this.processed);
       this.sinceWrite += committed.length / 2;
       if (this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
       else this.checkpointTimer ??= setTimeout(() => void this.writeCheckpoints(false), CHECKPOINT_EVERY_MS);
@@ -365,33 +359,11 @@ export class ProjectionRunner {
     for (const p of this.projectors) await p.flush?.(this.store);
   }
 
-  private releaseWaiters(): void {
-    const still: Waiter[] = [];
-    for (const w of this.waiters) {
-      if (w.position <= this.processed) w.resolve(true);
-      else still.push(w);
-    }
-    this.waiters = still;
-  }
-
   /** Resolves true once `position` is projected, or false after `timeoutMs` (at once when the store has a lasting fault). */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (position <= this.processed) return Promise.resolve(true);
     if (this.fault) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        position,
-        resolve: (reached) => {
-          clearTimeout(timer);
-          resolve(reached);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(position, timeoutMs);
   }
 
   /**
