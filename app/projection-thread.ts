@@ -115,6 +115,8 @@ export class ProjectionThread {
   /** Ends the worker; the read models are closed first, through `readStore`. */
   async close(): Promise<void> {
     this.closing = true;
+    // A write waiting for its projection is answered now, not when its wait runs out.
+    this.waiters.fail();
     // Unreferenced, the worker would let a process with nothing else to do exit before it ends.
     this.worker.ref();
     if (!this.ended) this.worker.postMessage({ type: 'close', id: 0 } satisfies ToWorker);

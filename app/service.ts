@@ -465,14 +465,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       clearInterval(follow);
       if (server) await new Promise<void>((r) => server!.close(() => r()));
       dispatcher?.stop();
-      await jobs.close();
-      await projections.stop();
-      await lease?.release();
-      await limiter.close();
-      await readStore.close();
-      // The worker's connection to the log closes first: the last one to close merges the WAL into the file.
-      await thread?.close();
-      await events.close();
+      try {
+        await jobs.close();
+        await projections.stop();
+        await lease?.release();
+        await limiter.close();
+        await readStore.close();
+        // The worker's connection to the log closes first: the last one to close merges the WAL into the file.
+        await thread?.close();
+      } finally {
+        // Whatever failed before, the appends accepted are committed and the writer thread ends.
+        await events.close();
+      }
     },
   };
 }
