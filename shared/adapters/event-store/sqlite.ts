@@ -589,6 +589,8 @@ export class SqliteEventStore implements EventStore {
       setImmediate(() => (this.dataVersionCheckedThisTurn = false));
       this.forgetRevisionsIfOthersWrote();
     }
+    // The writer may have committed it already: read until its answer says so.
+    if (this.inFlightStreams.has(stream)) return undefined;
     return this.knownRevisions.get(stream);
   }
 
@@ -599,7 +601,6 @@ export class SqliteEventStore implements EventStore {
     // The writer thread is another connection: its commits change data_version too, and the
     // revisions it answered stay valid unless some other connection committed as well.
     if (!this.writer?.wroteAllUpTo(this.selectHead.get()?.position ?? 0)) this.knownRevisions.clear();
-    else for (const stream of this.inFlightStreams) this.knownRevisions.delete(stream);
   }
 
   private rememberRevision(stream: string, revision: number): void {
