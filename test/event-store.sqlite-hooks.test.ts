@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StoreFaultError, type RecordedEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { appendOne } from './support/append-one';
 import { tempDir } from './support/service';
+
+const noted = () => ({
+  id: randomUUID(),
+  type: 'Noted',
+  data: {},
+  metadata: { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 },
+});
 
 describe('SqliteEventStore.appendedElsewhere', () => {
   it('has an idle subscription read what another connection appended, without waiting for its poll', async () => {
@@ -16,21 +24,7 @@ describe('SqliteEventStore.appendedElsewhere', () => {
     const delivered: RecordedEvent[] = [];
     const subscription = reader.subscribeToAll({ onEvent: (event) => void delivered.push(event) });
     try {
-      const append = (stream: string) =>
-        writer.appendToStreams([
-          {
-            stream,
-            expectedRevision: 'no_stream',
-            events: [
-              {
-                id: randomUUID(),
-                type: 'Noted',
-                data: {},
-                metadata: { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 },
-              },
-            ],
-          },
-        ]);
+      const append = (stream: string) => appendOne(writer, stream, [noted()], 'no_stream');
       const delivery = async (count: number) => {
         const deadline = Date.now() + 20_000;
         while (delivered.length < count && Date.now() < deadline)
@@ -60,22 +54,7 @@ describe('SqliteEventStore.faultFoundElsewhere', () => {
     try {
       store.faultFoundElsewhere('event store damaged: found by the projections');
       expect(store.writeProblem()).toEqual({ reason: 'event store damaged: found by the projections', lasting: true });
-      await expect(
-        store.appendToStreams([
-          {
-            stream: 's-1',
-            expectedRevision: 'no_stream',
-            events: [
-              {
-                id: randomUUID(),
-                type: 'Noted',
-                data: {},
-                metadata: { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 },
-              },
-            ],
-          },
-        ]),
-      ).rejects.toBeInstanceOf(StoreFaultError);
+      await expect(appendOne(store, 's-1', [noted()], 'no_stream')).rejects.toBeInstanceOf(StoreFaultError);
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
