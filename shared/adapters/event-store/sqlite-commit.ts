@@ -4,7 +4,8 @@
  * the next batch meanwhile. A store in memory runs it on its own connection (a worker cannot share
  * an in-memory database).
  */
-import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { parentPort, type Worker, workerData } from 'node:worker_threads';
+import { startWorker } from '../worker-thread';
 import Database from 'better-sqlite3';
 import {
   AppendResult,
@@ -400,18 +401,13 @@ function runWriter(data: WriterData): void {
   });
 }
 
-if (parentPort && (workerData as WriterData | undefined)?.role === 'sqlite-writer') runWriter(workerData as WriterData);
+const started = (workerData as { data?: WriterData } | undefined)?.data;
+if (parentPort && started?.role === 'sqlite-writer') runWriter(started);
 
 /**
  * Loads this module in the worker: compiled, it is JavaScript; run from TypeScript (tsx, ts-jest),
  * the worker registers tsx first, as the main thread's loader does not reach it under ts-jest.
  */
-const BOOT = `
-const { workerData } = require('node:worker_threads');
-if (workerData.module.endsWith('.ts') && !require.extensions['.ts']) require('tsx/cjs/api').register();
-require(workerData.module);
-`;
-
 type Waiting = { resolve(answer: Answer): void; reject(error: Error): void };
 
 /** The main thread's side of the writer worker. Requests are answered in order. */
@@ -433,7 +429,7 @@ export class CommitWorker {
     onFailure: (error: Error) => void,
   ) {
     const data: WriterData = { role: 'sqlite-writer', file, ...options, heads: this.heads.buffer as SharedArrayBuffer };
-    this.worker = new Worker(BOOT, { eval: true, workerData: { ...data, module: __filename } });
+    this.worker = startWorker(__filename, data);
     let failure: Error | undefined;
     this.worker.on('message', (answer: Answer) => this.waiting.shift()?.resolve(answer));
     this.worker.on('error', (error) => (failure = error));
