@@ -230,253 +230,269 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
-  const playerKeys = await openPlayerKeys(config);
-  // The all-in-one embedded process projects in a worker thread (app/projection-thread.ts), told of each commit.
-  let thread: ProjectionThread | null = null;
-  // Found while running (the file deleted or damaged): said once, here; every write is refused since.
-  const eventLog = await openEventStore(
-    config,
-    metrics,
-    (reason) => log.error({ reason }, 'event store fault: writes stopped'),
-    () => thread?.appended(),
-  );
-  const events = metrics.measured(withPersonalData(eventLog, playerKeys));
-  const writes = role === 'all' || role === 'command';
-  await checkStoreFormat(events, writes);
-
-  const jobs = openJobScheduler(config, log);
-  metrics.watchJobs(jobs);
-  let current: PublishedCatalog = { version: 0, catalog: loaded.catalog };
-  const deps: CommandDeps = {
-    events,
-    players: new PlayerStates(events, config.cachedPlayers),
-    stocks: new StockStates(events),
-    jobs,
-    catalog: () => current,
-    now,
-    random: options.random ?? secureRandom,
-    newUid,
-    idempotencyRetentionMs: config.idempotencyRetentionMs,
-  };
-  if (writes) {
-    // The writers publish the operator's file; readers follow what was published.
-    const published = await publishCatalog(deps, loaded.catalog, loaded.hash, now(), {
-      correlationId: 'startup',
-      causationId: 'startup',
-      keyName: 'operator',
-    });
-    if (!published.ok) throw new Error(`publishing the catalog: ${published.failure.message}`);
-    if (published.value.published) log.info({ catalogVersion: published.value.version }, 'catalog published');
-    current = { version: published.value.version, catalog: published.value.catalog };
-  } else {
-    const latest = await latestCatalog(events);
-    if (latest) current = { version: latest.version, catalog: latest.catalog };
-  }
-
-  // The worker reads the embedded log's file; with KurrentDB the runner stays on the main thread.
-  if (role === 'all' && !config.mongoUrl && !config.eventStoreUrl)
-    thread = new ProjectionThread(
-      config,
-      log,
-      (lag) => metrics.projected(lag),
-      (reason) => (eventLog as SqliteEventStore).faultFoundElsewhere(reason),
-    );
-  const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
-  const projections: Projections =
-    thread ??
-    new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
-      metrics.projected((Date.now() - createdAt) / 1000),
-    );
-  // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
-  const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
-  const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
-  if (projectsHere) metrics.watchProjections(projections);
-  // Read models in MongoDB are shared: one projector writes them (projections/lease.ts).
-  const lease =
-    projectsHere && config.mongoUrl
-      ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() })
-      : null;
-  if (projectsHere) {
-    await lease?.acquire();
-    await projections.start();
-    const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
-    const problem = events.writeProblem();
-    if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
-  }
-
-  const limiter = openRateLimiter(config);
-  // Business-time jobs run where commands are decided.
-  if (writes) {
-    registerProvisionJobs(deps);
-    registerPowerupJobs(deps);
-    registerCurrencyJobs(deps);
-  }
-  if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
-  const dispatcher =
-    writes && hooks.length
-      ? await startWebhooks({
+  /** The embedded log once open: a fault the worker's connection finds stops this thread's writes as well. */
+  let sqliteLog: SqliteEventStore | null = null;
+  // The all-in-one embedded process projects in a worker thread (app/projection-thread.ts), told
+  // of each commit. Started first, it loads and indexes the read models while this thread opens and
+  // checks the log (with KurrentDB the runner stays on this thread).
+  const thread =
+    role === 'all' && !config.mongoUrl && !config.eventStoreUrl
+      ? new ProjectionThread(
           config,
-          hooks,
-          events,
-          readStore,
-          fileHeldElsewhere: thread ? !thread.keepsFile : readStore instanceof MemoryReadStore,
-          jobs,
-          metrics,
           log,
-        })
+          (lag) => metrics.projected(lag),
+          (reason) => sqliteLog?.faultFoundElsewhere(reason),
+        )
       : null;
-  const keyRing = new KeyRing(keys);
-  const routes: AnyRoute[] = [
-    processActionRoute(deps),
-    reverseActionRoute(deps),
-    actionResponseRoute(deps),
-    registerPlayerRoute(deps),
-    updatePlayerRoute(deps),
-    buyBundleRoute(deps),
-    transactionStatusRoute(deps),
-    transactionHistoryRoute(deps),
-    ...provisionTransactionRoutes(deps),
-    playerProfileRoute(deps),
-    openChestRoute(deps),
-    ...chestRoutes(deps),
-    apiKeyRoute(),
-    powerupListRoute(deps),
-    streakListRoute(deps),
-    playerExportRoute(deps),
-    erasePlayerRoute(deps, playerKeys),
-    missionListRoute(deps),
-    ...powerupActivationRoutes(deps),
-    ...adminRoutes({ store: readStore, now }),
-    analyticsRoute({ store: readStore }),
-    playerSearchRoute({ store: readStore }),
-    ...feedRoutes({ events }),
-    jobsRoute(jobs),
-    ...recomputeRoutes({
-      ...deps,
-      waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
-    }),
-    ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
-    ...auditRoutes({
+  try {
+    const playerKeys = await openPlayerKeys(config);
+    // Found while running (the file deleted or damaged): said once, here; every write is refused since.
+    const eventLog = await openEventStore(
+      config,
+      metrics,
+      (reason) => log.error({ reason }, 'event store fault: writes stopped'),
+      () => thread?.appended(),
+    );
+    // The worker runs over the embedded log only.
+    if (thread) sqliteLog = eventLog as SqliteEventStore;
+    const events = metrics.measured(withPersonalData(eventLog, playerKeys));
+    const writes = role === 'all' || role === 'command';
+    await checkStoreFormat(events, writes);
+
+    const jobs = openJobScheduler(config, log);
+    metrics.watchJobs(jobs);
+    let current: PublishedCatalog = { version: 0, catalog: loaded.catalog };
+    const deps: CommandDeps = {
       events,
-      simulate: (draft, options) => simulate(events, draft, options),
-      // Compared at the position replayed to, once the live read models have projected it.
-      verify: () =>
-        verifyReadModels(events, readStore, PROJECTORS, {
-          waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),
-        }),
-    }),
-  ];
-  let started = false;
-  const served = routes.filter((r) => serves(role, r.path));
-  // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
-  const document = openApiDocument(routes, SERVICE_VERSION);
-  const app = createHttpApp(served, {
-    metrics,
-    elsewhere: routes
-      .filter((r) => !serves(role, r.path))
-      .map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
-    log,
-    // Examples of the catalog in force, and a fresh player, each time the document is asked for.
-    documentation: {
-      get document() {
-        return withExamples(
-          document,
-          exampleValues(
-            current.catalog,
-            hooks.map((h) => h.name),
-          ),
-        );
-      },
-    },
-    clientDomains: keyRing.clientDomains(),
-    isStarted: () => started,
-    pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
-    pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
-    trustProxy: config.trustProxy,
-    // A process that takes no writes is kept from its work only by a lasting fault.
-    workProblem: () => {
+      players: new PlayerStates(events, config.cachedPlayers),
+      stocks: new StockStates(events),
+      jobs,
+      catalog: () => current,
+      now,
+      random: options.random ?? secureRandom,
+      newUid,
+      idempotencyRetentionMs: config.idempotencyRetentionMs,
+    };
+    if (writes) {
+      // The writers publish the operator's file; readers follow what was published.
+      const published = await publishCatalog(deps, loaded.catalog, loaded.hash, now(), {
+        correlationId: 'startup',
+        causationId: 'startup',
+        keyName: 'operator',
+      });
+      if (!published.ok) throw new Error(`publishing the catalog: ${published.failure.message}`);
+      if (published.value.published) log.info({ catalogVersion: published.value.version }, 'catalog published');
+      current = { version: published.value.version, catalog: published.value.catalog };
+    } else {
+      const latest = await latestCatalog(events);
+      if (latest) current = { version: latest.version, catalog: latest.catalog };
+    }
+
+    const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
+    const projections: Projections =
+      thread ??
+      new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
+        metrics.projected((Date.now() - createdAt) / 1000),
+      );
+    // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
+    const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
+    const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+    if (projectsHere) metrics.watchProjections(projections);
+    // Read models in MongoDB are shared: one projector writes them (projections/lease.ts).
+    const lease =
+      projectsHere && config.mongoUrl
+        ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() })
+        : null;
+    if (projectsHere) {
+      await lease?.acquire();
+      await projections.start();
+      const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
       const problem = events.writeProblem();
-      return writes || problem?.lasting ? problem : null;
-    },
-    readiness: [
-      ...backendChecks({ role, config, events, readStore, limiter, deliversWebhooks: dispatcher !== null }),
-      ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
-      ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
-    ],
-    authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
-    async rateLimit(key) {
-      const setting = key.rateLimit ?? current.catalog.settings.rateLimit;
-      const taken = await limiter.take(key.name, setting);
-      if (taken.allowed) return null;
-      metrics.rateLimitRefused(key.name);
-      return { ...failure(429, 'Too many requests: rate limit exceeded'), retryAfterSeconds: taken.retryAfterSeconds };
-    },
-    afterWrite: async (position) => {
-      if (role === 'all') await projections.waitFor(position, config.minPositionWaitMs);
-    },
-    waitForPosition: (position) => positions.waitFor(position, config.minPositionWaitMs),
-  });
-  if (writes) await jobs.start();
-  started = true;
+      if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
+    }
 
-  // Another process may publish a newer catalog version: follow it.
-  const follow = setInterval(() => {
-    latestCatalog(events)
-      .then((latest) => {
-        if (latest && latest.version > current.version) current = { version: latest.version, catalog: latest.catalog };
-      })
-      .catch((e: Error) => log.warn({ err: e.message }, 'catalog refresh failed'));
-  }, 5000);
-  follow.unref();
-
-  let server: Server | null = null;
-  return {
-    app,
-    events,
-    readStore,
-    projections,
-    deps,
-    routes: served,
-    devKey,
-    listen: (port = config.port) =>
-      new Promise((resolve, reject) => {
-        const { headersTimeoutMs, requestTimeoutMs } = config.http;
-        // A client gets headersTimeoutMs to send its headers and requestTimeoutMs for the whole
-        // request (408, connection closed), checked every second; idle keep-alive connections close after 5 s.
-        const listening = http.createServer(
-          {
-            headersTimeout: headersTimeoutMs,
-            requestTimeout: requestTimeoutMs,
-            keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-            connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
-            ...expressMessageClasses(app),
-          },
-          app,
-        );
-        listening.once('error', reject);
-        listening.listen(port, () => {
-          listening.off('error', reject);
-          server = listening;
-          resolve(listening);
-        });
+    const limiter = openRateLimiter(config);
+    // Business-time jobs run where commands are decided.
+    if (writes) {
+      registerProvisionJobs(deps);
+      registerPowerupJobs(deps);
+      registerCurrencyJobs(deps);
+    }
+    if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
+    const dispatcher =
+      writes && hooks.length
+        ? await startWebhooks({
+            config,
+            hooks,
+            events,
+            readStore,
+            fileHeldElsewhere: thread ? !thread.keepsFile : readStore instanceof MemoryReadStore,
+            jobs,
+            metrics,
+            log,
+          })
+        : null;
+    const keyRing = new KeyRing(keys);
+    const routes: AnyRoute[] = [
+      processActionRoute(deps),
+      reverseActionRoute(deps),
+      actionResponseRoute(deps),
+      registerPlayerRoute(deps),
+      updatePlayerRoute(deps),
+      buyBundleRoute(deps),
+      transactionStatusRoute(deps),
+      transactionHistoryRoute(deps),
+      ...provisionTransactionRoutes(deps),
+      playerProfileRoute(deps),
+      openChestRoute(deps),
+      ...chestRoutes(deps),
+      apiKeyRoute(),
+      powerupListRoute(deps),
+      streakListRoute(deps),
+      playerExportRoute(deps),
+      erasePlayerRoute(deps, playerKeys),
+      missionListRoute(deps),
+      ...powerupActivationRoutes(deps),
+      ...adminRoutes({ store: readStore, now }),
+      analyticsRoute({ store: readStore }),
+      playerSearchRoute({ store: readStore }),
+      ...feedRoutes({ events }),
+      jobsRoute(jobs),
+      ...recomputeRoutes({
+        ...deps,
+        waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
       }),
-    async close() {
-      started = false;
-      clearInterval(follow);
-      if (server) await new Promise<void>((r) => server!.close(() => r()));
-      dispatcher?.stop();
-      try {
-        await jobs.close();
-        await projections.stop();
-        await lease?.release();
-        await limiter.close();
-        await readStore.close();
-        // The worker's connection to the log closes first: the last one to close merges the WAL into the file.
-        await thread?.close();
-      } finally {
-        // Whatever failed before, the appends accepted are committed and the writer thread ends.
-        await events.close();
-      }
-    },
-  };
+      ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
+      ...auditRoutes({
+        events,
+        simulate: (draft, options) => simulate(events, draft, options),
+        // Compared at the position replayed to, once the live read models have projected it.
+        verify: () =>
+          verifyReadModels(events, readStore, PROJECTORS, {
+            waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),
+          }),
+      }),
+    ];
+    let started = false;
+    const served = routes.filter((r) => serves(role, r.path));
+    // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
+    const document = openApiDocument(routes, SERVICE_VERSION);
+    const app = createHttpApp(served, {
+      metrics,
+      elsewhere: routes
+        .filter((r) => !serves(role, r.path))
+        .map((r) => ({ method: r.method, path: r.path, servedBy: `the ${servedBy(r.path)} role` })),
+      log,
+      // Examples of the catalog in force, and a fresh player, each time the document is asked for.
+      documentation: {
+        get document() {
+          return withExamples(
+            document,
+            exampleValues(
+              current.catalog,
+              hooks.map((h) => h.name),
+            ),
+          );
+        },
+      },
+      clientDomains: keyRing.clientDomains(),
+      isStarted: () => started,
+      pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
+      pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
+      trustProxy: config.trustProxy,
+      // A process that takes no writes is kept from its work only by a lasting fault.
+      workProblem: () => {
+        const problem = events.writeProblem();
+        return writes || problem?.lasting ? problem : null;
+      },
+      readiness: [
+        ...backendChecks({ role, config, events, readStore, limiter, deliversWebhooks: dispatcher !== null }),
+        ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
+        ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
+      ],
+      authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
+      async rateLimit(key) {
+        const setting = key.rateLimit ?? current.catalog.settings.rateLimit;
+        const taken = await limiter.take(key.name, setting);
+        if (taken.allowed) return null;
+        metrics.rateLimitRefused(key.name);
+        return {
+          ...failure(429, 'Too many requests: rate limit exceeded'),
+          retryAfterSeconds: taken.retryAfterSeconds,
+        };
+      },
+      afterWrite: async (position) => {
+        if (role === 'all') await projections.waitFor(position, config.minPositionWaitMs);
+      },
+      waitForPosition: (position) => positions.waitFor(position, config.minPositionWaitMs),
+    });
+    if (writes) await jobs.start();
+    started = true;
+
+    // Another process may publish a newer catalog version: follow it.
+    const follow = setInterval(() => {
+      latestCatalog(events)
+        .then((latest) => {
+          if (latest && latest.version > current.version)
+            current = { version: latest.version, catalog: latest.catalog };
+        })
+        .catch((e: Error) => log.warn({ err: e.message }, 'catalog refresh failed'));
+    }, 5000);
+    follow.unref();
+
+    let server: Server | null = null;
+    return {
+      app,
+      events,
+      readStore,
+      projections,
+      deps,
+      routes: served,
+      devKey,
+      listen: (port = config.port) =>
+        new Promise((resolve, reject) => {
+          const { headersTimeoutMs, requestTimeoutMs } = config.http;
+          // A client gets headersTimeoutMs to send its headers and requestTimeoutMs for the whole
+          // request (408, connection closed), checked every second; idle keep-alive connections close after 5 s.
+          const listening = http.createServer(
+            {
+              headersTimeout: headersTimeoutMs,
+              requestTimeout: requestTimeoutMs,
+              keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+              connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+              ...expressMessageClasses(app),
+            },
+            app,
+          );
+          listening.once('error', reject);
+          listening.listen(port, () => {
+            listening.off('error', reject);
+            server = listening;
+            resolve(listening);
+          });
+        }),
+      async close() {
+        started = false;
+        clearInterval(follow);
+        if (server) await new Promise<void>((r) => server!.close(() => r()));
+        dispatcher?.stop();
+        try {
+          await jobs.close();
+          await projections.stop();
+          await lease?.release();
+          await limiter.close();
+          await readStore.close();
+          // The worker's connection to the log closes first: the last one to close merges the WAL into the file.
+          await thread?.close();
+        } finally {
+          // Whatever failed before, the appends accepted are committed and the writer thread ends.
+          await events.close();
+        }
+      },
+    };
+  } catch (error) {
+    // The worker holds the read models file: a start that failed lets it go.
+    await thread?.close();
+    throw error;
+  }
 }
