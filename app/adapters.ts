@@ -16,6 +16,7 @@ import { StoreUnavailableError, type EventStore } from '../shared/adapters/event
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { ReadStore } from '../shared/adapters/read-store/port';
+import { PROJECTORS } from '../projections/projectors';
 
 /*
  * The production engines' adapters, loaded only when their URL is set: their clients (KurrentDB's
@@ -89,8 +90,11 @@ export async function openReadStore(config: RunConfig, role: Role, log: Logger):
   if (role !== 'all') return new MemoryReadStore();
   const file = readModelsFile(config);
   try {
-    return new FileBackedReadStore(file, (error) =>
-      log.warn({ err: String(error) }, 'read models not written to their file; retrying with the next changes'),
+    return new FileBackedReadStore(
+      file,
+      (error) =>
+        log.warn({ err: String(error) }, 'read models not written to their file; retrying with the next changes'),
+      { indexes: PROJECTORS.flatMap((p) => p.indexes ?? []) },
     );
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;

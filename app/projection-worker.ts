@@ -13,7 +13,7 @@ import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { serveReadStore } from '../shared/adapters/read-store/forwarded';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { PROJECTORS } from '../projections/projectors';
-import { ensureProjectorIndexes, ProjectionRunner } from '../projections/runner';
+import { ProjectionRunner } from '../projections/runner';
 import { openPlayerKeyStore, openReadStore, withPersonalData } from './adapters';
 import type { FromWorker, ToWorker } from './projection-thread';
 
@@ -40,7 +40,6 @@ async function main(): Promise<void> {
   // log; the log is opened when the projections first start (the main thread has created it by then).
   const readStore = await openReadStore(config, 'all', log);
   serveReadStore(readStore, readStorePort);
-  await ensureProjectorIndexes(readStore, PROJECTORS);
   let opening: Promise<Projecting> | null = null;
   let projecting: Projecting | null = null;
   parent.on('message', (message: ToWorker) => {

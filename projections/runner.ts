@@ -81,12 +81,6 @@ const MAX_RETRY_AFTER_FAULT_MS = 60_000;
  */
 const FAILED_AFTER_FAULTS = 5;
 
-/** Builds the indexes the projectors declare (each call after the first finds them built). */
-export async function ensureProjectorIndexes(store: ReadStore, projectors: readonly Projector[]): Promise<void> {
-  for (const p of projectors)
-    for (const { collection, keys } of p.indexes ?? []) await store.ensureIndex(collection, keys);
-}
-
 export interface ProjectionRunnerOptions {
   /** The first wait before resubscribing after a fault. Default RETRY_AFTER_FAULT_MS. */
   retryAfterFaultMs?: number;
@@ -191,7 +185,8 @@ export class ProjectionRunner {
     await this.rebuildIfOfAnotherOrigin();
     this.fault = null;
     this.faults = { inRow: 0, notConnection: 0, last: '' };
-    await ensureProjectorIndexes(this.store, this.projectors);
+    for (const p of this.projectors)
+      for (const { collection, keys } of p.indexes ?? []) await this.store.ensureIndex(collection, keys);
     const checkpoints = this.store.collection<{ _id: string; position: number }>(CHECKPOINTS);
     // The log checkpoint is written after the projectors' of its batch: every event up to it was
     // applied by each projector that handles it, so none resumes before it (a projector that

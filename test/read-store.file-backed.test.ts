@@ -80,7 +80,7 @@ describe('FileBackedReadStore', () => {
     await first.close();
 
     // No cache: every unchanged document is only in the file when the index is declared.
-    const second = new FileBackedReadStore(file, noWriteErrors, 0);
+    const second = new FileBackedReadStore(file, noWriteErrors, { cachedDocuments: 0 });
     const scores = second.collection('scores');
     await scores.updateOne({ _id: 'a' }, { $set: { score: 9 } });
     await scores.deleteMany({ _id: 'c' });
@@ -110,6 +110,33 @@ describe('FileBackedReadStore', () => {
     const reader = new FileBackedReadStore(copy, noWriteErrors);
     expect(await reader.collection('c').find({})).toEqual([{ _id: 'a' }]);
     await reader.close();
+  });
+
+  it('fills the indexes it is opened with as it loads the file: ordered reads answer as with an index made later, without reading the file again', async () => {
+    const file = fileIn();
+    const store = new FileBackedReadStore(file, noWriteErrors);
+    const scores = store.collection('lb_scores');
+    for (let i = 0; i < 50; i++) await scores.insertOne({ _id: `p${i}`, score: (i * 37) % 11 });
+    store.flush();
+    await store.close();
+    const byScore = { collection: 'lb_scores', keys: { score: -1, _id: 1 } as const };
+    const top = { sort: byScore.keys, limit: 7 };
+
+    const later = new FileBackedReadStore(file, noWriteErrors, { cachedDocuments: 0 });
+    await later.ensureIndex(byScore.collection, byScore.keys);
+    const expected = await later.collection('lb_scores').find({ score: { $lte: 8 } }, top);
+    await later.close();
+    const indexed = new FileBackedReadStore(file, noWriteErrors, { cachedDocuments: 0, indexes: [byScore] });
+    // The store's statement, reached on purpose: the index is already filled, so nothing reads the collection.
+    const passes = jest.spyOn(
+      (indexed as unknown as { selectCollection: { iterate(): unknown } }).selectCollection,
+      'iterate',
+    );
+    await indexed.ensureIndex(byScore.collection, byScore.keys);
+    expect(passes).not.toHaveBeenCalled();
+    expect(await indexed.collection('lb_scores').find({ score: { $lte: 8 } }, top)).toEqual(expected);
+    expect(expected.map((d) => d.score)).toEqual([8, 8, 8, 8, 8, 7, 7]);
+    await indexed.close();
   });
 
   it('changes refused by a full file (SQLITE_FULL) stay recorded and are written, with their checkpoint, once it has room again', async () => {

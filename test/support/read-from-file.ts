@@ -12,7 +12,7 @@ export function readingFromFile(file: string): FileBackedReadStore {
     (error) => {
       throw error;
     },
-    0,
+    { cachedDocuments: 0 },
   );
   const collection = store.collection.bind(store);
   const flushed =

@@ -56,6 +56,7 @@ export class FileBackedReadStore implements ReadStore {
   /** Writes the changes in one transaction; true when it removed a document. */
   private readonly writeChanges: () => boolean;
   private readonly selectCollection: Database.Statement<[string], string>;
+  private readonly cachedDocuments: number;
 
   /**
    * Opens the file (created when missing) and loads every document it holds. The file is held
@@ -65,9 +66,14 @@ export class FileBackedReadStore implements ReadStore {
     file: string,
     /** Told when writing to the file failed; the changes stay in memory and are written with the next ones. */
     private readonly onWriteError: (error: unknown) => void,
-    /** Written documents kept in memory beyond their keys and index entries (tests: 0, every read from the file). */
-    private readonly cachedDocuments = CACHED_DOCUMENTS,
+    options: {
+      /** Written documents kept in memory beyond their keys and index entries (tests: 0, every read from the file). */
+      cachedDocuments?: number;
+      /** Indexes filled as the file is loaded, in the same pass (ensureIndex later would read the file again for each). */
+      indexes?: readonly { collection: string; keys: IndexKeys }[];
+    } = {},
   ) {
+    this.cachedDocuments = options.cachedDocuments ?? CACHED_DOCUMENTS;
     try {
       this.db = new Database(file, { timeout: 0 });
       this.db.pragma('locking_mode = EXCLUSIVE');
@@ -104,6 +110,7 @@ export class FileBackedReadStore implements ReadStore {
         },
       },
     );
+    for (const { collection, keys } of options.indexes ?? []) void this.memory.ensureIndex(collection, keys);
     // Read in the file's order, as before documents left memory: ties in unindexed sorts follow it.
     const rows = this.db.prepare('SELECT collection, document FROM documents').iterate() as Iterable<{
       collection: string;
