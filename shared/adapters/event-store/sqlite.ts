@@ -218,6 +218,11 @@ export class SqliteEventStore implements EventStore {
    */
   private readonly knownRevisions = new Map<string, number>();
   private readonly rememberedStreams: number;
+  /**
+   * Set when data_version changed while the writer had a batch in flight and the head seen may be
+   * that batch's: nothing remembered is trusted until its answer tells whether it was (whoWrote).
+   */
+  private unconfirmed = false;
   private dataVersion = -1;
   private dataVersionCheckedThisTurn = false;
   /** The group commit on this connection: a store in memory (or read-only). */
@@ -349,6 +354,15 @@ export class SqliteEventStore implements EventStore {
       (committed) => {
         this.inFlight = undefined;
         this.inFlightStreams.clear();
+        // Its head is shown now: whether the commit seen was this batch's alone can be told.
+        if (this.unconfirmed)
+          try {
+            this.whoWrote();
+          } catch {
+            // The head unread: nothing remembered is trusted (the next read meets the fault itself).
+            this.knownRevisions.clear();
+            this.unconfirmed = false;
+          }
         this.answer(batch, encoded, committed);
         this.flush();
       },
@@ -357,6 +371,7 @@ export class SqliteEventStore implements EventStore {
         this.inFlightStreams.clear();
         // Without an answer the batch may have committed: nothing remembered is trusted.
         this.knownRevisions.clear();
+        this.unconfirmed = false;
         const failure = this.failure(error);
         for (const p of batch) p.reject(failure);
         this.flush();
@@ -590,7 +605,7 @@ export class SqliteEventStore implements EventStore {
       this.forgetRevisionsIfOthersWrote();
     }
     // The writer may have committed it already: read until its answer says so.
-    if (this.inFlightStreams.has(stream)) return undefined;
+    if (this.unconfirmed || this.inFlightStreams.has(stream)) return undefined;
     return this.knownRevisions.get(stream);
   }
 
@@ -598,9 +613,19 @@ export class SqliteEventStore implements EventStore {
     const version = this.selectDataVersion.get()!;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
-    // The writer thread is another connection: its commits change data_version too, and the
-    // revisions it answered stay valid unless some other connection committed as well.
-    if (!this.writer?.wroteAllUpTo(this.selectHead.get()?.position ?? 0)) this.knownRevisions.clear();
+    this.whoWrote();
+  }
+
+  /**
+   * The writer thread is another connection: its commits change data_version too, and the
+   * revisions it answered stay valid unless some other connection committed as well. Forgetting
+   * them all for the writer's own commit in flight (seen before it showed its head) made every
+   * state cached read its stream again.
+   */
+  private whoWrote(): void {
+    const ours = this.writer ? this.writer.wroteAllUpTo(this.selectHead.get()?.position ?? 0, !!this.inFlight) : false;
+    this.unconfirmed = ours === undefined;
+    if (ours === false) this.knownRevisions.clear();
   }
 
   private rememberRevision(stream: string, revision: number): void {
