@@ -412,20 +412,24 @@ export class SqliteEventStore implements EventStore {
     this.full = null;
     const { written } = committed;
     const recorded: RecordedEvent[] = [];
+    // The all-in-one service's main thread has none (its projections read in their own thread).
+    const handed = this.subscriptions.size > 0;
     let next = 0;
     committed.outcomes.forEach((outcome, i) => {
       if (!outcome.ok || !outcome.wrote) return;
       for (const { stream, events } of batch[i].appends)
         for (const event of events) {
-          const revision = written[next++];
-          recorded.push({
-            ...event,
-            data: event.data === undefined ? null : event.data,
-            streamName: stream,
-            revision,
-            position: written[next++],
-            createdAt: encoded.createdAt,
-          });
+          const revision = written[next];
+          if (handed)
+            recorded.push({
+              ...event,
+              data: event.data === undefined ? null : event.data,
+              streamName: stream,
+              revision,
+              position: written[next + 1],
+              createdAt: encoded.createdAt,
+            });
+          next += 2;
           // From the events written, not the results: a retried append answers its earlier, older
           // revision. Forward only: a read since the commit may have remembered a later one.
           const known = this.knownRevisions.get(stream);
