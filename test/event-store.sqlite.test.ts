@@ -423,8 +423,10 @@ describe('SqliteEventStore specifics', () => {
     await appendOne(store, 'mine', [event()], 'no_stream');
     expect(await store.readStream('mine')).toHaveLength(1);
     const head = Number(internals.writer.heads[0]);
-    // A head past the writer's last: its batch in flight may have committed it, a foreign one not.
+    // Another head than the writer's last: with a batch of its in flight, the head may be (or
+    // precede) that batch's; without, another connection wrote.
     expect(internals.writer.wroteAllUpTo(head + 3, true)).toBeUndefined();
+    expect(internals.writer.wroteAllUpTo(head - 1, true)).toBeUndefined();
     expect(internals.writer.wroteAllUpTo(head + 3, false)).toBe(false);
     expect(internals.writer.wroteAllUpTo(head, true)).toBe(true);
     // The writer's batch seen before its head is shown: read, not forgotten, until its answer.
@@ -447,6 +449,25 @@ describe('SqliteEventStore specifics', () => {
     await appendOne(store, 'elsewhere', [event()], 1);
     expect(internals.knownRevisions.size).toBe(0);
     expect((await store.readStream('mine', { fromRevision: 1 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+  });
+
+  it('remembers again the revision of a stream read after it, once another connection made it forget: the next read is no query', async () => {
+    const store = open();
+    const other = open();
+    const internals = store as unknown as {
+      knownRevisions: Map<string, number>;
+      selectStream: { all(...args: unknown[]): unknown[] };
+    };
+    await appendOne(store, 'mine', [event(), event()], 'no_stream');
+    expect(await store.readStream('mine')).toHaveLength(2);
+    await appendOne(other, 'theirs', [event()], 'no_stream');
+    await new Promise((resolve) => setImmediate(resolve));
+    // A state cached at revision 1 catching up: nothing after it, and the revision is known again.
+    const queries = jest.spyOn(internals.selectStream, 'all');
+    expect(await store.readStream('mine', { fromRevision: 2 })).toEqual([]);
+    expect(internals.knownRevisions.get('mine')).toBe(1);
+    expect(await store.readStream('mine', { fromRevision: 2 })).toEqual([]);
+    expect(queries).toHaveBeenCalledTimes(1);
   });
 
   it("does not take what another connection committed before its writer thread's first commit for its own", async () => {

@@ -469,8 +469,9 @@ export class CommitWorker {
   /**
    * Whether the log's head `head` (as the main connection sees it) holds only this writer's
    * commits since the last call: no other connection committed meanwhile. Undefined when it cannot
-   * tell yet: while a batch is in flight (`committing`), a head past the writer's last may be that
-   * batch's, visible a moment before the writer shows its head; ask again once it is answered.
+   * tell yet: while a batch is in flight (`committing`), the writer may commit it between the
+   * reading of `head` and this call, or the batch be visible a moment before the writer shows its
+   * head; ask again once it is answered.
    */
   wroteAllUpTo(head: number, committing: boolean): boolean | undefined {
     // The head first: the worker counts another connection's commit before it shows its own next head.
@@ -481,7 +482,7 @@ export class CommitWorker {
       return false;
     }
     if (last === BigInt(head)) return true;
-    return committing && BigInt(head) > last ? undefined : false;
+    return committing ? undefined : false;
   }
 
   async stop(): Promise<void> {

@@ -456,6 +456,9 @@ export class SqliteEventStore implements EventStore {
       if (maxCount < 0 || rows.length < maxCount) {
         if (rows.length) this.rememberRevision(stream, rows[rows.length - 1].revision);
         else if (from === 0) this.rememberRevision(stream, -1);
+        // Nothing after a cached state's revision, forgotten (another connection wrote): the
+        // index says which it is, so the state's next loads need no query again.
+        else if (!this.knownRevisions.has(stream)) this.rememberRevision(stream, this.currentRevision(stream));
       }
       return rows.map(toRecorded);
     });
