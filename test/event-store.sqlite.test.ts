@@ -411,6 +411,65 @@ describe('SqliteEventStore specifics', () => {
     expect((await store.readStream('mine', { fromRevision: 2 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
   });
 
+  it("does not forget its remembered revisions for its own commit seen before the writer thread shows its head, and reads until that commit's answer", async () => {
+    const store = open();
+    const other = open();
+    // The store's internals, reached on purpose: the race is between two threads.
+    const internals = store as unknown as {
+      knownRevisions: Map<string, number>;
+      writer: { heads: BigInt64Array; wroteAllUpTo(head: number, committing: boolean): boolean | undefined };
+      selectStream: { all(...args: unknown[]): unknown[] };
+    };
+    await appendOne(store, 'mine', [event()], 'no_stream');
+    expect(await store.readStream('mine')).toHaveLength(1);
+    const head = Number(internals.writer.heads[0]);
+    // Another head than the writer's last: with a batch of its in flight, the head may be (or
+    // precede) that batch's; without, another connection wrote.
+    expect(internals.writer.wroteAllUpTo(head + 3, true)).toBeUndefined();
+    expect(internals.writer.wroteAllUpTo(head - 1, true)).toBeUndefined();
+    expect(internals.writer.wroteAllUpTo(head + 3, false)).toBe(false);
+    expect(internals.writer.wroteAllUpTo(head, true)).toBe(true);
+    // The writer's batch seen before its head is shown: read, not forgotten, until its answer.
+    const queries = jest.spyOn(internals.selectStream, 'all');
+    const wrote = jest.spyOn(internals.writer, 'wroteAllUpTo').mockReturnValueOnce(undefined);
+    await appendOne(store, 'elsewhere', [event()], 'no_stream');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.readStream('mine', { fromRevision: 1 })).toEqual([]);
+    expect(queries).toHaveBeenCalledTimes(1);
+    expect(internals.knownRevisions.get('mine')).toBe(0);
+    // Its answer settles it: the head was the writer's, so what is remembered is trusted again.
+    await appendOne(store, 'elsewhere', [event()], 0);
+    expect(await store.readStream('mine', { fromRevision: 1 })).toEqual([]);
+    expect(queries).toHaveBeenCalledTimes(1);
+    // Settled the other way: another connection committed too, so nothing remembered is trusted.
+    wrote.mockReturnValueOnce(undefined);
+    await appendOne(other, 'mine', [event({ from: 'other' })], 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.readStream('mine', { fromRevision: 1 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+    await appendOne(store, 'elsewhere', [event()], 1);
+    expect(internals.knownRevisions.size).toBe(0);
+    expect((await store.readStream('mine', { fromRevision: 1 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+  });
+
+  it('remembers again the revision of a stream read after it, once another connection made it forget: the next read is no query', async () => {
+    const store = open();
+    const other = open();
+    const internals = store as unknown as {
+      knownRevisions: Map<string, number>;
+      selectStream: { all(...args: unknown[]): unknown[] };
+    };
+    await appendOne(store, 'mine', [event(), event()], 'no_stream');
+    expect(await store.readStream('mine')).toHaveLength(2);
+    await appendOne(other, 'theirs', [event()], 'no_stream');
+    await new Promise((resolve) => setImmediate(resolve));
+    // A state cached at revision 1 catching up: nothing after it, and the revision is known again.
+    const queries = jest.spyOn(internals.selectStream, 'all');
+    expect(await store.readStream('mine', { fromRevision: 2 })).toEqual([]);
+    expect(internals.knownRevisions.get('mine')).toBe(1);
+    expect(await store.readStream('mine', { fromRevision: 2 })).toEqual([]);
+    expect(queries).toHaveBeenCalledTimes(1);
+  });
+
   it("does not take what another connection committed before its writer thread's first commit for its own", async () => {
     const store = open();
     const other = open();

@@ -468,15 +468,21 @@ export class CommitWorker {
 
   /**
    * Whether the log's head `head` (as the main connection sees it) holds only this writer's
-   * commits since the last call: no other connection committed meanwhile.
+   * commits since the last call: no other connection committed meanwhile. Undefined when it cannot
+   * tell yet: while a batch is in flight (`committing`), the writer may commit it between the
+   * reading of `head` and this call, or the batch be visible a moment before the writer shows its
+   * head; ask again once it is answered.
    */
-  wroteAllUpTo(head: number): boolean {
+  wroteAllUpTo(head: number, committing: boolean): boolean | undefined {
     // The head first: the worker counts another connection's commit before it shows its own next head.
     const last = Atomics.load(this.heads, 0);
     const foreign = Atomics.load(this.heads, 1);
-    const ours = last === BigInt(head) && foreign === this.foreignSeen;
-    this.foreignSeen = foreign;
-    return ours;
+    if (foreign !== this.foreignSeen) {
+      this.foreignSeen = foreign;
+      return false;
+    }
+    if (last === BigInt(head)) return true;
+    return committing ? undefined : false;
   }
 
   async stop(): Promise<void> {

@@ -218,6 +218,11 @@ export class SqliteEventStore implements EventStore {
    */
   private readonly knownRevisions = new Map<string, number>();
   private readonly rememberedStreams: number;
+  /**
+   * Set when data_version changed while the writer had a batch in flight and the head seen may be
+   * that batch's: nothing remembered is trusted until its answer tells whether it was (whoWrote).
+   */
+  private unconfirmed = false;
   private dataVersion = -1;
   private dataVersionCheckedThisTurn = false;
   /** The group commit on this connection: a store in memory (or read-only). */
@@ -349,6 +354,15 @@ export class SqliteEventStore implements EventStore {
       (committed) => {
         this.inFlight = undefined;
         this.inFlightStreams.clear();
+        // Its head is shown now: whether the commit seen was this batch's alone can be told.
+        if (this.unconfirmed)
+          try {
+            this.whoWrote();
+          } catch {
+            // The head unread: nothing remembered is trusted (the next read meets the fault itself).
+            this.knownRevisions.clear();
+            this.unconfirmed = false;
+          }
         this.answer(batch, encoded, committed);
         this.flush();
       },
@@ -357,6 +371,7 @@ export class SqliteEventStore implements EventStore {
         this.inFlightStreams.clear();
         // Without an answer the batch may have committed: nothing remembered is trusted.
         this.knownRevisions.clear();
+        this.unconfirmed = false;
         const failure = this.failure(error);
         for (const p of batch) p.reject(failure);
         this.flush();
@@ -397,20 +412,24 @@ export class SqliteEventStore implements EventStore {
     this.full = null;
     const { written } = committed;
     const recorded: RecordedEvent[] = [];
+    // The all-in-one service's main thread has none (its projections read in their own thread).
+    const handed = this.subscriptions.size > 0;
     let next = 0;
     committed.outcomes.forEach((outcome, i) => {
       if (!outcome.ok || !outcome.wrote) return;
       for (const { stream, events } of batch[i].appends)
         for (const event of events) {
-          const revision = written[next++];
-          recorded.push({
-            ...event,
-            data: event.data === undefined ? null : event.data,
-            streamName: stream,
-            revision,
-            position: written[next++],
-            createdAt: encoded.createdAt,
-          });
+          const revision = written[next];
+          if (handed)
+            recorded.push({
+              ...event,
+              data: event.data === undefined ? null : event.data,
+              streamName: stream,
+              revision,
+              position: written[next + 1],
+              createdAt: encoded.createdAt,
+            });
+          next += 2;
           // From the events written, not the results: a retried append answers its earlier, older
           // revision. Forward only: a read since the commit may have remembered a later one.
           const known = this.knownRevisions.get(stream);
@@ -437,6 +456,9 @@ export class SqliteEventStore implements EventStore {
       if (maxCount < 0 || rows.length < maxCount) {
         if (rows.length) this.rememberRevision(stream, rows[rows.length - 1].revision);
         else if (from === 0) this.rememberRevision(stream, -1);
+        // Nothing after a cached state's revision, forgotten (another connection wrote): the
+        // index says which it is, so the state's next loads need no query again.
+        else if (!this.knownRevisions.has(stream)) this.rememberRevision(stream, this.currentRevision(stream));
       }
       return rows.map(toRecorded);
     });
@@ -590,7 +612,7 @@ export class SqliteEventStore implements EventStore {
       this.forgetRevisionsIfOthersWrote();
     }
     // The writer may have committed it already: read until its answer says so.
-    if (this.inFlightStreams.has(stream)) return undefined;
+    if (this.unconfirmed || this.inFlightStreams.has(stream)) return undefined;
     return this.knownRevisions.get(stream);
   }
 
@@ -598,9 +620,19 @@ export class SqliteEventStore implements EventStore {
     const version = this.selectDataVersion.get()!;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
-    // The writer thread is another connection: its commits change data_version too, and the
-    // revisions it answered stay valid unless some other connection committed as well.
-    if (!this.writer?.wroteAllUpTo(this.selectHead.get()?.position ?? 0)) this.knownRevisions.clear();
+    this.whoWrote();
+  }
+
+  /**
+   * The writer thread is another connection: its commits change data_version too, and the
+   * revisions it answered stay valid unless some other connection committed as well. Forgetting
+   * them all for the writer's own commit in flight (seen before it showed its head) made every
+   * state cached read its stream again.
+   */
+  private whoWrote(): void {
+    const ours = this.writer ? this.writer.wroteAllUpTo(this.selectHead.get()?.position ?? 0, !!this.inFlight) : false;
+    this.unconfirmed = ours === undefined;
+    if (ours === false) this.knownRevisions.clear();
   }
 
   private rememberRevision(stream: string, revision: number): void {
