@@ -470,6 +470,23 @@ describe('SqliteEventStore specifics', () => {
     expect(queries).toHaveBeenCalledTimes(1);
   });
 
+  it("judges another connection's commit again when reading the log's head failed: what it remembers is not trusted meanwhile", async () => {
+    const store = open();
+    const other = open();
+    await appendOne(store, 'mine', [event()], 'no_stream');
+    expect(await store.readStream('mine')).toHaveLength(1); // remembered: revision 0
+    await appendOne(other, 'mine', [event({ from: 'other' })], 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The store's statement, reached on purpose: the head's read fails once (a busy or damaged file).
+    const head = (store as unknown as { selectHead: { get(): unknown } }).selectHead;
+    jest.spyOn(head, 'get').mockImplementationOnce(() => {
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    });
+    await expect(store.readStream('mine', { fromRevision: 1 })).rejects.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.readStream('mine', { fromRevision: 1 })).map((e) => e.data)).toEqual([{ from: 'other' }]);
+  });
+
   it("does not take what another connection committed before its writer thread's first commit for its own", async () => {
     const store = open();
     const other = open();

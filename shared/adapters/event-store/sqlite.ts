@@ -619,8 +619,9 @@ export class SqliteEventStore implements EventStore {
   private forgetRevisionsIfOthersWrote(): void {
     const version = this.selectDataVersion.get()!;
     if (version === this.dataVersion) return;
-    this.dataVersion = version;
+    // Taken as seen only once judged: a head unread (the read failed) is judged again next time.
     this.whoWrote();
+    this.dataVersion = version;
   }
 
   /**
