@@ -5,6 +5,7 @@ import pino from 'pino';
 import { startService } from '../app/service';
 import { readRunConfig } from '../shared/adapters/config/env';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
+import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { server, startTestService, tempDir } from './support/service';
 import { childEnv } from './support/process';
 
@@ -169,6 +170,26 @@ describe('the stored format', () => {
     await expect(startTestService({ dataDir })).rejects.toThrow(
       'event store: holds stored format 4, and this version of the service reads format 3 only; run the newer version that wrote it',
     );
+  });
+
+  it("lets the projections' worker go when the start fails: the read models file it loaded is free for the next process", async () => {
+    const dataDir = tempDir();
+    const store = new SqliteEventStore(storeFile(dataDir));
+    const metadata = { correlationId: 'new', causationId: 'new', keyName: 'new', catalogVersion: 1 };
+    await store.appendToStreams([
+      {
+        stream: 'store-format',
+        events: [{ id: crypto.randomUUID(), type: 'StoreFormatDeclared', data: { version: 4 }, metadata }],
+        expectedRevision: 'no_stream',
+      },
+    ]);
+    await store.close();
+    await expect(startTestService({ dataDir })).rejects.toThrow(/stored format 4/);
+    // The worker, started before the log was opened, had created and held the file; it is closed now.
+    const readModels = path.join(dataDir, 'read-models.sqlite');
+    expect(fs.existsSync(readModels)).toBe(true);
+    const next = new FileBackedReadStore(readModels, () => undefined);
+    await next.close();
   });
 });
 
