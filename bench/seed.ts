@@ -3,11 +3,12 @@
  * the real decider (decideProcessAction) produces them, every stream each decision writes (the
  * player's events, the referenceId's record, a cost's provision), appended in big batches.
  */
+import fs from 'node:fs';
 import { checkStoreFormat } from '../app/store-format';
 import { decideProcessAction } from '../command-api/process-action/decider';
 import { publishCatalog } from '../command-api/publish-catalog/publish';
 import type { Catalog } from '../shared/domain/catalog/schema';
-import { loadCatalogFile } from '../shared/domain/catalog/load';
+import { loadCatalogFile, parseCatalog } from '../shared/domain/catalog/load';
 import type { EventMetadata, EventStore, StreamAppend } from '../shared/adapters/event-store/port';
 import { playerEventOf } from '../shared/domain/events';
 import { newEventId } from '../shared/domain/ids';
@@ -16,7 +17,7 @@ import { PlayerStates } from '../shared/adapters/event-store/player-states';
 import { evolve, initialPlayerState } from '../shared/domain/player/state';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
 import { playerStream } from '../shared/domain/streams';
-import { actionBody, prng } from './workload';
+import { actionBody, BENCH_CATALOG_FILE, prng } from './workload';
 
 /** One event of a seeded history, with the stream it goes to. */
 export interface SeedEvent {
@@ -36,6 +37,22 @@ export async function loadBenchCatalog(file: string): Promise<{ catalog: Catalog
   const loaded = await loadCatalogFile(file);
   if (!loaded.ok) throw new Error(`bench catalog ${file}:\n${loaded.problems.join('\n')}`);
   return { catalog: loaded.catalog, hash: loaded.hash };
+}
+
+/**
+ * The draft a simulation of the bench is measured under: the bench catalog with the purchase
+ * action's points doubled, so that every player who bought something is affected.
+ */
+export function purchaseDoubledDraft(): Catalog {
+  const text = fs.readFileSync(BENCH_CATALOG_FILE, 'utf8');
+  const purchase = /(identifier: purchase[^\n]*\n(?:[^\n]*\n)*?\s*points: )(\d+)/;
+  if (!purchase.test(text)) throw new Error('bench catalog: no purchase action with points');
+  const draft = parseCatalog(
+    text.replace(purchase, (_m, head: string, points: string) => `${head}${Number(points) * 2}`),
+    'draft.yaml',
+  );
+  if (!draft.ok) throw new Error(draft.problems.join('\n'));
+  return draft.catalog;
 }
 
 /** Declares the store's format and publishes the catalog as the service does at start, so a service started on the file finds both current. */

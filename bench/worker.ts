@@ -1,11 +1,12 @@
 /**
  * Child process for the work without HTTP: writing event-store files (figures 4 and 5) and
  * timing a projection rebuild (figure 4), in a process of its own so its heap and CPU are not
- * the runner's. Requests: generate, seed-history, rebuild, store-floor, stop.
+ * the runner's. Requests: generate, seed-history, rebuild, simulate, store-floor, stop.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { simulate } from '../command-api/simulate/replay';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { analyticsRoute } from '../read-api/analytics/route';
@@ -18,7 +19,14 @@ import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { playerStream, referenceStream } from '../shared/domain/streams';
 import { serveIpc, type IpcRequest } from './ipc';
 import { startCpuProfile } from './profile';
-import { appendHistory, loadBenchCatalog, playerHistory, publishBenchCatalog, SEED_METADATA } from './seed';
+import {
+  appendHistory,
+  loadBenchCatalog,
+  playerHistory,
+  publishBenchCatalog,
+  purchaseDoubledDraft,
+  SEED_METADATA,
+} from './seed';
 import { playerId, runTag } from './workload';
 
 const DAY = 86_400_000;
@@ -197,6 +205,38 @@ async function rebuild(request: IpcRequest) {
   };
 }
 
+/**
+ * Figure 4's simulation: the log replayed under purchaseDoubledDraft, every action decided again,
+ * as `POST /v1/audit/simulate` does. The rate counts every event of the log, as the rebuild's
+ * does: the streams a replay does not use are skipped inside the store.
+ */
+async function simulateDraft(request: IpcRequest) {
+  const events = new SqliteEventStore(String(request.file), { readonly: true });
+  const head = await events.headPosition();
+  const draft = purchaseDoubledDraft();
+  const heap0 = process.memoryUsage().heapUsed;
+  const stop = request.profileFile ? await startCpuProfile(1000) : null;
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  const report = await simulate(events, draft, { top: 100 });
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  if (stop) await stop(String(request.profileFile));
+  const heapGrowthBytes = process.memoryUsage().heapUsed - heap0;
+  await events.close();
+  return {
+    events: head,
+    ms,
+    eventsPerSec: head / (ms / 1000),
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    heapGrowthBytes,
+    eventsReplayed: report.eventsReplayed,
+    actionsRedecided: report.actionsRedecided,
+    playersAffected: report.playersAffected,
+    problems: report.problems.length,
+  };
+}
+
 /** The series the console's Overview asks for on each load. */
 const OVERVIEW_SERIES = ['active-players', 'actions', 'points', 'deliverables', 'levels', 'badges', 'purchases'];
 
@@ -309,6 +349,7 @@ serveIpc(
     'store-floor': storeFloor,
     'seed-history': seedHistory,
     rebuild,
+    simulate: simulateDraft,
     stop: () => process.exit(0),
   },
   {},
