@@ -12,6 +12,7 @@ import { processActionRoute } from '../command-api/process-action/route';
 import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import { simulate } from '../command-api/simulate/replay';
+import { simulateInShares } from './simulate-shares';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
@@ -365,7 +366,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
         events,
-        simulate: (draft, options) => simulate(events, draft, options),
+        // The embedded log is split between threads; KurrentDB's is replayed whole.
+        simulate: (draft, options) =>
+          config.eventStoreUrl ? simulate(events, draft, options) : simulateInShares(config, events, draft, options),
         // Compared at the position replayed to, once the live read models have projected it.
         verify: () =>
           verifyReadModels(events, readStore, PROJECTORS, {

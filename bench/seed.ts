@@ -79,16 +79,28 @@ export async function publishBenchCatalog(events: EventStore, catalog: Catalog, 
  * One player's history, action after action of the bench mix through the real decider, the
  * state evolved by each decision's player events as the service would. Rejected actions (a cost
  * the player cannot pay) leave no event, as in the service. Limited triggers count as exhausted,
- * so no trigger-limit stream is needed. `maxEvents` bounds the player's own events.
+ * so no trigger-limit stream is needed, unless `limitedLeft`: then each has activations left for
+ * the player (whose takings then go to the trigger-limit streams). `maxEvents` bounds the player's
+ * own events.
  */
 export function* playerHistory(
   catalog: Catalog,
   player: string,
-  options: { actions: number; maxEvents?: number; startTs: number; stepMs: number; refPrefix: string; seed: number },
+  options: {
+    actions: number;
+    maxEvents?: number;
+    startTs: number;
+    stepMs: number;
+    refPrefix: string;
+    seed: number;
+    limitedLeft?: boolean;
+  },
 ): Generator<SeedEvent> {
   const maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
   const random = prng(options.seed);
-  const exhausted = new Map(catalog.triggers.filter((t) => t.limited).map((t) => [t.uid, t.limit]));
+  const exhausted = new Map(
+    catalog.triggers.filter((t) => t.limited).map((t) => [t.uid, options.limitedLeft ? 0 : t.limit]),
+  );
   const state = initialPlayerState(player);
   const stream = playerStream(player);
   let revision = -1;

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { simulate } from '../command-api/simulate/replay';
+import { simulateInShares } from '../app/simulate-shares';
+import { readRunConfig } from '../shared/adapters/config/env';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { analyticsRoute } from '../read-api/analytics/route';
@@ -16,7 +17,7 @@ import type { NewEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { newEventId } from '../shared/domain/ids';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
-import { playerStream, referenceStream } from '../shared/domain/streams';
+import { playerStream, referenceStream, TRIGGER_ACTIVATIONS } from '../shared/domain/streams';
 import { serveIpc, type IpcRequest } from './ipc';
 import { startCpuProfile } from './profile';
 import {
@@ -33,6 +34,7 @@ const DAY = 86_400_000;
 /** Placeholders in template histories, replaced per player. */
 const TEMPLATE_PLAYER = 'ffffffff-ffff-4fff-8fff-ffffffffffff';
 const TEMPLATE_REF = 'TPLREF';
+const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
 
 function freshFile(file: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -47,7 +49,9 @@ function fileBytes(file: string): number {
  * Figure 4's log: `events` player events over players of `perPlayer` events each. A few template
  * histories come from the real decider; each player gets one with its own playerId and
  * referenceIds (JSON text substitution, then parsed again, so every append stores fresh objects
- * exactly as the decider shaped them). One append per player: big batches, durable commits.
+ * exactly as the decider shaped them). One append per player: big batches, durable commits. As in
+ * the service, the first players of the log take the limited triggers' activations (the bench
+ * catalog's one trigger, once a player): they get templates made with activations left.
  */
 async function generate(request: IpcRequest) {
   const file = String(request.file);
@@ -64,9 +68,8 @@ async function generate(request: IpcRequest) {
   // Past timestamps only: template t starts t hours later (all within 4 days).
   const startTs = Date.now() - span - 4 * DAY;
   // A template: the streams each event goes to and its JSON; `perPlayer` is the count of the player's own events.
-  const shapes: { stream: string; type: string; json: string }[][] = [];
-  for (let t = 0; t < templates; t++) {
-    const history = [
+  const shape = (t: number, limitedLeft: boolean) =>
+    [
       ...playerHistory(catalog, TEMPLATE_PLAYER, {
         actions: perPlayer * 2,
         maxEvents: perPlayer,
@@ -74,10 +77,12 @@ async function generate(request: IpcRequest) {
         stepMs: Math.floor(span / perPlayer),
         refPrefix: TEMPLATE_REF,
         seed: 1000 + t,
+        limitedLeft,
       }),
-    ];
-    shapes.push(history.map((e) => ({ stream: e.stream, type: e.type, json: JSON.stringify(e.data) })));
-  }
+    ].map((e) => ({ stream: e.stream, type: e.type, json: JSON.stringify(e.data) }));
+  const shapes = Array.from({ length: templates }, (_, t) => shape(t, false));
+  const takingShapes = Array.from({ length: templates }, (_, t) => shape(t, true));
+  const limit = Math.min(...catalog.triggers.flatMap((t) => (t.limited ? [t.limit] : [])));
   const templateMs = performance.now() - started;
 
   const tag = runTag();
@@ -88,7 +93,7 @@ async function generate(request: IpcRequest) {
   const inFlight: Promise<unknown>[] = [];
   while (written < total) {
     const player = playerId(tag, players);
-    const shape = shapes[players % shapes.length].slice(0, total - written);
+    const shape = (players < limit ? takingShapes : shapes)[players % shapes.length].slice(0, total - written);
     const refPrefix = `${tag}p${players}`;
     // Every uid of the template (a cost's provision, a powerup instance) is the player's own.
     const uids = new Map<string, string>();
@@ -111,9 +116,14 @@ async function generate(request: IpcRequest) {
       list.push({ id: newEventId(), type: e.type, data: JSON.parse(json) as unknown, metadata: SEED_METADATA });
       byStream.set(stream, list);
     }
+    // A limited trigger's stream is shared by the players who take its activations.
     inFlight.push(
       events.appendToStreams(
-        [...byStream].map(([stream, list]) => ({ stream, events: list, expectedRevision: 'no_stream' as const })),
+        [...byStream].map(([stream, list]) => ({
+          stream,
+          events: list,
+          expectedRevision: stream.startsWith(ACTIVATIONS_PREFIX) ? ('any' as const) : ('no_stream' as const),
+        })),
       ),
     );
     if (inFlight.length >= 20) await Promise.all(inFlight.splice(0));
@@ -207,29 +217,31 @@ async function rebuild(request: IpcRequest) {
 
 /**
  * Figure 4's simulation: the log replayed under purchaseDoubledDraft, every action decided again,
- * as `POST /v1/audit/simulate` does. The rate counts every event of the log, as the rebuild's
- * does: the streams a replay does not use are skipped inside the store.
+ * as `POST /v1/audit/simulate` does in the all-in-one service (split between threads, the log read
+ * through the players' keys). `file` is the log, named `events.sqlite` as in a DATA_DIR. The rate
+ * counts every event of the log, as the rebuild's does: the streams a replay does not use are
+ * skipped inside the store.
  */
 async function simulateDraft(request: IpcRequest) {
-  const events = new SqliteEventStore(String(request.file), { readonly: true });
+  const file = String(request.file);
+  if (path.basename(file) !== 'events.sqlite') throw new Error(`simulate: ${file} is not a DATA_DIR's events.sqlite`);
+  const config = readRunConfig({ DATA_DIR: path.dirname(file) });
+  const events = new SqliteEventStore(file, { readonly: true });
   const head = await events.headPosition();
   const draft = purchaseDoubledDraft();
-  const heap0 = process.memoryUsage().heapUsed;
-  const stop = request.profileFile ? await startCpuProfile(1000) : null;
+  // The process's CPU: its threads' included.
   const cpu0 = process.cpuUsage();
   const started = performance.now();
-  const report = await simulate(events, draft, { top: 100 });
+  const report = await simulateInShares(config, events, draft, { top: 100 });
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpu0);
-  if (stop) await stop(String(request.profileFile));
-  const heapGrowthBytes = process.memoryUsage().heapUsed - heap0;
   await events.close();
   return {
     events: head,
     ms,
     eventsPerSec: head / (ms / 1000),
     cpuMs: (cpu.user + cpu.system) / 1000,
-    heapGrowthBytes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
     eventsReplayed: report.eventsReplayed,
     actionsRedecided: report.actionsRedecided,
     playersAffected: report.playersAffected,

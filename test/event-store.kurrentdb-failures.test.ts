@@ -328,6 +328,15 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(regex).toBe('^(?:player-|catalog|a\\.b)');
     });
 
+    it('refuses to read a share of the log (only the embedded store splits a replay), asking the server nothing', async () => {
+      const store = await connect();
+      const reads = fake.reads.length;
+      await expect(store.readAll({ share: { prefix: 'player-', index: 0, count: 2 } })).rejects.toThrow(
+        'reads no share of the log',
+      );
+      expect(fake.reads.length).toBe(reads);
+    });
+
     it('read $all after a position inside a record from the last event before it', async () => {
       const store = await connect();
       const [first, second] = fake.store('a', [{ metadata: stored(metadata) }, { metadata: stored(metadata) }]);

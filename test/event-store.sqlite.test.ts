@@ -11,6 +11,7 @@ import {
   StoreFaultError,
   StoreUnavailableError,
   WrongExpectedVersionError,
+  shareOf,
 } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { WalCheckpointer } from '../shared/adapters/event-store/sqlite-checkpointer';
@@ -559,6 +560,37 @@ describe('SqliteEventStore specifics', () => {
     expect(await store.readAll({ streamPrefixes: ['reference-'], withoutMetadata: true })).toEqual([lean(whole[2])]);
     expect(await store.readAll({ streamPrefixes: [], withoutMetadata: true })).toEqual([]);
     expect(await store.readAll({ streamPrefixes: ['player-'] })).toEqual(whole.slice(0, 2));
+  });
+
+  it("reads one share of a prefix's streams, as shareOf divides them, and every other stream", async () => {
+    const store = open();
+    const players = Array.from({ length: 12 }, (_, n) => `player-00000000-0000-4000-8000-0000000000${10 + n}`);
+    for (const stream of players) await appendOne(store, stream, [event({ stream })], 'no_stream');
+    await appendOne(store, 'reference-1', [event({ c: 3 })], 'no_stream');
+    const whole = await store.readAll();
+    for (const count of [2, 3]) {
+      const shares = await Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          store.readAll({ share: { prefix: 'player-', index, count }, withoutMetadata: true }),
+        ),
+      );
+      shares.forEach((events, index) =>
+        expect(events.map((e) => e.streamName)).toEqual(
+          whole.map((e) => e.streamName).filter((s) => !s.startsWith('player-') || shareOf(s, count) === index),
+        ),
+      );
+      // With the prefixes too, and a page at a time.
+      expect(
+        await store.readAll({
+          share: { prefix: 'player-', index: 1, count },
+          streamPrefixes: ['player-'],
+          fromPosition: shares[1][0].position,
+          maxCount: 1,
+        }),
+      ).toEqual(
+        whole.filter((e) => e.streamName.startsWith('player-') && shareOf(e.streamName, count) === 1).slice(1, 2),
+      );
+    }
   });
 
   it('stops its subscriptions when the store closes', async () => {

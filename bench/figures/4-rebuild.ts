@@ -51,19 +51,12 @@ export async function figure4(ctx: Context): Promise<void> {
     log(
       `  the Overview's requests over 90 days: p50 ${rebuilt.overview.p50Ms.toFixed(2)} ms, p99 ${rebuilt.overview.p99Ms.toFixed(2)} ms; deliverables over 366 days p50 ${rebuilt.overview.deliverables366DaysP50Ms.toFixed(2)} ms`,
     );
-    // What-if over the same log: every action decided again under a draft (bench/seed.ts purchaseDoubledDraft).
-    const simulateProfileFile = path.join(RESULTS_DIR, 'profile-simulate.cpuprofile');
-    // In a process of its own, as in the service, where the projectors run on another thread: after
-    // two rebuilds in the same process, the replay took a third more time (their heap, and their
-    // use of the code both share).
+    // What-if over the same log: every action decided again under a draft (bench/seed.ts
+    // purchaseDoubledDraft), in a process of its own, as in the service, where the projectors run
+    // on another thread: after two rebuilds in the same process, the replay took a third more time
+    // (their heap, and their use of the code both share).
     const simulator = await spawn(ctx, 'worker.ts', { logFile: path.join(ctx.tmp, 'worker-fig4-simulate.log') });
-    const simulated = await simulator
-      .ask<Record<string, number>>('simulate', {
-        file,
-        ...(config.profile ? { profileFile: simulateProfileFile } : {}),
-      })
-      .finally(() => simulator.stop());
-    if (config.profile) ctx.profiles.push(simulateProfileFile);
+    const simulated = await simulator.ask<Record<string, number>>('simulate', { file }).finally(() => simulator.stop());
     log(
       `  simulated ${simulated.events} events (${simulated.actionsRedecided} actions decided again) in ${(simulated.ms / 1000).toFixed(1)} s: ${simulated.eventsPerSec.toFixed(0)} events/s, ${perCpuSecond(simulated)} per CPU second; ${simulated.playersAffected} players affected`,
     );

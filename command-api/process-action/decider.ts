@@ -82,8 +82,11 @@ export interface ProcessActionState {
   /** The referenceId is recorded already, by this player or another. */
   referenceTaken: boolean;
   /** Activations taken so far of each limited trigger the action can award, by trigger uid. */
-  activationsTaken: ReadonlyMap<string, number>;
+  activationsTaken: ActivationsTaken;
 }
+
+/** Activations taken so far of limited triggers, by trigger uid: all a decision reads of them. */
+export type ActivationsTaken = Pick<ReadonlyMap<string, number>, 'get'>;
 
 /** Limited triggers with a condition on an action: the stocks a decision on it must read. */
 export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
@@ -473,7 +476,7 @@ function evaluateRules(
   env: DecideEnv,
   details: ReadonlyMap<string, string>,
   deliverables: ReadonlyMap<string, Deliverable>,
-  activationsTaken: ReadonlyMap<string, number>,
+  activationsTaken: ActivationsTaken,
 ): RuleOutcome {
   const rules = compileRules(env.catalog);
   const progress: ActionProcessed['progress'] = [];
@@ -498,12 +501,13 @@ function evaluateRules(
     }
     if (!current) continue;
     if (def.requiredBadge && !holds(state, awards, def.requiredBadge)) continue;
-    // A limited trigger with no activation left over all players does not fire.
-    if (rule.kind === 'trigger' && 'limited' in def && def.limited && exhausted(activationsTaken, def.uid, def.limit))
-      continue;
 
     const counted = rule.conditions.map((c, i) => countedEntries(c, current[i] ?? [], t));
     if (!rule.conditions.every((c, i) => challengeHolds(c, counted[i]))) continue;
+    // A limited trigger with no activation left over all players does not fire. Read last, only
+    // for a trigger that would fire: a replay split between threads checks every count it read.
+    if (rule.kind === 'trigger' && 'limited' in def && def.limited && exhausted(activationsTaken, def.uid, def.limit))
+      continue;
 
     if (def.type === 'Ranked') {
       for (const award of rankAwards(rule, state, current, deliverables)) awards.push(award);
@@ -524,7 +528,7 @@ const holds = (state: PlayerView, awards: readonly Award[], uid: string): boolea
   state.holdingsByUid.has(uid) || awards.some((a) => a.uid === uid);
 
 /** Whether a limited trigger has no activation left over all players (one given no count has none). */
-const exhausted = (activationsTaken: ReadonlyMap<string, number>, trigger: string, limit: number): boolean =>
+const exhausted = (activationsTaken: ActivationsTaken, trigger: string, limit: number): boolean =>
   (activationsTaken.get(trigger) ?? limit) >= limit;
 
 function ruleAward(

@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
-import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
-import { operatorEventOf, playerEventOf, type PlayerEvent } from '../../shared/domain/events';
+import { shareOf, type EventStore, type RecordedEvent } from '../../shared/adapters/event-store/port';
+import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
@@ -38,7 +38,12 @@ import {
   TRIGGER_ACTIVATIONS,
 } from '../../shared/domain/streams';
 import type { DecideEnv } from '../decision';
-import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from '../process-action/decider';
+import {
+  decideProcessAction,
+  limitedTriggersOf,
+  type ActivationsTaken,
+  type ProcessActionCommand,
+} from '../process-action/decider';
 import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
 
 export interface SimulateOptions {
@@ -76,6 +81,12 @@ export async function simulate(events: EventStore, draft: Catalog, options: Simu
   return (await replayLog(events, draft, { ...options, recompute: false })).report(options.top);
 }
 
+/** The players' streams of one share of `count` (port.ts shareOf), replayed apart from the others' (replayLog's `share`). */
+export interface Share {
+  index: number;
+  count: number;
+}
+
 /** The log replayed up to its head at the start: what simulate reports and recompute writes. */
 export async function replayLog(
   events: EventStore,
@@ -83,11 +94,17 @@ export async function replayLog(
   options: Omit<SimulateOptions, 'top'> & {
     /** Whether what a recompute writes is followed: each player's leaderboard contributions (scoresBefore, scoresAfter) and changed actions; default true. */
     recompute?: boolean;
+    /** Only this share of the players, the others' streams not read (a simulation split between threads; not with `players`). */
+    share?: Share;
+    /** The last position replayed, the same for every share; default the head at the start. */
+    head?: number;
   },
 ): Promise<Replay> {
-  const head = await events.headPosition();
+  if (options.share && options.players) throw new Error('a replay of some players is not split into shares');
+  const head = options.head ?? (await events.headPosition());
   const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
-  const replay = new Replay(draft, options.players, options.from, standing, options.recompute ?? true);
+  const replay = new Replay(draft, options.players, options.from, standing, options.recompute ?? true, options.share);
+  const share = options.share && { prefix: playerStream(''), ...options.share };
   let from = 0;
   let read = 0;
   for (;;) {
@@ -97,6 +114,7 @@ export async function replayLog(
       maxCount: PAGE,
       streamPrefixes: REPLAYED_STREAMS,
       withoutMetadata: true,
+      ...(share ? { share } : {}),
     });
     for (const event of page) {
       if (event.position > head) break;
@@ -187,7 +205,7 @@ const POINTS_BOARD = { action: null } as BoardDoc;
 export class Replay {
   private readonly players = new Map<string, Replayed>();
   /** Activations of each limited trigger taken so far in the replay, and those players not replayed hold. */
-  private readonly activations = new Map<string, number>();
+  private readonly activations: ActivationCounts;
   private readonly stocksRead = new Map<string, StockRead>();
   /** The draft's all-time boards: the standings under the draft. */
   private readonly boards: BoardDoc[];
@@ -208,18 +226,26 @@ export class Replay {
     standing: ReadonlyMap<string, number> = new Map(),
     /** Whether each player's contributions and changed actions are followed: a recompute writes them, a report does not need them. */
     private readonly recompute = true,
+    /** The share of the players replayed, when the log is split (replayLog's `share`). */
+    private readonly share?: Share,
   ) {
     this.boards = allTime(draft);
     this.env = new ReplayEnv(draft);
-    // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
-    for (const trigger of draft.triggers)
-      if (trigger.limited) this.activations.set(trigger.uid, standing.get(trigger.uid) ?? 0);
+    this.activations = new ActivationCounts(draft, standing, share !== undefined);
   }
 
   apply(recorded: RecordedEvent): void {
+    this.activations.position = recorded.position;
     const published = operatorEventOf(recorded);
     if (published?.type === 'CatalogPublished') this.liveBoards = allTime(published.data.catalog);
     if (recorded.streamName.startsWith(ACTIVATIONS_PREFIX)) {
+      const moved = this.share && stockEventOf(recorded);
+      // Another share's player: its decisions are replayed elsewhere, counted here as recorded.
+      if (moved && shareOf(playerStream(moved.data.playerId), this.share!.count) !== this.share!.index)
+        this.activations.recordedElsewhere(
+          moved.data.resourceUid,
+          moved.type.endsWith('Taken') ? moved.data.units : -moved.data.units,
+        );
       const stock = this.stocksRead.get(recorded.streamName) ?? { taken: 0, revision: -1 };
       this.stocksRead.set(recorded.streamName, {
         taken: evolveStock(stock, recorded).taken,
@@ -311,10 +337,7 @@ export class Replay {
     // The activations of limited triggers the earlier recompute moved.
     const has = activationsHeld(player.after);
     for (const uid of new Set([...had.keys(), ...has.keys()]))
-      this.activations.set(
-        uid,
-        Math.max(0, (this.activations.get(uid) ?? 0) + (has.get(uid) ?? 0) - (had.get(uid) ?? 0)),
-      );
+      this.activations.move(uid, (has.get(uid) ?? 0) - (had.get(uid) ?? 0));
     for (const a of recomputed.actions) {
       player.reversible.set(a.referenceId, a);
       player.changedActions.set(a.referenceId, a);
@@ -440,8 +463,7 @@ export class Replay {
   }
 
   private countActivations(awards: readonly { uid: string; limited: boolean }[], delta: 1 | -1): void {
-    for (const a of awards)
-      if (a.limited) this.activations.set(a.uid, Math.max(0, (this.activations.get(a.uid) ?? 0) + delta));
+    for (const a of awards) if (a.limited) this.activations.move(a.uid, delta);
   }
 
   private score(
@@ -464,7 +486,13 @@ export class Replay {
     else this.problemsLeftOut += 1;
   }
 
+  /** The report of a whole replay. */
   report(top: number): Simulation {
+    return reportOf([this.part(top)], top);
+  }
+
+  /** What this replay reports, to be merged with the other shares' by reportOf: the players most changed, the boards' leaders, the first problems. */
+  part(top: number): ReplayPart {
     const players: Simulation['players'] = [];
     const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
     for (const [playerId, { before, after }] of this.players) {
@@ -504,27 +532,161 @@ export class Replay {
         balances,
       });
     }
-    const change = (p: Simulation['players'][number]) => Math.abs(subtractAmounts(p.pointsAfter, p.pointsBefore));
-    players.sort((a, b) => change(b) - change(a) || (a.playerId < b.playerId ? -1 : 1));
-    const problems = this.problemsLeftOut
-      ? [
-          ...this.problems,
-          { position: 0, playerId: '', type: '', message: `and ${this.problemsLeftOut} more problems` },
-        ]
-      : this.problems;
     return {
       eventsReplayed: this.eventsReplayed,
       actionsRedecided: this.actionsRedecided,
       playersAffected: players.length,
       totals,
-      players: players.slice(0, top),
+      players: players.sort(mostChangedFirst).slice(0, top),
       boards: this.boards.map((b) => ({
         leaderboardUid: b._id,
-        before: this.before.top(b._id, BOARD_TOP),
-        after: this.after.top(b._id, BOARD_TOP),
+        before: this.before.leaders(b._id, BOARD_TOP),
+        after: this.after.leaders(b._id, BOARD_TOP),
       })),
-      problems,
+      problems: this.problems,
+      problemsLeftOut: this.problemsLeftOut,
+      activations: this.activations.notes,
     };
+  }
+}
+
+/** One replay's share of a report (Replay.part). */
+export interface ReplayPart {
+  eventsReplayed: number;
+  actionsRedecided: number;
+  playersAffected: number;
+  totals: Simulation['totals'];
+  /** The `top` players most changed. */
+  players: Simulation['players'];
+  boards: { leaderboardUid: string; before: Leader[]; after: Leader[] }[];
+  /** The first problems, in the log's order, and how many more. */
+  problems: Problem[];
+  problemsLeftOut: number;
+  /** A share's reads and moves of the limited triggers' activations (null for a whole replay). */
+  activations: ActivationNote[] | null;
+}
+
+/** Largest change of points first; in a tie, by playerId. */
+const mostChangedFirst = (a: Simulation['players'][number], b: Simulation['players'][number]): number => {
+  const change = (p: Simulation['players'][number]) => Math.abs(subtractAmounts(p.pointsAfter, p.pointsBefore));
+  return change(b) - change(a) || (a.playerId < b.playerId ? -1 : 1);
+};
+
+/**
+ * The report of a replay from its parts: one for a whole replay, one per share of a split one
+ * (which must agree first: sharesAgree). Each share's `top` most changed players and board
+ * leaders hold the whole's: the shares' players are distinct.
+ */
+export function reportOf(parts: readonly ReplayPart[], top: number): Simulation {
+  const sum = (of: (p: ReplayPart) => number) => parts.reduce((n, p) => n + of(p), 0);
+  const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
+  for (const { totals: t } of parts) {
+    totals.pointsBefore = addAmounts(totals.pointsBefore, t.pointsBefore);
+    totals.pointsAfter = addAmounts(totals.pointsAfter, t.pointsAfter);
+    totals.badgesGained += t.badgesGained;
+    totals.badgesLost += t.badgesLost;
+    totals.levelsChanged += t.levelsChanged;
+  }
+  // Sorted by position: one event's problems come from one share, in their order (the sort is stable).
+  const found = parts.flatMap((p) => p.problems).sort((a, b) => a.position - b.position);
+  const leftOut = sum((p) => p.problemsLeftOut) + Math.max(0, found.length - MAX_PROBLEMS);
+  const problems = found.slice(0, MAX_PROBLEMS);
+  if (leftOut) problems.push({ position: 0, playerId: '', type: '', message: `and ${leftOut} more problems` });
+  return {
+    eventsReplayed: sum((p) => p.eventsReplayed),
+    actionsRedecided: sum((p) => p.actionsRedecided),
+    playersAffected: sum((p) => p.playersAffected),
+    totals,
+    players: parts
+      .flatMap((p) => p.players)
+      .sort(mostChangedFirst)
+      .slice(0, top),
+    boards: (parts[0]?.boards ?? []).map((board, i) => ({
+      leaderboardUid: board.leaderboardUid,
+      before: ranked(parts.flatMap((p) => p.boards[i].before)),
+      after: ranked(parts.flatMap((p) => p.boards[i].after)),
+    })),
+    problems,
+  };
+}
+
+/** The first BOARD_TOP leaders ranked: tied scores share a rank (1, 2, 2, 4). */
+function ranked(leaders: Leader[]): Simulation['boards'][number]['before'] {
+  const first = leaders.sort(aheadFirst).slice(0, BOARD_TOP);
+  return first.map((e) => ({
+    rank: first.findIndex((x) => x.points === e.points) + 1,
+    userId: e.userId,
+    points: e.points,
+  }));
+}
+
+/**
+ * Whether the shares of a split replay decided as one replay would have: each read of a limited
+ * trigger's activations (a share counts the other shares' as recorded) is checked against all the
+ * shares' moves before it, replayed in the log's order. Only whether the trigger was exhausted
+ * matters to a decision. When they agree, every decision of every share is the whole replay's
+ * (by induction over the log: the first read that differs would be found); when not, the log is
+ * replayed whole.
+ */
+export function sharesAgree(draft: Catalog, parts: readonly ReplayPart[]): boolean {
+  const limits = new Map(draft.triggers.flatMap((t) => (t.limited ? [[t.uid, t.limit] as const] : [])));
+  // One event's notes come from one share, in their order (the sort is stable).
+  const notes = parts.flatMap((p) => p.activations ?? []).sort((a, b) => a[0] - b[0]);
+  const taken = new Map<string, number>();
+  for (const [, uid, kind, value] of notes) {
+    const count = taken.get(uid) ?? 0;
+    if (kind === 'moved') taken.set(uid, Math.max(0, count + value));
+    else {
+      const limit = limits.get(uid);
+      if (limit !== undefined && value >= limit !== count >= limit) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A limited trigger's activations read by a decision, or moved by one (taken 1, given back -1, an
+ * earlier recompute's move), at a position of the log.
+ */
+export type ActivationNote = [position: number, uid: string, kind: 'read' | 'moved', value: number];
+
+/**
+ * The activations of each limited trigger taken so far, as the replay's decisions read them. A
+ * share of a split replay cannot see what the other shares' decisions take: it counts theirs as
+ * recorded (each activation's event names its player), right as long as the draft changes none
+ * of them, and notes each count it read and each move it made, for sharesAgree.
+ */
+class ActivationCounts implements ActivationsTaken {
+  /** Moved by this replay's decisions, from what the players not replayed hold. */
+  private readonly own = new Map<string, number>();
+  /** Taken by the other shares' players, as recorded up to the event replayed. */
+  private readonly others = new Map<string, number>();
+  /** The position of the event replayed. */
+  position = 0;
+  readonly notes: ActivationNote[] | null;
+
+  constructor(draft: Catalog, standing: ReadonlyMap<string, number>, shared: boolean) {
+    // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
+    for (const trigger of draft.triggers)
+      if (trigger.limited) this.own.set(trigger.uid, standing.get(trigger.uid) ?? 0);
+    this.notes = shared ? [] : null;
+  }
+
+  get(uid: string): number | undefined {
+    const own = this.own.get(uid);
+    if (own === undefined) return undefined;
+    const count = own + (this.others.get(uid) ?? 0);
+    this.notes?.push([this.position, uid, 'read', count]);
+    return count;
+  }
+
+  move(uid: string, delta: number): void {
+    this.own.set(uid, Math.max(0, (this.own.get(uid) ?? 0) + delta));
+    this.notes?.push([this.position, uid, 'moved', delta]);
+  }
+
+  recordedElsewhere(uid: string, delta: number): void {
+    this.others.set(uid, (this.others.get(uid) ?? 0) + delta);
   }
 }
 
@@ -717,6 +879,16 @@ function recordedRolls(recorded: ActionProcessed, draft: Catalog): number[] {
   return rolls;
 }
 
+/** A player on a board: the score, and the position of the last contribution (who reached a score first is ahead). */
+interface Leader {
+  userId: string;
+  points: number;
+  reachedAt: number;
+}
+
+/** Highest score first; in a tie, who reached it first (no two players' events share a position). */
+const aheadFirst = (a: Leader, b: Leader): number => b.points - a.points || a.reachedAt - b.reachedAt;
+
 /** Standings of the boards: each player's live contributions (action, chest opening) by reference. */
 class Standings {
   private readonly scores = new Map<string, Map<string, Map<string, { at: number; points: number }>>>();
@@ -737,9 +909,9 @@ class Standings {
     }
   }
 
-  /** Highest score first; in a tie, who reached it first; tied scores share a rank (1, 2, 2, 4). */
-  top(board: string, n: number): Simulation['boards'][number]['before'] {
-    const entries: { userId: string; points: number; reachedAt: number }[] = [];
+  /** The first `n` players of a board, each with the last position their score moved at. */
+  leaders(board: string, n: number): Leader[] {
+    const entries: Leader[] = [];
     for (const [userId, live] of this.scores.get(board) ?? []) {
       if (!live.size) continue;
       let points = 0;
@@ -750,9 +922,6 @@ class Standings {
       }
       entries.push({ userId, points, reachedAt });
     }
-    entries.sort((a, b) => b.points - a.points || a.reachedAt - b.reachedAt);
-    return entries
-      .slice(0, n)
-      .map((e) => ({ rank: entries.findIndex((x) => x.points === e.points) + 1, userId: e.userId, points: e.points }));
+    return entries.sort(aheadFirst).slice(0, n);
   }
 }

@@ -407,6 +407,8 @@ export class KurrentDbEventStore implements EventStore {
     this.assertOpen();
     const after = options.fromPosition ?? 0;
     const { maxCount } = options;
+    // Only the embedded store's replays are split between threads.
+    if (options.share) throw new Error('the KurrentDB event store reads no share of the log');
     if (options.streamPrefixes?.length === 0) return [];
     const read = this.client.readAll({
       fromPosition: await this.readStart(after),

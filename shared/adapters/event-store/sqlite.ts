@@ -124,6 +124,9 @@ type RowWithoutMetadata = [
 ];
 const COLUMNS_WITHOUT_METADATA = 'position, stream, revision, event_id, type, data, created_at';
 
+/** port.ts shareOf in SQL, before its `% count` (the codes of a stream name's last two characters). */
+const SHARE_OF = '(unicode(substr(stream, -1)) + 31 * unicode(substr(stream, -2, 1)))';
+
 /** An event as a reader that never reads its metadata gets it: the column not even selected. */
 function toRecordedWithoutMetadata(row: RowWithoutMetadata): RecordedEvent {
   return {
@@ -204,9 +207,9 @@ export class SqliteEventStore implements EventStore {
   /** The log after a position up to another, only events of the types a JSON array names. */
   private readonly selectAllOfTypes: Database.Statement<[number, number, string, number], EventRow>;
   /** Reads of the log restricted to stream prefixes, by their number of prefixes. */
-  private readonly selectAllOfPrefixes = new Map<number, Database.Statement<unknown[], EventRow>>();
+  private readonly selectAllOfPrefixes = new Map<string, Database.Statement<unknown[], EventRow>>();
   /** The same without metadata, rows as arrays, by their number of prefixes (0: every stream). */
-  private readonly selectAllWithoutMetadata = new Map<number, Database.Statement<unknown[], RowWithoutMetadata>>();
+  private readonly selectAllWithoutMetadata = new Map<string, Database.Statement<unknown[], RowWithoutMetadata>>();
   private readonly selectHead: Database.Statement<[], { position: number | null }>;
   private readonly selectDataVersion: Database.Statement<[], number>;
   /**
@@ -469,35 +472,39 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    const { fromPosition = 0, maxCount = -1, streamPrefixes, withoutMetadata = false } = options;
-    if (!streamPrefixes && !withoutMetadata) return this.readPage(fromPosition, maxCount);
+    const { fromPosition = 0, maxCount = -1, streamPrefixes, withoutMetadata = false, share } = options;
+    if (!streamPrefixes && !withoutMetadata && !share) return this.readPage(fromPosition, maxCount);
     if (streamPrefixes?.length === 0) return [];
-    // The rows of other streams are matched in SQLite, their data never copied out nor parsed.
+    // The rows of other streams, and of other shares, are matched in SQLite, their data never copied out nor parsed.
     const count = streamPrefixes?.length ?? 0;
-    const matches = (streamPrefixes ?? []).flatMap((prefix) => [prefix.length, prefix]);
+    const matches: unknown[] = (streamPrefixes ?? []).flatMap((prefix) => [prefix.length, prefix]);
+    if (share) matches.push(share.prefix.length, share.prefix, share.count, share.index);
     if (withoutMetadata) {
-      const select = this.selectAllOf(this.selectAllWithoutMetadata, count, COLUMNS_WITHOUT_METADATA, true);
+      const select = this.selectAllOf(this.selectAllWithoutMetadata, count, !!share, COLUMNS_WITHOUT_METADATA, true);
       return this.guard(() => select.all(fromPosition, ...matches, maxCount)).map(toRecordedWithoutMetadata);
     }
-    const select = this.selectAllOf(this.selectAllOfPrefixes, count, COLUMNS, false);
+    const select = this.selectAllOf(this.selectAllOfPrefixes, count, !!share, COLUMNS, false);
     return this.guard(() => select.all(fromPosition, ...matches, maxCount)).map(toRecorded);
   }
 
-  /** The read of the log restricted to `count` stream prefixes (substr, not LIKE: exact and case-sensitive; 0: every stream). */
+  /** The read of the log restricted to `count` stream prefixes (substr, not LIKE: exact and case-sensitive; 0: every stream), and to a share. */
   private selectAllOf<Row>(
-    prepared: Map<number, Database.Statement<unknown[], Row>>,
+    prepared: Map<string, Database.Statement<unknown[], Row>>,
     count: number,
+    shared: boolean,
     columns: string,
     raw: boolean,
   ): Database.Statement<unknown[], Row> {
-    let select = prepared.get(count);
+    const key = `${count}${shared ? ' shared' : ''}`;
+    let select = prepared.get(key);
     if (!select) {
       const streams = count ? Array.from({ length: count }, () => 'substr(stream, 1, ?) = ?').join(' OR ') : '1';
+      const share = shared ? `substr(stream, 1, ?) != ? OR ${SHARE_OF} % ? = ?` : '1';
       select = this.db.prepare<unknown[], Row>(
-        `SELECT ${columns} FROM events WHERE position > ? AND (${streams}) ORDER BY position LIMIT ?`,
+        `SELECT ${columns} FROM events WHERE position > ? AND (${streams}) AND (${share}) ORDER BY position LIMIT ?`,
       );
       if (raw) select = select.raw(true) as unknown as Database.Statement<unknown[], Row>;
-      prepared.set(count, select);
+      prepared.set(key, select);
     }
     return select;
   }
