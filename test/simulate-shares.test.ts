@@ -15,10 +15,9 @@ import { replayLog, reportOf, sharesAgree, simulate } from '../command-api/simul
 import { readRunConfig } from '../shared/adapters/config/env';
 import { shareOf } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { parseCatalog } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/schema';
 import { playerStream } from '../shared/domain/streams';
-import { commandDepsFor, publishYaml } from './support/command-deps';
+import { catalogOfYaml, commandDepsFor, publishYaml } from './support/command-deps';
 
 const CATALOG = `
 version: 1
@@ -38,11 +37,7 @@ leaderboards:
   - { uid: lb-all, label: All-time, type: 0 }
 `;
 
-const parse = (yaml: string): Catalog => {
-  const parsed = parseCatalog(yaml, 'catalog.yaml');
-  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
-  return parsed.catalog;
-};
+const parse = catalogOfYaml;
 const draft = (from: string, to: string): Catalog => {
   expect(CATALOG).toContain(from);
   return parse(CATALOG.replace(from, to));

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { parseCatalog } from '../../shared/domain/catalog/load';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import { WrongExpectedVersionError } from '../../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
@@ -7,7 +6,7 @@ import type { PlayerRecomputed } from '../../shared/domain/events/player-events'
 import type { PlayerState } from '../../shared/domain/player/state';
 import { playerStream, RECOMPUTE_STREAM } from '../../shared/domain/streams';
 import { recomputeOfEvent } from '../../shared/domain/events';
-import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
+import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { testEnv } from '../../test/support/player-spec';
 import { buyBundle } from '../buy-bundle/handler';
 import type { CommandDeps, CommandOrigin } from '../deps';
@@ -40,11 +39,7 @@ leaderboards:
   - { uid: lb-all, label: All-time, type: 0 }
 `;
 
-const parse = (yaml: string): Catalog => {
-  const parsed = parseCatalog(yaml, 'catalog.yaml');
-  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
-  return parsed.catalog;
-};
+const parse = catalogOfYaml;
 const catalog = parse(CATALOG);
 const doubled = parse(CATALOG.replace('identifier: earn, points: 10,', 'identifier: earn, points: 20,'));
 const metadata = { correlationId: 'test', causationId: 'test', keyName: 'test', catalogVersion: 1 };

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { parseCatalog } from '../../shared/domain/catalog/load';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { ActionProcessed } from '../../shared/domain/events/player-events';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
+import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { buyBundle } from '../buy-bundle/handler';
 
 import type { CommandDeps, CommandOrigin } from '../deps';
@@ -39,11 +38,7 @@ leaderboards:
   - { uid: lb-all, label: All-time, type: 0 }
 `;
 
-const parse = (yaml: string): Catalog => {
-  const parsed = parseCatalog(yaml, 'catalog.yaml');
-  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
-  return parsed.catalog;
-};
+const parse = catalogOfYaml;
 const catalog = parse(CATALOG);
 const origin: CommandOrigin = {
   metadata: { correlationId: 'test', causationId: 'test', keyName: 'test', catalogVersion: 1 },

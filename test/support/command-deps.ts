@@ -28,6 +28,13 @@ export function commandDepsFor(
   };
 }
 
+/** A catalog given as YAML, which must be valid. */
+export function catalogOfYaml(yaml: string): Catalog {
+  const parsed = parseCatalog(yaml, 'catalog.yaml');
+  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+  return parsed.catalog;
+}
+
 /** Publishes a catalog given as YAML onto a store, as the service does at start. */
 export async function publishYaml(
   events: EventStore,
