@@ -47,7 +47,8 @@ export async function simulateInShares(
   config: RunConfig,
   events: EventStore,
   draft: Catalog,
-  options: SimulateOptions,
+  /** As the route gives them (a replay from a date is a recompute's, on one thread). */
+  options: Pick<SimulateOptions, 'players' | 'top'>,
   /** The log's length from which it is split. */
   splitFrom = SPLIT_FROM_EVENTS,
 ): Promise<Simulation> {
@@ -55,7 +56,7 @@ export async function simulateInShares(
   const head = await events.headPosition();
   // A replay of some players reads few events: not worth the threads either.
   if (count < 2 || options.players || head < splitFrom)
-    return (await replayLog(events, draft, { ...options, recompute: false, head })).report(options.top);
+    return (await replayLog(events, draft, { players: options.players, recompute: false, head })).report(options.top);
   // A thread that failed (the store busy, memory short) leaves the replay to this one, which
   // answers its own failure as any read of the store does.
   const threads: Worker[] = [];
@@ -69,11 +70,11 @@ export async function simulateInShares(
   return (await replayLog(events, draft, { recompute: false, head })).report(options.top);
 }
 
-/** The part of a share's thread, which is added to `threads`. */
+/** The part of a share's thread, which is added to `threads` (a thread that cannot start rejects too). */
 function replayShare(job: ShareJob, threads: Worker[]): Promise<ReplayPart> {
-  const worker = startWorker(path.join(__dirname, `simulate-share-worker${path.extname(__filename)}`), job);
-  threads.push(worker);
   return new Promise((resolve, reject) => {
+    const worker = startWorker(path.join(__dirname, `simulate-share-worker${path.extname(__filename)}`), job);
+    threads.push(worker);
     worker.once('message', (answer: ShareAnswer) =>
       'part' in answer ? resolve(answer.part) : reject(new Error(answer.error)),
     );
