@@ -68,7 +68,7 @@ async function generate(request: IpcRequest) {
   // Past timestamps only: template t starts t hours later (all within 4 days).
   const startTs = Date.now() - span - 4 * DAY;
   // A template: the streams each event goes to and its JSON; `perPlayer` is the count of the player's own events.
-  const shape = (t: number, limitedLeft: boolean) =>
+  const template = (t: number, limitedLeft: boolean) =>
     [
       ...playerHistory(catalog, TEMPLATE_PLAYER, {
         actions: perPlayer * 2,
@@ -80,8 +80,8 @@ async function generate(request: IpcRequest) {
         limitedLeft,
       }),
     ].map((e) => ({ stream: e.stream, type: e.type, json: JSON.stringify(e.data) }));
-  const shapes = Array.from({ length: templates }, (_, t) => shape(t, false));
-  const takingShapes = Array.from({ length: templates }, (_, t) => shape(t, true));
+  const shapes = Array.from({ length: templates }, (_, t) => template(t, false));
+  const takingShapes = Array.from({ length: templates }, (_, t) => template(t, true));
   const limit = Math.min(...catalog.triggers.flatMap((t) => (t.limited ? [t.limit] : [])));
   const templateMs = performance.now() - started;
 
