@@ -1,7 +1,11 @@
 /** POST /v1/action/process, with nested actions; the action body is shared with /v1/action/delete. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
-import { DEFAULT_MAX_MULTIPLIER, type ApiKey } from '../../shared/adapters/auth/keys';
+import {
+  DEFAULT_MAX_MULTIPLIER,
+  DEFAULT_MAX_TIMESTAMP_AGE_SECONDS,
+  type ApiKey,
+} from '../../shared/adapters/auth/keys';
 import { MAX_AMOUNT } from '../../shared/domain/amount';
 import { fail, ok, type Result } from '../../shared/domain/result';
 import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
@@ -25,6 +29,14 @@ export const actionBody = z.object({
     .number({ error: 'must be Unix milliseconds' })
     .int('must be Unix milliseconds')
     .nonnegative('must be Unix milliseconds')
+    .meta({
+      description: `The time the rules use (Unix ms); default now, at most 5 minutes ahead, and at most the key's maxTimestampAgeSeconds in the past (default ${Object.entries(
+        DEFAULT_MAX_TIMESTAMP_AGE_SECONDS,
+      )
+        .filter(([tier]) => tier !== 'Auditor')
+        .map(([tier, age]) => `${tier} ${age === null ? 'unlimited' : `${age} s`}`)
+        .join(', ')}).`,
+    })
     .optional(),
   multiplier: decimal()
     .refine((m) => m > 0, 'must be greater than 0')
@@ -91,10 +103,22 @@ export function parseWithNested(
   return ok({ outer: outer.value, nested: (nested as unknown[] | undefined) ?? [] });
 }
 
-/** Refuses (1001, never caps) an action whose multiplier is above the key's `maxMultiplier`. */
-export function withinKeyMultiplier(cmd: Result<ProcessActionCommand>, key: ApiKey): Result<ProcessActionCommand> {
-  if (cmd.ok && cmd.value.multiplier > key.maxMultiplier)
+/**
+ * The key's policy (docs/api.md, "Key policy"): refuses (1001, never caps or re-dates) an action
+ * whose multiplier is above the key's `maxMultiplier` or whose timestamp is older than its
+ * `maxTimestampAgeSeconds` allows.
+ */
+export function withinKeyPolicy(
+  cmd: Result<ProcessActionCommand>,
+  key: ApiKey,
+  now: number,
+): Result<ProcessActionCommand> {
+  if (!cmd.ok) return cmd;
+  if (cmd.value.multiplier > key.maxMultiplier)
     return fail(1001, `multiplier: must be at most ${key.maxMultiplier} for this key`);
+  const oldest = key.maxTimestampAgeSeconds;
+  if (oldest !== null && cmd.value.timestamp < now - oldest * 1000)
+    return fail(1001, `timestamp: must not be more than ${oldest} seconds in the past for this key`);
   return cmd;
 }
 
@@ -122,7 +146,7 @@ export const processActionRoute = (deps: CommandDeps) =>
       body: actionBodyWithNested,
       response: processResultShape,
       errors: {
-        1001: "Payload is null, a field is missing or invalid (the message names it), a multiplier above the key's maxMultiplier, a nested action with actions of its own, or an amount the action would take out of range",
+        1001: "Payload is null, a field is missing or invalid (the message names it), a multiplier above the key's maxMultiplier, a timestamp older than its maxTimestampAgeSeconds, a nested action with actions of its own, or an amount the action would take out of range",
         ...documented(ERRORS.INVALID_PLAYER_ID),
         2601: 'Duplicate action (referenceId already used)',
         5003: 'PlayerId does not exist (settings.autoRegisterPlayers false)',
@@ -133,15 +157,18 @@ export const processActionRoute = (deps: CommandDeps) =>
     parse: (input) => parseWithNested(input, deps.now()),
     async handle(request, ctx) {
       const origin = requestOrigin(ctx, deps);
-      // A multiplier above the key's limit is bad input: refused before anything runs or is recorded.
-      const outer = withinKeyMultiplier(ok(request.outer), ctx.key);
+      // An action outside the key's policy is bad input: refused before anything runs or is recorded.
+      const outer = withinKeyPolicy(ok(request.outer), ctx.key, deps.now());
       if (!outer.ok) return outer;
       if (!request.nested.length) return replyOf(await processAction(request.outer, origin, deps), (result) => result);
       const all = await runWithNested(
         deps,
         origin,
         request,
-        (body) => withinKeyMultiplier(parseActionBody(body, deps.now()), ctx.key),
+        (body) => {
+          const now = deps.now();
+          return withinKeyPolicy(parseActionBody(body, now), ctx.key, now);
+        },
         (cmd, each) => processAction(cmd, each, deps),
         (first, nested) => ({
           ...first,

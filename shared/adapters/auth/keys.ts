@@ -23,20 +23,38 @@ export interface ApiKey {
   rateLimit: RateLimitSetting | null;
   /** The largest `multiplier` an action sent with this key may carry. */
   maxMultiplier: number;
+  /** How far in the past (seconds) an action's `timestamp` sent with this key may lie; null: no limit. */
+  maxTimestampAgeSeconds: number | null;
 }
 
 /**
  * Default largest request `multiplier` per tier (a key's `maxMultiplier` overrides it). Server
  * keys belong to the operator's back end, which uses large multipliers for bulk grants; Mobile
- * and Client keys sit in apps and browsers that anyone can script, so theirs stays small. Auditor
- * keys send no actions.
+ * and Client keys sit in apps and browsers that anyone can script, so an action they send counts
+ * once. Auditor keys send no actions.
  */
 export const DEFAULT_MAX_MULTIPLIER: Readonly<Record<Tier, number>> = {
   Server: 1_000_000,
-  Mobile: 10,
-  Client: 10,
+  Mobile: 1,
+  Client: 1,
   Auditor: 0,
 };
+
+/**
+ * Default oldest action `timestamp` per tier, in seconds before now (a key's
+ * `maxTimestampAgeSeconds` overrides it; null: no limit). Caps and streaks follow the timestamp,
+ * so a scriptable app that could date actions freely could fill past days' caps and build a streak
+ * in seconds; the operator's back end imports history and delivers late, so it has no limit.
+ */
+export const DEFAULT_MAX_TIMESTAMP_AGE_SECONDS: Readonly<Record<Tier, number | null>> = {
+  Server: null,
+  Mobile: 300,
+  Client: 300,
+  Auditor: 0,
+};
+
+/** What `maxTimestampAgeSeconds` says: `unlimited`, or the number of seconds. */
+const UNLIMITED = 'unlimited';
 
 const keyEntry = z
   .object({
@@ -54,6 +72,11 @@ const keyEntry = z
       .number()
       .gt(0, 'must be greater than 0')
       .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
+      .optional(),
+    maxTimestampAgeSeconds: z
+      .union([z.literal(UNLIMITED), z.number().int().min(0, 'must be at least 0')], {
+        error: `must be a whole number of seconds or "${UNLIMITED}"`,
+      })
       .optional(),
   })
   .refine((k) => (k.key === undefined) !== (k.sha256 === undefined), { message: 'give exactly one of key or sha256' });
@@ -97,6 +120,12 @@ export function parseKeysFile(
         ? { perSecond: k.rateLimit.perSecond, burst: k.rateLimit.burst ?? k.rateLimit.perSecond * 2 }
         : null,
       maxMultiplier: k.maxMultiplier ?? DEFAULT_MAX_MULTIPLIER[k.tier],
+      maxTimestampAgeSeconds:
+        k.maxTimestampAgeSeconds === undefined
+          ? DEFAULT_MAX_TIMESTAMP_AGE_SECONDS[k.tier]
+          : k.maxTimestampAgeSeconds === UNLIMITED
+            ? null
+            : k.maxTimestampAgeSeconds,
     })),
   };
 }
@@ -127,6 +156,7 @@ export function loadOrCreateDevKey(dataDir: string): { key: string; apiKey: ApiK
       tenantDomains: [],
       rateLimit: null,
       maxMultiplier: DEFAULT_MAX_MULTIPLIER.Server,
+      maxTimestampAgeSeconds: DEFAULT_MAX_TIMESTAMP_AGE_SECONDS.Server,
     },
   };
 }
