@@ -404,6 +404,16 @@ describe("a player's time zone", () => {
     expect((await update({ playerId }, client)).body.code).toBe(4003);
   });
 
+  it('is stored and shown by its canonical name, however a client spells it', async () => {
+    const playerId = newPlayer();
+    const created = await t.http.post('/v1/player/create').set(server).send({ playerId, timeZone: 'europe/berlin' });
+    expect(created.body.data.timeZone).toBe('Europe/Berlin');
+    expect((await profile(playerId)).timeZone).toBe('Europe/Berlin');
+    const updated = await t.http.post('/v1/player/update').set(mobile).send({ playerId, timeZone: 'AMERICA/new_YORK' });
+    expect(updated.body.data.timeZone).toBe('America/New_York');
+    expect((await profile(playerId)).timeZone).toBe('America/New_York');
+  });
+
   it('shows on the leaderboards the name and picture an update gives', async () => {
     const playerId = newPlayer();
     await process_({ name: 'purchase', referenceId: ref(), playerId, details: [{ name: 'amount', value: '1' }] });

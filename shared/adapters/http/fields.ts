@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from '../../domain/ids';
-import { isValidTimeZone } from '../../domain/time/local-time';
+import { canonicalTimeZone, isValidTimeZone } from '../../domain/time/local-time';
 import { MAX_ATTRIBUTES } from '../../domain/player/attributes';
 
 /** Field limits (docs/api.md, "Limits"). */
@@ -14,12 +14,17 @@ export const text = () =>
     .min(1, 'must not be empty')
     .max(MAX_STRING, `must be at most ${MAX_STRING} characters`);
 
-/** An IANA time zone name such as `Pacific/Auckland`; an unknown one is refused naming it. */
+/**
+ * An IANA time zone name such as `Pacific/Auckland`, in any case, taken as its canonical name
+ * (`europe/berlin` is `Europe/Berlin`): one zone is one name however a client spells it. An
+ * unknown one is refused naming it.
+ */
 export const timeZone = () =>
   z
     .string({ error: 'must be a string' })
     .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
     .refine(isValidTimeZone, { error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}` })
+    .transform((name) => canonicalTimeZone(name)!)
     .meta({ description: 'An IANA time zone name such as Pacific/Auckland', example: 'Pacific/Auckland' });
 
 /** Player attributes (docs/api.md, "Limits"). */

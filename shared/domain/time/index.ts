@@ -2,6 +2,7 @@
 export {
   DAY_MS,
   type LocalDateTime,
+  canonicalTimeZone,
   daysInMonth,
   epochMsToLocalIso,
   formatLocalIso,

@@ -1,4 +1,11 @@
-import { epochMsToLocalIso, isValidTimeZone, localIsoToEpochMs, parseLocalIso } from './local-time';
+import {
+  canonicalTimeZone,
+  epochMsToLocalIso,
+  isValidTimeZone,
+  localDateTimeAt,
+  localIsoToEpochMs,
+  parseLocalIso,
+} from './local-time';
 
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s);
 
@@ -39,6 +46,36 @@ describe('isValidTimeZone', () => {
   });
   it.each(['', 'Mars/Base', '+01:00', '-05:00', 'Z', 'Europe/'])('rejects %s', (tz) => {
     expect(isValidTimeZone(tz)).toBe(false);
+  });
+});
+
+describe('canonicalTimeZone', () => {
+  it('gives the canonical name of any spelling of a zone, and null for what is not one', () => {
+    expect(['europe/berlin', 'EUROPE/BERLIN', 'Europe/Berlin', 'eUrOpE/bErLiN'].map(canonicalTimeZone)).toEqual(
+      Array(4).fill('Europe/Berlin'),
+    );
+    expect(['utc', 'Etc/UTC'].map(canonicalTimeZone)).toEqual(['UTC', 'UTC']);
+    expect(['Mars/Base', '+01:00', ''].map(canonicalTimeZone)).toEqual([null, null, null]);
+  });
+
+  it('keeps one zone for every spelling of it: 20,000 calls in 8,192 case variants build no formatter after the first', () => {
+    const built = jest.spyOn(Intl, 'DateTimeFormat');
+    try {
+      const name = 'Pacific/Chatham';
+      const names = new Set<string | null>();
+      let hours = 0;
+      for (let i = 0; i < 20_000; i++) {
+        // A different mix of upper and lower case each time (i's bits pick the case of each letter).
+        const spelling = [...name].map((c, j) => ((i >> (j % 14)) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
+        names.add(canonicalTimeZone(spelling));
+        hours += localDateTimeAt(Date.UTC(2026, 0, 1) + i * 60_000, spelling).hour;
+      }
+      expect([...names]).toEqual([name]);
+      expect(hours).toBeGreaterThan(0);
+      expect(built.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      built.mockRestore();
+    }
   });
 });
 

@@ -97,41 +97,65 @@ export function wallTimeAsUtcMs(t: LocalDateTime): number {
 const FIRST_WALL_MS = wallTimeAsUtcMs({ year: 1, month: 1, day: 1, hour: 0, minute: 0, second: 0 });
 const END_WALL_MS = wallTimeAsUtcMs({ year: 10000, month: 1, day: 1, hour: 0, minute: 0, second: 0 });
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * What is kept of a zone: its formatter (building them is the costly part of Intl) and its
+ * offsets (below). Zone names are case-insensitive, and some are links to others, so every
+ * spelling of a zone shares the one entry of its canonical name: the cache holds at most one
+ * entry per zone Intl knows, however many spellings clients send.
+ */
+interface Zone {
+  name: string;
+  formatter: Intl.DateTimeFormat;
+  /** Offset in ms of a slot of constant offset; NaN for a slot holding a change (see cachedOffset). */
+  slots: Map<number, number>;
+}
+/** By canonical name. */
+const zones = new Map<string, Zone>();
+/** By lowercased spelling: only spellings Intl accepts, so as bounded as the zones are. */
+const spellings = new Map<string, Zone>();
 
-/** One formatter per zone: building them is the costly part of Intl. Throws RangeError for an unknown zone. */
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      // h23: never "24:00:00" at midnight, which some ICU versions give with hour12: false.
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, f);
+/** The zone of any spelling of its name. Throws RangeError for an unknown zone, caching nothing. */
+function zoneOf(timeZone: string): Zone {
+  const known = zones.get(timeZone) ?? spellings.get(timeZone.toLowerCase());
+  if (known) return known;
+  const formatter = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    // h23: never "24:00:00" at midnight, which some ICU versions give with hour12: false.
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  // A formatter made from any spelling formats as the canonical zone's.
+  const name = formatter.resolvedOptions().timeZone;
+  let zone = zones.get(name);
+  if (!zone) {
+    zone = { name, formatter, slots: new Map() };
+    zones.set(name, zone);
   }
-  return f;
+  spellings.set(timeZone.toLowerCase(), zone);
+  return zone;
 }
 
 /**
- * Whether `timeZone` is an IANA zone name Intl knows (case-insensitive, as in Intl).
+ * The canonical name of an IANA zone Intl knows, in any spelling (`europe/berlin` is
+ * `Europe/Berlin`, the link `US/Eastern` is `America/New_York`), or null for anything else.
  * Offsets such as "+01:00" are refused even where the engine accepts them: they are not zones.
  */
-export function isValidTimeZone(timeZone: string): boolean {
-  if (!/^[A-Za-z]/.test(timeZone)) return false;
+export function canonicalTimeZone(timeZone: string): string | null {
+  if (!/^[A-Za-z]/.test(timeZone)) return null;
   try {
-    formatterFor(timeZone);
-    return true;
+    return zoneOf(timeZone).name;
   } catch {
-    return false;
+    return null;
   }
 }
+
+/** Whether `timeZone` is an IANA zone name Intl knows, in any spelling (see canonicalTimeZone). */
+export const isValidTimeZone = (timeZone: string): boolean => canonicalTimeZone(timeZone) !== null;
 
 /** The whole second holding `ms` as Intl reads it; throws RangeError outside UTC years 0001..9999. */
 function secondOf(ms: number): number {
@@ -184,7 +208,7 @@ function utcFields(ms: number): LocalDateTime {
 /** The wall-clock reading as Intl gives it: the reference the cached offsets are taken from. */
 function intlDateTimeAt(ms: number, timeZone: string): LocalDateTime {
   const t: LocalDateTime = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
-  for (const part of formatterFor(timeZone).formatToParts(ms)) {
+  for (const part of zoneOf(timeZone).formatter.formatToParts(ms)) {
     if (part.type in t) t[part.type as keyof LocalDateTime] = Number(part.value);
   }
   return t;
@@ -202,24 +226,19 @@ function intlDateTimeAt(ms: number, timeZone: string): LocalDateTime {
 const SLOT_MS = 15 * 60_000;
 /** Slots remembered per zone before the cache starts over (about 10 years of 15-minute slots). */
 const MAX_SLOTS_PER_ZONE = 350_000;
-/** Offset in ms of a slot of constant offset; NaN for a slot holding a change. */
-const offsetSlots = new Map<string, Map<number, number>>();
 
 /** The offset in force throughout the slot of `ms` (a whole second), or undefined when the slot holds a change. */
 function cachedOffset(ms: number, timeZone: string): number | undefined {
   const slot = Math.floor(ms / SLOT_MS);
-  const slots = offsetSlots.get(timeZone);
-  let offset = slots?.get(slot);
+  // Throws RangeError for an unknown zone, before anything is cached for it.
+  const { slots } = zoneOf(timeZone);
+  let offset = slots.get(slot);
   if (offset === undefined) {
     const start = slot * SLOT_MS;
-    // Throws RangeError for an unknown zone, before anything is cached for it.
     const first = intlOffsetAt(start, timeZone);
     offset = first === intlOffsetAt(start + SLOT_MS - 1000, timeZone) ? first : Number.NaN;
-    if (!slots) offsetSlots.set(timeZone, new Map([[slot, offset]]));
-    else {
-      if (slots.size >= MAX_SLOTS_PER_ZONE) slots.clear();
-      slots.set(slot, offset);
-    }
+    if (slots.size >= MAX_SLOTS_PER_ZONE) slots.clear();
+    slots.set(slot, offset);
   }
   return Number.isNaN(offset) ? undefined : offset;
 }
