@@ -4,6 +4,7 @@ import { OPERATORS } from '../../shared/adapters/auth/access';
 import { defineRoute, parseWith } from '../../shared/adapters/http/route';
 import { PLAYERS_COLLECTION, type PlayerDoc } from '../../shared/read-models/players';
 import type { ReadStore } from '../../shared/adapters/read-store/port';
+import { STARTS_WITH } from '../../shared/adapters/read-store/prefix';
 import { ok } from '../../shared/domain/result';
 
 export const DEFAULT_PLAYERS_TOP = 20;
@@ -44,12 +45,11 @@ export const playerSearchRoute = (deps: { store: ReadStore }) =>
     },
     parse: ({ query }) => parseWith(searchQuery, query),
     async handle({ username, top }) {
-      const prefix = username.toLowerCase();
-      // Every name that starts with the prefix sorts between it and it followed by the highest code point.
+      // Each store answers the prefix as a range of the names index in its own string order.
       const docs = await deps.store
         .collection<PlayerDoc>(PLAYERS_COLLECTION)
         .find(
-          { name: { $gte: prefix, $lt: `${prefix}\u{10FFFF}` } },
+          { name: { [STARTS_WITH]: username.toLowerCase() } },
           { sort: { name: 1, _id: 1 }, limit: top ?? DEFAULT_PLAYERS_TOP },
         );
       return ok(docs.map((d) => ({ playerId: d._id, username: d.username })));

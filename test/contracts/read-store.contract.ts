@@ -267,6 +267,57 @@ export function readStoreContract(
       });
     });
 
+    describe("$startsWith, the port's prefix operator", () => {
+      // Next characters across the planes: below and above the surrogates, astral, U+FFFF itself.
+      const names = [
+        'abc',
+        'abc!',
+        'abc\u{d7ff}x',
+        'abc\u{e000}',
+        'abc\u{ff01}def',
+        'abc\u{ffff}',
+        'abc\u{1f600}',
+        'abc\u{10ffff}z',
+        'abd',
+        'ab',
+        '\u{ff80}\u{ff9b}\u{ff73}',
+        '\u{ff34}\u{ff41}\u{ff52}\u{ff4f}',
+        '\u{ff34}',
+        '\u{ffff}\u{ffff}a',
+        '\u{10ffff}',
+        'zz',
+      ];
+      it('finds every name that starts with the text, whatever its next character, sorted and counted through an index', async () => {
+        const name = nextName();
+        await store.ensureIndex(name, { name: 1, _id: 1 });
+        const c = store.collection(name);
+        for (const [i, n] of names.entries()) await c.insertOne({ _id: `p${String(i).padStart(2, '0')}`, name: n });
+        const prefixes = [
+          'abc',
+          'ab',
+          'abc\u{d7ff}',
+          'abc\u{ffff}',
+          '\u{ff80}',
+          '\u{ff34}',
+          '\u{ffff}',
+          '\u{10ffff}',
+          'a',
+          'q',
+        ];
+        for (const text of prefixes) {
+          const expected = names
+            .filter((n) => n.startsWith(text))
+            .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+          const found = await c.find({ name: { $startsWith: text } }, { sort: { name: 1, _id: 1 } });
+          expect({ text, found: found.map((d) => d.name).sort() }).toEqual({ text, found: [...expected].sort() });
+          expect({ text, count: await c.countDocuments({ name: { $startsWith: text } }) }).toEqual({
+            text,
+            count: expected.length,
+          });
+        }
+      });
+    });
+
     describe('update operators', () => {
       it('$set replaces fields and creates dotted paths', async () => {
         const c = fresh();

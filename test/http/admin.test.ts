@@ -378,6 +378,42 @@ describe('envelope', () => {
     expect((await search({ username: tag }, mobile)).body.code).toBe(4003);
   });
 
+  it('GET /v1/admin/players finds names whose next character lies in U+E000-U+FFFF (half- and full-width forms)', async () => {
+    const tag = `zw${Date.now().toString(36)}`;
+    const found: [string, string][] = [
+      [`${tag}\u{ff80}\u{ff9b}\u{ff73}`, `${tag}\u{ff80}`],
+      [`${tag}\u{ff34}\u{ff41}\u{ff52}\u{ff4f}`, `${tag}\u{ff34}`],
+      [`${tag}abc\u{ff01}def`, `${tag}abc`],
+    ];
+    for (const [username, typed] of found) {
+      const playerId = randomUUID();
+      expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username })).body.code).toBe(200);
+      expect((await t.http.get('/v1/admin/players').query({ username: typed }).set(server)).body).toEqual({
+        code: 200,
+        data: [{ playerId, username }],
+      });
+    }
+  });
+
+  it('refuses a username with NUL or another control character, on create and on update', async () => {
+    const playerId = randomUUID();
+    for (const username of ['a\u0000b', 'tab\there', 'line\nbreak', 'del\u007f', 'c1\u0085']) {
+      expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username })).body).toEqual({
+        code: 1001,
+        data: 'username: must not contain control characters',
+      });
+    }
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username: 'Ada' })).body.code).toBe(
+      200,
+    );
+    expect((await t.http.post('/v1/player/update').set(mobile).send({ playerId, username: 'A\u0000da' })).body).toEqual(
+      {
+        code: 1001,
+        data: 'username: must not contain control characters',
+      },
+    );
+  });
+
   it('GET /v1/admin/players finds a renamed player by the new username only', async () => {
     const tag = `zr${Date.now().toString(36)}`;
     const playerId = randomUUID();

@@ -98,10 +98,12 @@ export const PLAYER_FIELDS = {
   playerId: z
     .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
     .meta(PLAYER_ID_DOC),
+  // A name is shown and searched: NUL, line breaks and other control characters have no place in it.
   username: z
     .string({ error: 'must be a string' })
     .min(1, 'must not be empty')
     .max(MAX_STRING, `must be at most ${MAX_STRING} characters`)
+    .refine((name) => !/\p{Cc}/u.test(name), 'must not contain control characters')
     .optional(),
   imageName: z
     .string({ error: 'must be a string' })

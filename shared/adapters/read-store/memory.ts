@@ -13,6 +13,7 @@ import * as queryOperators from 'mingo/operators/query';
 import * as updateOperatorModule from 'mingo/operators/update';
 import { compare, resolve } from 'mingo/util';
 import { OrderedIndex, type IndexRange, type Slots } from './ordered-index';
+import { upperBoundInCodeUnits, withPrefixRanges } from './prefix';
 import {
   Collection,
   Document,
@@ -283,11 +284,12 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
-    const [doc] = this.matching(filter, 1);
+    const [doc] = this.matching(inCodeUnits(filter), 1);
     return doc ? (clone(doc) as T) : null;
   }
 
-  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+  async find(given: Filter, options: FindOptions = {}): Promise<T[]> {
+    const filter = inCodeUnits(given);
     const { sort, skip = 0, limit = 0 } = options;
     if (sort && isIdOrder(sort)) return this.inIdOrder(filter, skip, limit).map((doc) => clone(doc) as T);
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
@@ -313,7 +315,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return docs.slice(skip, end).map((doc) => clone(doc) as T);
   }
 
-  async countDocuments(filter: Filter): Promise<number> {
+  async countDocuments(given: Filter): Promise<number> {
+    const filter = inCodeUnits(given);
     if (isEmpty(filter)) return this.docs()?.size ?? 0;
     const planned = this.planned(filter);
     if (planned) return planned.range.end - planned.range.start;
@@ -587,6 +590,9 @@ function namedIds(filter: Filter): readonly string[] | undefined {
 }
 
 /** Whether a filter is only `_id` equality or `_id: {$in}`: what namedIds looks up is exactly what it matches. */
+/** The port's `$startsWith` as a range of JS's string order, which compares UTF-16 code units (prefix.ts). */
+const inCodeUnits = (filter: Filter): Filter => withPrefixRanges(filter, upperBoundInCodeUnits);
+
 function namesIdsOnly(filter: Filter): boolean {
   if (Object.keys(filter).length !== 1) return false;
   const id = filter._id;

@@ -1,7 +1,8 @@
 /**
  * Production ReadStore adapter: MongoDB through the official driver. The port's filters,
- * sorts and update documents are MongoDB's own, so they pass through unchanged; this file
- * maps results and errors, and keeps the indexes the projectors declare.
+ * sorts and update documents are MongoDB's own, so they pass through unchanged but for the
+ * port's `$startsWith` (a range in MongoDB's string order, prefix.ts); this file maps results
+ * and errors, and keeps the indexes the projectors declare.
  */
 import {
   AnyBulkWriteOperation,
@@ -26,6 +27,7 @@ import {
 } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../event-store/port';
+import { upperBoundInCodePoints, withPrefixRanges } from './prefix';
 import {
   Collection,
   Document,
@@ -329,7 +331,8 @@ export function withTimeoutDefaults(url: string): MongoClientOptions {
 }
 
 function asFilter(filter: Filter): DriverFilter<Document> {
-  return filter as DriverFilter<Document>;
+  // MongoDB compares strings by their UTF-8 bytes: in code point order.
+  return withPrefixRanges(filter, upperBoundInCodePoints) as DriverFilter<Document>;
 }
 
 function counts(result: { matchedCount: number; modifiedCount: number; upsertedCount: number }): UpdateResult {

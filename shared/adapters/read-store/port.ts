@@ -1,7 +1,9 @@
 /**
  * The ReadStore port: collections of documents queried and updated with MongoDB's filter and
  * update operators. The embedded adapter evaluates them with mingo, the production one is
- * MongoDB itself, so projectors and queries are written once.
+ * MongoDB itself, so projectors and queries are written once. One operator is the port's own,
+ * for reads (find, findOne, countDocuments): `{field: {$startsWith: text}}` (prefix.ts), the
+ * prefix range of each store's string order.
  */
 
 export type Document = { _id: string } & Record<string, unknown>;
