@@ -38,14 +38,14 @@ async function main(): Promise<void> {
   let port = config.port;
   try {
     // A port already taken stops the start before anything else is opened (and warns about it).
-    await portIsFree(config.port);
+    await portIsFree(config.port, config.host);
     service = await startService({ config, log, role });
     port = ((await service.listen()).address() as AddressInfo).port;
   } catch (e) {
     await service?.close();
-    cannotStart(e, config.port);
+    cannotStart(e, config.port, config.host);
   }
-  const url = `http://localhost:${port}`;
+  const url = `http://${urlHost(config.host)}:${port}`;
   const pages = [
     ...(serves(role, CONSOLE_PATH) ? [`the console at ${url}${CONSOLE_PATH}`] : []),
     `the API reference at ${url}${PUBLIC_PATHS.docs}`,
@@ -66,17 +66,23 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-/** Resolves when `port` can be listened on (as the service will: every address); rejects as listen would. */
-function portIsFree(port: number): Promise<void> {
+/** Resolves when `port` can be listened on at `host` (as the service will); rejects as listen would. */
+function portIsFree(port: number, host: string): Promise<void> {
   if (port === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);
-    probe.listen(port, () => probe.close(() => resolve()));
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }
 
-function cannotStart(e: unknown, port: number): never {
+/** How a browser on this machine reaches the service: localhost for loopback and every interface. */
+function urlHost(host: string): string {
+  if (['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost'].includes(host)) return 'localhost';
+  return net.isIPv6(host) ? `[${host}]` : host;
+}
+
+function cannotStart(e: unknown, port: number, host: string): never {
   if (e instanceof ConfigurationError) {
     console.error('Cannot start: fix these problems and start again:');
     for (const p of e.problems) console.error(`  ${p}`);
@@ -86,6 +92,10 @@ function cannotStart(e: unknown, port: number): never {
     );
   } else if ((e as NodeJS.ErrnoException).code === 'EACCES' && (e as NodeJS.ErrnoException).syscall === 'listen') {
     console.error(`Cannot start: port ${port} may not be listened on by this user; set PORT to a port above 1023`);
+  } else if (['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN'].includes((e as NodeJS.ErrnoException).code ?? '')) {
+    console.error(
+      `Cannot start: HOST ${host} is not an address of this machine; set HOST to one (0.0.0.0: every interface)`,
+    );
   } else if (e instanceof StoreUnavailableError) {
     // Its message says what is wrong with the store and what to do.
     console.error(`Cannot start: ${e.message}`);

@@ -142,10 +142,12 @@ async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[
       `DATA_DIR: cannot keep the development key in ${file} (${(error as Error).message}); make ${config.dataDir} writable by the user the service runs as, or set API_KEYS_FILE`,
     ]);
   }
-  // The key is logged once, when it is made; afterwards only where it is. It sits in the message,
-  // not a field: the redact list would hide a field named after a key.
+  // Logs never carry a key (docs/api.md): only where it is kept, which only its owner may read.
   if (dev.created)
-    log.info({ keyFile: file }, `No API_KEYS_FILE: generated a development Server key, kept in ${file}: ${dev.key}`);
+    log.info(
+      { keyFile: file },
+      `No API_KEYS_FILE: generated a development Server key, kept in ${file} (read it there)`,
+    );
   else log.info({ keyFile: file }, `No API_KEYS_FILE: using the development Server key kept in ${file}`);
   return { keys: [dev.apiKey], devKey: dev.key };
 }
@@ -468,7 +470,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             app,
           );
           listening.once('error', reject);
-          listening.listen(port, () => {
+          listening.listen(port, config.host, () => {
             listening.off('error', reject);
             server = listening;
             resolve(listening);

@@ -112,6 +112,8 @@ describe('the deployment files', () => {
     const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "app\/main\.ts", "all"\]$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\/health\/ready/m);
+    // Reached from outside the container: every interface (npm start: loopback only).
+    expect(dockerfile).toMatch(/^ENV HOST=0\.0\.0\.0$/m);
     const node = /^FROM node:(\d+\.\d+\.\d+)-\w+$/m.exec(dockerfile)?.[1];
     expect(node).toBeDefined();
     const engines = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).engines.node as string;

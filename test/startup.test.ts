@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -68,26 +69,28 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
     }
   });
 
-  it('logs the generated development key once, when it is made; afterwards only where it is kept', async () => {
+  it('logs where the generated development key is kept, never the key', async () => {
     const dataDir = tempDir();
     const start = async () => {
       const lines: Array<{ msg: string; keyFile?: string }> = [];
-      const sink = { write: (line: string) => void lines.push(JSON.parse(line)) };
+      const written: string[] = [];
+      const sink = { write: (line: string) => void (written.push(line), lines.push(JSON.parse(line))) };
       const service = await startService({
         config: readRunConfig({ DATA_DIR: dataDir }),
         log: pino({ level: 'info' }, sink),
       });
       await service.close();
-      return { said: lines.filter((l) => l.msg.startsWith('No API_KEYS_FILE')), key: service.devKey! };
+      return { said: lines.filter((l) => l.msg.startsWith('No API_KEYS_FILE')), key: service.devKey!, written };
     };
     const keyFile = path.join(dataDir, 'dev-api-key');
     const first = await start();
     expect(first.said).toEqual([
       expect.objectContaining({
         keyFile,
-        msg: `No API_KEYS_FILE: generated a development Server key, kept in ${keyFile}: ${first.key}`,
+        msg: `No API_KEYS_FILE: generated a development Server key, kept in ${keyFile} (read it there)`,
       }),
     ]);
+    expect(first.written.filter((line) => line.includes(first.key))).toEqual([]);
     const second = await start();
     expect(second.key).toBe(first.key);
     expect(second.said).toEqual([
@@ -96,6 +99,19 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
         msg: `No API_KEYS_FILE: using the development Server key kept in ${keyFile}`,
       }),
     ]);
+  });
+
+  it('listens on loopback only unless HOST opens it', async () => {
+    const address = async (env: Record<string, string>) => {
+      const t = await startTestService({ env });
+      try {
+        return ((await t.service.listen(0)).address() as AddressInfo).address;
+      } finally {
+        await t.close();
+      }
+    };
+    expect(await address({})).toBe('127.0.0.1');
+    expect(await address({ HOST: '0.0.0.0' })).toBe('0.0.0.0');
   });
 
   it('publishes a changed catalog as a new version', async () => {

@@ -5,6 +5,8 @@ import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
 /** Everything the service reads from its environment (README, "Configuration"). */
 export interface RunConfig {
   port: number;
+  /** The address the HTTP server listens on: loopback unless HOST opens it (the image: every interface). */
+  host: string;
   dataDir: string;
   catalogFile: string;
   apiKeysFile: string | null;
@@ -47,6 +49,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
   }
   return {
     port,
+    host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     catalogFile: path.resolve(env.CATALOG_FILE || DEMO_CATALOG_FILE),
     apiKeysFile: env.API_KEYS_FILE ? path.resolve(env.API_KEYS_FILE) : null,
