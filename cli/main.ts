@@ -78,8 +78,8 @@ ${Object.values(COMMAND_USAGE).join('\n')}
   --version
       The package version.
 
-The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
-KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
+The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running) except by
+recompute, which writes to it, or KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
 
 /** The package's version, read where the CLI runs from. */
 const VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })

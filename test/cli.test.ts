@@ -86,6 +86,8 @@ function cliWith(extra: Record<string, string>, ...args: string[]): Promise<Run>
       { env, maxBuffer: 64 * 1024 * 1024 },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
+    // Nobody types: a question the CLI asks is left unanswered.
+    child.stdin?.end();
   });
 }
 
@@ -352,6 +354,34 @@ describe('gamification CLI', () => {
     ]);
     expect(await t.service.events.headPosition()).toBe(head);
   });
+
+  it('recompute asks before it writes: a question left unanswered applies nothing and exits 1; --yes applies', async () => {
+    const own = await startTestService({ catalogYaml: CATALOG });
+    const earned = await own.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() });
+    expect(earned.body.code).toBe(200);
+    await own.close();
+    // The same game with earn worth twice the points, started on the same log: one player to recompute.
+    const doubled = await startTestService({
+      catalogYaml: CATALOG.replace('identifier: earn, points: 10', 'identifier: earn, points: 20'),
+      dataDir: own.dataDir,
+    });
+    await doubled.close();
+    const unanswered = await cliOn(own.dataDir, 'recompute');
+    expect([unanswered.code, unanswered.stdout.trim().split('\n').at(-1)]).toEqual([
+      1,
+      'Not applied: nothing was written.',
+    ]);
+    expect(unanswered.stdout).toContain('1 players affected');
+    const again = await cliOn(own.dataDir, 'recompute', '--yes');
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toMatch(/^Applied: 1 players recomputed/m);
+    // Applied once: under the same catalog there is nothing left to change.
+    const after = await cliOn(own.dataDir, 'recompute');
+    expect([after.code, after.stdout.split('\n')[0]]).toEqual([0, expect.stringContaining('Nothing to change.')]);
+  }, 180_000); // two service starts and three CLI starts on a loaded machine
 
   it('rebuild and verify of the read models file are refused, or asked of the server, while a service holds it; unknown projectors are refused', async () => {
     const port = new URL(url).port;
