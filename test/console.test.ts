@@ -283,6 +283,8 @@ describeInBrowser('the console', () => {
 
   it('simulates an uploaded draft catalog on the operations page: the affected player before and after', async () => {
     const playerId = randomUUID();
+    const username = `Ada-${randomUUID().slice(0, 8)}`;
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username })).body.code).toBe(200);
     await processPurchase(playerId, randomUUID());
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.auditor);
@@ -301,7 +303,12 @@ describeInBrowser('the console', () => {
       .getByRole('row', { name: `${playerId} 30 → 40 1 → 1 — — —` })
       .waitFor();
     await page.getByRole('definition').filter({ hasText: '30 → 40 (+10)' }).waitFor();
-    await page.getByRole('table', { name: 'All-time boards, top 10' }).waitFor();
+    // The boards name their players by username.
+    await page
+      .getByRole('table', { name: 'All-time boards, top 10' })
+      .getByRole('cell', { name: new RegExp(`\\. ${username} \\(40\\)`) })
+      .first()
+      .waitFor();
     await page.getByText('Problems: recorded facts the draft makes impossible (they stand): none.').waitFor();
     await shoot(page, 'operations-simulate', { fullPage: true });
     expect(errors).toEqual([]);

@@ -81,7 +81,8 @@ function simulateSection() {
           const body = { catalog, top: Number(top.value) || DEFAULT_TOP };
           if (ids.length > 0) body.players = ids;
           try {
-            return simulation(await post('/v1/audit/simulate', body));
+            const report = await post('/v1/audit/simulate', body);
+            return simulation(report, await usernamesOnBoards(report));
           } catch (error) {
             if (error.code !== INVALID) throw error;
             return refusal(error);
@@ -144,9 +145,17 @@ const refusal = (error) => {
 
 const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-function simulation(s) {
+/** The usernames of the players a report's boards rank, by id; a player without one (or erased) is left out. */
+async function usernamesOnBoards(s) {
+  const ids = [...new Set(s.boards.flatMap((b) => [...b.before, ...b.after].map((e) => e.userId)))];
+  const profiles = await Promise.all(ids.map((playerId) => post('/v1/player/profile', { playerId }).catch(() => null)));
+  return new Map(profiles.filter((p) => p && p.username !== p.playerId).map((p) => [p.playerId, p.username]));
+}
+
+function simulation(s, usernames) {
   const t = s.totals;
-  const standings = (list) => list.map((e) => `${e.rank}. ${e.userId} (${e.points})`).join(', ') || 'empty';
+  const standings = (list) =>
+    list.map((e) => `${e.rank}. ${usernames.get(e.userId) ?? e.userId} (${e.points})`).join(', ') || 'empty';
   return [
     h(
       'p',
