@@ -95,6 +95,26 @@ describe.each([
   });
 });
 
+describe('CachedPlayerKeys of two processes over one store', () => {
+  it('a key the other deleted is served no longer than the cache keeps it, counted from when the store was asked', async () => {
+    const own = path.join(fs.mkdtempSync(path.join(dir, 'age-')), 'player-keys.sqlite');
+    let clock = 0;
+    const reader = new CachedPlayerKeys(new SqlitePlayerKeys(own), 10, 1000, () => clock);
+    const eraser = new CachedPlayerKeys(new SqlitePlayerKeys(own), 10, 1000, () => clock);
+    const player = `player-${randomUUID()}`;
+    const key = await eraser.getOrCreate(player);
+    expect(await reader.get(player)).toEqual(key);
+    clock = 400;
+    await eraser.delete(player);
+    // Used again since, but read from the store at 0: kept until 1000, not 1400.
+    clock = 999;
+    expect(await reader.get(player)).toEqual(key);
+    clock = 1000;
+    expect([await reader.get(player), await eraser.get(player)]).toEqual([null, null]);
+    await Promise.all([reader.close(), eraser.close()]);
+  });
+});
+
 describe('SqlitePlayerKeys files', () => {
   it('holds no byte of a deleted key in any of its files', async () => {
     const own = path.join(fs.mkdtempSync(path.join(dir, 'bytes-')), 'player-keys.sqlite');

@@ -12,12 +12,17 @@ import { decideErasePlayer, type ErasePlayerCommand } from './decider';
  * service still serves. A crash between the two leaves an erased player whose key is kept: the
  * restart's projections read the PlayerErased and delete it (PersonalDataCodec), before their
  * checkpoint passes it; a retry of the erase (answered as first, or 5003) deletes it too.
+ *
+ * Every process keeps the keys it read for at most `keysCachedMs` (CachedPlayerKeys): the answer
+ * waits that long after the delete, so that when it says the player is erased, no process of the
+ * deployment can still read their personal fields.
  */
 export async function erasePlayer(
   cmd: ErasePlayerCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
   keys: PlayerKeys,
+  keysCachedMs: number,
 ): Promise<CommandResult<PlayerErased>> {
   let erased = false;
   const decided = await runCommand(
@@ -32,6 +37,9 @@ export async function erasePlayer(
     },
     origin.idempotency,
   );
-  if (decided.ok || erased) await keys.delete(cmd.playerId);
+  if (decided.ok || erased) {
+    await keys.delete(cmd.playerId);
+    await new Promise((resolve) => setTimeout(resolve, keysCachedMs));
+  }
   return decided;
 }
