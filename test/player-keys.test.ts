@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { CachedPlayerKeys } from '../shared/adapters/player-keys/cached';
-import { MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
+import { keysCollection, MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
 import { playerKeysContract } from './contracts/player-keys.contract';
@@ -128,6 +128,21 @@ describe('SqlitePlayerKeys files', () => {
     expect(bytes.includes(made[7]!)).toBe(false);
     expect(bytes.includes(made[8]!)).toBe(true);
     await keys.close();
+  });
+});
+
+describe('MongoPlayerKeys writes', () => {
+  // Only a server shows the writes waiting for the journal; the driver sends the collection's concern with each.
+  it('are acknowledged by a majority and on the journal, never by the default concern', async () => {
+    const client = new MongoClient('mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=100');
+    const keys = keysCollection(client, 'keys_db');
+    expect([keys.dbName, keys.collectionName, keys.writeConcern?.w, keys.writeConcern?.journal]).toEqual([
+      'keys_db',
+      'player_keys',
+      'majority',
+      true,
+    ]);
+    await client.close();
   });
 });
 
