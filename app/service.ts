@@ -351,7 +351,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       powerupListRoute(deps),
       streakListRoute(deps),
       playerExportRoute(deps),
-      erasePlayerRoute(deps, playerKeys),
+      erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
       missionListRoute(deps),
       ...powerupActivationRoutes(deps),
       ...adminRoutes({ store: readStore, now }),

@@ -427,7 +427,7 @@ function streakStepsOf(
     .filter((streak) => countsFor(streak, cmd.name, details))
     .map((streak) => {
       const period = periodOf(cmd.timestamp, streak.period, timeZone);
-      const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period);
+      const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period, timeZone);
       return { streak, period, step: s, milestones: milestonesAt(streak, s) };
     });
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { LogFormat } from '../logging/logger';
 import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
+import { DEFAULT_KEY_CACHE_MS } from '../player-keys/cached';
 
 /** Everything the service reads from its environment (README, "Configuration"). */
 export interface RunConfig {
@@ -21,6 +22,8 @@ export interface RunConfig {
   idempotencyRetentionMs: number;
   /** How many players' states each process keeps folded in memory (the least recently used go first). */
   cachedPlayers: number;
+  /** How long a process keeps a player's key it read; an erasure waits this long before it answers. */
+  playerKeyCacheMs: number;
   /** How long an append to the embedded event store waits for another writer's lock before a 503. */
   sqliteBusyTimeoutMs: number;
   /** How long a client may take to send a request's headers, and the whole request. */
@@ -58,6 +61,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
     sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     cachedPlayers: positiveWhole(env, 'PLAYER_CACHE_SIZE', DEFAULT_CACHED_PLAYERS),
+    playerKeyCacheMs: positiveMs(env, 'PLAYER_KEY_CACHE_MS', DEFAULT_KEY_CACHE_MS),
     idempotencyRetentionMs: positiveHours(env, 'IDEMPOTENCY_KEY_RETENTION_HOURS', 24) * 3_600_000,
     http: httpTimeouts(env),
     webhooks: {
