@@ -84,9 +84,9 @@ import { httpSender } from '../webhooks/sender';
 /** Idle keep-alive connections are closed after this long (Node's default, stated). */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-/** How long a verification waits for the live read models to reach the position it replayed to. */
 /** How long a completed recompute waits for the read models to show it before it says Completed. */
 const RECOMPUTE_PROJECTED_WAIT_MS = 10 * 60_000;
+/** How long a verification waits for the live read models to reach the position it replayed to. */
 const VERIFY_LIVE_WAIT_MS = 10_000;
 
 /** The package version: the OpenAPI document's version. */
@@ -369,7 +369,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // The embedded log is split between threads; KurrentDB's is replayed whole.
         simulate: (draft, options) =>
           config.eventStoreUrl ? simulate(events, draft, options) : simulateInShares(config, events, draft, options),
-        // Compared at the position replayed to, once the live read models have projected it.
+        // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
         verify: () =>
           verifyReadModels(events, readStore, PROJECTORS, {
             waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),

@@ -150,6 +150,13 @@ const verificationShape = z.object({
     }),
   ),
   truncated: z.boolean().describe('more differences than listed (at most 1,000 are)'),
+  unsettled: z
+    .number()
+    .int()
+    .describe(
+      'documents that differed but that writes during the check kept changing: not listed, not known equal; verify again',
+    ),
+  position: z.number().int().describe('the log position replayed to: each difference listed held there'),
   eventsReplayed: z.number().int(),
   collections: z.array(z.string()),
   ms: z.number().int().describe('how long the replay and the comparison took'),
