@@ -51,7 +51,11 @@ export interface SimulateOptions {
   players?: ReadonlySet<string>;
   /** At most this many players in the answer. */
   top: number;
-  /** Actions before this timestamp (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every action is decided again. */
+  /**
+   * Each player's actions processed before their first action dated on or after this timestamp
+   * (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every
+   * action is decided again.
+   */
   from?: number;
   /** Called after each page of the log: events read so far, the position reached, the last position. */
   onProgress?(events: number, position: number, head: number): void;
@@ -218,6 +222,8 @@ export class Replay {
   private problemsLeftOut = 0;
   private eventsReplayed = 0;
   private actionsRedecided = 0;
+  /** Actions dated before the start date and decided again all the same (decidesAgain), by referenceId: out of order, so few. */
+  private readonly redecidedBeforeFrom = new Set<string>();
 
   constructor(
     private readonly draft: Catalog,
@@ -289,7 +295,7 @@ export class Replay {
       return;
     }
     const replayed =
-      event.type === 'ActionProcessed' && (this.from === undefined || event.data.timestamp >= this.from)
+      event.type === 'ActionProcessed' && this.decidesAgain(player, event.data)
         ? this.redecideAction(player, event.data, recorded)
         : event.type === 'ActionReversed'
           ? this.redecideReversal(player, event.data, recorded)
@@ -298,6 +304,18 @@ export class Replay {
       this.score(this.after, this.boards, playerId, e, recorded.position);
       if (this.recompute) contribute(player.scoresAfter, e);
     }
+  }
+
+  /**
+   * Whether an action is decided again: from the start date, each of a player's actions from the
+   * first one dated on or after it, in the order they were processed. One dated before but
+   * processed after it is decided again too: it met the state the re-decided actions left (a
+   * level they reached already, which it must not reach a second time).
+   */
+  private decidesAgain(player: Replayed, action: ActionProcessed): boolean {
+    if (this.from === undefined || action.timestamp >= this.from) return true;
+    if (player.redecidedFrom) this.redecidedBeforeFrom.add(action.referenceId);
+    return player.redecidedFrom;
   }
 
   /** Every replayed player, as recorded and as replayed. */
@@ -315,15 +333,16 @@ export class Replay {
    * makes its own. From a date, though, the actions before it stand as they stand now, that is as
    * the earlier recompute decided them: while none of the player's actions has been decided again
    * yet, its outcome is taken as it is. Past that point its state holds decisions the replay has
-   * already made again; the actions before the date it changed then stand as first recorded, and
-   * are listed.
+   * already made again; the actions before the date it changed that the replay does not decide
+   * again (processed before the player's first action from the date) then stand as first
+   * recorded, and are listed.
    */
   private earlierRecompute(player: Replayed, recomputed: PlayerRecomputed, at: RecordedEvent): void {
     if (this.from === undefined) return;
     const from = this.from;
     if (player.redecidedFrom) {
       for (const a of recomputed.actions)
-        if (a.timestamp < from)
+        if (a.timestamp < from && !this.redecidedBeforeFrom.has(a.referenceId))
           this.problem(
             at,
             recomputed.playerId,
