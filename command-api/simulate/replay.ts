@@ -770,10 +770,12 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
     deliverables: null,
   },
   effects: { ...e.effects, balances: LEFT_OUT, powerupsGranted: LEFT_OUT, powerupsRemoved: LEFT_OUT },
+  // Read by no reversal; and one recorded before the decision's time was kept has none.
+  decidedAt: undefined,
 });
 
 /** The fields forReversal leaves out or replaces: compared apart, or not at all. */
-const NOT_KEPT = new Set(['details', 'progress', 'awards', 'levels', 'result', 'effects']);
+const NOT_KEPT = new Set(['details', 'progress', 'awards', 'levels', 'result', 'effects', 'decidedAt']);
 const EFFECTS_NOT_KEPT = new Set(['balances', 'powerupsGranted', 'powerupsRemoved']);
 const NONE: ReadonlySet<string> = new Set();
 
@@ -831,9 +833,10 @@ const nothingDrawn = (): never => {
 };
 
 /**
- * The outside world of a re-decision, as it was: the clock when the store recorded the action,
- * the uids the action made (its cost's provision, then its powerups: the order the decider asks
- * for them), and the rolls that make each randomized prize pick what was recorded. Past those,
+ * The outside world of a re-decision, as it was: the time the decision used (the store's time of
+ * the append for an action recorded before that was kept), the uids the action made (its cost's
+ * provision, then its powerups: the order the decider asks for them), and the rolls that make
+ * each randomized prize pick what was recorded. Past those,
  * uids and rolls derived from the referenceId, so a replay is the same every time. One per
  * replay, moved to each action in turn (a decision reads it synchronously): an env per action
  * was a fair share of the garbage, and most decisions ask for neither a uid nor a roll.
@@ -850,7 +853,7 @@ class ReplayEnv implements DecideEnv {
   /** The env of the decision on `recorded`, recorded by the store at `createdAt`. */
   of(recorded: ActionProcessed, createdAt: number): this {
     this.recorded = recorded;
-    this.now = createdAt;
+    this.now = recorded.decidedAt ?? createdAt;
     this.uids = null;
     this.rolls = null;
     this.derived = 0;
