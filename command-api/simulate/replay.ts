@@ -15,6 +15,7 @@ import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../sh
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
   evolve,
+  ERASED_FIELD,
   evolveStanding,
   initialPlayerState,
   type PlayerState,
@@ -262,6 +263,11 @@ export class Replay {
     const playerId = playerIdOfStream(recorded.streamName);
     const event = playerId === null ? null : playerEventOf(recorded);
     if (!event || playerId === null) return;
+    if (event.type === 'PlayerErased') {
+      // The boards rank as if the player were gone, as the live ones do.
+      this.before.forget(playerId);
+      this.after.forget(playerId);
+    }
     if (this.only && !this.only.has(playerId)) {
       // Not replayed: it stands as recorded, in the standings (its activations are counted from the start).
       this.score(this.before, this.liveBoards, playerId, event, recorded.position);
@@ -310,9 +316,12 @@ export class Replay {
    * Whether an action is decided again: from the start date, each of a player's actions from the
    * first one dated on or after it, in the order they were processed. One dated before but
    * processed after it is decided again too: it met the state the re-decided actions left (a
-   * level they reached already, which it must not reach a second time).
+   * level they reached already, which it must not reach a second time). An erased player's action
+   * with details is not: its details read [erased], the inputs it was decided on are gone, and it
+   * stands as recorded (decided again from [erased], a summed detail would add nothing).
    */
   private decidesAgain(player: Replayed, action: ActionProcessed): boolean {
+    if (detailsErased(action)) return false;
     if (this.from === undefined || action.timestamp >= this.from) return true;
     if (player.redecidedFrom) this.redecidedBeforeFrom.add(action.referenceId);
     return player.redecidedFrom;
@@ -515,6 +524,8 @@ export class Replay {
     const players: Simulation['players'] = [];
     const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
     for (const [playerId, { before, after }] of this.players) {
+      // An erased player is never recomputed, and the boards no longer rank them: not reported.
+      if (after.erased) continue;
       totals.pointsBefore = addAmounts(totals.pointsBefore, before.points);
       totals.pointsAfter = addAmounts(totals.pointsAfter, after.points);
       const had = badgesOf(before);
@@ -729,6 +740,10 @@ function contribute(scores: Contributions, event: PlayerEvent): void {
   }
 }
 
+/** An erased player's action with details: each value reads [erased] (their key is gone). */
+const detailsErased = (action: ActionProcessed): boolean =>
+  action.details.length > 0 && action.details.every((d) => d.value === ERASED_FIELD);
+
 /** What a kept record leaves out: one empty array shared by them all, frozen since nothing may write to it. */
 const LEFT_OUT = Object.freeze([]) as never[];
 
@@ -929,6 +944,11 @@ class Standings {
       if (left > 0) c.points = left;
       else live.delete(change.ref);
     }
+  }
+
+  /** An erased player, off every board. */
+  forget(playerId: string): void {
+    for (const players of this.scores.values()) players.delete(playerId);
   }
 
   /** The first `n` players of a board, each with the last position their score moved at. */
