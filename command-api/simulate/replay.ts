@@ -851,10 +851,10 @@ const nothingDrawn = (): never => {
  * The outside world of a re-decision, as it was: the time the decision used (the store's time of
  * the append for an action recorded before that was kept), the uids the action made (its cost's
  * provision, then its powerups: the order the decider asks for them), and the rolls that make
- * each randomized prize pick what was recorded. Past those,
- * uids and rolls derived from the referenceId, so a replay is the same every time. One per
- * replay, moved to each action in turn (a decision reads it synchronously): an env per action
- * was a fair share of the garbage, and most decisions ask for neither a uid nor a roll.
+ * each randomized prize pick what was recorded. Past those, uids and rolls derived from the
+ * referenceId, so a replay is the same every time. One per replay, moved to each action in turn
+ * (a decision reads it synchronously): an env per action was a fair share of the garbage, and
+ * most decisions ask for neither a uid nor a roll.
  */
 class ReplayEnv implements DecideEnv {
   now = 0;
