@@ -61,7 +61,8 @@ const COMMAND_USAGE: Record<string, string> = {
   recompute: `  recompute [--from <local date-time>] [--dry-run] [--yes]
       The history re-decided under the published catalog, as simulate reports it, then applied: one
       PlayerRecomputed per affected player. Asks before applying unless --yes; --dry-run writes nothing;
-      --from: earlier actions stand as recorded. Opens the store for writing.`,
+      --from: each player's actions processed before their first one dated from it on stand as they
+      stand now. Opens the store for writing.`,
   player: `  player export <playerId>
       All of the player's data as one JSON document (GET /v1/admin/players/{playerId}/export):
       profile, holdings, transactions, chests, powerups, streaks and every action; exit 1 for an

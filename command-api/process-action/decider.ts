@@ -340,6 +340,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
     levels: poweredLevels,
     result,
     effects,
+    decidedAt: env.now,
   };
   // The optional fields, where they say something, in this order (set one by one: a spread of each made an object more).
   if (timesCap) processed.timesCapped = true;

@@ -247,6 +247,12 @@ export const actionProcessedSchema = z.object({
   missions: z.array(missionMoveSchema).optional(),
   /** The player's attributes that leaderboards are scoped by, as in force when processed (absent: none). */
   attributes: z.record(z.string(), z.string()).optional(),
+  /**
+   * Unix ms: the time the decision used (the lots and powerups valid then, a registration's time),
+   * which the store's time of the append may pass (a spend accepted just before its currency
+   * expired). Absent in events recorded before it was kept: the store's time stands for it.
+   */
+  decidedAt: z.number().optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 
