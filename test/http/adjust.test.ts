@@ -1,0 +1,151 @@
+/** Support adjustments through the real service: the route, its refusals, and where an adjustment shows. */
+import { randomUUID } from 'node:crypto';
+import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
+
+const CATALOG = `
+version: 1
+settings: { timezone: UTC }
+deliverables:
+  - { uid: gold, label: Gold, type: Prize, kind: Currency }
+  - { uid: sword, label: Sword, type: Prize }
+actions:
+  - { uid: act-earn, identifier: earn, points: 10, deliverables: [{ deliverable: gold, amount: 100 }] }
+leaderboards:
+  - { uid: lb-all, label: All-time, type: 0, startDate: 2020-01-01T00:00:00, endDate: 2100-01-01T00:00:00 }
+`;
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService({ catalogYaml: CATALOG });
+});
+afterAll(() => t.close());
+
+const post = (p: string, body: object, headers: Record<string, string> = server) =>
+  t.http.post(p).set(headers).send(body);
+const adjust = (body: object, headers: Record<string, string> = server) =>
+  post('/v1/admin/players/adjust', body, headers);
+const earn = async (playerId: string) =>
+  expect((await post('/v1/action/process', { name: 'earn', playerId, referenceId: randomUUID() })).body.code).toBe(200);
+const profile = async (playerId: string) => (await post('/v1/player/profile', { playerId })).body.data;
+const goldOf = (p: { balances: { deliverableUid: string; amount: number }[] }) =>
+  p.balances.find((b) => b.deliverableUid === 'gold')?.amount ?? 0;
+const standings = async () =>
+  (
+    (await t.http.get('/v1/admin/leaderboards/lb-all').set(server)).body.data[0].standings as {
+      userId: string;
+      points: number;
+    }[]
+  ).map((s) => [s.userId, s.points]);
+
+describe('POST /v1/admin/players/adjust', () => {
+  it('grants and takes back points and deliverables with a reason, once per Idempotency-Key, and moves the boards', async () => {
+    const [ada, bob] = [randomUUID(), randomUUID()];
+    await earn(ada);
+    await earn(bob);
+    await earn(bob);
+    const key = `adjust-${randomUUID()}`;
+    const grant = () =>
+      adjust({
+        playerId: ada,
+        reason: 'Compensation for ticket 42',
+        points: 15,
+        deliverables: [
+          { deliverable: 'gold', amount: '-30' },
+          { deliverable: 'sword', amount: 1 },
+        ],
+      }).set('Idempotency-Key', key);
+    const first = await grant();
+    expect(first.body).toMatchObject({
+      code: 200,
+      data: {
+        playerId: ada,
+        adjustmentUid: expect.any(String),
+        reason: 'Compensation for ticket 42',
+        keyName: 'backend',
+        points: 15,
+        deliverables: [
+          { uid: 'gold', label: 'Gold', amount: -30 },
+          { uid: 'sword', label: 'Sword', amount: 1 },
+        ],
+        levels: [],
+      },
+    });
+    expect((await grant()).body).toEqual(first.body);
+    const after = await profile(ada);
+    expect([after.points, goldOf(after)]).toEqual([25, 70]);
+    expect(await standings()).toEqual([
+      [ada, 25],
+      [bob, 20],
+    ]);
+
+    // Taking back points takes them off the boards too.
+    expect((await adjust({ playerId: ada, reason: 'Duplicate grant', points: -15 })).body.code).toBe(200);
+    expect((await profile(ada)).points).toBe(10);
+    expect(await standings()).toEqual([
+      [bob, 20],
+      [ada, 10],
+    ]);
+  });
+
+  it('never takes a balance below zero (9011), and changes nothing when it refuses', async () => {
+    const ada = randomUUID();
+    await earn(ada);
+    const refused = await adjust({
+      playerId: ada,
+      reason: 'too much',
+      points: -5,
+      deliverables: [{ deliverable: 'gold', amount: -101 }],
+    });
+    expect(refused.body).toEqual({
+      code: 9011,
+      data: "Adjustment would take the player's points or a balance below zero: the player has 100 Gold",
+    });
+    expect((await adjust({ playerId: ada, reason: 'too many points', points: -10.5 })).body.code).toBe(9011);
+    const p = await profile(ada);
+    expect([p.points, goldOf(p)]).toEqual([10, 100]);
+  });
+
+  it('answers unknown players 5003, unknown deliverables 1001, a malformed playerId 1002', async () => {
+    const ada = randomUUID();
+    await earn(ada);
+    expect((await adjust({ playerId: randomUUID(), reason: 'r', points: 1 })).body.code).toBe(5003);
+    expect((await adjust({ playerId: 'nope', reason: 'r', points: 1 })).body.code).toBe(1002);
+    expect(
+      (await adjust({ playerId: ada, reason: 'r', deliverables: [{ deliverable: 'diamonds', amount: 1 }] })).body,
+    ).toEqual({ code: 1001, data: 'Deliverable does not exist: diamonds' });
+  });
+
+  it('refuses a body without a reason, or with nothing to adjust (1001)', async () => {
+    const ada = randomUUID();
+    await earn(ada);
+    const refusals = await Promise.all(
+      [
+        { playerId: ada, points: 5 },
+        { playerId: ada, reason: '   ', points: 5 },
+        { playerId: ada, reason: 'x'.repeat(501), points: 5 },
+        { playerId: ada, reason: 'nothing' },
+        { playerId: ada, reason: 'zero', points: 0, deliverables: [{ deliverable: 'gold', amount: 0 }] },
+        {
+          playerId: ada,
+          reason: 'twice',
+          deliverables: [
+            { deliverable: 'gold', amount: 1 },
+            { deliverable: 'gold', amount: 2 },
+          ],
+        },
+        { playerId: ada, reason: 'huge', points: 1e10 },
+        { playerId: ada, reason: 'text', points: 'many' },
+      ].map(async (body) => (await adjust(body)).body.code),
+    );
+    expect(refusals).toEqual(Array(8).fill(1001));
+    expect((await profile(ada)).points).toBe(10);
+  });
+
+  it('is for Server keys only: 4003 for the other tiers', async () => {
+    const ada = randomUUID();
+    await earn(ada);
+    for (const headers of [mobile, client, auditor])
+      expect((await adjust({ playerId: ada, reason: 'r', points: 1 }, headers)).body.code).toBe(4003);
+    expect((await profile(ada)).points).toBe(10);
+  });
+});
