@@ -31,6 +31,7 @@ export const ERRORS = {
   // Support adjustments
   UNKNOWN_DELIVERABLE: { code: 1001, message: 'Deliverable does not exist' },
   POWERUP_NOT_ADJUSTABLE: { code: 1001, message: 'A powerup cannot be taken back by an adjustment' },
+  ADJUSTMENT_NOT_FOUND: { code: 9040, message: 'Adjustment not found for that player' },
   ADJUSTMENT_NEGATIVE_BALANCE: {
     code: 9011,
     message: "Adjustment would take the player's points or a balance below zero",

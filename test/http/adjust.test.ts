@@ -1,6 +1,7 @@
 /** Support adjustments through the real service: the route, its refusals, and where an adjustment shows. */
 import { randomUUID } from 'node:crypto';
-import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
+import { auditor, client, mobile, server, startTestService, tempDir, type TestService } from '../support/service';
+import { newSecret, startReceiver, writeWebhooksFile, type Receiver } from '../support/webhook-receiver';
 
 const CATALOG = `
 version: 1
@@ -15,10 +16,26 @@ leaderboards:
 `;
 
 let t: TestService;
+let receiver: Receiver;
 beforeAll(async () => {
-  t = await startTestService({ catalogYaml: CATALOG });
+  const secret = newSecret();
+  receiver = await startReceiver(secret);
+  const dataDir = tempDir();
+  const file = writeWebhooksFile(dataDir, { name: 'support', url: receiver.url, secret, events: ['PlayerAdjusted'] });
+  t = await startTestService({ catalogYaml: CATALOG, dataDir, env: { WEBHOOKS_FILE: file } });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+async function eventually(condition: () => boolean | Promise<boolean>, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`not met within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const post = (p: string, body: object, headers: Record<string, string> = server) =>
   t.http.post(p).set(headers).send(body);
@@ -147,5 +164,74 @@ describe('POST /v1/admin/players/adjust', () => {
     for (const headers of [mobile, client, auditor])
       expect((await adjust({ playerId: ada, reason: 'r', points: 1 }, headers)).body.code).toBe(4003);
     expect((await profile(ada)).points).toBe(10);
+  });
+
+  it("shows in the trace, the export, the analytics, the feed and webhooks, with the reason and the key's name", async () => {
+    const ada = randomUUID();
+    await earn(ada);
+    const reason = `Goodwill for ticket ${randomUUID()}`;
+    const res = await adjust({
+      playerId: ada,
+      reason,
+      points: 5,
+      deliverables: [{ deliverable: 'gold', amount: -40 }],
+    });
+    const { adjustmentUid } = res.body.data as { adjustmentUid: string };
+
+    const trace = (await t.http.get('/v1/audit/trace').query({ adjustmentUid, playerId: ada }).set(auditor)).body;
+    expect(trace).toMatchObject({
+      code: 200,
+      data: {
+        adjustmentUid,
+        playerId: ada,
+        reason,
+        keyName: 'backend',
+        chains: [
+          {
+            cause: 'PlayerAdjusted',
+            keyName: 'backend',
+            balanceChanges: [
+              { type: 'PlayerAdjusted', balance: 'points', before: 10, change: 5, after: 15 },
+              { type: 'PlayerAdjusted', balance: 'gold', before: 100, change: -40, after: 60 },
+            ],
+          },
+        ],
+      },
+    });
+    expect(trace.data.chains[0].events[0].summary).toContain(`by backend: "${reason}"`);
+    const unknown = await t.http
+      .get('/v1/audit/trace')
+      .query({ adjustmentUid: 'f'.repeat(32), playerId: ada })
+      .set(auditor);
+    expect(unknown.body).toEqual({ code: 9040, data: 'Adjustment not found for that player' });
+    expect((await t.http.get('/v1/audit/trace').query({ adjustmentUid }).set(auditor)).body.code).toBe(1001);
+
+    const exported = (await t.http.get(`/v1/admin/players/${ada}/export`).set(auditor)).body.data;
+    expect(exported.adjustments).toEqual([
+      {
+        adjustmentUid,
+        reason,
+        keyName: 'backend',
+        points: 5,
+        deliverables: [{ uid: 'gold', label: 'Gold', amount: -40 }],
+        adjustedAt: expect.any(Number),
+      },
+    ]);
+
+    const day = new Date(exported.adjustments[0].adjustedAt).toISOString().slice(0, 10);
+    const series = async (name: string) =>
+      (await t.http.get(`/v1/admin/analytics/${name}?from=${day}&to=${day}`).set(server)).body.data.points;
+    expect((await series('adjustments'))[0].value).toBeGreaterThanOrEqual(1);
+    expect(await series('deliverables')).toContainEqual({ day, key: 'gold:adjusted', value: expect.any(Number) });
+
+    const feed = (await t.http.get('/v1/feed/events').query({ types: 'PlayerAdjusted' }).set(server)).body.data;
+    expect(JSON.stringify(feed)).toContain(reason);
+
+    await eventually(() => receiver.accepted.some((r) => r.body.data.data.reason === reason), 30_000);
+    const delivered = receiver.accepted.find((r) => r.body.data.data.reason === reason)!;
+    expect(delivered.body.data).toMatchObject({
+      playerId: ada,
+      data: { adjustmentUid, reason, keyName: 'backend', points: 5 },
+    });
   });
 });
