@@ -102,6 +102,9 @@ describe('POST /v1/admin/players/adjust', () => {
       [bob, 20],
       [ada, 10],
     ]);
+    // A score taken to 0 leaves the standings, as a player who never scored is not in them.
+    expect((await adjust({ playerId: ada, reason: 'Closing the account', points: -10 })).body.code).toBe(200);
+    expect(await standings()).toEqual([[bob, 20]]);
   });
 
   it('never takes a balance below zero (9011), and changes nothing when it refuses', async () => {
