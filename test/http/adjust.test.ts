@@ -1,5 +1,7 @@
 /** Support adjustments through the real service: the route, its refusals, and where an adjustment shows. */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { auditor, client, mobile, server, startTestService, tempDir, type TestService } from '../support/service';
 import { newSecret, startReceiver, writeWebhooksFile, type Receiver } from '../support/webhook-receiver';
 
@@ -28,6 +30,15 @@ afterAll(async () => {
   await t.close();
   await receiver.close();
 });
+
+/** The files under `dir` whose bytes hold `value`, by name. */
+function holding(dir: string, value: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return holding(full, value);
+    return entry.isFile() && fs.readFileSync(full).includes(Buffer.from(value)) ? [entry.name] : [];
+  });
+}
 
 async function eventually(condition: () => boolean | Promise<boolean>, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
@@ -236,5 +247,23 @@ describe('POST /v1/admin/players/adjust', () => {
       playerId: ada,
       data: { adjustmentUid, reason, keyName: 'backend', points: 5 },
     });
+  });
+
+  it('keeps the reason as personal data: never in plain text in the log, [erased] once the player is', async () => {
+    const ada = randomUUID();
+    await earn(ada);
+    const reason = `Ada called from +49 30 ${randomUUID()}`;
+    const res = await adjust({ playerId: ada, reason, points: 1 }).set('Idempotency-Key', randomUUID());
+    expect(res.body.data.reason).toBe(reason);
+    expect(holding(t.dataDir, reason).filter((file) => !file.startsWith('read-models'))).toEqual([]);
+    const events = async () =>
+      (await t.http.get(`/v1/audit/players/${ada}/events`).set(auditor)).body.data as {
+        type: string;
+        data: { reason?: string };
+      }[];
+    expect((await events()).find((e) => e.type === 'PlayerAdjusted')!.data.reason).toBe(reason);
+
+    expect((await post('/v1/admin/players/erase', { playerId: ada })).body.code).toBe(200);
+    expect((await events()).find((e) => e.type === 'PlayerAdjusted')!.data.reason).toBe('[erased]');
   });
 });
