@@ -43,11 +43,11 @@ export const decideAdjustPlayer: Decider<AdjustPlayerCommand, PlayerState, Playe
     if (!d) return refuse(ERRORS.UNKNOWN_DELIVERABLE, deliverable);
     if (d.kind === 'Powerup' && amount < 0) return refuse(ERRORS.POWERUP_NOT_ADJUSTABLE, deliverable);
   }
-  if (cmd.points < 0 && player.points + cmd.points < 0)
+  if (addAmounts(player.points, cmd.points) < 0)
     return refuse(ERRORS.ADJUSTMENT_NEGATIVE_BALANCE, `the player has ${player.points} points`);
   for (const { deliverable, amount } of cmd.deliverables) {
     const held = availableBalance(player, deliverable, env.now);
-    if (amount < 0 && held + amount < 0)
+    if (addAmounts(held, amount) < 0)
       return refuse(ERRORS.ADJUSTMENT_NEGATIVE_BALANCE, `the player has ${held} ${byUid.get(deliverable)!.label}`);
   }
 
