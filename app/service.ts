@@ -63,6 +63,7 @@ import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
 import { erasePlayerRoute } from '../command-api/erase-player/route';
+import { adjustPlayerRoute } from '../command-api/adjust-player/route';
 import {
   openEventStore,
   openJobScheduler,
@@ -352,6 +353,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       streakListRoute(deps),
       playerExportRoute(deps),
       erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
+      adjustPlayerRoute(deps),
       missionListRoute(deps),
       ...powerupActivationRoutes(deps),
       ...adminRoutes({ store: readStore, now }),

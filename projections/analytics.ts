@@ -57,7 +57,8 @@ class DayChanges {
 /**
  * Per day of the catalog's time zone: actions processed (in all and per action), players active
  * (distinct), players registered, points earned less those taken back, deliverables granted,
- * spent, refunded and expired, badges and levels awarded, bundles bought, chests opened, reversals.
+ * spent, refunded and expired, badges and levels awarded, bundles bought, chests opened, reversals,
+ * support adjustments (and what they adjusted, signed).
  *
  * An action, and all it earned, counts on the day of its `timestamp` (as leaderboards do). A
  * reversal leaves the action counted (it was processed) and takes back what was earned from the
@@ -88,6 +89,7 @@ export const analyticsProjector: Projector = {
     'ProvisionFailed',
     'ProvisionRefunded',
     'CurrencyExpired',
+    'PlayerAdjusted',
   ]),
   checkpointAround: new Set(['CatalogPublished']),
   apply(event, store) {
@@ -201,6 +203,19 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
       if (e.cost.deliverableUid !== null && e.cost.amount > 0)
         changes.keyed(e.purchasedAt, 'deliverables', `${e.cost.deliverableUid}:spent`, e.cost.amount);
       if (e.status === 'Completed') changes.deliverables(e.purchasedAt, e.contents, 'granted');
+      break;
+    }
+    case 'PlayerAdjusted': {
+      // On its day: its points (signed) with the points earned, its deliverables (signed) as `adjusted`.
+      const e = event.data;
+      const at = e.adjustedAt;
+      changes.total(at, 'adjustments', 1);
+      changes.total(at, 'points', e.points);
+      changes.deliverables(at, e.deliverables, 'adjusted');
+      for (const l of e.levels) {
+        changes.keyed(at, 'levels', l.uid, 1);
+        changes.deliverables(at, l.grants, 'granted');
+      }
       break;
     }
     case 'ProvisionCompleted':

@@ -266,6 +266,62 @@ describe('gamification CLI', () => {
     expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('player export <playerId>')]);
   });
 
+  it('player adjust and player erase ask the running service with a Server key, and say what changed', async () => {
+    const ada = randomUUID();
+    expect(
+      (
+        await t.http
+          .post('/v1/action/process')
+          .set(server)
+          .send({ name: 'earn', playerId: ada, referenceId: randomUUID() })
+      ).body.code,
+    ).toBe(200);
+    const asServer = ['--url', url, '--key', KEYS.server];
+    const adjusted = await cli(
+      'player',
+      'adjust',
+      ada,
+      '--reason',
+      'Ticket 7: double charge',
+      '--points=-5',
+      '--deliverable',
+      'gold=25',
+      '--deliverable',
+      'sword=1',
+      ...asServer,
+    );
+    expect([adjusted.code, adjusted.stderr]).toEqual([0, '']);
+    expect(adjusted.stdout).toMatch(
+      new RegExp(`^adjustment [0-9a-f]{32} of ${ada} by backend: points -5, gold \\+25, sword \\+1\\n$`),
+    );
+    const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId: ada })).body.data;
+    expect([profile.points, profile.balances.map((b: { amount: number }) => b.amount)]).toEqual([5, [125, 1]]);
+
+    const [tooMuch, noReason, badAmount, asMobile] = await Promise.all([
+      cli('player', 'adjust', ada, '--reason', 'r', '--deliverable', 'gold=-1000', ...asServer),
+      cli('player', 'adjust', ada, '--points', '5', ...asServer),
+      cli('player', 'adjust', ada, '--reason', 'r', '--deliverable', 'gold', ...asServer),
+      cli('player', 'adjust', ada, '--reason', 'r', '--points', '5', '--url', url, '--key', KEYS.mobile),
+    ]);
+    expect([tooMuch.code, tooMuch.stderr]).toEqual([
+      1,
+      expect.stringContaining('player adjust: the server answered 9011'),
+    ]);
+    expect([noReason.code, noReason.stderr.split('\n')[0]]).toEqual([
+      2,
+      'player adjust: give --reason <text>, why (kept with the adjustment)',
+    ]);
+    expect(badAmount.code).toBe(2);
+    expect([asMobile.code, asMobile.stderr]).toEqual([1, expect.stringContaining('the server answered 4003')]);
+
+    const erased = await cli('player', 'erase', ada, ...asServer);
+    expect([erased.code, erased.stderr]).toEqual([0, '']);
+    expect(erased.stdout).toMatch(new RegExp(`^player ${ada} erased at \\d{4}-\\d\\d-\\d\\dT\\S+Z\\n$`));
+    expect((await t.http.post('/v1/player/profile').set(server).send({ playerId: ada })).body.code).toBe(5003);
+    const again = await cli('player', 'erase', ada, ...asServer);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('player erase: the server answered 5003')]);
+  }, 180_000); // eight CLI starts (each compiles the CLI) on a loaded machine
+
   it('catalog validate and diff', async () => {
     const good = writeCatalog('good.yaml', CATALOG);
     const bad = writeCatalog(

@@ -58,7 +58,7 @@ describe('simulate and recompute with an erased player in the log', () => {
       );
       if (!done.ok) throw new Error(done.failure.message);
     }
-    const done = await erasePlayer({ playerId: erased }, origin, deps, keys);
+    const done = await erasePlayer({ playerId: erased }, origin, deps, keys, 0);
     if (!done.ok) throw new Error(done.failure.message);
   });
   afterAll(async () => {

@@ -962,7 +962,8 @@ class Standings {
         points = addAmounts(points, c.points);
         reachedAt = Math.max(reachedAt, c.at);
       }
-      entries.push({ userId, points, reachedAt });
+      // As the projector's standings: a score an adjustment took to 0 or below is out of them.
+      if (points > 0) entries.push({ userId, points, reachedAt });
     }
     return entries.sort(aheadFirst).slice(0, n);
   }

@@ -11,7 +11,7 @@ import { auditEventShape, simulationShape, type Simulation } from '../../shared/
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
-import { traceChestOpening, traceProvision, traceReference } from './trace';
+import { traceAdjustment, traceChestOpening, traceProvision, traceReference } from './trace';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface AuditDeps {
@@ -71,9 +71,14 @@ const traceQuery = z.object({
     .min(1)
     .meta({ description: 'a chest opening, as its answer gave it; with the playerId of the opening' })
     .optional(),
+  adjustmentUid: z
+    .string()
+    .min(1)
+    .meta({ description: 'a support adjustment, as its answer gave it; with the playerId of the adjustment' })
+    .optional(),
   playerId: z
     .string()
-    .meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid' })
+    .meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid or adjustmentUid' })
     .optional(),
 });
 
@@ -134,6 +139,13 @@ const traceShape = z.union([
     playerId: z.string(),
     chestDeliverableUid: z.string(),
     chestLabel: z.string(),
+    chains: z.array(causalChainShape),
+  }),
+  z.object({
+    adjustmentUid: z.string(),
+    playerId: z.string(),
+    reason: z.string(),
+    keyName: z.string(),
     chains: z.array(causalChainShape),
   }),
 ]);
@@ -202,37 +214,45 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       tiers: OPERATORS,
       doc: {
         summary:
-          'The causal chain of an action (referenceId), a provision (provisionUid) or a chest opening (openingUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
+          'The causal chain of an action (referenceId), a provision (provisionUid), a chest opening (openingUid and playerId) or a support adjustment (adjustmentUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
         query: traceQuery,
         response: traceShape,
         errors: {
-          1001: 'Give exactly one of referenceId, provisionUid or openingUid; playerId with openingUid only',
+          1001: 'Give exactly one of referenceId, provisionUid, openingUid or adjustmentUid; playerId with openingUid or adjustmentUid only',
           ...documented(ERRORS.INVALID_PLAYER_ID),
           ...documented(ERRORS.ACTION_NOT_FOUND),
           ...documented(ERRORS.TRANSACTION_NOT_FOUND),
           9010: 'Chest opening not found for that player',
+          ...documented(ERRORS.ADJUSTMENT_NOT_FOUND),
         },
       },
       parse: ({ query }) => {
         const q = parseWith(traceQuery, query);
         if (!q.ok) return q;
-        const { referenceId, provisionUid, openingUid } = q.value;
-        if ([referenceId, provisionUid, openingUid].filter((given) => given !== undefined).length !== 1)
-          return fail(1001, 'Give exactly one of referenceId, provisionUid or openingUid');
-        if ((openingUid === undefined) !== (q.value.playerId === undefined))
+        const { referenceId, provisionUid, openingUid, adjustmentUid } = q.value;
+        if ([referenceId, provisionUid, openingUid, adjustmentUid].filter((given) => given !== undefined).length !== 1)
+          return fail(1001, 'Give exactly one of referenceId, provisionUid, openingUid or adjustmentUid');
+        if ((openingUid === undefined && adjustmentUid === undefined) !== (q.value.playerId === undefined))
           return fail(
             1001,
-            "Give playerId with openingUid, and only with it: the opening is found on that player's stream",
+            "Give playerId with openingUid or adjustmentUid, and only with them: they are found on that player's stream",
           );
         if (referenceId !== undefined) return ok({ referenceId });
         if (provisionUid !== undefined) return ok({ provisionUid: provisionUid.toLowerCase() });
         const playerId = canonicalPlayerId(q.value.playerId);
-        return playerId ? ok({ openingUid: openingUid!.toLowerCase(), playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
+        if (!playerId) return refuse(ERRORS.INVALID_PLAYER_ID);
+        return adjustmentUid !== undefined
+          ? ok({ adjustmentUid: adjustmentUid.toLowerCase(), playerId })
+          : ok({ openingUid: openingUid!.toLowerCase(), playerId });
       },
       async handle(subject) {
         if ('referenceId' in subject) {
           const trace = await traceReference(deps.events, subject.referenceId);
           return trace ? ok(trace) : refuse(ERRORS.ACTION_NOT_FOUND);
+        }
+        if ('adjustmentUid' in subject) {
+          const trace = await traceAdjustment(deps.events, subject.playerId, subject.adjustmentUid);
+          return trace ? ok(trace) : refuse(ERRORS.ADJUSTMENT_NOT_FOUND);
         }
         if ('openingUid' in subject) {
           const trace = await traceChestOpening(deps.events, subject.playerId, subject.openingUid);

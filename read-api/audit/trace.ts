@@ -115,6 +115,16 @@ export interface ChestOpeningTrace {
   chains: CausalChain[];
 }
 
+export interface AdjustmentTrace {
+  adjustmentUid: string;
+  playerId: string;
+  reason: string;
+  /** The key that made it. */
+  keyName: string;
+  /** The adjustment's request: its points and deliverables, each balance before and after. */
+  chains: CausalChain[];
+}
+
 interface PlayerHistory {
   playerId: string;
   events: RecordedEvent[];
@@ -194,6 +204,22 @@ export async function traceChestOpening(
   };
 }
 
+/** The trace of a support adjustment by its adjustmentUid, or null when the player has no such adjustment. */
+export async function traceAdjustment(
+  events: EventStore,
+  playerId: string,
+  adjustmentUid: string,
+): Promise<AdjustmentTrace | null> {
+  const player = { playerId, events: await events.readStream(playerStream(playerId)) };
+  const adjusted = player.events
+    .map(playerEventOf)
+    .find((e) => e?.type === 'PlayerAdjusted' && e.data.adjustmentUid === adjustmentUid);
+  if (adjusted?.type !== 'PlayerAdjusted') return null;
+  const subjects = new Set([adjustmentUid]);
+  const { reason, keyName } = adjusted.data;
+  return { adjustmentUid, playerId, reason, keyName, chains: chainsOf([player.events], player, subjects, subjects) };
+}
+
 /** The action of a referenceId on the player's stream. */
 function processedOf(player: PlayerHistory, referenceId: string): ActionProcessed | null {
   for (const recorded of player.events) {
@@ -236,13 +262,14 @@ async function actionChains(
   return { chains: chainsOf(streams, player, subjects, related), processed, reversed };
 }
 
-/** The uids an event is about: an action's referenceId, a provision, a chest opening, the holder of stock units. */
+/** The uids an event is about: an action's referenceId, a provision, a chest opening, an adjustment, the holder of stock units. */
 function namesOf(event: RecordedEvent): string[] {
   const d = event.data as {
     referenceId?: unknown;
     holder?: unknown;
     provisionUid?: unknown;
     openingUid?: unknown;
+    adjustmentUid?: unknown;
     cost?: { provisionUid?: unknown } | null;
     refund?: { provisionUid?: unknown } | null;
     /** A recompute: the actions it decided differently. */
@@ -254,6 +281,7 @@ function namesOf(event: RecordedEvent): string[] {
     d.holder,
     d.provisionUid,
     d.openingUid,
+    d.adjustmentUid,
     d.cost?.provisionUid,
     d.refund?.provisionUid,
     ...recomputed,

@@ -28,6 +28,14 @@ export const ERRORS = {
   PLAYER_DOES_NOT_EXIST: { code: 5003, message: 'PlayerId does not exist' },
   PLAYER_NOT_FOUND: { code: 9020, message: 'Player not found' },
   UNKNOWN_PLAYER: { code: 1002, message: 'Invalid player: no player with this playerId' },
+  // Support adjustments
+  UNKNOWN_DELIVERABLE: { code: 1001, message: 'Deliverable does not exist' },
+  POWERUP_NOT_ADJUSTABLE: { code: 1001, message: 'A powerup cannot be taken back by an adjustment' },
+  ADJUSTMENT_NOT_FOUND: { code: 9050, message: 'Adjustment not found for that player' },
+  ADJUSTMENT_NEGATIVE_BALANCE: {
+    code: 9011,
+    message: "Adjustment would take the player's points or a balance below zero",
+  },
   // Actions
   ACTION_NOT_FOUND: { code: 5001, message: 'Action not found' },
   ACTION_INACTIVE: { code: 5004, message: 'Action does not exist or is inactive' },

@@ -20,6 +20,7 @@ export const TOTAL_SERIES = [
   'points',
   'chest-openings',
   'reversals',
+  'adjustments',
 ] as const;
 /** Series of one value per day and key (an action, `deliverable uid:kind`, a badge, level or bundle uid). */
 export const SPLIT_SERIES = ['actions-by-action', 'deliverables', 'badges', 'levels', 'purchases'] as const;
@@ -33,7 +34,7 @@ export const isSplitSeries = (series: Series): series is SplitSeries =>
   (SPLIT_SERIES as readonly string[]).includes(series);
 
 /** How a deliverable moved: the second half of a `deliverables` key (`coins:granted`). */
-export type DeliverableMove = 'granted' | 'spent' | 'refunded';
+export type DeliverableMove = 'granted' | 'spent' | 'refunded' | 'adjusted';
 
 /** A split series' values of one day: [key, value], by key, without zeros. */
 export type KeyedValues = [key: string, value: number][];
