@@ -121,6 +121,12 @@ const causalChainShape = z.object({
     )
     .nullable()
     .describe("a recompute's chain: each action it decided differently, its points before and after and its rules"),
+  takenBack: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      "a reversal's chain: what it took back, each with the rule that had granted it: awards (with the action that earned them), streak milestones (`streakUid`, `length`), mission completions (`missionUid`, `period`), and the lots of the cost that had expired and were not given back (`lotsExpired`)",
+    ),
 });
 const traceShape = z.union([
   z.object({

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandDeps, CommandOrigin } from '../../command-api/deps';
 import { processAction } from '../../command-api/process-action/handler';
+import { reverseAction } from '../../command-api/reverse-action/handler';
 import { recompute } from '../../command-api/recompute/run';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import type { Catalog } from '../../shared/domain/catalog/schema';
@@ -21,6 +22,7 @@ deliverables:
 actions:
   - { uid: act-order, identifier: order, points: 10, deliverables: [{ deliverable: beans, amount: 3 }] }
   - { uid: act-check, identifier: check_in, points: 1 }
+  - { uid: act-redeem, identifier: redeem, points: 0, cost: 2, costDeliverable: beans }
 streaks:
   - uid: s-daily
     label: Daily order
@@ -141,5 +143,46 @@ describe('the trace of an action', () => {
     });
     // The processing request's chain has no recompute of its own.
     expect(traced.chains[0].recomputed).toBeNull();
+  });
+});
+
+describe('the trace of a reversal', () => {
+  it('names the streak milestone it took back, and the lots of the cost it could not give back because they had expired', async () => {
+    const events = new SqliteEventStore(':memory:');
+    await publishYaml(events, CATALOG, T0 - DAY, metadataOf('publish'));
+    const deps = commandDepsFor(events, catalogOfYaml(CATALOG));
+    const playerId = randomUUID();
+    try {
+      const act = async (name: string, referenceId: string, timestamp: number) => {
+        const cmd = { playerId, referenceId, name, timestamp, multiplier: 1, details: [] };
+        const done = await processAction(cmd, originOf(referenceId), { ...deps, now: () => timestamp });
+        if (!done.ok) throw new Error(done.failure.message);
+      };
+      const reverse = async (name: string, referenceId: string) => {
+        const request = `reverse-${referenceId}`;
+        const done = await reverseAction({ playerId, referenceId, name }, originOf(request), {
+          ...deps,
+          now: () => T0 + 3 * DAY,
+        });
+        if (!done.ok) throw new Error(done.failure.message);
+        const traced = (await traceReference(events, referenceId)) as ActionTrace;
+        return traced.chains.find((c) => c.correlationId === request)!.takenBack!;
+      };
+      await act('order', 'o1', T0);
+      await act('redeem', 'r1', T0 + 1000); // 2 beans of the lot expiring on 3 June
+      await act('order', 'o2', T0 + DAY); // the milestone of a 2-day run
+
+      const milestone = await reverse('order', 'o2');
+      expect(milestone.milestones).toEqual([
+        expect.objectContaining({ streakUid: 's-daily', length: 2, awardedBy: 'o2', points: 5, grants: [gold(4)] }),
+      ]);
+      expect(milestone.lotsExpired).toEqual([]);
+
+      const redeem = await reverse('redeem', 'r1');
+      expect(redeem.lotsExpired).toEqual([{ deliverableUid: 'beans', expiresAt: Date.UTC(2026, 5, 3), amount: 2 }]);
+    } finally {
+      await deps.jobs.close();
+      await events.close();
+    }
   });
 });

@@ -21,11 +21,13 @@ import type {
   LevelReached,
   MissionMove,
   PlayerRecomputed,
+  RevokedAward,
   StreakStep,
 } from '../../shared/domain/events/player-events';
 import type { ProvisionStatus } from '../../shared/domain/events/provision-events';
 import { evolve, initialPlayerState } from '../../shared/domain/player/state';
 import { provisionRecordOf } from '../../shared/domain/provisions';
+import { lotsGivenBack } from '../../shared/domain/rules/lots';
 import {
   BUNDLE_STOCK,
   CHEST_STOCK,
@@ -79,6 +81,18 @@ export interface Rules {
   lots: Lot[];
 }
 
+/**
+ * What a reversal took back, each with the rule that had granted it: the awards, streak
+ * milestones and mission completions its action or a later one had earned and that no longer
+ * hold, and the lots of the cost it could not give back because they had expired.
+ */
+export interface TakenBack {
+  awards: Pick<RevokedAward, 'kind' | 'uid' | 'rank' | 'awardedBy' | 'points' | 'grants'>[];
+  milestones: NonNullable<ActionReversed['revokedMilestones']>;
+  missions: NonNullable<ActionReversed['revokedMissions']>;
+  lotsExpired: Lot[];
+}
+
 /** One action a recompute decided differently: its leaderboard points before and after, and the rules that now apply. */
 export interface RecomputedAction {
   referenceId: string;
@@ -111,6 +125,8 @@ export interface CausalChain {
   rules: Rules | null;
   /** A recompute's chain: each action it decided differently, with its change and rules; null for other requests. */
   recomputed: RecomputedAction[] | null;
+  /** A reversal's chain: what it took back and why; null for other requests. */
+  takenBack: TakenBack | null;
 }
 
 export interface ActionTrace {
@@ -317,6 +333,7 @@ function chainsOf(
     const decisive = chain.find((e) => onPlayerStream.has(e)) ?? chain[chain.length - 1];
     const action = chain.find((e) => e.type === 'ActionProcessed');
     const recompute = chain.find((e) => e.type === 'PlayerRecomputed');
+    const reversal = chain.find((e) => e.type === 'ActionReversed');
     return {
       cause: decisive.type,
       correlationId: first.metadata.correlationId,
@@ -335,6 +352,7 @@ function chainsOf(
       balanceChanges: chain.flatMap((e) => changes.get(e.position) ?? []),
       rules: action ? rulesOf(action) : null,
       recomputed: recompute ? recomputedOf(recompute) : null,
+      takenBack: reversal ? takenBackOf(reversal) : null,
     };
   });
 }
@@ -361,6 +379,28 @@ function recomputedOf(event: RecordedEvent): RecomputedAction[] {
       rules: rulesOfAction(a, e.catalogVersion),
     };
   });
+}
+
+function takenBackOf(event: RecordedEvent): TakenBack {
+  const typed = playerEventOf(event);
+  if (typed?.type !== 'ActionReversed') throw new Error(`event ${event.id} is not an ActionReversed`);
+  const e = typed.data;
+  // The cost's lots that expired before the reversal: not given back (grants.ts, giveBack).
+  const lots = e.refund?.lots ?? [];
+  const given = lotsGivenBack(lots, e.reversedAt).lots;
+  return {
+    awards: e.revokedAwards.map(({ kind, uid, rank, awardedBy, points, grants }) => ({
+      kind,
+      uid,
+      rank,
+      awardedBy,
+      points,
+      grants,
+    })),
+    milestones: e.revokedMilestones ?? [],
+    missions: e.revokedMissions ?? [],
+    lotsExpired: lots.filter((l) => !given.includes(l)),
+  };
 }
 
 function rulesOfAction(e: ActionProcessed, catalogVersion: number): Rules {
