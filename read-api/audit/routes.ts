@@ -113,7 +113,24 @@ const causalChainShape = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe(
-      'for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value)',
+      'for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`)',
+    ),
+  recomputed: z
+    .array(
+      z.object({
+        referenceId: z.string(),
+        pointsBefore: z.number(),
+        pointsAfter: z.number(),
+        rules: z.record(z.string(), z.unknown()).describe('the rules as the recompute decided the action, as `rules`'),
+      }),
+    )
+    .nullable()
+    .describe("a recompute's chain: each action it decided differently, its points before and after and its rules"),
+  takenBack: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      "a reversal's chain: what it took back, each with the rule that had granted it: awards (with the action that earned them), streak milestones (`streakUid`, `length`), mission completions (`missionUid`, `period`), and the lots of the cost that had expired and were not given back (`lotsExpired`)",
     ),
 });
 const traceShape = z.union([

@@ -8,7 +8,7 @@ export const ANALYTICS_COLLECTIONS = {
   days: 'analytics_days',
   /** One document per player: the days they had an action on, what makes `active-players` exact. */
   activePlayers: 'analytics_active_players',
-  /** The time zone days are counted in: the latest published catalog's. */
+  /** One document, `catalog`: the time zone days are counted in (the latest published catalog's), and the deliverables catalogs made powerups. */
   settings: 'analytics_settings',
 } as const;
 
@@ -34,7 +34,7 @@ export const isSplitSeries = (series: Series): series is SplitSeries =>
   (SPLIT_SERIES as readonly string[]).includes(series);
 
 /** How a deliverable moved: the second half of a `deliverables` key (`coins:granted`). */
-export type DeliverableMove = 'granted' | 'spent' | 'refunded' | 'adjusted';
+export type DeliverableMove = 'granted' | 'spent' | 'refunded' | 'expired';
 
 /** A split series' values of one day: [key, value], by key, without zeros. */
 export type KeyedValues = [key: string, value: number][];

@@ -236,7 +236,7 @@ describe('POST /v1/admin/players/adjust', () => {
     const series = async (name: string) =>
       (await t.http.get(`/v1/admin/analytics/${name}?from=${day}&to=${day}`).set(server)).body.data.points;
     expect((await series('adjustments'))[0].value).toBeGreaterThanOrEqual(1);
-    expect(await series('deliverables')).toContainEqual({ day, key: 'gold:adjusted', value: expect.any(Number) });
+    expect(await series('deliverables')).toContainEqual({ day, key: 'gold:granted', value: expect.any(Number) });
 
     const feed = (await t.http.get('/v1/feed/events').query({ types: 'PlayerAdjusted' }).set(server)).body.data;
     expect(JSON.stringify(feed)).toContain(reason);
