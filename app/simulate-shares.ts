@@ -61,7 +61,7 @@ export const stopWhen = (maxHeapBytes: number, signal?: AbortSignal) => (): void
 
 /**
  * The route's simulate: one at a time in this process (9032 for the next meanwhile), 9033 when
- * stopped for memory; a run whose client left ends without an answer. Each outcome is counted.
+ * stopped (for memory, or its client left: then nobody reads it). Each outcome is counted.
  */
 export function simulationRunner(
   config: RunConfig,
