@@ -11,8 +11,7 @@ import { powerupActivationRoutes } from '../command-api/powerup-activation/route
 import { processActionRoute } from '../command-api/process-action/route';
 import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
-import { simulate } from '../command-api/simulate/replay';
-import { simulateInShares } from './simulate-shares';
+import { simulationRunner } from './simulate-shares';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
@@ -368,9 +367,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
         events,
-        // The embedded log is split between threads; KurrentDB's is replayed whole.
-        simulate: (draft, options) =>
-          config.eventStoreUrl ? simulate(events, draft, options) : simulateInShares(config, events, draft, options),
+        simulate: simulationRunner(config, events, metrics),
         // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
         verify: () =>
           verifyReadModels(events, readStore, PROJECTORS, {

@@ -58,7 +58,7 @@ export interface SimulateOptions {
    * action is decided again.
    */
   from?: number;
-  /** Called after each page of the log: events read so far, the position reached, the last position. */
+  /** Called after each page of the log: events read so far, the position reached, the last position; what it throws stops the replay. */
   onProgress?(events: number, position: number, head: number): void;
 }
 
@@ -79,6 +79,15 @@ const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
 const REPLAYED_STREAMS = [playerStream(''), ACTIVATIONS_PREFIX, CATALOG_STREAM];
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
+
+/** The longest a replay keeps the thread between two turns of its event loop. */
+const SLICE_MS = 10;
+
+/** Lets the event loop answer what waits (requests, I/O), then gives the end of the next slice. */
+async function yieldToRequests(): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return performance.now() + SLICE_MS;
+}
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
 export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
@@ -112,6 +121,7 @@ export async function replayLog(
   const share = options.share && { prefix: playerStream(''), ...options.share };
   let from = 0;
   let read = 0;
+  let yieldAt = performance.now() + SLICE_MS;
   for (;;) {
     // A replay never reads the metadata: it is not decoded.
     const page = await events.readAll({
@@ -124,13 +134,15 @@ export async function replayLog(
     for (const event of page) {
       if (event.position > head) break;
       replay.apply(event);
+      // A long replay shares the process: requests are answered at least every SLICE_MS, however
+      // long a page takes (a draft whose rules make each action costly).
+      if (performance.now() >= yieldAt) yieldAt = await yieldToRequests();
     }
     read += page.length;
     if (page.length) from = page[page.length - 1].position;
     options.onProgress?.(read, Math.min(from, head), head);
     if (page.length < PAGE || from >= head) break;
-    // A long replay shares the process: requests are answered between pages.
-    await new Promise((resolve) => setImmediate(resolve));
+    yieldAt = await yieldToRequests();
   }
   return replay;
 }

@@ -18,8 +18,14 @@ export interface AuditDeps {
   events: EventStore;
   /** Replays the log into fresh read models and compares them with the live ones (the projections' own check). */
   verify(): Promise<Verification>;
-  /** Replays the log under a draft catalog and reports what would differ; writes nothing. */
-  simulate(draft: Catalog, options: { players?: ReadonlySet<string>; top: number }): Promise<Simulation>;
+  /**
+   * Replays the log under a draft catalog and reports what would differ; writes nothing. One at a
+   * time (9032), stopped when `signal` aborts or its memory passes the ceiling (9033).
+   */
+  simulate(
+    draft: Catalog,
+    options: { players?: ReadonlySet<string>; top: number; signal: AbortSignal },
+  ): Promise<Result<Simulation>>;
 }
 
 /** A simulation's body carries a whole catalog. */
@@ -290,14 +296,14 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         body: simulateBody,
         response: simulationShape,
         errors: {
-          1001: 'Body, top or players malformed, or the catalog invalid (one line per problem)',
+          1001: 'Body, top or players malformed, or the catalog invalid or over its limits (one line per problem)',
           1002: 'Invalid player: each of players must be a UUID',
+          ...documented(ERRORS.SIMULATION_RUNNING),
+          9033: `${ERRORS.SIMULATION_STOPPED.message}: its heap passed SIMULATE_MAX_HEAP_MB`,
         },
       },
       parse: parseSimulation,
-      async handle({ catalog, players, top }) {
-        return ok(await deps.simulate(catalog, { players, top }));
-      },
+      handle: ({ catalog, players, top }, { signal }) => deps.simulate(catalog, { players, top, signal }),
     }),
     defineRoute({
       method: 'POST',

@@ -67,6 +67,13 @@ export const ERRORS = {
   // Recompute
   RECOMPUTE_RUNNING: { code: 9030, message: 'A recompute is running' },
   RECOMPUTE_NOT_FOUND: { code: 9031, message: 'Recompute does not exist' },
+  // Simulate
+  SIMULATION_RUNNING: {
+    code: 9032,
+    message: 'A simulation is running: the service runs one at a time; retry once it has answered',
+  },
+  /** The detail says why: its heap passed SIMULATE_MAX_HEAP_MB, or its client left (then nobody reads it). */
+  SIMULATION_STOPPED: { code: 9033, message: 'The simulation was stopped before its answer' },
 } as const satisfies Record<string, ErrorCode>;
 
 /** A refusal with a named code: its message, or its message and a detail after a colon. */

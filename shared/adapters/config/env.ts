@@ -1,4 +1,5 @@
 import path from 'node:path';
+import v8 from 'node:v8';
 import type { LogFormat } from '../logging/logger';
 import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
 import { DEFAULT_KEY_CACHE_MS } from '../player-keys/cached';
@@ -26,6 +27,8 @@ export interface RunConfig {
   playerKeyCacheMs: number;
   /** How long an append to the embedded event store waits for another writer's lock before a 503. */
   sqliteBusyTimeoutMs: number;
+  /** The heap a simulation's replay may fill before it is stopped (9033): the thread's, shared between the threads of a split one. */
+  simulateMaxHeapBytes: number;
   /** How long a client may take to send a request's headers, and the whole request. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /** The webhooks file (null: no webhooks) and how deliveries are made. */
@@ -62,6 +65,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     cachedPlayers: positiveWhole(env, 'PLAYER_CACHE_SIZE', DEFAULT_CACHED_PLAYERS),
     playerKeyCacheMs: positiveMs(env, 'PLAYER_KEY_CACHE_MS', DEFAULT_KEY_CACHE_MS),
+    simulateMaxHeapBytes: positiveWhole(env, 'SIMULATE_MAX_HEAP_MB', defaultSimulateHeapMb()) * MIB,
     idempotencyRetentionMs: positiveHours(env, 'IDEMPOTENCY_KEY_RETENTION_HOURS', 24) * 3_600_000,
     http: httpTimeouts(env),
     webhooks: {
@@ -76,6 +80,14 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     trustProxy: flag(env, 'TRUST_PROXY'),
   };
 }
+
+const MIB = 1024 * 1024;
+
+/**
+ * Half of node's heap limit (`--max-old-space-size`, or what node chose for the machine's
+ * memory): a simulation is stopped with room left for the service's own heap and its collector.
+ */
+const defaultSimulateHeapMb = (): number => Math.floor(v8.getHeapStatistics().heap_size_limit / MIB / 2);
 
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
