@@ -69,7 +69,7 @@ export async function openPlayerKeyStore(config: RunConfig): Promise<PlayerKeys>
 
 /** The players' keys, the most recently used kept in memory (CACHED_PLAYERS of them). */
 export async function openPlayerKeys(config: RunConfig): Promise<CachedPlayerKeys> {
-  return new CachedPlayerKeys(await openPlayerKeyStore(config), config.cachedPlayers);
+  return new CachedPlayerKeys(await openPlayerKeyStore(config), config.cachedPlayers, config.playerKeyCacheMs);
 }
 
 /** The event store with the players' personal fields encrypted under their keys (closing it closes the keys). */

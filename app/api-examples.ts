@@ -55,6 +55,9 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[]): Ex
         return path.startsWith('/v1/admin/analytics')
           ? new Date(Date.now() - (field === 'from' ? 29 * DAY_MS : 0)).toISOString().slice(0, 10)
           : undefined;
+      // An adjustment needs something to adjust.
+      case 'points':
+        return path === '/v1/admin/players/adjust' ? 10 : undefined;
       case 'provisionUid':
       case 'openingUid':
       case 'powerupUId':

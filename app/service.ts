@@ -11,8 +11,7 @@ import { powerupActivationRoutes } from '../command-api/powerup-activation/route
 import { processActionRoute } from '../command-api/process-action/route';
 import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
-import { simulate } from '../command-api/simulate/replay';
-import { simulateInShares } from './simulate-shares';
+import { simulationRunner } from './simulate-shares';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
 import { registerPlayerRoute } from '../command-api/register-player/route';
@@ -63,6 +62,7 @@ import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
 import { erasePlayerRoute } from '../command-api/erase-player/route';
+import { adjustPlayerRoute } from '../command-api/adjust-player/route';
 import {
   openEventStore,
   openJobScheduler,
@@ -84,9 +84,9 @@ import { httpSender } from '../webhooks/sender';
 /** Idle keep-alive connections are closed after this long (Node's default, stated). */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-/** How long a verification waits for the live read models to reach the position it replayed to. */
 /** How long a completed recompute waits for the read models to show it before it says Completed. */
 const RECOMPUTE_PROJECTED_WAIT_MS = 10 * 60_000;
+/** How long a verification waits for the live read models to reach the position it replayed to. */
 const VERIFY_LIVE_WAIT_MS = 10_000;
 
 /** The package version: the OpenAPI document's version. */
@@ -353,7 +353,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       powerupListRoute(deps),
       streakListRoute(deps),
       playerExportRoute(deps),
-      erasePlayerRoute(deps, playerKeys),
+      erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
+      adjustPlayerRoute(deps),
       missionListRoute(deps),
       ...powerupActivationRoutes(deps),
       ...adminRoutes({ store: readStore, now }),
@@ -368,10 +369,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
         events,
-        // The embedded log is split between threads; KurrentDB's is replayed whole.
-        simulate: (draft, options) =>
-          config.eventStoreUrl ? simulate(events, draft, options) : simulateInShares(config, events, draft, options),
-        // Compared at the position replayed to, once the live read models have projected it.
+        simulate: simulationRunner(config, events, metrics),
+        // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
         verify: () =>
           verifyReadModels(events, readStore, PROJECTORS, {
             waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),

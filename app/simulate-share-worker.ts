@@ -8,9 +8,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { replayLog } from '../command-api/simulate/replay';
 import { openPlayerKeyStore, withPersonalData } from './adapters';
-import type { ShareAnswer, ShareJob } from './simulate-shares';
+import { SimulationStopped, stopWhen, type ShareAnswer, type ShareJob } from './simulate-shares';
 
-const { config, draft, share, head, top } = (workerData as { data: ShareJob }).data;
+const { config, draft, share, head, top, maxHeapBytes } = (workerData as { data: ShareJob }).data;
 const answer = (message: ShareAnswer): void => parentPort!.postMessage(message);
 
 async function main(): Promise<void> {
@@ -20,11 +20,23 @@ async function main(): Promise<void> {
   });
   const events = withPersonalData(eventLog, await openPlayerKeyStore(config));
   try {
-    const replay = await replayLog(events, draft, { recompute: false, share, head });
+    // The service's thread ends this one when the client leaves: only the heap is checked here.
+    const replay = await replayLog(events, draft, {
+      recompute: false,
+      share,
+      head,
+      onProgress: stopWhen(maxHeapBytes),
+    });
     answer({ part: replay.part(top) });
   } finally {
     await events.close();
   }
 }
 
-main().catch((error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }));
+main().catch((error: unknown) =>
+  answer(
+    error instanceof SimulationStopped
+      ? { overMemory: true }
+      : { error: error instanceof Error ? error.message : String(error) },
+  ),
+);

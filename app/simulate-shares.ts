@@ -1,5 +1,7 @@
 /**
- * A simulation of the embedded log split between worker threads, each replaying one share of the
+ * How the service runs `POST /v1/audit/simulate`: one simulation at a time per process, stopped
+ * between pages of the log when its client leaves or its heap passes SIMULATE_MAX_HEAP_MB. The
+ * embedded log, when long, is split between worker threads, each replaying one share of the
  * players (replayLog's `share`) on its own read-only connection: a long log's simulation uses the
  * machine's cores, and leaves the service's event loop to its requests. When the shares do not
  * agree on a limited trigger (a draft that changes who takes its activations), or a thread
@@ -7,12 +9,17 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import type { Simulation } from '../shared/adapters/http/wire-shapes';
 import type { RunConfig } from '../shared/adapters/config/env';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { startWorker } from '../shared/adapters/worker-thread';
+import type { ServiceMetrics } from '../shared/adapters/metrics';
+import type { AuditDeps } from '../read-api/audit/routes';
 import type { Catalog } from '../shared/domain/catalog/schema';
+import { ERRORS, refuse } from '../shared/domain/errors';
+import { ok } from '../shared/domain/result';
 import {
   replayLog,
   reportOf,
@@ -31,6 +38,57 @@ const MAX_SHARES = 4;
  */
 const SPLIT_FROM_EVENTS = 400_000;
 
+/** Why a simulation stopped before its answer: its client left, or its heap passed the ceiling. */
+export class SimulationStopped extends Error {
+  constructor(readonly reason: 'client_left' | 'memory') {
+    super(
+      reason === 'memory'
+        ? 'its heap passed SIMULATE_MAX_HEAP_MB; simulate some players (players) or a smaller draft'
+        : 'its client left',
+    );
+  }
+}
+
+/**
+ * Checked after each page of the log: throws once the client has left or the heap of this thread
+ * holds more than `maxHeapBytes` (the replay's garbage included: it stops before node has to
+ * collect a full heap over and over, then dies).
+ */
+export const stopWhen = (maxHeapBytes: number, signal?: AbortSignal) => (): void => {
+  if (signal?.aborted) throw new SimulationStopped('client_left');
+  if (v8.getHeapStatistics().used_heap_size > maxHeapBytes) throw new SimulationStopped('memory');
+};
+
+/**
+ * The route's simulate: one at a time in this process (9032 for the next meanwhile), 9033 when
+ * stopped (for memory, or its client left: then nobody reads it). Each outcome is counted.
+ */
+export function simulationRunner(
+  config: RunConfig,
+  events: EventStore,
+  metrics: ServiceMetrics,
+): AuditDeps['simulate'] {
+  let running = false;
+  return async (draft, options) => {
+    if (running) {
+      metrics.simulated('busy');
+      return refuse(ERRORS.SIMULATION_RUNNING);
+    }
+    running = true;
+    try {
+      const report = await simulateInShares(config, events, draft, options);
+      metrics.simulated('answered');
+      return ok(report);
+    } catch (error) {
+      if (!(error instanceof SimulationStopped)) throw error;
+      metrics.simulated(error.reason);
+      return refuse(ERRORS.SIMULATION_STOPPED, error.message);
+    } finally {
+      running = false;
+    }
+  };
+}
+
 /** What a share's thread is given (app/simulate-share-worker.ts). */
 export interface ShareJob {
   config: RunConfig;
@@ -38,36 +96,59 @@ export interface ShareJob {
   share: Share;
   head: number;
   top: number;
+  /** Its part of SIMULATE_MAX_HEAP_MB: each thread has a heap of its own. */
+  maxHeapBytes: number;
 }
 
-/** What a share's thread answers: its part of the report, or why it could not. */
-export type ShareAnswer = { part: ReplayPart } | { error: string };
+/** What a share's thread answers: its part of the report, that its heap passed its part of the ceiling, or why it could not. */
+export type ShareAnswer = { part: ReplayPart } | { overMemory: true } | { error: string };
 
+/**
+ * A simulation, split between threads on the embedded log from `splitFrom` events (KurrentDB's
+ * log is replayed whole on this thread). Rejects with SimulationStopped when stopped.
+ */
 export async function simulateInShares(
   config: RunConfig,
   events: EventStore,
   draft: Catalog,
-  /** As the route gives them (a replay from a date is a recompute's, on one thread). */
-  options: Pick<SimulateOptions, 'players' | 'top'>,
+  /** As the route gives them (a replay from a date is a recompute's, on one thread); `signal` aborts when the client leaves. */
+  { signal, ...options }: Pick<SimulateOptions, 'players' | 'top'> & { signal?: AbortSignal },
   /** The log's length from which it is split. */
   splitFrom = SPLIT_FROM_EVENTS,
 ): Promise<Simulation> {
-  const count = Math.min(MAX_SHARES, os.availableParallelism());
+  const count = config.eventStoreUrl ? 1 : Math.min(MAX_SHARES, os.availableParallelism());
   const head = await events.headPosition();
+  const onProgress = stopWhen(config.simulateMaxHeapBytes, signal);
+  const clientLeft = stopWhen(Number.POSITIVE_INFINITY, signal);
+  // A client that left while its draft was read.
+  clientLeft();
   // A replay of some players reads few events: not worth the threads either.
   if (count < 2 || options.players || head < splitFrom)
-    return (await replayLog(events, draft, { players: options.players, recompute: false, head })).report(options.top);
+    return (await replayLog(events, draft, { players: options.players, recompute: false, head, onProgress })).report(
+      options.top,
+    );
   // A thread that failed (the store busy, memory short) leaves the replay to this one, which
   // answers its own failure as any read of the store does.
   const threads: Worker[] = [];
+  const stopThreads = () => Promise.all(threads.map((thread) => thread.terminate()));
+  signal?.addEventListener('abort', stopThreads, { once: true });
+  const maxHeapBytes = Math.floor(config.simulateMaxHeapBytes / count);
   const parts = await Promise.all(
     Array.from({ length: count }, (_, index) =>
-      replayShare({ config, draft, share: { index, count }, head, top: options.top }, threads),
+      replayShare({ config, draft, share: { index, count }, head, top: options.top, maxHeapBytes }, threads),
     ),
-  ).catch(() => null);
-  if (!parts) await Promise.all(threads.map((thread) => thread.terminate()));
+  )
+    .catch(async (error: unknown) => {
+      await stopThreads();
+      // Stopped for memory: the whole replay would need more.
+      if (error instanceof SimulationStopped) throw error;
+      clientLeft();
+      return null;
+    })
+    .finally(() => signal?.removeEventListener('abort', stopThreads));
+  clientLeft();
   if (parts && sharesAgree(draft, parts)) return reportOf(parts, options.top);
-  return (await replayLog(events, draft, { recompute: false, head })).report(options.top);
+  return (await replayLog(events, draft, { recompute: false, head, onProgress })).report(options.top);
 }
 
 /** The part of a share's thread, which is added to `threads` (a thread that cannot start rejects too). */
@@ -76,7 +157,9 @@ function replayShare(job: ShareJob, threads: Worker[]): Promise<ReplayPart> {
     const worker = startWorker(path.join(__dirname, `simulate-share-worker${path.extname(__filename)}`), job);
     threads.push(worker);
     worker.once('message', (answer: ShareAnswer) =>
-      'part' in answer ? resolve(answer.part) : reject(new Error(answer.error)),
+      'part' in answer
+        ? resolve(answer.part)
+        : reject('overMemory' in answer ? new SimulationStopped('memory') : new Error(answer.error)),
     );
     worker.once('error', reject);
     // Once it has answered, the promise is settled and this changes nothing.

@@ -18,7 +18,7 @@ import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { diffCatalog, validateCatalog } from './catalog';
 import { exportEvents, showEvents } from './events';
 import { showJobs } from './jobs';
-import { exportPlayer } from './player';
+import { adjustPlayer, erasePlayer, exportPlayer } from './player';
 import { UsageError } from './output';
 import { PROJECTORS } from '../projections/projectors';
 import { rebuild, verify } from './read-models';
@@ -61,11 +61,18 @@ const COMMAND_USAGE: Record<string, string> = {
   recompute: `  recompute [--from <local date-time>] [--dry-run] [--yes]
       The history re-decided under the published catalog, as simulate reports it, then applied: one
       PlayerRecomputed per affected player. Asks before applying unless --yes; --dry-run writes nothing;
-      --from: earlier actions stand as recorded. Opens the store for writing.`,
+      --from: each player's actions processed before their first one dated from it on stand as they
+      stand now. Opens the store for writing.`,
   player: `  player export <playerId>
       All of the player's data as one JSON document (GET /v1/admin/players/{playerId}/export):
-      profile, holdings, transactions, chests, powerups, streaks and every action; exit 1 for an
-      unknown player.`,
+      profile, holdings, transactions, chests, powerups, streaks, every action and adjustment; exit 1
+      for an unknown player.
+  player adjust <playerId> --reason <text> [--points <n>] [--deliverable <uid>=<amount>]... [--url <url>] [--key <key>]
+      Grant (positive) or take back (negative: --points=-5) points and deliverables, never below
+      zero (POST /v1/admin/players/adjust): the reason and the key's name are kept with it.
+  player erase <playerId> [--url <url>] [--key <key>]
+      Erase the player (POST /v1/admin/players/erase): their personal data reads [erased] everywhere.
+      Both ask the running server, as verify does (a Server key).`,
   catalog: `  catalog validate <file>
       One line per problem; exit 1 if any.
   catalog diff <file>
@@ -78,8 +85,8 @@ ${Object.values(COMMAND_USAGE).join('\n')}
   --version
       The package version.
 
-The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running), or
-KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
+The event store is DATA_DIR/events.sqlite, opened read-only (the server may be running) except by
+recompute, which writes to it, or KurrentDB at EVENTSTORE_URL. On a terminal, rebuild, verify, export and simulate show their progress on stderr.`;
 
 /** The package's version, read where the CLI runs from. */
 const VERSION = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
@@ -282,10 +289,33 @@ async function run(argv: string[]): Promise<number> {
       );
     }
     case 'player': {
-      const { positionals } = args(rest, {}, command);
-      if (positionals[0] !== 'export' || positionals.length !== 2)
-        throw new UsageError('player: use "player export <playerId>"');
-      return withEvents(config, (events) => exportPlayer(events, positionals[1]));
+      const { values, positionals } = args(
+        rest,
+        {
+          url: { type: 'string' },
+          key: { type: 'string' },
+          reason: { type: 'string' },
+          points: { type: 'string' },
+          deliverable: { type: 'string', multiple: true },
+        },
+        command,
+      );
+      const [action, playerId] = positionals;
+      if (positionals.length !== 2 || !['export', 'adjust', 'erase'].includes(action))
+        throw new UsageError(
+          'player: use "player export <playerId>", "player adjust <playerId> --reason <text> ..." or "player erase <playerId>"',
+        );
+      const server = { url: values.url, key: values.key };
+      if (action === 'adjust')
+        return adjustPlayer(config, {
+          ...server,
+          playerId,
+          reason: values.reason,
+          points: values.points,
+          deliverables: values.deliverable ?? [],
+        });
+      if (action === 'erase') return erasePlayer(config, { ...server, playerId });
+      return withEvents(config, (events) => exportPlayer(events, playerId));
     }
     case 'catalog': {
       const { positionals } = args(rest, {}, command);

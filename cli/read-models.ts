@@ -144,7 +144,14 @@ export async function verify(
     );
   const scope = `${result.collections.length} collections after replaying ${result.eventsReplayed} events (${(result.ms / 1000).toFixed(1)} s)`;
   const found = `${result.differences.length}${result.truncated ? ' (the first; the check stopped there)' : ''} difference(s)`;
-  await writeLine(result.differences.length ? `${found} in ${scope}` : `read models match: ${scope}`);
+  const verdict = result.differences.length
+    ? `${found} in ${scope}`
+    : result.unsettled
+      ? `no difference found in ${scope}`
+      : `read models match: ${scope}`;
+  await writeLine(verdict);
+  if (result.unsettled)
+    await writeLine(`${result.unsettled} document(s) kept changing under writes during the check: verify again`);
   return result.differences.length ? 1 : 0;
 }
 

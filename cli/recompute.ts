@@ -78,7 +78,7 @@ export async function runRecompute(events: EventStore, options: RecomputeCliOpti
   if (!options.yes) {
     const answer = await (options.ask ?? askStdin)(`Apply to ${report.playersAffected} players? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) {
-      await writeLine('Not applied.');
+      await writeLine('Not applied: nothing was written.');
       return 1;
     }
   }
@@ -90,7 +90,11 @@ export async function runRecompute(events: EventStore, options: RecomputeCliOpti
 async function askStdin(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return await rl.question(question);
+    // An input that ends unanswered (closed or empty) says no: the question would otherwise never settle.
+    return await new Promise<string>((resolve, reject) => {
+      rl.once('close', () => resolve(''));
+      rl.question(question).then(resolve, reject);
+    });
   } finally {
     rl.close();
   }

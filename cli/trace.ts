@@ -8,6 +8,7 @@ import {
   type ChestOpeningTrace,
   type ProvisionTrace,
   type Rules,
+  type TakenBack,
 } from '../read-api/audit/trace';
 import { canonicalPlayerId } from '../shared/domain/ids';
 import type { EventStore } from '../shared/adapters/event-store/port';
@@ -90,6 +91,12 @@ function chainLines(chain: CausalChain, index: number): string[] {
     ...chain.events.map((e) => `     #${e.position}  ${e.stream}@${e.revision}  ${e.type}  ${e.summary}`),
   ];
   if (chain.rules) out.push(...rulesLines(chain.rules));
+  for (const r of chain.recomputed ?? [])
+    out.push(
+      `   re-decided ${r.referenceId}: ${r.pointsBefore} -> ${r.pointsAfter} points`,
+      ...rulesLines(r.rules).map((line) => `  ${line}`),
+    );
+  if (chain.takenBack) out.push(...takenBackLines(chain.takenBack));
   out.push(chain.balanceChanges.length ? '   balance changes:' : '   balance changes: none');
   for (const c of chain.balanceChanges)
     out.push(
@@ -114,5 +121,34 @@ function rulesLines(rules: Rules): string[] {
       ),
     ]),
     ...rules.levels.map((l) => `     level ${l.level} ${l.uid} "${l.label}" (target ${l.target})${grants(l.grants)}`),
+    ...rules.streaks.flatMap((s) => [
+      `     streak ${s.uid} "${s.label}": run of ${s.length}${s.freezesUsed ? `, ${s.freezesUsed} freezes used` : ''}`,
+      ...s.milestones.map((m) => `       milestone ${m.length}: ${m.points} points${grants(m.grants)}`),
+    ]),
+    ...rules.missions.map(
+      (m) =>
+        `     mission ${m.uid} "${m.label}": steps met ${m.steps.join(', ')}, completed ${m.completedSteps.join(', ') || 'none'}${m.completion ? `; completed the mission: ${m.completion.points} points${grants(m.completion.grants)}` : ''}`,
+    ),
+    ...rules.caps.map(
+      (c) => `     cut by the ${c.period} ${c.kind} cap of ${c.limit}${c.deliverable ? ` ${c.deliverable}` : ''}`,
+    ),
+    ...rules.lots.map((l) => `     lot ${l.amount} ${l.deliverableUid}, expires ${iso(l.expiresAt)}`),
+  ];
+}
+
+function takenBackLines(taken: TakenBack): string[] {
+  return [
+    '   taken back:',
+    ...taken.awards.map((a) => `     ${a.kind} ${a.uid} of ${a.awardedBy}: ${a.points} points${grants(a.grants)}`),
+    ...taken.milestones.map(
+      (m) =>
+        `     streak ${m.streakUid} milestone ${m.length} of ${m.awardedBy}: ${m.points} points${grants(m.grants)}`,
+    ),
+    ...taken.missions.map(
+      (m) => `     mission ${m.missionUid} completion of ${m.awardedBy}: ${m.points} points${grants(m.grants)}`,
+    ),
+    ...taken.lotsExpired.map(
+      (l) => `     not given back: lot ${l.amount} ${l.deliverableUid}, expired ${iso(l.expiresAt)}`,
+    ),
   ];
 }

@@ -99,6 +99,21 @@ export async function runCommand<Answer>(
 }
 
 /**
+ * A recorded answer that is the player's own data (player/create and player/update answer the
+ * player's fields) is not replayed once the player is erased: the retry answers as every request
+ * naming an erased player does, 5003.
+ */
+export async function unlessErasedSince<Answer>(
+  result: CommandResult<Answer>,
+  playerId: string,
+  deps: CommandDeps,
+): Promise<CommandResult<Answer>> {
+  if (!result.ok || !result.value.replayed) return result;
+  const { state } = await new StreamReads(deps).player(playerId);
+  return state.erased ? refuse(ERRORS.PLAYER_DOES_NOT_EXIST) : result;
+}
+
+/**
  * The answer recorded under an Idempotency-Key that is still honoured: replayed when the request
  * is the same, 1003 when another request reuses the key; null when there is none (a request of
  * several commands that has only started counts as none for its own record, and as the key's

@@ -1,20 +1,21 @@
 /**
  * The daily buckets equal a count made the slow way: any history of registrations, actions (with
  * badges, grants, levels and costs), reversals (some bringing down awards of later actions),
- * chest openings and purchases is projected, and each day's numbers are compared with those
+ * chest openings, purchases and refunds is projected, and each day's numbers are compared with those
  * counted from the history's final state, days told apart by Intl in the catalog's time zone.
  * The instants cluster around the local midnights of a week holding a DST change.
  */
 import fc from 'fast-check';
 import type { RecordedEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { domainEventOf, type EventType } from '../shared/domain/events';
+import { domainEventOf, type EventType, type PlayerEvent, type Recorded } from '../shared/domain/events';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { ANALYTICS_COLLECTIONS, SPLIT_SERIES, TOTAL_SERIES, type DayDoc } from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { playerStream } from '../shared/domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { analyticsProjector } from './analytics';
+import { effectAmounts } from './analytics-effects';
 import { replay } from './verify';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
@@ -148,13 +149,23 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
   };
   const active = new Set<string>();
   const grant = (uid: string, amount: number) => ({ uid, label: uid, type: 1, imageName: null, amount, details: null });
+  /** What the player's fold adds up: the amounts analytics count. */
+  const effects = (points: number, balances: Record<string, number> = {}) => ({
+    points,
+    balances: Object.entries(balances)
+      .filter(([, amount]) => amount !== 0)
+      .map(([deliverableUid, amount]) => ({ deliverableUid, amount })),
+    powerupsGranted: [],
+    powerupsRemoved: [],
+    powerupUses: [],
+  });
   steps.forEach((s, n) => {
     if (s.kind === 'register') {
       const playerId = PLAYERS[s.player];
       log.push({
         stream: playerStream(playerId),
         type: 'PlayerRegistered',
-        data: { playerId, username: playerId, imageName: null, registeredAt: s.at, levels: [], effects: {} },
+        data: { playerId, username: playerId, imageName: null, registeredAt: s.at, levels: [], effects: effects(0) },
       });
       count(s.at, 'new-players', 1);
     } else if (s.kind === 'act') {
@@ -193,6 +204,7 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
           awards,
           levels: a.level ? [{ uid: 'level-1', label: 'One', level: 1, target: 0, imageName: null, grants: [] }] : [],
           result: { earnedPoints: a.points + (a.badge ? 2 : 0) },
+          effects: effects(a.points + (a.badge ? 2 : 0), { coins: a.grant + (a.badge ? 1 : 0), gems: -a.cost }),
         },
       });
       count(a.at, 'actions', 1);
@@ -249,6 +261,10 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
           refund: target.cost
             ? { deliverableUid: 'gems', label: 'Gems', amount: target.cost, provisionUid: `p${n}` }
             : null,
+          effects: effects(-target.points - 2 * revokedAwards.length, {
+            coins: -target.grant - revokedAwards.length,
+            gems: target.cost,
+          }),
         },
       });
       count(s.at, 'reversals', 1);
@@ -267,7 +283,7 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
           openedAt: s.at,
           prizes,
           levels: [],
-          effects: { points: s.points },
+          effects: effects(s.points, { chest: -1, gems: s.gems }),
         },
       });
       count(s.at, 'chest-openings', 1);
@@ -288,6 +304,7 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
           status: 'Completed',
           contents: [grant('gems', 1)],
           purchasedAt: s.at,
+          effects: effects(0, { coins: -s.cost, gems: 1 }),
         },
       });
       count(s.at, `purchases ${s.bundle}`, 1);
@@ -303,9 +320,11 @@ function history(steps: readonly Step[]): { log: Written[]; expected: Expected }
             refundedAt: s.refundAt,
             returned: cost,
             removed: [grant('gems', 1)],
+            effects: effects(0, { coins: s.cost, gems: -1 }),
           },
         });
         if (s.cost) count(s.refundAt, 'deliverables coins:refunded', s.cost);
+        count(s.refundAt, 'deliverables gems:granted', -1);
       }
     }
   });
@@ -390,6 +409,7 @@ describe('daily buckets', () => {
         awards: [],
         levels: [],
         result: { earnedPoints: 1 },
+        effects: { points: 1, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
       },
     });
     // 2026-03-29 in Berlin runs from 23:00 UTC the day before to 22:00 UTC: 23 hours.
@@ -425,7 +445,14 @@ describe('daily buckets', () => {
           playerId,
           lots: [lot],
           expiredAt: midnight + 30 * HOUR,
-          effects: { points: 0, balances: [{ deliverableUid: 'stars', amount: -4 }], lots: [{ ...lot, amount: -4 }] },
+          effects: {
+            points: 0,
+            balances: [{ deliverableUid: 'stars', amount: -4 }],
+            powerupsGranted: [],
+            powerupsRemoved: [],
+            powerupUses: [],
+            lots: [{ ...lot, amount: -4 }],
+          },
         },
       },
     ]);
@@ -530,5 +557,36 @@ describe('daily buckets', () => {
     } finally {
       await events.close();
     }
+  });
+});
+
+describe("an event's effects", () => {
+  it('count whatever its kind: one no rule names counts on the day it was recorded, its balances as granted or taken back', () => {
+    const counted: [string, string, number][] = [];
+    const adjustment = {
+      type: 'SupportAdjusted',
+      createdAt: Date.UTC(2026, 2, 30, 12),
+      data: {
+        effects: {
+          points: -5,
+          balances: [
+            { deliverableUid: 'gems', amount: 3 },
+            { deliverableUid: 'coins', amount: -2 },
+          ],
+          powerupsGranted: [],
+          powerupsRemoved: [],
+          powerupUses: [],
+        },
+      },
+    } as unknown as Recorded<PlayerEvent>;
+    effectAmounts(adjustment, new Set(), {
+      points: (at, delta) => counted.push([dayOf(at), 'points', delta]),
+      move: (at, uid, move, delta) => counted.push([dayOf(at), `${uid}:${move}`, delta]),
+    });
+    expect(counted).toEqual([
+      ['2026-03-30', 'points', -5],
+      ['2026-03-30', 'gems:granted', 3],
+      ['2026-03-30', 'coins:granted', -2],
+    ]);
   });
 });

@@ -1,13 +1,11 @@
 /** The analytics projector: daily buckets of what the players did, in the catalog's time zone. */
 import { addAmounts } from '../shared/domain/amount';
-import type { DomainEvent, Recorded } from '../shared/domain/events';
-import type { Grant } from '../shared/domain/events/common';
+import { PLAYER_EVENTS, playerEventOf, type EventType, type PlayerEvent, type Recorded } from '../shared/domain/events';
 import {
   ANALYTICS_COLLECTIONS,
   emptyDay,
   type ActivePlayerDoc,
   type DayDoc,
-  type DeliverableMove,
   type KeyedValues,
   type SplitSeries,
   type TotalSeries,
@@ -15,6 +13,7 @@ import {
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { seasonPeriod } from '../shared/domain/time/season';
 import type { Projector } from './runner';
+import { effectAmounts } from './analytics-effects';
 
 /** What one event adds to the days it touches: per day, the changes of totals and of keyed values. */
 class DayChanges {
@@ -48,24 +47,21 @@ class DayChanges {
     if (!values) split.set(series, (values = new Map()));
     values.set(key, addAmounts(values.get(key) ?? 0, delta));
   }
-
-  deliverables(ms: number, grants: readonly Grant[], move: DeliverableMove, sign: 1 | -1 = 1): void {
-    for (const g of grants) this.keyed(ms, 'deliverables', `${g.uid}:${move}`, sign * g.amount);
-  }
 }
 
 /**
  * Per day of the catalog's time zone: actions processed (in all and per action), players active
  * (distinct), players registered, points earned less those taken back, deliverables granted,
- * spent, refunded and expired, badges and levels awarded, bundles bought, chests opened, reversals.
+ * spent, refunded and expired, badges and levels awarded, bundles bought, chests opened, reversals,
+ * support adjustments.
  *
- * An action, and all it earned, counts on the day of its `timestamp` (as leaderboards do). A
- * reversal leaves the action counted (it was processed) and takes back what was earned from the
- * day it was counted on: the action's points and deliverables, and each award it brings down from
- * the day of the action that earned it; it counts in `reversals`, and the cost it gives back in
- * `refunded`, on the day it was made. Levels stay counted as reached. Purchases, openings,
- * completions, cancellations and refunds count on the day they happened; an expired lot of a
- * currency on the day it expired.
+ * Points and deliverables are every player event's effects (analytics-effects.ts), so the days add
+ * up to the players' points and balances: what actions, awards, levels, streak milestones, mission
+ * completions, chests and bundles grant, what reversals, refunds, expiry and recomputes change, and
+ * an event of a kind this projector does not know. An action, and all it earned, counts on the day
+ * of its `timestamp` (as leaderboards do). A reversal leaves the action counted (it was processed)
+ * and takes back what was earned from the day it was counted on; it counts in `reversals`, and the
+ * cost it gives back in `refunded`, on the day it was made. Levels stay counted as reached.
  *
  * Idempotent under redelivery: a day document records the position of the last event applied to
  * it and skips events up to it; a player's days of activity record the action that made each, so
@@ -77,33 +73,37 @@ class DayChanges {
 export const analyticsProjector: Projector = {
   name: 'analytics',
   collections: Object.values(ANALYTICS_COLLECTIONS),
-  handles: new Set([
-    'CatalogPublished',
-    'PlayerRegistered',
-    'ActionProcessed',
-    'ActionReversed',
-    'ChestOpened',
-    'BundlePurchased',
-    'ProvisionCompleted',
-    'ProvisionFailed',
-    'ProvisionRefunded',
-    'CurrencyExpired',
-  ]),
+  // Every player event: each carries effects, whatever its kind.
+  handles: new Set<EventType>(['CatalogPublished', ...(Object.keys(PLAYER_EVENTS) as EventType[])]),
   checkpointAround: new Set(['CatalogPublished']),
   apply(event, store) {
     return gatheredOf(store).serially(async (gathered) => {
       if (event.type === 'CatalogPublished') {
-        const timezone = event.data.catalog.settings.timezone;
+        const { catalog } = event.data;
+        const was = await settingsOf(store);
+        const next: Settings = {
+          timezone: catalog.settings.timezone,
+          powerups: new Set([
+            ...was.powerups,
+            ...catalog.deliverables.filter((d) => d.kind === 'Powerup').map((d) => d.uid),
+          ]),
+        };
         await store
           .collection(ANALYTICS_COLLECTIONS.settings)
-          .replaceOne({ _id: 'timezone' }, { _id: 'timezone', timezone }, { upsert: true });
-        timezones.set(store, timezone);
+          .replaceOne(
+            { _id: 'catalog' },
+            { _id: 'catalog', timezone: next.timezone, powerups: [...next.powerups].sort() },
+            { upsert: true },
+          );
+        settings.set(store, next);
         return;
       }
-      const timezone = await timezoneOf(store);
-      const changes = changesOf(event, new DayChanges(timezone));
-      if (event.type === 'ActionProcessed') {
-        const e = event.data;
+      const player = playerEventOf(event);
+      if (!player) return;
+      const { timezone, powerups } = await settingsOf(store);
+      const changes = changesOf(player, powerups, new DayChanges(timezone));
+      if (player.type === 'ActionProcessed') {
+        const e = player.data;
         const day = seasonPeriod(e.timestamp, 'daily', timezone);
         if (await gathered.becameActive(store, day, e.playerId, event.position))
           changes.total(e.timestamp, 'active-players', 1);
@@ -115,37 +115,45 @@ export const analyticsProjector: Projector = {
     return gatheredOf(store).serially((gathered) => gathered.write(store));
   },
   reset(store) {
-    timezones.delete(store);
+    settings.delete(store);
     gathereds.delete(store);
   },
 };
 
-/** The time zone of each read store, as its settings hold it; keyed by the store object, as the leaderboards' boards are. */
-const timezones = new WeakMap<ReadStore, string>();
-
-async function timezoneOf(store: ReadStore): Promise<string> {
-  let timezone = timezones.get(store);
-  if (timezone === undefined) {
-    const doc = await store
-      .collection<{ _id: string; timezone: string }>(ANALYTICS_COLLECTIONS.settings)
-      .findOne({ _id: 'timezone' });
-    timezone = doc?.timezone ?? 'UTC';
-    timezones.set(store, timezone);
-  }
-  return timezone;
+/**
+ * What the projector keeps of the catalogs published: the time zone days are counted in (the
+ * latest's), and every deliverable any of them made a powerup (instances, not a balance).
+ */
+interface Settings {
+  timezone: string;
+  powerups: ReadonlySet<string>;
 }
 
-type Counted = Exclude<DomainEvent['type'], 'CatalogPublished'>;
+/** The settings of each read store, as its settings document holds them; keyed by the store object, as the leaderboards' boards are. */
+const settings = new WeakMap<ReadStore, Settings>();
 
-function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, changes: DayChanges): DayChanges {
+async function settingsOf(store: ReadStore): Promise<Settings> {
+  let known = settings.get(store);
+  if (known === undefined) {
+    const doc = await store
+      .collection<{ _id: string; timezone: string; powerups?: string[] }>(ANALYTICS_COLLECTIONS.settings)
+      .findOne({ _id: 'catalog' });
+    known = { timezone: doc?.timezone ?? 'UTC', powerups: new Set(doc?.powerups ?? []) };
+    settings.set(store, known);
+  }
+  return known;
+}
+
+/**
+ * What a player event counts besides its effects' amounts (analytics-effects.ts): actions,
+ * registrations, badges, levels, purchases, chest openings and reversals.
+ */
+function eventsCounted(event: Recorded<PlayerEvent>, changes: DayChanges): void {
   switch (event.type) {
     case 'PlayerRegistered': {
       const e = event.data;
       changes.total(e.registeredAt, 'new-players', 1);
-      for (const l of e.levels) {
-        changes.keyed(e.registeredAt, 'levels', l.uid, 1);
-        changes.deliverables(e.registeredAt, l.grants, 'granted');
-      }
+      for (const l of e.levels) changes.keyed(e.registeredAt, 'levels', l.uid, 1);
       break;
     }
     case 'ActionProcessed': {
@@ -153,73 +161,41 @@ function changesOf(event: Recorded<Extract<DomainEvent, { type: Counted }>>, cha
       const at = e.timestamp;
       changes.total(at, 'actions', 1);
       changes.keyed(at, 'actions-by-action', e.actionName, 1);
-      changes.total(at, 'points', e.result.earnedPoints);
-      changes.deliverables(at, e.actionGrants, 'granted');
-      for (const a of e.awards) {
-        if (a.kind === 'badge') changes.keyed(at, 'badges', a.uid, 1);
-        changes.deliverables(at, a.grants, 'granted');
-      }
-      for (const l of e.levels) {
-        changes.keyed(at, 'levels', l.uid, 1);
-        changes.deliverables(at, l.grants, 'granted');
-      }
-      if (e.cost) changes.keyed(at, 'deliverables', `${e.cost.deliverableUid}:spent`, e.cost.amount);
+      for (const a of e.awards) if (a.kind === 'badge') changes.keyed(at, 'badges', a.uid, 1);
+      for (const l of e.levels) changes.keyed(at, 'levels', l.uid, 1);
       break;
     }
     case 'ActionReversed': {
       const e = event.data;
       changes.total(e.reversedAt, 'reversals', 1);
-      changes.total(e.timestamp, 'points', -e.actionPoints);
-      changes.deliverables(e.timestamp, e.actionGrants, 'granted', -1);
-      // A lost level has no day of its own: what it granted comes off the reversed action's day.
-      for (const l of e.revokedLevels) changes.deliverables(e.timestamp, l.grants, 'granted', -1);
-      for (const a of e.revokedAwards) {
-        changes.total(a.awardedAt, 'points', -a.points);
-        if (a.kind === 'badge') changes.keyed(a.awardedAt, 'badges', a.uid, -1);
-        changes.deliverables(a.awardedAt, a.grants, 'granted', -1);
-      }
-      if (e.refund) changes.keyed(e.reversedAt, 'deliverables', `${e.refund.deliverableUid}:refunded`, e.refund.amount);
+      for (const a of e.revokedAwards) if (a.kind === 'badge') changes.keyed(a.awardedAt, 'badges', a.uid, -1);
       break;
     }
     case 'ChestOpened': {
       const e = event.data;
-      const at = e.openedAt;
-      changes.total(at, 'chest-openings', 1);
-      changes.total(at, 'points', e.effects.points);
-      changes.keyed(at, 'deliverables', `${e.chestDeliverableUid}:spent`, 1);
-      for (const p of e.prizes)
-        if (p.reward !== 'points') changes.keyed(at, 'deliverables', `${p.reward}:granted`, p.amount);
-      for (const l of e.levels) {
-        changes.keyed(at, 'levels', l.uid, 1);
-        changes.deliverables(at, l.grants, 'granted');
-      }
+      changes.total(e.openedAt, 'chest-openings', 1);
+      for (const l of e.levels) changes.keyed(e.openedAt, 'levels', l.uid, 1);
       break;
     }
-    case 'BundlePurchased': {
+    case 'BundlePurchased':
+      changes.keyed(event.data.purchasedAt, 'purchases', event.data.bundleUid, 1);
+      break;
+    case 'PlayerAdjusted': {
+      // Its points and deliverables are its effects (signed), on its day; here, that it was made.
       const e = event.data;
-      changes.keyed(e.purchasedAt, 'purchases', e.bundleUid, 1);
-      if (e.cost.deliverableUid !== null && e.cost.amount > 0)
-        changes.keyed(e.purchasedAt, 'deliverables', `${e.cost.deliverableUid}:spent`, e.cost.amount);
-      if (e.status === 'Completed') changes.deliverables(e.purchasedAt, e.contents, 'granted');
-      break;
-    }
-    case 'ProvisionCompleted':
-      changes.deliverables(event.data.completedAt, event.data.contents, 'granted');
-      break;
-    case 'CurrencyExpired':
-      // On the day the lot expired, however late its job recorded it.
-      for (const lot of event.data.lots)
-        changes.keyed(lot.expiresAt, 'deliverables', `${lot.deliverableUid}:expired`, lot.amount);
-      break;
-    case 'ProvisionFailed':
-    case 'ProvisionRefunded': {
-      const e = event.data;
-      const at = event.type === 'ProvisionFailed' ? event.data.failedAt : event.data.refundedAt;
-      if (e.returned.deliverableUid !== null && e.returned.amount > 0)
-        changes.keyed(at, 'deliverables', `${e.returned.deliverableUid}:refunded`, e.returned.amount);
+      changes.total(e.adjustedAt, 'adjustments', 1);
+      for (const l of e.levels) changes.keyed(e.adjustedAt, 'levels', l.uid, 1);
       break;
     }
   }
+}
+
+function changesOf(event: Recorded<PlayerEvent>, powerups: ReadonlySet<string>, changes: DayChanges): DayChanges {
+  eventsCounted(event, changes);
+  effectAmounts(event, powerups, {
+    points: (at, delta) => changes.total(at, 'points', delta),
+    move: (at, uid, move, delta) => changes.keyed(at, 'deliverables', `${uid}:${move}`, delta),
+  });
   return changes;
 }
 

@@ -76,6 +76,7 @@ export const leaderboardsProjector: Projector = {
     'ActionProcessed',
     'ActionReversed',
     'ChestOpened',
+    'PlayerAdjusted',
     'PlayerRecomputed',
   ]),
   checkpointAround: new Set(['CatalogPublished']),
@@ -105,6 +106,7 @@ export const leaderboardsProjector: Projector = {
       case 'ActionProcessed':
       case 'ActionReversed':
       case 'ChestOpened':
+      case 'PlayerAdjusted':
       case 'PlayerRecomputed':
         return applyContributions(event, store, log);
     }
@@ -283,7 +285,8 @@ function documentOf(
   reachedBefore: number,
 ): ScoreDoc {
   const score = tally.latest.reduce((sum, [, , points]) => addAmounts(sum, points), tally.earlier);
-  const inStandings = tally.latest.length > 0 || score > 0;
+  // An adjustment that took back more than the period counts leaves the player out (and the next event starts again from 0).
+  const inStandings = score > 0;
   const reachedAt =
     tally.latest.length > 0 ? tally.latest[tally.latest.length - 1][1] : inStandings ? reachedBefore : 0;
   return {

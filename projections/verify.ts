@@ -7,12 +7,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { domainEventOf } from '../shared/domain/events';
 import type { Difference, Verification } from '../shared/read-models/verification';
-import type { Collection, Document, ReadStore } from '../shared/adapters/read-store/port';
+import type { Collection, Document, Filter, IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
 import type { Projector } from './runner';
 
 const PAGE_SIZE = 1000;
-/** Writes during a verification move the live read models past the replay: compare again, this many times at most. */
-const MAX_ROUNDS = 3;
 
 export interface ReplayOptions {
   /** Replay events after this position (exclusive). Default: from the start. */
@@ -61,8 +59,8 @@ export async function replay(
 }
 
 export interface VerifyOptions {
-  /** Resolves once the live read models have projected `position` (or gave up waiting). */
-  waitForLive?(position: number): Promise<unknown>;
+  /** Resolves true once the live read models have projected `position`, false if they did not in time. */
+  waitForLive?(position: number): Promise<boolean>;
   /** The replay's progress, as replay reports it, counted across rounds. */
   onProgress?(events: number, position: number): void;
 }
@@ -76,6 +74,14 @@ export const MAX_DIFFERENCES = 1000;
  * the replay goes to a scratch store of the live store's kind (MongoDB: a database on the
  * server), and collections are compared a page of documents at a time. Checkpoints are not
  * compared: they record progress, not state.
+ *
+ * Writes go on while it runs, so the live read models are past the position replayed to when
+ * they are read. A document that differs is a suspect until settled: the replay is carried on
+ * to the log's head, noting the documents it changes. One it did not change was the same in the
+ * live read models at the position compared and when read (the same events make the same
+ * changes): the difference stands. One it changed is read again on both sides, at the new
+ * position, and so on a few rounds; one still changing then is counted `unsettled`, never listed
+ * as a difference.
  */
 export async function verifyReadModels(
   events: EventStore,
@@ -85,47 +91,203 @@ export async function verifyReadModels(
 ): Promise<Verification> {
   const startedAt = performance.now();
   const collections = [...new Set(projectors.flatMap((p) => p.collections))].sort();
-  const rebuilt = await live.scratch();
-  let eventsReplayed = 0;
-  let position = 0;
+  const scratch = await live.scratch();
   try {
-    for (let round = 1; ; round++) {
-      const head = await events.headPosition();
-      const before = eventsReplayed;
-      eventsReplayed += await replay(events, rebuilt, projectors, {
-        from: position,
-        to: head,
-        onProgress: (count, reached) => options.onProgress?.(before + count, reached),
-      });
-      position = head;
-      await options.waitForLive?.(head);
-      const differences: Difference[] = [];
-      for (const name of collections) {
-        differences.push(
-          ...(await collectionDifferences(name, live, rebuilt, MAX_DIFFERENCES + 1 - differences.length)),
-        );
-        if (differences.length > MAX_DIFFERENCES) break;
+    const check = new Check(events, live, new ChangesNoted(scratch), projectors, options);
+    await check.moveOn();
+    scan: for (const name of collections) {
+      for await (const page of pagesOf(check.rebuilt.collection(name))) {
+        const other = await byId(live.collection(name), page);
+        for (const doc of page) check.compare(name, other.get(doc._id), doc);
+        if (!(await check.room())) break scan;
       }
-      const truncated = differences.length > MAX_DIFFERENCES;
-      if (differences.length === 0 || round === MAX_ROUNDS || (await events.headPosition()) === head) {
-        return {
-          differences: differences.slice(0, MAX_DIFFERENCES),
-          truncated,
-          eventsReplayed,
-          collections,
-          ms: Math.round(performance.now() - startedAt),
-        };
+      for await (const page of pagesOf(live.collection(name))) {
+        const other = await byId(check.rebuilt.collection(name), page);
+        for (const doc of page) if (!other.has(doc._id)) check.compare(name, doc, undefined);
+        if (!(await check.room())) break scan;
       }
     }
+    await check.settle();
+    return {
+      differences: check.differences.slice(0, MAX_DIFFERENCES),
+      truncated: check.differences.length > MAX_DIFFERENCES,
+      unsettled: check.unsettled,
+      position: check.position,
+      eventsReplayed: check.eventsReplayed,
+      collections,
+      ms: Math.round(performance.now() - startedAt),
+    };
   } finally {
-    await rebuilt.close();
+    await scratch.close();
+  }
+}
+
+/** A suspect's documents are read again at most this many times before it counts as unsettled. */
+const MAX_ROUNDS = 3;
+
+/** The documents of `page`'s ids in `collection`, by _id. */
+async function byId(collection: Collection, page: Document[]): Promise<Map<string, Document>> {
+  return new Map((await collection.find({ _id: { $in: page.map((d) => d._id) } })).map((d) => [d._id, d]));
+}
+
+/** One verification's replay, its suspects, and what it found of them. */
+class Check {
+  /** The log position the rebuilt read models are at. */
+  position = 0;
+  eventsReplayed = 0;
+  /** The live read models had projected `position` when last waited for: a suspect read since may be settled. */
+  private liveThere = false;
+  /** Documents that differed at `position`, by collection and _id, with their differences. */
+  private suspects = new Map<string, { collection: string; _id: string; differences: Difference[] }>();
+  readonly differences: Difference[] = [];
+  unsettled = 0;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly live: ReadStore,
+    readonly rebuilt: ChangesNoted,
+    private readonly projectors: readonly Projector[],
+    private readonly options: VerifyOptions,
+  ) {}
+
+  /** Replays up to the log's head, noting the documents changed, then waits for the live read models to get there. */
+  async moveOn(): Promise<void> {
+    const head = await this.events.headPosition();
+    this.rebuilt.changed.clear();
+    const before = this.eventsReplayed;
+    this.eventsReplayed += await replay(this.events, this.rebuilt, this.projectors, {
+      from: this.position,
+      to: head,
+      onProgress: (count, reached) => this.options.onProgress?.(before + count, reached),
+    });
+    this.position = Math.max(this.position, head);
+    this.liveThere = (await this.options.waitForLive?.(this.position)) ?? true;
+  }
+
+  compare(collection: string, live: Document | undefined, rebuilt: Document | undefined): void {
+    const differences = documentDifferences(collection, live, rebuilt);
+    const _id = (live ?? rebuilt)!._id;
+    if (differences.length) this.suspects.set(`${collection}\0${_id}`, { collection, _id, differences });
+  }
+
+  /** Settles the suspects once there are as many as could be listed; false once the differences fill the list. */
+  async room(): Promise<boolean> {
+    if (this.suspects.size > MAX_DIFFERENCES) await this.settle();
+    return this.differences.length <= MAX_DIFFERENCES;
+  }
+
+  /** Sorts the suspects into differences (the replay did not change them since they were read), equal, or unsettled. */
+  async settle(): Promise<void> {
+    for (let round = 1; this.suspects.size > 0; round++) {
+      const readThere = this.liveThere;
+      await this.moveOn();
+      for (const [key, suspect] of this.suspects) {
+        if (!readThere || this.rebuilt.changedSince(suspect.collection, suspect._id)) continue;
+        this.differences.push(...suspect.differences);
+        this.suspects.delete(key);
+      }
+      if (round > MAX_ROUNDS) break;
+      await this.readAgain();
+    }
+    this.unsettled += this.suspects.size;
+    this.suspects.clear();
+  }
+
+  /** Compares the suspects again, at the position the replay reached. */
+  private async readAgain(): Promise<void> {
+    const ids = new Map<string, string[]>();
+    for (const { collection, _id } of this.suspects.values())
+      ids.set(collection, [...(ids.get(collection) ?? []), _id]);
+    this.suspects.clear();
+    for (const [collection, list] of ids) {
+      const filter = { _id: { $in: list } };
+      const live = new Map((await this.live.collection(collection).find(filter)).map((d) => [d._id, d]));
+      const rebuilt = new Map((await this.rebuilt.collection(collection).find(filter)).map((d) => [d._id, d]));
+      for (const id of list)
+        if (live.has(id) || rebuilt.has(id)) this.compare(collection, live.get(id), rebuilt.get(id));
+    }
+  }
+}
+
+/** Filters naming one document by _id and nothing else: the writes whose document is known. */
+function onlyId(filter: Filter): string | undefined {
+  const id = filter._id;
+  if (typeof id !== 'string') return undefined;
+  for (const key in filter) if (key !== '_id') return undefined;
+  return id;
+}
+
+/**
+ * The rebuilt read models, noting the documents each write may change since `changed` was
+ * cleared: by _id, or a whole collection when a write names its documents otherwise.
+ */
+class ChangesNoted implements ReadStore {
+  /** By collection: the _ids written, or true for any. */
+  readonly changed = new Map<string, Set<string> | true>();
+
+  constructor(private readonly store: ReadStore) {}
+
+  changedSince(collection: string, id: string): boolean {
+    const changed = this.changed.get(collection);
+    return changed === true || (changed?.has(id) ?? false);
+  }
+
+  private note(collection: string, id: string | undefined): void {
+    const changed = this.changed.get(collection);
+    if (changed === true) return;
+    if (id === undefined) this.changed.set(collection, true);
+    else if (changed) changed.add(id);
+    else this.changed.set(collection, new Set([id]));
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    const inner = this.store.collection<T>(name);
+    const note = (filter: Filter) => this.note(name, onlyId(filter));
+    return {
+      findOne: (filter) => inner.findOne(filter),
+      find: (filter, options) => inner.find(filter, options),
+      countDocuments: (filter) => inner.countDocuments(filter),
+      insertOne: (doc) => (this.note(name, doc._id), inner.insertOne(doc)),
+      updateOne: (filter, update, options) => (note(filter), inner.updateOne(filter, update, options)),
+      replaceOne: (filter, replacement, options) => (note(filter), inner.replaceOne(filter, replacement, options)),
+      deleteMany: (filter) => (note(filter), inner.deleteMany(filter)),
+      bulkWrite: (operations) => {
+        for (const op of operations)
+          note(
+            'updateOne' in op ? op.updateOne.filter : 'replaceOne' in op ? op.replaceOne.filter : op.deleteMany.filter,
+          );
+        return inner.bulkWrite(operations);
+      },
+    };
+  }
+
+  ensureIndex(collection: string, keys: IndexKeys): Promise<void> {
+    return this.store.ensureIndex(collection, keys);
+  }
+
+  dropCollection(name: string): Promise<void> {
+    this.note(name, undefined);
+    return this.store.dropCollection(name);
+  }
+
+  listCollections(): Promise<string[]> {
+    return this.store.listCollections();
+  }
+
+  scratch(): Promise<ReadStore> {
+    return this.store.scratch();
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
   }
 }
 
 /**
  * The differences between the live and rebuilt versions of a collection, by _id then field path,
  * at most `limit`: each rebuilt page against the live documents of its ids, then each live page
- * for ids the rebuilt version lacks. A page of each side in memory at a time.
+ * for ids the rebuilt version lacks. A page of each side in memory at a time. Both sides as they
+ * are: no writes are expected meanwhile (verifyReadModels allows for them).
  */
 export async function collectionDifferences(
   collection: string,
@@ -135,16 +297,12 @@ export async function collectionDifferences(
 ): Promise<Difference[]> {
   const found: Difference[] = [];
   for await (const page of pagesOf(rebuilt.collection(collection))) {
-    const other = new Map(
-      (await live.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => [d._id, d]),
-    );
+    const other = await byId(live.collection(collection), page);
     for (const doc of page) found.push(...documentDifferences(collection, other.get(doc._id), doc));
     if (found.length >= limit) return found.slice(0, limit);
   }
   for await (const page of pagesOf(live.collection(collection))) {
-    const other = new Set(
-      (await rebuilt.collection(collection).find({ _id: { $in: page.map((d) => d._id) } })).map((d) => d._id),
-    );
+    const other = await byId(rebuilt.collection(collection), page);
     for (const doc of page) if (!other.has(doc._id)) found.push(...documentDifferences(collection, doc, undefined));
     if (found.length >= limit) return found.slice(0, limit);
   }

@@ -7,4 +7,5 @@
 // the analytics read model; leaderboard scores in an ordered index (no score counts).
 // 4: leaderboards scoped by a player attribute (the value in the period key), boards' scope and aggregate.
 // 5: the players read model follows renames (PlayerUpdated).
-export const PROJECTIONS_VERSION = 5;
+// 6: analytics count every player event's effects (streak milestones, missions, recomputes, ...).
+export const PROJECTIONS_VERSION = 6;

@@ -86,6 +86,8 @@ function cliWith(extra: Record<string, string>, ...args: string[]): Promise<Run>
       { env, maxBuffer: 64 * 1024 * 1024 },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
+    // Nobody types: a question the CLI asks is left unanswered.
+    child.stdin?.end();
   });
 }
 
@@ -264,6 +266,62 @@ describe('gamification CLI', () => {
     expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('player export <playerId>')]);
   });
 
+  it('player adjust and player erase ask the running service with a Server key, and say what changed', async () => {
+    const ada = randomUUID();
+    expect(
+      (
+        await t.http
+          .post('/v1/action/process')
+          .set(server)
+          .send({ name: 'earn', playerId: ada, referenceId: randomUUID() })
+      ).body.code,
+    ).toBe(200);
+    const asServer = ['--url', url, '--key', KEYS.server];
+    const adjusted = await cli(
+      'player',
+      'adjust',
+      ada,
+      '--reason',
+      'Ticket 7: double charge',
+      '--points=-5',
+      '--deliverable',
+      'gold=25',
+      '--deliverable',
+      'sword=1',
+      ...asServer,
+    );
+    expect([adjusted.code, adjusted.stderr]).toEqual([0, '']);
+    expect(adjusted.stdout).toMatch(
+      new RegExp(`^adjustment [0-9a-f]{32} of ${ada} by backend: points -5, gold \\+25, sword \\+1\\n$`),
+    );
+    const profile = (await t.http.post('/v1/player/profile').set(server).send({ playerId: ada })).body.data;
+    expect([profile.points, profile.balances.map((b: { amount: number }) => b.amount)]).toEqual([5, [125, 1]]);
+
+    const [tooMuch, noReason, badAmount, asMobile] = await Promise.all([
+      cli('player', 'adjust', ada, '--reason', 'r', '--deliverable', 'gold=-1000', ...asServer),
+      cli('player', 'adjust', ada, '--points', '5', ...asServer),
+      cli('player', 'adjust', ada, '--reason', 'r', '--deliverable', 'gold', ...asServer),
+      cli('player', 'adjust', ada, '--reason', 'r', '--points', '5', '--url', url, '--key', KEYS.mobile),
+    ]);
+    expect([tooMuch.code, tooMuch.stderr]).toEqual([
+      1,
+      expect.stringContaining('player adjust: the server answered 9011'),
+    ]);
+    expect([noReason.code, noReason.stderr.split('\n')[0]]).toEqual([
+      2,
+      'player adjust: give --reason <text>, why (kept with the adjustment)',
+    ]);
+    expect(badAmount.code).toBe(2);
+    expect([asMobile.code, asMobile.stderr]).toEqual([1, expect.stringContaining('the server answered 4003')]);
+
+    const erased = await cli('player', 'erase', ada, ...asServer);
+    expect([erased.code, erased.stderr]).toEqual([0, '']);
+    expect(erased.stdout).toMatch(new RegExp(`^player ${ada} erased at \\d{4}-\\d\\d-\\d\\dT\\S+Z\\n$`));
+    expect((await t.http.post('/v1/player/profile').set(server).send({ playerId: ada })).body.code).toBe(5003);
+    const again = await cli('player', 'erase', ada, ...asServer);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('player erase: the server answered 5003')]);
+  }, 180_000); // eight CLI starts (each compiles the CLI) on a loaded machine
+
   it('catalog validate and diff', async () => {
     const good = writeCatalog('good.yaml', CATALOG);
     const bad = writeCatalog(
@@ -352,6 +410,34 @@ describe('gamification CLI', () => {
     ]);
     expect(await t.service.events.headPosition()).toBe(head);
   });
+
+  it('recompute asks before it writes: a question left unanswered applies nothing and exits 1; --yes applies', async () => {
+    const own = await startTestService({ catalogYaml: CATALOG });
+    const earned = await own.http
+      .post('/v1/action/process')
+      .set(server)
+      .send({ name: 'earn', playerId: randomUUID(), referenceId: randomUUID() });
+    expect(earned.body.code).toBe(200);
+    await own.close();
+    // The same game with earn worth twice the points, started on the same log: one player to recompute.
+    const doubled = await startTestService({
+      catalogYaml: CATALOG.replace('identifier: earn, points: 10', 'identifier: earn, points: 20'),
+      dataDir: own.dataDir,
+    });
+    await doubled.close();
+    const unanswered = await cliOn(own.dataDir, 'recompute');
+    expect([unanswered.code, unanswered.stdout.trim().split('\n').at(-1)]).toEqual([
+      1,
+      'Not applied: nothing was written.',
+    ]);
+    expect(unanswered.stdout).toContain('1 players affected');
+    const again = await cliOn(own.dataDir, 'recompute', '--yes');
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toMatch(/^Applied: 1 players recomputed/m);
+    // Applied once: under the same catalog there is nothing left to change.
+    const after = await cliOn(own.dataDir, 'recompute');
+    expect([after.code, after.stdout.split('\n')[0]]).toEqual([0, expect.stringContaining('Nothing to change.')]);
+  }, 180_000); // two service starts and three CLI starts on a loaded machine
 
   it('rebuild and verify of the read models file are refused, or asked of the server, while a service holds it; unknown projectors are refused', async () => {
     const port = new URL(url).port;

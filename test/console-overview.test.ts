@@ -91,6 +91,11 @@ describeInBrowser('the console Overview', () => {
     const activity = page.getByRole('table', { name: 'Active players and actions per day' });
     await activity.getByRole('row', { name: `${today} 2 11` }).waitFor();
     await rowsOf(page, 'Active players and actions per day', 1 + 7);
+    // The legends name their series at once, not `--` until the pointer is over the chart.
+    await page.locator('.u-legend').first().waitFor();
+    const legends = await page.locator('.u-legend').allTextContents();
+    expect(legends.join(' ')).toContain('Active players');
+    expect(legends.join(' ')).not.toContain('--');
     const levels = page.getByRole('table', { name: 'Levels reached in the range' });
     await levels.getByRole('row', { name: '1: Rookie lvl-1 2' }).waitFor();
     await levels.getByRole('row', { name: '2: Regular lvl-2 1' }).waitFor();
@@ -111,10 +116,15 @@ describeInBrowser('the console Overview', () => {
       .getByRole('table', { name: 'The ten least awarded badges' })
       .getByRole('row', { name: 'Electronics fan b-electronics-fan 0' })
       .waitFor();
-    // Gold: 55 granted by the purchases, 50 spent on the pack.
+    // Gold: 55 granted by the purchases, 50 spent on the pack, none expired.
     await page
-      .getByRole('table', { name: 'gold: issued and spent per day (spent as negative)' })
-      .getByRole('row', { name: `${today} 55 0 -50` })
+      .getByRole('table', { name: 'gold: issued and taken per day (spent and expired as negative)' })
+      .getByRole('row', { name: `${today} 55 0 -50 0` })
+      .waitFor();
+    // What was issued and never spent has its chart too: the silver chests of two First purchase badges and a level 2.
+    await page
+      .getByRole('table', { name: 'chest-silver: issued and taken per day (spent and expired as negative)' })
+      .getByRole('row', { name: `${today} 3 0 0 0` })
       .waitFor();
     await expect(page.locator('.chart canvas').count()).resolves.toBeGreaterThanOrEqual(6);
 
@@ -161,7 +171,7 @@ describeInBrowser('the console Overview', () => {
       .first()
       .waitFor();
     await rowsOf(page, 'Active players and actions per day', 1 + 30);
-    await page.getByText('Nothing was spent in this range.').waitFor();
+    await page.getByText('No deliverable was issued or spent in this range.').waitFor();
     await page.getByText('No bundle was bought in this range.').waitFor();
     await page
       .getByRole('table', { name: 'Levels reached in the range' })

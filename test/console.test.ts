@@ -192,7 +192,8 @@ describeInBrowser('the console', () => {
     // The key went in a header only: never in an address the page asked for, nor in its own.
     expect(urls.filter((u) => u.includes(KEYS.server))).toEqual([]);
     expect(page.url()).not.toContain(KEYS.server);
-    await expect(sessionValues(page)).resolves.toEqual([KEYS.server]);
+    // The tab keeps the key and its tier (which pages to offer), nothing else.
+    await expect(sessionValues(page)).resolves.toEqual([KEYS.server, 'Server']);
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -282,6 +283,8 @@ describeInBrowser('the console', () => {
 
   it('simulates an uploaded draft catalog on the operations page: the affected player before and after', async () => {
     const playerId = randomUUID();
+    const username = `Ada-${randomUUID().slice(0, 8)}`;
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId, username })).body.code).toBe(200);
     await processPurchase(playerId, randomUUID());
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.auditor);
@@ -300,7 +303,12 @@ describeInBrowser('the console', () => {
       .getByRole('row', { name: `${playerId} 30 → 40 1 → 1 — — —` })
       .waitFor();
     await page.getByRole('definition').filter({ hasText: '30 → 40 (+10)' }).waitFor();
-    await page.getByRole('table', { name: 'All-time boards, top 10' }).waitFor();
+    // The boards name their players by username.
+    await page
+      .getByRole('table', { name: 'All-time boards, top 10' })
+      .getByRole('cell', { name: new RegExp(`\\. ${username} \\(40\\)`) })
+      .first()
+      .waitFor();
     await page.getByText('Problems: recorded facts the draft makes impossible (they stand): none.').waitFor();
     await shoot(page, 'operations-simulate', { fullPage: true });
     expect(errors).toEqual([]);
@@ -465,11 +473,22 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
-  it('lets a Mobile key in, each read its tier may not make saying so in its place', async () => {
+  it('lets a Mobile key in on the pages its tier reads, each read it may not make saying so in its place', async () => {
     const playerId = randomUUID();
     await processPurchase(playerId, randomUUID());
     const { page } = await openConsole();
     await signIn(page, KEYS.mobile);
+    // It lands on the boards, not on an Overview of errors, and is offered only what it may read.
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
+    await expect(page.getByRole('navigation').getByRole('link').allTextContents()).resolves.toEqual([
+      'Leaderboards',
+      'Player',
+    ]);
+    await page.getByLabel('Board').waitFor();
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    // A page it may not read, typed in, is the boards too.
+    await page.goto(`${base}#/overview`);
+    await page.getByRole('heading', { name: 'Leaderboards', level: 1 }).waitFor();
     await page.goto(`${base}#/player/${playerId}`);
     await page.getByRole('cell', { name: 'First purchase' }).waitFor();
     await page.getByText('Progress to the next level: Auth tier Mobile is not allowed for this operation').waitFor();

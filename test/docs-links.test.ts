@@ -4,6 +4,7 @@
  * anchors: lower case, punctuation dropped, spaces as hyphens, repeats numbered). A section moved
  * or renamed without its links fails here.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -104,5 +105,33 @@ describe('relative links of the README and docs/*.md', () => {
       'README.md: docs/b.md (no file docs/b.md)',
       'README.md: docs/a.md#nowhere (no heading #nowhere in docs/a.md)',
     ]);
+  });
+});
+
+/** The files the shell examples write by redirecting a command's output (`> draft.yaml`), as written. */
+function filesWritten(markdown: string): string[] {
+  const blocks = [...markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]);
+  return blocks.flatMap((block) =>
+    block
+      .split('\n')
+      // Placeholders (`<id>`) and comments are not redirections.
+      .map((line) => line.replace(/<[\w-]*>/g, '').replace(/(^|\s)#.*$/, ''))
+      .flatMap((line) => [...line.matchAll(/(?:^|[^2&])>\s*([\w.][\w./-]*)/g)].map((m) => m[1])),
+  );
+}
+
+describe('the files the examples write', () => {
+  it('are ignored by git: a reader who follows the docs in the project leaves it clean', () => {
+    const written = PAGES.flatMap((page) => filesWritten(readFromDisk(page)!));
+    expect(written.length).toBeGreaterThanOrEqual(4);
+    const tracked = written.filter((file) => {
+      try {
+        execFileSync('git', ['check-ignore', '--no-index', '-q', file], { cwd: ROOT });
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(tracked).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { CachedPlayerKeys } from '../shared/adapters/player-keys/cached';
-import { MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
+import { keysCollection, MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
 import { playerKeysContract } from './contracts/player-keys.contract';
@@ -95,6 +95,26 @@ describe.each([
   });
 });
 
+describe('CachedPlayerKeys of two processes over one store', () => {
+  it('a key the other deleted is served no longer than the cache keeps it, counted from when the store was asked', async () => {
+    const own = path.join(fs.mkdtempSync(path.join(dir, 'age-')), 'player-keys.sqlite');
+    let clock = 0;
+    const reader = new CachedPlayerKeys(new SqlitePlayerKeys(own), 10, 1000, () => clock);
+    const eraser = new CachedPlayerKeys(new SqlitePlayerKeys(own), 10, 1000, () => clock);
+    const player = `player-${randomUUID()}`;
+    const key = await eraser.getOrCreate(player);
+    expect(await reader.get(player)).toEqual(key);
+    clock = 400;
+    await eraser.delete(player);
+    // Used again since, but read from the store at 0: kept until 1000, not 1400.
+    clock = 999;
+    expect(await reader.get(player)).toEqual(key);
+    clock = 1000;
+    expect([await reader.get(player), await eraser.get(player)]).toEqual([null, null]);
+    await Promise.all([reader.close(), eraser.close()]);
+  });
+});
+
 describe('SqlitePlayerKeys files', () => {
   it('holds no byte of a deleted key in any of its files', async () => {
     const own = path.join(fs.mkdtempSync(path.join(dir, 'bytes-')), 'player-keys.sqlite');
@@ -108,6 +128,21 @@ describe('SqlitePlayerKeys files', () => {
     expect(bytes.includes(made[7]!)).toBe(false);
     expect(bytes.includes(made[8]!)).toBe(true);
     await keys.close();
+  });
+});
+
+describe('MongoPlayerKeys writes', () => {
+  // Only a server shows the writes waiting for the journal; the driver sends the collection's concern with each.
+  it('are acknowledged by a majority and on the journal, never by the default concern', async () => {
+    const client = new MongoClient('mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=100');
+    const keys = keysCollection(client, 'keys_db');
+    expect([keys.dbName, keys.collectionName, keys.writeConcern?.w, keys.writeConcern?.journal]).toEqual([
+      'keys_db',
+      'player_keys',
+      'majority',
+      true,
+    ]);
+    await client.close();
   });
 });
 

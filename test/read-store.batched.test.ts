@@ -23,6 +23,51 @@ function countingStore() {
   return { store, counted };
 }
 
+/** A promise and the function that resolves it. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/**
+ * A memory store whose next bulkWrite or findOne is held until the test opens its gate: the test
+ * decides what happens while a flush writes or a read is under way.
+ */
+function drivenStore() {
+  const store = new MemoryReadStore();
+  const held: { bulkWrite?: ReturnType<typeof gate>; findOne?: ReturnType<typeof gate> } = {};
+  const reached = { bulkWrite: gate(), findOne: gate() };
+  const collection = store.collection.bind(store);
+  store.collection = ((name: string) => {
+    const inner = collection(name);
+    const wrapped: Collection = Object.create(inner);
+    // A held write lands once its gate is opened; a held read reads at once and answers then.
+    wrapped.bulkWrite = async (operations) => {
+      const waiting = held.bulkWrite;
+      held.bulkWrite = undefined;
+      reached.bulkWrite.open();
+      await waiting?.opened;
+      return inner.bulkWrite(operations);
+    };
+    wrapped.findOne = async (filter) => {
+      const waiting = held.findOne;
+      held.findOne = undefined;
+      const found = await inner.findOne(filter);
+      reached.findOne.open();
+      await waiting?.opened;
+      return found;
+    };
+    return wrapped;
+  }) as ReadStore['collection'];
+  /** Holds the next call of `method` until the gate returned is opened; `reached` resolves once it is called. */
+  const hold = (method: 'bulkWrite' | 'findOne') => {
+    reached[method] = gate();
+    return { gate: (held[method] = gate()), reached: reached[method].opened };
+  };
+  return { store, hold };
+}
+
 describe('BatchedReadStore', () => {
   it('gathers replacements: reads see them at once, the store underneath once flushed, each document written once', async () => {
     const { store, counted } = countingStore();
@@ -118,5 +163,60 @@ describe('BatchedReadStore', () => {
       days: { d1: 1, d2: 2 },
       latest: [['r', 1, 5]],
     });
+  });
+
+  it('writes a document first read while a flush writes, though the flush forgets the entries it wrote', async () => {
+    const { store, hold } = drivenStore();
+    const batch = new BatchedReadStore(store);
+    const players = batch.collection<{ _id: string; n: number }>('players');
+    await players.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 }, { upsert: true });
+    const write = hold('bulkWrite');
+    const flushed = batch.flush();
+    await write.reached;
+    // A projector registers a new player while the flush writes 'a': its read of 'b' ends after the flush.
+    const read = hold('findOne');
+    const registered = players.replaceOne({ _id: 'b' }, { _id: 'b', n: 1 }, { upsert: true });
+    await read.reached;
+    write.gate.open();
+    await flushed;
+    read.gate.open();
+    await registered;
+    expect(batch.pending).toBe(1);
+    await batch.flush();
+    expect(batch.pending).toBe(0);
+    expect(await store.collection('players').find({}, { sort: { _id: 1 } })).toEqual([
+      { _id: 'a', n: 1 },
+      { _id: 'b', n: 1 },
+    ]);
+  });
+
+  it('reads a document again when a flush wrote it while the first read was under way', async () => {
+    const { store, hold } = drivenStore();
+    await store.collection('players').insertOne({ _id: 'a', n: 0 });
+    const batch = new BatchedReadStore(store);
+    const players = batch.collection<{ _id: string; n: number }>('players');
+    // One reader's read of 'a' is under way, older than what another writes and flushes meanwhile.
+    const read = hold('findOne');
+    const stale = players.findOne({ _id: 'a' });
+    await read.reached;
+    await players.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 }, { upsert: true });
+    await batch.flush();
+    read.gate.open();
+    expect(await stale).toEqual({ _id: 'a', n: 1 });
+  });
+
+  it('writes a replacement made while a query writes the batch, before the query reads the store underneath', async () => {
+    const { store, hold } = drivenStore();
+    const batch = new BatchedReadStore(store);
+    const players = batch.collection<{ _id: string; n: number }>('players');
+    await players.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 }, { upsert: true });
+    const write = hold('bulkWrite');
+    const counted = players.countDocuments({});
+    await write.reached;
+    await players.replaceOne({ _id: 'b' }, { _id: 'b', n: 1 }, { upsert: true });
+    write.gate.open();
+    expect(await counted).toBe(2);
+    expect(batch.pending).toBe(0);
+    expect(await store.collection('players').countDocuments({})).toBe(2);
   });
 });

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { simulateInShares } from '../app/simulate-shares';
+import { SimulationStopped, simulateInShares } from '../app/simulate-shares';
 import { processAction } from '../command-api/process-action/handler';
 import { reverseAction } from '../command-api/reverse-action/handler';
 import type { CommandDeps, CommandOrigin } from '../command-api/deps';
@@ -166,5 +166,25 @@ describe('a simulation split into shares of the players', () => {
       p.balances.some((b) => b.deliverableUid === 'gold' && b.after === b.before + 7),
     );
     expect(second).toBeDefined();
+  });
+
+  it('on threads, stops when each share passes its part of SIMULATE_MAX_HEAP_MB, without replaying whole', async () => {
+    const config = readRunConfig({ DATA_DIR: dataDir, SIMULATE_MAX_HEAP_MB: '1' });
+    const run = simulateInShares(config, events, AGREEING["earn's points doubled"], { top: 100 }, 0);
+    await expect(run).rejects.toEqual(new SimulationStopped('memory'));
+  });
+
+  it('on threads, stops when its client leaves: the threads are ended', async () => {
+    const config = readRunConfig({ DATA_DIR: dataDir });
+    const client = new AbortController();
+    const run = simulateInShares(
+      config,
+      events,
+      AGREEING["earn's points doubled"],
+      { top: 100, signal: client.signal },
+      0,
+    );
+    client.abort();
+    await expect(run).rejects.toEqual(new SimulationStopped('client_left'));
   });
 });

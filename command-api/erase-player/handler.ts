@@ -6,18 +6,24 @@ import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideErasePlayer, type ErasePlayerCommand } from './decider';
 
 /**
- * The event first, then the key: the other order could leave a deleted key and a player the
+ * The erasure is appended at the player's stream revision it read, as every command: an action
+ * decided before it but appended after it conflicts, and is decided again on the erased player
+ * (5003). The event first, then the key: the other order could leave a deleted key and a player the
  * service still serves. A crash between the two leaves an erased player whose key is kept: the
  * restart's projections read the PlayerErased and delete it (PersonalDataCodec), before their
  * checkpoint passes it; a retry of the erase (answered as first, or 5003) deletes it too.
+ *
+ * Every process keeps the keys it read for at most `keysCachedMs` (CachedPlayerKeys): the answer
+ * waits that long after the delete, so that when it says the player is erased, no process of the
+ * deployment can still read their personal fields.
  */
 export async function erasePlayer(
   cmd: ErasePlayerCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
   keys: PlayerKeys,
+  keysCachedMs: number,
 ): Promise<CommandResult<PlayerErased>> {
-  const env = decisionEnv(deps);
   let erased = false;
   const decided = await runCommand(
     deps,
@@ -25,10 +31,15 @@ export async function erasePlayer(
     async (read) => {
       const { state } = await read.player(cmd.playerId);
       erased = state.erased;
-      return decideErasePlayer(cmd, state, env);
+      // The clock of each attempt: an action appended while an attempt was decided makes it conflict,
+      // so the attempt that appends is later than every action the player was given (erasedAt).
+      return decideErasePlayer(cmd, state, decisionEnv(deps));
     },
     origin.idempotency,
   );
-  if (decided.ok || erased) await keys.delete(cmd.playerId);
+  if (decided.ok || erased) {
+    await keys.delete(cmd.playerId);
+    await new Promise((resolve) => setTimeout(resolve, keysCachedMs));
+  }
   return decided;
 }

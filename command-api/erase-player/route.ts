@@ -16,7 +16,7 @@ const erasedShape = z.object({
 });
 
 /** POST /v1/admin/players/erase: a player's erasure request (GDPR art. 17), Server keys only. */
-export const erasePlayerRoute = (deps: CommandDeps, keys: PlayerKeys) =>
+export const erasePlayerRoute = (deps: CommandDeps, keys: PlayerKeys, keysCachedMs: number) =>
   defineRoute({
     method: 'POST',
     idempotent: true,
@@ -40,7 +40,7 @@ export const erasePlayerRoute = (deps: CommandDeps, keys: PlayerKeys) =>
       return playerId ? ok({ playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle(cmd, ctx) {
-      return replyOf(await erasePlayer(cmd, requestOrigin(ctx, deps), deps, keys), (e) => ({
+      return replyOf(await erasePlayer(cmd, requestOrigin(ctx, deps), deps, keys, keysCachedMs), (e) => ({
         playerId: e.playerId,
         erasedAt: e.erasedAt,
       }));

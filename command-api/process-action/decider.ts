@@ -340,6 +340,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
     levels: poweredLevels,
     result,
     effects,
+    decidedAt: env.now,
   };
   // The optional fields, where they say something, in this order (set one by one: a spread of each made an object more).
   if (timesCap) processed.timesCapped = true;
@@ -427,7 +428,7 @@ function streakStepsOf(
     .filter((streak) => countsFor(streak, cmd.name, details))
     .map((streak) => {
       const period = periodOf(cmd.timestamp, streak.period, timeZone);
-      const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period);
+      const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period, timeZone);
       return { streak, period, step: s, milestones: milestonesAt(streak, s) };
     });
 }

@@ -217,6 +217,35 @@ describe("periods of the player's calendar", () => {
     expect(streakOf(order(p, 0, { hour: 10.5 }))).toMatchObject({ length: 2, extended: true }); // 06-02 00:30
   });
 
+  // Both zones crossed the date line eastwards, from UTC-10 to UTC+14: their clocks went from 23:59:59
+  // to 00:00:00 two dates on, and the date between never happened there.
+  it.each([
+    ['Pacific/Kiritimati', ['1994-12-28', '1994-12-29', '1994-12-30', '1995-01-01', '1995-01-02']],
+    ['Pacific/Apia', ['2011-12-27', '2011-12-28', '2011-12-29', '2011-12-31', '2012-01-01']],
+  ])('in %s, whose calendar skipped a day, acting on every day it had keeps the run', (zone, days) => {
+    const p = playerSpec(daily).given(registeredIn(zone));
+    const lengths = days.map((day, i) => {
+      const at = Date.parse(`${day}T12:00:00${i < 3 ? '-10:00' : '+14:00'}`);
+      return streakOf(p.process('order', { ref: `d${i}`, at, details: { amount: 1 } }));
+    });
+    expect(lengths.map((s) => [s?.length, s?.freezesUsed])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [4, 0],
+      [5, 0],
+    ]);
+    // A reversal replays the remaining days in the same calendar: the first day, then the last three.
+    expect(p.reverse('d1').streaks).toEqual([expect.objectContaining({ length: 3, longest: 3 })]);
+  });
+
+  it('in Pacific/Apia a day missed across the skipped day still ends the run', () => {
+    const p = playerSpec(daily).given(registeredIn('Pacific/Apia'));
+    const at = (iso: string) => streakOf(p.process('order', { at: Date.parse(iso), details: { amount: 1 } }));
+    at('2011-12-29T12:00:00-10:00');
+    expect(at('2012-01-01T12:00:00+14:00')).toMatchObject({ length: 1, extended: false }); // 12-31 missed
+  });
+
   it('in Pacific/Pago_Pago (UTC-11) the day turns at 11:00 UTC', () => {
     const p = playerSpec(daily).given(registeredIn('Pacific/Pago_Pago'));
     order(p, 0, { hour: 10 }); // 05-31 23:00

@@ -187,7 +187,7 @@ function levelOf(state: PlayerView): number | null {
 }
 
 export interface StartRecomputeCommand {
-  /** Unix ms: actions before it stand as recorded. */
+  /** Unix ms: each player's actions processed before their first one dated from it on stand as they stand now (replayLog's `from`). */
   from?: number;
   dryRun: boolean;
   /** The published catalog's version, which the run replays under. */

@@ -29,7 +29,9 @@ const startBody = z.object({
   from: z
     .string()
     .optional()
-    .describe("A local date-time (YYYY-MM-DDTHH:mm:ss) in the catalog's zone: earlier actions stand as recorded"),
+    .describe(
+      "A local date-time (YYYY-MM-DDTHH:mm:ss) in the catalog's zone: each player's actions processed before their first one dated from it on stand as they stand now",
+    ),
   dryRun: z.boolean().optional().describe('Report only: nothing is appended'),
 });
 

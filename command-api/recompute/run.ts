@@ -17,7 +17,7 @@ import { decideRecompute } from './decider';
 
 export interface RecomputeOptions {
   recomputeUid: string;
-  /** Actions before this timestamp (Unix ms) stand as they stand now (an earlier recompute's decisions included). */
+  /** Each player's actions processed before their first one dated from this timestamp (Unix ms) on stand as they stand now (replayLog's `from`). */
   from?: number;
   dryRun: boolean;
   top: number;

@@ -1,16 +1,16 @@
 /** Register a player: the command pipeline over the player's stream. */
 import type { PlayerRegistered } from '../../shared/domain/events/player-events';
-import { runCommand, type CommandResult } from '../command';
+import { runCommand, unlessErasedSince, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideRegisterPlayer, type RegisterPlayerCommand } from './decider';
 
-export function registerPlayer(
+export async function registerPlayer(
   cmd: RegisterPlayerCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
 ): Promise<CommandResult<PlayerRegistered>> {
   const env = decisionEnv(deps);
-  return runCommand(
+  const decided = await runCommand(
     deps,
     origin.metadata,
     async (read) => {
@@ -19,4 +19,5 @@ export function registerPlayer(
     },
     origin.idempotency,
   );
+  return unlessErasedSince(decided, cmd.playerId, deps);
 }

@@ -242,6 +242,7 @@ function recomputedStreaks(state: PlayerView, original: DeepReadonly<ReversedAct
     const replayed = replay(
       streak,
       run.hits.filter((h) => h.ref !== ref),
+      state.timeZone ?? catalog.settings.timezone,
     );
     const revoked = run.milestones
       .filter((m) => m.awardedBy === ref || !replayed.reached.has(`${m.length}@${m.period}`))

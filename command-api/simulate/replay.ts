@@ -15,6 +15,7 @@ import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../sh
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
   evolve,
+  ERASED_FIELD,
   evolveStanding,
   initialPlayerState,
   type PlayerState,
@@ -51,9 +52,13 @@ export interface SimulateOptions {
   players?: ReadonlySet<string>;
   /** At most this many players in the answer. */
   top: number;
-  /** Actions before this timestamp (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every action is decided again. */
+  /**
+   * Each player's actions processed before their first action dated on or after this timestamp
+   * (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every
+   * action is decided again.
+   */
   from?: number;
-  /** Called after each page of the log: events read so far, the position reached, the last position. */
+  /** Called after each page of the log: events read so far, the position reached, the last position; what it throws stops the replay. */
   onProgress?(events: number, position: number, head: number): void;
 }
 
@@ -74,6 +79,15 @@ const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
 const REPLAYED_STREAMS = [playerStream(''), ACTIVATIONS_PREFIX, CATALOG_STREAM];
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
+
+/** The longest a replay keeps the thread between two turns of its event loop. */
+const SLICE_MS = 10;
+
+/** Lets the event loop answer what waits (requests, I/O), then gives the end of the next slice. */
+async function yieldToRequests(): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return performance.now() + SLICE_MS;
+}
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
 export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
@@ -107,6 +121,7 @@ export async function replayLog(
   const share = options.share && { prefix: playerStream(''), ...options.share };
   let from = 0;
   let read = 0;
+  let yieldAt = performance.now() + SLICE_MS;
   for (;;) {
     // A replay never reads the metadata: it is not decoded.
     const page = await events.readAll({
@@ -119,13 +134,15 @@ export async function replayLog(
     for (const event of page) {
       if (event.position > head) break;
       replay.apply(event);
+      // A long replay shares the process: requests are answered at least every SLICE_MS, however
+      // long a page takes (a draft whose rules make each action costly).
+      if (performance.now() >= yieldAt) yieldAt = await yieldToRequests();
     }
     read += page.length;
     if (page.length) from = page[page.length - 1].position;
     options.onProgress?.(read, Math.min(from, head), head);
     if (page.length < PAGE || from >= head) break;
-    // A long replay shares the process: requests are answered between pages.
-    await new Promise((resolve) => setImmediate(resolve));
+    yieldAt = await yieldToRequests();
   }
   return replay;
 }
@@ -218,6 +235,8 @@ export class Replay {
   private problemsLeftOut = 0;
   private eventsReplayed = 0;
   private actionsRedecided = 0;
+  /** Actions dated before the start date and decided again all the same (decidesAgain), by referenceId: out of order, so few. */
+  private readonly redecidedBeforeFrom = new Set<string>();
 
   constructor(
     private readonly draft: Catalog,
@@ -256,6 +275,11 @@ export class Replay {
     const playerId = playerIdOfStream(recorded.streamName);
     const event = playerId === null ? null : playerEventOf(recorded);
     if (!event || playerId === null) return;
+    if (event.type === 'PlayerErased') {
+      // The boards rank as if the player were gone, as the live ones do.
+      this.before.forget(playerId);
+      this.after.forget(playerId);
+    }
     if (this.only && !this.only.has(playerId)) {
       // Not replayed: it stands as recorded, in the standings (its activations are counted from the start).
       this.score(this.before, this.liveBoards, playerId, event, recorded.position);
@@ -289,7 +313,7 @@ export class Replay {
       return;
     }
     const replayed =
-      event.type === 'ActionProcessed' && (this.from === undefined || event.data.timestamp >= this.from)
+      event.type === 'ActionProcessed' && this.decidesAgain(player, event.data)
         ? this.redecideAction(player, event.data, recorded)
         : event.type === 'ActionReversed'
           ? this.redecideReversal(player, event.data, recorded)
@@ -298,6 +322,21 @@ export class Replay {
       this.score(this.after, this.boards, playerId, e, recorded.position);
       if (this.recompute) contribute(player.scoresAfter, e);
     }
+  }
+
+  /**
+   * Whether an action is decided again: from the start date, each of a player's actions from the
+   * first one dated on or after it, in the order they were processed. One dated before but
+   * processed after it is decided again too: it met the state the re-decided actions left (a
+   * level they reached already, which it must not reach a second time). An erased player's action
+   * with details is not: its details read [erased], the inputs it was decided on are gone, and it
+   * stands as recorded (decided again from [erased], a summed detail would add nothing).
+   */
+  private decidesAgain(player: Replayed, action: ActionProcessed): boolean {
+    if (detailsErased(action)) return false;
+    if (this.from === undefined || action.timestamp >= this.from) return true;
+    if (player.redecidedFrom) this.redecidedBeforeFrom.add(action.referenceId);
+    return player.redecidedFrom;
   }
 
   /** Every replayed player, as recorded and as replayed. */
@@ -315,15 +354,16 @@ export class Replay {
    * makes its own. From a date, though, the actions before it stand as they stand now, that is as
    * the earlier recompute decided them: while none of the player's actions has been decided again
    * yet, its outcome is taken as it is. Past that point its state holds decisions the replay has
-   * already made again; the actions before the date it changed then stand as first recorded, and
-   * are listed.
+   * already made again; the actions before the date it changed that the replay does not decide
+   * again (processed before the player's first action from the date) then stand as first
+   * recorded, and are listed.
    */
   private earlierRecompute(player: Replayed, recomputed: PlayerRecomputed, at: RecordedEvent): void {
     if (this.from === undefined) return;
     const from = this.from;
     if (player.redecidedFrom) {
       for (const a of recomputed.actions)
-        if (a.timestamp < from)
+        if (a.timestamp < from && !this.redecidedBeforeFrom.has(a.referenceId))
           this.problem(
             at,
             recomputed.playerId,
@@ -496,6 +536,8 @@ export class Replay {
     const players: Simulation['players'] = [];
     const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
     for (const [playerId, { before, after }] of this.players) {
+      // An erased player is never recomputed, and the boards no longer rank them: not reported.
+      if (after.erased) continue;
       totals.pointsBefore = addAmounts(totals.pointsBefore, before.points);
       totals.pointsAfter = addAmounts(totals.pointsAfter, after.points);
       const had = badgesOf(before);
@@ -710,6 +752,10 @@ function contribute(scores: Contributions, event: PlayerEvent): void {
   }
 }
 
+/** An erased player's action with details: each value reads [erased] (their key is gone). */
+const detailsErased = (action: ActionProcessed): boolean =>
+  action.details.length > 0 && action.details.every((d) => d.value === ERASED_FIELD);
+
 /** What a kept record leaves out: one empty array shared by them all, frozen since nothing may write to it. */
 const LEFT_OUT = Object.freeze([]) as never[];
 
@@ -751,10 +797,12 @@ const forReversal = (e: ActionProcessed): ActionProcessed => ({
     deliverables: null,
   },
   effects: { ...e.effects, balances: LEFT_OUT, powerupsGranted: LEFT_OUT, powerupsRemoved: LEFT_OUT },
+  // Read by no reversal; and one recorded before the decision's time was kept has none.
+  decidedAt: undefined,
 });
 
 /** The fields forReversal leaves out or replaces: compared apart, or not at all. */
-const NOT_KEPT = new Set(['details', 'progress', 'awards', 'levels', 'result', 'effects']);
+const NOT_KEPT = new Set(['details', 'progress', 'awards', 'levels', 'result', 'effects', 'decidedAt']);
 const EFFECTS_NOT_KEPT = new Set(['balances', 'powerupsGranted', 'powerupsRemoved']);
 const NONE: ReadonlySet<string> = new Set();
 
@@ -812,12 +860,13 @@ const nothingDrawn = (): never => {
 };
 
 /**
- * The outside world of a re-decision, as it was: the clock when the store recorded the action,
- * the uids the action made (its cost's provision, then its powerups: the order the decider asks
- * for them), and the rolls that make each randomized prize pick what was recorded. Past those,
- * uids and rolls derived from the referenceId, so a replay is the same every time. One per
- * replay, moved to each action in turn (a decision reads it synchronously): an env per action
- * was a fair share of the garbage, and most decisions ask for neither a uid nor a roll.
+ * The outside world of a re-decision, as it was: the time the decision used (the store's time of
+ * the append for an action recorded before that was kept), the uids the action made (its cost's
+ * provision, then its powerups: the order the decider asks for them), and the rolls that make
+ * each randomized prize pick what was recorded. Past those, uids and rolls derived from the
+ * referenceId, so a replay is the same every time. One per replay, moved to each action in turn
+ * (a decision reads it synchronously): an env per action was a fair share of the garbage, and
+ * most decisions ask for neither a uid nor a roll.
  */
 class ReplayEnv implements DecideEnv {
   now = 0;
@@ -831,7 +880,7 @@ class ReplayEnv implements DecideEnv {
   /** The env of the decision on `recorded`, recorded by the store at `createdAt`. */
   of(recorded: ActionProcessed, createdAt: number): this {
     this.recorded = recorded;
-    this.now = createdAt;
+    this.now = recorded.decidedAt ?? createdAt;
     this.uids = null;
     this.rolls = null;
     this.derived = 0;
@@ -909,6 +958,11 @@ class Standings {
     }
   }
 
+  /** An erased player, off every board. */
+  forget(playerId: string): void {
+    for (const players of this.scores.values()) players.delete(playerId);
+  }
+
   /** The first `n` players of a board, each with the last position their score moved at. */
   leaders(board: string, n: number): Leader[] {
     const entries: Leader[] = [];
@@ -920,7 +974,8 @@ class Standings {
         points = addAmounts(points, c.points);
         reachedAt = Math.max(reachedAt, c.at);
       }
-      entries.push({ userId, points, reachedAt });
+      // As the projector's standings: a score an adjustment took to 0 or below is out of them.
+      if (points > 0) entries.push({ userId, points, reachedAt });
     }
     return entries.sort(aheadFirst).slice(0, n);
   }

@@ -1,16 +1,16 @@
 /** Update a player: the command pipeline over the player's stream. */
 import type { PlayerUpdated } from '../../shared/domain/events/player-events';
-import { runCommand, type CommandResult } from '../command';
+import { runCommand, unlessErasedSince, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { decideUpdatePlayer, type UpdatePlayerCommand } from './decider';
 
-export function updatePlayer(
+export async function updatePlayer(
   cmd: UpdatePlayerCommand,
   origin: CommandOrigin,
   deps: CommandDeps,
 ): Promise<CommandResult<PlayerUpdated>> {
   const env = decisionEnv(deps);
-  return runCommand(
+  const decided = await runCommand(
     deps,
     origin.metadata,
     async (read) => {
@@ -19,4 +19,5 @@ export function updatePlayer(
     },
     origin.idempotency,
   );
+  return unlessErasedSince(decided, cmd.playerId, deps);
 }

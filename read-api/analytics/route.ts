@@ -56,13 +56,14 @@ const SERIES_DOC = [
   '`actions-by-action`: the same per action name',
   '`active-players`: distinct players with an action',
   '`new-players`: players registered',
-  '`points`: points earned (actions, awards, chests) less those reversals took back',
-  '`deliverables`: per `uid:granted`, `uid:spent`, `uid:refunded`, `uid:expired`',
+  '`points`: points earned (actions, awards, chests) less those reversals took back, plus or less support adjustments',
+  '`deliverables`: per `uid:granted`, `uid:spent`, `uid:refunded`, `uid:expired`, `uid:adjusted`',
   '`badges`: badge awards per badge uid (less those reversals took back)',
   '`levels`: levels reached per level uid',
   '`purchases`: bundles bought per bundle uid',
   '`chest-openings`: chests opened',
   '`reversals`: actions reversed, on the day of the reversal',
+  '`adjustments`: support adjustments made',
 ].join('; ');
 
 const dayStartMs = (day: string): number => Date.parse(`${day}T00:00:00Z`);

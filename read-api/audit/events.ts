@@ -44,6 +44,11 @@ function describe(event: DomainEvent): string {
       return `player ${event.data.playerId} "${event.data.username}" time zone ${event.data.timeZone ?? 'of the catalog'}`;
     case 'PlayerErased':
       return `player ${event.data.playerId} erased`;
+    case 'PlayerAdjusted': {
+      const e = event.data;
+      const levels = e.levels.map((l) => `level ${l.level}`);
+      return [`adjustment ${e.adjustmentUid} by ${e.keyName}: "${e.reason}"`, ...levels].join(', ');
+    }
     case 'ActionProcessed': {
       const e = event.data;
       const awards = e.awards.map((a) => `${a.kind} ${a.uid}${a.rank ? ` rank ${a.rank.rank}` : ''}`);

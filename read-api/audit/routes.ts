@@ -11,15 +11,21 @@ import { auditEventShape, simulationShape, type Simulation } from '../../shared/
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
-import { traceChestOpening, traceProvision, traceReference } from './trace';
+import { traceAdjustment, traceChestOpening, traceProvision, traceReference } from './trace';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface AuditDeps {
   events: EventStore;
   /** Replays the log into fresh read models and compares them with the live ones (the projections' own check). */
   verify(): Promise<Verification>;
-  /** Replays the log under a draft catalog and reports what would differ; writes nothing. */
-  simulate(draft: Catalog, options: { players?: ReadonlySet<string>; top: number }): Promise<Simulation>;
+  /**
+   * Replays the log under a draft catalog and reports what would differ; writes nothing. One at a
+   * time (9032), stopped when `signal` aborts or its memory passes the ceiling (9033).
+   */
+  simulate(
+    draft: Catalog,
+    options: { players?: ReadonlySet<string>; top: number; signal: AbortSignal },
+  ): Promise<Result<Simulation>>;
 }
 
 /** A simulation's body carries a whole catalog. */
@@ -71,9 +77,14 @@ const traceQuery = z.object({
     .min(1)
     .meta({ description: 'a chest opening, as its answer gave it; with the playerId of the opening' })
     .optional(),
+  adjustmentUid: z
+    .string()
+    .min(1)
+    .meta({ description: 'a support adjustment, as its answer gave it; with the playerId of the adjustment' })
+    .optional(),
   playerId: z
     .string()
-    .meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid' })
+    .meta({ ...PLAYER_ID_DOC, description: 'the player of openingUid or adjustmentUid' })
     .optional(),
 });
 
@@ -108,7 +119,24 @@ const causalChainShape = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe(
-      'for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value)',
+      'for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`)',
+    ),
+  recomputed: z
+    .array(
+      z.object({
+        referenceId: z.string(),
+        pointsBefore: z.number(),
+        pointsAfter: z.number(),
+        rules: z.record(z.string(), z.unknown()).describe('the rules as the recompute decided the action, as `rules`'),
+      }),
+    )
+    .nullable()
+    .describe("a recompute's chain: each action it decided differently, its points before and after and its rules"),
+  takenBack: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      "a reversal's chain: what it took back, each with the rule that had granted it: awards (with the action that earned them), streak milestones (`streakUid`, `length`), mission completions (`missionUid`, `period`), and the lots of the cost that had expired and were not given back (`lotsExpired`)",
     ),
 });
 const traceShape = z.union([
@@ -136,6 +164,13 @@ const traceShape = z.union([
     chestLabel: z.string(),
     chains: z.array(causalChainShape),
   }),
+  z.object({
+    adjustmentUid: z.string(),
+    playerId: z.string(),
+    reason: z.string(),
+    keyName: z.string(),
+    chains: z.array(causalChainShape),
+  }),
 ]);
 const verificationShape = z.object({
   differences: z.array(
@@ -150,6 +185,13 @@ const verificationShape = z.object({
     }),
   ),
   truncated: z.boolean().describe('more differences than listed (at most 1,000 are)'),
+  unsettled: z
+    .number()
+    .int()
+    .describe(
+      'documents that differed but that writes during the check kept changing: not listed, not known equal; verify again',
+    ),
+  position: z.number().int().describe('the log position replayed to: each difference listed held there'),
   eventsReplayed: z.number().int(),
   collections: z.array(z.string()),
   ms: z.number().int().describe('how long the replay and the comparison took'),
@@ -195,37 +237,45 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       tiers: OPERATORS,
       doc: {
         summary:
-          'The causal chain of an action (referenceId), a provision (provisionUid) or a chest opening (openingUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
+          'The causal chain of an action (referenceId), a provision (provisionUid), a chest opening (openingUid and playerId) or a support adjustment (adjustmentUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
         query: traceQuery,
         response: traceShape,
         errors: {
-          1001: 'Give exactly one of referenceId, provisionUid or openingUid; playerId with openingUid only',
+          1001: 'Give exactly one of referenceId, provisionUid, openingUid or adjustmentUid; playerId with openingUid or adjustmentUid only',
           ...documented(ERRORS.INVALID_PLAYER_ID),
           ...documented(ERRORS.ACTION_NOT_FOUND),
           ...documented(ERRORS.TRANSACTION_NOT_FOUND),
           9010: 'Chest opening not found for that player',
+          ...documented(ERRORS.ADJUSTMENT_NOT_FOUND),
         },
       },
       parse: ({ query }) => {
         const q = parseWith(traceQuery, query);
         if (!q.ok) return q;
-        const { referenceId, provisionUid, openingUid } = q.value;
-        if ([referenceId, provisionUid, openingUid].filter((given) => given !== undefined).length !== 1)
-          return fail(1001, 'Give exactly one of referenceId, provisionUid or openingUid');
-        if ((openingUid === undefined) !== (q.value.playerId === undefined))
+        const { referenceId, provisionUid, openingUid, adjustmentUid } = q.value;
+        if ([referenceId, provisionUid, openingUid, adjustmentUid].filter((given) => given !== undefined).length !== 1)
+          return fail(1001, 'Give exactly one of referenceId, provisionUid, openingUid or adjustmentUid');
+        if ((openingUid === undefined && adjustmentUid === undefined) !== (q.value.playerId === undefined))
           return fail(
             1001,
-            "Give playerId with openingUid, and only with it: the opening is found on that player's stream",
+            "Give playerId with openingUid or adjustmentUid, and only with them: they are found on that player's stream",
           );
         if (referenceId !== undefined) return ok({ referenceId });
         if (provisionUid !== undefined) return ok({ provisionUid: provisionUid.toLowerCase() });
         const playerId = canonicalPlayerId(q.value.playerId);
-        return playerId ? ok({ openingUid: openingUid!.toLowerCase(), playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
+        if (!playerId) return refuse(ERRORS.INVALID_PLAYER_ID);
+        return adjustmentUid !== undefined
+          ? ok({ adjustmentUid: adjustmentUid.toLowerCase(), playerId })
+          : ok({ openingUid: openingUid!.toLowerCase(), playerId });
       },
       async handle(subject) {
         if ('referenceId' in subject) {
           const trace = await traceReference(deps.events, subject.referenceId);
           return trace ? ok(trace) : refuse(ERRORS.ACTION_NOT_FOUND);
+        }
+        if ('adjustmentUid' in subject) {
+          const trace = await traceAdjustment(deps.events, subject.playerId, subject.adjustmentUid);
+          return trace ? ok(trace) : refuse(ERRORS.ADJUSTMENT_NOT_FOUND);
         }
         if ('openingUid' in subject) {
           const trace = await traceChestOpening(deps.events, subject.playerId, subject.openingUid);
@@ -246,14 +296,14 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         body: simulateBody,
         response: simulationShape,
         errors: {
-          1001: 'Body, top or players malformed, or the catalog invalid (one line per problem)',
+          1001: 'Body, top or players malformed, or the catalog invalid or over its limits (one line per problem)',
           1002: 'Invalid player: each of players must be a UUID',
+          ...documented(ERRORS.SIMULATION_RUNNING),
+          9033: `${ERRORS.SIMULATION_STOPPED.message}: its heap passed SIMULATE_MAX_HEAP_MB`,
         },
       },
       parse: parseSimulation,
-      async handle({ catalog, players, top }) {
-        return ok(await deps.simulate(catalog, { players, top }));
-      },
+      handle: ({ catalog, players, top }, { signal }) => deps.simulate(catalog, { players, top, signal }),
     }),
     defineRoute({
       method: 'POST',

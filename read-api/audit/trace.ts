@@ -11,12 +11,23 @@
 import { addAmounts } from '../../shared/domain/amount';
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
 import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
-import type { Grant } from '../../shared/domain/events/common';
+import type { Grant, Lot } from '../../shared/domain/events/common';
 import type { ChestOpened } from '../../shared/domain/events/inventory-events';
-import type { ActionProcessed, ActionReversed, Award, LevelReached } from '../../shared/domain/events/player-events';
+import type {
+  ActionProcessed,
+  ActionReversed,
+  Award,
+  CapCut,
+  LevelReached,
+  MissionMove,
+  PlayerRecomputed,
+  RevokedAward,
+  StreakStep,
+} from '../../shared/domain/events/player-events';
 import type { ProvisionStatus } from '../../shared/domain/events/provision-events';
 import { evolve, initialPlayerState } from '../../shared/domain/player/state';
 import { provisionRecordOf } from '../../shared/domain/provisions';
+import { lotsGivenBack } from '../../shared/domain/rules/lots';
 import {
   BUNDLE_STOCK,
   CHEST_STOCK,
@@ -57,6 +68,37 @@ export interface Rules {
     challenge: ChallengeAction[][];
   })[];
   levels: Pick<LevelReached, 'uid' | 'label' | 'level' | 'target' | 'grants'>[];
+  /** The streaks it counted for: the run after it, and each milestone it reached with what that granted. */
+  streaks: (Pick<StreakStep, 'uid' | 'label' | 'length' | 'extended' | 'milestones'> & { freezesUsed: number })[];
+  /**
+   * The missions it made progress in: the steps (indexes from 0) whose condition it met, the steps
+   * completed after it in the period, and the completion it made, with what that granted, or null.
+   */
+  missions: (Pick<MissionMove, 'uid' | 'label' | 'period' | 'completedSteps' | 'completion'> & { steps: number[] })[];
+  /** The caps that cut what it earned, each with its period and limit (a `times` cap: it earned nothing). */
+  caps: CapCut[];
+  /** The lots of currencies that expire it granted (+) or its cost drew (-), each with when it expires. */
+  lots: Lot[];
+}
+
+/**
+ * What a reversal took back, each with the rule that had granted it: the awards, streak
+ * milestones and mission completions its action or a later one had earned and that no longer
+ * hold, and the lots of the cost it could not give back because they had expired.
+ */
+export interface TakenBack {
+  awards: Pick<RevokedAward, 'kind' | 'uid' | 'rank' | 'awardedBy' | 'points' | 'grants'>[];
+  milestones: NonNullable<ActionReversed['revokedMilestones']>;
+  missions: NonNullable<ActionReversed['revokedMissions']>;
+  lotsExpired: Lot[];
+}
+
+/** One action a recompute decided differently: its leaderboard points before and after, and the rules that now apply. */
+export interface RecomputedAction {
+  referenceId: string;
+  pointsBefore: number;
+  pointsAfter: number;
+  rules: Rules;
 }
 
 /** An action whose progress an award used up: by condition of the rule, the actions that made up its challenge. */
@@ -81,6 +123,10 @@ export interface CausalChain {
   events: TracedEvent[];
   balanceChanges: BalanceChange[];
   rules: Rules | null;
+  /** A recompute's chain: each action it decided differently, with its change and rules; null for other requests. */
+  recomputed: RecomputedAction[] | null;
+  /** A reversal's chain: what it took back and why; null for other requests. */
+  takenBack: TakenBack | null;
 }
 
 export interface ActionTrace {
@@ -112,6 +158,16 @@ export interface ChestOpeningTrace {
   chestDeliverableUid: string;
   chestLabel: string;
   /** The opening's request: the chest taken, the prizes granted, the limited prizes' stock taken. */
+  chains: CausalChain[];
+}
+
+export interface AdjustmentTrace {
+  adjustmentUid: string;
+  playerId: string;
+  reason: string;
+  /** The key that made it. */
+  keyName: string;
+  /** The adjustment's request: its points and deliverables, each balance before and after. */
   chains: CausalChain[];
 }
 
@@ -194,6 +250,22 @@ export async function traceChestOpening(
   };
 }
 
+/** The trace of a support adjustment by its adjustmentUid, or null when the player has no such adjustment. */
+export async function traceAdjustment(
+  events: EventStore,
+  playerId: string,
+  adjustmentUid: string,
+): Promise<AdjustmentTrace | null> {
+  const player = { playerId, events: await events.readStream(playerStream(playerId)) };
+  const adjusted = player.events
+    .map(playerEventOf)
+    .find((e) => e?.type === 'PlayerAdjusted' && e.data.adjustmentUid === adjustmentUid);
+  if (adjusted?.type !== 'PlayerAdjusted') return null;
+  const subjects = new Set([adjustmentUid]);
+  const { reason, keyName } = adjusted.data;
+  return { adjustmentUid, playerId, reason, keyName, chains: chainsOf([player.events], player, subjects, subjects) };
+}
+
 /** The action of a referenceId on the player's stream. */
 function processedOf(player: PlayerHistory, referenceId: string): ActionProcessed | null {
   for (const recorded of player.events) {
@@ -236,13 +308,14 @@ async function actionChains(
   return { chains: chainsOf(streams, player, subjects, related), processed, reversed };
 }
 
-/** The uids an event is about: an action's referenceId, a provision, a chest opening, the holder of stock units. */
+/** The uids an event is about: an action's referenceId, a provision, a chest opening, an adjustment, the holder of stock units. */
 function namesOf(event: RecordedEvent): string[] {
   const d = event.data as {
     referenceId?: unknown;
     holder?: unknown;
     provisionUid?: unknown;
     openingUid?: unknown;
+    adjustmentUid?: unknown;
     cost?: { provisionUid?: unknown } | null;
     refund?: { provisionUid?: unknown } | null;
     /** A recompute: the actions it decided differently. */
@@ -254,6 +327,7 @@ function namesOf(event: RecordedEvent): string[] {
     d.holder,
     d.provisionUid,
     d.openingUid,
+    d.adjustmentUid,
     d.cost?.provisionUid,
     d.refund?.provisionUid,
     ...recomputed,
@@ -286,6 +360,8 @@ function chainsOf(
     const first = chain[0];
     const decisive = chain.find((e) => onPlayerStream.has(e)) ?? chain[chain.length - 1];
     const action = chain.find((e) => e.type === 'ActionProcessed');
+    const recompute = chain.find((e) => e.type === 'PlayerRecomputed');
+    const reversal = chain.find((e) => e.type === 'ActionReversed');
     return {
       cause: decisive.type,
       correlationId: first.metadata.correlationId,
@@ -303,6 +379,8 @@ function chainsOf(
       })),
       balanceChanges: chain.flatMap((e) => changes.get(e.position) ?? []),
       rules: action ? rulesOf(action) : null,
+      recomputed: recompute ? recomputedOf(recompute) : null,
+      takenBack: reversal ? takenBackOf(reversal) : null,
     };
   });
 }
@@ -310,9 +388,52 @@ function chainsOf(
 function rulesOf(event: RecordedEvent): Rules {
   const typed = playerEventOf(event);
   if (typed?.type !== 'ActionProcessed') throw new Error(`event ${event.id} is not an ActionProcessed`);
+  return rulesOfAction(typed.data, event.metadata.catalogVersion);
+}
+
+/** Each action a recompute decided differently, as the recompute decided it, with its leaderboard points before and after. */
+function recomputedOf(event: RecordedEvent): RecomputedAction[] {
+  const typed = playerEventOf(event);
+  if (typed?.type !== 'PlayerRecomputed') throw new Error(`event ${event.id} is not a PlayerRecomputed`);
+  const e: PlayerRecomputed = typed.data;
+  const scores = new Map(e.scores.map((s) => [s.ref, s]));
+  return e.actions.map((a) => {
+    // A decision that changed without moving the action's points has no score change recorded.
+    const score = scores.get(a.referenceId);
+    return {
+      referenceId: a.referenceId,
+      pointsBefore: score?.before ?? a.result.earnedPoints,
+      pointsAfter: score?.after ?? a.result.earnedPoints,
+      rules: rulesOfAction(a, e.catalogVersion),
+    };
+  });
+}
+
+function takenBackOf(event: RecordedEvent): TakenBack {
+  const typed = playerEventOf(event);
+  if (typed?.type !== 'ActionReversed') throw new Error(`event ${event.id} is not an ActionReversed`);
   const e = typed.data;
+  // The cost's lots that expired before the reversal: not given back (grants.ts, giveBack).
+  const lots = e.refund?.lots ?? [];
+  const given = lotsGivenBack(lots, e.reversedAt).lots;
   return {
-    catalogVersion: event.metadata.catalogVersion,
+    awards: e.revokedAwards.map(({ kind, uid, rank, awardedBy, points, grants }) => ({
+      kind,
+      uid,
+      rank,
+      awardedBy,
+      points,
+      grants,
+    })),
+    milestones: e.revokedMilestones ?? [],
+    missions: e.revokedMissions ?? [],
+    lotsExpired: lots.filter((l) => !given.includes(l)),
+  };
+}
+
+function rulesOfAction(e: ActionProcessed, catalogVersion: number): Rules {
+  return {
+    catalogVersion,
     action: {
       uid: e.actionUid,
       name: e.actionName,
@@ -335,6 +456,24 @@ function rulesOf(event: RecordedEvent): Rules {
       ),
     })),
     levels: e.levels.map(({ uid, label, level, target, grants }) => ({ uid, label, level, target, grants })),
+    streaks: (e.streaks ?? []).map(({ uid, label, length, extended, freezesUsed, milestones }) => ({
+      uid,
+      label,
+      length,
+      extended,
+      freezesUsed,
+      milestones,
+    })),
+    missions: (e.missions ?? []).map(({ uid, label, period, matches, completedSteps, completion }) => ({
+      uid,
+      label,
+      period,
+      steps: matches.map((m) => m.step),
+      completedSteps,
+      completion,
+    })),
+    caps: e.result.capped ?? [],
+    lots: e.effects.lots ?? [],
   };
 }
 

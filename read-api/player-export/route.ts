@@ -62,6 +62,18 @@ const playerExportShape = z.object({
       }),
     )
     .describe('every processed action, in the order processed'),
+  adjustments: z
+    .array(
+      z.object({
+        adjustmentUid: z.string(),
+        reason: z.string(),
+        keyName: z.string().describe('the key that made it'),
+        points: z.number(),
+        deliverables: z.array(z.object({ uid: z.string(), label: z.string(), amount: z.number() })),
+        adjustedAt: z.number().int().describe('Unix ms'),
+      }),
+    )
+    .describe('every support adjustment (POST /v1/admin/players/adjust), in the order made'),
 });
 
 /** A processed action as its ActionProcessed recorded it; whether it was reversed is the state's. */
@@ -73,10 +85,19 @@ type PlayerAction = {
   earnedPoints: number;
 };
 
+/** A support adjustment as its PlayerAdjusted recorded it. */
+type PlayerAdjustment = z.infer<typeof playerExportShape>['adjustments'][number];
+
 export type PlayerExport = ReturnType<typeof exportOf>;
 
 /** The document, from the player's folded state: the sections are those the player's own routes answer. */
-function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, actions: PlayerAction[], now: number) {
+function exportOf(
+  catalog: Catalog,
+  state: PlayerState,
+  registeredAt: number,
+  history: { actions: PlayerAction[]; adjustments: PlayerAdjustment[] },
+  now: number,
+) {
   const { points, level, badges, balances, timeZone, attributes } = playerProfile(catalog, state, now);
   return {
     playerId: state.playerId,
@@ -90,7 +111,8 @@ function exportOf(catalog: Catalog, state: PlayerState, registeredAt: number, ac
     powerups: ownedPowerups(catalog, state, now),
     streaks: playerStreaks(catalog, state, now),
     missions: playerMissions(catalog, state, now),
-    actions: actions.map((a) => ({ ...a, reversed: state.reversed.has(a.referenceId) })),
+    actions: history.actions.map((a) => ({ ...a, reversed: state.reversed.has(a.referenceId) })),
+    adjustments: history.adjustments,
   };
 }
 
@@ -108,6 +130,7 @@ export async function playerExport(
   const state = initialPlayerState(playerId);
   let registeredAt: number | null = null;
   const actions: PlayerAction[] = [];
+  const adjustments: PlayerAdjustment[] = [];
   for (const recorded of await events.readStream(playerStream(playerId))) {
     const event = playerEventOf(recorded);
     if (!event) continue;
@@ -123,8 +146,21 @@ export async function playerExport(
         earnedPoints: a.result.earnedPoints,
       });
     }
+    if (event.type === 'PlayerAdjusted') {
+      const a = event.data;
+      adjustments.push({
+        adjustmentUid: a.adjustmentUid,
+        reason: a.reason,
+        keyName: a.keyName,
+        points: a.points,
+        deliverables: a.deliverables.map((g) => ({ uid: g.uid, label: g.label, amount: g.amount })),
+        adjustedAt: a.adjustedAt,
+      });
+    }
   }
-  return state.registered && registeredAt !== null ? exportOf(catalog, state, registeredAt, actions, now) : null;
+  return state.registered && registeredAt !== null
+    ? exportOf(catalog, state, registeredAt, { actions, adjustments }, now)
+    : null;
 }
 
 /** Server and Auditor keys: an operator answers a player's access request with it. */
@@ -135,7 +171,7 @@ export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog
     tiers: OPERATORS,
     doc: {
       summary:
-        "All of a player's data as one document: profile, holdings, transactions, chests, powerups, streaks and every processed action, oldest first",
+        "All of a player's data as one document: profile, holdings, transactions, chests, powerups, streaks, every processed action and every support adjustment, oldest first",
       response: playerExportShape,
       errors: { 1002: 'Invalid player: playerId must be a UUID', 5003: 'PlayerId does not exist' },
     },

@@ -1,6 +1,6 @@
 /** POST /v1/streaks/list. */
 import { streakShape } from '../../shared/adapters/http/wire-shapes';
-import { periodEnd, periodLabel } from '../../shared/domain/time/calendar';
+import { periodAfter, periodEnd, periodLabel } from '../../shared/domain/time/calendar';
 import type { StreamReadDeps } from '../deps';
 import { playerListRoute } from '../player-list-route';
 import type { Catalog } from '../../shared/domain/catalog/types';
@@ -9,7 +9,8 @@ import type { PlayerState } from '../../shared/domain/player/state';
 /**
  * The player's run of every active streak, in catalog order: /v1/streaks/list, and the export. A
  * run not extended before `breaksAt` (the end of the period after the last counted one, plus one
- * period per freeze held, in the player's zone) has ended: its length reads 0.
+ * period per freeze held, in the player's zone, counting only periods the zone has) has ended:
+ * its length reads 0.
  */
 export function playerStreaks(catalog: Catalog, state: PlayerState, now: number) {
   const timeZone = state.timeZone ?? catalog.settings.timezone;
@@ -18,7 +19,8 @@ export function playerStreaks(catalog: Catalog, state: PlayerState, now: number)
     .map((s) => {
       const run = state.streaks.get(s.uid);
       const last = run?.lastPeriod ?? null;
-      const breaksAt = last === null ? null : periodEnd(last + 1 + run!.freezes, s.period, timeZone);
+      const breaksAt =
+        last === null ? null : periodEnd(periodAfter(last, 1 + run!.freezes, s.period, timeZone), s.period, timeZone);
       return {
         streakUid: s.uid,
         label: s.label,

@@ -51,6 +51,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  private readonly simulations = new Counter({
+    name: 'simulations_total',
+    help: 'POST /v1/audit/simulate runs by outcome: answered, busy (another was running), client_left or memory (stopped before the answer)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -110,6 +117,10 @@ export class ServiceMetrics {
 
   webhookDelivery(hook: string, outcome: 'delivered' | 'retried' | 'failed'): void {
     this.webhookDeliveries.inc({ hook, outcome });
+  }
+
+  simulated(outcome: 'answered' | 'busy' | 'client_left' | 'memory'): void {
+    this.simulations.inc({ outcome });
   }
 
   /** The event store, with the latency of each append measured. */

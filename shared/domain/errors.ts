@@ -28,6 +28,14 @@ export const ERRORS = {
   PLAYER_DOES_NOT_EXIST: { code: 5003, message: 'PlayerId does not exist' },
   PLAYER_NOT_FOUND: { code: 9020, message: 'Player not found' },
   UNKNOWN_PLAYER: { code: 1002, message: 'Invalid player: no player with this playerId' },
+  // Support adjustments
+  UNKNOWN_DELIVERABLE: { code: 1001, message: 'Deliverable does not exist' },
+  POWERUP_NOT_ADJUSTABLE: { code: 1001, message: 'A powerup cannot be taken back by an adjustment' },
+  ADJUSTMENT_NOT_FOUND: { code: 9050, message: 'Adjustment not found for that player' },
+  ADJUSTMENT_NEGATIVE_BALANCE: {
+    code: 9011,
+    message: "Adjustment would take the player's points or a balance below zero",
+  },
   // Actions
   ACTION_NOT_FOUND: { code: 5001, message: 'Action not found' },
   ACTION_INACTIVE: { code: 5004, message: 'Action does not exist or is inactive' },
@@ -59,6 +67,13 @@ export const ERRORS = {
   // Recompute
   RECOMPUTE_RUNNING: { code: 9030, message: 'A recompute is running' },
   RECOMPUTE_NOT_FOUND: { code: 9031, message: 'Recompute does not exist' },
+  // Simulate
+  SIMULATION_RUNNING: {
+    code: 9032,
+    message: 'A simulation is running: the service runs one at a time; retry once it has answered',
+  },
+  /** The detail says why: its heap passed SIMULATE_MAX_HEAP_MB, or its client left (then nobody reads it). */
+  SIMULATION_STOPPED: { code: 9033, message: 'The simulation was stopped before its answer' },
 } as const satisfies Record<string, ErrorCode>;
 
 /** A refusal with a named code: its message, or its message and a detail after a colon. */

@@ -8,7 +8,7 @@ export const ANALYTICS_COLLECTIONS = {
   days: 'analytics_days',
   /** One document per player: the days they had an action on, what makes `active-players` exact. */
   activePlayers: 'analytics_active_players',
-  /** The time zone days are counted in: the latest published catalog's. */
+  /** One document, `catalog`: the time zone days are counted in (the latest published catalog's), and the deliverables catalogs made powerups. */
   settings: 'analytics_settings',
 } as const;
 
@@ -20,6 +20,7 @@ export const TOTAL_SERIES = [
   'points',
   'chest-openings',
   'reversals',
+  'adjustments',
 ] as const;
 /** Series of one value per day and key (an action, `deliverable uid:kind`, a badge, level or bundle uid). */
 export const SPLIT_SERIES = ['actions-by-action', 'deliverables', 'badges', 'levels', 'purchases'] as const;
@@ -33,7 +34,7 @@ export const isSplitSeries = (series: Series): series is SplitSeries =>
   (SPLIT_SERIES as readonly string[]).includes(series);
 
 /** How a deliverable moved: the second half of a `deliverables` key (`coins:granted`). */
-export type DeliverableMove = 'granted' | 'spent' | 'refunded';
+export type DeliverableMove = 'granted' | 'spent' | 'refunded' | 'expired';
 
 /** A split series' values of one day: [key, value], by key, without zeros. */
 export type KeyedValues = [key: string, value: number][];

@@ -96,7 +96,7 @@ export function boardsOfCatalog(catalog: Catalog): BoardDoc[] {
 
 /** What one event does to one score: the projector's standings and a simulation's both count with it. */
 export type BoardChange =
-  /** A new contribution: an action's earned points (or its count, on an action board), a chest's points. */
+  /** A new contribution: an action's earned points (or its count, on an action board), a chest's points, an adjustment's (signed). */
   | { kind: 'add'; ref: string; ts: number; points: number }
   /** The reversed action's own contribution leaves; `points` is what is left of it. */
   | { kind: 'remove'; ref: string; ts: number; points: number }
@@ -106,13 +106,14 @@ export type BoardChange =
 /** The player events that move standings. */
 export type ScoringEvent = Extract<
   PlayerEvent,
-  { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' | 'PlayerRecomputed' }
+  { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' | 'PlayerAdjusted' | 'PlayerRecomputed' }
 >;
 
 export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, ScoringEvent> =>
   event.type === 'ActionProcessed' ||
   event.type === 'ActionReversed' ||
   event.type === 'ChestOpened' ||
+  event.type === 'PlayerAdjusted' ||
   event.type === 'PlayerRecomputed';
 
 export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[] {
@@ -148,6 +149,13 @@ export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[
       ...(s.before > 0 ? [{ kind: 'remove' as const, ref: s.ref, ts: s.ts, points: s.before }] : []),
       ...(s.after > 0 ? [{ kind: 'add' as const, ref: s.ref, ts: s.ts, points: s.after }] : []),
     ]);
+  }
+  if (event.type === 'PlayerAdjusted') {
+    // Signed: points taken back count against the period's score, which leaves the standings at 0 or below.
+    const e = event.data;
+    return board.action === null && e.points !== 0
+      ? [{ kind: 'add', ref: e.adjustmentUid, ts: e.adjustedAt, points: e.points }]
+      : [];
   }
   const e = event.data;
   return board.action === null && e.effects.points > 0

@@ -14,6 +14,13 @@ export interface Verification {
   differences: Difference[];
   /** More differences than listed: the check stopped at the first MAX_DIFFERENCES. */
   truncated: boolean;
+  /**
+   * Documents that differed but that writes during the check kept changing, so they could not be
+   * compared at one position: neither listed nor known equal. A later verify checks them again.
+   */
+  unsettled: number;
+  /** The log position replayed to: each difference listed held there, writes since aside. */
+  position: number;
   eventsReplayed: number;
   collections: string[];
   /** How long the check took, replay included. */

@@ -82,6 +82,62 @@ function cli(...args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 describe('POST /v1/admin/players/erase', () => {
+  it('is appended later than every action the player was given: an action appended while it was decided makes it decide again', async () => {
+    const ada = randomUUID();
+    await ok('/v1/player/create', { playerId: ada, username: 'Ada' });
+    await earn(ada);
+    // The erase's first append waits for an action of the player to be appended (as one in flight would be).
+    const events = t.service.events;
+    const append = events.appendToStreams.bind(events);
+    let raced = false;
+    const spy = jest.spyOn(events, 'appendToStreams').mockImplementation(async (appends) => {
+      if (!raced && appends.some((a) => a.events.some((e) => e.type === 'PlayerErased'))) {
+        raced = true;
+        const decidedAt = Date.now();
+        await earn(ada, [{ name: 'street', value: 'rue' }]);
+        // A clock tick after the decision, so that an erasedAt taken then is told apart.
+        while (Date.now() <= decidedAt + 1) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return append(appends);
+    });
+    try {
+      const erased = (await post('/v1/admin/players/erase', { playerId: ada })).body;
+      expect([erased.code, raced]).toEqual([200, true]);
+      expect(
+        (await post('/v1/action/process', { name: 'earn', playerId: ada, referenceId: randomUUID() })).body.code,
+      ).toBe(5003);
+      const stream = await events.readStream(`player-${ada}`);
+      const erasure = stream.findIndex((e) => e.type === 'PlayerErased');
+      const actions = stream.filter((e) => e.type === 'ActionProcessed');
+      // Both actions before the erasure in the log, and its erasedAt no earlier than either was recorded.
+      expect([actions.length, stream.slice(erasure + 1)]).toEqual([2, []]);
+      expect(actions.every((e) => e.createdAt <= erased.data.erasedAt)).toBe(true);
+      expect((stream[erasure]!.data as { erasedAt: number }).erasedAt).toBe(erased.data.erasedAt);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('answers 5003 to a retry of player/create or player/update with its Idempotency-Key once the player is erased', async () => {
+    const ada = randomUUID();
+    const [createKey, updateKey] = [randomUUID(), randomUUID()];
+    const create = () =>
+      post('/v1/player/create', { playerId: ada, username: 'Ada' }).set('Idempotency-Key', createKey);
+    const update = () =>
+      post('/v1/player/update', { playerId: ada, username: 'Ada L.' }).set('Idempotency-Key', updateKey);
+    expect([(await create()).body.code, (await update()).body.code]).toEqual([200, 200]);
+    // Before the erase the retries answer the first answers.
+    expect([(await create()).header['idempotent-replayed'], (await update()).header['idempotent-replayed']]).toEqual([
+      'true',
+      'true',
+    ]);
+    expect((await post('/v1/admin/players/erase', { playerId: ada })).body.code).toBe(200);
+    for (const retry of [await create(), await update()]) {
+      expect(retry.body).toEqual({ code: 5003, data: 'PlayerId does not exist' });
+      expect(retry.header['idempotent-replayed']).toBeUndefined();
+    }
+  });
+
   it('erases the personal data everywhere, keeps the amounts, re-ranks the boards and refuses the id from then on', async () => {
     const [ada, bob, cy] = [randomUUID(), randomUUID(), randomUUID()];
     const username = `Ada-${randomUUID()}`;
@@ -163,7 +219,8 @@ describe('POST /v1/admin/players/erase', () => {
       [1, bob, 'Bob'],
       [2, cy, 'Cy'],
     ]);
-  });
+    // Two starts, a restart and a rebuild by the CLI: about 30 s on a loaded machine.
+  }, 90_000);
 
   it('leaves nothing of the player in the deliveries waiting for a refusing receiver, which later gets them [erased]', async () => {
     // A receiver that answers 500 until told to take, keeping the bodies it took.

@@ -86,6 +86,7 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
       'streaks',
       'missions',
       'actions',
+      'adjustments',
     ]);
     expect(data.playerId).toBe(playerId);
     expect(data.profile).toEqual({
@@ -95,6 +96,7 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
       registeredAt: NOW,
       attributes: {},
     });
+    expect(data.adjustments).toEqual([]);
     expect(data.actions).toEqual([
       {
         referenceId: earn,

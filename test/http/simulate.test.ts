@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { SIMULATE_MAX_BODY_BYTES } from '../../read-api/audit/routes';
+import type { EventStore } from '../../shared/adapters/event-store/port';
+import { MAX_ENTRIES } from '../../shared/domain/catalog/limits';
 import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
 
 const CATALOG = `
@@ -170,5 +174,118 @@ describe('POST /v1/audit/simulate', () => {
       413,
       { code: 1001, data: expect.stringContaining(String(SIMULATE_MAX_BODY_BYTES)) },
     ]);
+  });
+});
+
+/**
+ * Holds a simulation at its first read of the log (a replay's reads are the only ones without
+ * metadata) until released: a simulation caught running.
+ */
+function holdReplay(events: EventStore): { started: Promise<void>; release(): void } {
+  const readAll = events.readAll.bind(events);
+  let reached!: () => void;
+  let release!: () => void;
+  const started = new Promise<void>((resolve) => (reached = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  events.readAll = async (options) => {
+    if (options?.withoutMetadata) {
+      reached();
+      await released;
+    }
+    return readAll(options);
+  };
+  return {
+    started,
+    release() {
+      release();
+      delete (events as Partial<EventStore>).readAll;
+    },
+  };
+}
+
+/** The count of simulations that ended so, from /metrics. */
+async function simulations(service: TestService, outcome: string): Promise<number> {
+  const text = (await service.http.get('/metrics').set(server)).text;
+  const line = text.split('\n').find((l) => l.startsWith(`simulations_total{outcome="${outcome}"} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
+/** Resolves once `condition` holds, checked every 20 ms; fails after 30 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('POST /v1/audit/simulate: what one simulation may take', () => {
+  it("refuses a draft over a section's limit with 1001, naming the section and the limit", async () => {
+    const draft = catalogJson();
+    draft.leaderboards = Array.from({ length: MAX_ENTRIES.leaderboards + 1 }, (_, i) => ({
+      uid: `lb-${i}`,
+      label: `Board ${i}`,
+      type: 0,
+    }));
+    const res = await simulate({ catalog: draft });
+    expect([res.status, res.body]).toEqual([
+      400,
+      {
+        code: 1001,
+        data: `leaderboards: at most ${MAX_ENTRIES.leaderboards} entries (the catalog's limit), got ${MAX_ENTRIES.leaderboards + 1}`,
+      },
+    ]);
+  });
+
+  it('runs one at a time: another meanwhile answers 9032 (HTTP 409), and the next once it has answered is run', async () => {
+    const held = holdReplay(t.service.events);
+    const first = simulate({ catalog: catalogJson() }).then((res) => res);
+    await held.started;
+    const second = await simulate({ catalog: catalogJson() }, auditor);
+    expect([second.status, second.body.code]).toEqual([409, 9032]);
+    expect(await simulations(t, 'busy')).toBe(1);
+    held.release();
+    expect((await first).body.code).toBe(200);
+    expect((await simulate({ catalog: catalogJson() })).body.code).toBe(200);
+  });
+
+  it('stops when its client leaves, and the next is run', async () => {
+    const listening = await t.service.listen(0);
+    const held = holdReplay(t.service.events);
+    const body = JSON.stringify({ catalog: catalogJson() });
+    const request = http.request({
+      port: (listening.address() as AddressInfo).port,
+      method: 'POST',
+      path: '/v1/audit/simulate',
+      headers: { ...server, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+    });
+    request.on('error', () => undefined);
+    request.end(body);
+    await held.started;
+    request.destroy();
+    // Once the service has seen the connection close, the replay reads on.
+    await until(
+      () => new Promise((resolve) => listening.getConnections((error, count) => resolve(!error && count === 0))),
+    );
+    held.release();
+    await until(async () => (await simulations(t, 'client_left')) === 1);
+    expect((await simulate({ catalog: catalogJson() })).body.code).toBe(200);
+  });
+
+  it('stops with 9033 once its heap passes SIMULATE_MAX_HEAP_MB', async () => {
+    const small = await startTestService({ catalogYaml: CATALOG, env: { SIMULATE_MAX_HEAP_MB: '1' } });
+    try {
+      const res = await small.http.post('/v1/audit/simulate').set(server).send({ catalog: catalogJson() });
+      expect([res.status, res.body]).toEqual([
+        400,
+        {
+          code: 9033,
+          data: 'The simulation was stopped before its answer: its heap passed SIMULATE_MAX_HEAP_MB; simulate some players (players) or a smaller draft',
+        },
+      ]);
+      expect(await simulations(small, 'memory')).toBe(1);
+    } finally {
+      await small.close();
+    }
   });
 });

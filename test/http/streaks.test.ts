@@ -131,6 +131,19 @@ describe('streaks over HTTP', () => {
     });
   });
 
+  it('counts breaksAt over the days the zone has: Pacific/Apia skipped 2011-12-30', async () => {
+    const playerId = randomUUID();
+    await t.http.post('/v1/player/create').set(server).send({ playerId, timeZone: 'Pacific/Apia' });
+    await order(playerId, Date.parse('2011-12-28T12:00:00-10:00'));
+    await order(playerId, Date.parse('2011-12-29T12:00:00-10:00'));
+    // The day after the 29th is the 31st, then one freeze: the run ends at the end of 2012-01-01 (UTC+14).
+    expect((await list(playerId)).body.data[0]).toMatchObject({
+      lastPeriod: '2011-12-29',
+      freezes: 1,
+      breaksAt: Date.parse('2012-01-02T00:00:00+14:00'),
+    });
+  });
+
   it('recomputes the run when an action is reversed, and takes the milestone back', async () => {
     const playerId = randomUUID();
     const first = (await order(playerId, NOW - DAY)).body.data.referenceId;

@@ -4,10 +4,20 @@
  */
 const KEY = 'gamification-console-key';
 
+const TIER = 'gamification-console-tier';
+
 export const session = {
   key: () => sessionStorage.getItem(KEY),
-  begin: (key) => sessionStorage.setItem(KEY, key),
-  end: () => sessionStorage.removeItem(KEY),
+  /** The key's tier, as the service answered at sign-in: it decides which pages the console offers. */
+  tier: () => sessionStorage.getItem(TIER),
+  begin: (key, tier) => {
+    sessionStorage.setItem(KEY, key);
+    sessionStorage.setItem(TIER, tier);
+  },
+  end: () => {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(TIER);
+  },
 };
 
 /** A failure the API answered: its HTTP status, envelope code and message. */
@@ -58,10 +68,11 @@ export const get = (path, query) => call('GET', path, { query });
 export const post = (path, body) => call('POST', path, { body });
 
 /**
- * Resolves when the service accepts `key` for the console: it answers the key's own tier, and a
- * Client key (refused by the service without its tenant domain) is refused here too.
+ * Resolves to the key's tier when the service accepts `key` for the console; a Client key (refused
+ * by the service without its tenant domain) is refused here too.
  */
 export async function checkKey(key) {
   const { tier } = await call('GET', '/v1/auth/key', { key });
   if (tier === 'Client') throw new ApiError(403, 4003, 'Client keys cannot use the console.');
+  return tier;
 }

@@ -19,23 +19,28 @@ const DAY_AXIS = {
 };
 const HALF_DAY = 43_200;
 
+/** A y axis of counts (players, actions, badges): ticks on whole numbers only, 1, 2, 5, 10, 20, 50… apart. */
+const COUNT_AXIS = { incrs: Array.from({ length: 10 }, (_v, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat() };
+
 /** A chart sized to its place once it is on the page; the canvas is decoration, the table beside it carries the numbers. */
 function plot(options, data) {
   const holder = h('div', { class: 'chart', 'aria-hidden': 'true' });
   requestAnimationFrame(() => {
     if (!holder.isConnected) return;
-    new uPlot({ width: Math.max(280, holder.clientWidth), height: HEIGHT, ...options }, data, holder);
+    // The legend names the series; their values are in the table beside the chart (a live legend reads `--` until hovered).
+    const legend = { live: false };
+    new uPlot({ width: Math.max(280, holder.clientWidth), height: HEIGHT, legend, ...options }, data, holder);
   });
   return holder;
 }
 
-/** Lines over days: `series` is [{label, values}], each value a day's. */
-export function lineChart(days, series) {
+/** Lines over days: `series` is [{label, values}], each value a day's; `counts` when the values are counts. */
+export function lineChart(days, series, { counts = false } = {}) {
   return plot(
     {
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       scales: { x: { time: true } },
-      axes: [DAY_AXIS, {}],
+      axes: [DAY_AXIS, counts ? COUNT_AXIS : {}],
       series: [
         { label: 'Day', value: (_u, x) => (x === null ? '' : new Date(x * 1000).toISOString().slice(0, 10)) },
         ...series.map((s, i) => ({
@@ -85,7 +90,7 @@ export function dayBarChart(days, series) {
   );
 }
 
-/** Bars by category: `labels[i]` has `values[i]`. */
+/** Bars by category: `labels[i]` has `values[i]`, a count. */
 export function categoryBarChart(labels, values, label) {
   return plot(
     {
@@ -97,7 +102,7 @@ export function categoryBarChart(labels, values, label) {
           rotate: labels.length > 6 ? -30 : 0,
           size: labels.length > 6 ? 70 : 40,
         },
-        {},
+        COUNT_AXIS,
       ],
       series: [
         { label: '' },

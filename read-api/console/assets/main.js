@@ -8,14 +8,19 @@ import { overviewPage } from './pages/overview.js';
 import { playerPage } from './pages/player.js';
 import { tracePage } from './pages/trace.js';
 
+/** Server and Auditor keys read everything; a Mobile key reads the boards and players only (the service's tiers). */
+const OPERATORS = ['Server', 'Auditor'];
 const PAGES = [
-  { path: 'overview', label: 'Overview', render: overviewPage },
+  { path: 'overview', label: 'Overview', render: overviewPage, tiers: OPERATORS },
   { path: 'leaderboards', label: 'Leaderboards', render: leaderboardsPage },
   { path: 'player', label: 'Player', render: playerPage },
-  { path: 'trace', label: 'Trace', render: tracePage },
-  { path: 'catalog', label: 'Catalog', render: catalogPage },
-  { path: 'operations', label: 'Operations', render: operationsPage },
+  { path: 'trace', label: 'Trace', render: tracePage, tiers: OPERATORS },
+  { path: 'catalog', label: 'Catalog', render: catalogPage, tiers: OPERATORS },
+  { path: 'operations', label: 'Operations', render: operationsPage, tiers: OPERATORS },
 ];
+
+/** The pages the signed-in key's tier can read; the first is where it lands. */
+const pagesOfSession = () => PAGES.filter((page) => !page.tiers || page.tiers.includes(session.tier()));
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -43,8 +48,8 @@ function signInView(message) {
         button.disabled = true;
         status.replaceChildren(h('p', { class: 'muted' }, 'Checking the key…'));
         try {
-          await checkKey(key.value.trim());
-          session.begin(key.value.trim());
+          const tier = await checkKey(key.value.trim());
+          session.begin(key.value.trim(), tier);
           route();
         } catch (error) {
           status.replaceChildren(
@@ -78,12 +83,12 @@ function signOut(message) {
   signInView(message);
 }
 
-function renderNav(current) {
+function renderNav(pages, current) {
   nav.replaceChildren(
     h(
       'ul',
       {},
-      PAGES.map((page) =>
+      pages.map((page) =>
         h('li', {}, h('a', { href: `#/${page.path}`, 'aria-current': page === current ? 'page' : false }, page.label)),
       ),
     ),
@@ -104,8 +109,9 @@ function decoded(segment) {
 function route() {
   if (!session.key()) return signInView();
   const [path, ...args] = location.hash.replace(/^#\/?/, '').split('/').map(decoded);
-  const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
-  renderNav(page);
+  const pages = pagesOfSession();
+  const page = pages.find((p) => p.path === path) ?? pages[0];
+  renderNav(pages, page);
   document.title = `${page.label} · Gamification console`;
   main.replaceChildren(h('h1', { tabindex: '-1' }, page.label), h('div', {}, page.render(args.filter(Boolean))));
   main.querySelector('h1').focus();

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
 import { readRunConfig } from './env';
 
@@ -10,6 +11,17 @@ describe('readRunConfig: PLAYER_CACHE_SIZE', () => {
   it.each(['0', '-1', '2.5', 'many'])('refuses %s, naming the setting', (value) => {
     expect(() => readRunConfig({ PLAYER_CACHE_SIZE: value })).toThrow(
       `PLAYER_CACHE_SIZE: must be a whole number above 0, got "${value}"`,
+    );
+  });
+});
+
+describe('readRunConfig: SIMULATE_MAX_HEAP_MB', () => {
+  it("defaults to half of node's heap limit and takes a whole number of MiB above 0", () => {
+    const limit = v8.getHeapStatistics().heap_size_limit;
+    expect(readRunConfig({}).simulateMaxHeapBytes).toBe(Math.floor(limit / 2 ** 20 / 2) * 2 ** 20);
+    expect(readRunConfig({ SIMULATE_MAX_HEAP_MB: '300' }).simulateMaxHeapBytes).toBe(300 * 2 ** 20);
+    expect(() => readRunConfig({ SIMULATE_MAX_HEAP_MB: '0' })).toThrow(
+      'SIMULATE_MAX_HEAP_MB: must be a whole number above 0, got "0"',
     );
   });
 });

@@ -1,6 +1,8 @@
 import path from 'node:path';
+import v8 from 'node:v8';
 import type { LogFormat } from '../logging/logger';
 import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
+import { DEFAULT_KEY_CACHE_MS } from '../player-keys/cached';
 
 /** Everything the service reads from its environment (README, "Configuration"). */
 export interface RunConfig {
@@ -23,8 +25,12 @@ export interface RunConfig {
   idempotencyRetentionMs: number;
   /** How many players' states each process keeps folded in memory (the least recently used go first). */
   cachedPlayers: number;
+  /** How long a process keeps a player's key it read; an erasure waits this long before it answers. */
+  playerKeyCacheMs: number;
   /** How long an append to the embedded event store waits for another writer's lock before a 503. */
   sqliteBusyTimeoutMs: number;
+  /** The heap a simulation's replay may fill before it is stopped (9033): the thread's, shared between the threads of a split one. */
+  simulateMaxHeapBytes: number;
   /** How long a client may take to send a request's headers, and the whole request. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /** The webhooks file (null: no webhooks) and how deliveries are made. */
@@ -61,6 +67,8 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),
     sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     cachedPlayers: positiveWhole(env, 'PLAYER_CACHE_SIZE', DEFAULT_CACHED_PLAYERS),
+    playerKeyCacheMs: positiveMs(env, 'PLAYER_KEY_CACHE_MS', DEFAULT_KEY_CACHE_MS),
+    simulateMaxHeapBytes: positiveWhole(env, 'SIMULATE_MAX_HEAP_MB', defaultSimulateHeapMb()) * MIB,
     idempotencyRetentionMs: positiveHours(env, 'IDEMPOTENCY_KEY_RETENTION_HOURS', 24) * 3_600_000,
     http: httpTimeouts(env),
     webhooks: {
@@ -75,6 +83,14 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     trustProxy: flag(env, 'TRUST_PROXY'),
   };
 }
+
+const MIB = 1024 * 1024;
+
+/**
+ * Half of node's heap limit (`--max-old-space-size`, or what node chose for the machine's
+ * memory): a simulation is stopped with room left for the service's own heap and its collector.
+ */
+const defaultSimulateHeapMb = (): number => Math.floor(v8.getHeapStatistics().heap_size_limit / MIB / 2);
 
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 

@@ -35,9 +35,10 @@ type Data = Record<string, unknown>;
  * they are encrypted before anything is appended (from the player's first event) and decrypted
  * when read, so the deciders and projections stay unaware of it. Personal fields: the username
  * and imageName of PlayerRegistered and PlayerUpdated, the values of an action's `details`
- * (ActionProcessed, and the re-decided actions of PlayerRecomputed), and the username and
- * imageName of an answer recorded for an Idempotency-Key (player/create and player/update answer
- * the player). Everything else (amounts, ids, the client's referenceIds) is written as is.
+ * (ActionProcessed, and the re-decided actions of PlayerRecomputed), the reason of a support
+ * adjustment (PlayerAdjusted: an operator's free text may name the person), and the username,
+ * imageName and reason of an answer recorded for an Idempotency-Key (player/create and
+ * player/update answer the player, players/adjust the adjustment). Everything else (amounts, ids, the client's referenceIds) is written as is.
  */
 export class PersonalDataCodec implements EventStore {
   /** Players whose erasure this process has seen and completed (their key deleted), the latest ones. */
@@ -146,7 +147,9 @@ function playerOf(type: string, data: unknown): string | null {
     const personal =
       answer &&
       typeof answer === 'object' &&
-      (typeof answer.username === 'string' || typeof answer.imageName === 'string');
+      (typeof answer.username === 'string' ||
+        typeof answer.imageName === 'string' ||
+        typeof answer.reason === 'string');
     return personal && typeof answer.playerId === 'string' ? answer.playerId : null;
   }
   return typeof d.playerId === 'string' ? d.playerId : null;
@@ -166,6 +169,7 @@ const PERSONAL_TYPES = new Set([
   'PlayerUpdated',
   'ActionProcessed',
   'PlayerRecomputed',
+  'PlayerAdjusted',
   'IdempotentRequestRecorded',
 ]);
 
@@ -181,6 +185,8 @@ function personalFields(type: string, data: Data, f: Fields): Data {
       return Array.isArray(data.actions)
         ? { ...data, actions: data.actions.map((a: Data) => withDetails(a, f)) }
         : data;
+    case 'PlayerAdjusted':
+      return { ...data, reason: f(String(data.reason)) };
     case 'IdempotentRequestRecorded': {
       const outcome = data.outcome as Data;
       return { ...data, outcome: { ...outcome, answer: nameAndImage(outcome.answer as Data, f) } };
@@ -202,9 +208,11 @@ function anyEncrypted(type: string, data: Data): boolean {
       return inDetails(data);
     case 'PlayerRecomputed':
       return Array.isArray(data.actions) && data.actions.some(inDetails);
+    case 'PlayerAdjusted':
+      return sealed(data.reason);
     case 'IdempotentRequestRecorded': {
       const answer = (data.outcome as Data).answer as Data;
-      return sealed(answer.username) || sealed(answer.imageName);
+      return sealed(answer.username) || sealed(answer.imageName) || sealed(answer.reason);
     }
     default:
       return false;
@@ -215,6 +223,8 @@ function nameAndImage(data: Data, f: Fields): Data {
   const out = { ...data };
   if (typeof out.username === 'string') out.username = f(out.username);
   if (typeof out.imageName === 'string') out.imageName = f(out.imageName);
+  // An adjustment's answer.
+  if (typeof out.reason === 'string') out.reason = f(out.reason);
   return out;
 }
 

@@ -26,6 +26,8 @@ export function httpStatusOf(code: number): number {
       return 500;
     case 503:
       return 503;
+    case 9032: // a simulation is running: the request conflicts with it, not a fault of its own
+      return 409;
     case 5002: // "PlayerId already exists" is informational
       return 200;
     default:

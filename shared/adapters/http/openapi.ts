@@ -366,7 +366,7 @@ export type ExampleValue = (field: string, path: string) => unknown;
 /**
  * The document with an `example` for every request body and path or query parameter, so that
  * "Try it out" sends a request the service takes as it is: the fields `value` knows get its
- * values, the other required ones a value their schema accepts; other optional ones are left
+ * values (optional ones too), the other required ones a value their schema accepts; other optional ones are left
  * out (a `timestamp` example would soon be refused as too old or in the future).
  */
 export function withExamples(document: JsonSchema, value: ExampleValue): JsonSchema {
@@ -404,8 +404,8 @@ function exampleOf(schema: JsonSchema, field: string, path: string, value: Examp
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = (schema.required ?? []) as string[];
       return Object.fromEntries(
-        required
-          .filter((name) => properties[name])
+        Object.keys(properties)
+          .filter((name) => required.includes(name) || value(name, path) !== undefined)
           .map((name) => [name, exampleOf(properties[name], name, path, value)]),
       );
     }

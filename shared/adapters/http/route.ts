@@ -15,6 +15,8 @@ export interface RequestContext {
   log: Logger;
   /** The request's Idempotency-Key (routes that change state), or null. */
   idempotency: IdempotencyKey | null;
+  /** Aborted when the client closes its connection before the answer: a long run can stop then. */
+  readonly signal: AbortSignal;
 }
 
 /** What a request brings, before validation. `body` is undefined when absent. */
@@ -208,6 +210,8 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
     if (!idempotency.ok) return sendFailure(res, idempotency.failure);
     // The request's logger is made when a handler first logs: most never do.
     let log: Logger | undefined;
+    // Made when a handler first asks: most never do.
+    let signal: AbortSignal | undefined;
     const key = auth.key;
     const ctx: RequestContext = {
       correlationId,
@@ -216,6 +220,9 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
         return (log ??= deps.log.child({ correlationId, keyName: key.name }));
       },
       idempotency: idempotency.value,
+      get signal() {
+        return (signal ??= abortedBeforeAnswer(req, res));
+      },
     };
     if ('live' in route) {
       const open = liveStreams.get(key.name) ?? 0;
@@ -254,6 +261,20 @@ function sendText(res: Response, answer: TextAnswer): void {
     'Content-Disposition': `attachment; filename="${answer.filename}"`,
   });
   res.send(answer.body);
+}
+
+/**
+ * A signal aborted when the connection closes before the answer has been sent (the client
+ * left). The response's close, not the socket's: a kept-alive socket outlives the request.
+ */
+function abortedBeforeAnswer(req: Request, res: Response): AbortSignal {
+  const controller = new AbortController();
+  if (req.socket.destroyed) controller.abort();
+  else
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+  return controller.signal;
 }
 
 /** A signal aborted when the client closes its connection. */

@@ -14,6 +14,11 @@ interface KeyDocument {
  * the event log (KurrentDB), so a copy of the log holds no key. A deleted document is gone from
  * the server's data files as its storage engine reuses the space; backups of this database must
  * expire within the erasure period (README, "Personal data").
+ *
+ * Every write is acknowledged by a majority of the replica set and on its journal: the codec
+ * appends an event encrypted under a key only once getOrCreate has answered, so a crash of the
+ * server cannot keep the event and lose the key (the default write concern, on a single node,
+ * answers before the journal is written); and an erasure answered is not undone by a fail-over.
  */
 export class MongoPlayerKeys implements PlayerKeys {
   private constructor(
@@ -25,7 +30,7 @@ export class MongoPlayerKeys implements PlayerKeys {
     const client = new MongoClient(url, withTimeoutDefaults(url));
     try {
       await client.connect();
-      return new MongoPlayerKeys(client, client.db(dbName).collection<KeyDocument>('player_keys'));
+      return new MongoPlayerKeys(client, keysCollection(client, dbName));
     } catch (error) {
       await client.close();
       throw unavailableOr(error);
@@ -66,6 +71,11 @@ export class MongoPlayerKeys implements PlayerKeys {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/** The keys' collection, written durably (above). */
+export function keysCollection(client: MongoClient, dbName: string): Collection<KeyDocument> {
+  return client.db(dbName).collection<KeyDocument>('player_keys', { writeConcern: { w: 'majority', journal: true } });
 }
 
 function unavailableOr(error: unknown): unknown {

@@ -58,6 +58,11 @@ export class BatchedReadStore implements ReadStore {
   /** What the batch read or replaced, by collection in the order first replaced, then by _id. */
   private entries = new Map<string, Map<string, Entry>>();
   private dirty = 0;
+  /**
+   * Counts the times entries were forgotten (a flush's end, a pass-through): a read of the store
+   * underneath that was under way meanwhile may be older than what was written, and is done again.
+   */
+  private forgettings = 0;
   private flushing: Promise<void> = Promise.resolve();
   private readonly handles = new Map<string, Collection>();
 
@@ -73,7 +78,8 @@ export class BatchedReadStore implements ReadStore {
 
   /**
    * Writes the replaced documents, by collection in the order each was first replaced. On a
-   * failure, what was not written stays to be written by the next flush.
+   * failure, what was not written stays to be written by the next flush. Documents replaced while
+   * it writes are the next flush's.
    */
   flush(): Promise<void> {
     // One flush at a time, so a document's writes reach the store in order.
@@ -101,6 +107,7 @@ export class BatchedReadStore implements ReadStore {
       }
     }
     // Kept no longer than a batch: between batches the store's own documents are the truth.
+    this.forgettings++;
     for (const [collection, entries] of this.entries) {
       for (const [id, entry] of entries) if (!entry.dirty) entries.delete(id);
       if (entries.size === 0) this.entries.delete(collection);
@@ -116,35 +123,65 @@ export class BatchedReadStore implements ReadStore {
     return handle as unknown as Collection<T>;
   }
 
-  /** The batch's entry of a document, read from the store underneath when the batch has none. */
-  async entry(collection: string, id: string): Promise<Entry> {
+  /** The collection's entries as the batch has them now (a flush may have forgotten an earlier map). */
+  private entriesOf(collection: string): Map<string, Entry> {
     let entries = this.entries.get(collection);
     if (!entries) this.entries.set(collection, (entries = new Map()));
-    let entry = entries.get(id);
-    if (!entry) {
+    return entries;
+  }
+
+  /** A document as the batch has it, read from the store underneath when the batch has none. */
+  async read(collection: string, id: string): Promise<Document | null> {
+    for (;;) {
+      const found = this.entries.get(collection)?.get(id);
+      if (found) return found.doc;
+      const forgettings = this.forgettings;
       // The store's findOne is a copy of its own: the batch keeps it.
-      entry = { doc: this.handedOver(await this.underlying.collection(collection).findOne({ _id: id })), dirty: false };
-      // A concurrent read of the same document may have made an entry meanwhile: the first stays.
+      const doc = this.handedOver(await this.underlying.collection(collection).findOne({ _id: id }));
+      // Entries forgotten meanwhile were written first: this read may predate them.
+      if (this.forgettings !== forgettings) continue;
+      // A concurrent read or replacement of the same document may have made an entry meanwhile: the first stays.
+      const entries = this.entriesOf(collection);
       const raced = entries.get(id);
-      if (raced) return raced;
-      entries.set(id, entry);
+      if (raced) return raced.doc;
+      entries.set(id, { doc, dirty: false });
+      return doc;
     }
-    return entry;
   }
 
   private handedOver<D extends Document | null>(doc: D): D {
     return this.options.frozen ? freeze(doc) : doc;
   }
 
-  replaced(entry: Entry, doc: Document): void {
+  /**
+   * Replaces a document in the batch's entries as they are now: an entry handed out before a
+   * flush forgot it is not the one the next flush writes.
+   */
+  replace(collection: string, id: string, doc: Document): void {
+    const entries = this.entriesOf(collection);
+    const entry = entries.get(id);
+    if (!entry) {
+      entries.set(id, { doc: this.handedOver(doc), dirty: true });
+      this.dirty++;
+      return;
+    }
     entry.doc = this.handedOver(doc);
     if (!entry.dirty) this.dirty++;
     entry.dirty = true;
   }
 
+  /** Whether the collection has replacements no flush has written yet. */
+  private hasPending(collection: string): boolean {
+    for (const [, entry] of this.entries.get(collection) ?? []) if (entry.dirty) return true;
+    return false;
+  }
+
   /** Writes what is gathered and forgets the collection's entries: the store underneath is to change them. */
   async passThrough(collection: string): Promise<Collection> {
-    await this.flush();
+    // Replacements made while a flush writes are the next one's: none is forgotten unwritten.
+    do await this.flush();
+    while (this.hasPending(collection));
+    this.forgettings++;
     this.entries.delete(collection);
     return this.underlying.collection(collection);
   }
@@ -169,7 +206,8 @@ export class BatchedReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
-    await this.flush();
+    do await this.flush();
+    while (this.dirty > 0);
     return this.underlying.close();
   }
 }
@@ -198,7 +236,7 @@ class BatchedCollection<T extends Document> implements Collection<T> {
   async findOne(filter: Filter): Promise<T | null> {
     const id = onlyId(filter);
     if (id === undefined) return (await this.batch.passThrough(this.name)).findOne(filter) as Promise<T | null>;
-    return (await this.batch.entry(this.name, id)).doc as T | null;
+    return (await this.batch.read(this.name, id)) as T | null;
   }
 
   async replaceOne(filter: Filter, replacement: T, options: UpdateOptions = {}): Promise<UpdateResult> {
@@ -206,10 +244,9 @@ class BatchedCollection<T extends Document> implements Collection<T> {
     if (id === undefined || (replacement._id !== undefined && replacement._id !== id)) {
       return (await this.batch.passThrough(this.name)).replaceOne(filter, replacement, options);
     }
-    const entry = await this.batch.entry(this.name, id);
-    const previous = entry.doc;
+    const previous = await this.batch.read(this.name, id);
     if (!previous && !options.upsert) return { ...NOTHING };
-    this.batch.replaced(entry, replacement._id === undefined ? { ...replacement, _id: id } : replacement);
+    this.batch.replace(this.name, id, replacement._id === undefined ? { ...replacement, _id: id } : replacement);
     if (!previous) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     return new Replaced(previous, replacement);
   }

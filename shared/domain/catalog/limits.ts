@@ -3,6 +3,7 @@
  * can make a decision produce an amount the engine cannot hold, loop without end, or write a
  * huge event. Amounts (points, grants, costs, targets) are bounded by MAX_AMOUNT (shared/domain/amount.ts).
  */
+import type { CatalogSection } from './types';
 
 /** Counts, stocks, limits, rank and level numbers, durations in seconds. */
 export const MAX_COUNT = 1_000_000_000;
@@ -23,3 +24,23 @@ export const MAX_EXPIRY_DAYS = 36_500;
  * it, and such a decision is refused (shared/domain/rules/grants.ts).
  */
 export const MAX_POWERUPS_PER_GRANT = 1000;
+/**
+ * Entries of each section, and of the two lists inside an entry whose length multiplies the work
+ * of every action (a Ranked badge checks its ranks, a mission its steps): a catalog is refused
+ * past them before its entries are read, so a simulated draft cannot make a replay's time or
+ * memory grow without bound (docs/catalog.md, "Limits").
+ */
+export const MAX_ENTRIES = {
+  deliverables: 1000,
+  actions: 1000,
+  badges: 200,
+  rankSets: 100,
+  triggers: 200,
+  levels: 1000,
+  leaderboards: 50,
+  stores: 100,
+  streaks: 50,
+  missions: 100,
+} as const satisfies Record<CatalogSection, number>;
+export const MAX_RANKS_PER_SET = 100;
+export const MAX_STEPS_PER_MISSION = 10;

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { canonicalJson } from '../canonical-json';
+import { MAX_ENTRIES, MAX_RANKS_PER_SET, MAX_STEPS_PER_MISSION } from './limits';
 import { loadCatalogFile, parseCatalog } from './load';
+import { CATALOG_SECTIONS } from './types';
 import { validCatalog } from './test-fixture';
 
 const DEMO = join(__dirname, '../../../catalog/demo-catalog.yaml');
@@ -311,5 +313,62 @@ describe('numbers too large to hold', () => {
         'actions[0].points: must be a finite number, got Infinity (.inf, or a number too large to hold, such as 1e400)',
       ],
     });
+  });
+});
+
+describe('limits on the lists', () => {
+  const times = <T>(n: number, entry: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => entry(i));
+
+  it('a catalog at its limits is read; one entry more in a section, a rank set or a mission is refused, naming the limit', () => {
+    const raw = validCatalog();
+    const atLimits = {
+      ...raw,
+      leaderboards: times(MAX_ENTRIES.leaderboards, (i) => ({ uid: `lb-${i}`, label: `Board ${i}`, type: 0 })),
+      rankSets: [
+        { ...raw.rankSets[0], ranks: times(MAX_RANKS_PER_SET, (i) => ({ rank: i + 1, label: `R${i}`, times: i + 1 })) },
+      ],
+      missions: [
+        {
+          uid: 'm-long',
+          label: 'Long',
+          steps: times(MAX_STEPS_PER_MISSION, (i) => ({
+            uid: `s-${i}`,
+            label: `Step ${i}`,
+            condition: { action: 'buy' },
+          })),
+        },
+      ],
+    };
+    const read = parseCatalog(JSON.stringify(atLimits), 'catalog.json');
+    if (!read.ok) throw new Error(read.problems.join('\n'));
+    const over = structuredClone(atLimits);
+    over.leaderboards.push({ uid: 'lb-more', label: 'More', type: 0 });
+    over.rankSets[0].ranks.push({ rank: MAX_RANKS_PER_SET + 1, label: 'More', times: MAX_RANKS_PER_SET + 1 });
+    over.missions[0].steps.push({ uid: 's-more', label: 'More', condition: { action: 'buy' } });
+    const n = (x: number) => x.toLocaleString('en-US');
+    expect(parseCatalog(JSON.stringify(over), 'catalog.json')).toEqual({
+      ok: false,
+      problems: [
+        `leaderboards: at most ${n(MAX_ENTRIES.leaderboards)} entries (the catalog's limit), got ${n(MAX_ENTRIES.leaderboards + 1)}`,
+        `rankSets[0].ranks: at most ${n(MAX_RANKS_PER_SET)} ranks (the catalog's limit), got ${n(MAX_RANKS_PER_SET + 1)}`,
+        `missions[0].steps: at most ${n(MAX_STEPS_PER_MISSION)} steps (the catalog's limit), got ${n(MAX_STEPS_PER_MISSION + 1)}`,
+      ],
+    });
+  });
+
+  it("every section has a limit; a section over it is refused alone, its entries' lists not looked at", () => {
+    for (const section of CATALOG_SECTIONS) {
+      const raw = validCatalog();
+      raw[section] = times(MAX_ENTRIES[section] + 1, () => ({}));
+      const read = parseCatalog(JSON.stringify(raw), 'catalog.json');
+      expect([section, read.ok ? [] : read.problems]).toEqual([
+        section,
+        [expect.stringMatching(new RegExp(`^${section}: at most [\\d,]+ entries \\(the catalog's limit\\)`))],
+      ]);
+    }
+    const raw = validCatalog();
+    raw.missions = times(MAX_ENTRIES.missions + 1, () => ({ steps: times(MAX_STEPS_PER_MISSION + 1, () => ({})) }));
+    const read = parseCatalog(JSON.stringify(raw), 'catalog.json');
+    expect(read.ok ? [] : read.problems).toHaveLength(1);
   });
 });

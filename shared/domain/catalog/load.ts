@@ -9,8 +9,9 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { canonicalJson } from '../canonical-json';
 import { formatIssues, formatPath, issueMessage } from './problems';
+import { MAX_ENTRIES, MAX_RANKS_PER_SET, MAX_STEPS_PER_MISSION } from './limits';
 import { CatalogSchema, SECTION_SCHEMAS } from './schema';
-import type { Catalog, CatalogSection } from './types';
+import { CATALOG_SECTIONS, type Catalog, type CatalogSection } from './types';
 import { type CatalogDraft, type UnparsedEntry, validateCatalog } from './validate';
 
 export type CatalogParseResult = { ok: true; catalog: Catalog; hash: string } | { ok: false; problems: string[] };
@@ -29,6 +30,8 @@ export function parseCatalog(text: string, fileName: string): CatalogParseResult
 
 /** Validates a catalog already read as data (a JSON request body): schema, then the cross-entry rules. */
 export function parseCatalogData(data: unknown): CatalogParseResult {
+  const tooLong = listsOverLimits(data);
+  if (tooLong.length > 0) return { ok: false, problems: tooLong };
   const parsed = CatalogSchema.safeParse(data, { error: issueMessage });
   if (parsed.success) {
     const problems = validateCatalog({ ...parsed.data, unparsed: [] });
@@ -41,6 +44,32 @@ export function parseCatalogData(data: unknown): CatalogParseResult {
   // A field taken out is reported by the schema already; a rule missing it would only add noise.
   const crossEntry = validateCatalog(draft).filter((p) => !removed.some((path) => p.startsWith(`${path}: `)));
   return { ok: false, problems: [...formatIssues(parsed.error.issues), ...crossEntry] };
+}
+
+/**
+ * The sections, ranks and steps past their limits (limits.ts), checked before anything else: a
+ * list too long is refused without the cost of reading its entries.
+ */
+function listsOverLimits(data: unknown): string[] {
+  if (!isRecord(data)) return [];
+  const problems: string[] = [];
+  const check = (path: string, list: unknown, limit: number, what: string) => {
+    if (Array.isArray(list) && list.length > limit)
+      problems.push(
+        `${path}: at most ${limit.toLocaleString('en-US')} ${what} (the catalog's limit), got ${list.length.toLocaleString('en-US')}`,
+      );
+  };
+  for (const section of CATALOG_SECTIONS) check(section, data[section], MAX_ENTRIES[section], 'entries');
+  // The entries of a section within its limit: one line per section too long is enough.
+  const entries = (section: CatalogSection) =>
+    Array.isArray(data[section]) && data[section].length <= MAX_ENTRIES[section] ? (data[section] as unknown[]) : [];
+  entries('rankSets').forEach(
+    (r, i) => isRecord(r) && check(`rankSets[${i}].ranks`, r.ranks, MAX_RANKS_PER_SET, 'ranks'),
+  );
+  entries('missions').forEach(
+    (m, i) => isRecord(m) && check(`missions[${i}].steps`, m.steps, MAX_STEPS_PER_MISSION, 'steps'),
+  );
+  return problems;
 }
 
 /** Reads and parses a catalog file; an unreadable or missing file is a problem, not a throw. */

@@ -25,6 +25,7 @@ import {
 import {
   actionProcessedSchema,
   actionReversedSchema,
+  playerAdjustedSchema,
   playerErasedSchema,
   playerRecomputedSchema,
   playerRegisteredSchema,
@@ -58,6 +59,7 @@ export const PLAYER_EVENTS = {
   CurrencyExpired: currencyExpiredSchema,
   PlayerRecomputed: playerRecomputedSchema,
   PlayerErased: playerErasedSchema,
+  PlayerAdjusted: playerAdjustedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {

@@ -217,6 +217,32 @@ export const playerErasedSchema = z.object({
 });
 export type PlayerErased = z.infer<typeof playerErasedSchema>;
 
+/**
+ * A support adjustment: points and deliverables granted (+) or taken back (-) for one player by an
+ * operator, with the reason they gave and the name of the key that made it. Never takes the
+ * player's points or a balance below zero (9011).
+ */
+export const playerAdjustedSchema = z.object({
+  playerId: z.string(),
+  /** Names the adjustment in traces (GET /v1/audit/trace?adjustmentUid=) and on the boards. */
+  adjustmentUid: z.string(),
+  reason: z.string(),
+  /** The API key that made it (its name in the keys file). */
+  keyName: z.string(),
+  /** Signed. */
+  points: z.number(),
+  /** Signed amounts of catalog deliverables. */
+  deliverables: z.array(grantSchema),
+  /** Levels the points granted reach, with their grants; points taken back take no level back. */
+  levels: z.array(levelReachedSchema),
+  /** Unix ms. */
+  adjustedAt: z.number(),
+  /** The player's attributes that leaderboards are scoped by, as now (absent: none). */
+  attributes: z.record(z.string(), z.string()).optional(),
+  effects: effectsSchema,
+});
+export type PlayerAdjusted = z.infer<typeof playerAdjustedSchema>;
+
 export const actionProcessedSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -247,6 +273,12 @@ export const actionProcessedSchema = z.object({
   missions: z.array(missionMoveSchema).optional(),
   /** The player's attributes that leaderboards are scoped by, as in force when processed (absent: none). */
   attributes: z.record(z.string(), z.string()).optional(),
+  /**
+   * Unix ms: the time the decision used (the lots and powerups valid then, a registration's time),
+   * which the store's time of the append may pass (a spend accepted just before its currency
+   * expired). Absent in events recorded before it was kept: the store's time stands for it.
+   */
+  decidedAt: z.number().optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 

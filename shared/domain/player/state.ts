@@ -13,6 +13,7 @@ import type {
   Award,
   LevelReached,
   MissionMove,
+  PlayerAdjusted,
   PlayerRegistered,
   ProgressEntry,
 } from '../events/player-events';
@@ -558,6 +559,15 @@ function applyChestOpened(state: PlayerState, e: ChestOpened): void {
   for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.openingUid);
 }
 
+/** Levels and powerups granted by a support adjustment have it as their origin, as an action's have the action. */
+function applyPlayerAdjusted(state: PlayerState, e: PlayerAdjusted): void {
+  for (const l of e.levels) {
+    reachLevel(state, l);
+    own(state, 'levelOrigins').set(l.uid, e.adjustmentUid);
+  }
+  for (const p of e.effects.powerupsGranted) own(state, 'powerupOrigins').set(p.uid, e.adjustmentUid);
+}
+
 function setActivation(state: PlayerState, powerupUid: string, change: Partial<OwnedPowerup>): void {
   const owned = state.powerups.get(powerupUid);
   if (owned) Object.assign(owned, change);
@@ -616,6 +626,9 @@ export function evolve(state: PlayerState, event: PlayerEvent & { revision: numb
     case 'ChestOpened':
       applyChestOpened(state, event.data);
       break;
+    case 'PlayerAdjusted':
+      applyPlayerAdjusted(state, event.data);
+      break;
     case 'PowerupActivated':
       setActivation(state, event.data.powerupUid, { activated: true, activatedAt: event.data.activatedAt });
       break;
@@ -666,6 +679,7 @@ export function evolveStanding(state: PlayerState, event: PlayerEvent): void {
       break;
     }
     case 'ChestOpened':
+    case 'PlayerAdjusted':
       for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
       break;
     case 'ActionReversed':

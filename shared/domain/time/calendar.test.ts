@@ -1,5 +1,14 @@
-import { periodEnd, periodLabel, periodOf, periodStart, type CalendarPeriod } from './calendar';
-import { localDateTimeAt } from './local-time';
+import {
+  periodAfter,
+  periodEnd,
+  periodExists,
+  periodLabel,
+  periodOf,
+  periodsBetween,
+  periodStart,
+  type CalendarPeriod,
+} from './calendar';
+import { DAY_MS, localDateTimeAt } from './local-time';
 import { seasonKeyOfDate, seasonPeriod } from './season';
 
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s);
@@ -57,6 +66,30 @@ describe('zones far from UTC', () => {
       '2026-06-01',
       '2026-06-02',
     ]);
+  });
+});
+
+describe('days a zone skipped when it crossed the date line', () => {
+  const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+  it.each([
+    ['Pacific/Kiritimati', '1994-12-30', '1994-12-31', '1995-01-01'],
+    ['Pacific/Apia', '2011-12-29', '2011-12-30', '2011-12-31'],
+  ])('in %s, %s is followed by %s, which never existed, then %s', (zone, before, skipped, after) => {
+    expect([before, skipped, after].map((d) => periodExists(dayOf(d), 'Day', zone))).toEqual([true, false, true]);
+    expect(periodEnd(dayOf(before), 'Day', zone)).toBe(periodStart(dayOf(after), 'Day', zone));
+    // No day is missed between the two, one between the days either side, and the next day is the one after.
+    expect(periodsBetween(dayOf(before), dayOf(after), 'Day', zone)).toBe(0);
+    expect(periodsBetween(dayOf(before) - 1, dayOf(after) + 1, 'Day', zone)).toBe(2);
+    expect(periodAfter(dayOf(before), 1, 'Day', zone)).toBe(dayOf(after));
+    expect(periodAfter(dayOf(before), 2, 'Day', zone)).toBe(dayOf(after) + 1);
+    // The week holding the skipped day has six days and is still a week.
+    const week = periodOf(periodStart(dayOf(after), 'Day', zone), 'Week', zone);
+    expect([periodExists(week, 'Week', zone), periodsBetween(week - 1, week + 1, 'Week', zone)]).toEqual([true, 1]);
+  });
+
+  it('counts at most one past the limit it is given', () => {
+    expect(periodsBetween(0, 1000, 'Day', 'UTC', 2)).toBe(3);
+    expect(periodsBetween(0, 1000, 'Day', 'UTC')).toBe(999);
   });
 });
 

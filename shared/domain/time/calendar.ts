@@ -58,6 +58,38 @@ export function periodEnd(ordinal: number, period: CalendarPeriod, timeZone: str
   return periodStart(ordinal + 1, period, timeZone);
 }
 
+/**
+ * Whether a period has any instant in `timeZone`: a zone that moved across the date line skipped a
+ * whole local day (Pacific/Kiritimati 1994-12-31, Pacific/Apia 2011-12-30). Such a day's midnight,
+ * read with the offset before the change, falls in a later day.
+ */
+export function periodExists(ordinal: number, period: CalendarPeriod, timeZone: string): boolean {
+  return periodOf(periodStart(ordinal, period, timeZone), period, timeZone) === ordinal;
+}
+
+/**
+ * How many periods strictly between `after` and `before` exist in `timeZone`, counted up to
+ * `atMost + 1` (enough to tell "more than atMost" without walking a long gap day by day).
+ */
+export function periodsBetween(
+  after: number,
+  before: number,
+  period: CalendarPeriod,
+  timeZone: string,
+  atMost = Infinity,
+): number {
+  let count = 0;
+  for (let p = after + 1; p < before && count <= atMost; p++) if (periodExists(p, period, timeZone)) count++;
+  return count;
+}
+
+/** The `n`th period after `ordinal` that exists in `timeZone` (n >= 1). */
+export function periodAfter(ordinal: number, n: number, period: CalendarPeriod, timeZone: string): number {
+  let p = ordinal;
+  for (let left = n; left > 0;) if (periodExists(++p, period, timeZone)) left--;
+  return p;
+}
+
 /** A period's name: `2026-11-25` (Day), `2026-W48` (Week), `2026-11` (Month). */
 export function periodLabel(ordinal: number, period: CalendarPeriod): string {
   const d = firstDay(ordinal, period);

@@ -36,13 +36,20 @@ function verifySection() {
 }
 
 function verification(v) {
+  // Documents the writes kept changing during the check were not compared at one position.
+  const unsettled = v.unsettled ? ` ${v.unsettled} documents kept changing under writes: run it again.` : '';
   const summary = `${v.eventsReplayed} events replayed into ${v.collections.length} collections in ${v.ms} ms`;
-  if (v.differences.length === 0) return h('p', { class: 'good', role: 'status' }, `No differences: ${summary}.`);
+  if (v.differences.length === 0)
+    return h(
+      'p',
+      v.unsettled ? { role: 'status' } : { class: 'good', role: 'status' },
+      `No differences: ${summary}.${unsettled}`,
+    );
   return [
     h(
       'p',
       { class: 'error', role: 'alert' },
-      `${v.differences.length}${v.truncated ? '+' : ''} differences: ${summary}.`,
+      `${v.differences.length}${v.truncated ? '+' : ''} differences: ${summary}.${unsettled}`,
     ),
     table(
       'Differences',
@@ -81,7 +88,8 @@ function simulateSection() {
           const body = { catalog, top: Number(top.value) || DEFAULT_TOP };
           if (ids.length > 0) body.players = ids;
           try {
-            return simulation(await post('/v1/audit/simulate', body));
+            const report = await post('/v1/audit/simulate', body);
+            return simulation(report, await usernamesOnBoards(report));
           } catch (error) {
             if (error.code !== INVALID) throw error;
             return refusal(error);
@@ -144,9 +152,17 @@ const refusal = (error) => {
 
 const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-function simulation(s) {
+/** The usernames of the players a report's boards rank, by id; a player without one (or erased) is left out. */
+async function usernamesOnBoards(s) {
+  const ids = [...new Set(s.boards.flatMap((b) => [...b.before, ...b.after].map((e) => e.userId)))];
+  const profiles = await Promise.all(ids.map((playerId) => post('/v1/player/profile', { playerId }).catch(() => null)));
+  return new Map(profiles.filter((p) => p && p.username !== p.playerId).map((p) => [p.playerId, p.username]));
+}
+
+function simulation(s, usernames) {
   const t = s.totals;
-  const standings = (list) => list.map((e) => `${e.rank}. ${e.userId} (${e.points})`).join(', ') || 'empty';
+  const standings = (list) =>
+    list.map((e) => `${e.rank}. ${usernames.get(e.userId) ?? e.userId} (${e.points})`).join(', ') || 'empty';
   return [
     h(
       'p',

@@ -89,7 +89,7 @@ function charts(range) {
         ];
         return figure(
           'Active players and actions per day',
-          lineChart(days, lines),
+          lineChart(days, lines, { counts: true }),
           dayTable('Active players and actions per day', days, lines),
           [csvLink('active-players', range), csvLink('actions', range)],
         );
@@ -183,28 +183,33 @@ function charts(range) {
   ];
 }
 
-/** Per deliverable spent in the range (currencies, chests): what was issued (granted, refunded) above zero, what was spent below. */
+/** What issues a deliverable (drawn above zero) and what takes it away (below), as the `deliverables` series splits them. */
+const MOVES = [
+  { move: 'granted', label: 'Granted', sign: 1 },
+  { move: 'refunded', label: 'Refunded', sign: 1 },
+  { move: 'spent', label: 'Spent', sign: -1 },
+  { move: 'expired', label: 'Expired', sign: -1 },
+];
+
+/** Per deliverable that moved in the range (currencies, chests): what was issued above zero, what was spent or expired below. */
 function economy(deliverables, range) {
   const { days, keys } = byKey(deliverables.points);
-  const uids = [
-    ...new Set([...keys.keys()].filter((k) => k.endsWith(':spent')).map((k) => k.slice(0, -':spent'.length))),
-  ].sort();
-  if (uids.length === 0) return h('p', { class: 'muted' }, 'Nothing was spent in this range.');
+  const uids = [...new Set([...keys.keys()].map((k) => k.slice(0, k.lastIndexOf(':'))))].sort();
+  if (uids.length === 0) return h('p', { class: 'muted' }, 'No deliverable was issued or spent in this range.');
   const zero = new Array(days.length).fill(0);
   return h(
     'div',
     { class: 'columns' },
     uids.map((uid) => {
-      const bands = [
-        { label: 'Granted', values: keys.get(`${uid}:granted`) ?? zero },
-        { label: 'Refunded', values: keys.get(`${uid}:refunded`) ?? zero },
-        { label: 'Spent', values: (keys.get(`${uid}:spent`) ?? zero).map((v) => -v) },
-      ];
-      const title = `${uid}: issued and spent per day`;
+      const bands = MOVES.map(({ move, label, sign }) => ({
+        label,
+        values: (keys.get(`${uid}:${move}`) ?? zero).map((v) => sign * v),
+      }));
+      const title = `${uid}: issued and taken per day`;
       return figure(
         title,
         dayBarChart(days, bands),
-        dayTable(`${title} (spent as negative)`, days, bands),
+        dayTable(`${title} (spent and expired as negative)`, days, bands),
         csvLink('deliverables', range),
       );
     }),

@@ -28,7 +28,7 @@ export async function activityChart(playerId) {
   const lines = [{ label: 'Actions', values: days.map((day) => counts.get(day)) }];
   return figure(
     `Actions per day, the last ${DAYS} days (this computer's dates)`,
-    lineChart(days, lines),
+    lineChart(days, lines, { counts: true }),
     dayTable('Actions per day', days, lines),
     null,
   );

@@ -1,10 +1,12 @@
 /**
  * A player: level and progress to the next, points, badges and ranks, balances and lots expiring next, attributes, streaks, caps used
- * this period, missions, chests, powerups, transactions, and the events of their stream, each linked to its trace.
+ * this period, missions, chests, powerups, transactions, the events of their stream, each linked to its trace, and
+ * (Server keys) the support actions.
  */
 import { get, post } from '../api.js';
 import { facts, field, fill, h, link, section, signed, table, time, words, yesNo } from '../dom.js';
 import { activityChart } from './player-activity.js';
+import { supportActions } from './player-support.js';
 
 /** Events of the timeline asked for at a time. */
 const TIMELINE_PAGE = 100;
@@ -40,16 +42,18 @@ export function playerPage([playerId, name]) {
   if (playerId === 'find') return [form, found(name ?? '')];
   const page = h('div');
   // The profile first: a player it does not find (or an id it refuses) is one message, not one per section.
-  fill(page, async () => {
-    const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
-    if (found instanceof Error)
-      return h(
-        'p',
-        { class: 'error', role: 'alert' },
-        found.code === 5003 ? `No player has the id ${playerId}.` : found.message,
-      );
-    return sections(playerId, Promise.resolve(found));
-  });
+  const show = (notice) =>
+    fill(page, async () => {
+      const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
+      if (found instanceof Error)
+        return h(
+          'p',
+          { class: 'error', role: 'alert' },
+          found.code === 5003 ? `No player has the id ${playerId}.` : found.message,
+        );
+      return [notice, sections(playerId, found, show)];
+    });
+  show(null);
   return [form, page];
 }
 
@@ -65,7 +69,8 @@ function found(name) {
   });
 }
 
-function sections(playerId, profile) {
+function sections(playerId, found, reload) {
+  const profile = Promise.resolve(found);
   return [
     h(
       'div',
@@ -205,6 +210,7 @@ function sections(playerId, profile) {
       );
     }),
     section('Timeline', async () => timeline(playerId, labelsOf(await profile))),
+    section('Support', () => supportActions(playerId, found, reload)),
   ];
 }
 
@@ -276,6 +282,7 @@ function earned(type, d) {
     return `${d.actionName}: earned ${r.earnedPoints} points${grants}${awards.length ? `; ${awards.join(', ')}` : ''}`;
   }
   if (type === 'ChestOpened') return `${d.chestLabel}: ${labelled(d.prizes)}`;
+  if (type === 'PlayerAdjusted') return `Adjusted by key ${d.keyName}: “${d.reason}”`;
   return null;
 }
 
@@ -308,6 +315,9 @@ function timelineEntry(event, labels) {
       typeof provision === 'string' ? link(['trace', 'provision', provision], `Trace of provision ${provision}`) : null,
       typeof d.openingUid === 'string'
         ? link(['trace', 'opening', d.openingUid, d.playerId], `Trace of chest opening ${d.openingUid}`)
+        : null,
+      typeof d.adjustmentUid === 'string'
+        ? link(['trace', 'adjustment', d.adjustmentUid, d.playerId], `Trace of adjustment ${d.adjustmentUid}`)
         : null,
     ),
   );

@@ -1,5 +1,5 @@
 /**
- * The causal chain of an action (by referenceId), a provision or a chest opening: each request that touched it,
+ * The causal chain of an action (by referenceId), a provision, a chest opening or a support adjustment: each request that touched it,
  * in log order, with its events, the catalog rules behind each award, and every balance before
  * and after; later reversals, cancels and refunds follow as their own steps.
  */
@@ -10,9 +10,12 @@ const SUBJECTS = {
   reference: 'Action (referenceId)',
   provision: 'Provision (provisionUid)',
   opening: 'Chest opening (openingUid)',
+  adjustment: 'Support adjustment (adjustmentUid)',
 };
+/** Subjects found on their player's stream: the player is named with them. */
+const ON_PLAYER = new Set(['opening', 'adjustment']);
 
-/** `#/trace/<kind>/<id>`; a chest opening is found on its player's stream: `#/trace/opening/<openingUid>/<playerId>`. */
+/** `#/trace/<kind>/<id>`; a chest opening or an adjustment is found on its player's stream: `#/trace/opening/<openingUid>/<playerId>`. */
 export function tracePage([kind = 'reference', subject, player]) {
   const select = h(
     'select',
@@ -34,9 +37,9 @@ export function tracePage([kind = 'reference', subject, player]) {
     spellcheck: 'false',
     size: 40,
   });
-  const playerField = field('Player id', playerInput, 'The player who opened the chest');
+  const playerField = field('Player id', playerInput, 'The player who opened the chest, or was adjusted');
   const showPlayer = () => {
-    playerField.hidden = select.value !== 'opening';
+    playerField.hidden = !ON_PLAYER.has(select.value);
     playerInput.required = !playerField.hidden;
   };
   select.addEventListener('change', showPlayer);
@@ -47,7 +50,7 @@ export function tracePage([kind = 'reference', subject, player]) {
       class: 'inline',
       onsubmit(event) {
         event.preventDefault();
-        const ids = [input.value.trim(), ...(select.value === 'opening' ? [playerInput.value.trim()] : [])];
+        const ids = [input.value.trim(), ...(ON_PLAYER.has(select.value) ? [playerInput.value.trim()] : [])];
         location.hash = `#/trace/${select.value}/${ids.map(encodeURIComponent).join('/')}`;
       },
     },
@@ -56,13 +59,15 @@ export function tracePage([kind = 'reference', subject, player]) {
     playerField,
     h('button', { type: 'submit' }, 'Show trace'),
   );
-  if (!subject || !SUBJECTS[kind] || (kind === 'opening' && !player)) return form;
+  if (!subject || !SUBJECTS[kind] || (ON_PLAYER.has(kind) && !player)) return form;
   const query =
     kind === 'reference'
       ? { referenceId: subject }
       : kind === 'provision'
         ? { provisionUid: subject }
-        : { openingUid: subject, playerId: player };
+        : kind === 'adjustment'
+          ? { adjustmentUid: subject, playerId: player }
+          : { openingUid: subject, playerId: player };
   const body = h('div', { 'aria-live': 'polite' });
   // Read again on demand: a reversal or refund made since shows as a new step.
   const load = () => fill(body, async () => chain(await get('/v1/audit/trace', query)));
@@ -81,28 +86,34 @@ export function tracePage([kind = 'reference', subject, player]) {
 
 function chain(trace) {
   const about =
-    'openingUid' in trace
+    'adjustmentUid' in trace
       ? [
-          ['Chest opening', trace.openingUid],
-          ['Chest', `${trace.chestLabel} (${trace.chestDeliverableUid})`],
+          ['Adjustment', trace.adjustmentUid],
+          ['Reason', trace.reason],
+          ['By key', trace.keyName],
         ]
-      : 'actionName' in trace
+      : 'openingUid' in trace
         ? [
-            ['Action', trace.actionName],
-            ['Reference', trace.referenceId],
-            ['Reversed', yesNo(trace.reversed)],
-            [
-              'Cost provision',
-              trace.provisionUid ? link(['trace', 'provision', trace.provisionUid], trace.provisionUid) : 'none',
-            ],
+            ['Chest opening', trace.openingUid],
+            ['Chest', `${trace.chestLabel} (${trace.chestDeliverableUid})`],
           ]
-        : [
-            ['Provision', trace.provisionUid],
-            ['Kind', trace.referenceType],
-            ['Status', trace.status],
-            ['Bundle', trace.bundleUid ?? '—'],
-            ['Action', trace.referenceId ? link(['trace', 'reference', trace.referenceId], trace.referenceId) : '—'],
-          ];
+        : 'actionName' in trace
+          ? [
+              ['Action', trace.actionName],
+              ['Reference', trace.referenceId],
+              ['Reversed', yesNo(trace.reversed)],
+              [
+                'Cost provision',
+                trace.provisionUid ? link(['trace', 'provision', trace.provisionUid], trace.provisionUid) : 'none',
+              ],
+            ]
+          : [
+              ['Provision', trace.provisionUid],
+              ['Kind', trace.referenceType],
+              ['Status', trace.status],
+              ['Bundle', trace.bundleUid ?? '—'],
+              ['Action', trace.referenceId ? link(['trace', 'reference', trace.referenceId], trace.referenceId) : '—'],
+            ];
   return [
     facts([['Player', link(['player', trace.playerId], trace.playerId)], ...about]),
     h(
