@@ -52,7 +52,7 @@ import { openApiDocument, withExamples } from '../shared/adapters/http/openapi';
 import { exampleValues } from './api-examples';
 import type { AnyRoute } from '../shared/adapters/http/route';
 import { newUid, secureRandom } from '../shared/domain/ids';
-import type { Logger } from '../shared/adapters/logging/logger';
+import { droppedLogLines, type Logger } from '../shared/adapters/logging/logger';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
 import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
@@ -231,6 +231,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
+  metrics.watchLogDrops(() => droppedLogLines(log));
   /** The embedded log once open: a fault the worker's connection finds stops this thread's writes as well. */
   let sqliteLog: SqliteEventStore | null = null;
   // The all-in-one embedded process projects in a worker thread (app/projection-thread.ts), told
