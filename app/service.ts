@@ -42,6 +42,8 @@ import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/adapters/auth/access';
 import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shared/adapters/auth/keys';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
+import type { Catalog } from '../shared/domain/catalog/types';
+import { removedEntries } from '../shared/domain/catalog/removals';
 import type { PublishedCatalog } from '../shared/domain/catalog/published';
 import type { RunConfig } from '../shared/adapters/config/env';
 import { StoreFaultError, type EventStore } from '../shared/adapters/event-store/port';
@@ -51,7 +53,7 @@ import { openApiDocument, withExamples } from '../shared/adapters/http/openapi';
 import { exampleValues } from './api-examples';
 import type { AnyRoute } from '../shared/adapters/http/route';
 import { newUid, secureRandom } from '../shared/domain/ids';
-import type { Logger } from '../shared/adapters/logging/logger';
+import { droppedLogLines, type Logger } from '../shared/adapters/logging/logger';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
 import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
@@ -211,6 +213,29 @@ async function startWebhooks(ctx: {
  * writes return after their events are projected, so a read right after sees them; across
  * processes a read waits (bounded) for the position a write returned in `X-Position`.
  */
+/**
+ * A catalog file that removes entries of the last published catalog (another game's file started
+ * on this data, an entry deleted by mistake) is published only when CATALOG_CONFIRM_REMOVALS says
+ * so: each section's removals are logged, and without it the start stops.
+ */
+async function checkRemovals(config: RunConfig, log: Logger, events: EventStore, catalog: Catalog): Promise<void> {
+  const latest = await latestCatalog(events);
+  const removed = latest ? removedEntries(latest.catalog, catalog) : [];
+  for (const { section, uids } of removed)
+    log.warn(
+      { catalogFile: config.catalogFile, catalogVersion: latest!.version, section, removed: uids },
+      `the catalog file removes ${uids.length} ${section} of catalog version ${latest!.version}: ${uids.join(', ')}`,
+    );
+  if (removed.length > 0 && !config.catalogConfirmRemovals)
+    throw new ConfigurationError([
+      `${config.catalogFile} removes entries of the published catalog (version ${latest!.version}): ${removed
+        .map(({ section, uids }) => `${section} ${uids.join(', ')}`)
+        .join(
+          '; ',
+        )}. Start with CATALOG_CONFIRM_REMOVALS=true to publish it anyway, or put them back (docs/catalog.md, "Changing the catalog")`,
+    ]);
+}
+
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, log } = options;
   const role = options.role ?? 'all';
@@ -233,6 +258,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
+  metrics.watchLogDrops(() => droppedLogLines(log));
   /** The embedded log once open: a fault the worker's connection finds stops this thread's writes as well. */
   let sqliteLog: SqliteEventStore | null = null;
   // The all-in-one embedded process projects in a worker thread (app/projection-thread.ts), told
@@ -261,6 +287,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const events = metrics.measured(withPersonalData(eventLog, playerKeys));
     const writes = role === 'all' || role === 'command';
     await checkStoreFormat(events, writes);
+    // Before anything else is opened: a start refused here lets the log and the keys go.
+    if (writes)
+      await checkRemovals(config, log, events, loaded.catalog).catch(async (error: unknown) => {
+        await events.close();
+        await playerKeys.close();
+        throw error;
+      });
 
     const jobs = openJobScheduler(config, log);
     metrics.watchJobs(jobs);

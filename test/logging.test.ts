@@ -5,12 +5,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { readRunConfig } from '../shared/adapters/config/env';
-import { createLogger, effectiveLogFormat, prettyDestination } from '../shared/adapters/logging/logger';
-import { childEnv, freePort, killGroup } from './support/process';
-import { tempDir } from './support/service';
+import { createLogger, effectiveLogFormat, prettyLines } from '../shared/adapters/logging/logger';
+import { childEnv, eventually, freePort, killGroup } from './support/process';
+import { server, tempDir, writeKeysFile } from './support/service';
 
 const ROOT = path.resolve(__dirname, '..');
 const MAIN = path.join(ROOT, 'app', 'main.ts');
@@ -35,8 +35,8 @@ describe('the log format', () => {
 
   it('pretty lines show time, level, message and fields, without colours off a terminal, and keys stay redacted', () => {
     let written = '';
-    const into = new Writable({ write: (chunk, _encoding, done) => ((written += chunk), done()) });
-    const log = createLogger('info', prettyDestination({ colorize: false, destination: into }));
+    const pretty = prettyLines(false);
+    const log = createLogger('info', { write: (line) => (written += pretty(line)) });
     log.info({ role: 'read', authKey: 'secret-key-123' }, 'listening');
     expect(written).toMatch(
       /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening\n {4}role: "read"\n {4}authKey: "\[redacted\]"\n$/,
@@ -136,6 +136,50 @@ describe('the service process', () => {
       .map((line) => (JSON.parse(line) as { i: number }).i);
     expect(numbers).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   });
+
+  it.each(['json', 'pretty'])(
+    'with stdout on a full disk (%s), answers and shuts down, and counts the lines it dropped in /metrics',
+    async (format) => {
+      const dataDir = tempDir();
+      const port = await freePort();
+      const full = fs.openSync('/dev/full', 'w');
+      const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'all'], {
+        cwd: ROOT,
+        env: childEnv({
+          DATA_DIR: dataDir,
+          API_KEYS_FILE: writeKeysFile(dataDir),
+          PORT: String(port),
+          LOG_LEVEL: 'info',
+          LOG_FORMAT: format,
+        }),
+        stdio: ['ignore', full, 'pipe'],
+        detached: true,
+      });
+      fs.closeSync(full);
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      const exited = once(child, 'exit');
+      try {
+        const url = `http://127.0.0.1:${port}`;
+        // The start logs (catalog published, listening on): each line dropped, none stopping it.
+        const dropped = await eventually(async () => {
+          const metrics = await fetch(`${url}/metrics`, { headers: server }).then((r) => r.text());
+          const count = Number(/^log_lines_dropped_total (\d+)$/m.exec(metrics)?.[1]);
+          expect(count).toBeGreaterThanOrEqual(2);
+          return count;
+        }, 60_000);
+        expect(dropped).toBeGreaterThanOrEqual(2);
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        // Shutting down logs a line more, and what waits at exit is tried once, never retried forever.
+        child.kill('SIGTERM');
+        const [code] = await exited;
+        expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      } finally {
+        killGroup(child, 'SIGKILL');
+      }
+    },
+    90_000,
+  );
 
   it('with a LOG_FORMAT it does not know, exits 1 with one line saying which are known', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'all'], {

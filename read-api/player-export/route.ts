@@ -1,10 +1,11 @@
 /** GET /v1/admin/players/{playerId}/export: all of a player's data as one document (GDPR access and portability). */
+import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
 import type { Catalog } from '../../shared/domain/catalog/types';
 import type { EventStore } from '../../shared/adapters/event-store/port';
 import { playerEventOf } from '../../shared/domain/events';
-import { defineRoute } from '../../shared/adapters/http/route';
+import { DataInPieces, defineRoute } from '../../shared/adapters/http/route';
 import {
   chestHistoryShape,
   missionShape,
@@ -111,15 +112,21 @@ function exportOf(
     powerups: ownedPowerups(catalog, state, now),
     streaks: playerStreaks(catalog, state, now),
     missions: playerMissions(catalog, state, now),
-    actions: history.actions.map((a) => ({ ...a, reversed: state.reversed.has(a.referenceId) })),
     adjustments: history.adjustments,
+    // Last: the document is written in pieces, the actions (the bulk of a long history) at the end (exportPieces).
+    actions: history.actions.map((a) => ({ ...a, reversed: state.reversed.has(a.referenceId) })),
   };
 }
 
+/** Events of the player's stream read at a time: the event loop serves other requests between pages. */
+const EVENTS_PER_PAGE = 200;
+/** Actions of the document written at a time (see DataInPieces). */
+const ACTIONS_PER_PIECE = 500;
+
 /**
  * Everything the player's stream holds about the player, oldest first, or null for a player never
- * registered. The stream is read once and folded with the players' own fold, so the actions and the
- * holdings are of the same moment.
+ * registered. The stream is read once, a page at a time, and folded with the players' own fold, so
+ * the actions and the holdings are of the same moment.
  */
 export async function playerExport(
   events: EventStore,
@@ -131,36 +138,54 @@ export async function playerExport(
   let registeredAt: number | null = null;
   const actions: PlayerAction[] = [];
   const adjustments: PlayerAdjustment[] = [];
-  for (const recorded of await events.readStream(playerStream(playerId))) {
-    const event = playerEventOf(recorded);
-    if (!event) continue;
-    evolve(state, event);
-    if (event.type === 'PlayerRegistered') registeredAt = event.data.registeredAt;
-    if (event.type === 'ActionProcessed') {
-      const a = event.data;
-      actions.push({
-        referenceId: a.referenceId,
-        name: a.actionName,
-        timestamp: a.timestamp,
-        details: a.details,
-        earnedPoints: a.result.earnedPoints,
-      });
+  for (let fromRevision = 0; ; fromRevision += EVENTS_PER_PAGE) {
+    const page = await events.readStream(playerStream(playerId), { fromRevision, maxCount: EVENTS_PER_PAGE });
+    for (const recorded of page) {
+      const event = playerEventOf(recorded);
+      if (!event) continue;
+      evolve(state, event);
+      if (event.type === 'PlayerRegistered') registeredAt = event.data.registeredAt;
+      if (event.type === 'ActionProcessed') {
+        const a = event.data;
+        actions.push({
+          referenceId: a.referenceId,
+          name: a.actionName,
+          timestamp: a.timestamp,
+          details: a.details,
+          earnedPoints: a.result.earnedPoints,
+        });
+      }
+      if (event.type === 'PlayerAdjusted') {
+        const a = event.data;
+        adjustments.push({
+          adjustmentUid: a.adjustmentUid,
+          reason: a.reason,
+          keyName: a.keyName,
+          points: a.points,
+          deliverables: a.deliverables.map((g) => ({ uid: g.uid, label: g.label, amount: g.amount })),
+          adjustedAt: a.adjustedAt,
+        });
+      }
     }
-    if (event.type === 'PlayerAdjusted') {
-      const a = event.data;
-      adjustments.push({
-        adjustmentUid: a.adjustmentUid,
-        reason: a.reason,
-        keyName: a.keyName,
-        points: a.points,
-        deliverables: a.deliverables.map((g) => ({ uid: g.uid, label: g.label, amount: g.amount })),
-        adjustedAt: a.adjustedAt,
-      });
-    }
+    if (page.length < EVENTS_PER_PAGE) break;
+    await setImmediate();
   }
   return state.registered && registeredAt !== null
     ? exportOf(catalog, state, registeredAt, { actions, adjustments }, now)
     : null;
+}
+
+/**
+ * The document's JSON in pieces: everything before the actions, then the actions a few hundred at
+ * a time (the bulk of a long history), joined exactly as JSON.stringify of the whole would write it.
+ */
+export function* exportPieces(exported: PlayerExport): Generator<string> {
+  const { actions, ...head } = exported;
+  // `actions` is the document's last member: the head's JSON without its closing brace goes first.
+  yield `${JSON.stringify(head).slice(0, -1)},"actions":[`;
+  for (let i = 0; i < actions.length; i += ACTIONS_PER_PIECE)
+    yield (i > 0 ? ',' : '') + JSON.stringify(actions.slice(i, i + ACTIONS_PER_PIECE)).slice(1, -1);
+  yield ']}';
 }
 
 /** Server and Auditor keys: an operator answers a player's access request with it. */
@@ -181,6 +206,6 @@ export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog
     },
     async handle({ playerId }) {
       const exported = await playerExport(deps.events, deps.catalog().catalog, playerId, deps.now());
-      return exported ? ok(exported) : refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
+      return exported ? ok(new DataInPieces(exportPieces(exported))) : refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
     },
   });

@@ -111,6 +111,21 @@ export class ServiceMetrics {
     });
   }
 
+  /** Log lines the logger could not write and dropped (a full disk: see LogDestination), asked at each scrape. */
+  watchLogDrops(dropped: () => number): void {
+    let counted = 0;
+    new Counter({
+      name: 'log_lines_dropped_total',
+      help: 'Log lines that could not be written (a full disk, a closed pipe, too many waiting) and were dropped',
+      registers: [this.registry],
+      collect() {
+        const now = dropped();
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  }
+
   rateLimitRefused(keyName: string): void {
     this.rateLimited.inc({ key: keyName });
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { playerExport } from '../../read-api/player-export/route';
 import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
 
 const CATALOG = `
@@ -85,8 +86,8 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
       'powerups',
       'streaks',
       'missions',
-      'actions',
       'adjustments',
+      'actions',
     ]);
     expect(data.playerId).toBe(playerId);
     expect(data.profile).toEqual({
@@ -171,6 +172,30 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
     expect(data.transactions).toEqual([...history].reverse());
     expect((await exportOf(playerId, server)).body.data).toEqual(data);
   });
+
+  it('writes a long history in pieces, exactly the JSON of the whole document, every action in order', async () => {
+    const playerId = randomUUID();
+    const references = Array.from({ length: 1_200 }, (_, i) => `long-${i}-${randomUUID()}`);
+    // 100 actions a request (one outer, 99 nested): more than one page of events, more than one piece of actions.
+    for (let i = 0; i < references.length; i += 100) {
+      const [outer, ...nested] = references.slice(i, i + 100).map((referenceId, j) => ({
+        name: 'earn',
+        playerId,
+        referenceId,
+        timestamp: NOW - HOUR + i + j,
+        details: [{ name: 'round', value: String(i + j) }],
+      }));
+      await ok('/v1/action/process', { ...outer, actions: nested });
+    }
+    const res = await exportOf(playerId);
+    expect(res.status).toBe(200);
+    // In pieces: no length known before the last one is written.
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const whole = await playerExport(t.service.events, t.service.deps.catalog().catalog, playerId, NOW);
+    expect(res.text).toBe(JSON.stringify({ code: 200, data: whole }));
+    expect(res.body.data.actions.map((a: { referenceId: string }) => a.referenceId)).toEqual(references);
+  }, 120_000);
 
   it('is for Server and Auditor keys only: 4003 for Mobile and Client keys', async () => {
     const playerId = randomUUID();

@@ -40,6 +40,8 @@ export interface RunConfig {
    * clients then carry HSTS and upgrade-insecure-requests, which plain HTTP answers never do.
    */
   trustProxy: boolean;
+  /** A start may publish a catalog that removes entries of the last published one (CATALOG_CONFIRM_REMOVALS). */
+  catalogConfirmRemovals: boolean;
   logLevel: string;
   /** The format asked for; null: readable on a terminal, JSON otherwise. */
   logFormat: LogFormat | null;
@@ -78,6 +80,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
       retryBaseMs: positiveMs(env, 'WEBHOOK_RETRY_BASE_MS', 5000),
       maxAttempts: positiveWhole(env, 'WEBHOOK_MAX_ATTEMPTS', 15),
     },
+    catalogConfirmRemovals: flag(env, 'CATALOG_CONFIRM_REMOVALS'),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
     trustProxy: flag(env, 'TRUST_PROXY'),

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Response } from 'express';
 import type { Failure } from '../../domain/result';
 
@@ -37,6 +38,41 @@ export function httpStatusOf(code: number): number {
 
 export function sendData(res: Response, data: unknown): void {
   sendEnvelope(res, 200, data === undefined ? { code: 200 } : { code: 200, data });
+}
+
+/**
+ * The envelope of data in pieces (route.ts, DataInPieces), each piece written on a turn of the
+ * event loop of its own, and only once the client has taken the last ones; a client gone stops
+ * it. A fault once the answer has begun can only cut it short: the connection is closed.
+ */
+export async function sendDataInPieces(res: Response, pieces: Iterable<string>): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  try {
+    res.write('{"code":200,"data":');
+    for (const piece of pieces) {
+      if (res.destroyed) return;
+      if (!res.write(piece)) await taken(res);
+      else await setImmediate();
+    }
+    res.end('}');
+  } catch (e) {
+    res.destroy();
+    throw e;
+  }
+}
+
+/** Resolves when what was written to `res` has been taken by the client, or the client has gone. */
+function taken(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 export function sendFailure(res: Response, f: Failure, httpStatus = httpStatusOf(f.code)): void {

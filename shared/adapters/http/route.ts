@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ApiKey, Tier } from '../auth/keys';
 import type { Logger } from '../logging/logger';
 import { fail, failure, ok, type Failure, type Result } from '../../domain/result';
-import { NOT_YET_PROJECTED, sendData, sendFailure } from './envelope';
+import { NOT_YET_PROJECTED, sendData, sendDataInPieces, sendFailure } from './envelope';
 import type { IdempotencyKey } from '../../domain/events/idempotency-events';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER } from './idempotency';
 import { ERRORS, refuse } from '../../domain/errors';
@@ -58,6 +58,14 @@ export class TextAnswer {
     /** Offered to a browser as the name to save it under. */
     readonly filename: string,
   ) {}
+}
+
+/**
+ * A success whose data is written in pieces, each on its own turn of the event loop, so that one
+ * long answer (a player's export) never holds up the others: the pieces joined are the data's JSON.
+ */
+export class DataInPieces {
+  constructor(readonly pieces: Iterable<string>) {}
 }
 
 /** The largest request body a POST may send, unless its route allows more (`maxBodyBytes`). */
@@ -251,6 +259,7 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
     if (reply.replayed || (!reply.ok && reply.failure.replayed)) res.setHeader(REPLAYED_HEADER, 'true');
     if (!reply.ok) return sendFailure(res, reply.failure);
     if (reply.value instanceof TextAnswer) return sendText(res, reply.value);
+    if (reply.value instanceof DataInPieces) return sendDataInPieces(res, reply.value.pieces);
     sendData(res, reply.value);
   };
 }

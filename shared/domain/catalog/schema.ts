@@ -26,6 +26,7 @@ import {
   type Leaderboard,
   type Level,
   type Mission,
+  type MissionRepeat,
   type RankSet,
   type Settings,
   type Store,
@@ -353,7 +354,10 @@ export const LevelSchema = z
 export const LeaderboardSchema = z
   .strictObject({
     ...labelled,
-    type: z.literal([0, 1]),
+    /** A Season board's period, spelled as streaks', caps' and missions' are; none: an all-time board. */
+    period: z.enum(['Day', 'Week', 'Month']).optional(),
+    /** The older spelling of the same: `type: 1` and a `season`, or `type: 0`. */
+    type: z.literal([0, 1]).optional(),
     season: z.enum(SEASONS).nullable().default(null),
     startDate: OptionalDate,
     endDate: OptionalDate,
@@ -372,7 +376,23 @@ export const LeaderboardSchema = z
       .default(null),
     aggregate: z.literal('sum', { error: 'must be "sum"' }).nullable().default(null),
   })
-  .transform((b): Leaderboard => ({ ...b, uid: b.uid ?? generatedUid('leaderboard', b.label) }));
+  .superRefine((b, ctx) => {
+    if (b.period !== undefined && (b.type !== undefined || b.season !== null))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['period'],
+        message: 'gives the board its type and season: write period alone, or the older type and season',
+      });
+  })
+  .transform(({ period, type, season, ...b }): Leaderboard => ({
+    ...b,
+    uid: b.uid ?? generatedUid('leaderboard', b.label),
+    type: period ? 1 : (type ?? 0),
+    season: period ? SEASON_OF_PERIOD[period] : season,
+  }));
+
+/** A board's `period` as the season it was spelled as before. */
+const SEASON_OF_PERIOD = { Day: 'daily', Week: 'weekly', Month: 'monthly' } as const;
 
 export const BundleSchema = z.strictObject({
   uid: UidSchema.optional(),
@@ -426,7 +446,11 @@ export const MissionSchema = z
     endDate: OptionalDate,
     requires: withDefaults(z.strictObject({ badge: OptionalRef, level: PositiveInt.nullable().default(null) })),
     ordered: z.boolean().default(false),
-    repeat: z.enum(['None', 'Daily', 'Weekly']).default('None'),
+    // Day and Week as streaks, caps and boards say it; Daily and Weekly, the older spelling, mean the same.
+    repeat: z
+      .enum(['None', 'Day', 'Week', 'Daily', 'Weekly'])
+      .default('None')
+      .transform((r): MissionRepeat => (r === 'Day' ? 'Daily' : r === 'Week' ? 'Weekly' : r)),
     steps: z
       .array(z.strictObject({ uid: UidSchema, label: Text, condition: ConditionSchema }))
       .min(1, 'at least one step is required')

@@ -1,3 +1,4 @@
+import { parseCatalog } from './load';
 import { generatedUid } from './schema';
 import { type RawCatalog, problemsAfter } from './test-fixture';
 
@@ -590,5 +591,59 @@ describe('numbers stay within what the engine holds', () => {
       'deliverables[2].chest.pool[2].amount.max: must be at most 1,000 once multiplied by the largest scaling factor (1000) for a powerup (each one granted is an instance the player keeps)',
       'actions[0].deliverables[1].amount: must be at most 1,000 for a powerup (each one granted is an instance the player keeps)',
     );
+  });
+});
+
+describe('periods: one spelling, the older ones still read', () => {
+  const catalogOf = (leaderboards: string, repeat: string) => {
+    const parsed = parseCatalog(
+      `
+version: 1
+actions: [{ identifier: order, points: 1 }]
+leaderboards:
+${leaderboards}
+missions:
+  - { uid: m-order, label: Order, repeat: ${repeat}, steps: [{ uid: s1, label: Order, condition: { action: order } }] }
+`,
+      'catalog.yaml',
+    );
+    if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+    return parsed.catalog;
+  };
+
+  it('boards say period: Day, Week or Month (none: all-time), as type and season did; missions repeat Day or Week, as Daily and Weekly did', () => {
+    const boards = (lines: string[]) => lines.map((line) => `  - ${line}`).join('\n');
+    for (const [period, season, repeat, older] of [
+      ['Day', 'daily', 'Day', 'Daily'],
+      ['Week', 'weekly', 'Week', 'Weekly'],
+      ['Month', 'monthly', 'Week', 'Weekly'],
+    ])
+      expect(
+        catalogOf(
+          boards([`{ uid: lb-all, label: All }`, `{ uid: lb-period, label: Period, period: ${period} }`]),
+          repeat,
+        ),
+      ).toEqual(
+        catalogOf(
+          boards([
+            `{ uid: lb-all, label: All, type: 0 }`,
+            `{ uid: lb-period, label: Period, type: 1, season: ${season} }`,
+          ]),
+          older,
+        ),
+      );
+  });
+
+  it('a board gives period or the older type and season, not both', () => {
+    const parsed = parseCatalog(
+      `
+version: 1
+leaderboards: [{ uid: lb, label: Weekly, period: Week, type: 1, season: weekly }]
+`,
+      'catalog.yaml',
+    );
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      'leaderboards[0].period: gives the board its type and season: write period alone, or the older type and season',
+    ]);
   });
 });
