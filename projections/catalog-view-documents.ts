@@ -1,4 +1,5 @@
 import type { Catalog, Deliverable, DeliverableGrant } from '../shared/domain/catalog/schema';
+import type { LabelledEntry } from '../shared/domain/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../shared/domain/events/common';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../shared/read-models/catalog-views';
 import { epochMsToLocalIso } from '../shared/domain/time/local-time';
@@ -34,6 +35,7 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
         imageName: a.imageName,
         isUserAttribute: a.isUserAttribute,
         isActive: a.isActive,
+        caps: a.caps,
       };
       const actionObjects = a.actionObjects.length
         ? a.actionObjects.map((o) => ({
@@ -100,6 +102,8 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
         limited: l.limited,
         isActive: l.isActive,
         type: l.type,
+        period: l.season ? PERIOD_OF_SEASON[l.season] : null,
+        metric: l.metric,
         scope: l.scope,
         aggregate: l.aggregate,
       }),
@@ -141,7 +145,50 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
       };
       return doc(s.uid, i, s.isActive, store);
     }),
+    streaks: catalog.streaks.map((s, i) => {
+      const list = { ...labelledFields(s), period: s.period, freezes: s.freezes };
+      return doc(s.uid, i, s.isActive, list, {
+        ...list,
+        conditions: s.conditions.map(({ action, filters }) => ({ action, filters })),
+        milestones: s.milestones.map((m) => ({
+          length: m.length,
+          points: m.points,
+          deliverables: m.deliverables.map(delivered),
+        })),
+      });
+    }),
+    missions: catalog.missions.map((m, i) => {
+      const list = {
+        ...labelledFields(m),
+        startDate: m.startDate,
+        endDate: m.endDate,
+        requires: m.requires,
+        ordered: m.ordered,
+        repeat: REPEAT_PERIOD[m.repeat],
+        points: m.points,
+      };
+      return doc(m.uid, i, m.isActive, list, {
+        ...list,
+        steps: m.steps.map(({ uid, label, condition: { action, filters, challenge } }) => ({
+          uid,
+          label,
+          condition: { action, filters, challenge },
+        })),
+        deliverables: m.deliverables.map(delivered),
+      });
+    }),
+    currencies: catalog.deliverables
+      .filter((d) => d.kind === 'Currency')
+      .map((d, i) => doc(d.uid, i, d.isActive, { ...labelledFields(d), expiry: d.expiry, earnCaps: d.earnCaps })),
   };
+}
+
+/** Periods as the catalog reference spells them (Day, Week, Month), whatever spelling the file used. */
+const PERIOD_OF_SEASON = { daily: 'Day', weekly: 'Week', monthly: 'Month' } as const;
+const REPEAT_PERIOD = { None: 'None', Daily: 'Day', Weekly: 'Week' } as const;
+
+function labelledFields(e: LabelledEntry) {
+  return { uid: e.uid, label: e.label, description: e.description, imageName: e.imageName, isActive: e.isActive };
 }
 
 function badgeFields(b: Catalog['badges'][number] | Catalog['triggers'][number]) {

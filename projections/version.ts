@@ -8,4 +8,5 @@
 // 4: leaderboards scoped by a player attribute (the value in the period key), boards' scope and aggregate.
 // 5: the players read model follows renames (PlayerUpdated).
 // 6: analytics count every player event's effects (streak milestones, missions, recomputes, ...).
-export const PROJECTIONS_VERSION = 6;
+// 7: the catalog's streaks, missions and currencies in views of their own; actions' caps, boards' period and metric.
+export const PROJECTIONS_VERSION = 7;

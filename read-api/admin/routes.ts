@@ -22,22 +22,28 @@ import {
   actionShape,
   badgeDetailShape,
   badgeShape,
+  currencyShape,
   leaderboardDetailShape,
   leaderboardShape,
   levelShape,
+  missionDetailShape,
+  missionShape,
   rankSetShape,
   storeShape,
+  streakDetailShape,
+  streakShape,
   triggerDetailShape,
   triggerShape,
 } from './shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse, type ErrorCode } from '../../shared/domain/errors';
 
 export interface ReadDeps {
   store: ReadStore;
   now(): number;
 }
 
+const notFound = (error: ErrorCode): [number, string] => [error.code, error.message];
 const noInput = (): Result<Record<string, never>> => ok({});
 const byId = (param: string) => (input: { params: Record<string, string> }) => ok({ id: input.params[param] });
 
@@ -383,6 +389,30 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       ['A store with its bundles and remaining stock', storeShape],
       withRemainingStock,
     ),
+    listRoute(deps, '/v1/admin/streaks', C.streaks, OPERATORS, false, ['Every streak', streakShape]),
+    detailRoute(
+      deps,
+      '/v1/admin/streaks/:streakID',
+      'streakID',
+      C.streaks,
+      OPERATORS,
+      notFound(ERRORS.STREAK_NOT_FOUND),
+      ['A streak with its conditions and milestones', streakDetailShape],
+    ),
+    listRoute(deps, '/v1/admin/missions', C.missions, OPERATORS, false, ['Every mission', missionShape]),
+    detailRoute(
+      deps,
+      '/v1/admin/missions/:missionID',
+      'missionID',
+      C.missions,
+      OPERATORS,
+      notFound(ERRORS.MISSION_NOT_FOUND),
+      ['A mission with its steps and deliverables', missionDetailShape],
+    ),
+    listRoute(deps, '/v1/admin/currencies', C.currencies, OPERATORS, false, [
+      'Every deliverable of kind Currency, with its expiry and earn caps',
+      currencyShape,
+    ]),
   ];
 }
 

@@ -5,6 +5,8 @@ import { nullableString } from '../../shared/adapters/http/wire-shapes';
 
 const localIso = z.string().describe('ISO 8601 local date-time, in the catalog time zone');
 
+const capPeriod = z.enum(['Day', 'Week', 'Month']);
+
 const deliverableItemShape = z.object({
   label: z.string(),
   uid: z.string(),
@@ -24,6 +26,9 @@ const actionCommon = {
   imageName: nullableString,
   isUserAttribute: z.boolean(),
   isActive: z.boolean(),
+  caps: z
+    .array(z.object({ period: capPeriod, times: z.number().int().nullable(), points: z.number().nullable() }))
+    .describe('what a player may do of it per period of their calendar: times or points, the other null'),
   actionObjects: z
     .array(
       z.object({
@@ -51,12 +56,14 @@ const badgeCommon = {
   isActive: z.boolean(),
   type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
 };
-/** A condition of a badge or trigger, as the catalog states it (docs/catalog.md, "Conditions"). */
+/** The filters of a condition on an action's details; every one must hold. */
+const filtersShape = z
+  .array(z.object({ name: z.string(), op: z.enum(FILTER_OPS), value: z.union([z.string(), z.array(z.string())]) }))
+  .describe("on the action's details; every one must hold");
+/** A condition of a badge, trigger or mission step, as the catalog states it (docs/catalog.md, "Conditions"). */
 const conditionShape = z.object({
   action: z.string().describe('the action it counts'),
-  filters: z
-    .array(z.object({ name: z.string(), op: z.enum(FILTER_OPS), value: z.union([z.string(), z.array(z.string())]) }))
-    .describe("on the action's details; every one must hold"),
+  filters: filtersShape,
   challenge: z.object({
     times: z.number().int().nullable(),
     sum: z.object({ field: z.string(), atLeast: z.number() }).nullable(),
@@ -115,6 +122,10 @@ const leaderboardCommon = {
   limited: z.boolean(),
   isActive: z.boolean(),
   type: z.number().int().describe('0 Standard, 1 Season'),
+  period: capPeriod.nullable().describe("a Season board's period (its season); null: all-time"),
+  metric: z
+    .union([z.literal('points'), z.object({ action: z.string() })])
+    .describe('what the standings count: points, or the times an action (by identifier) was processed'),
   scope: nullableString.describe(
     'the player attribute whose values have separate standings (read them with ?scope=<value>); null: one standings',
   ),
@@ -181,4 +192,60 @@ export const storeShape = z.object({
       ),
     }),
   ),
+});
+
+const labelledCommon = {
+  uid: z.string(),
+  label: z.string(),
+  description: nullableString,
+  imageName: nullableString,
+  isActive: z.boolean(),
+};
+
+const streakCommon = {
+  ...labelledCommon,
+  period: z.enum(['Day', 'Week']),
+  freezes: z
+    .object({ max: z.number().int(), earnEvery: z.number().int() })
+    .nullable()
+    .describe('at most max held, one earned every earnEvery periods in a row; null: none'),
+};
+export const streakShape = z.object(streakCommon);
+export const streakDetailShape = z.object({
+  ...streakCommon,
+  conditions: z
+    .array(z.object({ action: z.string(), filters: filtersShape }))
+    .describe('an action meeting any one counts for its period'),
+  milestones: z.array(
+    z.object({ length: z.number().int(), points: z.number(), deliverables: z.array(deliverableItemShape) }),
+  ),
+});
+
+const missionCommon = {
+  ...labelledCommon,
+  startDate: localIso.nullable(),
+  endDate: localIso.nullable(),
+  requires: z
+    .object({ badge: nullableString, level: z.number().int().nullable() })
+    .describe('a badge uid and a level number the player must hold; either or both null'),
+  ordered: z.boolean(),
+  repeat: z.enum(['None', 'Day', 'Week']).describe('when progress starts over: never, each day or each ISO week'),
+  points: z.number(),
+};
+export const missionShape = z.object(missionCommon);
+export const missionDetailShape = z.object({
+  ...missionCommon,
+  steps: z.array(z.object({ uid: z.string(), label: z.string(), condition: conditionShape })),
+  deliverables: z.array(deliverableItemShape),
+});
+
+export const currencyShape = z.object({
+  ...labelledCommon,
+  expiry: z
+    .object({ afterDays: z.number().int().nullable(), endOf: capPeriod.nullable() })
+    .nullable()
+    .describe('when each amount granted expires (exactly one of afterDays and endOf); null: never'),
+  earnCaps: z
+    .array(z.object({ period: capPeriod, amount: z.number() }))
+    .describe('what processing actions may grant of it per period of the player calendar'),
 });

@@ -64,6 +64,9 @@ export const ERRORS = {
   POWERUP_NOT_ACTIVE: { code: 9023, message: 'Powerup is not active' },
   // Leaderboards
   LEADERBOARD_NOT_FOUND: { code: 9007, message: 'Leaderboard does not exist' },
+  // Catalog views
+  STREAK_NOT_FOUND: { code: 9014, message: 'Streak does not exist' },
+  MISSION_NOT_FOUND: { code: 9015, message: 'Mission does not exist' },
   // Recompute
   RECOMPUTE_RUNNING: { code: 9030, message: 'A recompute is running' },
   RECOMPUTE_NOT_FOUND: { code: 9031, message: 'Recompute does not exist' },

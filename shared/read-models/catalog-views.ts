@@ -20,4 +20,7 @@ export const VIEW_COLLECTIONS = {
   ranks: 'view_ranks',
   leaderboards: 'view_leaderboards',
   stores: 'view_stores',
+  streaks: 'view_streaks',
+  missions: 'view_missions',
+  currencies: 'view_currencies',
 } as const;

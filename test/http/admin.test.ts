@@ -43,6 +43,7 @@ describe('admin views of the demo catalog', () => {
       imageName: null,
       isUserAttribute: false,
       isActive: true,
+      caps: [],
       actionObjects: [
         { label: 'amount', actionUId: 'act-purchase', type: 1, typeLabel: 'Number' },
         { label: 'category', actionUId: 'act-purchase', type: 2, typeLabel: 'String' },
@@ -180,9 +181,13 @@ describe('admin views of the demo catalog', () => {
       limited: false,
       isActive: true,
       type: 1,
+      period: 'Week',
+      metric: 'points',
       scope: null,
       aggregate: null,
     });
+    expect(list.body.data[0]).toMatchObject({ type: 0, period: null, metric: 'points' });
+    expect(list.body.data[2]).toMatchObject({ period: null, metric: { action: 'purchase' } });
     const detail = await t.http.get('/v1/admin/leaderboards/lb-all').set(server);
     expect(detail.body.data).toEqual([{ ...list.body.data[0], standings: [] }]);
     expect((await t.http.get('/v1/admin/leaderboards/nope').set(server)).body.code).toBe(9007);
@@ -235,6 +240,111 @@ describe('admin views of the demo catalog', () => {
     const detail = await t.http.get('/v1/admin/stores/st-main').set(server);
     expect(detail.body.data).toEqual(list.body.data);
   });
+
+  it("shows an action's caps in its list and detail views", async () => {
+    const watchAd = [
+      { period: 'Day', times: 5, points: null },
+      { period: 'Week', times: null, points: 50 },
+    ];
+    const list = await t.http.get('/v1/admin/actions').set(auditor);
+    const views = new Map(list.body.data.map((a: { identifier: string }) => [a.identifier, a]));
+    expect(views.get('watch_ad')).toMatchObject({ caps: watchAd });
+    expect(views.get('login')).toMatchObject({ caps: [] });
+    expect((await t.http.get('/v1/admin/actions/act-watch-ad').set(server)).body.data[0].caps).toEqual(watchAd);
+  });
+
+  it('lists the streaks and shows one with its conditions and milestones; 9014 for an unknown one', async () => {
+    const streak = {
+      uid: 's-daily-quest',
+      label: 'Daily quest',
+      description: null,
+      imageName: null,
+      isActive: true,
+      period: 'Day',
+      freezes: { max: 2, earnEvery: 7 },
+    };
+    const list = await t.http.get('/v1/admin/streaks').set(auditor);
+    expect(list.body).toEqual({ code: 200, data: [streak] });
+    const detail = await t.http.get('/v1/admin/streaks/s-daily-quest').set(server);
+    expect(detail.body.data).toEqual([
+      {
+        ...streak,
+        conditions: [{ action: 'daily_quest', filters: [] }],
+        milestones: [
+          { length: 3, points: 10, deliverables: [] },
+          {
+            length: 7,
+            points: 50,
+            deliverables: [{ label: 'Silver chest', uid: 'chest-silver', imageName: null, amount: 1, type: 'Prize' }],
+          },
+        ],
+      },
+    ]);
+    const unknown = await t.http.get('/v1/admin/streaks/nope').set(server);
+    expect([unknown.status, unknown.body]).toEqual([400, { code: 9014, data: 'Streak does not exist' }]);
+  });
+
+  it('lists the missions and shows one with its steps and deliverables; 9015 for an unknown one', async () => {
+    const list = await t.http.get('/v1/admin/missions').set(auditor);
+    expect(list.body.data.map((m: { uid: string }) => m.uid)).toEqual(['m-daily-routine', 'm-big-spender']);
+    const routine = {
+      uid: 'm-daily-routine',
+      label: 'Daily routine',
+      description: "Log in, then finish the daily quest, every day of the player's calendar",
+      imageName: null,
+      isActive: true,
+      startDate: null,
+      endDate: null,
+      requires: { badge: null, level: null },
+      ordered: true,
+      // Written `Daily` in the demo catalog: shown as the catalog reference spells it.
+      repeat: 'Day',
+      points: 5,
+    };
+    expect(list.body.data[0]).toEqual(routine);
+    expect(list.body.data[1]).toMatchObject({
+      requires: { badge: 'b-vip', level: null },
+      ordered: false,
+      repeat: 'None',
+    });
+    const detail = await t.http.get('/v1/admin/missions/m-daily-routine').set(server);
+    const noChallenge = { times: null, sum: null, withinDays: null, between: null };
+    expect(detail.body.data).toEqual([
+      {
+        ...routine,
+        steps: [
+          {
+            uid: 'm-routine-login',
+            label: 'Log in',
+            condition: { action: 'login', filters: [], challenge: noChallenge },
+          },
+          {
+            uid: 'm-routine-quest',
+            label: 'Finish the daily quest',
+            condition: { action: 'daily_quest', filters: [], challenge: noChallenge },
+          },
+        ],
+        deliverables: [{ label: 'Gems', uid: 'gems', imageName: null, amount: 10, type: 'Prize' }],
+      },
+    ]);
+    const unknown = await t.http.get('/v1/admin/missions/nope').set(server);
+    expect([unknown.status, unknown.body]).toEqual([400, { code: 9015, data: 'Mission does not exist' }]);
+  });
+
+  it('lists the currencies with their expiry and earn caps', async () => {
+    const res = await t.http.get('/v1/admin/currencies').set(auditor);
+    expect(res.body.data.map((c: { uid: string }) => c.uid)).toEqual(['gold', 'gems', 'stars']);
+    expect(res.body.data[1]).toEqual({
+      uid: 'gems',
+      label: 'Gems',
+      description: null,
+      imageName: null,
+      isActive: true,
+      expiry: null,
+      earnCaps: [{ period: 'Day', amount: 1000 }],
+    });
+    expect(res.body.data[2]).toMatchObject({ expiry: { afterDays: 30, endOf: null }, earnCaps: [] });
+  });
 });
 
 describe('authentication and tiers', () => {
@@ -258,6 +368,11 @@ describe('authentication and tiers', () => {
       '/v1/admin/triggers',
       '/v1/admin/levels',
       '/v1/admin/ranks',
+      '/v1/admin/streaks',
+      '/v1/admin/streaks/s-daily-quest',
+      '/v1/admin/missions',
+      '/v1/admin/missions/m-daily-routine',
+      '/v1/admin/currencies',
     ]) {
       const res = await t.http.get(p).set(mobile);
       expect(res.status).toBe(403);
