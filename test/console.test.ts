@@ -269,6 +269,40 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
+  it("shows the catalog's streaks, missions, currencies, action caps and board definitions", async () => {
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await page.getByRole('row', { name: /^watch_ad act-watch-ad .* 5 times a Day, 50 points a Week / }).waitFor();
+    await page.getByRole('link', { name: 'Streaks', exact: true }).click();
+    const streak = page.getByRole('row', {
+      name: /^Daily quest s-daily-quest Day up to 2, one every 7 periods in a row yes/,
+    });
+    await streak.getByText('Conditions and milestones').click();
+    await page.getByText('Counts: daily_quest').waitFor();
+    await page.getByText('7 in a row: +50 points, Silver chest × 1').waitFor();
+    await page.getByRole('link', { name: 'Missions', exact: true }).click();
+    await page
+      .getByRole('row', { name: /^Big spender m-big-spender once any order badge b-vip always 100 yes/ })
+      .waitFor();
+    await page
+      .getByRole('row', { name: /^Daily routine/ })
+      .getByText('Steps and grants')
+      .click();
+    await page.getByText('Finish the daily quest: daily_quest').waitFor();
+    await page.getByText('Grants: Gems × 10').waitFor();
+    await page.getByRole('link', { name: 'Currencies', exact: true }).click();
+    await page.getByRole('row', { name: 'Gems gems never 1000 a Day yes' }).waitFor();
+    await page.getByRole('row', { name: 'Stars stars 30 days after the grant — yes' }).waitFor();
+    await page.getByRole('link', { name: 'Board definitions', exact: true }).click();
+    await page.getByRole('row', { name: /^Weekly points lb-weekly each Week points — / }).waitFor();
+    await page
+      .getByRole('row', { name: /^Most purchases lb-buyers all time times purchase was processed — / })
+      .waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   /** The demo catalog (the service's) as the simulation's file input takes it: JSON, changed by `edit`. */
   function draftUpload(name: string, edit: (catalog: DraftCatalog) => void) {
     const catalog = parse(fs.readFileSync(DEMO_CATALOG_FILE, 'utf8'), { version: '1.2' }) as DraftCatalog;

@@ -10,6 +10,10 @@ const VIEWS = [
   { path: 'ranks', label: 'Rank sets', render: ranks },
   { path: 'stores', label: 'Stores', render: stores },
   { path: 'chest', label: 'Chests', render: chests },
+  { path: 'streaks', label: 'Streaks', render: streaks },
+  { path: 'missions', label: 'Missions', render: missions },
+  { path: 'currencies', label: 'Currencies', render: currencies },
+  { path: 'boards', label: 'Board definitions', render: boards },
 ];
 
 export function catalogPage([view, uid]) {
@@ -48,12 +52,17 @@ function detail(path, summary, render) {
 
 const granted = (path) => detail(path, 'What it grants', (entry) => h('p', {}, deliverables(entry.deliverables)));
 
+/** ` where category eq electronics and amount gte 10`, or nothing without filters. */
+function where(filters) {
+  const tests = filters.map((f) => `${f.name} ${f.op} ${[f.value].flat().join(' or ')}`).join(' and ');
+  return tests ? ` where ${tests}` : '';
+}
+
 /** `3 × purchase where category eq electronics, within 30 days`. */
 function condition({ action, filters, challenge: c }) {
-  const where = filters.map((f) => `${f.name} ${f.op} ${[f.value].flat().join(' or ')}`).join(' and ');
   return [
     `${c.times ? `${c.times} × ` : ''}${action}`,
-    where ? ` where ${where}` : '',
+    where(filters),
     c.sum ? `, ${c.sum.field} adding up to ${c.sum.atLeast} or more` : '',
     c.withinDays ? `, within ${c.withinDays} days` : '',
     c.between ? `, from ${c.between.start} to ${c.between.end}` : '',
@@ -76,19 +85,23 @@ function actions() {
     const list = await get('/v1/admin/actions');
     return table(
       'The active actions',
-      ['Action', 'Uid', 'Points', 'Point gap (s)', 'Cost', 'Action objects', 'Grants'],
+      ['Action', 'Uid', 'Points', 'Point gap (s)', 'Cost', 'Caps', 'Action objects', 'Grants'],
       list.map((a) => [
         h('code', {}, a.identifier),
         a.uid,
         a.points,
         a.pointGap,
         a.cost ? `${a.cost} ${a.costLabel ?? ''}`.trim() : '—',
+        a.caps.length ? a.caps.map(cap).join(', ') : '—',
         a.actionObjects?.map((o) => `${o.label} (${o.typeLabel})`).join(', ') ?? '—',
         granted(`/v1/admin/actions/${encodeURIComponent(a.uid)}`),
       ]),
     );
   });
 }
+
+/** `5 times a Day`, `50 points a Week`: what a player may do of an action per period. */
+const cap = (c) => `${c.times !== null ? `${c.times} times` : `${c.points} points`} a ${c.period}`;
 
 function awards(path, label) {
   return section(label, async () => {
@@ -209,4 +222,98 @@ function odds(preview) {
       ]),
     ),
   ];
+}
+
+function streaks() {
+  return section('Streaks', async () =>
+    table(
+      'The streaks',
+      ['Label', 'Uid', 'Period', 'Freezes', 'Active', 'Counted and rewarded'],
+      (await get('/v1/admin/streaks')).map((s) => [
+        h('span', {}, s.label, s.description ? h('span', { class: 'hint' }, s.description) : null),
+        s.uid,
+        s.period,
+        s.freezes ? `up to ${s.freezes.max}, one every ${s.freezes.earnEvery} periods in a row` : 'none',
+        yesNo(s.isActive),
+        detail(`/v1/admin/streaks/${encodeURIComponent(s.uid)}`, 'Conditions and milestones', (streak) => [
+          h('p', {}, `Counts: ${streak.conditions.map((c) => `${c.action}${where(c.filters)}`).join(', or ')}`),
+          h(
+            'ul',
+            { class: 'conditions' },
+            streak.milestones.map((m) =>
+              h('li', {}, `${m.length} in a row: +${m.points} points, ${deliverables(m.deliverables)}`),
+            ),
+          ),
+        ]),
+      ]),
+    ),
+  );
+}
+
+function missions() {
+  return section('Missions', async () =>
+    table(
+      'The missions',
+      ['Label', 'Uid', 'Repeat', 'Steps', 'Requires', 'When', 'Points', 'Active', 'Steps and grants'],
+      (await get('/v1/admin/missions')).map((m) => [
+        h('span', {}, m.label, m.description ? h('span', { class: 'hint' }, m.description) : null),
+        m.uid,
+        m.repeat === 'None' ? 'once' : `each ${m.repeat}`,
+        m.ordered ? 'in order' : 'any order',
+        [m.requires.badge && `badge ${m.requires.badge}`, m.requires.level !== null && `level ${m.requires.level}`]
+          .filter(Boolean)
+          .join(', ') || '—',
+        activeWindow(m),
+        m.points,
+        yesNo(m.isActive),
+        detail(`/v1/admin/missions/${encodeURIComponent(m.uid)}`, 'Steps and grants', (mission) => [
+          h(
+            'ol',
+            { class: 'conditions' },
+            mission.steps.map((s) => h('li', {}, `${s.label}: ${condition(s.condition)}`)),
+          ),
+          h('p', {}, `Grants: ${deliverables(mission.deliverables)}`),
+        ]),
+      ]),
+    ),
+  );
+}
+
+/** `30 days after the grant`, `end of the Week`, `never`. */
+const expiry = (e) =>
+  !e ? 'never' : e.afterDays !== null ? `${e.afterDays} days after the grant` : `end of the ${e.endOf}`;
+
+function currencies() {
+  return section('Currencies', async () =>
+    table(
+      'The currencies',
+      ['Currency', 'Uid', 'Expires', 'Earn caps', 'Active'],
+      (await get('/v1/admin/currencies')).map((c) => [
+        c.label,
+        c.uid,
+        expiry(c.expiry),
+        c.earnCaps.length ? c.earnCaps.map((e) => `${e.amount} a ${e.period}`).join(', ') : '—',
+        yesNo(c.isActive),
+      ]),
+    ),
+  );
+}
+
+/** The leaderboards as the catalog defines them (their standings are on the Leaderboards page). */
+function boards() {
+  return section('Board definitions', async () =>
+    table(
+      'The leaderboards',
+      ['Board', 'Uid', 'Period', 'Counts', 'Scope', 'When', 'Active'],
+      (await get('/v1/admin/leaderboards')).map((b) => [
+        b.label,
+        b.uid,
+        b.period ? `each ${b.period}` : 'all time',
+        b.metric === 'points' ? 'points' : `times ${b.metric.action} was processed`,
+        b.scope ? `${b.aggregate === 'sum' ? 'sum per value of' : 'standings per value of'} ${b.scope}` : '—',
+        activeWindow(b),
+        yesNo(b.isActive),
+      ]),
+    ),
+  );
 }
