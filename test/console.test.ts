@@ -461,7 +461,7 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
-  it('says once that a player is unknown, instead of an error in every section', async () => {
+  it('says once that a player is unknown, or erased and when, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.server);
@@ -469,6 +469,16 @@ describeInBrowser('the console', () => {
     await page.getByText(`No player has the id ${unknown}.`).waitFor();
     await expect(page.getByRole('alert').count()).resolves.toBe(1);
     await expect(page.getByRole('heading', { level: 2 }).count()).resolves.toBe(0);
+
+    // An erased player, whom the profile answers as an unknown one, is said to be erased, and when.
+    const erased = randomUUID();
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId: erased })).body.code).toBe(200);
+    const erasure = await t.http.post('/v1/admin/players/erase').set(server).send({ playerId: erased });
+    expect(erasure.body.code).toBe(200);
+    const at = `${new Date(erasure.body.data.erasedAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    await page.goto(`${base}#/player/${erased}`);
+    await page.getByText(`This player was erased at ${at}.`).waitFor();
+    await expect(page.getByRole('alert').count()).resolves.toBe(1);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -45,16 +45,25 @@ export function playerPage([playerId, name]) {
   const show = (notice) =>
     fill(page, async () => {
       const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
-      if (found instanceof Error)
-        return h(
-          'p',
-          { class: 'error', role: 'alert' },
-          found.code === 5003 ? `No player has the id ${playerId}.` : found.message,
-        );
+      if (found instanceof Error) return h('p', { class: 'error', role: 'alert' }, await refusal(playerId, found));
       return [notice, sections(playerId, found, show)];
     });
   show(null);
   return [form, page];
+}
+
+/**
+ * Why the profile refused the player. It answers an erased player as an unknown one (5003); their
+ * stream still holds the erasure (read by operator keys; any other key sees an unknown player).
+ */
+async function refusal(playerId, error) {
+  if (error.code !== 5003) return error.message;
+  const latest = await get(`/v1/audit/players/${encodeURIComponent(playerId)}/events`, {
+    last: 'true',
+    limit: TIMELINE_PAGE,
+  }).catch(() => []);
+  const erasure = latest.find((e) => e.type === 'PlayerErased');
+  return erasure ? `This player was erased at ${time(erasure.data.erasedAt)}.` : `No player has the id ${playerId}.`;
 }
 
 function found(name) {
