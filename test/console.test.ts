@@ -461,6 +461,48 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
+  it("shows on the timeline each action's own time, and when it was processed if later, with its caps, streaks and missions", async () => {
+    const playerId = randomUUID();
+    const dayBefore = Date.now() - 24 * 60 * 60 * 1000;
+    const act = async (name: string, timestamp?: number) =>
+      expect(
+        (
+          await t.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name, playerId, referenceId: randomUUID(), ...(timestamp ? { timestamp } : {}) })
+        ).body.code,
+      ).toBe(200);
+    // The quest of the day before, back-dated: the streak starts there; today's login and quest
+    // extend it and complete the daily routine; the sixth ad of the day is over its cap of five.
+    await act('daily_quest', dayBefore);
+    await act('login');
+    await act('daily_quest');
+    for (let i = 0; i < 6; i++) await act('watch_ad');
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.goto(`${base}#/player/${playerId}`);
+    const entries = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem');
+    const at = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    await entries
+      .filter({ hasText: new RegExp(`^Action processed at ${at(dayBefore)}, processed at \\d{4}-\\d\\d-\\d\\d `) })
+      .filter({ hasText: 'daily_quest: earned 3 points' })
+      .waitFor();
+    await entries
+      .filter({ hasText: 'login: earned 5 points; mission Daily routine advanced: 1 of 2 steps done' })
+      .waitFor();
+    await entries
+      .filter({
+        hasText: /daily_quest: earned \d+ points; .*streak Daily quest extended to 2; mission Daily routine completed/,
+      })
+      .waitFor();
+    await entries.filter({ hasText: 'watch_ad: earned 0 points; capped at 5 times a Day' }).waitFor();
+    // Processed when they happened: one time each.
+    await expect(entries.filter({ hasText: ', processed at' }).count()).resolves.toBe(1);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('says once that a player is unknown, or erased and when, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();

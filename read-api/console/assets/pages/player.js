@@ -277,8 +277,8 @@ async function timeline(playerId, labels) {
   return [list, more];
 }
 
-/** What an action earned, or a chest gave, by name and label. */
-function earned(type, d) {
+/** What an action earned and did, or a chest gave, by name and label. */
+function earned(type, d, labels) {
   const labelled = (list) => list.map((g) => `${g.label} × ${g.amount}`).join(', ');
   if (type === 'ActionProcessed') {
     const r = d.result;
@@ -288,17 +288,53 @@ function earned(type, d) {
       ...(r.achievedLevel ? [`level ${r.achievedLevel.level}: ${r.achievedLevel.label}`] : []),
     ];
     const grants = r.deliverables?.length ? `; ${labelled(r.deliverables)}` : '';
-    return `${d.actionName}: earned ${r.earnedPoints} points${grants}${awards.length ? `; ${awards.join(', ')}` : ''}`;
+    const more = [...(awards.length ? [awards.join(', ')] : []), ...marks(r, labels)];
+    return `${d.actionName}: earned ${r.earnedPoints} points${grants}${more.map((m) => `; ${m}`).join('')}`;
   }
   if (type === 'ChestOpened') return `${d.chestLabel}: ${labelled(d.prizes)}`;
   if (type === 'PlayerAdjusted') return `Adjusted by key ${d.keyName}: “${d.reason}”`;
   return null;
 }
 
+/**
+ * What else an action did, as its result recorded it: the caps that cut what it earned, the streaks
+ * it extended or whose milestone it reached, the missions it advanced or completed.
+ */
+function marks(result, labels) {
+  const capped = (result.capped ?? []).map((c) => {
+    const of = c.kind === 'earn' ? `${labels.get(c.deliverable) ?? c.deliverable} earned` : c.kind;
+    return `capped at ${c.limit} ${of} a ${c.period}`;
+  });
+  const streaks = (result.streaks ?? []).flatMap((s) => [
+    ...(s.extended ? [`streak ${s.label} extended to ${s.length}`] : []),
+    ...s.milestones.map((m) => `streak ${s.label} milestone ${m.length} reached`),
+  ]);
+  const missions = (result.missions ?? []).map((m) =>
+    m.completed
+      ? `mission ${m.label} completed`
+      : `mission ${m.label} advanced: ${m.stepsCompleted} of ${m.stepsTotal} steps done`,
+  );
+  return [...capped, ...streaks, ...missions];
+}
+
+/** An action processed this long after (or before) its timestamp shows both. */
+const SAME_TIME_MS = 1000;
+
+/**
+ * When an entry happened: an action at its own timestamp (what its rules went by), and when it was
+ * processed if that is a second or more apart (an action delivered late, or back-dated by a Server key).
+ */
+function when(event) {
+  const processed = ` at ${time(event.time)}`;
+  if (event.type !== 'ActionProcessed') return processed;
+  const happened = ` at ${time(event.data.timestamp)}`;
+  return Math.abs(event.time - event.data.timestamp) < SAME_TIME_MS ? happened : `${happened}, processed${processed}`;
+}
+
 function timelineEntry(event, labels) {
   const d = event.data;
   const provision = d.provisionUid ?? d.cost?.provisionUid ?? d.refund?.provisionUid;
-  const what = earned(event.type, d);
+  const what = earned(event.type, d, labels);
   return h(
     'li',
     {},
@@ -306,7 +342,7 @@ function timelineEntry(event, labels) {
       'p',
       {},
       h('strong', {}, words(event.type)),
-      ` at ${time(event.time)}`,
+      when(event),
       h(
         'span',
         { class: 'muted' },
