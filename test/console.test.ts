@@ -503,6 +503,29 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
+  it('says why a mission in progress has every step met: a reversal took back the completion its action made', async () => {
+    const playerId = randomUUID();
+    const act = async (path: string, name: string, referenceId: string) =>
+      expect((await t.http.post(path).set(server).send({ name, playerId, referenceId })).body.code).toBe(200);
+    // The daily routine (log in, then the daily quest): the first quest completes it, the second
+    // counts for nothing; reversing the first leaves every step met by the login and the second.
+    await act('/v1/action/process', 'login', 'login');
+    await act('/v1/action/process', 'daily_quest', 'quest-1');
+    await act('/v1/action/process', 'daily_quest', 'quest-2');
+    await act('/v1/action/delete', 'daily_quest', 'quest-1');
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.goto(`${base}#/player/${playerId}`);
+    await page
+      .getByRole('table', { name: "The player's missions" })
+      .getByRole('row', {
+        name: /^Daily routine InProgress: every step met, its completion taken back by a reversal; the next action meeting a step completes it Log in ✓, Finish the daily quest ✓ /,
+      })
+      .waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('says once that a player is unknown, or erased and when, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();

@@ -150,7 +150,7 @@ function sections(playerId, found, reload) {
         ['Mission', 'Status', 'Steps', 'Period', 'Completed at'],
         missions.map((m) => [
           m.label,
-          m.status,
+          missionStatus(m),
           // A summed step shows its sum against the target, any other its count.
           m.steps
             .map(
@@ -222,6 +222,15 @@ function sections(playerId, found, reload) {
     section('Support', () => supportActions(playerId, found, reload)),
   ];
 }
+
+/**
+ * A mission's status, saying why one in progress has every step met: a reversal took back the
+ * completion its action made, and the next action meeting a step completes it again (docs/catalog.md, Reversal).
+ */
+const missionStatus = (m) =>
+  m.status === 'InProgress' && m.steps.every((s) => s.completed)
+    ? 'InProgress: every step met, its completion taken back by a reversal; the next action meeting a step completes it'
+    : m.status;
 
 async function level(profile) {
   // A tier that may not read the catalog's levels (Mobile) still sees the player's own.
