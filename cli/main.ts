@@ -66,7 +66,7 @@ const COMMAND_USAGE: Record<string, string> = {
   player: `  player export <playerId>
       All of the player's data as one JSON document (GET /v1/admin/players/{playerId}/export):
       profile, holdings, transactions, chests, powerups, streaks, every action and adjustment; exit 1
-      for an unknown player.
+      for an unknown player, or an erased one (saying when it was erased).
   player adjust <playerId> --reason <text> [--points <n>] [--deliverable <uid>=<amount>]... [--url <url>] [--key <key>]
       Grant (positive) or take back (negative: --points=-5) points and deliverables, never below
       zero (POST /v1/admin/players/adjust): the reason and the key's name are kept with it.

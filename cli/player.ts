@@ -10,18 +10,26 @@ import { canonicalPlayerId } from '../shared/domain/ids';
 import { iso, UsageError, writeLine } from './output';
 import { askServer, type ServerOptions } from './server';
 
-/** What GET /v1/admin/players/{playerId}/export answers, without the service. Exit 1 for a player never registered. */
+/**
+ * What GET /v1/admin/players/{playerId}/export answers, without the service. Exit 1 for a player
+ * never registered, or erased (then saying when: the route answers 5003, but an operator asking
+ * here is owed the difference).
+ */
 export async function exportPlayer(events: EventStore, id: string): Promise<number> {
   const playerId = canonicalPlayerId(id);
   if (!playerId) throw new UsageError(`player export: the playerId must be a UUID, got "${id}"`);
   // Players are registered under a published catalog: a log without one has none.
   const published = await latestCatalog(events);
-  const exported = published ? await playerExport(events, published.catalog, playerId, Date.now()) : null;
-  if (!exported) {
+  const answer = published ? await playerExport(events, published.catalog, playerId, Date.now()) : null;
+  if (!answer) {
     process.stderr.write(`no player ${playerId}\n`);
     return 1;
   }
-  await writeLine(JSON.stringify(exported, null, 2));
+  if ('erasedAt' in answer) {
+    process.stderr.write(`player ${playerId} was erased at ${iso(answer.erasedAt)}: nothing of theirs to export\n`);
+    return 1;
+  }
+  await writeLine(JSON.stringify(answer.exported, null, 2));
   return 0;
 }
 

@@ -243,11 +243,16 @@ describe('gamification CLI', () => {
     );
   });
 
-  it('player export: the document the service exports, from the store alone; exit 1 for an unknown player, 2 for a bad id', async () => {
+  it('player export: the document the service exports, from the store alone; exit 1 for an unknown or erased player, 2 for a bad id', async () => {
     const stranger = randomUUID();
-    const [exported, unknown, malformed, help] = await Promise.all([
+    const gone = randomUUID();
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId: gone })).body.code).toBe(200);
+    const erasure = await t.http.post('/v1/admin/players/erase').set(server).send({ playerId: gone });
+    expect(erasure.body.code).toBe(200);
+    const [exported, unknown, erased, malformed, help] = await Promise.all([
       cli('player', 'export', playerId.toUpperCase()),
       cli('player', 'export', stranger),
+      cli('player', 'export', gone),
       cli('player', 'export', 'ada'),
       cli('--help'),
     ]);
@@ -259,6 +264,11 @@ describe('gamification CLI', () => {
       expect.objectContaining({ referenceId, name: 'fight', reversed: true }),
     ]);
     expect([unknown.code, unknown.stderr]).toEqual([1, `no player ${stranger}\n`]);
+    expect([erased.code, erased.stdout, erased.stderr]).toEqual([
+      1,
+      '',
+      `player ${gone} was erased at ${new Date(erasure.body.data.erasedAt).toISOString()}: nothing of theirs to export\n`,
+    ]);
     expect([malformed.code, malformed.stderr.split('\n')[0]]).toEqual([
       2,
       'player export: the playerId must be a UUID, got "ada"',

@@ -26,6 +26,7 @@ actions:
 leaderboards:
   - { uid: lb-country, label: By country, type: 0, scope: country }
   - { uid: lb-teams, label: Teams, type: 0, scope: team, aggregate: sum }
+  - { uid: lb-team, label: Within a team, type: 0, scope: team }
 `,
     });
     const listening = await t.service.listen(0);
@@ -66,8 +67,16 @@ leaderboards:
     await page.getByLabel('API key').fill(KEYS.auditor);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Leaderboards' }).click();
+    // A board per team is offered the teams its aggregate sibling ranks; one per country, no such board: typed.
+    const offered = () =>
+      page.locator('#scope-values option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    await page.getByLabel('Board').selectOption({ label: 'Within a team' });
+    await expect(page.getByLabel('Scope (team)').getAttribute('list')).resolves.toBe('scope-values');
+    await page.locator('#scope-values option').nth(1).waitFor({ state: 'attached' });
+    await expect(offered()).resolves.toEqual(['red', 'blue']);
     await page.getByLabel('Board').selectOption({ label: 'By country' });
     await page.getByText('This board keeps standings per country: enter a value.').waitFor();
+    await expect(offered()).resolves.toEqual([]);
     await page.getByLabel('Scope (country)').fill('FR');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('row', { name: new RegExp(`^1 ${b} 10$`) }).waitFor();

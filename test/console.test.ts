@@ -495,7 +495,72 @@ describeInBrowser('the console', () => {
     await page.context().close();
   });
 
-  it('says once that a player is unknown, instead of an error in every section', async () => {
+  it("shows on the timeline each action's own time, and when it was processed if later, with its caps, streaks and missions", async () => {
+    const playerId = randomUUID();
+    const dayBefore = Date.now() - 24 * 60 * 60 * 1000;
+    const act = async (name: string, timestamp?: number) =>
+      expect(
+        (
+          await t.http
+            .post('/v1/action/process')
+            .set(server)
+            .send({ name, playerId, referenceId: randomUUID(), ...(timestamp ? { timestamp } : {}) })
+        ).body.code,
+      ).toBe(200);
+    // The quest of the day before, back-dated: the streak starts there; today's login and quest
+    // extend it and complete the daily routine; the sixth ad of the day is over its cap of five.
+    await act('daily_quest', dayBefore);
+    await act('login');
+    await act('daily_quest');
+    for (let i = 0; i < 6; i++) await act('watch_ad');
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.goto(`${base}#/player/${playerId}`);
+    const entries = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem');
+    const at = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    await entries
+      .filter({ hasText: new RegExp(`^Action processed at ${at(dayBefore)}, processed at \\d{4}-\\d\\d-\\d\\d `) })
+      .filter({ hasText: 'daily_quest: earned 3 points' })
+      .waitFor();
+    await entries
+      .filter({ hasText: 'login: earned 5 points; mission Daily routine advanced: 1 of 2 steps done' })
+      .waitFor();
+    await entries
+      .filter({
+        hasText: /daily_quest: earned \d+ points; .*streak Daily quest extended to 2; mission Daily routine completed/,
+      })
+      .waitFor();
+    await entries.filter({ hasText: 'watch_ad: earned 0 points; capped at 5 times a Day' }).waitFor();
+    // Processed when they happened: one time each.
+    await expect(entries.filter({ hasText: ', processed at' }).count()).resolves.toBe(1);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says why a mission in progress has every step met: a reversal took back the completion its action made', async () => {
+    const playerId = randomUUID();
+    const act = async (path: string, name: string, referenceId: string) =>
+      expect((await t.http.post(path).set(server).send({ name, playerId, referenceId })).body.code).toBe(200);
+    // The daily routine (log in, then the daily quest): the first quest completes it, the second
+    // counts for nothing; reversing the first leaves every step met by the login and the second.
+    await act('/v1/action/process', 'login', 'login');
+    await act('/v1/action/process', 'daily_quest', 'quest-1');
+    await act('/v1/action/process', 'daily_quest', 'quest-2');
+    await act('/v1/action/delete', 'daily_quest', 'quest-1');
+    const { page, errors } = await openConsole();
+    await signIn(page, KEYS.auditor);
+    await page.goto(`${base}#/player/${playerId}`);
+    await page
+      .getByRole('table', { name: "The player's missions" })
+      .getByRole('row', {
+        name: /^Daily routine InProgress: every step met, its completion taken back by a reversal; the next action meeting a step completes it Log in ✓, Finish the daily quest ✓ /,
+      })
+      .waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says once that a player is unknown, or erased and when, instead of an error in every section', async () => {
     const unknown = randomUUID();
     const { page, errors } = await openConsole();
     await signIn(page, KEYS.server);
@@ -503,6 +568,16 @@ describeInBrowser('the console', () => {
     await page.getByText(`No player has the id ${unknown}.`).waitFor();
     await expect(page.getByRole('alert').count()).resolves.toBe(1);
     await expect(page.getByRole('heading', { level: 2 }).count()).resolves.toBe(0);
+
+    // An erased player, whom the profile answers as an unknown one, is said to be erased, and when.
+    const erased = randomUUID();
+    expect((await t.http.post('/v1/player/create').set(server).send({ playerId: erased })).body.code).toBe(200);
+    const erasure = await t.http.post('/v1/admin/players/erase').set(server).send({ playerId: erased });
+    expect(erasure.body.code).toBe(200);
+    const at = `${new Date(erasure.body.data.erasedAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    await page.goto(`${base}#/player/${erased}`);
+    await page.getByText(`This player was erased at ${at}.`).waitFor();
+    await expect(page.getByRole('alert').count()).resolves.toBe(1);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -91,6 +91,9 @@ type PlayerAdjustment = z.infer<typeof playerExportShape>['adjustments'][number]
 
 export type PlayerExport = ReturnType<typeof exportOf>;
 
+/** The player's document; or, for an erased player, only when they were erased; or null for a player never registered. */
+export type PlayerExportAnswer = { exported: PlayerExport } | { erasedAt: number } | null;
+
 /** The document, from the player's folded state: the sections are those the player's own routes answer. */
 function exportOf(
   catalog: Catalog,
@@ -124,8 +127,8 @@ const EVENTS_PER_PAGE = 200;
 const ACTIONS_PER_PIECE = 500;
 
 /**
- * Everything the player's stream holds about the player, oldest first, or null for a player never
- * registered. The stream is read once, a page at a time, and folded with the players' own fold, so
+ * Everything the player's stream holds about the player, oldest first; for an erased player only
+ * when they were erased (their history is no longer theirs to hand out). The stream is read once, a page at a time, and folded with the players' own fold, so
  * the actions and the holdings are of the same moment.
  */
 export async function playerExport(
@@ -133,9 +136,10 @@ export async function playerExport(
   catalog: Catalog,
   playerId: string,
   now: number,
-): Promise<PlayerExport | null> {
+): Promise<PlayerExportAnswer> {
   const state = initialPlayerState(playerId);
   let registeredAt: number | null = null;
+  let erasedAt: number | null = null;
   const actions: PlayerAction[] = [];
   const adjustments: PlayerAdjustment[] = [];
   for (let fromRevision = 0; ; fromRevision += EVENTS_PER_PAGE) {
@@ -145,6 +149,7 @@ export async function playerExport(
       if (!event) continue;
       evolve(state, event);
       if (event.type === 'PlayerRegistered') registeredAt = event.data.registeredAt;
+      if (event.type === 'PlayerErased') erasedAt = event.data.erasedAt;
       if (event.type === 'ActionProcessed') {
         const a = event.data;
         actions.push({
@@ -170,8 +175,9 @@ export async function playerExport(
     if (page.length < EVENTS_PER_PAGE) break;
     await setImmediate();
   }
+  if (erasedAt !== null) return { erasedAt };
   return state.registered && registeredAt !== null
-    ? exportOf(catalog, state, registeredAt, { actions, adjustments }, now)
+    ? { exported: exportOf(catalog, state, registeredAt, { actions, adjustments }, now) }
     : null;
 }
 
@@ -205,7 +211,10 @@ export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog
       return playerId ? ok({ playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
     async handle({ playerId }) {
-      const exported = await playerExport(deps.events, deps.catalog().catalog, playerId, deps.now());
-      return exported ? ok(new DataInPieces(exportPieces(exported))) : refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
+      const answer = await playerExport(deps.events, deps.catalog().catalog, playerId, deps.now());
+      // An erased player answers as an unknown one, as on every route naming them.
+      return answer && 'exported' in answer
+        ? ok(new DataInPieces(exportPieces(answer.exported)))
+        : refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
     },
   });

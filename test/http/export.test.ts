@@ -193,7 +193,8 @@ describe('GET /v1/admin/players/{playerId}/export', () => {
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const whole = await playerExport(t.service.events, t.service.deps.catalog().catalog, playerId, NOW);
-    expect(res.text).toBe(JSON.stringify({ code: 200, data: whole }));
+    expect(whole).toHaveProperty('exported');
+    expect(res.text).toBe(JSON.stringify({ code: 200, data: (whole as { exported: unknown }).exported }));
     expect(res.body.data.actions.map((a: { referenceId: string }) => a.referenceId)).toEqual(references);
   }, 120_000);
 

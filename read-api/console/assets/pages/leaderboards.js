@@ -8,6 +8,8 @@ import { field, fill, h, link, section, table } from '../dom.js';
 const SEASON_BOARD = 1;
 /** Rows shown above and below a looked-up player. */
 const NEIGHBOURS = 5;
+/** The most values an aggregate board's standings answer at once: those offered for a scoped board. */
+const MOST_VALUES = 1000;
 
 export function leaderboardsPage([boardUid]) {
   return section('Standings', async () => {
@@ -34,8 +36,9 @@ function standingsForm(boards, initial) {
     season,
     'A day (2026-11-21), week (2026-W47) or month (2026-11); empty for the current one',
   );
-  const scope = h('input', { id: 'scope', autocomplete: 'off', spellcheck: 'false' });
+  const scope = h('input', { id: 'scope', list: 'scope-values', autocomplete: 'off', spellcheck: 'false' });
   const scopeField = field('Scope', scope, 'The value whose standings to show, e.g. DE for a board scoped by country');
+  const scopeValues = h('datalist', { id: 'scope-values' });
   const top = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: 10 });
   const player = h('input', { id: 'standing-player', autocomplete: 'off', spellcheck: 'false', size: 36 });
   const playerField = field(
@@ -61,12 +64,27 @@ function standingsForm(boards, initial) {
       });
       return chosen.aggregate ? valueStandings(view) : standings(view, player.value.trim());
     });
+  /**
+   * The values a scoped board's field offers: no read lists a board's values, but an aggregate board
+   * of the same scope ranks them (those with a score in its current season); any other is typed.
+   */
+  const offerValues = async (chosen) => {
+    scopeValues.replaceChildren();
+    const ranking = perValue(chosen) && boards.find((b) => b.aggregate && b.scope === chosen.scope);
+    if (!ranking) return;
+    const [view] = await get(`/v1/admin/leaderboards/${encodeURIComponent(ranking.uid)}`, { top: MOST_VALUES });
+    // Another board may have been chosen meanwhile.
+    if (selected() === chosen)
+      scopeValues.replaceChildren(...view.standings.map((s) => h('option', { value: s.scope })));
+  };
   const seasonal = () => {
     const chosen = selected();
     seasonField.hidden = chosen.type !== SEASON_BOARD;
     scopeField.hidden = !perValue(chosen);
     scopeField.querySelector('label').textContent = chosen.scope ? `Scope (${chosen.scope})` : 'Scope';
     playerField.hidden = Boolean(chosen.aggregate);
+    // Offering values is a help: the field takes any value typed whether or not they came.
+    offerValues(chosen).catch(() => {});
   };
   board.addEventListener('change', () => {
     seasonal();
@@ -86,6 +104,7 @@ function standingsForm(boards, initial) {
       },
       field('Board', board),
       scopeField,
+      scopeValues,
       seasonField,
       h(
         'datalist',

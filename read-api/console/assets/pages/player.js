@@ -45,16 +45,25 @@ export function playerPage([playerId, name]) {
   const show = (notice) =>
     fill(page, async () => {
       const found = await post('/v1/player/profile', { playerId }).catch((error) => error);
-      if (found instanceof Error)
-        return h(
-          'p',
-          { class: 'error', role: 'alert' },
-          found.code === 5003 ? `No player has the id ${playerId}.` : found.message,
-        );
+      if (found instanceof Error) return h('p', { class: 'error', role: 'alert' }, await refusal(playerId, found));
       return [notice, sections(playerId, found, show)];
     });
   show(null);
   return [form, page];
+}
+
+/**
+ * Why the profile refused the player. It answers an erased player as an unknown one (5003); their
+ * stream still holds the erasure (read by operator keys; any other key sees an unknown player).
+ */
+async function refusal(playerId, error) {
+  if (error.code !== 5003) return error.message;
+  const latest = await get(`/v1/audit/players/${encodeURIComponent(playerId)}/events`, {
+    last: 'true',
+    limit: TIMELINE_PAGE,
+  }).catch(() => []);
+  const erasure = latest.find((e) => e.type === 'PlayerErased');
+  return erasure ? `This player was erased at ${time(erasure.data.erasedAt)}.` : `No player has the id ${playerId}.`;
 }
 
 function found(name) {
@@ -141,7 +150,7 @@ function sections(playerId, found, reload) {
         ['Mission', 'Status', 'Steps', 'Period', 'Completed at'],
         missions.map((m) => [
           m.label,
-          m.status,
+          missionStatus(m),
           // A summed step shows its sum against the target, any other its count.
           m.steps
             .map(
@@ -214,6 +223,15 @@ function sections(playerId, found, reload) {
   ];
 }
 
+/**
+ * A mission's status, saying why one in progress has every step met: a reversal took back the
+ * completion its action made, and the next action meeting a step completes it again (docs/catalog.md, Reversal).
+ */
+const missionStatus = (m) =>
+  m.status === 'InProgress' && m.steps.every((s) => s.completed)
+    ? 'InProgress: every step met, its completion taken back by a reversal; the next action meeting a step completes it'
+    : m.status;
+
 async function level(profile) {
   // A tier that may not read the catalog's levels (Mobile) still sees the player's own.
   const levels = await get('/v1/admin/levels').catch((error) => error);
@@ -268,8 +286,8 @@ async function timeline(playerId, labels) {
   return [list, more];
 }
 
-/** What an action earned, or a chest gave, by name and label. */
-function earned(type, d) {
+/** What an action earned and did, or a chest gave, by name and label. */
+function earned(type, d, labels) {
   const labelled = (list) => list.map((g) => `${g.label} × ${g.amount}`).join(', ');
   if (type === 'ActionProcessed') {
     const r = d.result;
@@ -279,17 +297,53 @@ function earned(type, d) {
       ...(r.achievedLevel ? [`level ${r.achievedLevel.level}: ${r.achievedLevel.label}`] : []),
     ];
     const grants = r.deliverables?.length ? `; ${labelled(r.deliverables)}` : '';
-    return `${d.actionName}: earned ${r.earnedPoints} points${grants}${awards.length ? `; ${awards.join(', ')}` : ''}`;
+    const more = [...(awards.length ? [awards.join(', ')] : []), ...marks(r, labels)];
+    return `${d.actionName}: earned ${r.earnedPoints} points${grants}${more.map((m) => `; ${m}`).join('')}`;
   }
   if (type === 'ChestOpened') return `${d.chestLabel}: ${labelled(d.prizes)}`;
   if (type === 'PlayerAdjusted') return `Adjusted by key ${d.keyName}: “${d.reason}”`;
   return null;
 }
 
+/**
+ * What else an action did, as its result recorded it: the caps that cut what it earned, the streaks
+ * it extended or whose milestone it reached, the missions it advanced or completed.
+ */
+function marks(result, labels) {
+  const capped = (result.capped ?? []).map((c) => {
+    const of = c.kind === 'earn' ? `${labels.get(c.deliverable) ?? c.deliverable} earned` : c.kind;
+    return `capped at ${c.limit} ${of} a ${c.period}`;
+  });
+  const streaks = (result.streaks ?? []).flatMap((s) => [
+    ...(s.extended ? [`streak ${s.label} extended to ${s.length}`] : []),
+    ...s.milestones.map((m) => `streak ${s.label} milestone ${m.length} reached`),
+  ]);
+  const missions = (result.missions ?? []).map((m) =>
+    m.completed
+      ? `mission ${m.label} completed`
+      : `mission ${m.label} advanced: ${m.stepsCompleted} of ${m.stepsTotal} steps done`,
+  );
+  return [...capped, ...streaks, ...missions];
+}
+
+/** An action processed this long after (or before) its timestamp shows both. */
+const SAME_TIME_MS = 1000;
+
+/**
+ * When an entry happened: an action at its own timestamp (what its rules went by), and when it was
+ * processed if that is a second or more apart (an action delivered late, or back-dated by a Server key).
+ */
+function when(event) {
+  const processed = ` at ${time(event.time)}`;
+  if (event.type !== 'ActionProcessed') return processed;
+  const happened = ` at ${time(event.data.timestamp)}`;
+  return Math.abs(event.time - event.data.timestamp) < SAME_TIME_MS ? happened : `${happened}, processed${processed}`;
+}
+
 function timelineEntry(event, labels) {
   const d = event.data;
   const provision = d.provisionUid ?? d.cost?.provisionUid ?? d.refund?.provisionUid;
-  const what = earned(event.type, d);
+  const what = earned(event.type, d, labels);
   return h(
     'li',
     {},
@@ -297,7 +351,7 @@ function timelineEntry(event, labels) {
       'p',
       {},
       h('strong', {}, words(event.type)),
-      ` at ${time(event.time)}`,
+      when(event),
       h(
         'span',
         { class: 'muted' },
