@@ -1,23 +1,9 @@
 /** What a new catalog takes away from the one published before it (app/service.ts refuses it unconfirmed). */
-import type { Catalog } from './types';
-
-/** The sections whose entries players hold or progress in, each entry named by its uid. */
-const SECTIONS = [
-  'deliverables',
-  'actions',
-  'badges',
-  'rankSets',
-  'triggers',
-  'levels',
-  'leaderboards',
-  'stores',
-  'streaks',
-  'missions',
-] as const satisfies readonly (keyof Catalog)[];
+import { CATALOG_SECTIONS, type Catalog } from './types';
 
 /** Per section, in catalog order, the uids of `previous` that `next` no longer has (sections that lose none left out). */
 export function removedEntries(previous: Catalog, next: Catalog): { section: string; uids: string[] }[] {
-  return SECTIONS.flatMap((section) => {
+  return CATALOG_SECTIONS.flatMap((section) => {
     const kept = new Set(next[section].map((entry) => entry.uid));
     const uids = previous[section].map((entry) => entry.uid).filter((uid) => !kept.has(uid));
     return uids.length > 0 ? [{ section, uids }] : [];
