@@ -36,41 +36,82 @@ export function prettyLines(colorize: boolean): (line: string) => string {
 const MAX_WAITING_BYTES = 8 * 1024 * 1024;
 /** How long a write refused for now (EAGAIN: a full pipe) waits before it is tried again. */
 const RETRY_AFTER_MS = 10;
+/** At exit, how long a full pipe is waited for before what is left is dropped: an exit is never held up for long. */
+const EXIT_WAIT_MS = 2_000;
 
 /**
- * Log lines written to a file descriptor, asynchronously (on libuv's threads, the lines of one turn
- * of the event loop in one write), so a request's log line costs the main thread no system call.
+ * Log lines written to a file descriptor in batches: the lines of one turn of the event loop in one
+ * synchronous write at the end of that turn, so a request's log line costs no system call of its own.
+ * Writes are synchronous on purpose: an asynchronous write still on libuv's threads when the process
+ * exits may be cut anywhere, and what follows it would then be written after half a line.
  * Logging never blocks or stops the service: lines that cannot be written (a full disk: ENOSPC, a
  * closed pipe, too many waiting) are dropped and counted in `dropped` (the service's
- * log_lines_dropped_total), and the next lines are tried again. What is still waiting when the
- * process exits is written then, once, synchronously.
+ * log_lines_dropped_total), and the next lines are tried again. A full pipe (EAGAIN) is tried again
+ * shortly. What is still waiting when the process exits is written then.
  */
 export class LogDestination implements pino.DestinationStream {
   /** Lines dropped since the start. */
   dropped = 0;
-  /** Lines waiting for the write in flight to end. */
+  /** Lines not yet handed to a write. */
   private waiting: string[] = [];
   private waitingBytes = 0;
-  /** The write in flight: its bytes not yet written and where each of its lines ends in them. */
-  private inFlight: { bytes: Buffer; lineEnds: number[] } | null = null;
+  /** Bytes of a write the output took only part of (or refused for now), and where each of their lines ends. */
+  private unwritten: { bytes: Buffer; lineEnds: number[] } | null = null;
+  /** Whether a write is already due (at the end of this turn, or after a refusal). */
+  private due = false;
 
   constructor(
     private readonly fd: number,
     private readonly format: (line: string) => string = (line) => line,
   ) {
-    process.on('exit', () => this.writeWaitingSync());
+    process.on('exit', () => this.writeAtExit());
   }
 
   write(line: string): void {
     const text = this.format(line);
     const bytes = Buffer.byteLength(text);
-    if (this.waitingBytes + (this.inFlight?.bytes.length ?? 0) + bytes > MAX_WAITING_BYTES) {
+    if (this.waitingBytes + (this.unwritten?.bytes.length ?? 0) + bytes > MAX_WAITING_BYTES) {
       this.dropped++;
       return;
     }
     this.waiting.push(text);
     this.waitingBytes += bytes;
-    if (!this.inFlight) this.writeWaiting();
+    if (!this.due) {
+      this.due = true;
+      setImmediate(() => this.writeDue());
+    }
+  }
+
+  private writeDue(): void {
+    this.due = false;
+    if (this.writeAll() === 'refused') {
+      this.due = true;
+      setTimeout(() => this.writeDue(), RETRY_AFTER_MS).unref();
+    }
+  }
+
+  /** Writes what waits: 'refused' when a full pipe takes no more for now (what is left stays to be written). */
+  private writeAll(): 'written' | 'refused' {
+    while (this.unwritten || this.waiting.length > 0) {
+      const batch = this.unwritten ?? this.takeWaiting();
+      this.unwritten = batch;
+      try {
+        const written = fs.writeSync(this.fd, batch.bytes);
+        this.unwritten =
+          written < batch.bytes.length
+            ? {
+                bytes: batch.bytes.subarray(written),
+                lineEnds: batch.lineEnds.filter((end) => end > written).map((end) => end - written),
+              }
+            : null;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN' || code === 'EBUSY') return 'refused';
+        this.dropped += batch.lineEnds.length;
+        this.unwritten = null;
+      }
+    }
+    return 'written';
   }
 
   private takeWaiting(): { bytes: Buffer; lineEnds: number[] } {
@@ -83,45 +124,16 @@ export class LogDestination implements pino.DestinationStream {
     return { bytes, lineEnds };
   }
 
-  private writeWaiting(): void {
-    this.inFlight = this.takeWaiting();
-    this.writeInFlight();
-  }
-
-  private writeInFlight(): void {
-    const flight = this.inFlight!;
-    fs.write(this.fd, flight.bytes, (error, written) => {
-      if (error && (error.code === 'EAGAIN' || error.code === 'EBUSY')) {
-        setTimeout(() => this.writeInFlight(), RETRY_AFTER_MS).unref();
+  /** At exit: what waits is written now; a full pipe is waited for a little, then what is left is dropped. */
+  private writeAtExit(): void {
+    const giveUpAt = Date.now() + EXIT_WAIT_MS;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (this.writeAll() === 'refused') {
+      if (Date.now() >= giveUpAt) {
+        this.dropped += (this.unwritten?.lineEnds.length ?? 0) + this.waiting.length;
         return;
       }
-      if (error) this.dropped += flight.lineEnds.length;
-      else if (written < flight.bytes.length) {
-        // A part written (a pipe takes what it has room for): the rest goes next.
-        this.inFlight = {
-          bytes: flight.bytes.subarray(written),
-          lineEnds: flight.lineEnds.filter((end) => end > written).map((end) => end - written),
-        };
-        this.writeInFlight();
-        return;
-      }
-      this.inFlight = null;
-      if (this.waiting.length > 0) this.writeWaiting();
-    });
-  }
-
-  /** At exit: one synchronous try for the waiting lines (the write in flight, if any, is already on its way). */
-  private writeWaitingSync(): void {
-    if (this.waiting.length === 0) return;
-    let { bytes, lineEnds } = this.takeWaiting();
-    try {
-      while (bytes.length > 0) {
-        const written = fs.writeSync(this.fd, bytes);
-        bytes = bytes.subarray(written);
-        lineEnds = lineEnds.filter((end) => end > written).map((end) => end - written);
-      }
-    } catch {
-      this.dropped += lineEnds.length;
+      Atomics.wait(pause, 0, 0, RETRY_AFTER_MS);
     }
   }
 }
