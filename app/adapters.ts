@@ -35,7 +35,7 @@ export const mongoReadStore = (): typeof import('../shared/adapters/read-store/m
   require('../shared/adapters/read-store/mongo');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** Each port's adapter: its URL set selects the production engine, else the embedded one (README, "Configuration"). */
+/** Each port's adapter: its URL set selects the production engine, else the embedded one (docs/configuration.md). */
 /** `onFault`: the embedded store found a lasting fault while running (its file deleted or damaged). */
 /** `onCommit`: after each group commit (the projections' worker is told of it). */
 export async function openEventStore(

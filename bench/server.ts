@@ -1,7 +1,7 @@
 /**
  * Child process: the all-in-one service (startService) on the embedded adapters, as `npm start`
  * runs it, on a port of its own. Started by bench/run.ts with:
- *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL, BENCH_WEBHOOKS  the service's own settings (README, "Configuration")
+ *   BENCH_DATA_DIR, BENCH_CATALOG, BENCH_KEYS, BENCH_LOG_LEVEL, BENCH_WEBHOOKS  the service's own settings (docs/configuration.md)
  *   BENCH_PLAIN_PERSONAL_DATA=1  the personal-data codec neither encrypts nor decrypts (figure 1's
  *                      comparison, BENCH_COMPARE_ENCRYPTION); the service itself has no such setting
  *   BENCH_TRACK_LAG=1  record, for each player-stream append, the time from its commit until the

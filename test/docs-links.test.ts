@@ -89,6 +89,10 @@ describe('relative links of the README and docs/*.md', () => {
     expect(PAGES.filter((page) => page !== 'README.md' && !linked.has(page))).toEqual([]);
   });
 
+  it('the README stays an entry page, under 15,000 bytes: reference sections live in docs/', () => {
+    expect(Buffer.byteLength(readFromDisk('README.md')!)).toBeLessThan(15_000);
+  });
+
   it('a link to a missing file or heading is found (the check can fail)', () => {
     const pages: Record<string, string> = {
       'README.md': [

@@ -26,7 +26,7 @@ export interface ChildServer {
 /** The user id the tests run other processes as where permissions must apply (root ignores them). */
 export const NOBODY = { uid: 65534, gid: 65534 };
 
-/** The service's settings (README, "Configuration"): a child gets those its test gives, never the test runner's. */
+/** The service's settings (docs/configuration.md): a child gets those its test gives, never the test runner's. */
 const SERVICE_SETTINGS = [
   'PORT',
   'DATA_DIR',

@@ -4,7 +4,7 @@ import type { LogFormat } from '../logging/logger';
 import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
 import { DEFAULT_KEY_CACHE_MS } from '../player-keys/cached';
 
-/** Everything the service reads from its environment (README, "Configuration"). */
+/** Everything the service reads from its environment (docs/configuration.md). */
 export interface RunConfig {
   port: number;
   /** The address the HTTP server listens on: loopback unless HOST opens it (the image: every interface). */

@@ -13,7 +13,7 @@ interface KeyDocument {
  * The production key store: a `player_keys` collection in MongoDB (MONGO_URL). Kept apart from
  * the event log (KurrentDB), so a copy of the log holds no key. A deleted document is gone from
  * the server's data files as its storage engine reuses the space; backups of this database must
- * expire within the erasure period (README, "Personal data").
+ * expire within the erasure period (docs/personal-data.md).
  *
  * Every write is acknowledged by a majority of the replica set and on its journal: the codec
  * appends an event encrypted under a key only once getOrCreate has answered, so a crash of the
