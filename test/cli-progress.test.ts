@@ -1,7 +1,7 @@
 /**
  * The progress line of rebuild, verify and export: shown on a terminal only, redrawn at most once
  * per interval, with the events done, the rate, the share of the log and the time left. The piped
- * case (nothing at all on stderr) is checked on the real commands in cli.test.ts.
+ * case (nothing at all on stderr) is checked on the real commands in cli-log.test.ts and cli-read-models.test.ts.
  */
 import { duration, progressLine, progressReporter, waitingReporter, type ProgressWriter } from '../cli/progress';
 

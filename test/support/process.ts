@@ -114,16 +114,26 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   await exited;
 }
 
-/** Retries `attempt` until it passes or `timeoutMs` is over; the last failure is thrown. */
-export async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 10_000, intervalMs = 100): Promise<T> {
+/**
+ * Retries `attempt` until it passes or `timeoutMs` is over; the last failure is thrown. An attempt
+ * passes when it neither throws nor answers `false`: an `expect` or a condition. The tests' one way
+ * to wait for something: never a fixed sleep (test/no-fixed-sleeps.test.ts).
+ */
+export async function eventually<T>(
+  attempt: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  intervalMs = 100,
+): Promise<Exclude<T, false>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      return await attempt();
+      const outcome = await attempt();
+      if (outcome !== false) return outcome as Exclude<T, false>;
+      if (Date.now() > deadline) throw new Error(`still false after ${timeoutMs} ms: ${String(attempt)}`);
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, intervalMs));
     }
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
