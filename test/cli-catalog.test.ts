@@ -7,6 +7,9 @@ import path from 'node:path';
 import { CATALOG, cliOn, useCliGame } from './support/cli';
 import { server, startTestService } from './support/service';
 
+// Each test starts the CLI in child processes, each compiling it (tsx): seconds apiece on a loaded machine.
+jest.setTimeout(120_000);
+
 const game = useCliGame();
 
 describe('the CLI on catalogs', () => {

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { cliOn, useCliGame } from './support/cli';
 import { server, tempDir } from './support/service';
 
+// Each test starts the CLI in child processes, each compiling it (tsx): seconds apiece on a loaded machine.
+jest.setTimeout(120_000);
+
 const game = useCliGame();
 
 describe('the CLI reading the log', () => {

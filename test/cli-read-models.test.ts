@@ -13,6 +13,9 @@ import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { CATALOG, cliOn, cliWith, useCliGame } from './support/cli';
 import { KEYS, server, startTestService } from './support/service';
 
+// Each test starts the CLI in child processes, each compiling it (tsx): seconds apiece on a loaded machine.
+jest.setTimeout(120_000);
+
 const game = useCliGame();
 
 describe('the CLI on read models', () => {

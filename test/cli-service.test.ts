@@ -11,6 +11,9 @@ import { eventually } from './support/process';
 import { KEYS, server, startTestService, tempDir } from './support/service';
 import { newSecret, startReceiver, writeWebhooksFile } from './support/webhook-receiver';
 
+// Each test starts the CLI in child processes, each compiling it (tsx): seconds apiece on a loaded machine.
+jest.setTimeout(120_000);
+
 const game = useCliGame();
 
 describe('the CLI asking the service', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BullMqJobScheduler } from '../shared/adapters/jobs/bullmq';
 import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/adapters/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
-import { freePort } from './support/process';
+import { eventually, freePort } from './support/process';
 import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';
 
 /** Every fixture gets its own key prefix on the shared Redis; destroy deletes all of its keys. */
@@ -14,14 +14,6 @@ jobsContract('BullMqJobScheduler', async () => {
     destroy: () => deleteRedisKeys(`${prefix}:`),
   };
 });
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('BullMqJobScheduler specifics', () => {
   const silent: JobLogger = { warn: () => {}, error: () => {} };
@@ -85,12 +77,12 @@ describe('BullMqJobScheduler specifics', () => {
     try {
       const first = await stuckProcess();
       await first.schedule('stuck', 'job-1', Date.now(), {});
-      await waitFor(() => runs === 1, 5000);
+      await eventually(() => runs === 1, 5000, 20);
       await first.close();
 
       // The next process takes the job again once the lock has run out: attempt 2, cut off too.
       const second = await stuckProcess();
-      await waitFor(() => runs === 2, 10_000);
+      await eventually(() => runs === 2, 10_000, 20);
       await second.close();
 
       // A third process finds the job with both attempts used: failed, not run a third time.
@@ -98,7 +90,7 @@ describe('BullMqJobScheduler specifics', () => {
       hung.push(third);
       third.handle('stuck', async () => void (runs += 1));
       await third.start();
-      await waitFor(() => logs.some((entry) => entry.level === 'error'), 10_000);
+      await eventually(() => logs.some((entry) => entry.level === 'error'), 10_000, 20);
       expect(runs).toBe(2);
       expect(logs.filter((entry) => entry.level === 'error')).toEqual([
         { level: 'error', message: JOB_FAILED, details: expect.objectContaining({ jobId: 'job-1', type: 'stuck' }) },

@@ -4,19 +4,12 @@ import { join } from 'node:path';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/adapters/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
+import { eventually } from './support/process';
 
 /** A fresh directory per store, so the -wal and -shm files go with it. */
 function tempJobsFile(): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'jobs-'));
   return { file: join(dir, 'jobs.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const silent: JobLogger = { warn: () => {}, error: () => {} };
@@ -63,13 +56,13 @@ describe('SqliteJobScheduler specifics', () => {
     // Before the claim, whenever the claim comes: a lower bound that a slow poll cannot move.
     const scheduledAt = Date.now();
     await stuck.schedule('test', 'job-1', scheduledAt, {});
-    await waitFor(() => stuckCalls === 1);
+    await eventually(() => stuckCalls === 1, 10_000, 10);
 
     const healthy = open();
     let healthyRunAt = 0;
     healthy.handle('test', async () => void (healthyRunAt = Date.now()));
     await healthy.start();
-    await waitFor(() => healthyRunAt > 0);
+    await eventually(() => healthyRunAt > 0, 10_000, 10);
 
     releaseStuck();
     expect(stuckCalls).toBe(1);
@@ -91,14 +84,17 @@ describe('SqliteJobScheduler specifics', () => {
       dying.handle('test', () => new Promise<void>((resolve) => void ((runs += 1), releases.push(resolve))));
       await dying.start();
       if (n === 0) await dying.schedule('test', 'job-1', Date.now(), {});
-      await waitFor(() => runs === n + 1);
+      await eventually(() => runs === n + 1, 10_000, 10);
     }
     // A healthy one finds both attempts used once the second claim runs out: failed, not run again.
     const healthy = open({ lockMs: 150, attempts: 2, logger });
     healthy.handle('test', async () => void (runs += 1));
     await healthy.start();
-    await waitFor(() => logs.some((entry) => entry.level === 'error'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => logs.some((entry) => entry.level === 'error'), 10_000, 10);
+    // Failed for good: nothing waits or is delayed that could run it again.
+    await eventually(async () =>
+      expect(await healthy.overview()).toMatchObject({ waiting: 0, delayed: 0, running: 0, failed: 1 }),
+    );
     releases.forEach((release) => release());
     expect(runs).toBe(2);
     expect(logs.filter((entry) => entry.level === 'error')).toEqual([

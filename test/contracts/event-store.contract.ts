@@ -14,6 +14,7 @@ import {
   WrongExpectedVersionError,
 } from '../../shared/adapters/event-store/port';
 import { appendOne } from '../support/append-one';
+import { eventually } from '../support/process';
 
 const metadata: EventMetadata = {
   correlationId: 'corr-1',
@@ -30,16 +31,22 @@ function events(count: number): NewEvent[] {
   return Array.from({ length: count }, (_, n) => event('Happened', { n }));
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-    await sleep(5);
+/**
+ * Resolves once a second subscription from `from` has been handed everything up to `position`:
+ * the store delivers those events, so a subscription that has not had them held them back.
+ */
+async function deliveredTo(store: EventStore, from: number, position: number): Promise<void> {
+  let reached = 0;
+  const witness = store.subscribeToAll({
+    fromPosition: from,
+    onEvent: (e) => void (reached = e.position),
+    onPositionReached: (p) => void (reached = p),
+  });
+  try {
+    await eventually(() => reached >= position, 10_000, 5);
+  } finally {
+    await witness.close();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export function eventStoreContract(
@@ -337,9 +344,11 @@ export function eventStoreContract(
         const [a, b] = [newStream(), newStream()];
         const start = await store.headPosition();
         const seen: string[] = [];
+        let reached = 0;
         const subscription = store.subscribeToAll({
           fromPosition: start,
           onEvent: (e) => {
+            reached = e.position;
             if (e.streamName === a || e.streamName === b) seen.push(e.id);
           },
         });
@@ -353,8 +362,9 @@ export function eventStoreContract(
             await store.appendToStreams(batch);
             appended.push(...batch.flatMap((x) => x.events.map((e) => e.id)));
           }
-          await waitFor(() => seen.length >= appended.length);
-          await sleep(50);
+          // Delivered in log order: once an event appended after them is, nothing more of them comes.
+          const after = await appendOne(store, newStream(), events(1), 'no_stream');
+          await eventually(() => reached >= after.position, 10_000, 5);
           expect(seen).toEqual(appended);
         } finally {
           await subscription.close();
@@ -465,9 +475,9 @@ export function eventStoreContract(
           },
         });
         try {
-          await waitFor(() => seen.length === 2);
+          await eventually(() => seen.length === 2, 10_000, 5);
           await appendOne(store, stream, events(2), 2);
-          await waitFor(() => seen.length === 4);
+          await eventually(() => seen.length === 4, 10_000, 5);
           expect(seen).toEqual([1, 2, 3, 4]);
         } finally {
           await subscription.close();
@@ -489,12 +499,12 @@ export function eventStoreContract(
           },
         });
         try {
-          await appendOne(store, stream, events(2), 'no_stream');
-          await waitFor(() => seen.length === 1);
-          await sleep(150);
+          const written = await appendOne(store, stream, events(2), 'no_stream');
+          await eventually(() => seen.length === 1, 10_000, 5);
+          await deliveredTo(store, start, written.position);
           expect(seen).toEqual([0]);
           release();
-          await waitFor(() => seen.length === 2);
+          await eventually(() => seen.length === 2, 10_000, 5);
           expect(seen).toEqual([0, 1]);
         } finally {
           await subscription.close();
@@ -518,15 +528,16 @@ export function eventStoreContract(
           },
         });
         await appendOne(store, stream, events(1), 'no_stream');
-        await waitFor(() => seen.length === 1);
+        await eventually(() => seen.length === 1, 10_000, 5);
 
         const closed = subscription.close().then(() => handlerDone);
         await appendOne(store, stream, events(1), 0);
-        await sleep(50);
+        // The append lands while close waits for the handler.
+        await new Promise((resolve) => setTimeout(resolve, 50));
         release();
         expect(await closed).toBe(true);
-        await appendOne(store, stream, events(1), 1);
-        await sleep(150);
+        const last = await appendOne(store, stream, events(1), 1);
+        await deliveredTo(store, start, last.position);
         expect(seen).toEqual([0]);
       });
 
@@ -556,9 +567,9 @@ export function eventStoreContract(
             [event('Kept', { n: 0 }), event('Other'), event('Kept', { n: 2 })],
             'no_stream',
           );
-          await waitFor(() => seen.length === 2);
+          await eventually(() => seen.length === 2, 10_000, 5);
           const last = await appendOne(store, stream, [event('Other'), event('Kept', { n: 4 }), event('Other')], 2);
-          await waitFor(() => reached >= last.position);
+          await eventually(() => reached >= last.position, 10_000, 5);
           expect(seen).toEqual(['0:0', '2:2', '4:4']);
         } finally {
           await subscription.close();
@@ -577,7 +588,7 @@ export function eventStoreContract(
           onPositionReached: (position) => void (caughtUp = position),
         });
         try {
-          await waitFor(() => caughtUp >= end);
+          await eventually(() => caughtUp >= end, 10_000, 5);
           expect(again).toEqual(['0', '2', '4']);
         } finally {
           await reader.close();
@@ -599,10 +610,10 @@ export function eventStoreContract(
           onError: (error) => errors.push(error),
         });
         try {
-          await appendOne(store, stream, events(2), 'no_stream');
-          await waitFor(() => errors.length === 1);
+          const written = await appendOne(store, stream, events(2), 'no_stream');
+          await eventually(() => errors.length === 1, 10_000, 5);
           expect(errors[0].message).toBe('handler failed');
-          await sleep(100);
+          await deliveredTo(store, start, written.position);
           expect(seen).toEqual([0]);
         } finally {
           await subscription.close();

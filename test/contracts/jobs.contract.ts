@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { JOB_FAILED, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/adapters/jobs/port';
+import { eventually } from '../support/process';
 
 export interface JobStoreFixture {
   /** A scheduler on this fixture's store; every scheduler opened shares it. */
@@ -26,17 +27,16 @@ interface LogEntry {
   details: object;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-    await sleep(10);
-  }
-}
+/**
+ * No run is left to come: the store holds no job waiting, delayed or running (a duplicate, a
+ * retry or a second run would be one of them until it has run, and then be in the test's runs).
+ */
+const settled = (scheduler: JobScheduler) =>
+  eventually(
+    async () => expect(await scheduler.overview()).toMatchObject({ waiting: 0, delayed: 0, running: 0 }),
+    5000,
+    20,
+  );
 
 /** A gate a handler can wait on until the test opens it. */
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -98,7 +98,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const runAt = Date.now() + 300;
       await scheduler.schedule('test', jobId, runAt, payload);
 
-      await waitFor(() => runs.length === 1);
+      await eventually(() => runs.length === 1, 5000, 10);
       expect(runs[0]).toMatchObject({ type: 'test', jobId, payload });
       expect(runs[0].at).toBeGreaterThanOrEqual(runAt);
       expect(runs[0].at).toBeLessThan(runAt + 1000);
@@ -109,7 +109,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const scheduler = await worker(runs);
       const scheduledAt = Date.now();
       await scheduler.schedule('test', newId(), scheduledAt - 60_000, {});
-      await waitFor(() => runs.length === 1);
+      await eventually(() => runs.length === 1, 5000, 10);
       expect(runs[0].at - scheduledAt).toBeLessThan(1000);
     });
 
@@ -118,7 +118,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const scheduler = await worker(runs);
       const ids = ['42', 'a:b', 'a%3Ab', 'provision-timeout:x:y:z', 'with space/and/slash'];
       for (const jobId of ids) await scheduler.schedule('test', jobId, Date.now(), { jobId });
-      await waitFor(() => runs.length === ids.length);
+      await eventually(() => runs.length === ids.length, 5000, 10);
       expect(runs.map((run) => run.jobId).sort()).toEqual([...ids].sort());
       expect(runs.every((run) => run.payload.jobId === run.jobId)).toBe(true);
     });
@@ -131,8 +131,8 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const laterRunAt = Date.now() + 400;
       await scheduler.schedule('test', jobId, laterRunAt, { version: 2 });
 
-      await waitFor(() => runs.length === 1);
-      await sleep(200);
+      await eventually(() => runs.length === 1, 5000, 10);
+      await settled(scheduler);
       expect(runs).toHaveLength(1);
       expect(runs[0].payload).toEqual({ version: 2 });
       expect(runs[0].at).toBeGreaterThanOrEqual(laterRunAt);
@@ -146,8 +146,8 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       // Not awaited one by one: they reach the store together.
       await Promise.all([1, 2, 3, 4, 5].map((version) => scheduler.schedule('test', jobId, runAt, { version })));
 
-      await waitFor(() => runs.length === 1);
-      await sleep(200);
+      await eventually(() => runs.length === 1, 5000, 10);
+      await settled(scheduler);
       expect(runs).toHaveLength(1);
       expect(runs[0].payload).toEqual({ version: 5 });
     });
@@ -167,8 +167,8 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const jobId = newId();
       await scheduler.schedule('self', jobId, Date.now(), { round: 1 });
 
-      await waitFor(() => runs.length === 2);
-      await sleep(200);
+      await eventually(() => runs.length === 2, 5000, 10);
+      await settled(scheduler);
       expect(runs.map((run) => run.payload)).toEqual([{ round: 1 }, { round: 2 }]);
       expect(runs[1].at).toBeGreaterThanOrEqual(againAt);
       // The first run ended well: nothing was retried or failed.
@@ -186,8 +186,8 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const jobId = newId();
       await scheduler.schedule('flaky', jobId, Date.now(), {});
 
-      await waitFor(() => calls.length === 3);
-      await sleep(300);
+      await eventually(() => calls.length === 3, 5000, 10);
+      await settled(scheduler);
       expect(calls).toHaveLength(3);
       // Backoff 50 ms, then 100 ms (a little slack for ms rounding).
       expect(calls[1] - calls[0]).toBeGreaterThanOrEqual(45);
@@ -207,8 +207,8 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const jobId = newId();
       await scheduler.schedule('broken', jobId, Date.now(), {});
 
-      await waitFor(() => logs.some((entry) => entry.level === 'error'));
-      await sleep(400);
+      await eventually(() => logs.some((entry) => entry.level === 'error'), 5000, 10);
+      await settled(scheduler);
       expect(calls).toBe(3);
       // Two retries announced, then one failure: the last attempt never says it will retry.
       expect(logs.map((entry) => [entry.level, entry.message])).toEqual([
@@ -241,7 +241,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(await scheduler.overview()).toMatchObject({ waiting: 1, delayed: 1, running: 0, failed: 0 });
 
       await scheduler.start();
-      await waitFor(() => started === 1);
+      await eventually(() => started === 1, 5000, 10);
       expect(await scheduler.overview()).toMatchObject({ waiting: 0, delayed: 1, running: 1, failed: 0 });
       running.open();
     });
@@ -251,15 +251,17 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const first = await open();
       const overdue = newId();
       const future = newId();
-      await first.schedule('test', overdue, Date.now() + 100, { which: 'overdue' });
+      const overdueAt = Date.now() + 100;
+      await first.schedule('test', overdue, overdueAt, { which: 'overdue' });
       const futureRunAt = Date.now() + 700;
       await first.schedule('test', future, futureRunAt, { which: 'future' });
       await first.close();
-      await sleep(250); // `overdue` falls due while nothing runs
+      // `overdue` falls due while nothing runs.
+      await eventually(() => Date.now() > overdueAt, 5000, 10);
 
       const runs: Run[] = [];
       await worker(runs);
-      await waitFor(() => runs.length === 2);
+      await eventually(() => runs.length === 2, 5000, 10);
       expect(runs.map((run) => run.jobId)).toEqual([overdue, future]);
       expect(runs[1].at).toBeGreaterThanOrEqual(futureRunAt);
     });
@@ -273,7 +275,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
 
       const runs: Run[] = [];
       await worker(runs);
-      await waitFor(() => runs.length === 1);
+      await eventually(() => runs.length === 1, 5000, 10);
       expect(earlyRuns).toEqual([]);
       expect(runs[0].jobId).toBe(jobId);
     });
@@ -282,15 +284,15 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const runsA: Run[] = [];
       const runsB: Run[] = [];
       // A short await in the handler lets the two workers' runs overlap.
-      const a = await worker(runsA, 'test', () => sleep(5));
-      const b = await worker(runsB, 'test', () => sleep(5));
+      const a = await worker(runsA, 'test', () => new Promise((resolve) => setTimeout(resolve, 5)));
+      const b = await worker(runsB, 'test', () => new Promise((resolve) => setTimeout(resolve, 5)));
       const count = 30;
       const ids = Array.from({ length: count }, (_, n) => `job-${n}-${randomUUID()}`);
       const runAt = Date.now() + 250;
       await Promise.all(ids.map((jobId, n) => (n % 2 === 0 ? a : b).schedule('test', jobId, runAt, { n })));
 
-      await waitFor(() => runsA.length + runsB.length >= count);
-      await sleep(300);
+      await eventually(() => runsA.length + runsB.length >= count, 5000, 10);
+      await settled(a);
       const all = [...runsA, ...runsB];
       expect(all.map((run) => run.jobId).sort()).toEqual([...ids].sort());
       expect(all.every((run) => run.at >= runAt)).toBe(true);
@@ -306,7 +308,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       for (const jobId of alphaIds) await alpha.schedule('alpha', jobId, Date.now() + 50, {});
       for (const jobId of betaIds) await alpha.schedule('beta', jobId, Date.now() + 50, {});
 
-      await waitFor(() => alphaRuns.length === 3 && betaRuns.length === 3);
+      await eventually(() => alphaRuns.length === 3 && betaRuns.length === 3, 5000, 10);
       expect(alphaRuns.map((run) => run.jobId).sort()).toEqual([...alphaIds].sort());
       expect(betaRuns.map((run) => run.jobId).sort()).toEqual([...betaIds].sort());
     });
@@ -317,7 +319,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const scheduler = await worker(runs, 'held', () => running.wait);
       const [busy, gone, kept, later, other] = ['busy', 'gone', 'kept', 'later', 'other'].map((n) => `${n}-${newId()}`);
       await scheduler.schedule('held', busy, Date.now(), {});
-      await waitFor(() => runs.length === 1);
+      await eventually(() => runs.length === 1, 5000, 10);
       const idle = await open(); // schedules only: no handler, nothing runs there
       await idle.schedule('gone', gone, Date.now() - 1000, {});
       await idle.schedule('gone', kept, Date.now() - 1000, {});
@@ -333,7 +335,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       const again: Run[] = [];
       await worker(again, 'gone');
       await idle.schedule('gone', gone, Date.now(), {});
-      await waitFor(() => again.length === 2);
+      await eventually(() => again.length === 2, 5000, 10);
       expect(again.map((r) => r.jobId).sort()).toEqual([gone, kept].sort());
     });
 
@@ -345,7 +347,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       });
       const jobId = newId();
       await scheduler.schedule('test', jobId, Date.now(), { version: 1 });
-      await waitFor(() => runs.length === 1);
+      await eventually(() => runs.length === 1, 5000, 10);
 
       const againAt = Date.now() + 200;
       // Answered while the run goes on: it does not wait for the run (a handler may schedule its own job).
@@ -353,7 +355,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(runs).toHaveLength(1);
       firstRun.open();
 
-      await waitFor(() => runs.length === 2);
+      await eventually(() => runs.length === 2, 5000, 10);
       expect(runs[1].payload).toEqual({ version: 2 });
       expect(runs[1].at).toBeGreaterThanOrEqual(againAt);
     });
@@ -367,17 +369,23 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       });
       const jobId = newId();
       await a.schedule('test', jobId, Date.now(), { version: 1 });
-      await waitFor(() => runsA.length === 1);
-      const b = await worker(runsB, 'test');
+      await eventually(() => runsA.length === 1, 5000, 10);
+      const b = await open();
+      b.handle('test', async (payload, id) => void runsB.push({ type: 'test', jobId: id, payload, at: Date.now() }));
+      const probed: string[] = [];
+      b.handle('probe', async (_payload, id) => void probed.push(id));
+      await b.start();
 
       await b.schedule('test', jobId, Date.now(), { version: 2 });
-      // Long enough for B to have seen the job due, were it so.
-      await sleep(400);
+      // B has looked for due jobs since: a probe due after the job has run there (due jobs are taken in the order of their time).
+      const probe = newId();
+      await b.schedule('probe', probe, Date.now() + 1, {});
+      await eventually(() => probed.includes(probe), 5000, 10);
       expect([...runsA, ...runsB]).toHaveLength(1);
       firstRun.open();
 
-      await waitFor(() => runsA.length + runsB.length === 2);
-      await sleep(200);
+      await eventually(() => runsA.length + runsB.length === 2, 5000, 10);
+      await settled(b);
       expect([...runsA, ...runsB].map((run) => run.payload)).toEqual([{ version: 1 }, { version: 2 }]);
     });
   });
