@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { endianness, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import {
@@ -20,6 +20,7 @@ import { ProjectionRunner } from '../projections/runner';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { eventStoreContract } from './contracts/event-store.contract';
 import { appendOne } from './support/append-one';
+import { eventually } from './support/process';
 
 /** A fresh directory per store, so the -wal and -shm files go with it. */
 function tempDbFile(): { file: string; remove: () => void } {
@@ -34,14 +35,6 @@ function event(data: unknown = { n: 1 }): NewEvent {
     data,
     metadata: { correlationId: 'c', causationId: 'c', keyName: 'k', catalogVersion: 1 },
   };
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const contractFiles = new Map<EventStore, () => void>();
@@ -120,7 +113,7 @@ describe('SqliteEventStore specifics', () => {
     const seen: string[] = [];
     reader.subscribeToAll({ onEvent: (e) => void seen.push(e.streamName) });
     await appendOne(writer, 'other-process', [event(), event()], 'no_stream');
-    await waitFor(() => seen.length === 2, 1000);
+    await eventually(() => seen.length === 2, 10_000, 5);
     expect(seen).toEqual(['other-process', 'other-process']);
   });
 
@@ -130,7 +123,7 @@ describe('SqliteEventStore specifics', () => {
     store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
     await new Promise((resolve) => setTimeout(resolve, 20));
     await appendOne(store, 's', [event()], 'no_stream');
-    await waitFor(() => seen.length === 1, 500);
+    await eventually(() => seen.length === 1, 10_000, 5);
   });
 
   it('hands its own committed events to a subscription exactly as they read back from the file', async () => {
@@ -145,7 +138,7 @@ describe('SqliteEventStore specifics', () => {
       appendOne(store, 'a', [event()], 5),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
-    await waitFor(() => seen.length === 3, 500);
+    await eventually(() => seen.length === 3, 10_000, 5);
     expect(seen).toEqual(await store.readAll());
   });
 
@@ -184,7 +177,7 @@ describe('SqliteEventStore specifics', () => {
     }
     const all = (await store.readAll()).map((e) => e.position);
     expect(all).toHaveLength(70);
-    await waitFor(() => seen.length >= all.length, 2000);
+    await eventually(() => seen.length >= all.length, 10_000, 5);
     expect(seen).toEqual(all);
   });
 
@@ -312,10 +305,20 @@ describe('SqliteEventStore specifics', () => {
         'no_stream',
       );
       // Every page committed so far reaches the database file without any further commit.
-      await waitFor(() => statSync(file).size >= (round + 1) * 400 * 1200, 5000);
+      await eventually(() => statSync(file).size >= (round + 1) * 400 * 1200, 5000, 5);
       // The WAL starts over only if the checkpoint has also synced the file and recorded that it
-      // is done when the next append begins, a moment after its last page is copied.
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      // is done when the next append begins, a moment after its last page is copied: recorded in
+      // the WAL index, as every frame of the WAL backfilled (nBackfill, at byte 96, equal to
+      // mxFrame, at byte 16 of its header; native byte order).
+      await eventually(
+        () => {
+          const index = readFileSync(`${file}-shm`);
+          const u32 = (at: number) => (endianness() === 'LE' ? index.readUInt32LE(at) : index.readUInt32BE(at));
+          return u32(96) === u32(16);
+        },
+        5000,
+        5,
+      );
     }
     // A WAL never started over would hold every page written (more than `written`); SQLite's own
     // checkpoint, off here, would not run before 1000 pages, about 4 MB.
@@ -340,7 +343,7 @@ describe('SqliteEventStore specifics', () => {
     // Checkpoints in commits are the writer thread's: its connection commits.
     expect(await internals.writer.pragma('wal_autocheckpoint')).toBe(0);
     await internals.checkpointer.worker.terminate();
-    await waitFor(async () => (await internals.writer.pragma('wal_autocheckpoint')) === 1000, 10_000);
+    await eventually(async () => (await internals.writer.pragma('wal_autocheckpoint')) === 1000, 10_000, 5);
     await appendOne(store, 'after', [event()], 'no_stream');
     expect(await store.readStream('after')).toHaveLength(1);
   });
@@ -381,7 +384,7 @@ describe('SqliteEventStore specifics', () => {
     const store = open({ onGroupCommit: (appends) => groups.push(appends) });
     const internals = store as unknown as { inFlight: Promise<void> | undefined };
     const first = appendOne(store, 'first', [event()], 'no_stream');
-    await waitFor(() => internals.inFlight !== undefined, 10_000);
+    await eventually(() => internals.inFlight !== undefined, 10_000, 5);
     // Each in a turn of its own: without a batch in flight, each would be a group commit of its own.
     const later: Promise<unknown>[] = [];
     for (const stream of ['a', 'b', 'c']) {
@@ -542,7 +545,7 @@ describe('SqliteEventStore specifics', () => {
     }
     const seen: number[] = [];
     const subscription = store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
-    await waitFor(() => seen.length >= total, 5000);
+    await eventually(() => seen.length >= total, 5000, 5);
     await subscription.close();
     expect(seen).toEqual(Array.from({ length: total }, (_, n) => n));
   });
@@ -599,7 +602,7 @@ describe('SqliteEventStore specifics', () => {
     const seen: number[] = [];
     store.subscribeToAll({ onEvent: (e) => void seen.push(e.revision) });
     await appendOne(writer, 's', [event()], 'no_stream');
-    await waitFor(() => seen.length === 1, 1000);
+    await eventually(() => seen.length === 1, 10_000, 5);
     await store.close();
     await appendOne(writer, 's', [event()], 0);
     await new Promise((resolve) => setTimeout(resolve, 150));
