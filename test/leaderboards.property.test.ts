@@ -20,9 +20,9 @@ import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { server, startTestService, tempDir, type TestService } from './support/service';
+import { withServer } from './support/server-suites';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 2026_11_26);
-const MONGO_URL = process.env.MONGO_URL;
 
 const CATALOG = `
 version: 1
@@ -161,24 +161,29 @@ const adapters: [string, () => Promise<{ store: ReadStore; release(): Promise<vo
     },
   ],
 ];
-if (MONGO_URL) {
-  adapters.push([
-    'MongoDB',
-    async () => {
-      const dbName = `test_lb_property_${randomUUID().slice(0, 8)}`;
-      const store = await MongoReadStore.connect(MONGO_URL, dbName);
-      return {
-        store,
-        async release() {
-          await store.close();
-          const admin = new MongoClient(MONGO_URL);
-          await admin.db(dbName).dropDatabase();
-          await admin.close();
-        },
-      };
-    },
-  ]);
-}
+withServer(
+  'MONGO_URL',
+  'leaderboards against a brute-force ranking on MongoDB',
+  ['replays the log into MongoDB and answers as the brute force'],
+  (MONGO_URL) => {
+    adapters.push([
+      'MongoDB',
+      async () => {
+        const dbName = `test_lb_property_${randomUUID().slice(0, 8)}`;
+        const store = await MongoReadStore.connect(MONGO_URL, dbName);
+        return {
+          store,
+          async release() {
+            await store.close();
+            const admin = new MongoClient(MONGO_URL);
+            await admin.db(dbName).dropDatabase();
+            await admin.close();
+          },
+        };
+      },
+    ]);
+  },
+);
 
 describe('leaderboards against a brute-force ranking', () => {
   let own: TestService;
@@ -238,14 +243,3 @@ describe('leaderboards against a brute-force ranking', () => {
     }
   });
 });
-
-if (!MONGO_URL) {
-  // Without a server the MongoDB case is reported as skipped, with the reason in its name: never as passed.
-  const skipped = describe.skip;
-  skipped(
-    'leaderboards against a brute-force ranking on MongoDB (skipped: MONGO_URL is not set; no MongoDB server on this machine)',
-    () => {
-      it('replays the log into MongoDB and answers as the brute force', () => undefined);
-    },
-  );
-}

@@ -10,6 +10,7 @@ import { keysCollection, MongoPlayerKeys } from '../shared/adapters/player-keys/
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
 import { playerKeysContract } from './contracts/player-keys.contract';
+import { withServer } from './support/server-suites';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'player-keys-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -146,23 +147,18 @@ describe('MongoPlayerKeys writes', () => {
   });
 });
 
-const MONGO_URL = process.env.MONGO_URL;
-if (MONGO_URL) {
-  // A database of its own per run, dropped afterwards, so the suite can share a real server.
-  const dbName = `test_player_keys_${randomUUID().slice(0, 8)}`;
-  playerKeysContract('MongoPlayerKeys', () => MongoPlayerKeys.connect(MONGO_URL, dbName));
-  afterAll(async () => {
-    const admin = new MongoClient(MONGO_URL);
-    await admin.db(dbName).dropDatabase();
-    await admin.close();
-  });
-} else {
-  // Skipped because MONGO_URL is not set: no MongoDB server on this machine (set it to run the contract on MongoDB).
-  const skipped = describe.skip;
-  skipped(
-    'PlayerKeys contract: MongoPlayerKeys (skipped: MONGO_URL is not set; no MongoDB server on this machine)',
-    () => {
-      it('runs the PlayerKeys contract against MongoDB', () => undefined);
-    },
-  );
-}
+withServer(
+  'MONGO_URL',
+  'PlayerKeys contract: MongoPlayerKeys',
+  ['runs the PlayerKeys contract against MongoDB'],
+  (MONGO_URL) => {
+    // A database of its own per run, dropped afterwards, so the suite can share a real server.
+    const dbName = `test_player_keys_${randomUUID().slice(0, 8)}`;
+    playerKeysContract('MongoPlayerKeys', () => MongoPlayerKeys.connect(MONGO_URL, dbName));
+    afterAll(async () => {
+      const admin = new MongoClient(MONGO_URL);
+      await admin.db(dbName).dropDatabase();
+      await admin.close();
+    });
+  },
+);

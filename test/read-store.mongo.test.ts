@@ -6,79 +6,79 @@ import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import { readStoreContract } from './contracts/read-store.contract';
 import { freePort } from './support/process';
+import { withServer } from './support/server-suites';
 
-const MONGO_URL = process.env.MONGO_URL;
-
-if (MONGO_URL) {
-  // A database of its own per run, dropped afterwards, so the suite can share a real server.
-  const dbName = `test_read_store_${randomUUID().slice(0, 8)}`;
-  readStoreContract(
-    'MongoReadStore',
-    () => MongoReadStore.connect(MONGO_URL, dbName),
-    async (store) => {
-      await store.close();
-      const admin = new MongoClient(MONGO_URL);
-      try {
-        await admin.db(dbName).dropDatabase();
-      } finally {
-        await admin.close();
-      }
-    },
-  );
-  describe('MongoReadStore indexes', () => {
-    it('creates a declared index once, and again after the collection is dropped', async () => {
-      const indexDb = `test_indexes_${randomUUID().slice(0, 8)}`;
-      const store = await MongoReadStore.connect(MONGO_URL, indexDb);
-      const admin = new MongoClient(MONGO_URL);
-      try {
-        const keys = { board: 1, period: 1, score: -1 } as const;
-        await store.ensureIndex('scores', keys);
-        await store.ensureIndex('scores', keys);
-        const named = async () => (await admin.db(indexDb).collection('scores').indexes()).map((i) => i.key);
-        expect(await named()).toEqual([{ _id: 1 }, keys]);
-        await store.dropCollection('scores');
-        expect(await named()).toEqual([{ _id: 1 }, keys]);
-      } finally {
+withServer(
+  'MONGO_URL',
+  'MongoDB contract',
+  [
+    'runs the ReadStore contract against MongoDB',
+    'creates declared indexes, and again after a drop',
+    'refuses a second projector while the first holds the lease',
+  ],
+  (MONGO_URL) => {
+    // A database of its own per run, dropped afterwards, so the suite can share a real server.
+    const dbName = `test_read_store_${randomUUID().slice(0, 8)}`;
+    readStoreContract(
+      'MongoReadStore',
+      () => MongoReadStore.connect(MONGO_URL, dbName),
+      async (store) => {
         await store.close();
-        await admin.db(indexDb).dropDatabase();
-        await admin.close();
-      }
-    });
-  });
-
-  describe('the projector lease on MongoDB', () => {
-    it('refuses a second projector while the first holds it: the duplicate key of the upsert', async () => {
-      const leaseDb = `test_lease_${randomUUID().slice(0, 8)}`;
-      const [one, two] = [
-        await MongoReadStore.connect(MONGO_URL, leaseDb),
-        await MongoReadStore.connect(MONGO_URL, leaseDb),
-      ];
-      const first = new ProjectorLease(one, pino({ level: 'silent' }), { holder: 'first' });
-      const second = new ProjectorLease(two, pino({ level: 'silent' }), { holder: 'second' });
-      try {
-        expect(await first.take()).toBeNull();
-        expect(await second.take()).toMatchObject({ holder: 'first' });
-        await first.release();
-        expect(await second.take()).toBeNull();
-        await second.release();
-      } finally {
-        await one.close();
-        await two.close();
         const admin = new MongoClient(MONGO_URL);
-        await admin.db(leaseDb).dropDatabase();
-        await admin.close();
-      }
+        try {
+          await admin.db(dbName).dropDatabase();
+        } finally {
+          await admin.close();
+        }
+      },
+    );
+    describe('MongoReadStore indexes', () => {
+      it('creates a declared index once, and again after the collection is dropped', async () => {
+        const indexDb = `test_indexes_${randomUUID().slice(0, 8)}`;
+        const store = await MongoReadStore.connect(MONGO_URL, indexDb);
+        const admin = new MongoClient(MONGO_URL);
+        try {
+          const keys = { board: 1, period: 1, score: -1 } as const;
+          await store.ensureIndex('scores', keys);
+          await store.ensureIndex('scores', keys);
+          const named = async () => (await admin.db(indexDb).collection('scores').indexes()).map((i) => i.key);
+          expect(await named()).toEqual([{ _id: 1 }, keys]);
+          await store.dropCollection('scores');
+          expect(await named()).toEqual([{ _id: 1 }, keys]);
+        } finally {
+          await store.close();
+          await admin.db(indexDb).dropDatabase();
+          await admin.close();
+        }
+      });
     });
-  });
-} else {
-  // Without a server the suite is reported as skipped, with the reason in its name: never as passed.
-  const skipped = describe.skip;
-  skipped('MongoDB contract (skipped: MONGO_URL is not set; no MongoDB server on this machine)', () => {
-    it('runs the ReadStore contract against MongoDB', () => undefined);
-    it('creates declared indexes, and again after a drop', () => undefined);
-    it('refuses a second projector while the first holds the lease', () => undefined);
-  });
-}
+
+    describe('the projector lease on MongoDB', () => {
+      it('refuses a second projector while the first holds it: the duplicate key of the upsert', async () => {
+        const leaseDb = `test_lease_${randomUUID().slice(0, 8)}`;
+        const [one, two] = [
+          await MongoReadStore.connect(MONGO_URL, leaseDb),
+          await MongoReadStore.connect(MONGO_URL, leaseDb),
+        ];
+        const first = new ProjectorLease(one, pino({ level: 'silent' }), { holder: 'first' });
+        const second = new ProjectorLease(two, pino({ level: 'silent' }), { holder: 'second' });
+        try {
+          expect(await first.take()).toBeNull();
+          expect(await second.take()).toMatchObject({ holder: 'first' });
+          await first.release();
+          expect(await second.take()).toBeNull();
+          await second.release();
+        } finally {
+          await one.close();
+          await two.close();
+          const admin = new MongoClient(MONGO_URL);
+          await admin.db(leaseDb).dropDatabase();
+          await admin.close();
+        }
+      });
+    });
+  },
+);
 
 describe('MongoReadStore without a server', () => {
   it('rejects connecting with StoreUnavailableError within the server selection timeout', async () => {

@@ -1,0 +1,20 @@
+/** The servers a suite may need that this machine may not run, by the setting that names them. */
+const SERVERS = { EVENTSTORE_URL: 'KurrentDB', MONGO_URL: 'MongoDB' } as const;
+
+/**
+ * Declares the tests of a suite that needs a server (KurrentDB at EVENTSTORE_URL, MongoDB at
+ * MONGO_URL): with the setting, `declare` runs with its URL; without it, each named test is
+ * reported as skipped under a name that says why, never as passed.
+ */
+export function withServer(
+  setting: keyof typeof SERVERS,
+  suite: string,
+  tests: readonly string[],
+  declare: (url: string) => void,
+): void {
+  const url = process.env[setting];
+  if (url) return declare(url);
+  describe.skip(`${suite} (skipped: ${setting} is not set; no ${SERVERS[setting]} server on this machine)`, () => {
+    for (const name of tests) it(name, () => undefined);
+  });
+}
