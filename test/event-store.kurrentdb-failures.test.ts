@@ -28,6 +28,7 @@ import { ServiceMetrics } from '../shared/adapters/metrics';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { failure } from '../shared/domain/result';
 import { FakeKurrentDb, properties, serverMalfunction, type Failure } from './support/kurrentdb-stand-in';
+import { eventually } from './support/process';
 
 const metadata: EventMetadata = {
   correlationId: 'corr-1',
@@ -102,13 +103,6 @@ describe('KurrentDbEventStore against a stand-in server', () => {
         (process as unknown as { _getActiveHandles(): { localPort?: number }[] })
           ._getActiveHandles()
           .filter((h) => h.localPort === fake.port).length;
-      const until = async (condition: () => boolean) => {
-        const deadline = Date.now() + 20_000;
-        while (!condition()) {
-          if (Date.now() > deadline) throw new Error(`timed out; ${connections()} connections`);
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      };
       const before = connections();
       const store = await KurrentDbEventStore.connect(fake.url);
       await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'no_stream' }]);
@@ -120,9 +114,9 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       ).rejects.toBeInstanceOf(StoreUnavailableError);
       await store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]);
       // The replaced client's channel is closed: the new one's takes its place.
-      await until(() => connections() === open);
+      await eventually(() => expect(connections()).toBe(open), 20_000, 10);
       await store.close();
-      await until(() => connections() === open - 1);
+      await eventually(() => expect(connections()).toBe(open - 1), 20_000, 10);
     });
   });
 
@@ -306,7 +300,7 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       const regexes = () =>
         fake.reads.filter((r) => r.hasAll()).map((r) => r.getFilter()?.getStreamIdentifier()?.getRegex());
       try {
-        while (regexes().length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+        await eventually(() => regexes().length >= 3, 20_000, 10);
       } finally {
         await subscription.close();
       }
@@ -396,7 +390,7 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       const store = await connect();
       fake.stallReads = true;
       const reading = store.readStream('a');
-      while (fake.reads.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => fake.reads.length > 0, 20_000, 10);
       fake.stop();
       await expect(reading).rejects.toBeInstanceOf(StoreUnavailableError);
     });
@@ -410,14 +404,6 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
   });
   afterEach(() => fake.stop());
 
-  const until = async (condition: () => boolean) => {
-    const deadline = Date.now() + 20_000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-
   it('tells each drop, and waits twice as long after each drop in a row', async () => {
     const store = await KurrentDbEventStore.connect(fake.url, { resubscribeDelayMs: 10 });
     const drops: [string, number][] = [];
@@ -429,7 +415,7 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
       onDrop: (error, retryInMs) => void drops.push([error.name, retryInMs]),
     });
     try {
-      await until(() => drops.length >= 4);
+      await eventually(() => drops.length >= 4, 20_000, 10);
     } finally {
       await subscription.close();
       await store.close();
@@ -454,7 +440,7 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
       onDrop: (error) => void drops.push(error),
     });
     try {
-      await until(() => errors.length > 0);
+      await eventually(() => errors.length > 0, 20_000, 10);
     } finally {
       await subscription.close();
       await store.close();
@@ -490,7 +476,7 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
     try {
       expect((await request(app).get('/health/ready')).status).toBe(200);
       fake.failReads = { code: grpc.status.PERMISSION_DENIED, details: 'Access denied' };
-      await until(() => runner.problem() !== null);
+      await eventually(() => runner.problem() !== null, 20_000, 10);
       expect(runner.problem()).toMatch(/^projections failed 5 times in a row, still retrying: .*Access denied/);
       const ready = await request(app).get('/health/ready');
       expect([ready.status, ready.body.data]).toEqual([
@@ -515,7 +501,7 @@ describe('a subscription to $all on a server that drops or refuses it', () => {
       fake.store('player-1', [
         { type: 'PlayerRegistered', data: JSON.stringify(registered), metadata: stored(metadata) },
       ]);
-      await until(() => runner.problem() === null);
+      await eventually(() => runner.problem() === null, 20_000, 10);
       expect((await request(app).get('/health/ready')).status).toBe(200);
       expect(await metrics.text()).toMatch(/^projection_failed 0$/m);
     } finally {
