@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describeInBrowser, launchChromium } from './support/browser';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { KEYS, server, startTestService, type TestService } from './support/service';
+import { eventually } from './support/process';
 
 const SCREENSHOTS = path.join(__dirname, '..', 'test-output', 'console');
 const DAY_MS = 86_400_000;
@@ -60,12 +61,7 @@ describeInBrowser('the console Overview', () => {
    */
   async function rowsOf(page: Page, caption: string, count: number): Promise<void> {
     const rows = `[...document.querySelectorAll('table')].find((t) => t.caption?.textContent === ${JSON.stringify(caption)})?.rows.length ?? 0`;
-    const deadline = Date.now() + 30_000;
-    let found: number;
-    while ((found = (await page.evaluate(rows)) as number) !== count) {
-      if (Date.now() > deadline) throw new Error(`${caption}: ${found} rows, not ${count}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(async () => expect([caption, await page.evaluate(rows)]).toEqual([caption, count]), 30_000, 50);
   }
 
   async function started(): Promise<TestService> {

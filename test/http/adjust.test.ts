@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { auditor, client, mobile, server, startTestService, tempDir, type TestService } from '../support/service';
 import { newSecret, startReceiver, writeWebhooksFile, type Receiver } from '../support/webhook-receiver';
+import { eventually } from '../support/process';
 
 const CATALOG = `
 version: 1
@@ -38,14 +39,6 @@ function holding(dir: string, value: string): string[] {
     if (entry.isDirectory()) return holding(full, value);
     return entry.isFile() && fs.readFileSync(full).includes(Buffer.from(value)) ? [entry.name] : [];
   });
-}
-
-async function eventually(condition: () => boolean | Promise<boolean>, deadlineMs: number): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`not met within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const post = (p: string, body: object, headers: Record<string, string> = server) =>
@@ -241,7 +234,7 @@ describe('POST /v1/admin/players/adjust', () => {
     const feed = (await t.http.get('/v1/feed/events').query({ types: 'PlayerAdjusted' }).set(server)).body.data;
     expect(JSON.stringify(feed)).toContain(reason);
 
-    await eventually(() => receiver.accepted.some((r) => r.body.data.data.reason === reason), 30_000);
+    await eventually(() => receiver.accepted.some((r) => r.body.data.data.reason === reason), 30_000, 50);
     const delivered = receiver.accepted.find((r) => r.body.data.data.reason === reason)!;
     expect(delivered.body.data).toMatchObject({
       playerId: ada,

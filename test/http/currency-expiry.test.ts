@@ -1,6 +1,7 @@
 /** Currency that expires over HTTP: the profile's balances and `expiring`, and CurrencyExpired recorded by the job. */
 import { randomUUID } from 'node:crypto';
 import { auditor, server, startTestService, type TestService } from '../support/service';
+import { eventually } from '../support/process';
 
 const CATALOG = `
 version: 1
@@ -48,8 +49,7 @@ describe('currency that expires', () => {
 
     const expired = async () =>
       (await t.service.events.readStream(`player-${playerId}`)).filter((e) => e.type === 'CurrencyExpired');
-    const deadline = Date.now() + 30_000;
-    while ((await expired()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await eventually(async () => (await expired()).length > 0, 30_000, 200);
     const events = await expired();
     expect(events.map((e) => e.data)).toEqual([
       expect.objectContaining({

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { server, auditor, mobile, startTestService, tempDir, type TestService } from '../support/service';
 import { newSecret, writeWebhooksFile } from '../support/webhook-receiver';
+import { eventually } from '../support/process';
 
 const CATALOG = `
 version: 1
@@ -63,14 +64,6 @@ const holding = (values: string[], dataDir = t.dataDir) =>
   filesUnder(dataDir)
     .filter(({ bytes }) => values.some((v) => bytes.includes(Buffer.from(v))))
     .map(({ file }) => path.basename(file));
-
-async function eventually(condition: () => boolean | Promise<boolean>, deadlineMs: number): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`not met within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -178,7 +171,7 @@ describe('POST /v1/admin/players/erase', () => {
     expect((await post('/v1/admin/players/erase', { playerId: bob }, mobile)).body.code).toBe(4003);
 
     // Within 10 s of the answer, no file under DATA_DIR holds the username or the detail.
-    await eventually(() => holding([username, detail]).length === 0, 10_000);
+    await eventually(() => holding([username, detail]).length === 0, 10_000, 50);
     expect(Date.now() - answeredAt).toBeLessThan(10_000);
 
     expect(await standings()).toEqual([
@@ -262,17 +255,17 @@ describe('POST /v1/admin/players/erase', () => {
       expect((await send('/v1/action/process', action)).body.code).toBe(200);
       // Both deliveries refused at least once: they wait, recorded in the read models.
       const webhook = async () => (await w.http.get('/v1/admin/webhooks').set(auditor)).body.data[0];
-      await eventually(async () => (await webhook()).recent.length >= 2, 30_000);
+      await eventually(async () => (await webhook()).recent.length >= 2, 30_000, 50);
 
       expect((await send('/v1/admin/players/erase', { playerId: ada })).body.code).toBe(200);
       const answeredAt = Date.now();
-      await eventually(() => holding([username, detail], dir).length === 0, 10_000);
+      await eventually(() => holding([username, detail], dir).length === 0, 10_000, 50);
       expect(Date.now() - answeredAt).toBeLessThan(10_000);
 
       // The receiver takes again: it gets the player's events, their personal fields [erased].
       taking = true;
       const types = () => taken.map((b) => (JSON.parse(b) as { type: string }).type);
-      await eventually(() => ['PlayerRegistered', 'ActionProcessed'].every((ty) => types().includes(ty)), 60_000);
+      await eventually(() => ['PlayerRegistered', 'ActionProcessed'].every((ty) => types().includes(ty)), 60_000, 50);
       const bodies = taken.join('\n');
       expect(bodies).toContain('[erased]');
       expect([bodies.includes(username), bodies.includes(detail)]).toEqual([false, false]);

@@ -120,6 +120,7 @@ describe('GET /v1/feed/live', () => {
     query: string,
     headers: Record<string, string>,
     count: number,
+    onConnected: () => void = () => undefined,
   ): Promise<{ id: string; event: string; data: { type: string; stream: string } }[]> {
     return new Promise((resolve, reject) => {
       const got: { id: string; event: string; data: { type: string; stream: string } }[] = [];
@@ -127,6 +128,7 @@ describe('GET /v1/feed/live', () => {
         { port, path: `/v1/feed/live?${query}`, headers: { AuthKey: KEYS.auditor, ...headers } },
         (res) => {
           expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+          onConnected();
           let buffer = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
@@ -157,8 +159,11 @@ describe('GET /v1/feed/live', () => {
   it('delivers events as they are appended, and resumes after Last-Event-ID', async () => {
     const start = (await t.http.get('/v1/feed/events').query({ limit: 1 }).set(server)).body.data.head;
     const playerId = randomUUID();
-    const live = tail(`after=${start}&streams=player`, {}, 3);
-    await new Promise((r) => setTimeout(r, 100));
+    // The stream is open (its headers came) before the actions: they are delivered live.
+    let connected!: () => void;
+    const open = new Promise<void>((resolve) => (connected = resolve));
+    const live = tail(`after=${start}&streams=player`, {}, 3, connected);
+    await open;
     await act(playerId);
     await act(playerId);
     const events = await live;

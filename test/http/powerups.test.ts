@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { powerupShape } from '../../shared/adapters/http/wire-shapes';
 import { client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
+import { eventually } from '../support/process';
 
 const catalogYaml = `
 version: 1
@@ -255,8 +256,7 @@ describe('expiry job', () => {
     expect((await activate(playerId, uids[0])).code).toBe(200);
     const expiredEvents = async () =>
       (await t.service.events.readStream(`player-${playerId}`)).filter((e) => e.type === 'PowerupExpired');
-    const deadline = Date.now() + 10_000;
-    while ((await expiredEvents()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await eventually(async () => (await expiredEvents()).length > 0, 20_000, 200);
     const events = await expiredEvents();
     expect(events.map((e) => e.data)).toEqual([expect.objectContaining({ playerId, powerupUid: uids[0] })]);
     expect(events[0].metadata).toMatchObject({ keyName: 'scheduler', correlationId: `expire-powerup-${uids[0]}` });

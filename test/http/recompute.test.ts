@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { auditor, server, startTestService, type TestService } from '../support/service';
+import { eventually } from '../support/process';
 
 const CATALOG = `
 version: 1
@@ -38,16 +39,16 @@ const start = (body: object = {}, headers: Record<string, string> = server) =>
   t.http.post('/v1/admin/recompute').set(headers).send(body);
 
 /** The recompute's status once it is no longer Running. */
-async function finished(recomputeUid: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await t.http.get(`/v1/admin/recompute/${recomputeUid}`).set(auditor);
-    expect(res.body.code).toBe(200);
-    if (res.body.data.status !== 'Running') return res.body.data;
-    if (Date.now() > deadline) throw new Error(`recompute ${recomputeUid} still running`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const finished = (recomputeUid: string) =>
+  eventually(
+    async () => {
+      const res = await t.http.get(`/v1/admin/recompute/${recomputeUid}`).set(auditor);
+      expect([res.body.code, res.body.data.status]).toEqual([200, expect.not.stringMatching(/^Running$/)]);
+      return res.body.data;
+    },
+    60_000,
+    50,
+  );
 const points = async (playerId: string) =>
   (await t.http.post('/v1/player/profile').set(server).send({ playerId })).body.data.points;
 const standings = async () =>

@@ -6,6 +6,7 @@ import { SIMULATE_MAX_BODY_BYTES } from '../../read-api/audit/routes';
 import type { EventStore } from '../../shared/adapters/event-store/port';
 import { MAX_ENTRIES } from '../../shared/domain/catalog/limits';
 import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
+import { eventually } from '../support/process';
 
 const CATALOG = `
 version: 1
@@ -210,15 +211,6 @@ async function simulations(service: TestService, outcome: string): Promise<numbe
   return line ? Number(line.split(' ')[1]) : 0;
 }
 
-/** Resolves once `condition` holds, checked every 20 ms; fails after 30 s. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('POST /v1/audit/simulate: what one simulation may take', () => {
   it("refuses a draft over a section's limit with 1001, naming the section and the limit", async () => {
     const draft = catalogJson();
@@ -264,11 +256,13 @@ describe('POST /v1/audit/simulate: what one simulation may take', () => {
     await held.started;
     request.destroy();
     // Once the service has seen the connection close, the replay reads on.
-    await until(
+    await eventually(
       () => new Promise((resolve) => listening.getConnections((error, count) => resolve(!error && count === 0))),
+      30_000,
+      20,
     );
     held.release();
-    await until(async () => (await simulations(t, 'client_left')) === 1);
+    await eventually(async () => (await simulations(t, 'client_left')) === 1, 30_000, 20);
     expect((await simulate({ catalog: catalogJson() })).body.code).toBe(200);
   });
 

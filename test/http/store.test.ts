@@ -5,6 +5,7 @@ import { playerStream } from '../../shared/domain/streams';
 import { addAmounts } from '../../shared/domain/amount';
 import type { Effects } from '../../shared/domain/events/common';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';
+import { eventually } from '../support/process';
 
 const CATALOG = `
 version: 1
@@ -264,11 +265,10 @@ describe('settlement', () => {
     // The job runs on the real clock, one second after the purchase. A run that finds it early
     // schedules itself again, and one that fails is retried after 1, 2, 4 s: on a loaded machine,
     // with Redis, that has taken over 6 s, so the wait allows 20.
-    let status = 'Pending';
-    for (let i = 0; i < 200 && status === 'Pending'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await move('transaction-status', provisionUid)).body.data.status;
-    }
+    await eventually(
+      async () => expect((await move('transaction-status', provisionUid)).body.data.status).not.toBe('Pending'),
+      20_000,
+    );
     const res = await move('transaction-status', provisionUid);
     expect(res.body.data).toMatchObject({ status: 'Failed', failureReason: 'TimedOut' });
     expect(await balances(playerId)).toEqual({ gold: 300 });
@@ -324,13 +324,9 @@ describe('a Pending provision across a restart', () => {
     ).body.data;
     const second = await first.restart();
     try {
-      let status = 'Pending';
-      for (let i = 0; i < 60 && status === 'Pending'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = (await second.http.post('/v1/store/transaction-status').set(server).send({ provisionUid })).body.data
-          .status;
-      }
-      expect(status).toBe('Failed');
+      const status = async () =>
+        (await second.http.post('/v1/store/transaction-status').set(server).send({ provisionUid })).body.data.status;
+      await eventually(async () => expect(await status()).toBe('Failed'), 20_000);
     } finally {
       await second.close();
     }
