@@ -1,16 +1,9 @@
 import pino from 'pino';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { LEASES, ProjectorLease, type HeldElsewhere } from './lease';
+import { eventually } from '../test/support/process';
 
 const log = pino({ level: 'silent' });
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for condition');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('ProjectorLease: one projector writes shared read models', () => {
   it('refuses a second projector while the first holds the lease, and lets it take over once the lease expires', async () => {
@@ -35,7 +28,7 @@ describe('ProjectorLease: one projector writes shared read models', () => {
     // The first stalls past its expiry: the second takes over, and the first learns it at its next renewal.
     clock += 1000;
     expect(await second.take()).toBeNull();
-    await until(() => lost.length > 0);
+    await eventually(() => lost.length > 0, 20_000, 10);
     expect(lost).toEqual([{ holder: 'second', until: 1_001_500 }]);
     expect(first.problem()).toBe('another projector (second) took over the read models; restart this one');
     // Stopping the first leaves the second's lease alone.
@@ -54,10 +47,14 @@ describe('ProjectorLease: one projector writes shared read models', () => {
     // Two renewals of the first go by, with the second trying in between.
     const renewals = new Set<number>();
     const leases = store.collection<{ _id: string; holder: string; until: number }>(LEASES);
-    await until(() => {
-      void leases.findOne({ _id: 'projector' }).then((lease) => lease && renewals.add(lease.until));
-      return renewals.size >= 3;
-    });
+    await eventually(
+      () => {
+        void leases.findOne({ _id: 'projector' }).then((lease) => lease && renewals.add(lease.until));
+        return renewals.size >= 3;
+      },
+      20_000,
+      10,
+    );
     expect(acquired).toBe(false);
     expect(await leases.findOne({ _id: 'projector' })).toMatchObject({ holder: 'first' });
     await first.release();

@@ -6,6 +6,7 @@ import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { LogCheckpointWatcher } from './log-checkpoint-watcher';
 import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from './runner';
+import { eventually } from '../test/support/process';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
 /** The events these tests count: any event type the runner knows serves. */
@@ -145,9 +146,18 @@ describe('ProjectionRunner', () => {
     expect(lag).toBeGreaterThan(1);
     expect(lag).toBeLessThanOrEqual(1000);
     expect(writes).toBeLessThan(50);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await checkpoints.findOne({ _id: 'watching' })).toEqual({ _id: 'watching', position: head });
-    expect(await checkpoints.findOne({ _id: LOG_CHECKPOINT })).toEqual({ _id: LOG_CHECKPOINT, position: head });
+    await eventually(
+      async () =>
+        expect([
+          await checkpoints.findOne({ _id: 'watching' }),
+          await checkpoints.findOne({ _id: LOG_CHECKPOINT }),
+        ]).toEqual([
+          { _id: 'watching', position: head },
+          { _id: LOG_CHECKPOINT, position: head },
+        ]),
+      10_000,
+      10,
+    );
     await runner.stop();
     await events.close();
   });

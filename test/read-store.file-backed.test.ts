@@ -102,14 +102,23 @@ describe('FileBackedReadStore', () => {
     const file = fileIn();
     const store = new FileBackedReadStore(file, noWriteErrors);
     await store.collection('c').insertOne({ _id: 'a' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
     // The store holds the file exclusively: what it has written is read from a copy its own connection makes.
     const copy = `${file}.copy`;
-    await (store as unknown as { db: { backup(to: string): Promise<unknown> } }).db.backup(copy);
+    await eventually(
+      async () => {
+        fs.rmSync(copy, { force: true });
+        await (store as unknown as { db: { backup(to: string): Promise<unknown> } }).db.backup(copy);
+        const reader = new FileBackedReadStore(copy, noWriteErrors);
+        try {
+          expect(await reader.collection('c').find({})).toEqual([{ _id: 'a' }]);
+        } finally {
+          await reader.close();
+        }
+      },
+      10_000,
+      50,
+    );
     await store.close();
-    const reader = new FileBackedReadStore(copy, noWriteErrors);
-    expect(await reader.collection('c').find({})).toEqual([{ _id: 'a' }]);
-    await reader.close();
   });
 
   it('fills the indexes it is opened with as it loads the file: ordered reads answer as with an index made later, without reading the file again', async () => {
