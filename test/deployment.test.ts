@@ -12,7 +12,7 @@ import { PUBLIC_PATHS, PUBLIC_PREFIXES } from '../shared/adapters/http/app';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { startService } from '../app/service';
 import { backing } from './support/backing';
-import { startServerProcess, stopProcess, type ChildServer } from './support/process';
+import { eventually, startServerProcess, stopProcess, type ChildServer } from './support/process';
 import { KEYS, tempDir, writeKeysFile } from './support/service';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -315,7 +315,7 @@ describe('the command and read roles as separate processes', () => {
     });
     // In flight: the server has started writing the batch's events.
     const log = new SqliteEventStore(path.join(dataDir, 'events.sqlite'), { readonly: true });
-    while ((await log.streamRevision(playerStream(playerId))) < 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually(async () => (await log.streamRevision(playerStream(playerId))) >= 0, 30_000, 5);
     await log.close();
     const exited = new Promise<number | null>((resolve) => command.child.once('exit', (code) => resolve(code)));
     command.child.kill('SIGTERM');

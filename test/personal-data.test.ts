@@ -6,6 +6,7 @@ import { decrypt, encrypt, ERASED, PersonalDataCodec } from '../shared/adapters/
 import type { NewEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
+import { eventually } from './support/process';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };
 const event = (type: string, data: unknown): NewEvent => ({ id: randomUUID(), type, data, metadata });
@@ -116,8 +117,7 @@ describe('personal fields at the event store boundary', () => {
     const delivered = async (sealedDetails: boolean) => {
       const seen: unknown[] = [];
       const subscription = events.subscribeToAll({ sealedDetails, onEvent: (e) => void seen.push(e.data) });
-      const deadline = Date.now() + 10_000;
-      while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => seen.length >= 3, 10_000, 10);
       await subscription.close();
       return seen as { username?: string; details?: { value: string }[] }[];
     };

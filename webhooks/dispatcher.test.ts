@@ -14,6 +14,7 @@ import type { Webhook } from './config';
 import { WEBHOOK_COLLECTIONS, type CursorDoc, type DeliveryDoc } from './deliveries';
 import { WebhookDispatcher, webhookJobId } from './dispatcher';
 import type { Send } from './sender';
+import { eventually } from '../test/support/process';
 
 const HOOK: Webhook = {
   name: 'crm',
@@ -158,20 +159,22 @@ describe('the webhook delivery job', () => {
   it('with every waiting delivery behind its cursor and not yet due, looks again later, not at once', async () => {
     let down = true;
     const sent: string[] = [];
+    let clock = Date.now();
     const r = await rig({
       send: async (_hook, eventId) =>
         down ? { ok: false, result: 'HTTP 503' } : (sent.push(eventId), { ok: true, result: 'HTTP 204' }),
+      now: () => clock,
     });
     await appendActions(r.events, 20, 1);
-    const before = Date.now();
+    const before = clock;
     await r.jobs.run();
     // Twenty lanes, each waiting on its retry (1 s): the next run is then, not now.
     expect(await r.store.collection(WEBHOOK_COLLECTIONS.deliveries).countDocuments({ status: 'waiting' })).toBe(20);
     const next = r.jobs.schedules[r.jobs.schedules.length - 1];
     expect(next).toBeGreaterThan(before);
-    expect(next).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(next).toBeLessThanOrEqual(clock + 1000);
     down = false;
-    await new Promise((resolve) => setTimeout(resolve, 1050));
+    clock += 1050;
     await r.jobs.run();
     expect(sent).toHaveLength(20);
     r.dispatcher.stop();
@@ -186,8 +189,7 @@ describe('the webhook delivery job', () => {
     expect(r.sent).toHaveLength(3);
     // The schedule after that run failed: the watch schedules the job again.
     const scheduled = r.jobs.schedules.length;
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(r.jobs.schedules.length).toBeGreaterThan(scheduled);
+    await eventually(() => r.jobs.schedules.length > scheduled, 10_000, 10);
 
     r.dispatcher.stop();
     await appendActions(r.events, 2);

@@ -6,6 +6,7 @@ import { getEventListeners } from 'node:events';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import type { AnyRoute, LiveRoute } from '../../shared/adapters/http/route';
 import { feedRoutes } from './routes';
+import { eventually } from '../../test/support/process';
 
 it('keeps at most one abort listener on the request, however many times it has polled an idle log', async () => {
   const events = new SqliteEventStore(':memory:');
@@ -18,8 +19,7 @@ it('keeps at most one abort listener on the request, however many times it has p
   const ended = messages.next();
   let listeners: number;
   try {
-    const deadline = Date.now() + 30_000;
-    while (polls < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => polls >= 6, 30_000, 50);
     listeners = getEventListeners(client.signal, 'abort').length;
   } finally {
     client.abort();
