@@ -85,17 +85,20 @@ export async function startServerProcess(
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${role} exited with ${child.exitCode}: ${out}`);
-    const ok = await fetch(`${url}/health`).then(
+  const exited = () => child.exitCode !== null;
+  const answered = () =>
+    fetch(`${url}/health`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { url, port, child, output: () => out };
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await eventually(async () => exited() || (await answered()), 60_000, 100);
+  } catch {
+    killGroup(child, 'SIGKILL');
+    throw new Error(`${role} did not start: ${out}`);
   }
-  killGroup(child, 'SIGKILL');
-  throw new Error(`${role} did not start: ${out}`);
+  if (exited()) throw new Error(`${role} exited with ${child.exitCode}: ${out}`);
+  return { url, port, child, output: () => out };
 }
 
 /** Signals a server started by startServerProcess and everything in its process group. */
