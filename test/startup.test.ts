@@ -11,7 +11,8 @@ import { server, startTestService, tempDir } from './support/service';
 import { childEnv } from './support/process';
 
 const root = path.resolve(__dirname, '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+/** `app/main.ts` as `npm start` runs it: tsx as a loader in one node process (the tsx command would start a second). */
+const main = ['--import', 'tsx', path.join(root, 'app', 'main.ts')];
 
 describe('start-up', () => {
   it('refuses a bad catalog with one line per problem, exit code 1, and publishes nothing', () => {
@@ -24,7 +25,7 @@ actions: [{ uid: act-a, identifier: a, points: -1 }]
 badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ action: missing }] }]
 `,
     );
-    const run = spawnSync(tsx, [path.join(root, 'app', 'main.ts')], {
+    const run = spawnSync(process.execPath, main, {
       env: childEnv({ DATA_DIR: dir, CATALOG_FILE: catalog, PORT: '0' }),
       encoding: 'utf8',
       timeout: 60_000,
@@ -133,7 +134,7 @@ badges: [{ uid: b-x, label: X, type: Ranked, rankSet: nope, conditions: [{ actio
 describe('the stored format', () => {
   const storeFile = (dataDir: string) => path.join(dataDir, 'events.sqlite');
   const startProcess = (dataDir: string) =>
-    spawnSync(tsx, [path.join(root, 'app', 'main.ts')], {
+    spawnSync(process.execPath, main, {
       env: childEnv({ DATA_DIR: dataDir, PORT: '0', API_KEYS_FILE: '' }),
       encoding: 'utf8',
       timeout: 60_000,
