@@ -6,6 +6,7 @@ import { StoreFaultError, type RecordedEvent } from '../shared/adapters/event-st
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { appendOne } from './support/append-one';
 import { tempDir } from './support/service';
+import { eventually } from './support/process';
 
 const noted = () => ({
   id: randomUUID(),
@@ -25,11 +26,7 @@ describe('SqliteEventStore.appendedElsewhere', () => {
     const subscription = reader.subscribeToAll({ onEvent: (event) => void delivered.push(event) });
     try {
       const append = (stream: string) => appendOne(writer, stream, [noted()], 'no_stream');
-      const delivery = async (count: number) => {
-        const deadline = Date.now() + 20_000;
-        while (delivered.length < count && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 10));
-      };
+      const delivery = (count: number) => eventually(() => delivered.length >= count, 20_000, 10);
       await append('s-1');
       reader.appendedElsewhere();
       await delivery(1);
