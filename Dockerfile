@@ -10,7 +10,7 @@ ENV PORT=8080
 # A container's port is reached through its interfaces: the image listens on all of them (npm start: loopback only).
 ENV HOST=0.0.0.0
 EXPOSE 8080
-# Ready for writes (GET /health/ready; liveness alone is GET /health): README, "Operating it".
+# Ready for writes (GET /health/ready; liveness alone is GET /health): docs/operations.md, "Operating it".
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 # node itself, not npm: the signals docker stop sends reach the service (npm start execs node too).
 CMD ["node", "--import", "tsx", "app/main.ts", "all"]
