@@ -1,7 +1,8 @@
 /**
  * The live event feed (GET /v1/feed/live, Server-Sent Events) as a subscription that outlives its
  * connections: after a drop (the service restarts, a proxy times out) it connects again and goes
- * on after the last position it handed over, so no event is missed or given twice.
+ * on after the last position it handed over, so no event is missed or given twice. The position
+ * moves past an event once `onEvent` has handled it: one that throws gets it again after a reconnection.
  */
 import { errorOfResponse, GamificationError } from './errors.ts';
 import { backoffMs } from './retry.ts';
@@ -56,7 +57,10 @@ export function subscribe(
   let position = filter.from ?? 0;
   const policy = { attempts: Infinity, totalMs: Infinity, baseDelayMs: 200, maxDelayMs: options.maxDelayMs ?? 5_000 };
 
-  const connect = async (): Promise<boolean> => {
+  /** Whether the current connection got its stream. */
+  let opened = false;
+  /** Reads one connection to its end: answers the refusal to end the subscription with, or null to connect again. */
+  const connect = async (): Promise<GamificationError | null> => {
     const query = new URLSearchParams({ after: String(position) });
     if (filter.types?.length) query.set('types', filter.types.join(','));
     if (filter.streams?.length) query.set('streams', filter.streams.join(','));
@@ -66,11 +70,12 @@ export function subscribe(
     });
     if (!response.ok) {
       const error = await errorOfResponse(response);
-      // The service will say the same again: only its being busy or away is waited out.
-      if (response.status !== 429 && response.status !== 503) throw error;
-      throw Object.assign(error, { retryable: true });
+      // Only the service's being busy or away is waited out: any other refusal would be the same again.
+      if (response.status !== 429 && response.status !== 503) return error;
+      throw error;
     }
     if (!response.body) throw new GamificationError(0, 'The feed answered without a body', response.status);
+    opened = true;
     for await (const message of serverSentEvents(response.body)) {
       if (message.id === undefined || message.data === undefined) continue;
       const event: FeedEvent = {
@@ -81,21 +86,22 @@ export function subscribe(
       await onEvent(event);
       position = event.position;
     }
-    return true;
+    return null;
   };
 
   const run = async () => {
     for (let retry = 1; !stop.signal.aborted;) {
-      let connected = false;
+      opened = false;
+      let refusal: GamificationError | null = null;
       try {
-        connected = await connect();
+        refusal = await connect();
       } catch (error) {
         if (stop.signal.aborted) return;
-        if (error instanceof GamificationError && !(error as { retryable?: boolean }).retryable) throw error;
         options.onDrop?.(error);
       }
+      if (refusal) throw refusal;
       // A stream that was open starts the backoff over; one that could not open waits longer each time.
-      retry = connected ? 1 : retry + 1;
+      retry = opened ? 1 : retry + 1;
       await new Promise((resolve) => {
         const timer = setTimeout(resolve, backoffMs(policy, retry, null, Math.random));
         stop.signal.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true });
