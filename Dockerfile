@@ -4,6 +4,8 @@
 FROM node:20.20.2-bookworm
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace of the TypeScript client (sdk/): the lock file names it.
+COPY sdk/package.json sdk/
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 ENV PORT=8080

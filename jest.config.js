@@ -12,6 +12,8 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': 'ts-jest' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // sdk/ is ESM and imports `./errors.ts`, which its compiler rewrites to `./errors.js`: the source is what runs here.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 
 /** Suites that talk to the shared Redis themselves. */

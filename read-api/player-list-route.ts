@@ -17,6 +17,7 @@ export const playerListRoute = <Item>(
   deps: StreamReadDeps,
   route: {
     path: string;
+    operationId: string;
     summary: string;
     item: z.ZodType;
     list: (catalog: Catalog, state: PlayerState, now: number) => Item[];
@@ -27,6 +28,7 @@ export const playerListRoute = <Item>(
     path: route.path,
     tiers: EVERY_TIER,
     doc: {
+      operationId: route.operationId,
       summary: route.summary,
       body: listBody,
       response: z.array(route.item),

@@ -77,6 +77,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       path: '/v1/admin/webhooks',
       tiers: OPERATORS,
       doc: {
+        operationId: 'webhooks',
         summary: 'The configured webhooks: how far each got in the log, what waits, what failed, the latest attempts',
         response: z.array(webhookShape),
         errors: {},
@@ -119,6 +120,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       path: '/v1/admin/webhooks/redeliver',
       tiers: ['Server'],
       doc: {
+        operationId: 'redeliverWebhook',
         summary:
           "Sends a webhook's events after a log position again, failed ones included, in order; deliveries waiting for a retry get a fresh set of attempts",
         body: redeliverBody,

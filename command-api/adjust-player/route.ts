@@ -59,6 +59,7 @@ export const adjustPlayerRoute = (deps: CommandDeps) =>
     path: '/v1/admin/players/adjust',
     tiers: ['Server'],
     doc: {
+      operationId: 'adjustPlayer',
       summary:
         'Grant or take back points and deliverables of one player, with a reason: never below zero; the event names the reason and the key',
       body: adjustBody,

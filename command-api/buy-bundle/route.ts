@@ -40,6 +40,7 @@ export const buyBundleRoute = (deps: CommandDeps) =>
     path: '/v1/store/buy',
     tiers: WRITERS,
     doc: {
+      operationId: 'buyBundle',
       summary: 'Buy a store bundle (referenceId is the bundle uid)',
       body: buyBody,
       response: buyResultShape,

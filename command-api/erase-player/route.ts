@@ -23,6 +23,7 @@ export const erasePlayerRoute = (deps: CommandDeps, keys: PlayerKeys, keysCached
     path: '/v1/admin/players/erase',
     tiers: ['Server'],
     doc: {
+      operationId: 'erasePlayer',
       summary:
         "Erase a player: their key is deleted, so their username, imageName and actions' details read [erased] everywhere; amounts stay",
       body: eraseBody,

@@ -48,6 +48,7 @@ export const openChestRoute = (deps: CommandDeps) =>
     path: '/v1/chest/open',
     tiers: WRITERS,
     doc: {
+      operationId: 'openChest',
       summary: 'Open one owned chest: the prizes are rolled on the server and granted',
       body: openBody,
       response: chestOpenShape,

@@ -38,6 +38,7 @@ export const powerupActivationRoutes = (deps: CommandDeps) => [
     path: '/v1/powerup/activate',
     tiers: WRITERS,
     doc: {
+      operationId: 'activatePowerup',
       summary: 'Activate an owned powerup instance',
       body: powerupBody,
       response: textShape,
@@ -57,6 +58,7 @@ export const powerupActivationRoutes = (deps: CommandDeps) => [
     path: '/v1/powerup/deactivate',
     tiers: WRITERS,
     doc: {
+      operationId: 'deactivatePowerup',
       summary: 'Deactivate an activated powerup instance',
       body: powerupBody,
       response: textShape,

@@ -142,6 +142,7 @@ export const processActionRoute = (deps: CommandDeps) =>
     rateLimited: true,
     idempotent: true,
     doc: {
+      operationId: 'processAction',
       summary: 'Process a player action',
       body: actionBodyWithNested,
       response: processResultShape,

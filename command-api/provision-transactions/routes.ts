@@ -8,12 +8,31 @@ import { requestOrigin, type CommandDeps } from '../deps';
 import { transact } from './handler';
 import { documented, ERRORS } from '../../shared/domain/errors';
 
-const moves: [path: string, op: 'complete' | 'cancel' | 'refund', summary: string, errors: Record<number, string>][] = [
-  ['/v1/store/complete-transaction', 'complete', 'Mark a Pending provision Completed, granting its contents', {}],
-  ['/v1/store/cancel-transaction', 'cancel', 'Cancel a Pending provision: Failed, currency and stock returned', {}],
+const moves: [
+  path: string,
+  op: 'complete' | 'cancel' | 'refund',
+  operationId: string,
+  summary: string,
+  errors: Record<number, string>,
+][] = [
+  [
+    '/v1/store/complete-transaction',
+    'complete',
+    'completeTransaction',
+    'Mark a Pending provision Completed, granting its contents',
+    {},
+  ],
+  [
+    '/v1/store/cancel-transaction',
+    'cancel',
+    'cancelTransaction',
+    'Cancel a Pending provision: Failed, currency and stock returned',
+    {},
+  ],
   [
     '/v1/store/refund-transaction',
     'refund',
+    'refundTransaction',
     'Refund a Completed store purchase: currency and stock back, contents taken back',
     {
       ...documented(ERRORS.REFUND_NOT_COMPLETED),
@@ -25,13 +44,19 @@ const moves: [path: string, op: 'complete' | 'cancel' | 'refund', summary: strin
 
 /** The three moves of the transaction state table (Server, Mobile). */
 export const provisionTransactionRoutes = (deps: CommandDeps) =>
-  moves.map(([path, op, summary, errors]) =>
+  moves.map(([path, op, operationId, summary, errors]) =>
     defineRoute({
       method: 'POST',
       idempotent: true,
       path,
       tiers: SERVER_MOBILE,
-      doc: { summary, body: transactionBody, response: transactionShape, errors: { ...TRANSACTION_ERRORS, ...errors } },
+      doc: {
+        operationId,
+        summary,
+        body: transactionBody,
+        response: transactionShape,
+        errors: { ...TRANSACTION_ERRORS, ...errors },
+      },
       parse: parseProvisionUid,
       async handle({ provisionUid }, ctx) {
         return replyOf(await transact(op, provisionUid, requestOrigin(ctx, deps), deps), (transaction) => transaction);

@@ -94,6 +94,7 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       tiers: ['Server'],
       idempotent: true,
       doc: {
+        operationId: 'recompute',
         summary:
           'Re-decide the recorded actions under the published catalog, as simulate would, and make it so: one PlayerRecomputed per affected player; answers at once',
         body: startBody,
@@ -146,6 +147,7 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       path: '/v1/admin/recompute/:recomputeUid',
       tiers: OPERATORS,
       doc: {
+        operationId: 'recomputeStatus',
         summary: "A recompute's status, progress and, once completed, its report",
         response: statusShape,
         errors: documented(ERRORS.RECOMPUTE_NOT_FOUND),

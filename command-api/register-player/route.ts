@@ -21,6 +21,7 @@ export const registerPlayerRoute = (deps: CommandDeps) =>
     path: '/v1/player/create',
     tiers: SERVER_MOBILE,
     doc: {
+      operationId: 'registerPlayer',
       summary: 'Register a player ahead of their first action',
       body: registerBody,
       response: registeredShape,

@@ -17,6 +17,7 @@ export const reverseActionRoute = (deps: CommandDeps) =>
     rateLimited: true,
     idempotent: true,
     doc: {
+      operationId: 'reverseAction',
       summary: 'Reverse a processed action: compensating events take back all it granted and refund its cost',
       body: actionBodyWithNested,
       errors: {

@@ -24,6 +24,7 @@ export const updatePlayerRoute = (deps: CommandDeps) =>
     path: '/v1/player/update',
     tiers: SERVER_MOBILE,
     doc: {
+      operationId: 'updatePlayer',
       summary:
         "Change a player's username, imageName, time zone or attributes (a new zone applies from the next action on)",
       body: updateBody,

@@ -24,6 +24,7 @@ export const actionResponseRoute = (deps: Pick<StreamReadDeps, 'events' | 'playe
     path: '/v1/action/get-response',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'actionResponse',
       summary: 'The result of an earlier process request',
       query: responseQuery,
       response: actionResultShape,

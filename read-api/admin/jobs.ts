@@ -35,6 +35,7 @@ export function jobsRoute(jobs: Pick<JobScheduler, 'overview'>): AnyRoute {
     path: '/v1/admin/jobs',
     tiers: OPERATORS,
     doc: {
+      operationId: 'jobs',
       summary:
         'The jobs queue (Pending purchase timeouts, powerup expiries): how many wait, are delayed, run and failed, and the latest failures',
       response: jobsOverviewShape,

@@ -52,8 +52,8 @@ const byId = (param: string) => (input: { params: Record<string, string> }) => o
 type Enrich = (views: unknown[], deps: ReadDeps) => Promise<unknown[]>;
 const asIs: Enrich = async (views) => views;
 
-/** What the OpenAPI document says of a view: a one-line summary and the shape of one element. */
-type ViewDoc = [summary: string, element: z.ZodType];
+/** What the OpenAPI document says of a view: its operation's name, a one-line summary and the shape of one element. */
+type ViewDoc = [operationId: string, summary: string, element: z.ZodType];
 
 function listRoute(
   deps: ReadDeps,
@@ -61,14 +61,14 @@ function listRoute(
   collection: string,
   tiers: AnyRoute['tiers'],
   activeOnly: boolean,
-  [summary, element]: ViewDoc,
+  [operationId, summary, element]: ViewDoc,
   enrich = asIs,
 ): AnyRoute {
   return defineRoute({
     method: 'GET',
     path,
     tiers,
-    doc: { summary, response: z.array(element), errors: {} },
+    doc: { operationId, summary, response: z.array(element), errors: {} },
     parse: noInput,
     async handle() {
       const docs = await deps.store
@@ -92,7 +92,7 @@ function detailRoute(
   collection: string,
   tiers: AnyRoute['tiers'],
   notFound: [number, string],
-  [summary, element]: ViewDoc,
+  [operationId, summary, element]: ViewDoc,
   enrich = asIs,
 ): AnyRoute {
   return defineRoute({
@@ -100,6 +100,7 @@ function detailRoute(
     path,
     tiers,
     doc: {
+      operationId,
       summary: `${summary} (a one-element array)`,
       response: z.array(element),
       errors: { [notFound[0]]: notFound[1] },
@@ -245,6 +246,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
   const C = VIEW_COLLECTIONS;
   return [
     listRoute(deps, '/v1/admin/actions', C.actions, OPERATORS, true, [
+      'actions',
       'The active actions, with their actionObjects',
       actionShape,
     ]),
@@ -255,9 +257,9 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.actions,
       OPERATORS,
       [9001, 'Action does not exist'],
-      ['An action with its deliverables', actionDetailShape],
+      ['action', 'An action with its deliverables', actionDetailShape],
     ),
-    listRoute(deps, '/v1/admin/badges', C.badges, OPERATORS, true, ['The active badges', badgeShape]),
+    listRoute(deps, '/v1/admin/badges', C.badges, OPERATORS, true, ['badges', 'The active badges', badgeShape]),
     detailRoute(
       deps,
       '/v1/admin/badges/:badgeID',
@@ -265,9 +267,13 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.badges,
       OPERATORS,
       [9004, 'Badge does not exist'],
-      ['A badge with its deliverables', badgeDetailShape],
+      ['badge', 'A badge with its deliverables', badgeDetailShape],
     ),
-    listRoute(deps, '/v1/admin/triggers', C.triggers, OPERATORS, true, ['The active triggers', triggerShape]),
+    listRoute(deps, '/v1/admin/triggers', C.triggers, OPERATORS, true, [
+      'triggers',
+      'The active triggers',
+      triggerShape,
+    ]),
     detailRoute(
       deps,
       '/v1/admin/triggers/:triggerID',
@@ -275,14 +281,19 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.triggers,
       OPERATORS,
       [9005, 'Trigger does not exist'],
-      ['A trigger with its deliverables', triggerDetailShape],
+      ['trigger', 'A trigger with its deliverables', triggerDetailShape],
     ),
-    listRoute(deps, '/v1/admin/levels', C.levels, OPERATORS, false, ['The levels, by level number', levelShape]),
+    listRoute(deps, '/v1/admin/levels', C.levels, OPERATORS, false, [
+      'levels',
+      'The levels, by level number',
+      levelShape,
+    ]),
     defineRoute({
       method: 'GET',
       path: '/v1/admin/ranks',
       tiers: OPERATORS,
       doc: {
+        operationId: 'ranks',
         summary: 'The rank sets; isactive=true or false keeps only active or inactive ones',
         query: ranksQuery,
         response: z.array(rankSetShape),
@@ -296,6 +307,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       },
     }),
     listRoute(deps, '/v1/admin/leaderboards', C.leaderboards, EVERY_TIER, false, [
+      'leaderboards',
       'Every leaderboard, without standings',
       leaderboardShape,
     ]),
@@ -304,6 +316,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       path: '/v1/admin/leaderboards/:leaderboardID',
       tiers: EVERY_TIER,
       doc: {
+        operationId: 'leaderboard',
         summary: 'A leaderboard with its standings (a one-element array)',
         query: standingsQuery,
         response: z.array(leaderboardDetailShape),
@@ -376,7 +389,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.stores,
       EVERY_TIER,
       false,
-      ['Every store with its bundles and remaining stock', storeShape],
+      ['stores', 'Every store with its bundles and remaining stock', storeShape],
       withRemainingStock,
     ),
     detailRoute(
@@ -386,10 +399,10 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.stores,
       EVERY_TIER,
       [9008, 'Store does not exist'],
-      ['A store with its bundles and remaining stock', storeShape],
+      ['store', 'A store with its bundles and remaining stock', storeShape],
       withRemainingStock,
     ),
-    listRoute(deps, '/v1/admin/streaks', C.streaks, OPERATORS, false, ['Every streak', streakShape]),
+    listRoute(deps, '/v1/admin/streaks', C.streaks, OPERATORS, false, ['streaks', 'Every streak', streakShape]),
     detailRoute(
       deps,
       '/v1/admin/streaks/:streakID',
@@ -397,9 +410,9 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.streaks,
       OPERATORS,
       notFound(ERRORS.STREAK_NOT_FOUND),
-      ['A streak with its conditions and milestones', streakDetailShape],
+      ['streak', 'A streak with its conditions and milestones', streakDetailShape],
     ),
-    listRoute(deps, '/v1/admin/missions', C.missions, OPERATORS, false, ['Every mission', missionShape]),
+    listRoute(deps, '/v1/admin/missions', C.missions, OPERATORS, false, ['missions', 'Every mission', missionShape]),
     detailRoute(
       deps,
       '/v1/admin/missions/:missionID',
@@ -407,9 +420,10 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       C.missions,
       OPERATORS,
       notFound(ERRORS.MISSION_NOT_FOUND),
-      ['A mission with its steps and deliverables', missionDetailShape],
+      ['mission', 'A mission with its steps and deliverables', missionDetailShape],
     ),
     listRoute(deps, '/v1/admin/currencies', C.currencies, OPERATORS, false, [
+      'currencies',
       'Every deliverable of kind Currency, with its expiry and earn caps',
       currencyShape,
     ]),

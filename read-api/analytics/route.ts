@@ -97,6 +97,7 @@ export function analyticsRoute(deps: { store: ReadStore }): AnyRoute {
     path: '/v1/admin/analytics/:series',
     tiers: OPERATORS,
     doc: {
+      operationId: 'analytics',
       summary: `A daily series over at most ${MAX_DAYS} days, in the catalog's time zone. The series: ${SERIES_DOC}`,
       query: analyticsQuery,
       response: seriesShape,

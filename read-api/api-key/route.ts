@@ -16,6 +16,7 @@ export const apiKeyRoute = () =>
     path: '/v1/auth/key',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'apiKey',
       summary: 'The key of the request: its name and tier (a check that a key is accepted)',
       response: keyShape,
       errors: {},

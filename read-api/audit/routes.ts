@@ -205,6 +205,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       path: '/v1/audit/players/:playerId/events',
       tiers: OPERATORS,
       doc: {
+        operationId: 'playerEvents',
         summary: "A player's stream: every event with its metadata, from a revision or the newest",
         query: eventsQuery,
         response: z.array(auditEventShape),
@@ -236,6 +237,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       path: '/v1/audit/trace',
       tiers: OPERATORS,
       doc: {
+        operationId: 'trace',
         summary:
           'The causal chain of an action (referenceId), a provision (provisionUid), a chest opening (openingUid and playerId) or a support adjustment (adjustmentUid and playerId): requests, events, rules, balance changes before and after, reversals and refunds',
         query: traceQuery,
@@ -291,6 +293,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       tiers: OPERATORS,
       maxBodyBytes: SIMULATE_MAX_BODY_BYTES,
       doc: {
+        operationId: 'simulate',
         summary:
           'What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written',
         body: simulateBody,
@@ -310,6 +313,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       path: '/v1/audit/verify',
       tiers: OPERATORS,
       doc: {
+        operationId: 'verify',
         summary: 'Replay every event into fresh read models and compare them with the live ones',
         response: verificationShape,
         errors: {},

@@ -134,6 +134,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     path: '/v1/admin/chests',
     tiers: OPERATORS,
     doc: {
+      operationId: 'catalogChests',
       summary: "The catalog's chests, in catalog order: what an operator can preview",
       response: z.array(catalogChestShape),
       errors: {},
@@ -159,6 +160,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     path: '/v1/chest/list',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'playerChests',
       summary: 'The chests a player owns (balance above 0)',
       body: listBody,
       response: z.array(ownedChestShape),
@@ -179,6 +181,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     path: '/v1/chest/preview',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'previewChest',
       summary: "A chest's prize pool, without points and powerups; with playerId, that player's tier or scaled amounts",
       body: previewBody,
       response: chestPreviewShape,
@@ -250,6 +253,7 @@ export const chestRoutes = (deps: StreamReadDeps) => [
     path: '/v1/chest/history',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'chestHistory',
       summary: 'The rewards a player received from chests, one record per reward, most recent first',
       body: historyBody,
       response: z.array(chestHistoryShape),

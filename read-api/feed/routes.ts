@@ -120,6 +120,7 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       path: '/v1/feed/events',
       tiers: OPERATORS,
       doc: {
+        operationId: 'feedEvents',
         summary:
           'The global event log after a position, a page at a time, filtered by event type and stream kind; `next` is the `after` of the next page',
         query: feedQuery,
@@ -152,6 +153,7 @@ export function feedRoutes(deps: { events: EventStore }): AnyRoute[] {
       path: '/v1/feed/live',
       tiers: OPERATORS,
       doc: {
+        operationId: 'feedLive',
         summary:
           'The same records as a live tail: Server-Sent Events, one per event (`id` its position, `event` its type), from `after` or from Last-Event-ID when reconnecting',
         query: liveQuery,

@@ -52,6 +52,7 @@ export function playerMissions(catalog: Catalog, state: PlayerState, now: number
 export const missionListRoute = (deps: StreamReadDeps) =>
   playerListRoute(deps, {
     path: '/v1/missions/list',
+    operationId: 'playerMissions',
     summary: "A player's missions: locked, in progress or completed, with each step's progress in the current period",
     item: missionShape,
     list: playerMissions,

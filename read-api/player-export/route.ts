@@ -201,6 +201,7 @@ export const playerExportRoute = (deps: Pick<StreamReadDeps, 'events' | 'catalog
     path: '/v1/admin/players/:playerId/export',
     tiers: OPERATORS,
     doc: {
+      operationId: 'exportPlayer',
       summary:
         "All of a player's data as one document: profile, holdings, transactions, chests, powerups, streaks, every processed action and every support adjustment, oldest first",
       response: playerExportShape,

@@ -96,6 +96,7 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
     path: '/v1/player/profile',
     tiers: ['Server', 'Mobile', 'Auditor'],
     doc: {
+      operationId: 'playerProfile',
       summary: "A player's points, level, badges and balances",
       body: profileBody,
       response: profileShape,

@@ -37,6 +37,7 @@ export const playerSearchRoute = (deps: { store: ReadStore }) =>
     path: '/v1/admin/players',
     tiers: OPERATORS,
     doc: {
+      operationId: 'searchPlayers',
       summary:
         'Registered players whose username starts with the given text (any case), by username; at most top (default 20, at most 100)',
       query: searchQuery,

@@ -53,6 +53,7 @@ export function ownedPowerups(catalog: Catalog, state: PlayerState, now: number)
 export const powerupListRoute = (deps: StreamReadDeps) =>
   playerListRoute(deps, {
     path: '/v1/powerup/list',
+    operationId: 'playerPowerups',
     summary: 'The powerup instances a player owns',
     item: powerupShape,
     list: ownedPowerups,

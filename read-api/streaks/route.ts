@@ -40,6 +40,7 @@ export function playerStreaks(catalog: Catalog, state: PlayerState, now: number)
 export const streakListRoute = (deps: StreamReadDeps) =>
   playerListRoute(deps, {
     path: '/v1/streaks/list',
+    operationId: 'playerStreaks',
     summary: "A player's streaks: length, longest, freezes held, and when the run breaks",
     item: streakShape,
     list: playerStreaks,

@@ -55,6 +55,7 @@ export const transactionHistoryRoute = (deps: Pick<StreamReadDeps, 'players'>) =
     path: '/v1/store/transactions',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'transactionHistory',
       summary: "A player's transactions (purchases and actions' costs), newest first, paged with `top` and `before`",
       body: historyBody,
       response: z.array(transactionHistoryShape),

@@ -15,6 +15,7 @@ export const transactionStatusRoute = (deps: { events: EventStore }) =>
     path: '/v1/store/transaction-status',
     tiers: EVERY_TIER,
     doc: {
+      operationId: 'transactionStatus',
       summary: 'The current status of a provision',
       body: transactionBody,
       response: transactionShape,

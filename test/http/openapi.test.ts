@@ -124,10 +124,9 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
     const ids = Object.values(document.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(ids.every((id) => /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(opOf('GET', '/v1/admin/leaderboards/:leaderboardID').operationId).toBe(
-      'getAdminLeaderboardsByLeaderboardID',
-    );
-    expect(opOf('POST', '/v1/store/complete-transaction').operationId).toBe('postStoreCompleteTransaction');
+    expect(opOf('GET', '/v1/admin/leaderboards/:leaderboardID').operationId).toBe('leaderboard');
+    expect(opOf('POST', '/v1/action/process').operationId).toBe('processAction');
+    expect(opOf('POST', '/v1/store/complete-transaction').operationId).toBe('completeTransaction');
   });
 
   it('keeps the failure envelope once, in components, and refers to it from every failure', () => {

@@ -48,15 +48,6 @@ const MALFORMED_PATH = 'the URL is malformed (a path segment that is not valid p
 const sizeOf = (bytes: number): string =>
   bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
 
-/** `GET /v1/admin/leaderboards/:leaderboardID` -> `getAdminLeaderboardsByLeaderboardID`: unique, as method and path are. */
-export function operationIdOf(method: string, path: string): string {
-  const words = path
-    .split('/')
-    .filter((segment) => segment && segment !== 'v1')
-    .flatMap((segment) => (segment.startsWith(':') ? ['by', segment.slice(1)] : segment.split('-')));
-  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
-}
-
 /** Every code a route may answer, by the HTTP status it is sent with. */
 function codesByStatus(route: AnyRoute): Map<string, Codes> {
   const own: Codes = { ...route.doc.errors };
@@ -176,7 +167,7 @@ const KEY_SECURITY = [{ AuthKey: [] }, { Bearer: [] }];
 function operation(route: AnyRoute): JsonSchema {
   const doc = route.doc;
   return {
-    operationId: operationIdOf(route.method, route.path),
+    operationId: doc.operationId,
     summary: doc.summary,
     description: `Tiers: ${route.tiers.join(', ')}.`,
     security: KEY_SECURITY,
@@ -190,10 +181,10 @@ function operation(route: AnyRoute): JsonSchema {
 }
 
 /** /health and /health/ready: no key, `{code: 200, data: {status}}` or a 503 saying why not. */
-function healthOperation(path: string, summary: string, status: 'ok' | 'ready', notWhy: string): JsonSchema {
+function healthOperation(operationId: string, summary: string, status: 'ok' | 'ready', notWhy: string): JsonSchema {
   const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
   return {
-    operationId: operationIdOf('GET', path),
+    operationId,
     summary,
     description: 'No key.',
     security: [],
@@ -300,19 +291,14 @@ export function openApiDocument(routes: readonly AnyRoute[], version: string): J
   const paths: Record<string, Record<string, JsonSchema>> = {
     '/health': {
       get: healthOperation(
-        '/health',
+        'health',
         'Liveness: the process works, or needs the operator and a restart',
         'ok',
         'Not live: <a lasting fault>',
       ),
     },
     '/health/ready': {
-      get: healthOperation(
-        '/health/ready',
-        'Readiness: the process can take its work now',
-        'ready',
-        'Not ready: <why>',
-      ),
+      get: healthOperation('ready', 'Readiness: the process can take its work now', 'ready', 'Not ready: <why>'),
     },
   };
   for (const route of routes) {

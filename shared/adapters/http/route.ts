@@ -37,6 +37,8 @@ export type Reply =
 
 /** What the OpenAPI document says of a route (shared/adapters/http/openapi.ts). */
 export interface RouteDoc {
+  /** The operation's name, unique in the API: the OpenAPI operationId and the SDK's method (`processAction`). */
+  operationId: string;
   summary: string;
   /** The JSON body of a POST. */
   body?: z.ZodType;
