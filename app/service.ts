@@ -411,6 +411,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
     ];
     let started = false;
+    // Aborted first on close: live streams end, so the server's close does not wait on their clients.
+    const shuttingDown = new AbortController();
     const served = routes.filter((r) => serves(role, r.path));
     // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
     const document = openApiDocument(routes, SERVICE_VERSION);
@@ -434,6 +436,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
       clientDomains: keyRing.clientDomains(),
       isStarted: () => started,
+      shutdown: shuttingDown.signal,
       pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
       pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
       trustProxy: config.trustProxy,
@@ -511,6 +514,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       async close() {
         started = false;
         clearInterval(follow);
+        shuttingDown.abort();
         if (server) await new Promise<void>((r) => server!.close(() => r()));
         dispatcher?.stop();
         try {

@@ -326,4 +326,18 @@ describe('the command and read roles as separate processes', () => {
     expect(body.data.nested.filter((r: { code?: number }) => r.code === undefined)).toHaveLength(100);
     expect(await exited).toBe(0);
   }, 30_000);
+
+  it('SIGTERM with a live-feed client connected ends the stream and the process exits cleanly, without waiting for the client', async () => {
+    const [, read] = roles;
+    const stream = await fetch(`${read.url}/v1/feed/live?after=0`, { headers: { AuthKey: KEYS.server } });
+    expect([stream.status, stream.headers.get('Content-Type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    const reader = stream.body!.getReader();
+    // The first event has arrived: the stream is open and served.
+    expect((await reader.read()).done).toBe(false);
+    const exited = new Promise<number | null>((resolve) => read.child.once('exit', (code) => resolve(code)));
+    read.child.kill('SIGTERM');
+    // The client still connected and reading: the server ends its stream rather than waiting for it to leave.
+    for (;;) if ((await reader.read()).done) break;
+    expect(await exited).toBe(0);
+  }, 30_000);
 });
