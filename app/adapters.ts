@@ -10,6 +10,7 @@ import type { JobLogger, JobScheduler } from '../shared/adapters/jobs/port';
 import type { Logger } from '../shared/adapters/logging/logger';
 import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { Role } from './roles';
+import { ConfigurationError } from './configuration-error';
 import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
 import { StoreUnavailableError, type EventStore } from '../shared/adapters/event-store/port';
@@ -60,11 +61,20 @@ export async function openEventStore(
   });
 }
 
-/** The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`. */
+/**
+ * The players' keys: in MongoDB's MONGO_KEYS_DATABASE with MONGO_URL (moved there from the read
+ * models' database where an earlier version kept them), else in `DATA_DIR/player-keys.sqlite`.
+ */
 export async function openPlayerKeyStore(config: RunConfig): Promise<PlayerKeys> {
-  return config.mongoUrl
-    ? await mongoPlayerKeys().MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
-    : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
+  if (!config.mongoUrl)
+    return new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
+  const mongo = mongoPlayerKeys();
+  try {
+    return await mongo.MongoPlayerKeys.connect(config.mongoUrl, config.mongoKeysDatabase, config.mongoDatabase);
+  } catch (error) {
+    if (error instanceof mongo.KeysInTwoDatabasesError) throw new ConfigurationError([error.message]);
+    throw error;
+  }
 }
 
 /** The players' keys, the most recently used kept in memory (CACHED_PLAYERS of them). */

@@ -1,7 +1,7 @@
 /**
  * `gamification <command>`: replay, export and trace the event log, export a player's data, rebuild
  * and verify read models, validate and diff catalogs, simulate a draft catalog, show the jobs queue and the webhooks. Reads the same environment as the
- * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
+ * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, MONGO_KEYS_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
  * never writes events.
  */
 import fs from 'node:fs';
