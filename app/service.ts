@@ -23,7 +23,7 @@ import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
-import { jobsRoute } from '../read-api/admin/jobs';
+import { jobsRetryRoute, jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
 import { playerSearchRoute } from '../read-api/player-search/route';
@@ -395,6 +395,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       playerSearchRoute({ store: readStore }),
       ...feedRoutes({ events }),
       jobsRoute(jobs),
+      jobsRetryRoute(jobs),
       ...recomputeRoutes({
         ...deps,
         waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
