@@ -11,6 +11,7 @@ import type { Logger } from '../shared/adapters/logging/logger';
 import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { Role } from './roles';
 import { ConfigurationError } from './configuration-error';
+import { FallbackRateLimiter } from '../shared/adapters/rate-limit/fallback';
 import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
 import { StoreUnavailableError, type EventStore } from '../shared/adapters/event-store/port';
@@ -125,8 +126,18 @@ export function openJobScheduler(config: RunConfig, log: JobLogger): JobSchedule
     : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { logger: log });
 }
 
-export function openRateLimiter(config: RunConfig): RateLimiter {
-  return config.redisUrl
-    ? new (redisRateLimit().RedisRateLimiter)(config.redisUrl, `${config.redisPrefix}:rate:`)
-    : new MemoryRateLimiter();
+/**
+ * Rate limits shared through Redis with REDIS_URL, else in the process. The read role needs Redis
+ * for nothing else its requests do: while Redis is away it limits in the process rather than
+ * answering 503 (and its readiness does not ask Redis).
+ */
+export function openRateLimiter(config: RunConfig, role: Role, log: Logger): RateLimiter {
+  if (!config.redisUrl) return new MemoryRateLimiter();
+  const shared = new (redisRateLimit().RedisRateLimiter)(config.redisUrl, `${config.redisPrefix}:rate:`);
+  if (role !== 'read') return shared;
+  return new FallbackRateLimiter(shared, new MemoryRateLimiter(), (fallen, reason) =>
+    fallen
+      ? log.warn({ reason }, 'rate limits: redis unavailable; limiting in this process until it is back')
+      : log.info({ reason }, 'rate limits: shared through redis again'),
+  );
 }

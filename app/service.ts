@@ -347,7 +347,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
     }
 
-    const limiter = openRateLimiter(config);
+    const limiter = openRateLimiter(config, role, log);
     // Business-time jobs run where commands are decided.
     if (writes) {
       registerProvisionJobs(deps);
@@ -447,7 +447,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         return writes || problem?.lasting ? problem : null;
       },
       readiness: [
-        ...backendChecks({ role, config, events, readStore, limiter, deliversWebhooks: dispatcher !== null }),
+        ...backendChecks({
+          role,
+          config,
+          events,
+          readStore,
+          keys: playerKeys,
+          limiter,
+          deliversWebhooks: dispatcher !== null,
+        }),
         ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
         ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
       ],
