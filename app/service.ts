@@ -9,6 +9,7 @@ import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
+import { RECOMPUTE_PROGRESS, RecomputeProgress } from '../command-api/recompute/progress';
 import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import { simulationRunner } from './simulate-shares';
@@ -399,6 +400,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...recomputeRoutes({
         ...deps,
         waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
+        // Several command processes see each other's recomputes through the shared store; the all-in-one process is the only one.
+        progress: new RecomputeProgress(role === 'command' ? readStore.collection(RECOMPUTE_PROGRESS) : null, (error) =>
+          log.warn({ err: error }, 'recompute progress not written to the shared store'),
+        ),
       }),
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
