@@ -70,10 +70,11 @@ export function jobsRetryRoute(jobs: Pick<JobScheduler, 'retryFailed'>): AnyRout
       response: z.object({
         retried: z.array(z.string()).describe('the ids put back; a job named that has not failed is not among them'),
       }),
-      errors: { 1001: 'Payload is null, or jobIds is not a list of job ids' },
+      errors: { 1001: 'jobIds is not a list of job ids' },
     },
     parse(input) {
-      const object = requireObject(input.body);
+      // No body: every failed job.
+      const object = requireObject(input.body ?? {});
       return object.ok ? parseWith(retryBody, object.value) : object;
     },
     async handle({ jobIds }, ctx) {

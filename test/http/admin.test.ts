@@ -698,6 +698,11 @@ stores:
       // Run again, and done this time: no failure left.
       await eventually(async () => expect(await jobs()).toMatchObject({ failed: 0, running: 0, waiting: 0 }), 30_000);
       expect(runs).toBe(2);
+      // Without a body: every failed job, none left now.
+      expect((await own.http.post('/v1/admin/jobs/retry').set(server)).body).toEqual({
+        code: 200,
+        data: { retried: [] },
+      });
     } finally {
       await other.close();
       await own.close();
