@@ -10,6 +10,8 @@ import type { JobLogger, JobScheduler } from '../shared/adapters/jobs/port';
 import type { Logger } from '../shared/adapters/logging/logger';
 import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { Role } from './roles';
+import { ConfigurationError } from './configuration-error';
+import { FallbackRateLimiter } from '../shared/adapters/rate-limit/fallback';
 import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
 import { StoreUnavailableError, type EventStore } from '../shared/adapters/event-store/port';
@@ -60,11 +62,20 @@ export async function openEventStore(
   });
 }
 
-/** The players' keys: in MongoDB with MONGO_URL, else in `DATA_DIR/player-keys.sqlite`. */
+/**
+ * The players' keys: in MongoDB's MONGO_KEYS_DATABASE with MONGO_URL (moved there from the read
+ * models' database where an earlier version kept them), else in `DATA_DIR/player-keys.sqlite`.
+ */
 export async function openPlayerKeyStore(config: RunConfig): Promise<PlayerKeys> {
-  return config.mongoUrl
-    ? await mongoPlayerKeys().MongoPlayerKeys.connect(config.mongoUrl, config.mongoDatabase)
-    : new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
+  if (!config.mongoUrl)
+    return new SqlitePlayerKeys(path.join(config.dataDir, 'player-keys.sqlite'), config.sqliteBusyTimeoutMs);
+  const mongo = mongoPlayerKeys();
+  try {
+    return await mongo.MongoPlayerKeys.connect(config.mongoUrl, config.mongoKeysDatabase, config.mongoDatabase);
+  } catch (error) {
+    if (error instanceof mongo.KeysInTwoDatabasesError) throw new ConfigurationError([error.message]);
+    throw error;
+  }
 }
 
 /** The players' keys, the most recently used kept in memory (CACHED_PLAYERS of them). */
@@ -115,8 +126,18 @@ export function openJobScheduler(config: RunConfig, log: JobLogger): JobSchedule
     : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { logger: log });
 }
 
-export function openRateLimiter(config: RunConfig): RateLimiter {
-  return config.redisUrl
-    ? new (redisRateLimit().RedisRateLimiter)(config.redisUrl, `${config.redisPrefix}:rate:`)
-    : new MemoryRateLimiter();
+/**
+ * Rate limits shared through Redis with REDIS_URL, else in the process. The read role needs Redis
+ * for nothing else its requests do: while Redis is away it limits in the process rather than
+ * answering 503 (and its readiness does not ask Redis).
+ */
+export function openRateLimiter(config: RunConfig, role: Role, log: Logger): RateLimiter {
+  if (!config.redisUrl) return new MemoryRateLimiter();
+  const shared = new (redisRateLimit().RedisRateLimiter)(config.redisUrl, `${config.redisPrefix}:rate:`);
+  if (role !== 'read') return shared;
+  return new FallbackRateLimiter(shared, new MemoryRateLimiter(), (fallen, reason) =>
+    fallen
+      ? log.warn({ reason }, 'rate limits: redis unavailable; limiting in this process until it is back')
+      : log.info({ reason }, 'rate limits: shared through redis again'),
+  );
 }

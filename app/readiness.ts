@@ -1,6 +1,7 @@
 import type { RunConfig } from '../shared/adapters/config/env';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import type { ReadinessCheck } from '../shared/adapters/http/app';
+import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { CHECKPOINTS, LOG_CHECKPOINT } from '../projections/runner';
@@ -16,22 +17,28 @@ async function answers(call: () => Promise<unknown>): Promise<string | null> {
   }
 }
 
+/** A player id no player has: reading its key asks the key store without a key in the answer. */
+export const KEY_PROBE = 'readiness-probe';
+
 /**
  * Readiness asks each server the role works with, by a small read (its answer is not used): the
- * event store (every role reads it), MongoDB (the roles that read or write read models; the
- * command role when it delivers webhooks, whose cursors are kept there), Redis (the roles that
- * serve rate-limited routes or run jobs, all but the projector). The embedded stores are the
- * process's own files: their faults are the process's work problem.
+ * event store (every role reads it), MongoDB's read models (the roles that read or write them;
+ * the command role when it delivers webhooks, whose cursors are kept there), MongoDB's player
+ * keys (every role: personal fields are written and read through them), Redis (the roles that
+ * run jobs: the command role; the read role limits rates in the process while Redis is away,
+ * openRateLimiter). The embedded stores are the process's own files: their faults are the
+ * process's work problem.
  */
 export function backendChecks(deps: {
   role: Role;
   config: RunConfig;
   events: EventStore;
   readStore: ReadStore;
+  keys: PlayerKeys;
   limiter: RateLimiter;
   deliversWebhooks: boolean;
 }): ReadinessCheck[] {
-  const { role, config, events, readStore, limiter } = deps;
+  const { role, config, events, readStore, keys, limiter } = deps;
   const checks: ReadinessCheck[] = [];
   if (config.eventStoreUrl) checks.push({ name: 'kurrentdb', problem: () => answers(() => events.headPosition()) });
   if (config.mongoUrl && (role !== 'command' || deps.deliversWebhooks)) {
@@ -40,6 +47,8 @@ export function backendChecks(deps: {
       problem: () => answers(() => readStore.collection(CHECKPOINTS).findOne({ _id: LOG_CHECKPOINT })),
     });
   }
-  if (config.redisUrl && role !== 'projector') checks.push({ name: 'redis', problem: () => limiter.problem() });
+  if (config.mongoUrl) checks.push({ name: 'player keys', problem: () => answers(() => keys.get(KEY_PROBE)) });
+  if (config.redisUrl && (role === 'all' || role === 'command'))
+    checks.push({ name: 'redis', problem: () => limiter.problem() });
   return checks;
 }

@@ -23,6 +23,8 @@ export const COMMAND_PATHS: readonly string[] = [
   '/v1/admin/recompute/:recomputeUid',
   // Wakes the webhook's job, which runs where jobs run.
   '/v1/admin/webhooks/redeliver',
+  // Puts failed jobs back where jobs run.
+  '/v1/admin/jobs/retry',
   '/v1/admin/players/erase',
 ];
 

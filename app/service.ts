@@ -9,6 +9,7 @@ import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
+import { RECOMPUTE_PROGRESS, RecomputeProgress } from '../command-api/recompute/progress';
 import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import { simulationRunner } from './simulate-shares';
@@ -23,7 +24,7 @@ import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
 import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
-import { jobsRoute } from '../read-api/admin/jobs';
+import { jobsRetryRoute, jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
 import { playerSearchRoute } from '../read-api/player-search/route';
@@ -347,7 +348,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
     }
 
-    const limiter = openRateLimiter(config);
+    const limiter = openRateLimiter(config, role, log);
     // Business-time jobs run where commands are decided.
     if (writes) {
       registerProvisionJobs(deps);
@@ -395,9 +396,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       playerSearchRoute({ store: readStore }),
       ...feedRoutes({ events }),
       jobsRoute(jobs),
+      jobsRetryRoute(jobs),
       ...recomputeRoutes({
         ...deps,
         waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
+        // Several command processes see each other's recomputes through the shared store; the all-in-one process is the only one.
+        progress: new RecomputeProgress(role === 'command' ? readStore.collection(RECOMPUTE_PROGRESS) : null, (error) =>
+          log.warn({ err: error }, 'recompute progress not written to the shared store'),
+        ),
       }),
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
@@ -411,6 +417,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
     ];
     let started = false;
+    // Aborted first on close: live streams end, so the server's close does not wait on their clients.
+    const shuttingDown = new AbortController();
     const served = routes.filter((r) => serves(role, r.path));
     // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
     const document = openApiDocument(routes, SERVICE_VERSION);
@@ -434,6 +442,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
       clientDomains: keyRing.clientDomains(),
       isStarted: () => started,
+      shutdown: shuttingDown.signal,
       pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
       pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
       trustProxy: config.trustProxy,
@@ -443,7 +452,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         return writes || problem?.lasting ? problem : null;
       },
       readiness: [
-        ...backendChecks({ role, config, events, readStore, limiter, deliversWebhooks: dispatcher !== null }),
+        ...backendChecks({
+          role,
+          config,
+          events,
+          readStore,
+          keys: playerKeys,
+          limiter,
+          deliversWebhooks: dispatcher !== null,
+        }),
         ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
         ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
       ],
@@ -511,6 +528,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       async close() {
         started = false;
         clearInterval(follow);
+        shuttingDown.abort();
         if (server) await new Promise<void>((r) => server!.close(() => r()));
         dispatcher?.stop();
         try {

@@ -1,7 +1,7 @@
 /**
  * `gamification <command>`: replay, export and trace the event log, export a player's data, rebuild
  * and verify read models, validate and diff catalogs, simulate a draft catalog, show the jobs queue and the webhooks. Reads the same environment as the
- * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
+ * service (DATA_DIR, EVENTSTORE_URL, MONGO_URL, MONGO_DATABASE, MONGO_KEYS_DATABASE, REDIS_URL, REDIS_PREFIX, PORT) and
  * never writes events.
  */
 import fs from 'node:fs';
@@ -17,7 +17,7 @@ import type { EventStore } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { diffCatalog, validateCatalog } from './catalog';
 import { exportEvents, showEvents } from './events';
-import { showJobs } from './jobs';
+import { retryJobs, showJobs } from './jobs';
 import { adjustPlayer, erasePlayer, exportPlayer } from './player';
 import { UsageError } from './output';
 import { PROJECTORS } from '../projections/projectors';
@@ -48,7 +48,10 @@ const COMMAND_USAGE: Record<string, string> = {
       DATA_DIR/read-models.sqlite here; with MONGO_URL, compares MongoDB here.`,
   jobs: `  jobs [--json]
       The jobs queue: how many jobs wait, are delayed, run and failed, and the latest failures
-      (REDIS_URL and REDIS_PREFIX: BullMQ; else DATA_DIR/jobs.sqlite).`,
+      (REDIS_URL and REDIS_PREFIX: BullMQ; else DATA_DIR/jobs.sqlite).
+  jobs retry [jobId...]
+      Put the failed jobs (all, or those named) back to run now, with a fresh set of attempts;
+      exit 1 if a job named has not failed.`,
   webhooks: `  webhooks [--url <url>] [--key <key>] [--json]
       Each webhook: how far it got in the log, delivered, waiting and failed deliveries, the failures.
   webhooks redeliver <webhook> --after <position> [--url <url>] [--key <key>]
@@ -232,7 +235,9 @@ async function run(argv: string[]): Promise<number> {
       return verify(() => openEventStore(config), config, values);
     }
     case 'jobs': {
-      const { values } = args(rest, { json: { type: 'boolean', default: false } }, command);
+      const { values, positionals } = args(rest, { json: { type: 'boolean', default: false } }, command);
+      if (positionals[0] === 'retry') return retryJobs(config, positionals.slice(1));
+      if (positionals.length) throw new UsageError(`jobs: unknown subcommand "${positionals[0]}" (known: retry)`);
       return showJobs(config, { json: values.json });
     }
     case 'webhooks': {

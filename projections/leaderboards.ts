@@ -67,6 +67,8 @@ export const leaderboardsProjector: Projector = {
       collection: LEADERBOARD_COLLECTIONS.scores,
       keys: { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1 },
     },
+    // A player's standings in every board and period, which an erasure deletes: not a scan of them all.
+    { collection: LEADERBOARD_COLLECTIONS.scores, keys: { playerId: 1 } },
   ],
   handles: new Set([
     'CatalogPublished',

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { BIN, CATALOG, useCliGame, type Run } from './support/cli';
+import { BIN, CATALOG, cliOn, useCliGame, type Run } from './support/cli';
+import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import { eventually } from './support/process';
 import { KEYS, server, startTestService, tempDir } from './support/service';
 import { newSecret, startReceiver, writeWebhooksFile } from './support/webhook-receiver';
@@ -100,6 +101,38 @@ describe('the CLI asking the service', () => {
     expect([elsewhere.code, elsewhere.stderr]).toEqual([
       1,
       `no job store at ${path.join(t.dataDir, 'nowhere', 'jobs.sqlite')}: set DATA_DIR to the service's data directory, or REDIS_URL (and REDIS_PREFIX)\n`,
+    ]);
+  });
+
+  it('jobs retry: puts the failed jobs (all, or those named) back to run now; exit 1 naming a job that has not failed', async () => {
+    const dir = tempDir();
+    const quiet = { warn: () => undefined, error: () => undefined };
+    const jobs = new SqliteJobScheduler(path.join(dir, 'jobs.sqlite'), { attempts: 1, logger: quiet });
+    const failed = [`expire-${randomUUID()}`, `expire-${randomUUID()}`];
+    try {
+      jobs.handle('outage', async () => {
+        throw new Error('store unavailable');
+      });
+      await jobs.start();
+      for (const id of failed) await jobs.schedule('outage', id, Date.now(), {});
+      await eventually(async () => expect((await jobs.overview()).failed).toBe(2));
+    } finally {
+      // Closed: what is put back waits for a worker, as the overview shows.
+      await jobs.close();
+    }
+    const one = await cliOn(dir, 'jobs', 'retry', failed[0], 'no-such-job');
+    expect(one).toEqual({
+      code: 1,
+      stdout: `retried ${failed[0]}\n1 failed job(s) put back to run now\n`,
+      stderr: 'not failed (nothing to retry): no-such-job\n',
+    });
+    const all = await cliOn(dir, 'jobs', 'retry');
+    expect([all.code, all.stdout]).toEqual([0, `retried ${failed[1]}\n1 failed job(s) put back to run now\n`]);
+    expect((await cliOn(dir, 'jobs')).stdout).toBe('jobs: 2 waiting, 0 delayed, 0 running, 0 failed\n');
+    const unknown = await cliOn(dir, 'jobs', 'redo');
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      expect.stringContaining('jobs: unknown subcommand "redo" (known: retry)'),
     ]);
   });
 

@@ -44,6 +44,19 @@ function atLeast(a: string, b: string): boolean {
   return true;
 }
 
+/** A compose value with its `${NAME:?message}` variables given these values (compose reads them from `.env`). */
+const SECRETS: Record<string, string> = {
+  MONGO_PASSWORD: 'mongo-pw',
+  MONGO_ROOT_PASSWORD: 'root-pw',
+  REDIS_PASSWORD: 'redis-pw',
+};
+function resolved(value: string): string {
+  return value.replace(/\$\{(\w+)(:\?[^}]*)?\}/g, (_m, name: string) => {
+    if (!(name in SECRETS)) throw new Error(`compose variable ${name} has no test value`);
+    return SECRETS[name];
+  });
+}
+
 /** The role nginx sends a path to: an exact location first, else the longest prefix. */
 function ingressRole(path_: string): string | undefined {
   const { exact, prefixes } = ingressTable();
@@ -64,27 +77,41 @@ describe('the deployment files', () => {
       expect(s.command).toEqual(['node', '--import', 'tsx', 'app/main.ts', role]);
       expect(s.environment).toMatchObject({
         EVENTSTORE_URL: expect.stringMatching(/^kurrentdb:\/\/kurrentdb:2113/),
-        MONGO_URL: expect.stringMatching(/^mongodb:\/\/mongo:27017\/\?/),
-        REDIS_URL: 'redis://redis:6379',
         PORT: '8080',
       });
+      // The service's own users, their passwords required from .env.
+      const mongo = new URL(resolved(s.environment.MONGO_URL));
+      expect([mongo.host, mongo.username, mongo.password]).toEqual(['mongo:27017', 'gamification', 'mongo-pw']);
+      const redis = new URL(resolved(s.environment.REDIS_URL));
+      expect([redis.host, redis.password]).toEqual(['redis:6379', 'redis-pw']);
+      expect(s.environment.MONGO_URL).toContain('${MONGO_PASSWORD:?');
+      expect(s.environment.REDIS_URL).toContain('${REDIS_PASSWORD:?');
       // A MongoDB that is away gives up in seconds.
-      expect(new URL(s.environment.MONGO_URL).searchParams.get('serverSelectionTimeoutMS')).toBe('3000');
-      // Readiness of the role itself on its port, with time to catch up with the log first.
+      expect(mongo.searchParams.get('serverSelectionTimeoutMS')).toBe('3000');
+      // Readiness of the role itself on its port, with time to start first.
       expect(s.healthcheck.test.join(' ')).toContain("process.env.PORT+'/health/ready'");
       expect(s.healthcheck.start_period).toBeDefined();
-      expect(Object.keys(s.depends_on)).toEqual(expect.arrayContaining(['kurrentdb', 'mongo', 'redis']));
+      expect(Object.keys(s.depends_on)).toEqual(expect.arrayContaining(['kurrentdb', 'mongo']));
     }
+    // Redis only where jobs run: the read role limits rates in the process while it is away, the projector needs none.
+    expect(Object.keys(services.command.depends_on)).toContain('redis');
+    for (const role of ['read', 'projector'])
+      expect([role, Object.keys(services[role].depends_on)]).not.toContain('redis');
     for (const name of ['kurrentdb', 'mongo', 'redis', 'ingress']) expect(services[name].healthcheck).toBeDefined();
     // The ingress is healthy when a request gets through it, not merely when its file parses.
     expect(services.ingress.healthcheck.test.join(' ')).toContain('http://localhost:8080/health');
-    // The read role serves the read models the projector keeps.
-    expect(services.read.depends_on.projector).toEqual({ condition: 'service_healthy' });
+    // The read role serves the read models the projector keeps: started, not caught up, so that a
+    // long catch-up (longer than the healthcheck's start period) holds up nothing.
+    expect(services.read.depends_on.projector).toEqual({ condition: 'service_started' });
+    for (const [name, service] of Object.entries(services) as [string, { depends_on?: object }][])
+      for (const [on, condition] of Object.entries(service.depends_on ?? {}))
+        if (on === 'projector') expect([name, condition]).toEqual([name, { condition: 'service_started' }]);
     for (const name of ['kurrentdb', 'mongo', 'redis'])
       expect(services[name].volumes[0]).toMatch(
         new RegExp(`^${Object.keys(compose.volumes).find((v) => services[name].volumes[0].startsWith(v))}:`),
       );
     expect(services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction']));
+    // Every image a pinned release, never a moving tag.
     // Every image a pinned release, never a moving tag.
     for (const [name, service] of Object.entries(services) as [string, { image?: string }][]) {
       if (service.image)
@@ -108,14 +135,60 @@ describe('the deployment files', () => {
     expect(atLeast(String(services.kurrentdb.image).split(':').pop()!, '26.0.3')).toBe(true);
   });
 
-  it('the image runs node itself, with a readiness healthcheck, on a pinned Node that meets engines, installed from the lock file', () => {
+  it('compose asks passwords of MongoDB and Redis (required from .env), mounts no public example keys, and runs patched images', () => {
+    const services = compose.services;
+    // MongoDB: a root password, and the service's own user made from the password it is given.
+    expect(services.mongo.environment).toMatchObject({
+      MONGO_INITDB_ROOT_USERNAME: 'root',
+      MONGO_INITDB_ROOT_PASSWORD: expect.stringMatching(/^\$\{MONGO_ROOT_PASSWORD:\?.+\}$/),
+      MONGO_PASSWORD: expect.stringMatching(/^\$\{MONGO_PASSWORD:\?.+\}$/),
+    });
+    expect(services.mongo.volumes).toContain(
+      './deploy/mongo-init.js:/docker-entrypoint-initdb.d/gamification-user.js:ro',
+    );
+    const init = fs.readFileSync(path.join(ROOT, 'deploy', 'mongo-init.js'), 'utf8');
+    expect(init).toMatch(/createUser\(\{\s*user: 'gamification',\s*pwd: process\.env\.MONGO_PASSWORD,/);
+    // Redis: every client gives the password; its healthcheck too.
+    const requirepass = services.redis.command.indexOf('--requirepass');
+    expect(services.redis.command[requirepass + 1]).toMatch(/^\$\{REDIS_PASSWORD:\?.+\}$/);
+    expect(services.redis.healthcheck.test.join(' ')).toContain('-a "$$REDIS_PASSWORD"');
+    // The API keys: the operator's own file, never the example (its keys are public), never made up by Docker.
+    for (const [name, service] of Object.entries(services) as [string, { volumes?: unknown[] }][])
+      expect([name, JSON.stringify(service.volumes ?? [])]).not.toEqual([name, expect.stringContaining('example')]);
+    for (const role of ['command', 'read', 'projector'])
+      expect(services[role].volumes).toEqual([
+        {
+          type: 'bind',
+          source: './deploy/api-keys.yaml',
+          target: '/config/api-keys.yaml',
+          read_only: true,
+          bind: { create_host_path: false },
+        },
+      ]);
+    const ignored = fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['.env', 'deploy/api-keys.yaml']));
+    // Patched: MongoDB 7.0 with CVE-2025-14847 (7.0.28) and CVE-2026-6914 (7.0.32) fixed; Redis 7.2 with CVE-2025-49844 (7.2.11).
+    const [mongo, redis] = ['mongo', 'redis'].map((name) => String(services[name].image).split(':').pop()!);
+    expect([mongo.startsWith('7.0.'), atLeast(mongo, '7.0.32')]).toEqual([true, true]);
+    expect([redis.startsWith('7.2.'), atLeast(redis, '7.2.11')]).toEqual([true, true]);
+  });
+
+  it('the image runs node itself as a user of no privilege, with a liveness healthcheck, on a pinned Node 22 that meets engines, installed from the lock file, without .git', () => {
     const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "app\/main\.ts", "all"\]$/m);
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\/health\/ready/m);
+    // Liveness, not readiness: a long start (catching up with the log) is not a reason to restart it.
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*--start-period=60m .*process\.env\.PORT\+'\/health'\)/m);
+    // Not root, from before the service runs.
+    expect([...dockerfile.matchAll(/^USER (\S+)$/gm)].map((m) => m[1])).toEqual(['node']);
+    expect(dockerfile.indexOf('USER node')).toBeLessThan(dockerfile.indexOf('CMD '));
+    const dockerignore = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    expect(dockerignore).toEqual(expect.arrayContaining(['.git', '.env', 'deploy/api-keys.yaml', 'node_modules']));
     // Reached from outside the container: every interface (npm start: loopback only).
     expect(dockerfile).toMatch(/^ENV HOST=0\.0\.0\.0$/m);
     const node = /^FROM node:(\d+\.\d+\.\d+)-\w+$/m.exec(dockerfile)?.[1];
     expect(node).toBeDefined();
+    // Node 20 reached its end of life on 2026-04-30: 22 LTS, with the June 2026 security releases.
+    expect([node!.split('.')[0], atLeast(node!, '22.23.0')]).toEqual(['22', true]);
     const engines = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).engines.node as string;
     expect(atLeast(node!, engines.replace(/^>=/, ''))).toBe(true);
     expect(dockerfile).toMatch(/^RUN npm ci\b/m);
@@ -324,6 +397,20 @@ describe('the command and read roles as separate processes', () => {
     if (body.code !== 200) console.log(command.output());
     expect(body.code).toBe(200);
     expect(body.data.nested.filter((r: { code?: number }) => r.code === undefined)).toHaveLength(100);
+    expect(await exited).toBe(0);
+  }, 30_000);
+
+  it('SIGTERM with a live-feed client connected ends the stream and the process exits cleanly, without waiting for the client', async () => {
+    const [, read] = roles;
+    const stream = await fetch(`${read.url}/v1/feed/live?after=0`, { headers: { AuthKey: KEYS.server } });
+    expect([stream.status, stream.headers.get('Content-Type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    const reader = stream.body!.getReader();
+    // The first event has arrived: the stream is open and served.
+    expect((await reader.read()).done).toBe(false);
+    const exited = new Promise<number | null>((resolve) => read.child.once('exit', (code) => resolve(code)));
+    read.child.kill('SIGTERM');
+    // The client still connected and reading: the server ends its stream rather than waiting for it to leave.
+    for (;;) if ((await reader.read()).done) break;
     expect(await exited).toBe(0);
   }, 30_000);
 });

@@ -272,6 +272,23 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(fake.events).toEqual([]);
     });
 
+    it("asks the server's features again after that call failed, rather than answering every append 503 from then on", async () => {
+      const store = await connect();
+      const append = () => store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]);
+      // The server goes away: the client reconnects, and asks the features again on its next call...
+      fake.failNextAppend = { code: grpc.status.UNAVAILABLE, details: 'server restarting' };
+      await expect(append()).rejects.toBeInstanceOf(StoreUnavailableError);
+      // ...which meets a server too slow to answer them: the client keeps that failure for every later call.
+      fake.failFeatures = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+      const asked = fake.featureCalls;
+      await expect(append()).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(fake.featureCalls).toBeGreaterThan(asked);
+      // The server answers again: the next append asks the features anew, and is written.
+      fake.failFeatures = undefined;
+      await expect(append()).resolves.toMatchObject({ revisions: { a: expect.any(Number) } });
+      expect(fake.events.map((e) => e.stream)).toEqual(['a']);
+    });
+
     it('reports an internal error as unavailable when nothing of the append is stored and no revision differs', async () => {
       const store = await connect();
       fake.failNextAppend = serverMalfunction;

@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
-import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/adapters/jobs/port';
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_MAX_BACKOFF_MS,
+  JOB_FAILED,
+  JobLogger,
+  retryDelay,
+  StoreUnavailableError,
+} from '../shared/adapters/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
 import { eventually } from './support/process';
 
@@ -123,5 +131,16 @@ describe('SqliteJobScheduler specifics', () => {
     await expect(scheduler.schedule('test', 'job-1', Date.now(), {})).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(scheduler.overview()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(scheduler.start()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe('the jobs retry policy (both adapters)', () => {
+  it('rides out a store outage of minutes: retries for over 15 minutes by default, none waiting over 5', () => {
+    const waits = Array.from({ length: DEFAULT_ATTEMPTS - 1 }, (_, i) =>
+      retryDelay(i + 1, DEFAULT_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS),
+    );
+    expect(waits.slice(0, 4)).toEqual([1000, 2000, 4000, 8000]);
+    expect(Math.max(...waits)).toBe(300_000);
+    expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThan(15 * 60_000);
   });
 });

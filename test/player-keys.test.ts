@@ -3,10 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { CachedPlayerKeys } from '../shared/adapters/player-keys/cached';
-import { keysCollection, MongoPlayerKeys } from '../shared/adapters/player-keys/mongo';
+import {
+  keysCollection,
+  KeysInTwoDatabasesError,
+  MongoPlayerKeys,
+  moveKeysOut,
+} from '../shared/adapters/player-keys/mongo';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
 import { playerKeysContract } from './contracts/player-keys.contract';
@@ -147,17 +152,112 @@ describe('MongoPlayerKeys writes', () => {
   });
 });
 
+/**
+ * A MongoDB server's collections by database, as the driver's client shows them to moveKeysOut:
+ * listCollections, and the admin command renameCollection (moving the collection, or failing with `fails`).
+ */
+function serverHolding(collections: Record<string, string[]>, fails?: () => Error) {
+  const commands: Record<string, unknown>[] = [];
+  const client = {
+    db: (name: string) => ({
+      listCollections: (filter: { name: string }) => ({
+        toArray: async () => (collections[name] ?? []).filter((c) => c === filter.name).map((c) => ({ name: c })),
+      }),
+      command: async (command: { renameCollection: string; to: string }) => {
+        commands.push({ db: name, ...command });
+        if (fails) throw fails();
+        const [[fromDb, coll], [toDb, toColl]] = [command.renameCollection, command.to].map((n) => n.split('.'));
+        collections[fromDb] = collections[fromDb].filter((c) => c !== coll);
+        (collections[toDb] ??= []).push(toColl);
+        return { ok: 1 };
+      },
+    }),
+  } as unknown as MongoClient;
+  return { client, commands, collections };
+}
+
+describe("MongoPlayerKeys: the keys' own database", () => {
+  it("moves the keys an earlier version kept in the read models' database by one durable rename on the server", async () => {
+    const server = serverHolding({ gamification: ['lb_scores', 'player_keys'] });
+    await moveKeysOut(server.client, 'gamification', 'gamification_keys');
+    expect(server.commands).toEqual([
+      {
+        db: 'admin',
+        renameCollection: 'gamification.player_keys',
+        to: 'gamification_keys.player_keys',
+        writeConcern: { w: 'majority', journal: true },
+      },
+    ]);
+    expect(server.collections).toEqual({ gamification: ['lb_scores'], gamification_keys: ['player_keys'] });
+  });
+
+  it('moves nothing when the read models hold no keys (a new deployment, or moved already)', async () => {
+    for (const collections of [{ gamification: ['lb_scores'] }, { gamification_keys: ['player_keys'] }] as Record<
+      string,
+      string[]
+    >[]) {
+      const server = serverHolding(collections);
+      await moveKeysOut(server.client, 'gamification', 'gamification_keys');
+      expect(server.commands).toEqual([]);
+    }
+  });
+
+  it('refuses to choose when both databases hold keys (an earlier version wrote some after the move)', async () => {
+    const server = serverHolding({ gamification: ['player_keys'], gamification_keys: ['player_keys'] });
+    const refused = moveKeysOut(server.client, 'gamification', 'gamification_keys');
+    await expect(refused).rejects.toBeInstanceOf(KeysInTwoDatabasesError);
+    await expect(refused).rejects.toThrow(
+      "MongoDB holds players' keys in both gamification.player_keys (where an earlier version kept them) and gamification_keys.player_keys",
+    );
+    expect(server.commands).toEqual([]);
+  });
+
+  it('takes a move made by another process starting at the same time (NamespaceNotFound) as done', async () => {
+    const collections: Record<string, string[]> = { gamification: ['player_keys'] };
+    const server = serverHolding(collections, () => {
+      // The other process's rename went first.
+      collections.gamification = [];
+      collections.gamification_keys = ['player_keys'];
+      return new MongoServerError({ code: 26, errmsg: 'source namespace does not exist' });
+    });
+    await expect(moveKeysOut(server.client, 'gamification', 'gamification_keys')).resolves.toBeUndefined();
+  });
+
+  it('passes on any other failure of the rename', async () => {
+    const server = serverHolding(
+      { gamification: ['player_keys'] },
+      () => new MongoServerError({ code: 13, errmsg: 'not authorized' }),
+    );
+    await expect(moveKeysOut(server.client, 'gamification', 'gamification_keys')).rejects.toThrow('not authorized');
+  });
+});
+
 withServer(
   'MONGO_URL',
   'PlayerKeys contract: MongoPlayerKeys',
-  ['runs the PlayerKeys contract against MongoDB'],
+  [
+    'runs the PlayerKeys contract against MongoDB',
+    "MongoPlayerKeys on MongoDB moves the keys out of the read models' database and reads them there",
+  ],
   (MONGO_URL) => {
     // A database of its own per run, dropped afterwards, so the suite can share a real server.
     const dbName = `test_player_keys_${randomUUID().slice(0, 8)}`;
+    const readModelsDb = `${dbName}_read`;
     playerKeysContract('MongoPlayerKeys', () => MongoPlayerKeys.connect(MONGO_URL, dbName));
+    it("MongoPlayerKeys on MongoDB moves the keys out of the read models' database and reads them there", async () => {
+      const earlier = await MongoPlayerKeys.connect(MONGO_URL, readModelsDb);
+      const key = await earlier.getOrCreate('moved-player');
+      await earlier.close();
+      const keys = await MongoPlayerKeys.connect(MONGO_URL, `${dbName}_moved`, readModelsDb);
+      expect(await keys.get('moved-player')).toEqual(key);
+      await keys.close();
+      const admin = new MongoClient(MONGO_URL);
+      expect(await admin.db(readModelsDb).listCollections({ name: 'player_keys' }).toArray()).toEqual([]);
+      await admin.close();
+    });
     afterAll(async () => {
       const admin = new MongoClient(MONGO_URL);
-      await admin.db(dbName).dropDatabase();
+      for (const db of [dbName, readModelsDb, `${dbName}_moved`]) await admin.db(db).dropDatabase();
       await admin.close();
     });
   },

@@ -5,13 +5,18 @@
  */
 import pino from 'pino';
 import request from 'supertest';
-import { backendChecks } from '../app/readiness';
+import { openRateLimiter } from '../app/adapters';
+import { backendChecks, KEY_PROBE } from '../app/readiness';
 import type { Role } from '../app/roles';
 import { readRunConfig } from '../shared/adapters/config/env';
 import { KurrentDbEventStore } from '../shared/adapters/event-store/kurrentdb';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { createHttpApp, READY_CHECK_TIMEOUT_MS, type ReadinessCheck } from '../shared/adapters/http/app';
 import { ServiceMetrics } from '../shared/adapters/metrics';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
+import { SqlitePlayerKeys } from '../shared/adapters/player-keys/sqlite';
+import { FallbackRateLimiter } from '../shared/adapters/rate-limit/fallback';
+import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { failure } from '../shared/domain/result';
@@ -81,16 +86,19 @@ describe('the backends each role checks', () => {
       config,
       events: new SqliteEventStore(':memory:'),
       readStore: new MemoryReadStore(),
+      keys: new SqlitePlayerKeys(':memory:'),
       limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
       deliversWebhooks,
     }).map((c) => c.name);
 
   it.each<[Role, boolean, string[]]>([
-    ['all', false, ['kurrentdb', 'mongodb', 'redis']],
-    ['command', false, ['kurrentdb', 'redis']],
-    ['command', true, ['kurrentdb', 'mongodb', 'redis']],
-    ['read', false, ['kurrentdb', 'mongodb', 'redis']],
-    ['projector', false, ['kurrentdb', 'mongodb']],
+    ['all', false, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
+    // The keys are in MongoDB: a command role that keeps no read models there still needs it.
+    ['command', false, ['kurrentdb', 'player keys', 'redis']],
+    ['command', true, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
+    // Its rate limits go on in the process while Redis is away (below): Redis is not asked.
+    ['read', false, ['kurrentdb', 'mongodb', 'player keys']],
+    ['projector', false, ['kurrentdb', 'mongodb', 'player keys']],
   ])('%s (delivering webhooks: %s): %j', (role, webhooks, expected) => {
     expect(names(role, webhooks)).toEqual(expected);
   });
@@ -103,6 +111,7 @@ describe('the backends each role checks', () => {
         config: embedded,
         events: new SqliteEventStore(':memory:'),
         readStore: new MemoryReadStore(),
+        keys: new SqlitePlayerKeys(':memory:'),
         limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
         deliversWebhooks: false,
       }),
@@ -122,10 +131,11 @@ describe('the backends each role checks', () => {
       const res = await request(
         appWith(
           backendChecks({
-            role: 'read',
+            role: 'command',
             config: unreachable,
             events,
             readStore: new MemoryReadStore(),
+            keys: new SqlitePlayerKeys(':memory:'),
             limiter,
             deliversWebhooks: false,
           }),
@@ -136,6 +146,77 @@ describe('the backends each role checks', () => {
     } finally {
       await limiter.close();
       await events.close();
+    }
+  });
+});
+
+describe('the player keys check', () => {
+  it('a key store that does not answer fails it, with the reason; it asks for a key no player has', async () => {
+    const asked: string[] = [];
+    const keys = {
+      getOrCreate: async () => Buffer.alloc(32),
+      get: async (playerId: string) => {
+        asked.push(playerId);
+        throw new StoreUnavailableError('key store unavailable: connection refused');
+      },
+      delete: async () => undefined,
+      close: async () => undefined,
+    };
+    const config = readRunConfig({ DATA_DIR: tempDir(), MONGO_URL: 'mongodb://mongo:27017' });
+    const checks = backendChecks({
+      role: 'command',
+      config,
+      events: new SqliteEventStore(':memory:'),
+      readStore: new MemoryReadStore(),
+      keys,
+      limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
+      deliversWebhooks: false,
+    });
+    const res = await request(appWith(checks)).get('/health/ready');
+    expect([res.status, res.body.data]).toEqual([
+      503,
+      'Not ready: player keys: key store unavailable: connection refused',
+    ]);
+    expect(asked).toEqual([KEY_PROBE]);
+  });
+});
+
+describe("the read role's rate limits while Redis is away", () => {
+  it('are kept in the process, said once each way, never a 503', async () => {
+    const closed = await freePort();
+    const said: [boolean, string][] = [];
+    const limiter = new FallbackRateLimiter(
+      new RedisRateLimiter(`redis://127.0.0.1:${closed}`, 'fallback-test:'),
+      new MemoryRateLimiter(),
+      (fallen, reason) => said.push([fallen, reason]),
+    );
+    try {
+      // Each take waits for Redis to refuse; a rate this slow refills nothing meanwhile.
+      const setting = { perSecond: 0.001, burst: 2 };
+      const taken = [];
+      for (let i = 0; i < 3; i++) taken.push(await limiter.take('app', setting));
+      expect(taken).toEqual([
+        { allowed: true },
+        { allowed: true },
+        { allowed: false, retryAfterSeconds: expect.any(Number) },
+      ]);
+      expect(said).toEqual([[true, expect.stringMatching(/^rate limiter: /)]]);
+      expect(await limiter.problem()).toBeNull();
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('the read role opens them so; the command role, which needs Redis for its jobs, does not', async () => {
+    const config = readRunConfig({ DATA_DIR: tempDir(), REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    const log = pino({ level: 'silent' });
+    const read = openRateLimiter(config, 'read', log);
+    const command = openRateLimiter(config, 'command', log);
+    try {
+      expect(await read.take('app', { perSecond: 1, burst: 1 })).toEqual({ allowed: true });
+      await expect(command.take('app', { perSecond: 1, burst: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await Promise.all([read.close(), command.close()]);
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * POST /v1/admin/recompute starts a recompute (run.ts) and answers at once; GET
  * /v1/admin/recompute/:recomputeUid answers its status. Its start and outcome are events of the
- * `recompute` stream; its progress is known to the process that runs it.
+ * `recompute` stream; its progress is known to the process that runs it, and to the other command
+ * processes through the shared store (progress.ts).
  */
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
@@ -16,11 +17,14 @@ import { replyOf } from '../reply';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 import { decisionEnv, requestOrigin, type CommandDeps } from '../deps';
 import { decideStartRecompute } from './decider';
+import type { RecomputeProgress } from './progress';
 import { recompute } from './run';
 
 export interface RecomputeDeps extends CommandDeps {
   /** Resolves once the read models have projected the log up to `position`. */
   waitForProjected(position: number): Promise<unknown>;
+  /** The recomputes running now, in this process or another command process. */
+  progress: RecomputeProgress;
 }
 
 const REPORT_TOP = 100;
@@ -46,8 +50,7 @@ const statusShape = z.object({
 type RecomputeStatus = z.infer<typeof statusShape>;
 
 export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
-  // The recomputes this process runs, with their progress.
-  const running = new Map<string, { eventsDone: number; eventsTotal: number }>();
+  const { progress } = deps;
 
   async function run(recomputeUid: string, from: number | undefined, dryRun: boolean): Promise<void> {
     const metadata = {
@@ -62,7 +65,7 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       dryRun,
       top: REPORT_TOP,
       metadata,
-      onProgress: (eventsDone, eventsTotal) => running.set(recomputeUid, { eventsDone, eventsTotal }),
+      onProgress: (eventsDone, eventsTotal) => progress.report(recomputeUid, { eventsDone, eventsTotal }),
     }).then(
       async ({ report, applied }) => {
         // Completed once the read models show it.
@@ -77,14 +80,17 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
         data: { recomputeUid, message: error instanceof Error ? error.message : String(error), failedAt: deps.now() },
       }),
     );
-    await deps.events.appendToStreams([
-      {
-        stream: RECOMPUTE_STREAM,
-        expectedRevision: 'any',
-        events: [{ id: deps.newUid(), type: outcome.type, data: outcome.data, metadata }],
-      },
-    ]);
-    running.delete(recomputeUid);
+    try {
+      await deps.events.appendToStreams([
+        {
+          stream: RECOMPUTE_STREAM,
+          expectedRevision: 'any',
+          events: [{ id: deps.newUid(), type: outcome.type, data: outcome.data, metadata }],
+        },
+      ]);
+    } finally {
+      await progress.end(recomputeUid);
+    }
   }
 
   return [
@@ -118,13 +124,16 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
               if (e?.type === 'RecomputeStarted') unfinished.add(e.data.recomputeUid);
               else if (e) unfinished.delete(e.data.recomputeUid);
             }
+            // Running in this process or another one (its heartbeat heard lately).
+            const running = new Set<string>();
+            for (const uid of unfinished) if (await progress.of(uid)) running.add(uid);
             const from =
               cmd.from === undefined
                 ? undefined
                 : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
             return decideStartRecompute(
               { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version },
-              { unfinished: [...unfinished], running: new Set(running.keys()) },
+              { unfinished: [...unfinished], running },
               env,
             );
           },
@@ -132,7 +141,7 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
         );
         if (started.ok && !started.value.replayed) {
           const { recomputeUid } = started.value.answer;
-          running.set(recomputeUid, { eventsDone: 0, eventsTotal: 0 });
+          await progress.start(recomputeUid);
           const from =
             cmd.from === undefined ? undefined : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
           void run(recomputeUid, from, cmd.dryRun).catch((error: unknown) =>
@@ -166,14 +175,14 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       const e = recomputeOfEvent(recorded);
       if (!e || e.data.recomputeUid !== recomputeUid) continue;
       if (e.type === 'RecomputeStarted') {
-        const progress = running.get(recomputeUid);
-        status = progress
-          ? { recomputeUid, status: 'Running', progress, applied: false, report: null }
+        const now = await progress.of(recomputeUid);
+        status = now
+          ? { recomputeUid, status: 'Running', progress: now, applied: false, report: null }
           : {
               recomputeUid,
               status: 'Failed',
               message:
-                'Interrupted: the service stopped during it; each player is recomputed or not; run it again to complete it',
+                'Interrupted: the process running it stopped during it; each player is recomputed or not; run it again to complete it',
               progress: { eventsDone: 0, eventsTotal: 0 },
               applied: false,
               report: null,
@@ -192,7 +201,7 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
           recomputeUid,
           status: 'Failed',
           message: e.data.message,
-          progress: running.get(recomputeUid) ?? { eventsDone: 0, eventsTotal: 0 },
+          progress: { eventsDone: 0, eventsTotal: 0 },
           applied: false,
           report: null,
         };

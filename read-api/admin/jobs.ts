@@ -1,7 +1,11 @@
-/** GET /v1/admin/jobs: the business-time jobs queue, for operators (Server and Auditor keys). */
+/**
+ * GET /v1/admin/jobs: the business-time jobs queue, for operators (Server and Auditor keys);
+ * POST /v1/admin/jobs/retry: failed jobs put back to run (Server keys), served where jobs run.
+ */
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
-import { defineRoute, type AnyRoute } from '../../shared/adapters/http/route';
+import { text } from '../../shared/adapters/http/fields';
+import { defineRoute, parseWith, requireObject, type AnyRoute } from '../../shared/adapters/http/route';
 import type { JobScheduler } from '../../shared/adapters/jobs/port';
 import { ok } from '../../shared/domain/result';
 
@@ -44,6 +48,40 @@ export function jobsRoute(jobs: Pick<JobScheduler, 'overview'>): AnyRoute {
     parse: () => ok({}),
     async handle() {
       return ok(await jobs.overview());
+    },
+  });
+}
+
+const retryBody = z.object({
+  jobIds: z
+    .array(text())
+    .optional()
+    .describe('the failed jobs to put back (ids as GET /v1/admin/jobs lists them); absent: every failed job'),
+});
+
+export function jobsRetryRoute(jobs: Pick<JobScheduler, 'retryFailed'>): AnyRoute {
+  return defineRoute({
+    method: 'POST',
+    path: '/v1/admin/jobs/retry',
+    tiers: ['Server'],
+    doc: {
+      summary:
+        'Puts failed jobs (attempts used up, e.g. through a store outage) back to run now with a fresh set of attempts: those named, or every one',
+      body: retryBody,
+      response: z.object({
+        retried: z.array(z.string()).describe('the ids put back; a job named that has not failed is not among them'),
+      }),
+      errors: { 1001: 'jobIds is not a list of job ids' },
+    },
+    parse(input) {
+      // No body: every failed job.
+      const object = requireObject(input.body ?? {});
+      return object.ok ? parseWith(retryBody, object.value) : object;
+    },
+    async handle({ jobIds }, ctx) {
+      const retried = await jobs.retryFailed(jobIds);
+      ctx.log.info({ retried }, 'failed jobs put back to run');
+      return ok({ retried });
     },
   });
 }

@@ -226,6 +226,55 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(Math.abs(overview.recentFailures[0].failedAt - Date.now())).toBeLessThan(5000);
     });
 
+    it('doubles the wait between retries up to maxBackoffMs, no further', async () => {
+      // Uncapped, eight retries from 20 ms would take 5 s; capped at 40 ms, a third of a second.
+      const scheduler = await store.open({ attempts: 9, backoffMs: 20, maxBackoffMs: 40, logger });
+      opened.push(scheduler);
+      const calls: number[] = [];
+      scheduler.handle('outage', async () => {
+        calls.push(Date.now());
+        throw new Error('store unavailable');
+      });
+      await scheduler.start();
+      await scheduler.schedule('outage', newId(), Date.now(), {});
+      await waitFor(() => logs.some((entry) => entry.level === 'error'), 4000);
+      expect(calls).toHaveLength(9);
+      // Each wait at least its backoff (a little slack for ms rounding): 20 ms, then 40 ms from then on.
+      for (let i = 1; i < calls.length; i++) expect(calls[i] - calls[i - 1]).toBeGreaterThanOrEqual(i === 1 ? 15 : 35);
+    });
+
+    it('puts failed jobs back with a fresh set of attempts when the operator retries them', async () => {
+      const scheduler = await open();
+      let healthy = false;
+      const succeeded: string[] = [];
+      scheduler.handle('stuck', async (_payload, jobId) => {
+        if (!healthy) throw new Error('store unavailable');
+        succeeded.push(jobId);
+      });
+      await scheduler.start();
+      const [first, second] = [newId(), newId()];
+      await scheduler.schedule('stuck', first, Date.now(), {});
+      await scheduler.schedule('stuck', second, Date.now(), {});
+      const failures = () => logs.filter((entry) => entry.level === 'error').length;
+      await waitFor(() => failures() === 2);
+      expect((await scheduler.overview()).failed).toBe(2);
+      expect(await scheduler.retryFailed(['no-such-job'])).toEqual([]);
+
+      // Still failing: the job put back uses a fresh set of attempts, all of them, and fails again.
+      logs = [];
+      expect(await scheduler.retryFailed([first])).toEqual([first]);
+      await waitFor(() => failures() === 1);
+      expect(logs.map((entry) => entry.level)).toEqual(['warn', 'warn', 'error']);
+      expect((await scheduler.overview()).failed).toBe(2);
+
+      // The store is back: every failed job put back runs.
+      healthy = true;
+      expect((await scheduler.retryFailed()).sort()).toEqual([first, second].sort());
+      await waitFor(() => succeeded.length === 2);
+      expect(succeeded.sort()).toEqual([first, second].sort());
+      expect(await scheduler.overview()).toMatchObject({ failed: 0, recentFailures: [] });
+    });
+
     it('shows the operator how many jobs wait, are delayed, run and failed', async () => {
       const running = gate();
       const scheduler = await open();

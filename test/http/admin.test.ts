@@ -1,4 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { readRunConfig } from '../../shared/adapters/config/env';
+import { BullMqJobScheduler } from '../../shared/adapters/jobs/bullmq';
+import { SqliteJobScheduler } from '../../shared/adapters/jobs/embedded';
+import { backing } from '../support/backing';
 import { eventually } from '../support/process';
 import { auditor, client, KEYS, mobile, server, startTestService, type TestService } from '../support/service';
 
@@ -650,6 +655,58 @@ stores:
       expect((await own.http.get('/v1/admin/jobs').set(mobile)).body.code).toBe(4003);
     } finally {
       await own.close();
+    }
+  });
+
+  it('POST /v1/admin/jobs/retry puts failed jobs back to run with a fresh set of attempts, for Server keys only', async () => {
+    const stores = backing();
+    const own = await startTestService({ env: stores.env });
+    // Another process on the service's job store, whose jobs of a type of its own fail at their one attempt.
+    const config = readRunConfig({ DATA_DIR: own.dataDir, ...stores.env });
+    const quiet = { warn: () => undefined, error: () => undefined };
+    const other = config.redisUrl
+      ? new BullMqJobScheduler({
+          connection: config.redisUrl,
+          queueName: 'jobs',
+          prefix: config.redisPrefix,
+          attempts: 1,
+          logger: quiet,
+        })
+      : new SqliteJobScheduler(path.join(config.dataDir, 'jobs.sqlite'), { attempts: 1, logger: quiet });
+    try {
+      let runs = 0;
+      other.handle('flaky-store', async () => {
+        runs += 1;
+        if (runs === 1) throw new Error('store unavailable');
+      });
+      await other.start();
+      const jobId = `flaky-${randomUUID()}`;
+      await other.schedule('flaky-store', jobId, Date.now(), {});
+      const jobs = async () => (await own.http.get('/v1/admin/jobs').set(server)).body.data;
+      await eventually(
+        async () => expect(await jobs()).toMatchObject({ failed: 1, recentFailures: [{ jobId }] }),
+        30_000,
+      );
+
+      const retry = (body: object, key: { AuthKey: string } = server) =>
+        own.http.post('/v1/admin/jobs/retry').set(key).send(body);
+      expect((await retry({ jobIds: ['no-such-job'] })).body).toEqual({ code: 200, data: { retried: [] } });
+      expect((await retry({}, auditor)).body.code).toBe(4003);
+      expect((await retry({}, mobile)).body.code).toBe(4003);
+      expect((await retry({ jobIds: 'all' })).body).toMatchObject({ code: 1001 });
+      expect((await retry({ jobIds: [jobId] })).body).toEqual({ code: 200, data: { retried: [jobId] } });
+      // Run again, and done this time: no failure left.
+      await eventually(async () => expect(await jobs()).toMatchObject({ failed: 0, running: 0, waiting: 0 }), 30_000);
+      expect(runs).toBe(2);
+      // Without a body: every failed job, none left now.
+      expect((await own.http.post('/v1/admin/jobs/retry').set(server)).body).toEqual({
+        code: 200,
+        data: { retried: [] },
+      });
+    } finally {
+      await other.close();
+      await own.close();
+      await stores.release();
     }
   });
 });

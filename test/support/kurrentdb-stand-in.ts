@@ -90,6 +90,10 @@ export class FakeKurrentDb {
   readonly events: StoredEvent[] = [];
   readonly appendSessions: AppendRequest[][] = [];
   readonly reads: ReadReq.Options[] = [];
+  /** Answers the features endpoint with this while set (a server slow to answer after a restart). */
+  failFeatures: Failure | undefined;
+  /** Calls the features endpoint answered. */
+  featureCalls = 0;
   /** Answers the next append session with this instead of writing it. */
   failNextAppend: Failure | undefined;
   /** Writes the next append session, then answers it with this (a commit the client never hears of). */
@@ -169,6 +173,8 @@ export class FakeKurrentDb {
   }
 
   private features(callback: grpc.sendUnaryData<SupportedMethods>): void {
+    this.featureCalls += 1;
+    if (this.failFeatures) return callback(this.failFeatures);
     if (this.serverVersion === undefined)
       return callback({ code: grpc.status.UNIMPLEMENTED, details: 'unknown service' });
     const [major, minor] = this.serverVersion.split('.').map(Number);

@@ -25,3 +25,17 @@ describe('readRunConfig: SIMULATE_MAX_HEAP_MB', () => {
     );
   });
 });
+
+describe('readRunConfig: MONGO_KEYS_DATABASE', () => {
+  it("defaults to the read models' database name with _keys, and takes any other name", () => {
+    expect(readRunConfig({}).mongoKeysDatabase).toBe('gamification_keys');
+    expect(readRunConfig({ MONGO_DATABASE: 'games' }).mongoKeysDatabase).toBe('games_keys');
+    expect(readRunConfig({ MONGO_KEYS_DATABASE: 'vault' }).mongoKeysDatabase).toBe('vault');
+  });
+
+  it("refuses the read models' database: one backup would hold the keys with the plaintext names", () => {
+    expect(() => readRunConfig({ MONGO_DATABASE: 'games', MONGO_KEYS_DATABASE: 'games' })).toThrow(
+      `MONGO_KEYS_DATABASE: must not be the read models' database (MONGO_DATABASE, "games"): the keys are backed up apart from the plaintext read models`,
+    );
+  });
+});

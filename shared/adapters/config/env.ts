@@ -16,6 +16,8 @@ export interface RunConfig {
   mongoUrl: string | null;
   /** Database of the read models on MONGO_URL. */
   mongoDatabase: string;
+  /** Database of the players' keys on MONGO_URL: never the read models', so that each is backed up on its own terms. */
+  mongoKeysDatabase: string;
   redisUrl: string | null;
   /** Prefix of every Redis key the service writes (jobs, rate limits). */
   redisPrefix: string;
@@ -55,6 +57,12 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`PORT: must be a port number, got "${env.PORT}"`);
   }
+  const mongoDatabase = env.MONGO_DATABASE || 'gamification';
+  const mongoKeysDatabase = env.MONGO_KEYS_DATABASE || `${mongoDatabase}_keys`;
+  if (mongoKeysDatabase === mongoDatabase)
+    throw new Error(
+      `MONGO_KEYS_DATABASE: must not be the read models' database (MONGO_DATABASE, "${mongoDatabase}"): the keys are backed up apart from the plaintext read models`,
+    );
   return {
     port,
     host: env.HOST || '127.0.0.1',
@@ -63,7 +71,8 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     apiKeysFile: env.API_KEYS_FILE ? path.resolve(env.API_KEYS_FILE) : null,
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
-    mongoDatabase: env.MONGO_DATABASE || 'gamification',
+    mongoDatabase,
+    mongoKeysDatabase,
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'gamification',
     minPositionWaitMs: Number(env.MIN_POSITION_WAIT_MS || 5000),

@@ -267,6 +267,24 @@ function mayHaveWritten(error: unknown): boolean {
   );
 }
 
+/**
+ * Whether `error`, a call's failure, is the client's kept answer to its server-features call. The
+ * client asks the features once per connection, before its first append, and keeps the answer, a
+ * failure too: only an UNAVAILABLE or CANCELLED one makes it reconnect (dropping what it kept)
+ * and ask again, so one that met a deadline (a server slow after a restart) would refuse every
+ * later append. After those two nothing is kept, and asking would start a call: not asked.
+ */
+async function featuresFailed(client: KurrentDBClient, error: unknown): Promise<boolean> {
+  const converted = commandError(error);
+  if (converted instanceof UnavailableError || converted instanceof CancelledError) return false;
+  // Protected; kept and failed, it is this very error.
+  const kept = (client as unknown as { capabilities: Promise<unknown> }).capabilities;
+  return kept.then(
+    () => false,
+    (failure: unknown) => failure === error,
+  );
+}
+
 /** The client's gRPC channel: protected, and the only handle on its connection (see release). */
 interface WithChannel {
   getChannel(): Promise<{ close(): void }>;
@@ -381,6 +399,8 @@ export class KurrentDbEventStore implements EventStore {
         this.rebuildClient(client);
         throw unavailable(error);
       }
+      // Failed asking the server's features, before sending anything: a new client asks them again.
+      if (await featuresFailed(client, error)) this.rebuildClient(client);
       return this.afterRefusal(appends, error);
     }
   }
@@ -486,6 +506,8 @@ export class KurrentDbEventStore implements EventStore {
     } catch (error) {
       if (error instanceof UnsupportedError) throw new UnsupportedServerError();
       if (isUnavailable(error)) throw unavailable(error);
+      // A failed features call is kept by the client: the first append asks them again through a new one.
+      if (await featuresFailed(this.client, error)) this.rebuildClient(this.client);
       // Wrong credentials would fail every call after this one.
       if (error instanceof AccessDeniedError) throw error;
     }

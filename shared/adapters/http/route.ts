@@ -153,6 +153,8 @@ export interface RouteDeps {
   /** Before a read: wait (bounded) until the given position is projected; false if it was not in time. */
   waitForPosition(position: number): Promise<boolean>;
   log: Logger;
+  /** Aborted when the process begins to shut down: live streams end then, rather than holding the shutdown open. */
+  shutdown?: AbortSignal;
 }
 
 /** Live streams (Server-Sent Events) one API key may hold open at once in a process: each holds a connection and a reader of the log. */
@@ -246,7 +248,11 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
         });
       liveStreams.set(key.name, open + 1);
       try {
-        return await sendLive(req, res, route.live(parsed.value, ctx, abortedWith(req)), deps.log);
+        const ended = abortedWith(req, deps.shutdown);
+        await sendLive(req, res, route.live(parsed.value, ctx, ended), deps.log);
+        // Ended by a shutdown: the connection closes with its stream, so the server's close need not wait for the client.
+        if (deps.shutdown?.aborted) req.socket.destroySoon();
+        return;
       } finally {
         const left = (liveStreams.get(key.name) ?? 1) - 1;
         if (left === 0) liveStreams.delete(key.name);
@@ -289,10 +295,10 @@ function abortedBeforeAnswer(req: Request, res: Response): AbortSignal {
 }
 
 /** A signal aborted when the client closes its connection. */
-function abortedWith(req: Request): AbortSignal {
+function abortedWith(req: Request, shutdown: AbortSignal | undefined): AbortSignal {
   const controller = new AbortController();
   req.socket.once('close', () => controller.abort());
-  return controller.signal;
+  return shutdown ? AbortSignal.any([controller.signal, shutdown]) : controller.signal;
 }
 
 /** How often a quiet event stream sends a comment, so proxies and clients keep the connection. */

@@ -11,6 +11,7 @@ import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
   DEFAULT_LOCK_MS,
+  DEFAULT_MAX_BACKOFF_MS,
   FAILED_JOBS_KEPT,
   JOB_FAILED,
   JobHandler,
@@ -20,6 +21,7 @@ import {
   JobSchedulerOptions,
   JobsOverview,
   RECENT_FAILURES,
+  retryDelay,
   StoreUnavailableError,
 } from './port';
 
@@ -54,6 +56,9 @@ class ClosableConnection extends RedisConnection {
   }
 }
 
+/** The jobs' backoff type: the worker's strategy (retryDelay), which BullMQ calls for a type it does not know. */
+const CAPPED_BACKOFF = 'capped';
+
 /** How long close() waits for the worker's running jobs and for Redis. */
 const CLOSE_WAIT_MS = 2000;
 
@@ -87,6 +92,7 @@ export class BullMqJobScheduler implements JobScheduler {
   private readonly recorded = new Set<string>();
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
   private readonly lockMs: number;
   private readonly timeoutMs: number;
   private readonly logger: JobLogger;
@@ -96,6 +102,7 @@ export class BullMqJobScheduler implements JobScheduler {
   constructor(private readonly options: BullMqJobSchedulerOptions) {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
     this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.logger = options.logger ?? createLogger('info');
@@ -119,7 +126,8 @@ export class BullMqJobScheduler implements JobScheduler {
           {
             delay: Math.max(0, runAt - Date.now()),
             attempts: this.attempts,
-            backoff: { type: 'exponential', delay: this.backoffMs },
+            // Doubling up to maxBackoffMs, reckoned by the worker (its backoffStrategy): BullMQ's exponential has no ceiling.
+            backoff: { type: CAPPED_BACKOFF },
             removeOnComplete: true,
             removeOnFail: { count: FAILED_JOBS_KEPT },
             // One atomic step in Redis: a delayed job of this id is replaced; one running now
@@ -155,6 +163,24 @@ export class BullMqJobScheduler implements JobScheduler {
           if (removed) dropped.push(job.data.jobId);
         }
         return dropped;
+      })(),
+    );
+  }
+
+  async retryFailed(jobIds?: readonly string[]): Promise<string[]> {
+    const only = jobIds ? new Set(jobIds) : undefined;
+    return this.redis(
+      (async () => {
+        const retried: string[] = [];
+        for (const type of await this.types.smembers(this.typesKey)) {
+          for (const job of await this.queue(type).getFailed(0, -1)) {
+            if (only && !only.has(job.data.jobId)) continue;
+            // Back to wait, with its runs counted from zero again (maxStartedAttempts counts the started ones).
+            await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+            retried.push(job.data.jobId);
+          }
+        }
+        return retried;
       })(),
     );
   }
@@ -259,6 +285,9 @@ export class BullMqJobScheduler implements JobScheduler {
         // often than its attempts is failed, not run again; BullMQ's own limit on stalls never comes first.
         maxStartedAttempts: this.attempts,
         maxStalledCount: this.attempts,
+        settings: {
+          backoffStrategy: (attemptsMade) => retryDelay(attemptsMade, this.backoffMs, this.maxBackoffMs),
+        },
       },
       ClosableConnection,
     );

@@ -10,6 +10,7 @@ import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
   DEFAULT_LOCK_MS,
+  DEFAULT_MAX_BACKOFF_MS,
   FAILED_JOBS_KEPT,
   JOB_FAILED,
   JobHandler,
@@ -19,6 +20,7 @@ import {
   JobSchedulerOptions,
   JobsOverview,
   RECENT_FAILURES,
+  retryDelay,
   StoreUnavailableError,
 } from './port';
 
@@ -100,6 +102,7 @@ export class SqliteJobScheduler implements JobScheduler {
   private readonly running = new Map<string, Promise<void>>();
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
   private readonly pollIntervalMs: number;
   private readonly lockMs: number;
   private readonly concurrency: number;
@@ -123,6 +126,8 @@ export class SqliteJobScheduler implements JobScheduler {
   private readonly fail: Database.Statement<[Claim & { now: number; error: string }]>;
   private readonly failInterrupted: Database.Statement<[{ id: string; version: number; now: number; error: string }]>;
   private readonly dropOldFailures: Database.Statement<[number]>;
+  private readonly selectFailed: Database.Statement<[], { id: string }>;
+  private readonly requeueFailed: Database.Statement<[{ id: string; now: number }]>;
   private readonly selectWaiting: Database.Statement<[{ type: string; now: number }], { id: string }>;
   private readonly deleteWaiting: Database.Statement<[{ id: string; now: number }]>;
   private readonly countByState: Database.Statement<
@@ -137,6 +142,7 @@ export class SqliteJobScheduler implements JobScheduler {
   constructor(filePath: string, options: SqliteJobSchedulerOptions = {}) {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
     this.concurrency = options.concurrency ?? 10;
@@ -194,6 +200,11 @@ export class SqliteJobScheduler implements JobScheduler {
     this.dropOldFailures = db.prepare(
       `DELETE FROM jobs WHERE state = 'failed' AND id NOT IN (SELECT id FROM jobs WHERE state = 'failed' ORDER BY run_at DESC LIMIT ?)`,
     );
+    this.selectFailed = db.prepare(`SELECT id FROM jobs WHERE state = 'failed'`);
+    // Due now, its runs counted from zero again.
+    this.requeueFailed = db.prepare(
+      `UPDATE jobs SET state = 'scheduled', run_at = @now, attempts = 0, locked_until = NULL WHERE id = @id AND state = 'failed'`,
+    );
     // Waiting to run: scheduled, or claimed by a run that was interrupted (its claim ran out).
     const waiting = `(state = 'scheduled' OR (state = 'running' AND locked_until <= @now))`;
     this.selectWaiting = db.prepare(`SELECT id FROM jobs WHERE type = @type AND ${waiting}`);
@@ -231,6 +242,22 @@ export class SqliteJobScheduler implements JobScheduler {
         return dropped;
       })(),
     );
+  }
+
+  async retryFailed(jobIds?: readonly string[]): Promise<string[]> {
+    const only = jobIds ? new Set(jobIds) : undefined;
+    const retried = this.guard(() =>
+      this.db.transaction(() => {
+        const ids = this.selectFailed
+          .all()
+          .map((r) => r.id)
+          .filter((id) => !only || only.has(id));
+        for (const id of ids) this.requeueFailed.run({ id, now: Date.now() });
+        return ids;
+      })(),
+    );
+    this.arm();
+    return retried;
   }
 
   async start(): Promise<void> {
@@ -308,7 +335,7 @@ export class SqliteJobScheduler implements JobScheduler {
     } catch (error) {
       const details = { jobId: row.id, type: row.type, attempt: claim.attempt, err: error };
       if (claim.attempt < this.attempts) {
-        const retryAt = Date.now() + this.backoffMs * 2 ** (claim.attempt - 1);
+        const retryAt = Date.now() + retryDelay(claim.attempt, this.backoffMs, this.maxBackoffMs);
         if (this.settle(() => this.retry.run({ ...claim, retryAt, error: String(error) })))
           this.logger.warn({ ...details, retryAt }, 'job failed; will retry');
         else this.settle(() => this.release.run(claim));

@@ -39,6 +39,12 @@ export interface JobScheduler {
    * few jobs: it looks at each of them.
    */
   drop(type: string, keep: (jobId: string) => boolean): Promise<string[]>;
+  /**
+   * Puts failed jobs (attempts used up) back to run now with a fresh set of attempts: every one
+   * of them, or those of `jobIds`; answers the ids put back. A job scheduled again since it
+   * failed runs as scheduled, and its failed run is put back too (handlers are idempotent).
+   */
+  retryFailed(jobIds?: readonly string[]): Promise<string[]>;
   /** Starts running due jobs in this process. Jobs already overdue run at once. */
   start(): Promise<void>;
   /** What an operator watches: how many jobs wait, are delayed, run and failed, and the latest failures. */
@@ -80,8 +86,10 @@ export interface JobLogger {
 export interface JobSchedulerOptions {
   /** Runs of a job before it is logged as failed, the first and interrupted ones included. Default 5. */
   attempts?: number;
-  /** Delay before the first retry; each next retry waits twice as long. Default 1000. */
+  /** Delay before the first retry; each next retry waits twice as long, up to maxBackoffMs. Default 1000. */
   backoffMs?: number;
+  /** Longest wait before a retry. Default 5 minutes. */
+  maxBackoffMs?: number;
   /**
    * How long a run holds its job without a sign of life: the job of a process that died
    * mid-run runs again elsewhere once this has passed. Default 30000.
@@ -91,8 +99,19 @@ export interface JobSchedulerOptions {
   logger?: JobLogger;
 }
 
-export const DEFAULT_ATTEMPTS = 5;
+/**
+ * With the default backoff, a job is retried for about 18 minutes (1 s doubling to 5 min, then
+ * every 5 min): a store away for minutes (a Redis or KurrentDB restart, a fail-over) delays the
+ * jobs due meanwhile rather than failing them for good.
+ */
+export const DEFAULT_ATTEMPTS = 12;
 export const DEFAULT_BACKOFF_MS = 1000;
+export const DEFAULT_MAX_BACKOFF_MS = 300_000;
+
+/** The wait before run `attempt + 1` of a job whose run `attempt` (1 for the first) failed. */
+export function retryDelay(attempt: number, backoffMs: number, maxBackoffMs: number): number {
+  return Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
+}
 export const DEFAULT_LOCK_MS = 30_000;
 /** Failed jobs kept for the operator; older ones are dropped. */
 export const FAILED_JOBS_KEPT = 1000;

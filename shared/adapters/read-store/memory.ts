@@ -361,9 +361,13 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       docs.clear();
       return count;
     }
-    const matched = this.matching(filter);
-    for (const doc of matched) docs.delete(doc._id);
-    return matched.length;
+    // An index that answers the filter finds what to delete (an erasure's standings by playerId): not a scan.
+    const planned = this.planned(filter);
+    const ids = planned
+      ? planned.index.slotsAt(planned.range.start, planned.range.end).map((slot) => docs.ids[slot]!)
+      : this.matching(filter).map((doc) => doc._id);
+    for (const id of ids) docs.delete(id);
+    return ids.length;
   }
 
   /**
