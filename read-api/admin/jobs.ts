@@ -65,6 +65,7 @@ export function jobsRetryRoute(jobs: Pick<JobScheduler, 'retryFailed'>): AnyRout
     path: '/v1/admin/jobs/retry',
     tiers: ['Server'],
     doc: {
+      operationId: 'retryFailedJobs',
       summary:
         'Puts failed jobs (attempts used up, e.g. through a store outage) back to run now with a fresh set of attempts: those named, or every one',
       body: retryBody,

@@ -237,7 +237,7 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       });
       await scheduler.start();
       await scheduler.schedule('outage', newId(), Date.now(), {});
-      await waitFor(() => logs.some((entry) => entry.level === 'error'), 4000);
+      await eventually(() => logs.some((entry) => entry.level === 'error'), 10_000, 10);
       expect(calls).toHaveLength(9);
       // Each wait at least its backoff (a little slack for ms rounding): 20 ms, then 40 ms from then on.
       for (let i = 1; i < calls.length; i++) expect(calls[i] - calls[i - 1]).toBeGreaterThanOrEqual(i === 1 ? 15 : 35);
@@ -256,21 +256,21 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       await scheduler.schedule('stuck', first, Date.now(), {});
       await scheduler.schedule('stuck', second, Date.now(), {});
       const failures = () => logs.filter((entry) => entry.level === 'error').length;
-      await waitFor(() => failures() === 2);
+      await eventually(() => failures() === 2, 10_000, 10);
       expect((await scheduler.overview()).failed).toBe(2);
       expect(await scheduler.retryFailed(['no-such-job'])).toEqual([]);
 
       // Still failing: the job put back uses a fresh set of attempts, all of them, and fails again.
       logs = [];
       expect(await scheduler.retryFailed([first])).toEqual([first]);
-      await waitFor(() => failures() === 1);
+      await eventually(() => failures() === 1, 10_000, 10);
       expect(logs.map((entry) => entry.level)).toEqual(['warn', 'warn', 'error']);
       expect((await scheduler.overview()).failed).toBe(2);
 
       // The store is back: every failed job put back runs.
       healthy = true;
       expect((await scheduler.retryFailed()).sort()).toEqual([first, second].sort());
-      await waitFor(() => succeeded.length === 2);
+      await eventually(() => succeeded.length === 2, 10_000, 10);
       expect(succeeded.sort()).toEqual([first, second].sort());
       expect(await scheduler.overview()).toMatchObject({ failed: 0, recentFailures: [] });
     });
