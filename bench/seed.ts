@@ -14,7 +14,7 @@ import { playerEventOf } from '../shared/domain/events';
 import { newEventId } from '../shared/domain/ids';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
-import { evolve, initialPlayerState } from '../shared/domain/player/state';
+import { evolveInPlace, initialPlayerState } from '../shared/domain/player/state';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
 import { playerStream } from '../shared/domain/streams';
 import { actionBody, BENCH_CATALOG_FILE, prng } from './workload';
@@ -127,7 +127,7 @@ export function* playerHistory(
       for (const e of write.events) {
         if (write.stream === stream) {
           revision++;
-          evolve(
+          evolveInPlace(
             state,
             playerEventOf({
               id: '',

@@ -68,11 +68,40 @@ function sourceFiles(): Map<string, string> {
   return files;
 }
 
+/**
+ * The player's in-place folds change the state they are given: only code that alone holds the
+ * states it folds may use them (the state cache, the replay engine, the benchmarks' own players).
+ */
+const IN_PLACE_FOLDERS: readonly string[] = [
+  'shared/adapters/event-store/player-states.ts',
+  'command-api/simulate/replay.ts',
+  'bench/seed.ts',
+  'bench/encryption-cost.ts',
+  'bench/streaks-caps-cost.ts',
+];
+
+/** Source files outside the list above that name an in-place fold. */
+export function inPlaceFoldUsers(files: ReadonlyMap<string, string>): string[] {
+  return [...files]
+    .filter(([file]) => !isTest(file) && file !== 'shared/domain/player/state.ts')
+    .filter(([file, text]) => /\bevolve(Standing)?InPlace\b/.test(text) && !IN_PLACE_FOLDERS.includes(file))
+    .map(([file]) => file);
+}
+
 describe('the layers of the repository', () => {
   it('have no import that points up or sideways', () => {
     const files = sourceFiles();
     expect(files.size).toBeGreaterThan(100);
     expect(upwardImports(files)).toEqual([]);
+  });
+
+  it("fold the player's state in place only where the state is the folder's own", () => {
+    expect(inPlaceFoldUsers(sourceFiles())).toEqual([]);
+    const files = new Map([
+      ['read-api/r.ts', "import { evolveInPlace } from '../shared/domain/player/state';"],
+      ['shared/adapters/event-store/player-states.ts', 'evolveInPlace(state, e);'],
+    ]);
+    expect(inPlaceFoldUsers(files)).toEqual(['read-api/r.ts']);
   });
 
   it('would report one that does (the check itself)', () => {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
-import { recomputeOfEvent } from '../../shared/domain/events';
+import { evolveRecomputes, NO_RECOMPUTES, unfinishedOf } from '../../shared/domain/recomputes';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
 import { simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
 import { fail, ok, type Result } from '../../shared/domain/result';
@@ -111,19 +111,14 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
           deps,
           origin.metadata,
           async (read) => {
-            const unfinished = new Set<string>();
-            for (const recorded of await read.stream(RECOMPUTE_STREAM)) {
-              const e = recomputeOfEvent(recorded);
-              if (e?.type === 'RecomputeStarted') unfinished.add(e.data.recomputeUid);
-              else if (e) unfinished.delete(e.data.recomputeUid);
-            }
+            const recomputes = (await read.stream(RECOMPUTE_STREAM)).reduce(evolveRecomputes, NO_RECOMPUTES);
             const from =
               cmd.from === undefined
                 ? undefined
                 : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
             return decideStartRecompute(
               { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version },
-              { unfinished: [...unfinished], running: new Set(running.keys()) },
+              { unfinished: unfinishedOf(recomputes), running: new Set(running.keys()) },
               env,
             );
           },
@@ -158,45 +153,37 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
     }),
   ];
 
+  /** A recompute's status: its recorded outcome, else its progress in this process, else it was cut short. */
   async function statusOf(recomputeUid: string): Promise<RecomputeStatus | null> {
-    let status: RecomputeStatus | null = null;
-    for (const recorded of await deps.events.readStream(RECOMPUTE_STREAM)) {
-      const e = recomputeOfEvent(recorded);
-      if (!e || e.data.recomputeUid !== recomputeUid) continue;
-      if (e.type === 'RecomputeStarted') {
-        const progress = running.get(recomputeUid);
-        status = progress
-          ? { recomputeUid, status: 'Running', progress, applied: false, report: null }
-          : {
-              recomputeUid,
-              status: 'Failed',
-              message:
-                'Interrupted: the service stopped during it; each player is recomputed or not; run it again to complete it',
-              progress: { eventsDone: 0, eventsTotal: 0 },
-              applied: false,
-              report: null,
-            };
-      } else if (e.type === 'RecomputeCompleted') {
-        const report = e.data.report as Simulation;
-        status = {
-          recomputeUid,
-          status: 'Completed',
-          progress: { eventsDone: report.eventsReplayed, eventsTotal: report.eventsReplayed },
-          applied: e.data.applied,
-          report,
-        };
-      } else if (e.type === 'RecomputeFailed') {
-        status = {
-          recomputeUid,
-          status: 'Failed',
-          message: e.data.message,
-          progress: running.get(recomputeUid) ?? { eventsDone: 0, eventsTotal: 0 },
-          applied: false,
-          report: null,
-        };
-      }
+    const recomputes = (await deps.events.readStream(RECOMPUTE_STREAM)).reduce(evolveRecomputes, NO_RECOMPUTES);
+    const outcome = recomputes.get(recomputeUid);
+    if (outcome === undefined) return null;
+    if (outcome?.status === 'Completed') {
+      const report = outcome.report as Simulation;
+      const progress = { eventsDone: report.eventsReplayed, eventsTotal: report.eventsReplayed };
+      return { recomputeUid, status: 'Completed', progress, applied: outcome.applied, report };
     }
-    return status;
+    const progress = running.get(recomputeUid);
+    if (outcome?.status === 'Failed') {
+      const failed = {
+        recomputeUid,
+        status: 'Failed' as const,
+        message: outcome.message,
+        applied: false,
+        report: null,
+      };
+      return { ...failed, progress: progress ?? { eventsDone: 0, eventsTotal: 0 } };
+    }
+    if (progress) return { recomputeUid, status: 'Running', progress, applied: false, report: null };
+    return {
+      recomputeUid,
+      status: 'Failed',
+      message:
+        'Interrupted: the service stopped during it; each player is recomputed or not; run it again to complete it',
+      progress: { eventsDone: 0, eventsTotal: 0 },
+      applied: false,
+      report: null,
+    };
   }
 }
 

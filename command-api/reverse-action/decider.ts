@@ -1,4 +1,5 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
+import type { ReferenceRecord } from '../../shared/domain/reference';
 import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
@@ -40,7 +41,7 @@ export interface ReverseActionCommand {
 
 export interface ReverseActionState {
   /** The referenceId's record: the player whose action it is, and whether it was reversed; null when unknown. */
-  reference: { playerId: string; reversed: boolean } | null;
+  reference: Pick<ReferenceRecord, 'playerId' | 'reversed'> | null;
   player: PlayerState;
   /** The ActionProcessed to reverse, from the player's stream; null when the player has none of that referenceId. */
   original: DeepReadonly<ReversedAction> | null;

@@ -14,9 +14,9 @@ import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
-  evolve,
+  evolveInPlace,
   ERASED_FIELD,
-  evolveStanding,
+  evolveStandingInPlace,
   initialPlayerState,
   type PlayerState,
   type PlayerView,
@@ -169,7 +169,7 @@ async function activationsStanding(
     const state = initialPlayerState(playerId);
     for (const recorded of await events.readStream(playerStream(playerId))) {
       const event = recorded.position <= head ? playerEventOf(recorded) : null;
-      if (event) evolve(state, event);
+      if (event) evolveInPlace(state, event);
     }
     for (const [uid, held] of activationsHeld(state)) standing.set(uid, Math.max(0, (standing.get(uid) ?? 0) - held));
   }
@@ -181,7 +181,7 @@ export type Contributions = Map<string, { ts: number; points: number; attributes
 
 /** A player as recorded and as replayed under the draft. */
 export interface Replayed {
-  /** As recorded; when the replay does not follow what a recompute writes, only what a report reads (evolveStanding). */
+  /** As recorded; when the replay does not follow what a recompute writes, only what a report reads (evolveStandingInPlace). */
   before: PlayerState;
   after: PlayerState;
   /** The revision of the player's last event replayed. */
@@ -304,8 +304,8 @@ export class Replay {
         }),
       );
     player.revision = recorded.revision;
-    if (this.recompute) evolve(player.before, event);
-    else evolveStanding(player.before, event);
+    if (this.recompute) evolveInPlace(player.before, event);
+    else evolveStandingInPlace(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
     if (this.recompute) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
@@ -373,7 +373,7 @@ export class Replay {
     }
     const event: PlayerEvent = { type: 'PlayerRecomputed', data: recomputed };
     const had = activationsHeld(player.after);
-    evolve(player.after, { ...event, revision: at.revision });
+    evolveInPlace(player.after, { ...event, revision: at.revision });
     // The activations of limited triggers the earlier recompute moved.
     const has = activationsHeld(player.after);
     for (const uid of new Set([...had.keys(), ...has.keys()]))
@@ -414,7 +414,7 @@ export class Replay {
     }
     const written = decided.value.writes.find((w) => w.stream === playerStream(recorded.playerId))!
       .events as PlayerEvent[];
-    for (const e of written) evolve(state, { ...e, revision: at.revision });
+    for (const e of written) evolveInPlace(state, { ...e, revision: at.revision });
     const processed = written.find(
       (e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed',
     )!.data;
@@ -467,7 +467,7 @@ export class Replay {
       return [];
     }
     const reversed: PlayerEvent = { type: 'ActionReversed', data: decided.value.answer };
-    evolve(state, { ...reversed, revision: at.revision });
+    evolveInPlace(state, { ...reversed, revision: at.revision });
     this.countActivations(decided.value.answer.revokedAwards, -1);
     return [reversed];
   }
@@ -485,7 +485,7 @@ export class Replay {
         `${event.type} of powerup ${event.data.powerupUid}, which the player would not own under the draft`,
       );
     }
-    evolve(state, { ...event, revision: at.revision });
+    evolveInPlace(state, { ...event, revision: at.revision });
     if (event.type === 'ActionProcessed') {
       player.reversible.set(event.data.referenceId, reversedAction(event.data));
       this.countActivations(event.data.awards, 1);

@@ -25,7 +25,7 @@ import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { playerEventOf, referenceEventOf, type DomainEvent, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionResult, ActionReversed } from '../../shared/domain/events/player-events';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { foldPlayer, type PlayerState } from '../../shared/domain/player/state';
 import type { Failure, Result } from '../../shared/domain/result';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { playerStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
@@ -90,10 +90,14 @@ export function given(
   events: readonly PlayerEvent[],
   playerId = PLAYER,
 ): { state: PlayerState; recorded: RecordedEvent[] } {
-  const state = initialPlayerState(playerId);
   const recorded = events.map((e, revision) => recordedEvent(playerId, e, revision));
-  for (const e of recorded) evolve(state, playerEventOf(e)!);
-  return { state, recorded };
+  return {
+    state: foldPlayer(
+      playerId,
+      recorded.map((e) => playerEventOf(e)!),
+    ),
+    recorded,
+  };
 }
 
 function recordedEvent(playerId: string, e: PlayerEvent, revision: number): RecordedEvent {
@@ -162,18 +166,13 @@ export function playerSpec(
 ): PlayerSpec {
   const playerId = options.playerId ?? PLAYER;
   const env = testEnv(options.now, options.seed);
-  const state = initialPlayerState(playerId);
   const recorded: RecordedEvent[] = [];
   const streams = new Map<string, DomainEvent[]>();
   const exhaustedTriggers = new Set<string>();
   let actions = 0;
 
   const record = (events: readonly PlayerEvent[]) => {
-    for (const e of events) {
-      const r = recordedEvent(playerId, e, recorded.length);
-      recorded.push(r);
-      evolve(state, playerEventOf(r)!);
-    }
+    for (const e of events) recorded.push(recordedEvent(playerId, e, recorded.length));
   };
   /** An action as its handler decides it; the spec's exhausted triggers were all taken by others. */
   const processing = deciderSpec(decideProcessAction, (given, cmd: ProcessActionCommand, { catalog }) => ({
@@ -208,7 +207,10 @@ export function playerSpec(
     catalog,
     env,
     exhaustedTriggers,
-    state,
+    // Folded from the recorded events as a decision reads it.
+    get state() {
+      return readPlayer(given, playerId);
+    },
     recorded,
     streams,
     given(...events) {

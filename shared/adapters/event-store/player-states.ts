@@ -3,7 +3,7 @@ import { StreamStateCache, type CachedState } from './state-cache';
 import { PLAYER_EVENTS, playerEventOf, type DomainEvent, type PlayerEvent } from '../../domain/events';
 import type { Failure } from '../../domain/result';
 import { playerIdOfStream, playerStream } from '../../domain/streams';
-import { evolve, holdingsOutOfRange, initialPlayerState, type PlayerState } from '../../domain/player/state';
+import { evolveInPlace, holdingsOutOfRange, initialPlayerState, type PlayerState } from '../../domain/player/state';
 
 /**
  * Player states by default kept in memory by each process that loads them (PLAYER_CACHE_SIZE).
@@ -25,9 +25,10 @@ export class PlayerStates {
       events,
       {
         initial: (stream) => initialPlayerState(playerIdOfStream(stream)!),
+        // The cache's own states, handed out read-only: folded in place (evolveInPlace).
         evolve(state, event) {
           const e = playerEventOf(event);
-          return e ? evolve(state, e) : state;
+          return e ? evolveInPlace(state, e) : state;
         },
       },
       maxCached,
