@@ -5,17 +5,18 @@
  */
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
-import { evolveRecomputes, NO_RECOMPUTES, unfinishedOf } from '../../shared/domain/recomputes';
+import { RECOMPUTES_FOLD } from '../../shared/domain/recomputes';
+import { foldStream } from '../../shared/domain/stream-fold';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
 import { simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
 import { fail, ok, type Result } from '../../shared/domain/result';
 import { RECOMPUTE_STREAM } from '../../shared/domain/streams';
 import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../shared/domain/time/local-time';
-import { runCommand } from '../command';
-import { replyOf } from '../reply';
+import { runUseCase } from '../command';
+import { replyOf, requestOrigin } from '../http';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { decisionEnv, requestOrigin, type CommandDeps } from '../deps';
-import { decideStartRecompute } from './decider';
+import type { CommandDeps } from '../deps';
+import { startRecomputeDecider } from './decider';
 import { recompute } from './run';
 
 export interface RecomputeDeps extends CommandDeps {
@@ -106,29 +107,14 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       parse: parseStart,
       async handle(cmd, ctx) {
         const origin = requestOrigin(ctx, deps);
-        const env = decisionEnv(deps);
-        const started = await runCommand(
-          deps,
-          origin.metadata,
-          async (read) => {
-            const recomputes = (await read.stream(RECOMPUTE_STREAM)).reduce(evolveRecomputes, NO_RECOMPUTES);
-            const from =
-              cmd.from === undefined
-                ? undefined
-                : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
-            return decideStartRecompute(
-              { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version },
-              { unfinished: unfinishedOf(recomputes), running: new Set(running.keys()) },
-              env,
-            );
-          },
-          origin.idempotency,
-        );
+        const from =
+          cmd.from === undefined ? undefined : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
+        // `running` as it is at each attempt: a start that lost a race sees the one that won.
+        const start = { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version, running };
+        const started = await runUseCase(deps, startRecomputeDecider, start, origin);
         if (started.ok && !started.value.replayed) {
           const { recomputeUid } = started.value.answer;
           running.set(recomputeUid, { eventsDone: 0, eventsTotal: 0 });
-          const from =
-            cmd.from === undefined ? undefined : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
           void run(recomputeUid, from, cmd.dryRun).catch((error: unknown) =>
             ctx.log.error({ err: error, recomputeUid }, 'the recompute could not record its outcome'),
           );
@@ -155,7 +141,11 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
 
   /** A recompute's status: its recorded outcome, else its progress in this process, else it was cut short. */
   async function statusOf(recomputeUid: string): Promise<RecomputeStatus | null> {
-    const recomputes = (await deps.events.readStream(RECOMPUTE_STREAM)).reduce(evolveRecomputes, NO_RECOMPUTES);
+    const { state: recomputes } = foldStream(
+      RECOMPUTE_STREAM,
+      RECOMPUTES_FOLD,
+      await deps.events.readStream(RECOMPUTE_STREAM),
+    );
     const outcome = recomputes.get(recomputeUid);
     if (outcome === undefined) return null;
     if (outcome?.status === 'Completed') {

@@ -1,6 +1,7 @@
 /** The recomputes the `recompute` stream records: each one started, and its outcome once it has one. */
 import { recomputeOfEvent } from './events';
 import type { RecordedEvent } from './events/recorded';
+import type { StreamFold } from './stream-fold';
 
 /** How a recompute ended, as recorded. */
 export type RecomputeOutcome =
@@ -27,3 +28,6 @@ export function evolveRecomputes(recomputes: Recomputes, recorded: RecordedEvent
 /** The recomputes started and not ended: none is recorded as completed or failed. */
 export const unfinishedOf = (recomputes: Recomputes): string[] =>
   [...recomputes].filter(([, outcome]) => outcome === null).map(([uid]) => uid);
+
+/** The `recompute` stream. */
+export const RECOMPUTES_FOLD: StreamFold<Recomputes> = { initial: () => NO_RECOMPUTES, evolve: evolveRecomputes };

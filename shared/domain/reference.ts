@@ -4,6 +4,7 @@
  */
 import { referenceEventOf } from './events';
 import type { RecordedEvent } from './events/recorded';
+import type { StreamFold } from './stream-fold';
 
 export interface ReferenceRecord {
   /** The player whose action it is. */
@@ -21,3 +22,6 @@ export function evolveReference(record: ReferenceRecord | null, recorded: Record
   if (e?.type === 'ReferenceReversed' && record) return { ...record, reversed: true };
   return record;
 }
+
+/** A reference's stream: no record before its ReferenceRecorded. */
+export const REFERENCE_FOLD: StreamFold<ReferenceRecord | null> = { initial: () => null, evolve: evolveReference };
