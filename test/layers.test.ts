@@ -5,6 +5,8 @@
  * the domain (shared/domain: events, player, stock, provisions, rules, catalog, time) imports no
  * adapter nor read model: the adapters (shared/adapters: stores, jobs, HTTP, auth, logging, config)
  * and the read models are built on it. Tests may import anything; no code imports a test.
+ * Within command-api/, the pipeline imports neither the player nor HTTP, and a decider nothing with
+ * I/O; the player's state is folded in place only by those that alone hold it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
