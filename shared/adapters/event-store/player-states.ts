@@ -42,9 +42,11 @@ export class PlayerStates {
     return this.cache.load(playerStream(playerId));
   }
 
-  /** The state of a player's stream, by the stream's name. */
+  /** The state of a player's stream, by the stream's name (through load, as every read of a player). */
   loadStream(stream: string): Promise<CachedState<PlayerState>> {
-    return this.cache.load(stream);
+    const playerId = playerIdOfStream(stream);
+    if (playerId === null) throw new Error(`${stream} is not a player's stream`);
+    return this.load(playerId);
   }
 
   /** Events just appended to a player stream (see StreamStateCache.absorb). */
