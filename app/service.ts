@@ -64,6 +64,7 @@ import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
+import { StreamStates } from '../shared/adapters/event-store/stream-states';
 import { erasePlayerRoute } from '../command-api/erase-player/route';
 import { adjustPlayerRoute } from '../command-api/adjust-player/route';
 import {
@@ -299,10 +300,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const jobs = openJobScheduler(config, log);
     metrics.watchJobs(jobs);
     let current: PublishedCatalog = { version: 0, catalog: loaded.catalog };
+    const players = new PlayerStates(events, config.cachedPlayers);
+    const stocks = new StockStates(events);
     const deps: CommandDeps = {
       events,
-      players: new PlayerStates(events, config.cachedPlayers),
-      stocks: new StockStates(events),
+      players,
+      stocks,
+      states: new StreamStates(events, [players, stocks]),
       jobs,
       catalog: () => current,
       now,

@@ -20,14 +20,8 @@ import type { AuditDeps } from '../read-api/audit/routes';
 import type { Catalog } from '../shared/domain/catalog/schema';
 import { ERRORS, refuse } from '../shared/domain/errors';
 import { ok } from '../shared/domain/result';
-import {
-  replayLog,
-  reportOf,
-  sharesAgree,
-  type ReplayPart,
-  type Share,
-  type SimulateOptions,
-} from '../command-api/simulate/replay';
+import { reportOf, sharesAgree, type ReplayPart, type Share } from '../command-api/simulate/replay';
+import { replayLog, type SimulateOptions } from '../command-api/simulate/replay-log';
 
 /** More threads than this gained nothing measurable; fewer than two cores replay whole. */
 const MAX_SHARES = 4;

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import { playerEventOf } from '../shared/domain/events';
-import { evolve } from '../shared/domain/player/state';
+import { evolveInPlace } from '../shared/domain/player/state';
 import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
 import type { EventStore, RecordedEvent, StreamAppend } from '../shared/adapters/event-store/port';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
           for (const recorded of await s.store.readStream(stream)) {
             if (recorded.streamName !== stream) continue;
             const event = playerEventOf({ ...recorded, revision: ++entry.revision });
-            if (event) evolve(entry.state, event);
+            if (event) evolveInPlace(entry.state, event);
           }
         },
       });

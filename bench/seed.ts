@@ -14,8 +14,9 @@ import { playerEventOf } from '../shared/domain/events';
 import { newEventId } from '../shared/domain/ids';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
-import { evolve, initialPlayerState } from '../shared/domain/player/state';
+import { evolveInPlace, initialPlayerState } from '../shared/domain/player/state';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
+import { StreamStates } from '../shared/adapters/event-store/stream-states';
 import { playerStream } from '../shared/domain/streams';
 import { actionBody, BENCH_CATALOG_FILE, prng } from './workload';
 
@@ -61,8 +62,7 @@ export async function publishBenchCatalog(events: EventStore, catalog: Catalog, 
   const jobs = new SqliteJobScheduler(':memory:');
   const deps = {
     events,
-    players: new PlayerStates(events),
-    stocks: new StockStates(events),
+    ...statesOf(events),
     jobs,
     catalog: () => ({ version: 0, catalog }),
     now: Date.now,
@@ -127,7 +127,7 @@ export function* playerHistory(
       for (const e of write.events) {
         if (write.stream === stream) {
           revision++;
-          evolve(
+          evolveInPlace(
             state,
             playerEventOf({
               id: '',
@@ -183,4 +183,11 @@ export async function appendHistory(
   }
   await flush();
   return count;
+}
+
+/** The state caches of a store, and the pipeline's reads through them. */
+function statesOf(events: EventStore) {
+  const players = new PlayerStates(events);
+  const stocks = new StockStates(events);
+  return { players, stocks, states: new StreamStates(events, [players, stocks]) };
 }

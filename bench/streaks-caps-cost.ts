@@ -15,7 +15,7 @@ import YAML from 'yaml';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/schema';
 import { playerEventOf } from '../shared/domain/events';
-import { evolve } from '../shared/domain/player/state';
+import { evolveInPlace } from '../shared/domain/player/state';
 import { playerStream } from '../shared/domain/streams';
 import { formatSummary, projectInclusive, startCpuProfile, summarizeProfile } from './profile';
 import { decideActions, newSide } from './decide-actions';
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
                     position: 0,
                     createdAt: ts,
                   });
-                  if (event) evolve(entry.state, event);
+                  if (event) evolveInPlace(entry.state, event);
                 }
             },
       });

@@ -2,6 +2,7 @@
  * `recompute`: the store's history re-decided under the published catalog (command-api/recompute),
  * here on the store. It reports first and asks before applying, unless --yes or --dry-run.
  */
+import { StreamStates } from '../shared/adapters/event-store/stream-states';
 import { newUid, secureRandom } from '../shared/domain/ids';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
@@ -36,6 +37,8 @@ export async function runRecompute(events: EventStore, options: RecomputeCliOpti
   }
   const deps = {
     events,
+    // One pass over the log: no state cache is worth keeping.
+    states: new StreamStates(events, []),
     catalog: () => ({ version: published.version, catalog: published.catalog }),
     now: () => Date.now(),
     random: secureRandom,

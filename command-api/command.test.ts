@@ -6,7 +6,7 @@ import { idempotencyStream } from '../shared/domain/streams';
 import { commandDepsFor } from '../test/support/command-deps';
 import { MAX_ATTEMPTS, runCommand } from './command';
 import { decision } from './decision';
-import { replyOf } from './reply';
+import { replyOf } from './http';
 
 /** The pipeline against a stream that every other writer always reaches first. */
 describe('runCommand when every append loses the race', () => {

@@ -25,7 +25,8 @@ import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../sha
 import { newEventId } from '../shared/domain/ids';
 import { conflict, ok, type ConflictFailure, type Failure, type Result } from '../shared/domain/result';
 import { idempotencyStream } from '../shared/domain/streams';
-import type { CommandDeps, CommandOrigin } from './deps';
+import { decisionEnv, type CommandDeps, type CommandOrigin } from './deps';
+import type { UseCase } from './use-case';
 import { StreamReads } from './reads';
 import { decision, type Decision, type StreamWrite } from './decision';
 
@@ -76,19 +77,13 @@ export async function runCommand<Answer>(
     for (const job of jobs) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
     const meta = typeof metadata !== 'function' ? metadata : decided.ok ? metadata(decided.value.answer) : null;
     if (!meta) throw new Error('metadata taken from an answer needs an answer');
-    const appends = all.map((w): StreamAppend => ({
-      stream: w.stream,
-      events: w.events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: meta })),
-      expectedRevision: expectedOf(w, read),
-    }));
     try {
-      const result = await deps.events.appendToStreams(appends);
-      read.absorb(appends, result.revisions);
+      const position = await appendWrites(deps, read, all, meta);
       // Scheduled before the append, so that a crash between the two loses no job; a job already due
       // may have run while the append was on its way and found nothing to do yet: it runs once more.
       for (const job of jobs)
         if (job.runAt <= deps.now()) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
-      return decided.ok ? ok({ answer: decided.value.answer, position: result.position }) : decided;
+      return decided.ok ? ok({ answer: decided.value.answer, position }) : decided;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       // Contenders spread out: each waits a little longer, at random, before reading again.
@@ -99,18 +94,48 @@ export async function runCommand<Answer>(
 }
 
 /**
- * A recorded answer that is the player's own data (player/create and player/update answer the
- * player's fields) is not replayed once the player is erased: the retry answers as every request
- * naming an erased player does, 5003.
+ * Runs a use case (its decider object): its reads answered from the streams, its decision on
+ * what they folded, with one reading of the clock for all its attempts.
  */
-export async function unlessErasedSince<Answer>(
-  result: CommandResult<Answer>,
-  playerId: string,
+export function runUseCase<Command, State, Answer>(
   deps: CommandDeps,
+  useCase: UseCase<Command, State, Answer>,
+  command: Command,
+  origin: CommandOrigin,
 ): Promise<CommandResult<Answer>> {
-  if (!result.ok || !result.value.replayed) return result;
-  const { state } = await new StreamReads(deps).player(playerId);
-  return state.erased ? refuse(ERRORS.PLAYER_DOES_NOT_EXIST) : result;
+  const env = decisionEnv(deps);
+  return runCommand(
+    deps,
+    origin.metadata,
+    async (read) => {
+      // The catalog as it is at each attempt, as a refreshed one may have been published since the first.
+      const attemptEnv = { ...env, catalog: deps.catalog().catalog };
+      return useCase.decide(command, await read.run(useCase.read(command, attemptEnv)), attemptEnv);
+    },
+    origin.idempotency,
+  );
+}
+
+/**
+ * The one way events are written: a decision's writes in one atomic append, each event with a new
+ * id and the metadata, each stream at the revision `read` noted (or as the write says), then taken
+ * into the state caches. Throws WrongExpectedVersionError when a stream moved since it was read.
+ * Returns the log position of the append.
+ */
+export async function appendWrites(
+  deps: Pick<CommandDeps, 'events' | 'states'>,
+  read: StreamReads,
+  writes: readonly StreamWrite[],
+  metadata: EventMetadata,
+): Promise<number> {
+  const appends = writes.map((w): StreamAppend => ({
+    stream: w.stream,
+    events: w.events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata })),
+    expectedRevision: expectedOf(w, read),
+  }));
+  const result = await deps.events.appendToStreams(appends);
+  read.absorb(appends, result.revisions);
+  return result.position;
 }
 
 /**
@@ -165,11 +190,17 @@ function recordOf(idempotency: IdempotencyKey, outcome: IdempotentRequest['outco
 /** Each stream's own check of what a decision writes to it, against the state it was decided on. */
 function checked<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): Result<Decision<Answer>> {
   if (!decided.ok) return decided;
-  for (const write of decided.value.writes) {
+  const refused = refusedWrite(decided.value.writes, read);
+  return refused ? { ok: false, failure: refused } : decided;
+}
+
+/** The first refusal of the streams' own checks of what is written to them (null: every write may be stored). */
+export function refusedWrite(writes: readonly StreamWrite[], read: StreamReads): Failure | null {
+  for (const write of writes) {
     const refused = read.check(write.stream, write.events);
-    if (refused) return { ok: false, failure: refused };
+    if (refused) return refused;
   }
-  return decided;
+  return null;
 }
 
 function expectedOf(write: StreamWrite, read: StreamReads): ExpectedRevision {

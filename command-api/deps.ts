@@ -1,17 +1,19 @@
 import type { PublishedCatalog } from '../shared/domain/catalog/published';
 import type { IdempotencyKey } from '../shared/domain/events/idempotency-events';
 import type { EventMetadata, EventStore } from '../shared/adapters/event-store/port';
-import type { RequestContext } from '../shared/adapters/http/route';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import type { PlayerStates } from '../shared/adapters/event-store/player-states';
 import type { DecideEnv } from './decision';
 import type { StockStates } from '../shared/adapters/event-store/stock-states';
+import type { StreamStates } from '../shared/adapters/event-store/stream-states';
 
 /** What command handlers need; the clock and randomness are here so tests can fix them. */
 export interface CommandDeps {
   events: EventStore;
   players: PlayerStates;
   stocks: StockStates;
+  /** Every stream's state by its fold, through the caches above where they hold it: what the pipeline reads. */
+  states: StreamStates;
   /** Business-time work that must survive a restart: a Pending provision's timeout, a powerup's expiry. */
   jobs: JobScheduler;
   catalog(): PublishedCatalog;
@@ -30,21 +32,10 @@ export const decisionEnv = (deps: CommandDeps): DecideEnv => ({
   catalog: deps.catalog().catalog,
 });
 
-/** Where a command comes from: its events' metadata, and the request's Idempotency-Key, if any. */
+/** Where a command comes from (a request: see http.ts; a job): its events' metadata, and the request's Idempotency-Key, if any. */
 export interface CommandOrigin {
   metadata: EventMetadata;
   idempotency: IdempotencyKey | null;
-}
-
-/** A request's command: its events' metadata (the request is their cause), and its Idempotency-Key. */
-export function requestOrigin(ctx: RequestContext, deps: CommandDeps): CommandOrigin {
-  const metadata = {
-    correlationId: ctx.correlationId,
-    causationId: ctx.correlationId,
-    keyName: ctx.key.name,
-    catalogVersion: deps.catalog().version,
-  };
-  return { metadata, idempotency: ctx.idempotency };
 }
 
 /** Metadata of events a scheduled job appends: the job is their cause. */

@@ -1,12 +1,10 @@
-/** The reads of a command's attempt, through the state caches of each kind of stream. */
+/** The reads of a command's attempt, each stream folded by its fold, through the state caches where they hold it. */
 import type { RecordedEvent, StreamAppend } from '../shared/adapters/event-store/port';
-import type { CachedState } from '../shared/adapters/event-store/state-cache';
 import type { DomainEvent } from '../shared/domain/events';
-import type { PlayerState } from '../shared/domain/player/state';
 import type { Failure } from '../shared/domain/result';
-import type { StockState } from '../shared/domain/stock/stock';
-import { playerStream, stockStream, type LimitedStock } from '../shared/domain/streams';
+import type { Folded, StreamFold } from '../shared/domain/stream-fold';
 import type { CommandDeps } from './deps';
+import { answerReads, type ReadRequest, type Reads } from './use-case';
 
 /**
  * The reads of one attempt: each read notes the revision of its stream, the revision the
@@ -14,23 +12,40 @@ import type { CommandDeps } from './deps';
  */
 export class StreamReads {
   readonly revisions = new Map<string, number>();
-  /** Each stream's check of what a decision writes to it, against the state read (see StreamStates.check). */
+  /** Each stream's check of what a decision writes to it, against the state read (StreamFold.check). */
   private readonly checks = new Map<string, (events: readonly DomainEvent[]) => Failure | null>();
 
-  constructor(private readonly deps: CommandDeps) {}
+  constructor(private readonly deps: Pick<CommandDeps, 'events' | 'states'>) {}
 
-  async player(playerId: string): Promise<CachedState<PlayerState>> {
-    const loaded = await this.deps.players.load(playerId);
-    this.note(playerStream(playerId), loaded.revision);
-    const stream = playerStream(playerId);
-    if (!this.checks.has(stream)) this.checks.set(stream, (events) => this.deps.players.check(loaded.state, events));
+  /** A stream's state by its fold; its check, if it has one, applies to what the decision writes to the stream. */
+  async fold<S>(stream: string, fold: StreamFold<S>): Promise<Folded<S>> {
+    const loaded = await this.deps.states.load(stream, fold);
+    this.note(stream, loaded.revision);
+    const { check } = fold;
+    if (check && !this.checks.has(stream)) this.checks.set(stream, (events) => check(loaded.state, events));
     return loaded;
   }
 
-  async stock(kind: LimitedStock, resourceUid: string): Promise<StockState> {
-    const loaded = await this.deps.stocks.load(kind, resourceUid);
-    this.note(stockStream(kind, resourceUid), loaded.revision);
-    return loaded.state;
+  /** A use case's reads, answered from the streams. */
+  run<T>(reads: Reads<T>): Promise<T> {
+    return answerReads(reads, (request) => this.answer(request));
+  }
+
+  /** One read of a use case. */
+  answer(request: ReadRequest): Promise<unknown> {
+    return request.kind === 'fold'
+      ? this.fold(request.stream, request.fold)
+      : this.deps.states.eventAt(request.stream, request.revision);
+  }
+
+  /**
+   * A stream as the caller has already folded it (a recompute's replay): the append expects the
+   * revision it was folded up to, and the fold's check applies to what is written to it.
+   */
+  known<S>(stream: string, fold: StreamFold<S>, folded: Folded<S>): void {
+    this.note(stream, folded.revision);
+    const { check } = fold;
+    if (check && !this.checks.has(stream)) this.checks.set(stream, (events) => check(folded.state, events));
   }
 
   /**
@@ -41,7 +56,7 @@ export class StreamReads {
     this.note(stream, -1);
   }
 
-  /** A whole (short) stream: a reference, a provision, the catalog. */
+  /** A whole (short) stream's events: an Idempotency-Key's, the catalog. */
   async stream(stream: string): Promise<RecordedEvent[]> {
     const events = await this.deps.events.readStream(stream);
     this.note(stream, events.length ? events[events.length - 1].revision : -1);
@@ -65,8 +80,7 @@ export class StreamReads {
         position: 0,
         createdAt: now,
       }));
-      this.deps.players.absorb(stream, recorded);
-      this.deps.stocks.absorb(stream, recorded);
+      this.deps.states.absorb(stream, recorded);
     }
   }
 

@@ -5,6 +5,8 @@
  * the domain (shared/domain: events, player, stock, provisions, rules, catalog, time) imports no
  * adapter nor read model: the adapters (shared/adapters: stores, jobs, HTTP, auth, logging, config)
  * and the read models are built on it. Tests may import anything; no code imports a test.
+ * Within command-api/, the pipeline imports neither the player nor HTTP, and a decider nothing with
+ * I/O; the player's state is folded in place only by those that alone hold it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +35,47 @@ const layerOf = (file: string): string => {
   const parts = file.split('/');
   return parts[0] === 'shared' ? parts.slice(0, 2).join('/') : parts[0];
 };
+
+/** The relative imports of a file, as paths from the root. */
+const importsOf = (file: string, text: string): string[] =>
+  ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map((i) => i.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => path.posix.normalize(path.posix.join(path.posix.dirname(file), name)));
+
+/** The command pipeline: it knows neither the domain's player nor HTTP (command-api/http.ts is the routes' side). */
+const PIPELINE = [
+  'command-api/command.ts',
+  'command-api/reads.ts',
+  'command-api/deps.ts',
+  'command-api/decision.ts',
+  'command-api/use-case.ts',
+];
+const PIPELINE_MAY_NOT = ['shared/domain/player', 'shared/adapters/http'];
+
+/** What a decider may import: the domain, the decider contract, other deciders, and the replay engine, which reads nothing. */
+const DECIDER_MAY_IMPORT = [
+  /^shared\/domain\//,
+  /^command-api\/(decision|use-case|player-reads)$/,
+  /^command-api\/[^/]+\/decider$/,
+  /^command-api\/simulate\/replay$/,
+];
+
+/** Imports of the pipeline into the player or HTTP, and of a decider into anything with I/O (a handler, a route, a port), as `from -> to`. */
+export function impureImports(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (PIPELINE.includes(file))
+      for (const target of importsOf(file, text))
+        if (PIPELINE_MAY_NOT.some((no) => target === no || target.startsWith(`${no}/`)))
+          found.push(`${file} -> ${target}`);
+    if (/^command-api\/[^/]+\/decider\.ts$/.test(file))
+      for (const target of importsOf(file, text))
+        if (!DECIDER_MAY_IMPORT.some((allowed) => allowed.test(target))) found.push(`${file} -> ${target}`);
+  }
+  return found;
+}
 
 /** Every relative import of every source file that breaks the table, as `from -> to`. */
 export function upwardImports(files: ReadonlyMap<string, string>): string[] {
@@ -68,11 +111,64 @@ function sourceFiles(): Map<string, string> {
   return files;
 }
 
+/**
+ * The player's in-place folds change the state they are given: only code that alone holds the
+ * states it folds may use them (the state cache, the replay engine, the benchmarks' own players).
+ */
+const IN_PLACE_FOLDERS: readonly string[] = [
+  'shared/adapters/event-store/player-states.ts',
+  'command-api/simulate/replay.ts',
+  'command-api/simulate/replay-log.ts',
+  'bench/seed.ts',
+  'bench/encryption-cost.ts',
+  'bench/streaks-caps-cost.ts',
+];
+
+/** Source files outside the list above that name an in-place fold. */
+export function inPlaceFoldUsers(files: ReadonlyMap<string, string>): string[] {
+  return [...files]
+    .filter(([file]) => !isTest(file) && file !== 'shared/domain/player/state.ts')
+    .filter(([file, text]) => /\bevolve(Standing)?InPlace\b/.test(text) && !IN_PLACE_FOLDERS.includes(file))
+    .map(([file]) => file);
+}
+
 describe('the layers of the repository', () => {
   it('have no import that points up or sideways', () => {
     const files = sourceFiles();
     expect(files.size).toBeGreaterThan(100);
     expect(upwardImports(files)).toEqual([]);
+  });
+
+  it('keep the pipeline apart from the player and HTTP, and the deciders apart from I/O', () => {
+    expect(impureImports(sourceFiles())).toEqual([]);
+    const files = new Map([
+      ['command-api/reads.ts', "import type { PlayerState } from '../shared/domain/player/state';"],
+      ['command-api/deps.ts', "import type { RequestContext } from '../shared/adapters/http/route';"],
+      ['command-api/http.ts', "import type { Reply } from '../shared/adapters/http/route';"],
+      [
+        'command-api/buy-bundle/decider.ts',
+        "import { provisionTimeout } from '../provision-transactions/timeout';\nimport { x } from '../currency-expiry/decider';",
+      ],
+      ['command-api/open-chest/decider.ts', "import { openChest } from './handler';\nimport { y } from './route';"],
+      ['command-api/recompute/decider.ts', "import type { EventStore } from '../../shared/adapters/event-store/port';"],
+    ]);
+    expect(impureImports(files)).toEqual([
+      'command-api/reads.ts -> shared/domain/player/state',
+      'command-api/deps.ts -> shared/adapters/http/route',
+      'command-api/buy-bundle/decider.ts -> command-api/provision-transactions/timeout',
+      'command-api/open-chest/decider.ts -> command-api/open-chest/handler',
+      'command-api/open-chest/decider.ts -> command-api/open-chest/route',
+      'command-api/recompute/decider.ts -> shared/adapters/event-store/port',
+    ]);
+  });
+
+  it("fold the player's state in place only where the state is the folder's own", () => {
+    expect(inPlaceFoldUsers(sourceFiles())).toEqual([]);
+    const files = new Map([
+      ['read-api/r.ts', "import { evolveInPlace } from '../shared/domain/player/state';"],
+      ['shared/adapters/event-store/player-states.ts', 'evolveInPlace(state, e);'],
+    ]);
+    expect(inPlaceFoldUsers(files)).toEqual(['read-api/r.ts']);
   });
 
   it('would report one that does (the check itself)', () => {

@@ -1,7 +1,7 @@
 import { noEffects } from '../../shared/domain/events/common';
 import { balanceOf } from '../../shared/domain/player/state';
 import { playerStream } from '../../shared/domain/streams';
-import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
+import { deciderSpec } from '../../test/support/decider-spec';
 import {
   catalogOf,
   DAY,
@@ -13,7 +13,7 @@ import {
   type PlayerSpec,
   written,
 } from '../../test/support/player-spec';
-import { decideAdjustPlayer, type AdjustPlayerCommand } from './decider';
+import { adjustPlayerDecider, type AdjustPlayerCommand } from './decider';
 
 const catalog = catalogOf(`
   version: 1
@@ -32,7 +32,7 @@ const catalog = catalogOf(`
     - { uid: lb-teams, label: Teams, type: 0, scope: team }
 `);
 
-const adjusting = deciderSpec(decideAdjustPlayer, (given, cmd: AdjustPlayerCommand) => readPlayer(given, cmd.playerId));
+const adjusting = deciderSpec(adjustPlayerDecider);
 
 const adjustment = (change: Partial<AdjustPlayerCommand>): AdjustPlayerCommand => ({
   playerId: PLAYER,

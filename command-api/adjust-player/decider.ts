@@ -13,6 +13,8 @@ import { playerStream } from '../../shared/domain/streams';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { decision, type Decider } from '../decision';
+import type { UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 
 export interface AdjustPlayerCommand {
   /** Canonical lowercase dashed uuid. */
@@ -90,4 +92,10 @@ export const decideAdjustPlayer: Decider<AdjustPlayerCommand, PlayerState, Playe
       currencyExpiryJobs(cmd.playerId, effects.lots),
     ),
   );
+};
+
+/** A support adjustment: decided on the player's state. */
+export const adjustPlayerDecider: UseCase<AdjustPlayerCommand, PlayerState, PlayerAdjusted> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideAdjustPlayer,
 };

@@ -6,8 +6,8 @@ import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { fail, ok } from '../../shared/domain/result';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { adjustPlayer } from './handler';
 
 /** The longest reason an adjustment keeps (docs/api.md, "Support adjustments"). */

@@ -14,9 +14,10 @@ import {
 } from '../../test/support/player-spec';
 import type { TransactionOperation } from '../provision-transactions/decider';
 import { balanceOf } from '../../shared/domain/player/state';
-import { readProvision, readStock } from '../../test/support/decider-spec';
-import { buying, timingOut, transacting } from '../../test/support/handler-reads';
-import { PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
+import { deciderSpec, readProvision, readStock } from '../../test/support/decider-spec';
+import { timeoutDecider, transactionDecider } from '../provision-transactions/decider';
+import { buyBundleDecider } from './decider';
+import { PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/decider';
 
 /** T0 is 2026-06-01: the main store is open from 2026-01-01 to 2027-01-01. */
 const catalog = catalogOf(`
@@ -47,6 +48,11 @@ const catalog = catalogOf(`
 `);
 
 /** Buys for the spec's player; a successful purchase is recorded on its streams. */
+/** The purchase, a client's move of a provision and its timeout, each by its decider object. */
+const buying = deciderSpec(buyBundleDecider);
+const transacting = deciderSpec(transactionDecider);
+const timingOut = deciderSpec(timeoutDecider);
+
 const tryBuy = (p: PlayerSpec, bundleUid: string) => p.when(buying, { playerId: PLAYER, bundleUid });
 function buy(p: PlayerSpec, bundleUid: string) {
   const decision = tryBuy(p, bundleUid);
@@ -60,16 +66,14 @@ const stockTaken = (p: PlayerSpec, bundleUid: string) =>
 
 function tryTransact(p: PlayerSpec, op: TransactionOperation | 'timeout', provisionUid: string) {
   if (op !== 'timeout' || !p.streams.has(provisionStream(provisionUid)))
-    return p.when(transacting(provisionUid, PLAYER), { op: op === 'timeout' ? 'cancel' : op });
-  const timedOut = succeeded(p.when(timingOut(provisionUid, PLAYER), {}));
+    return p.when(transacting, { op: op === 'timeout' ? 'cancel' : op, provisionUid });
+  const timedOut = succeeded(p.when(timingOut, { provisionUid }));
   return timedOut.writes.length ? { ok: true as const, value: timedOut } : failureOfTimeout(p, provisionUid);
 }
 
 /** What the timeout's "nothing to do" is in the state table's codes, to test both the same way. */
 const failureOfTimeout = (p: PlayerSpec, provisionUid: string) =>
-  transacting(provisionUid, PLAYER)
-    .given(p.givenStreams())
-    .when({ op: 'cancel' }, { ...p.env, catalog }).decided;
+  transacting.given(p.givenStreams()).when({ op: 'cancel', provisionUid }, { ...p.env, catalog }).decided;
 
 /** The player event a successful move wrote. */
 function moved(result: ReturnType<typeof tryTransact>) {
@@ -202,11 +206,7 @@ describe('a bundle that requires fulfillment', () => {
     const p = rich();
     const { provisionUid, pendingUntil } = buy(p, 'shipped');
     p.env.now = pendingUntil! - 1;
-    expect(
-      timingOut(provisionUid, PLAYER)
-        .given(p.givenStreams())
-        .when({}, { ...p.env, catalog }).decided,
-    ).toEqual({
+    expect(timingOut.given(p.givenStreams()).when({ provisionUid }, { ...p.env, catalog }).decided).toEqual({
       ok: true,
       value: { writes: [], jobs: [], answer: { dueAt: pendingUntil } },
     });
@@ -219,11 +219,7 @@ describe('a bundle that requires fulfillment', () => {
     });
     expect(balanceOf(p.state, 'gold')).toBe(300);
     // Run again (a job delivered twice): nothing left to do.
-    expect(
-      timingOut(provisionUid, PLAYER)
-        .given(p.givenStreams())
-        .when({}, { ...p.env, catalog }).decided,
-    ).toEqual({
+    expect(timingOut.given(p.givenStreams()).when({ provisionUid }, { ...p.env, catalog }).decided).toEqual({
       ok: true,
       value: { writes: [], jobs: [], answer: { dueAt: null } },
     });

@@ -10,7 +10,11 @@ import { availableBalance, lotsDrawn, negated } from '../../shared/domain/rules/
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/domain/streams';
 import { decision, type Decider, type StreamWrite } from '../decision';
-import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/timeout';
+import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/decider';
+import { folded, type Reads, type UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
+import { STOCK_FOLD } from '../../shared/domain/stock/stock';
+import type { Catalog } from '../../shared/domain/catalog/schema';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface BuyBundleCommand {
@@ -127,4 +131,18 @@ export const decideBuyBundle: Decider<BuyBundleCommand, BuyBundleState, BundlePu
       ...currencyExpiryJobs(cmd.playerId, effects.lots),
     ]),
   );
+};
+
+/** The player and, for a limited bundle, its stock. */
+function* purchaseOf(cmd: BuyBundleCommand, catalog: Catalog): Reads<BuyBundleState> {
+  const player = yield* playerOf(cmd.playerId);
+  const limited = (indexCatalog(catalog).bundleByUid.get(cmd.bundleUid)?.bundle.initialStock ?? 0) > 0;
+  const stock = limited ? yield* folded(stockStream(BUNDLE_STOCK, cmd.bundleUid), STOCK_FOLD) : null;
+  return { player, stockTaken: stock && stock.state.taken };
+}
+
+/** A purchase: decided on the player and the bundle's stock. */
+export const buyBundleDecider: UseCase<BuyBundleCommand, BuyBundleState, BundlePurchased> = {
+  read: (cmd, env) => purchaseOf(cmd, env.catalog),
+  decide: decideBuyBundle,
 };

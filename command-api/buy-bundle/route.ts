@@ -6,8 +6,8 @@ import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { nullableString } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { buyBundle } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 

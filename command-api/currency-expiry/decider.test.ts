@@ -13,9 +13,10 @@ import {
   type PlayerSpec,
 } from '../../test/support/player-spec';
 import { noEffects } from '../../shared/domain/events/common';
-import { readPlayer } from '../../test/support/decider-spec';
-import { buying, expiring, transacting } from '../../test/support/handler-reads';
-import { currencyExpiryJobId, EXPIRE_CURRENCY } from './decider';
+import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
+import { buyBundleDecider } from '../buy-bundle/decider';
+import { transactionDecider } from '../provision-transactions/decider';
+import { currencyExpiryJobId, EXPIRE_CURRENCY, expireCurrencyDecider } from './decider';
 
 // T0 is 2026-06-01T00:00Z. Stars granted on a day expire at the end of the second day after it.
 const catalog = catalogOf(`
@@ -35,6 +36,8 @@ const catalog = catalogOf(`
 const HOUR = 3_600_000;
 const lotsOf = (p: PlayerSpec, uid = 'stars') => p.state.lots.get(uid) ?? [];
 /** Records what the expiry job decides at the spec's clock; returns the lots it expired. */
+/** The currency expiry job, by its decider object. */
+const expiring = deciderSpec(expireCurrencyDecider);
 const runExpiry = (p: PlayerSpec) => succeeded(p.when(expiring, { playerId: PLAYER }, { ...p.env, catalog }));
 
 describe('lots', () => {
@@ -214,7 +217,7 @@ describe('giving back and taking back', () => {
     const p = playerSpec(catalog, { now: T0 + DAY });
     p.process('earn', { at: T0 }); // expires T0 + 3 days
     p.process('earn', { at: T0 + DAY }); // expires T0 + 4 days
-    const bought = p.when(buying, { playerId: PLAYER, bundleUid: 'pack' });
+    const bought = p.when(deciderSpec(buyBundleDecider), { playerId: PLAYER, bundleUid: 'pack' });
     if (!bought.ok) throw new Error('bought');
     const purchase = bought.value.answer;
     expect(purchase.cost.lots).toEqual([
@@ -224,7 +227,7 @@ describe('giving back and taking back', () => {
     expect(lotsOf(p, 'tokens')).toEqual([[Date.UTC(2026, 6, 1), 5]]);
 
     p.env.now = T0 + 3 * DAY + HOUR;
-    const refunded = p.when(transacting(purchase.provisionUid, PLAYER), { op: 'refund' });
+    const refunded = p.when(deciderSpec(transactionDecider), { op: 'refund', provisionUid: purchase.provisionUid });
     if (!refunded.ok) throw new Error('refunded');
     expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
     expect(lotsOf(p, 'tokens')).toEqual([]);

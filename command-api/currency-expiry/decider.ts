@@ -8,6 +8,8 @@ import { expiredLots, negated } from '../../shared/domain/rules/lots';
 import { playerStream } from '../../shared/domain/streams';
 import { ok } from '../../shared/domain/result';
 import { decision, type Decider, type ScheduledJob } from '../decision';
+import type { UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 
 export const EXPIRE_CURRENCY = 'expire-currency';
 
@@ -69,4 +71,10 @@ export const decideExpireCurrency: Decider<{ playerId: string }, PlayerState, { 
       { stream: playerStream(playerId), events: [{ type: 'CurrencyExpired', data: expired }] },
     ]),
   );
+};
+
+/** The currency expiry job: decided on the player's state. */
+export const expireCurrencyDecider: UseCase<{ playerId: string }, PlayerState, { expired: Lot[] }> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideExpireCurrency,
 };

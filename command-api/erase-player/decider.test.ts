@@ -2,9 +2,9 @@ import { noEffects } from '../../shared/domain/events/common';
 import { playerStream } from '../../shared/domain/streams';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { catalogOf, PLAYER, T0, testEnv } from '../../test/support/player-spec';
-import { decideProcessAction } from '../process-action/decider';
-import { decideRegisterPlayer, registrationOf } from '../register-player/decider';
-import { decideErasePlayer } from './decider';
+import { processActionDecider } from '../process-action/decider';
+import { registerPlayerDecider, registrationOf } from '../register-player/decider';
+import { erasePlayerDecider } from './decider';
 
 const catalog = catalogOf(`
   version: 1
@@ -22,14 +22,9 @@ const registered = {
 };
 const erased = { type: 'PlayerErased' as const, data: { playerId: PLAYER, erasedAt: T0, effects: noEffects() } };
 
-const erasing = deciderSpec(decideErasePlayer, (given) => readPlayer(given, PLAYER));
-const registering = deciderSpec(decideRegisterPlayer, (given) => readPlayer(given, PLAYER));
-const processing = deciderSpec(decideProcessAction, (given) => ({
-  player: readPlayer(given, PLAYER),
-  playerRevision: (given[playerStream(PLAYER)] ?? []).length - 1,
-  referenceTaken: false,
-  activationsTaken: new Map(),
-}));
+const erasing = deciderSpec(erasePlayerDecider);
+const registering = deciderSpec(registerPlayerDecider);
+const processing = deciderSpec(processActionDecider);
 
 describe("a player's erasure", () => {
   it('given a registered player, writes PlayerErased with no personal data and no effects', () => {

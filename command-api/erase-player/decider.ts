@@ -5,6 +5,8 @@ import { ok } from '../../shared/domain/result';
 import { playerStream } from '../../shared/domain/streams';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 import { decision, type Decider } from '../decision';
+import type { UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 
 export interface ErasePlayerCommand {
   playerId: string;
@@ -20,4 +22,10 @@ export const decideErasePlayer: Decider<ErasePlayerCommand, PlayerState, PlayerE
   return ok(
     decision(erased, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerErased', data: erased }] }]),
   );
+};
+
+/** An erasure: decided on the player's state. */
+export const erasePlayerDecider: UseCase<ErasePlayerCommand, PlayerState, PlayerErased> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideErasePlayer,
 };

@@ -3,7 +3,7 @@ import type { PlayerKeys } from '../../shared/adapters/player-keys/port';
 import type { PlayerErased } from '../../shared/domain/events/player-events';
 import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
-import { decideErasePlayer, type ErasePlayerCommand } from './decider';
+import { erasePlayerDecider, type ErasePlayerCommand } from './decider';
 
 /**
  * The erasure is appended at the player's stream revision it read, as every command: an action
@@ -29,11 +29,12 @@ export async function erasePlayer(
     deps,
     origin.metadata,
     async (read) => {
-      const { state } = await read.player(cmd.playerId);
+      const env = decisionEnv(deps);
+      const state = await read.run(erasePlayerDecider.read(cmd, env));
       erased = state.erased;
       // The clock of each attempt: an action appended while an attempt was decided makes it conflict,
       // so the attempt that appends is later than every action the player was given (erasedAt).
-      return decideErasePlayer(cmd, state, decisionEnv(deps));
+      return erasePlayerDecider.decide(cmd, state, env);
     },
     origin.idempotency,
   );

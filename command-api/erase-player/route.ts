@@ -5,8 +5,8 @@ import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { ok } from '../../shared/domain/result';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { erasePlayer } from './handler';
 
 const eraseBody = z.object({ playerId: z.string().describe('The player to erase (a UUID)') });

@@ -17,8 +17,8 @@ import {
   written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { deciderSpec, readPlayer, readStock, type GivenStreams } from '../../test/support/decider-spec';
-import { decideOpenChest, type OpenChestCommand } from './decider';
+import { deciderSpec, type GivenStreams } from '../../test/support/decider-spec';
+import { openChestDecider } from './decider';
 
 const catalog = catalogOf(`
   version: 1
@@ -111,14 +111,8 @@ const owner = (options: { now?: number; seed?: number } = {}): PlayerSpec => {
   return p;
 };
 
-/** An opening as its handler decides it: on the player read from their stream and the stocks of the chest's limited entries. */
-const opening = deciderSpec(decideOpenChest, (given, cmd: OpenChestCommand, env) => {
-  const chest = findChest(env.catalog, cmd.chestUid, env.now);
-  const stockTaken = new Map<string, number>();
-  for (const { stockUid } of chest.ok ? limitedSlots(chest.value) : [])
-    stockTaken.set(stockUid, readStock(given, stockStream(CHEST_STOCK, stockUid)).taken);
-  return { player: readPlayer(given, cmd.playerId), stockTaken };
-});
+/** An opening, by its decider object: on the player and the stocks of the chest's limited entries. */
+const opening = deciderSpec(openChestDecider);
 
 /**
  * The spec's streams, with the stocks of a chest's limited entries as others left them: `left` units of

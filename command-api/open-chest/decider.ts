@@ -7,13 +7,17 @@ import type { ChestOpened, ChestPrize } from '../../shared/domain/events/invento
 import { scopedAttributes } from '../../shared/domain/player/attributes';
 import { balanceOf, type PlayerState } from '../../shared/domain/player/state';
 import { ok } from '../../shared/domain/result';
-import { chestDrawAt, drawable, findChest, stockUnitsOf } from '../../shared/domain/rules/chests';
+import { chestDrawAt, drawable, findChest, limitedSlots, stockUnitsOf } from '../../shared/domain/rules/chests';
 import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { currentLevel, levelsReachedAt } from '../../shared/domain/rules/levels';
 import { pickByWeight } from '../../shared/domain/rules/weighted-pick';
 import { CHEST_STOCK, playerStream, stockStream } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
+import { folded, type Reads, type UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
+import { STOCK_FOLD } from '../../shared/domain/stock/stock';
+import type { DecideEnv } from '../decision';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface OpenChestCommand {
@@ -133,4 +137,20 @@ export const decideOpenChest: Decider<OpenChestCommand, OpenChestState, ChestOpe
       currencyExpiryJobs(cmd.playerId, effects.lots),
     ),
   );
+};
+
+/** The player, and the stocks of the chest's limited prizes (of the chest open now). */
+function* openingOf(cmd: OpenChestCommand, env: DecideEnv): Reads<OpenChestState> {
+  const player = yield* playerOf(cmd.playerId);
+  const chest = findChest(env.catalog, cmd.chestUid, env.now);
+  const stockTaken = new Map<string, number>();
+  for (const { stockUid } of chest.ok ? limitedSlots(chest.value) : [])
+    stockTaken.set(stockUid, (yield* folded(stockStream(CHEST_STOCK, stockUid), STOCK_FOLD)).state.taken);
+  return { player, stockTaken };
+}
+
+/** A chest opening: decided on the player and the stocks of the chest's limited prizes. */
+export const openChestDecider: UseCase<OpenChestCommand, OpenChestState, ChestOpened> = {
+  read: openingOf,
+  decide: decideOpenChest,
 };

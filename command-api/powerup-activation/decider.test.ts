@@ -10,13 +10,13 @@ import {
   type PlayerSpec,
 } from '../../test/support/player-spec';
 import { playerStream } from '../../shared/domain/streams';
-import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
-import { decideActivatePowerup, decideDeactivatePowerup, decideExpirePowerup } from './decider';
+import { deciderSpec } from '../../test/support/decider-spec';
+import { activatePowerupDecider, deactivatePowerupDecider, expirePowerupDecider } from './decider';
 
 /** The powerup deciders as their handlers and job decide: on the player's state read from their stream. */
-const activating = deciderSpec(decideActivatePowerup, (given) => readPlayer(given, PLAYER));
-const deactivating = deciderSpec(decideDeactivatePowerup, (given) => readPlayer(given, PLAYER));
-const expiring = deciderSpec(decideExpirePowerup, (given) => readPlayer(given, PLAYER));
+const activating = deciderSpec(activatePowerupDecider);
+const deactivating = deciderSpec(deactivatePowerupDecider);
+const expiring = deciderSpec(expirePowerupDecider);
 
 const catalog = catalogOf(`
   version: 1

@@ -5,6 +5,8 @@ import { isValidPowerup, type PlayerState } from '../../shared/domain/player/sta
 import { ok } from '../../shared/domain/result';
 import { playerStream } from '../../shared/domain/streams';
 import { decision, type Decider, type ScheduledJob } from '../decision';
+import type { UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface PowerupCommand {
@@ -100,4 +102,18 @@ export const decideExpirePowerup: Decider<PowerupCommand, PlayerState, { dueAt: 
       { stream: playerStream(cmd.playerId), events: [{ type: 'PowerupExpired', data: expired }] },
     ]),
   );
+};
+
+/** The three moves of an owned powerup: each decided on the player's state. */
+export const activatePowerupDecider: UseCase<PowerupCommand, PlayerState, PowerupActivated> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideActivatePowerup,
+};
+export const deactivatePowerupDecider: UseCase<PowerupCommand, PlayerState, PowerupDeactivated> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideDeactivatePowerup,
+};
+export const expirePowerupDecider: UseCase<PowerupCommand, PlayerState, { dueAt: number | null }> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideExpirePowerup,
 };

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { runCommand } from '../command';
-import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
-import { decideExpirePowerup, EXPIRE_POWERUP, expireJobId, powerupExpiry } from './decider';
+import { runUseCase } from '../command';
+import { jobMetadata, type CommandDeps } from '../deps';
+import { EXPIRE_POWERUP, expireJobId, expirePowerupDecider, powerupExpiry } from './decider';
 
 /** The job; idempotent: it decides on the player's current state, so a rerun finds the powerup already expired. */
 export async function expirePowerup(playerId: string, powerupUid: string, deps: CommandDeps): Promise<void> {
-  const outcome = await runCommand(deps, jobMetadata(expireJobId(powerupUid), deps), async (read) => {
-    const { state } = await read.player(playerId);
-    return decideExpirePowerup({ playerId, powerupUid }, state, decisionEnv(deps));
-  });
+  const origin = { metadata: jobMetadata(expireJobId(powerupUid), deps), idempotency: null };
+  const outcome = await runUseCase(deps, expirePowerupDecider, { playerId, powerupUid }, origin);
   // Contended through every attempt: thrown, so that the job runs again.
   if (!outcome.ok) throw new Error(`expiring powerup ${powerupUid}: ${outcome.failure.message}`);
   const { dueAt } = outcome.value.answer;

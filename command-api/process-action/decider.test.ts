@@ -921,6 +921,6 @@ describe('powerups', () => {
     expect(amounts(p.process('play'))[0]).toEqual(['gold', 10]);
     p.env.now = T0 + 3600 * SECOND;
     expect(amounts(p.process('play'))[0]).toEqual(['gold', 5]);
-    expect(owned.usesConsumed).toBe(1);
+    expect(p.state.powerups.get(owned.instance.uid)?.usesConsumed).toBe(1);
   });
 });

@@ -60,6 +60,10 @@ import {
   TRIGGER_ACTIVATIONS,
 } from '../../shared/domain/streams';
 import { decision, type DecideEnv, type Decider, type StreamWrite } from '../decision';
+import { folded, type Reads, type UseCase } from '../use-case';
+import { PLAYER_FOLD } from '../../shared/domain/player/fold';
+import { REFERENCE_FOLD } from '../../shared/domain/reference';
+import { STOCK_FOLD } from '../../shared/domain/stock/stock';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { ERRORS, refuse } from '../../shared/domain/errors';
@@ -624,3 +628,22 @@ function applyPowerups(
 export function activePowerups(state: PlayerView, nowMs: number) {
   return [...state.powerups.values()].filter((p) => p.activated && isValidPowerup(p, nowMs));
 }
+
+/** The player (with their stream's revision), the activations of the limited triggers the action can award, and the referenceId's record. */
+function* actionOf(cmd: ProcessActionCommand, env: DecideEnv): Reads<ProcessActionState> {
+  const { state: player, revision: playerRevision } = yield* folded(playerStream(cmd.playerId), PLAYER_FOLD);
+  const activationsTaken = new Map<string, number>();
+  for (const trigger of limitedTriggersOf(env.catalog, cmd.name))
+    activationsTaken.set(
+      trigger.uid,
+      (yield* folded(stockStream(TRIGGER_ACTIVATIONS, trigger.uid), STOCK_FOLD)).state.taken,
+    );
+  const reference = yield* folded(referenceStream(cmd.referenceId), REFERENCE_FOLD);
+  return { player, playerRevision, referenceTaken: reference.state !== null, activationsTaken };
+}
+
+/** An action: decided on the player, the limited triggers' stocks and the referenceId's record. */
+export const processActionDecider: UseCase<ProcessActionCommand, ProcessActionState, ActionResult> = {
+  read: actionOf,
+  decide: decideProcessAction,
+};

@@ -1,8 +1,9 @@
 import type { ActionResult } from '../../shared/domain/events/player-events';
-import { referenceStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import { referenceStream } from '../../shared/domain/streams';
 import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
-import { decideProcessAction, limitedTriggersOf, type ProcessActionCommand } from './decider';
+import { answerReads, type ReadRequest } from '../use-case';
+import { processActionDecider, type ProcessActionCommand } from './decider';
 
 /**
  * Processes one action, as every command: read the player, the referenceId's record and the
@@ -23,28 +24,23 @@ export function processAction(
 ): Promise<CommandResult<ActionResult>> {
   const env = decisionEnv(deps);
   const reference = referenceStream(cmd.referenceId);
+  const { read: reads, decide } = processActionDecider;
   let attempts = 0;
   return runCommand(
     deps,
     origin.metadata,
     async (read) => {
-      const { catalog } = deps.catalog();
-      const player = await read.player(cmd.playerId);
-      const activationsTaken = new Map<string, number>();
-      for (const trigger of limitedTriggersOf(catalog, cmd.name))
-        activationsTaken.set(trigger.uid, (await read.stock(TRIGGER_ACTIVATIONS, trigger.uid)).taken);
-      const decide = (referenceTaken: boolean) =>
-        decideProcessAction(
-          cmd,
-          { player: player.state, playerRevision: player.revision, referenceTaken, activationsTaken },
-          { ...env, catalog },
-        );
+      const attemptEnv = { ...env, catalog: deps.catalog().catalog };
       if ((attempts += 1) === 1) {
-        read.assumeNew(reference);
-        const decided = decide(false);
+        const assumingNew = (request: ReadRequest): Promise<unknown> => {
+          if (request.kind !== 'fold' || request.stream !== reference) return read.answer(request);
+          read.assumeNew(reference);
+          return Promise.resolve({ state: null, revision: -1 });
+        };
+        const decided = decide(cmd, await answerReads(reads(cmd, attemptEnv), assumingNew), attemptEnv);
         if (decided.ok) return decided;
       }
-      return decide((await read.stream(reference)).length > 0);
+      return decide(cmd, await read.run(reads(cmd, attemptEnv)), attemptEnv);
     },
     origin.idempotency,
   );

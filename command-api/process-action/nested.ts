@@ -1,6 +1,6 @@
 import { ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
 import { recordAnswer, startRequest, type CommandResult, type Decided } from '../command';
-import { refusalOf } from '../reply';
+import { refusalOf } from '../http';
 import type { CommandDeps, CommandOrigin } from '../deps';
 
 /**

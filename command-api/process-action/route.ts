@@ -12,8 +12,8 @@ import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../.
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
 import { actionResultShape } from '../../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/domain/ids';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
 import { runWithNested } from './nested';

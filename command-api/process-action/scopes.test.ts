@@ -1,11 +1,11 @@
-import { decideRegisterPlayer } from '../register-player/decider';
-import { decideUpdatePlayer } from '../update-player/decider';
-import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
+import { registerPlayerDecider } from '../register-player/decider';
+import { updatePlayerDecider } from '../update-player/decider';
+import { deciderSpec } from '../../test/support/decider-spec';
 import { catalogOf, PLAYER, playerSpec, succeeded, T0, testEnv } from '../../test/support/player-spec';
 
 /** A registration and an update as their handlers decide them: on the player read from their stream. */
-const registering = deciderSpec(decideRegisterPlayer, (given) => readPlayer(given, PLAYER));
-const updating = deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER));
+const registering = deciderSpec(registerPlayerDecider);
+const updating = deciderSpec(updatePlayerDecider);
 
 const catalog = catalogOf(`
   version: 1

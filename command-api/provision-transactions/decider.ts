@@ -9,13 +9,27 @@ import type {
   ProvisionRefunded,
 } from '../../shared/domain/events/provision-events';
 import { balanceOf, type PlayerState, type PlayerView, type ProvisionState } from '../../shared/domain/player/state';
-import { transactionView, type ProvisionRecord, type Transaction } from '../../shared/domain/provisions';
+import {
+  PROVISION_FOLD,
+  transactionView,
+  type ProvisionRecord,
+  type Transaction,
+} from '../../shared/domain/provisions';
 import { ok, type Result } from '../../shared/domain/result';
 import { addBalance, effectsOfGrants, giveBack } from '../../shared/domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { lotsTakenBack, negated } from '../../shared/domain/rules/lots';
 import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/domain/streams';
-import { decision, type DecideEnv, type Decider, type Decision, type StreamWrite } from '../decision';
+import {
+  decision,
+  type DecideEnv,
+  type Decider,
+  type Decision,
+  type ScheduledJob,
+  type StreamWrite,
+} from '../decision';
+import { folded, type Reads, type UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 /** What a client may do to a provision; its timeout is the job's (decideTimeout). */
@@ -33,8 +47,10 @@ export interface TransactionCommand {
   op: TransactionOperation;
 }
 
-/** The timeout job's command: the provision is the state's. */
-export type TransactionTimeout = Record<string, never>;
+/** The timeout job's command: the provision it names. */
+export interface TransactionTimeout {
+  provisionUid: string;
+}
 
 type PlayerProvisionEvent =
   | { type: 'ProvisionCompleted'; data: ProvisionCompleted }
@@ -189,3 +205,50 @@ function moved(
     currencyExpiryJobs(playerId, event.data.effects.lots),
   );
 }
+
+/**
+ * `provision-timeout`: a Pending provision not completed within the catalog's
+ * `pendingTimeoutSeconds` fails (TimedOut), its currency and stock returned. The purchase
+ * schedules it before its append, so no Pending provision is ever without it.
+ */
+export const PROVISION_TIMEOUT = 'provision-timeout';
+export const timeoutJobId = (provisionUid: string): string => `provision-timeout-${provisionUid}`;
+
+/**
+ * How long after its decision a purchase may still be on its way to the store (its retries on
+ * contention, a store's timeouts), by far: a job that finds no provision looks again until then.
+ */
+export const PURCHASE_WRITE_WINDOW_MS = 5 * 60_000;
+/** How soon a job that found no provision yet looks again. */
+export const NOT_YET_WRITTEN_RETRY_MS = 1000;
+
+/** `writtenBy`: the time after which a provision still missing was never written. */
+export const provisionTimeout = (provisionUid: string, runAt: number, writtenBy: number): ScheduledJob => ({
+  type: PROVISION_TIMEOUT,
+  id: timeoutJobId(provisionUid),
+  runAt,
+  payload: { provisionUid, writtenBy },
+});
+
+/** A provision's record and its player, as a move of it decides on them; null for a uid with no provision stream. */
+function* transactionOf(provisionUid: string): Reads<TransactionState | null> {
+  const { state: record } = yield* folded(provisionStream(provisionUid), PROVISION_FOLD);
+  if (!record) return null;
+  return { record, player: yield* playerOf(record.opened.playerId) };
+}
+
+/** A client's move (complete, cancel, refund) of the provision it names. */
+export const transactionDecider: UseCase<
+  TransactionCommand & { provisionUid: string },
+  TransactionState | null,
+  Transaction
+> = {
+  read: (cmd) => transactionOf(cmd.provisionUid),
+  decide: (cmd, state, env) => (state ? decideTransaction(cmd, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND)),
+};
+
+/** The timeout job of the provision it names. */
+export const timeoutDecider: UseCase<TransactionTimeout, TransactionState | null, { dueAt: number | null }> = {
+  read: (cmd) => transactionOf(cmd.provisionUid),
+  decide: (cmd, state, env) => (state ? decideTimeout(cmd, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND)),
+};

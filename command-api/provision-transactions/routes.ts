@@ -3,8 +3,8 @@ import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
 import { transactionBody, parseProvisionUid, TRANSACTION_ERRORS } from '../../shared/adapters/http/transaction-body';
 import { transactionShape } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute } from '../../shared/adapters/http/route';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { transact } from './handler';
 import { documented, ERRORS } from '../../shared/domain/errors';
 

@@ -1,7 +1,8 @@
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import { parseCatalog } from '../../shared/domain/catalog/load';
 import { commandDepsFor } from '../../test/support/command-deps';
-import { NOT_YET_WRITTEN_RETRY_MS, PROVISION_TIMEOUT, timeOutProvision } from './timeout';
+import { NOT_YET_WRITTEN_RETRY_MS, PROVISION_TIMEOUT } from './decider';
+import { timeOutProvision } from './timeout';
 
 /** The timeout job of a purchase whose append has not landed (yet): it may run first. */
 describe('provision-timeout before its purchase is written', () => {

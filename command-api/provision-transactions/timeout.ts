@@ -1,35 +1,9 @@
 import { isConflict } from '../../shared/domain/result';
 import { z } from 'zod';
-import { runCommand } from '../command';
+import { runUseCase } from '../command';
 import type { ScheduledJob } from '../decision';
-import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
-import { decideTimeout } from './decider';
-import { readTransaction } from './handler';
-import { ERRORS, refuse } from '../../shared/domain/errors';
-
-/**
- * `provision-timeout`: a Pending provision not completed within the catalog's
- * `pendingTimeoutSeconds` fails (TimedOut), its currency and stock returned. The purchase
- * schedules it before its append, so no Pending provision is ever without it.
- */
-export const PROVISION_TIMEOUT = 'provision-timeout';
-const timeoutJobId = (provisionUid: string): string => `provision-timeout-${provisionUid}`;
-
-/**
- * How long after its decision a purchase may still be on its way to the store (its retries on
- * contention, a store's timeouts), by far: a job that finds no provision looks again until then.
- */
-export const PURCHASE_WRITE_WINDOW_MS = 5 * 60_000;
-/** How soon a job that found no provision yet looks again. */
-export const NOT_YET_WRITTEN_RETRY_MS = 1000;
-
-/** `writtenBy`: the time after which a provision still missing was never written. */
-export const provisionTimeout = (provisionUid: string, runAt: number, writtenBy: number): ScheduledJob => ({
-  type: PROVISION_TIMEOUT,
-  id: timeoutJobId(provisionUid),
-  runAt,
-  payload: { provisionUid, writtenBy },
-});
+import { jobMetadata, type CommandDeps } from '../deps';
+import { NOT_YET_WRITTEN_RETRY_MS, PROVISION_TIMEOUT, provisionTimeout, timeoutDecider, timeoutJobId } from './decider';
 
 /**
  * The job: decides against the provision as it is now, so a rerun, or a provision completed
@@ -38,11 +12,8 @@ export const provisionTimeout = (provisionUid: string, runAt: number, writtenBy:
  * then takes the purchase as never written.
  */
 export async function timeOutProvision(provisionUid: string, writtenBy: number, deps: CommandDeps): Promise<void> {
-  const env = decisionEnv(deps);
-  const outcome = await runCommand(deps, jobMetadata(timeoutJobId(provisionUid), deps), async (read) => {
-    const state = await readTransaction(read, provisionUid);
-    return state ? decideTimeout({}, state, env) : refuse(ERRORS.TRANSACTION_NOT_FOUND);
-  });
+  const origin = { metadata: jobMetadata(timeoutJobId(provisionUid), deps), idempotency: null };
+  const outcome = await runUseCase(deps, timeoutDecider, { provisionUid }, origin);
   if (!outcome.ok) {
     if (!isConflict(outcome.failure) && outcome.failure.code === 9004) {
       const now = deps.now();

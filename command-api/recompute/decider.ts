@@ -15,6 +15,8 @@ import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from
 import { ERRORS, refuse } from '../../shared/domain/errors';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import { decision, type Decider, type StreamWrite } from '../decision';
+import { folded, type Reads, type UseCase } from '../use-case';
+import { RECOMPUTES_FOLD, unfinishedOf } from '../../shared/domain/recomputes';
 
 /** One player's part of a recompute: the run, and the catalog version it replays under. */
 export interface RecomputePlayerCommand {
@@ -197,7 +199,7 @@ export interface StartRecomputeCommand {
 /** The recompute stream as read: the recomputes started and not finished, and those this process runs. */
 export interface StartRecomputeState {
   unfinished: readonly string[];
-  running: ReadonlySet<string>;
+  running: Pick<ReadonlySet<string>, 'has'>;
 }
 
 /**
@@ -231,4 +233,24 @@ export const decideStartRecompute: Decider<
       },
     ]),
   );
+};
+
+/** A start asked of this process, which knows the recomputes it runs (as they are at each attempt). */
+export interface StartRecomputeHere extends StartRecomputeCommand {
+  running: Pick<ReadonlySet<string>, 'has'>;
+}
+
+function* recomputesOf(cmd: StartRecomputeHere): Reads<StartRecomputeState> {
+  const { state } = yield* folded(RECOMPUTE_STREAM, RECOMPUTES_FOLD);
+  return { unfinished: unfinishedOf(state), running: cmd.running };
+}
+
+/** A recompute's start: decided on the recompute stream and the recomputes this process runs. */
+export const startRecomputeDecider: UseCase<
+  StartRecomputeHere,
+  StartRecomputeState,
+  { recomputeUid: string; status: 'Running' }
+> = {
+  read: recomputesOf,
+  decide: decideStartRecompute,
 };

@@ -69,6 +69,18 @@ export class RecomputeProgress {
     return { eventsDone: doc.eventsDone, eventsTotal: doc.eventsTotal };
   }
 
+  /**
+   * The recomputes running now, as a decision asks: this process's as they are at each question,
+   * other processes' as heard now (those not heard of for STALE_MS stopped).
+   */
+  async runningNow(): Promise<Pick<ReadonlySet<string>, 'has'>> {
+    const elsewhere = new Set<string>();
+    if (this.shared)
+      for (const doc of (await this.shared.find({})) as ProgressDoc[])
+        if (this.clock() - doc.heardAt <= STALE_MS) elsewhere.add(doc._id);
+    return { has: (recomputeUid) => this.here.has(recomputeUid) || elsewhere.has(recomputeUid) };
+  }
+
   private async beat(recomputeUid: string): Promise<void> {
     const progress = this.here.get(recomputeUid);
     if (!progress || !this.shared) return;

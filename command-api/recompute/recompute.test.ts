@@ -5,16 +5,15 @@ import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { PlayerState } from '../../shared/domain/player/state';
 import { playerStream, RECOMPUTE_STREAM } from '../../shared/domain/streams';
-import { recomputeOfEvent } from '../../shared/domain/events';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { testEnv } from '../../test/support/player-spec';
 import { buyBundle } from '../buy-bundle/handler';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { replayLog } from '../simulate/replay';
-import { decideRecompute, decideStartRecompute } from './decider';
-import { deciderSpec, recordedOf } from '../../test/support/decider-spec';
+import { replayLog } from '../simulate/replay-log';
+import { decideRecompute, startRecomputeDecider } from './decider';
+import { deciderSpec } from '../../test/support/decider-spec';
 import { recompute } from './run';
 
 const CATALOG = `
@@ -227,15 +226,7 @@ describe('recompute: the replayed history made the players own', () => {
 describe('decideStartRecompute', () => {
   const env = { ...testEnv(1_000), newUid: () => 'r-new', catalog };
   /** As the route decides a start: on the recomputes its stream has unfinished, and those this process runs. */
-  const starting = (runningHere: string[]) =>
-    deciderSpec(decideStartRecompute, (given) => {
-      const unfinished = new Set<string>();
-      for (const e of recordedOf(given, RECOMPUTE_STREAM).map(recomputeOfEvent)) {
-        if (e?.type === 'RecomputeStarted') unfinished.add(e.data.recomputeUid);
-        else if (e) unfinished.delete(e.data.recomputeUid);
-      }
-      return { unfinished: [...unfinished], running: new Set(runningHere) };
-    });
+  const starting = deciderSpec(startRecomputeDecider);
   const startedR1 = {
     [RECOMPUTE_STREAM]: [
       { type: 'RecomputeStarted', data: { recomputeUid: 'r-1', dryRun: false, catalogVersion: 1, startedAt: 500 } },
@@ -243,13 +234,16 @@ describe('decideStartRecompute', () => {
   };
 
   it('given a recompute this process runs, when another is asked for, then 9030', () => {
-    starting(['r-1']).given(startedR1).when({ dryRun: false, catalogVersion: 2 }, env).thenFails(9030);
+    starting
+      .given(startedR1)
+      .when({ dryRun: false, catalogVersion: 2, running: new Set(['r-1']) }, env)
+      .thenFails(9030);
   });
 
   it('given one started by a process that stopped, when another is asked for, then it starts', () => {
-    const decision = starting([])
+    const decision = starting
       .given(startedR1)
-      .when({ dryRun: true, catalogVersion: 2 }, env)
+      .when({ dryRun: true, catalogVersion: 2, running: new Set() }, env)
       .thenWrites({
         [RECOMPUTE_STREAM]: [
           {

@@ -6,17 +6,18 @@
  */
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
-import { recomputeOfEvent } from '../../shared/domain/events';
+import { RECOMPUTES_FOLD } from '../../shared/domain/recomputes';
+import { foldStream } from '../../shared/domain/stream-fold';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
 import { simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
 import { fail, ok, type Result } from '../../shared/domain/result';
 import { RECOMPUTE_STREAM } from '../../shared/domain/streams';
 import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../shared/domain/time/local-time';
-import { runCommand } from '../command';
-import { replyOf } from '../reply';
+import { runUseCase } from '../command';
+import { replyOf, requestOrigin } from '../http';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { decisionEnv, requestOrigin, type CommandDeps } from '../deps';
-import { decideStartRecompute } from './decider';
+import type { CommandDeps } from '../deps';
+import { startRecomputeDecider } from './decider';
 import type { RecomputeProgress } from './progress';
 import { recompute } from './run';
 
@@ -113,37 +114,16 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       parse: parseStart,
       async handle(cmd, ctx) {
         const origin = requestOrigin(ctx, deps);
-        const env = decisionEnv(deps);
-        const started = await runCommand(
-          deps,
-          origin.metadata,
-          async (read) => {
-            const unfinished = new Set<string>();
-            for (const recorded of await read.stream(RECOMPUTE_STREAM)) {
-              const e = recomputeOfEvent(recorded);
-              if (e?.type === 'RecomputeStarted') unfinished.add(e.data.recomputeUid);
-              else if (e) unfinished.delete(e.data.recomputeUid);
-            }
-            // Running in this process or another one (its heartbeat heard lately).
-            const running = new Set<string>();
-            for (const uid of unfinished) if (await progress.of(uid)) running.add(uid);
-            const from =
-              cmd.from === undefined
-                ? undefined
-                : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
-            return decideStartRecompute(
-              { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version },
-              { unfinished: [...unfinished], running },
-              env,
-            );
-          },
-          origin.idempotency,
-        );
+        const from =
+          cmd.from === undefined ? undefined : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
+        // Running in this process as it is at each attempt (a start that lost a race sees the one
+        // that won), or in another one (its heartbeat heard lately).
+        const running = await progress.runningNow();
+        const start = { from, dryRun: cmd.dryRun, catalogVersion: deps.catalog().version, running };
+        const started = await runUseCase(deps, startRecomputeDecider, start, origin);
         if (started.ok && !started.value.replayed) {
           const { recomputeUid } = started.value.answer;
           await progress.start(recomputeUid);
-          const from =
-            cmd.from === undefined ? undefined : localIsoToEpochMs(cmd.from, deps.catalog().catalog.settings.timezone);
           void run(recomputeUid, from, cmd.dryRun).catch((error: unknown) =>
             ctx.log.error({ err: error, recomputeUid }, 'the recompute could not record its outcome'),
           );
@@ -169,45 +149,41 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
     }),
   ];
 
+  /** A recompute's status: its recorded outcome, else its progress in this process or another, else it was cut short. */
   async function statusOf(recomputeUid: string): Promise<RecomputeStatus | null> {
-    let status: RecomputeStatus | null = null;
-    for (const recorded of await deps.events.readStream(RECOMPUTE_STREAM)) {
-      const e = recomputeOfEvent(recorded);
-      if (!e || e.data.recomputeUid !== recomputeUid) continue;
-      if (e.type === 'RecomputeStarted') {
-        const now = await progress.of(recomputeUid);
-        status = now
-          ? { recomputeUid, status: 'Running', progress: now, applied: false, report: null }
-          : {
-              recomputeUid,
-              status: 'Failed',
-              message:
-                'Interrupted: the process running it stopped during it; each player is recomputed or not; run it again to complete it',
-              progress: { eventsDone: 0, eventsTotal: 0 },
-              applied: false,
-              report: null,
-            };
-      } else if (e.type === 'RecomputeCompleted') {
-        const report = e.data.report as Simulation;
-        status = {
-          recomputeUid,
-          status: 'Completed',
-          progress: { eventsDone: report.eventsReplayed, eventsTotal: report.eventsReplayed },
-          applied: e.data.applied,
-          report,
-        };
-      } else if (e.type === 'RecomputeFailed') {
-        status = {
-          recomputeUid,
-          status: 'Failed',
-          message: e.data.message,
-          progress: { eventsDone: 0, eventsTotal: 0 },
-          applied: false,
-          report: null,
-        };
-      }
+    const { state: recomputes } = foldStream(
+      RECOMPUTE_STREAM,
+      RECOMPUTES_FOLD,
+      await deps.events.readStream(RECOMPUTE_STREAM),
+    );
+    const outcome = recomputes.get(recomputeUid);
+    if (outcome === undefined) return null;
+    if (outcome?.status === 'Completed') {
+      const report = outcome.report as Simulation;
+      const progress = { eventsDone: report.eventsReplayed, eventsTotal: report.eventsReplayed };
+      return { recomputeUid, status: 'Completed', progress, applied: outcome.applied, report };
     }
-    return status;
+    const now = await progress.of(recomputeUid);
+    if (outcome?.status === 'Failed') {
+      const failed = {
+        recomputeUid,
+        status: 'Failed' as const,
+        message: outcome.message,
+        applied: false,
+        report: null,
+      };
+      return { ...failed, progress: now ?? { eventsDone: 0, eventsTotal: 0 } };
+    }
+    if (now) return { recomputeUid, status: 'Running', progress: now, applied: false, report: null };
+    return {
+      recomputeUid,
+      status: 'Failed',
+      message:
+        'Interrupted: the process running it stopped during it; each player is recomputed or not; run it again to complete it',
+      progress: { eventsDone: 0, eventsTotal: 0 },
+      applied: false,
+      report: null,
+    };
   }
 }
 

@@ -6,13 +6,17 @@
  * cut short leaves every player either recomputed or not, and running again completes it (a
  * recomputed player has nothing to change).
  */
-import { randomUUID } from 'node:crypto';
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/adapters/event-store/port';
+import { PLAYER_FOLD } from '../../shared/domain/player/fold';
+import { STOCK_FOLD } from '../../shared/domain/stock/stock';
+import { appendWrites, refusedWrite } from '../command';
+import { StreamReads } from '../reads';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { ERRORS } from '../../shared/domain/errors';
 import { playerStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import type { CommandDeps } from '../deps';
-import { replayLog, type Replayed, type StockRead } from '../simulate/replay';
+import type { Replayed, StockRead } from '../simulate/replay';
+import { replayLog } from '../simulate/replay-log';
 import { decideRecompute } from './decider';
 
 export interface RecomputeOptions {
@@ -28,13 +32,8 @@ export interface RecomputeOptions {
 /** Players who acted during a run are replayed again, at most this many times. */
 const MAX_PASSES = 20;
 
-const readRevisionOf = (stocks: ReadonlyMap<string, StockRead>, stream: string): number | 'no_stream' => {
-  const revision = stocks.get(stream)?.revision ?? -1;
-  return revision === -1 ? 'no_stream' : revision;
-};
-
 export async function recompute(
-  deps: Pick<CommandDeps, 'events' | 'catalog' | 'now' | 'random' | 'newUid'>,
+  deps: Pick<CommandDeps, 'events' | 'states' | 'catalog' | 'now' | 'random' | 'newUid'>,
   options: RecomputeOptions,
 ): Promise<{ report: Simulation; applied: boolean }> {
   const { catalog, version } = deps.catalog();
@@ -65,17 +64,20 @@ export async function recompute(
       }
       const event = decided.value.answer;
       if (!event) return 'done';
+      // Through the pipeline's one write, at the revisions the replay read: a player who acted
+      // since, or a stock taken since, is replayed again.
+      const read = new StreamReads(deps);
+      const own = playerStream(event.playerId);
+      read.known(own, PLAYER_FOLD, { state: replayed.before, revision: event.readRevision });
+      for (const { stream } of decided.value.writes)
+        if (stream !== own) {
+          const stock = stocks.get(stream) ?? { taken: 0, revision: -1 };
+          read.known(stream, STOCK_FOLD, { state: { taken: stock.taken }, revision: stock.revision });
+        }
+      const refused = refusedWrite(decided.value.writes, read);
+      if (refused) throw new Error(refused.message);
       try {
-        // At the revisions the replay read: a player who acted since, or a stock taken since, is replayed again.
-        await deps.events.appendToStreams(
-          decided.value.writes.map((w) => ({
-            stream: w.stream,
-            expectedRevision:
-              w.expectedRevision ??
-              (w.stream === playerStream(event.playerId) ? event.readRevision : readRevisionOf(stocks, w.stream)),
-            events: w.events.map((e) => ({ id: randomUUID(), ...e, metadata: options.metadata })),
-          })),
-        );
+        await appendWrites(deps, read, decided.value.writes, options.metadata);
         // The stock as read plus this append (not the revision it landed at: a return appended
         // after a live take must not hide that take from this pass's next take, which then conflicts).
         for (const w of decided.value.writes)

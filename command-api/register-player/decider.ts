@@ -11,6 +11,8 @@ import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { levelsReachedAt } from '../../shared/domain/rules/levels';
 import { playerStream } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
+import type { UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface RegisterPlayerCommand {
@@ -89,4 +91,10 @@ export const decideRegisterPlayer: Decider<RegisterPlayerCommand, PlayerState, P
       currencyExpiryJobs(cmd.playerId, registered.value.effects.lots),
     ),
   );
+};
+
+/** player/create: decided on the player's state. */
+export const registerPlayerDecider: UseCase<RegisterPlayerCommand, PlayerState, PlayerRegistered> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideRegisterPlayer,
 };

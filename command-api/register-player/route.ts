@@ -6,8 +6,8 @@ import { PLAYER_FIELDS, timeZone } from '../../shared/adapters/http/fields';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { registeredShape } from '../../shared/adapters/http/wire-shapes';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 

@@ -268,7 +268,7 @@ describe('reversal and powerups', () => {
     const reversed = p.reverse('ref-2');
     expect(reversed.effects.powerupUses).toEqual([{ uid: owned.instance.uid, uses: -1 }]);
     expect(reversed.effects.balances).toEqual([{ deliverableUid: 'gold', amount: -100 }]);
-    expect(owned.usesConsumed).toBe(0);
+    expect(p.state.powerups.get(owned.instance.uid)?.usesConsumed).toBe(0);
   });
 
   test('removes the powerups it granted, and only those', () => {

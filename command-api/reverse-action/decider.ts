@@ -1,4 +1,5 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
+import { REFERENCE_FOLD, type ReferenceRecord } from '../../shared/domain/reference';
 import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
@@ -18,6 +19,7 @@ import {
   type PlayerView,
 } from '../../shared/domain/player/state';
 import { ERRORS, refuse } from '../../shared/domain/errors';
+import { playerEventOf } from '../../shared/domain/events';
 import { ok } from '../../shared/domain/result';
 import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/domain/rules/conditions';
 import { addBalance, giveBack } from '../../shared/domain/rules/grants';
@@ -31,6 +33,8 @@ import {
   TRIGGER_ACTIVATIONS,
 } from '../../shared/domain/streams';
 import { decision, type Decider, type StreamWrite } from '../decision';
+import { eventAt, folded, type Reads, type UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 
 export interface ReverseActionCommand {
   playerId: string;
@@ -40,7 +44,7 @@ export interface ReverseActionCommand {
 
 export interface ReverseActionState {
   /** The referenceId's record: the player whose action it is, and whether it was reversed; null when unknown. */
-  reference: { playerId: string; reversed: boolean } | null;
+  reference: Pick<ReferenceRecord, 'playerId' | 'reversed'> | null;
   player: PlayerState;
   /** The ActionProcessed to reverse, from the player's stream; null when the player has none of that referenceId. */
   original: DeepReadonly<ReversedAction> | null;
@@ -400,3 +404,22 @@ function takeBackLots(effects: Effects, player: PlayerView, original: DeepReadon
     if (lot.expiresAt <= now) addBalance(effects, lot.deliverableUid, subtractAmounts(lot.amount, taken));
   }
 }
+
+/** The referenceId's record, the player, and the action it names on the player's stream. */
+function* reversalOf(cmd: ReverseActionCommand): Reads<ReverseActionState> {
+  const { state: reference } = yield* folded(referenceStream(cmd.referenceId), REFERENCE_FOLD);
+  const player = yield* playerOf(cmd.playerId);
+  if (reference?.playerId !== cmd.playerId) return { reference, player, original: null };
+  const recorded = yield* eventAt(playerStream(cmd.playerId), reference.playerRevision);
+  const typed = recorded && playerEventOf(recorded);
+  // A recompute that decided it differently: that decision is the one taken back.
+  const original =
+    typed?.type === 'ActionProcessed' ? (player.recomputedActions.get(cmd.referenceId) ?? typed.data) : null;
+  return { reference, player, original };
+}
+
+/** A reversal: decided on the referenceId's record, the player and the original action. */
+export const reverseActionDecider: UseCase<ReverseActionCommand, ReverseActionState, ActionReversed> = {
+  read: reversalOf,
+  decide: decideReverseAction,
+};

@@ -1,8 +1,8 @@
 /** POST /v1/action/delete, with nested reversals. */
 import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
 import { defineRoute } from '../../shared/adapters/http/route';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
 import { runWithNested } from '../process-action/nested';

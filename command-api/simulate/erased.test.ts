@@ -7,7 +7,7 @@ import type { CommandDeps, CommandOrigin } from '../deps';
 import { erasePlayer } from '../erase-player/handler';
 import { processAction } from '../process-action/handler';
 import { recompute } from '../recompute/run';
-import { simulate } from './replay';
+import { simulate } from './replay-log';
 
 // The badge's and the limited trigger's challenges sum a detail: an erased player's details read
 // [erased], and sum nothing.

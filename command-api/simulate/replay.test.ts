@@ -9,7 +9,8 @@ import type { CommandDeps, CommandOrigin } from '../deps';
 import { activatePowerup } from '../powerup-activation/handler';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { replayLog, sameJson, simulate } from './replay';
+import { sameJson } from './replay';
+import { replayLog, simulate } from './replay-log';
 
 const CATALOG = `
 version: 1

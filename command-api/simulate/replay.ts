@@ -4,24 +4,25 @@
  * every reversal is decided again against the re-decided action, and every other player event
  * (registrations, purchases and their provisions, chest openings with their recorded draws,
  * powerup uses) is applied as recorded. Nothing is written: the answer compares each player's
- * recorded state with the replayed one.
+ * recorded state with the replayed one. This file reads nothing: replay-log.ts hands it the log's
+ * events.
  */
 import { createHash } from 'node:crypto';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
-import { shareOf, type EventStore, type RecordedEvent } from '../../shared/adapters/event-store/port';
+import { shareOf, type RecordedEvent } from '../../shared/adapters/event-store/port';
 import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
-  evolve,
+  evolveInPlace,
   ERASED_FIELD,
-  evolveStanding,
+  evolveStandingInPlace,
   initialPlayerState,
   type PlayerState,
   type PlayerView,
 } from '../../shared/domain/player/state';
-import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
+import { evolveStock } from '../../shared/domain/stock/stock';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -31,13 +32,7 @@ import {
   type BoardDoc,
 } from '../../shared/read-models/leaderboards';
 import { rollPicking } from '../../shared/domain/rules/weighted-pick';
-import {
-  CATALOG_STREAM,
-  playerIdOfStream,
-  playerStream,
-  stockStream,
-  TRIGGER_ACTIVATIONS,
-} from '../../shared/domain/streams';
+import { playerIdOfStream, playerStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
 import type { DecideEnv } from '../decision';
 import {
   decideProcessAction,
@@ -47,53 +42,11 @@ import {
 } from '../process-action/decider';
 import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
 
-export interface SimulateOptions {
-  /** Only these players (canonical ids) are replayed; default: all. */
-  players?: ReadonlySet<string>;
-  /** At most this many players in the answer. */
-  top: number;
-  /**
-   * Each player's actions processed before their first action dated on or after this timestamp
-   * (Unix ms) stand as they stand now (an earlier recompute's decisions included); default: every
-   * action is decided again.
-   */
-  from?: number;
-  /** Called after each page of the log: events read so far, the position reached, the last position; what it throws stops the replay. */
-  onProgress?(events: number, position: number, head: number): void;
-}
-
 type Problem = Simulation['problems'][number];
 
-/**
- * Events read at a time: a parsed page stays alive while it is replayed, so every collection of
- * the young generation copies it, and a larger one is more often promoted out of it (5,000
- * promoted a quarter more than 1,000; on 200,000 events 1,000 left 90 MiB more in the heap than
- * 200 and took a tenth more CPU, 100 did no better than 200).
- */
-const PAGE = 200;
-/**
- * The streams a replay reads: the players', the limited triggers' activations, and the catalog's
- * versions (the boards in force). References, provisions and the other stocks are left in the store.
- */
-const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
-const REPLAYED_STREAMS = [playerStream(''), ACTIVATIONS_PREFIX, CATALOG_STREAM];
+export const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
-
-/** The longest a replay keeps the thread between two turns of its event loop. */
-const SLICE_MS = 10;
-
-/** Lets the event loop answer what waits (requests, I/O), then gives the end of the next slice. */
-async function yieldToRequests(): Promise<number> {
-  await new Promise((resolve) => setImmediate(resolve));
-  return performance.now() + SLICE_MS;
-}
-
-/** Replays the log up to its head at the start under `draft` and reports what would differ. */
-export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
-  // A report needs neither each action's board contribution nor the changed actions: only a recompute writes those.
-  return (await replayLog(events, draft, { ...options, recompute: false })).report(options.top);
-}
 
 /** The players' streams of one share of `count` (port.ts shareOf), replayed apart from the others' (replayLog's `share`). */
 export interface Share {
@@ -101,87 +54,12 @@ export interface Share {
   count: number;
 }
 
-/** The log replayed up to its head at the start: what simulate reports and recompute writes. */
-export async function replayLog(
-  events: EventStore,
-  draft: Catalog,
-  options: Omit<SimulateOptions, 'top'> & {
-    /** Whether what a recompute writes is followed: each player's leaderboard contributions (scoresBefore, scoresAfter) and changed actions; default true. */
-    recompute?: boolean;
-    /** Only this share of the players, the others' streams not read (a simulation split between threads; not with `players`). */
-    share?: Share;
-    /** The last position replayed, the same for every share; default the head at the start. */
-    head?: number;
-  },
-): Promise<Replay> {
-  if (options.share && options.players) throw new Error('a replay of some players is not split into shares');
-  const head = options.head ?? (await events.headPosition());
-  const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
-  const replay = new Replay(draft, options.players, options.from, standing, options.recompute ?? true, options.share);
-  const share = options.share && { prefix: playerStream(''), ...options.share };
-  let from = 0;
-  let read = 0;
-  let yieldAt = performance.now() + SLICE_MS;
-  for (;;) {
-    // A replay never reads the metadata: it is not decoded.
-    const page = await events.readAll({
-      fromPosition: from,
-      maxCount: PAGE,
-      streamPrefixes: REPLAYED_STREAMS,
-      withoutMetadata: true,
-      ...(share ? { share } : {}),
-    });
-    for (const event of page) {
-      if (event.position > head) break;
-      replay.apply(event);
-      // A long replay shares the process: requests are answered at least every SLICE_MS, however
-      // long a page takes (a draft whose rules make each action costly).
-      if (performance.now() >= yieldAt) yieldAt = await yieldToRequests();
-    }
-    read += page.length;
-    if (page.length) from = page[page.length - 1].position;
-    options.onProgress?.(read, Math.min(from, head), head);
-    if (page.length < PAGE || from >= head) break;
-    yieldAt = await yieldToRequests();
-  }
-  return replay;
-}
-
-/**
- * When only some players are replayed, the limited triggers' activations the others hold stand,
- * whenever they took them: each trigger's stock at the head, less what the replayed players hold.
- */
-async function activationsStanding(
-  events: EventStore,
-  draft: Catalog,
-  players: ReadonlySet<string>,
-  head: number,
-): Promise<Map<string, number>> {
-  const standing = new Map<string, number>();
-  for (const trigger of draft.triggers) {
-    if (!trigger.limited) continue;
-    let stock: StockState = { taken: 0 };
-    for (const e of await events.readStream(stockStream(TRIGGER_ACTIVATIONS, trigger.uid)))
-      if (e.position <= head) stock = evolveStock(stock, e);
-    standing.set(trigger.uid, stock.taken);
-  }
-  for (const playerId of players) {
-    const state = initialPlayerState(playerId);
-    for (const recorded of await events.readStream(playerStream(playerId))) {
-      const event = recorded.position <= head ? playerEventOf(recorded) : null;
-      if (event) evolve(state, event);
-    }
-    for (const [uid, held] of activationsHeld(state)) standing.set(uid, Math.max(0, (standing.get(uid) ?? 0) - held));
-  }
-  return standing;
-}
-
 /** An action's contribution to a points leaderboard, by reference. */
 export type Contributions = Map<string, { ts: number; points: number; attributes?: Record<string, string> }>;
 
 /** A player as recorded and as replayed under the draft. */
 export interface Replayed {
-  /** As recorded; when the replay does not follow what a recompute writes, only what a report reads (evolveStanding). */
+  /** As recorded; when the replay does not follow what a recompute writes, only what a report reads (evolveStandingInPlace). */
   before: PlayerState;
   after: PlayerState;
   /** The revision of the player's last event replayed. */
@@ -304,8 +182,8 @@ export class Replay {
         }),
       );
     player.revision = recorded.revision;
-    if (this.recompute) evolve(player.before, event);
-    else evolveStanding(player.before, event);
+    if (this.recompute) evolveInPlace(player.before, event);
+    else evolveStandingInPlace(player.before, event);
     this.score(this.before, this.liveBoards, playerId, event, recorded.position);
     if (this.recompute) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
@@ -373,7 +251,7 @@ export class Replay {
     }
     const event: PlayerEvent = { type: 'PlayerRecomputed', data: recomputed };
     const had = activationsHeld(player.after);
-    evolve(player.after, { ...event, revision: at.revision });
+    evolveInPlace(player.after, { ...event, revision: at.revision });
     // The activations of limited triggers the earlier recompute moved.
     const has = activationsHeld(player.after);
     for (const uid of new Set([...had.keys(), ...has.keys()]))
@@ -414,7 +292,7 @@ export class Replay {
     }
     const written = decided.value.writes.find((w) => w.stream === playerStream(recorded.playerId))!
       .events as PlayerEvent[];
-    for (const e of written) evolve(state, { ...e, revision: at.revision });
+    for (const e of written) evolveInPlace(state, { ...e, revision: at.revision });
     const processed = written.find(
       (e): e is Extract<PlayerEvent, { type: 'ActionProcessed' }> => e.type === 'ActionProcessed',
     )!.data;
@@ -467,7 +345,7 @@ export class Replay {
       return [];
     }
     const reversed: PlayerEvent = { type: 'ActionReversed', data: decided.value.answer };
-    evolve(state, { ...reversed, revision: at.revision });
+    evolveInPlace(state, { ...reversed, revision: at.revision });
     this.countActivations(decided.value.answer.revokedAwards, -1);
     return [reversed];
   }
@@ -485,7 +363,7 @@ export class Replay {
         `${event.type} of powerup ${event.data.powerupUid}, which the player would not own under the draft`,
       );
     }
-    evolve(state, { ...event, revision: at.revision });
+    evolveInPlace(state, { ...event, revision: at.revision });
     if (event.type === 'ActionProcessed') {
       player.reversible.set(event.data.referenceId, reversedAction(event.data));
       this.countActivations(event.data.awards, 1);

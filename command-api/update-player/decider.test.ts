@@ -1,12 +1,12 @@
 import { playerStream } from '../../shared/domain/streams';
 import { catalogOf, PLAYER, playerEvents, playerSpec, succeeded, T0, testEnv } from '../../test/support/player-spec';
-import { decideRegisterPlayer } from '../register-player/decider';
-import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
-import { decideUpdatePlayer } from './decider';
+import { registerPlayerDecider } from '../register-player/decider';
+import { deciderSpec } from '../../test/support/decider-spec';
+import { updatePlayerDecider } from './decider';
 
 /** The update as its handler decides it: on the player's state read from their stream. */
-const updating = deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER));
-const registering = deciderSpec(decideRegisterPlayer, (given) => readPlayer(given, PLAYER));
+const updating = deciderSpec(updatePlayerDecider);
+const registering = deciderSpec(registerPlayerDecider);
 
 const catalog = catalogOf(`
   version: 1

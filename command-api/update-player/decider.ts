@@ -6,6 +6,8 @@ import type { PlayerState } from '../../shared/domain/player/state';
 import { fail, ok } from '../../shared/domain/result';
 import { playerStream } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
+import type { UseCase } from '../use-case';
+import { playerOf } from '../player-reads';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface UpdatePlayerCommand {
@@ -42,4 +44,10 @@ export const decideUpdatePlayer: Decider<UpdatePlayerCommand, PlayerState, Playe
   return ok(
     decision(updated, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerUpdated', data: updated }] }]),
   );
+};
+
+/** player/update: decided on the player's state. */
+export const updatePlayerDecider: UseCase<UpdatePlayerCommand, PlayerState, PlayerUpdated> = {
+  read: (cmd) => playerOf(cmd.playerId),
+  decide: decideUpdatePlayer,
 };

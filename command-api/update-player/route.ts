@@ -6,8 +6,8 @@ import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { registeredShape } from '../../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { ok } from '../../shared/domain/result';
-import { replyOf } from '../reply';
-import { requestOrigin, type CommandDeps } from '../deps';
+import { replyOf, requestOrigin } from '../http';
+import type { CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 

@@ -25,7 +25,7 @@ import type {
   StreakStep,
 } from '../../shared/domain/events/player-events';
 import type { ProvisionStatus } from '../../shared/domain/events/provision-events';
-import { evolve, initialPlayerState } from '../../shared/domain/player/state';
+import { PlayerFolding } from '../../shared/domain/player/state';
 import { provisionRecordOf } from '../../shared/domain/provisions';
 import { lotsGivenBack } from '../../shared/domain/rules/lots';
 import {
@@ -478,16 +478,17 @@ function rulesOfAction(e: ActionProcessed, catalogVersion: number): Rules {
 }
 
 /**
- * Replays the player's stream as the command side does (evolve), noting the balances before
+ * Replays the player's stream as the command side folds it, noting the balances before
  * each event at `positions`: before + change = after, change by change.
  */
 function balanceChanges(player: PlayerHistory, positions: ReadonlySet<number>): Map<number, BalanceChange[]> {
-  const state = initialPlayerState(player.playerId);
+  const folding = new PlayerFolding(player.playerId);
   const changes = new Map<number, BalanceChange[]>();
   for (const recorded of player.events) {
     const e = playerEventOf(recorded);
     if (!e) continue;
     if (positions.has(recorded.position)) {
+      const { state } = folding;
       const { effects } = e.data;
       const change = (balance: string, before: number, amount: number): BalanceChange => ({
         position: recorded.position,
@@ -507,7 +508,7 @@ function balanceChanges(player: PlayerHistory, positions: ReadonlySet<number>): 
       }
       changes.set(recorded.position, made);
     }
-    evolve(state, e);
+    folding.add(e);
   }
   return changes;
 }

@@ -17,7 +17,7 @@ import {
   transactionHistoryShape,
 } from '../../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../../shared/domain/ids';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { PlayerFolding, type PlayerState } from '../../shared/domain/player/state';
 import { ok } from '../../shared/domain/result';
 import { playerStream } from '../../shared/domain/streams';
 import { chestRewards, ownedChests } from '../chests/routes';
@@ -137,7 +137,7 @@ export async function playerExport(
   playerId: string,
   now: number,
 ): Promise<PlayerExportAnswer> {
-  const state = initialPlayerState(playerId);
+  const folding = new PlayerFolding(playerId);
   let registeredAt: number | null = null;
   let erasedAt: number | null = null;
   const actions: PlayerAction[] = [];
@@ -147,7 +147,7 @@ export async function playerExport(
     for (const recorded of page) {
       const event = playerEventOf(recorded);
       if (!event) continue;
-      evolve(state, event);
+      folding.add(event);
       if (event.type === 'PlayerRegistered') registeredAt = event.data.registeredAt;
       if (event.type === 'PlayerErased') erasedAt = event.data.erasedAt;
       if (event.type === 'ActionProcessed') {
@@ -176,6 +176,7 @@ export async function playerExport(
     await setImmediate();
   }
   if (erasedAt !== null) return { erasedAt };
+  const { state } = folding;
   return state.registered && registeredAt !== null
     ? { exported: exportOf(catalog, state, registeredAt, { actions, adjustments }, now) }
     : null;

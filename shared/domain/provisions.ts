@@ -5,6 +5,7 @@
 import type { RecordedEvent } from './events/recorded';
 import type { DeepReadonly } from './deep-readonly';
 import { provisionEventOf } from './events';
+import type { StreamFold } from './stream-fold';
 import type { ProvisionOpened, ProvisionStatus } from './events/provision-events';
 
 export interface ProvisionRecord {
@@ -29,6 +30,9 @@ export function evolveProvision(record: ProvisionRecord | null, recorded: Record
     };
   return record;
 }
+
+/** A provision's stream: no record before its ProvisionOpened. */
+export const PROVISION_FOLD: StreamFold<ProvisionRecord | null> = { initial: () => null, evolve: evolveProvision };
 
 /** The record folded from a provision stream's events, or null when the stream has none. */
 export const provisionRecordOf = (events: readonly RecordedEvent[]): ProvisionRecord | null =>

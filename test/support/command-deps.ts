@@ -7,6 +7,7 @@ import { newUid } from '../../shared/domain/ids';
 import { SqliteJobScheduler } from '../../shared/adapters/jobs/embedded';
 import { PlayerStates } from '../../shared/adapters/event-store/player-states';
 import { StockStates } from '../../shared/adapters/event-store/stock-states';
+import { StreamStates } from '../../shared/adapters/event-store/stream-states';
 import { seededRandom } from '../../bench/seeded-random';
 
 /** Command deps over a store, for tests that run commands without the HTTP service: jobs in memory, a fixed clock unless given. */
@@ -17,8 +18,7 @@ export function commandDepsFor(
 ): CommandDeps {
   return {
     events,
-    players: new PlayerStates(events),
-    stocks: new StockStates(events),
+    ...statesOf(events),
     jobs: new SqliteJobScheduler(':memory:'),
     catalog: () => ({ version: 1, catalog }),
     now,
@@ -48,4 +48,11 @@ export async function publishYaml(
   const published = await publishCatalog(deps, parsed.catalog, parsed.hash, now, metadata);
   await deps.jobs.close();
   if (!published.ok) throw new Error(published.failure.message);
+}
+
+/** The state caches of a store, and the pipeline's reads through them. */
+function statesOf(events: EventStore) {
+  const players = new PlayerStates(events);
+  const stocks = new StockStates(events);
+  return { players, stocks, states: new StreamStates(events, [players, stocks]) };
 }

@@ -1,10 +1,10 @@
 /**
- * Given/when/then for any decider (the Decider contract): given the events of each stream, when a
- * command, then the events written per stream, or then a failure code. The state is folded from
- * the given events with each stream's own fold (the player's, a stock's, a provision's), as the
- * state caches fold them for the handlers:
+ * Given/when/then for a use case's decider object: given the events of each stream, when a
+ * command, then the events written per stream, or then a failure code. The state is what the
+ * object's own `read` makes of the given streams, each folded by its stream's fold, as the handler
+ * reads them through the command pipeline:
  *
- *   deciderSpec(decideUpdatePlayer, (given) => readPlayer(given, PLAYER))
+ *   deciderSpec(updatePlayerDecider)
  *     .given({ [playerStream(PLAYER)]: [registered] })
  *     .when({ playerId: PLAYER, username: 'Grace' }, env)
  *     .thenFails(5003);
@@ -13,11 +13,14 @@ import type { DeepReadonly } from '../../shared/domain/deep-readonly';
 import type { DecideEnv, Decider, Decision } from '../../command-api/decision';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { playerEventOf, type DomainEvent } from '../../shared/domain/events';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
-import { evolveProvision, type ProvisionRecord } from '../../shared/domain/provisions';
+import { PlayerFolding, type PlayerState } from '../../shared/domain/player/state';
+import { PLAYER_FOLD } from '../../shared/domain/player/fold';
 import type { Failure, Result } from '../../shared/domain/result';
-import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
-import { playerStream } from '../../shared/domain/streams';
+import { foldStream } from '../../shared/domain/stream-fold';
+import { PROVISION_FOLD, type ProvisionRecord } from '../../shared/domain/provisions';
+import { STOCK_FOLD, type StockState } from '../../shared/domain/stock/stock';
+import { playerIdOfStream, playerStream } from '../../shared/domain/streams';
+import { answerReadsNow, type ReadRequest, type UseCase } from '../../command-api/use-case';
 
 /** The events recorded on each stream before the command, by stream name. */
 export type GivenStreams = Readonly<Record<string, readonly { type: string; data: unknown }[]>>;
@@ -37,33 +40,50 @@ export function recordedOf(given: GivenStreams, stream: string, from = 0): Recor
 }
 
 /** Folds already made, by the given stream's array: a stream that grew is folded on from where it was, as the state cache does. */
-const folded = new WeakMap<object, { length: number; state: PlayerState }>();
+const folded = new WeakMap<object, { length: number; folding: PlayerFolding }>();
 
 /**
  * The player's state folded from the given events of their stream. A spec that records on as it goes
- * (player-spec) hands the same array again: only its new events are folded, and the state handed out
- * before is the one folded on, as the state cache's is.
+ * (player-spec) hands the same array again: only its new events are folded, into the state handed
+ * out before, as the state cache folds on (a spec of thousands of actions would copy the state for each).
  */
 export function readPlayer(given: GivenStreams, playerId: string): PlayerState {
   const events = given[playerStream(playerId)] ?? [];
   const cached = folded.get(events);
-  const from = cached && cached.length <= events.length ? cached : { length: 0, state: initialPlayerState(playerId) };
-  let state = from.state;
+  const from = cached && cached.length <= events.length ? cached : { length: 0, folding: new PlayerFolding(playerId) };
   for (const recorded of recordedOf(given, playerStream(playerId), from.length)) {
     const e = playerEventOf(recorded);
-    if (e) state = evolve(state, e);
+    if (e) from.folding.add(e);
   }
-  folded.set(events, { length: events.length, state });
-  return state;
+  folded.set(events, { length: events.length, folding: from.folding });
+  return from.folding.state;
 }
 
-/** A limited stock folded from the given events of its stream. */
+/** A limited stock folded from the given events of its stream (what a test checks of it). */
 export const readStock = (given: GivenStreams, stream: string): StockState =>
-  recordedOf(given, stream).reduce(evolveStock, { taken: 0 });
+  foldStream(stream, STOCK_FOLD, recordedOf(given, stream)).state;
 
 /** A provision's record folded from the given events of its stream (null: none). */
 export const readProvision = (given: GivenStreams, stream: string): ProvisionRecord | null =>
-  recordedOf(given, stream).reduce(evolveProvision, null);
+  foldStream(stream, PROVISION_FOLD, recordedOf(given, stream)).state;
+
+/** One read of a use case, answered from the given streams (a player's through readPlayer, which folds on). */
+export function answerFromGiven(given: GivenStreams, request: ReadRequest): unknown {
+  const { stream } = request;
+  if (request.kind === 'eventAt') return recordedOf(given, stream, request.revision)[0] ?? null;
+  const playerId = playerIdOfStream(stream);
+  if (request.fold === PLAYER_FOLD && playerId !== null)
+    return { state: readPlayer(given, playerId), revision: (given[stream]?.length ?? 0) - 1 };
+  return foldStream(stream, request.fold, recordedOf(given, stream));
+}
+
+/** The state a use case decides on, read from the given streams. */
+export const stateOf = <Command, State>(
+  useCase: Pick<UseCase<Command, State, unknown>, 'read'>,
+  given: GivenStreams,
+  command: Command,
+  env: DecideEnv,
+): DeepReadonly<State> => answerReadsNow(useCase.read(command, env), (request) => answerFromGiven(given, request));
 
 export interface Then<Answer> {
   /** What the decider decided. */
@@ -79,14 +99,25 @@ export interface DeciderSpec<Command, Answer> {
   given(streams?: GivenStreams): { when(command: Command, env: DecideEnv): Then<Answer> };
 }
 
+/** A use case's decider object, ready for given/when/then: its own reads make the state. */
+export function deciderSpec<Command, State, Answer>(
+  useCase: UseCase<Command, State, Answer>,
+): DeciderSpec<Command, Answer>;
 /**
- * `read` is the handler's read: the state it decides on, from the given streams (and the command
- * and env, when they name what to read, e.g. a bundle's stock, a chest open now).
+ * A decider with a read of its own, for a use case without a decider object yet (the catalog's
+ * publication): `read` makes the state from the given streams.
  */
 export function deciderSpec<Command, State, Answer>(
   decider: Decider<Command, State, Answer>,
   read: (given: GivenStreams, command: Command, env: DecideEnv) => DeepReadonly<State>,
+): DeciderSpec<Command, Answer>;
+export function deciderSpec<Command, State, Answer>(
+  useCase: UseCase<Command, State, Answer> | Decider<Command, State, Answer>,
+  legacyRead?: (given: GivenStreams, command: Command, env: DecideEnv) => DeepReadonly<State>,
 ): DeciderSpec<Command, Answer> {
+  const decider = typeof useCase === 'function' ? useCase : useCase.decide;
+  const read = (given: GivenStreams, command: Command, env: DecideEnv): DeepReadonly<State> =>
+    typeof useCase === 'function' ? legacyRead!(given, command, env) : stateOf(useCase, given, command, env);
   return {
     given(streams: GivenStreams = {}) {
       return {

@@ -9,23 +9,15 @@
  *   expect(p.state.points).toBe(30);
  */
 import type { DecideEnv, Decision } from '../../command-api/decision';
-import { deciderSpec, readPlayer, readStock, recordedOf, type DeciderSpec, type GivenStreams } from './decider-spec';
-import {
-  decideProcessAction,
-  limitedTriggersOf,
-  type ProcessActionCommand,
-} from '../../command-api/process-action/decider';
-import {
-  decideReverseAction,
-  type ReverseActionCommand,
-  type ReverseActionState,
-} from '../../command-api/reverse-action/decider';
+import { deciderSpec, readPlayer, recordedOf, type DeciderSpec, type GivenStreams } from './decider-spec';
+import { processActionDecider } from '../../command-api/process-action/decider';
+import { reverseActionDecider } from '../../command-api/reverse-action/decider';
 import { parseCatalog } from '../../shared/domain/catalog/load';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { playerEventOf, referenceEventOf, type DomainEvent, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionResult, ActionReversed } from '../../shared/domain/events/player-events';
-import { evolve, initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
+import { foldPlayer, type PlayerState } from '../../shared/domain/player/state';
 import type { Failure, Result } from '../../shared/domain/result';
 import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
 import { playerStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
@@ -90,10 +82,14 @@ export function given(
   events: readonly PlayerEvent[],
   playerId = PLAYER,
 ): { state: PlayerState; recorded: RecordedEvent[] } {
-  const state = initialPlayerState(playerId);
   const recorded = events.map((e, revision) => recordedEvent(playerId, e, revision));
-  for (const e of recorded) evolve(state, playerEventOf(e)!);
-  return { state, recorded };
+  return {
+    state: foldPlayer(
+      playerId,
+      recorded.map((e) => playerEventOf(e)!),
+    ),
+    recorded,
+  };
 }
 
 function recordedEvent(playerId: string, e: PlayerEvent, revision: number): RecordedEvent {
@@ -162,35 +158,31 @@ export function playerSpec(
 ): PlayerSpec {
   const playerId = options.playerId ?? PLAYER;
   const env = testEnv(options.now, options.seed);
-  const state = initialPlayerState(playerId);
   const recorded: RecordedEvent[] = [];
   const streams = new Map<string, DomainEvent[]>();
   const exhaustedTriggers = new Set<string>();
   let actions = 0;
 
   const record = (events: readonly PlayerEvent[]) => {
-    for (const e of events) {
-      const r = recordedEvent(playerId, e, recorded.length);
-      recorded.push(r);
-      evolve(state, playerEventOf(r)!);
-    }
+    for (const e of events) recorded.push(recordedEvent(playerId, e, recorded.length));
   };
-  /** An action as its handler decides it; the spec's exhausted triggers were all taken by others. */
-  const processing = deciderSpec(decideProcessAction, (given, cmd: ProcessActionCommand, { catalog }) => ({
-    player: readPlayer(given, cmd.playerId),
-    playerRevision: (given[playerStream(cmd.playerId)] ?? []).length - 1,
-    referenceTaken: (given[referenceStream(cmd.referenceId)] ?? []).length > 0,
-    activationsTaken: new Map(
-      limitedTriggersOf(catalog, cmd.name).map((t) => [
-        t.uid,
-        exhaustedTriggers.has(t.uid) ? t.limit : readStock(given, stockStream(TRIGGER_ACTIVATIONS, t.uid)).taken,
-      ]),
-    ),
-  }));
+  /** The activations of an exhausted trigger, all taken by other players: what its stream holds before the spec's own. */
+  const takenByOthers = (stream: string): DomainEvent[] => {
+    const trigger = catalog.triggers.find(
+      (t) => exhaustedTriggers.has(t.uid) && stockStream(TRIGGER_ACTIVATIONS, t.uid) === stream,
+    );
+    if (!trigger?.limited) return [];
+    const data = { resourceUid: trigger.uid, holder: 'others', playerId: OTHER_PLAYER, units: trigger.limit };
+    return [{ type: TRIGGER_ACTIVATIONS.taken, data }];
+  };
 
   /** The spec's streams as a decider spec's given, live (a copy per decision would cost as much as the streams held). */
   const own = playerStream(playerId);
-  const streamOf = (name: string | symbol) => (name === own ? recorded : streams.get(String(name)));
+  const streamOf = (name: string | symbol) => {
+    if (name === own) return recorded;
+    const others = takenByOthers(String(name));
+    return others.length ? [...others, ...(streams.get(String(name)) ?? [])] : streams.get(String(name));
+  };
   const given: GivenStreams = new Proxy(
     {},
     {
@@ -208,7 +200,10 @@ export function playerSpec(
     catalog,
     env,
     exhaustedTriggers,
-    state,
+    // Folded from the recorded events as a decision reads it.
+    get state() {
+      return readPlayer(given, playerId);
+    },
     recorded,
     streams,
     given(...events) {
@@ -266,7 +261,7 @@ export function playerSpec(
   return spec;
 }
 
-/** The ActionProcessed a referenceId's record points at, as the reversal's handler reads it (null: none). */
+/** The ActionProcessed a referenceId's record points at (null: none): its name is the one a reversal names by default. */
 function originalOf(given: GivenStreams, referenceId: string): ActionProcessed | null {
   const recorded = recordedOf(given, referenceStream(referenceId)).map(referenceEventOf);
   const at = recorded.find((e) => e?.type === 'ReferenceRecorded');
@@ -275,19 +270,9 @@ function originalOf(given: GivenStreams, referenceId: string): ActionProcessed |
   return e?.type === 'ActionProcessed' ? e.data : null;
 }
 
-/** A reversal as its handler decides it: on the referenceId's record, the player and the original ActionProcessed. */
-const reversing = deciderSpec(decideReverseAction, (given, cmd: ReverseActionCommand) => {
-  let reference: ReverseActionState['reference'] = null;
-  for (const e of recordedOf(given, referenceStream(cmd.referenceId)).map(referenceEventOf)) {
-    if (e?.type === 'ReferenceRecorded') reference = { playerId: e.data.playerId, reversed: false };
-    else if (e?.type === 'ReferenceReversed' && reference) reference.reversed = true;
-  }
-  const player = readPlayer(given, cmd.playerId);
-  const recorded = reference?.playerId === cmd.playerId ? originalOf(given, cmd.referenceId) : null;
-  // A recompute that decided it differently: that decision is the one taken back.
-  const original = recorded && (player.recomputedActions.get(cmd.referenceId) ?? recorded);
-  return { reference, player, original };
-});
+/** An action and a reversal, each by its decider object. */
+const processing = deciderSpec(processActionDecider);
+const reversing = deciderSpec(reverseActionDecider);
 
 export function succeeded<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`expected success, got ${result.failure.code}: ${result.failure.message}`);

@@ -1,11 +1,11 @@
 import type { EventStore, RecordedEvent } from './port';
+import type { StreamFold } from '../../domain/stream-fold';
 
-/** How a kind of stream folds into a state. */
-export interface StreamFold<S> {
-  initial(stream: string): S;
-  /** The state after one event: the one fold shape of every stream (it may change the state it is given: the cache's own). */
-  evolve(state: S, event: RecordedEvent): S;
-}
+/**
+ * How the cache folds a kind of stream: as its StreamFold does, and it may change the state it is
+ * given, the cache's own (the player's cache does, for speed: see PlayerStates).
+ */
+export type CacheFold<S> = Pick<StreamFold<S>, 'initial' | 'evolve'>;
 
 export interface CachedState<S> {
   /** Shared with the cache: read it, never change it. */
@@ -24,7 +24,7 @@ export class StreamStateCache<S> {
 
   constructor(
     private readonly events: EventStore,
-    private readonly fold: StreamFold<S>,
+    private readonly fold: CacheFold<S>,
     private readonly maxCached: number,
   ) {}
 

@@ -584,11 +584,68 @@ function register(state: PlayerState, e: PlayerRegistered): void {
   for (const l of e.levels) reachLevel(state, l);
 }
 
+/** One event of the player's stream, with its place in the stream (`revision`). */
+export type PlayerStreamEvent = PlayerEvent & { revision: number };
+
 /**
- * Folds one event of the player's stream into the state, mutating it: a state belongs to the one
- * cache that loads it, and deciders only read it. `revision` is the event's place in the stream.
+ * The player's state after one event of their stream: a new state; the one given is left as it
+ * was. The one fold of the player's stream; it copies the whole state, so a fold over a long
+ * stream goes through foldPlayer or a PlayerFolding, which copy nothing.
  */
-export function evolve(state: PlayerState, event: PlayerEvent & { revision: number }): PlayerState {
+export const evolve = (state: PlayerView, event: PlayerStreamEvent): PlayerState =>
+  evolveInPlace(copyOfPlayerState(state), event);
+
+/** The state after the events, folded on from `from` (left as it was), or from a player never seen. */
+export function foldPlayer(playerId: string, events: Iterable<PlayerStreamEvent>, from?: PlayerView): PlayerState {
+  const state = from ? copyOfPlayerState(from) : initialPlayerState(playerId);
+  for (const event of events) evolveInPlace(state, event);
+  return state;
+}
+
+/**
+ * A player's state folded event by event by the one reader that owns it (an audit trace, an
+ * export): `state` is the state after the events added so far, read-only to everyone, and the next
+ * `add` folds into it, so what is read of it is taken before.
+ */
+export class PlayerFolding {
+  private readonly folded: PlayerState;
+
+  constructor(playerId: string) {
+    this.folded = initialPlayerState(playerId);
+  }
+
+  /** Read it, never change it (as a cached state). */
+  get state(): PlayerState {
+    return this.folded;
+  }
+
+  add(event: PlayerStreamEvent): void {
+    evolveInPlace(this.folded, event);
+  }
+}
+
+/**
+ * A deep copy of a state, its shared empty collections kept shared (see `own`). structuredClone
+ * keeps the holdings that holdings and holdingsByUid share one object in the copy too.
+ */
+export function copyOfPlayerState(state: PlayerView): PlayerState {
+  const copy = structuredClone(state) as PlayerState;
+  for (const key of Object.keys(state) as (keyof PlayerState)[]) {
+    const value: unknown = state[key];
+    if (value === NOTHING || value === NO_REFERENCES || value === NO_ATTRIBUTES)
+      (copy as unknown as Record<string, unknown>)[key] = value;
+  }
+  return copy;
+}
+
+/**
+ * Folds one event into the state by changing it, the fast way to fold a long stream. Only for a
+ * state its caller alone holds and hands out read-only: the state cache's
+ * (shared/adapters/event-store/player-states.ts), the replay engine's, foldPlayer's and
+ * PlayerFolding's (test/layers.test.ts names who may import it); everyone else folds with
+ * evolve. `player/fold.property.test.ts` shows the two agree on random histories.
+ */
+export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): PlayerState {
   switch (event.type) {
     case 'PlayerRegistered':
       register(state, event.data);
@@ -656,11 +713,12 @@ const LEFT_OUT = Object.freeze([]) as never[];
 
 /**
  * Folds into the state only what a player's standing reads (points, balances, levels reached,
- * holdings), as evolve would, and leaves the rest of it as it started. A what-if report compares
- * no more of the recorded state; such a state keeps nothing of the event, so a replay's parsed
- * pages of the log die young.
+ * holdings), as evolveInPlace would, and leaves the rest of it as it started; by changing it, as
+ * evolveInPlace does, and only for the replay engine's own states. A what-if report compares no
+ * more of the recorded state; such a state keeps nothing of the event, so a replay's parsed pages
+ * of the log die young.
  */
-export function evolveStanding(state: PlayerState, event: PlayerEvent): void {
+export function evolveStandingInPlace(state: PlayerState, event: PlayerEvent): PlayerState {
   switch (event.type) {
     case 'PlayerRegistered':
       for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
@@ -693,8 +751,9 @@ export function evolveStanding(state: PlayerState, event: PlayerEvent): void {
       const recomputed = stateOfSnapshot(event.data.state);
       for (const field of STANDING_FIELDS)
         if (field in recomputed) Object.assign(state, { [field]: recomputed[field] });
-      return;
+      return state;
     }
   }
   applyAmounts(state, event.data.effects);
+  return state;
 }

@@ -1,8 +1,23 @@
-/** What the command routes answer: a command's outcome as an HTTP reply. */
-import type { Reply } from '../shared/adapters/http/route';
+/**
+ * The command side's HTTP layer, apart from the pipeline: where a request's command comes from,
+ * and what the routes answer of its outcome.
+ */
+import type { Reply, RequestContext } from '../shared/adapters/http/route';
 import { ERRORS } from '../shared/domain/errors';
 import { failure, isConflict, type ConflictFailure, type Failure, type Result } from '../shared/domain/result';
 import type { Decided } from './command';
+import type { CommandDeps, CommandOrigin } from './deps';
+
+/** A request's command: its events' metadata (the request is their cause), and its Idempotency-Key. */
+export function requestOrigin(ctx: RequestContext, deps: Pick<CommandDeps, 'catalog'>): CommandOrigin {
+  const metadata = {
+    correlationId: ctx.correlationId,
+    causationId: ctx.correlationId,
+    keyName: ctx.key.name,
+    catalogVersion: deps.catalog().version,
+  };
+  return { metadata, idempotency: ctx.idempotency };
+}
 
 /** The HTTP reply of a command: its answer shaped for the wire, its position, and whether it was replayed. */
 export function replyOf<Answer>(
