@@ -10,6 +10,20 @@ export const catalogPublishedSchema = z.object({
   publishedAt: z.number(),
   // Validated when the file was loaded (shared/domain/catalog); not again on every read.
   catalog: z.custom<Catalog>((value) => typeof value === 'object' && value !== null),
+  // The fields below came with publication through the API (docs/catalog.md, "Changing the catalog");
+  // a version recorded before them was published from the file, in force at once, for good
+  // (shared/domain/catalog/versions.ts reads them so).
+  /** `file`: the catalog file at start; `api`: POST /v1/admin/catalog/publish or revert. */
+  source: z.enum(['file', 'api']).optional(),
+  /** The API key's name, or `file`. */
+  publishedBy: z.string().optional(),
+  comment: z.string().nullable().optional(),
+  /** Unix ms from which it is in force: its publication time unless scheduled later. */
+  effectiveAt: z.number().optional(),
+  /** Unix ms at which it stops being in force (a live event's end); null: never. */
+  until: z.number().nullable().optional(),
+  /** The version whose content a revert published again. */
+  revertOf: z.number().int().positive().optional(),
 });
 export type CatalogPublished = z.infer<typeof catalogPublishedSchema>;
 
