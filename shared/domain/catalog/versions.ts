@@ -72,7 +72,7 @@ export const versionNumbered = (state: CatalogVersions, version: number): Catalo
 
 /** The last version published from the file: a start publishes the file only when it differs from it. */
 export const lastFromFile = (state: CatalogVersions): CatalogVersion | null =>
-  state.versions.findLast((v) => v.source === 'file') ?? null;
+  [...state.versions].reverse().find((v) => v.source === 'file') ?? null;
 
 /**
  * The version in force at `t`: among the versions with effectiveAt <= t and until null or > t,
