@@ -24,6 +24,9 @@ export const COMMAND_PATHS: readonly string[] = [
   // Wakes the webhook's job, which runs where jobs run.
   '/v1/admin/webhooks/redeliver',
   '/v1/admin/players/erase',
+  // A publication is decided where commands are; every process follows it within 2 s.
+  '/v1/admin/catalog/publish',
+  '/v1/admin/catalog/revert',
 ];
 
 /** The role of a split deployment that serves the route at `path`. */
