@@ -443,6 +443,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             exampleValues(
               inForce.current().catalog,
               hooks.map((h) => h.name),
+              { inForce: inForce.current().version, newest: inForce.versions().versions.length },
             ),
           );
         },
