@@ -15,6 +15,7 @@ import { simulationRunner } from './simulate-shares';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
 import { catalogVersionsOf, publishCatalog } from '../command-api/publish-catalog/publish';
 import { CatalogInForce } from '../command-api/publish-catalog/in-force';
+import { registerCatalogJobs } from '../command-api/publish-catalog/in-force-job';
 import { catalogRoutes } from '../command-api/publish-catalog/routes';
 import { registerPlayerRoute } from '../command-api/register-player/route';
 import { updatePlayerRoute } from '../command-api/update-player/route';
@@ -367,6 +368,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registerProvisionJobs(deps);
       registerPowerupJobs(deps);
       registerCurrencyJobs(deps);
+      registerCatalogJobs(deps);
     }
     if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
     const dispatcher =

@@ -1,4 +1,4 @@
-import { latestCatalog } from '../command-api/publish-catalog/publish';
+import { catalogInForce } from '../command-api/publish-catalog/publish';
 import { differingFields } from '../projections/verify';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import { CATALOG_SECTIONS } from '../shared/domain/catalog/types';
@@ -16,21 +16,21 @@ export async function validateCatalog(file: string): Promise<number> {
   return 0;
 }
 
-/** `catalog diff <file>`: what publishing the file would change, against the latest published version, by uid. */
+/** `catalog diff <file>`: what publishing the file would change, against the version in force, by uid. */
 export async function diffCatalog(events: EventStore, file: string): Promise<number> {
   const loaded = await loadCatalogFile(file);
   if (!loaded.ok) {
     for (const problem of loaded.problems) await writeLine(problem);
     return 1;
   }
-  const published = await latestCatalog(events);
+  const published = await catalogInForce(events, Date.now());
   if (!published) {
     await writeLine('no catalog published yet: every entry is new');
   } else if (published.hash === loaded.hash) {
-    await writeLine(`same as published version ${published.version}`);
+    await writeLine(`same as version ${published.version}, in force`);
     return 0;
   } else {
-    await writeLine(`against published version ${published.version} (hash ${published.hash.slice(0, 12)}):`);
+    await writeLine(`against version ${published.version}, in force (hash ${published.hash.slice(0, 12)}):`);
     const settings = differingFields(published.catalog.settings, loaded.catalog.settings);
     await writeLine(settings.length ? 'settings:' : 'settings: unchanged');
     for (const [field, before, after] of settings) await writeLine(`  ~ ${field}: ${shown(before)} -> ${shown(after)}`);

@@ -9,6 +9,7 @@ import {
   decideVersionPublication,
   type PublishVersionCommand,
 } from './publish';
+import { decideVersionInForce } from './in-force-job';
 
 /** A publication as its handler decides it: on the catalog stream's versions. */
 const versionsOf = (given: Parameters<typeof recordedOf>[0]) => catalogVersionsOf(recordedOf(given, CATALOG_STREAM));
@@ -209,5 +210,49 @@ describe('reverting to a version', () => {
 
   it('refuses a stale expectedVersion', () => {
     given.when({ version: 1, expectedVersion: 1, comment: null, publishedBy: 'admin' }, env()).thenFails(9040);
+  });
+});
+
+describe('the start and end of a scheduled version, on the record', () => {
+  const recording = deciderSpec(decideVersionInForce, versionsOf);
+  const liveEvent = publishedByApi(2, second, { effectiveAt: T0 + HOUR, until: T0 + 2 * HOUR });
+  const inForce = (version: number, catalog: typeof first, since: number) => ({
+    type: 'CatalogVersionInForce' as const,
+    data: { version, hash: hashOf(catalog), since, catalog },
+  });
+
+  it('given a scheduled version, when its start comes, then it is recorded in force', () => {
+    recording
+      .given({ [CATALOG_STREAM]: [published(1, first), liveEvent] })
+      .when({}, env(T0 + HOUR))
+      .thenWrites({ [CATALOG_STREAM]: [inForce(2, second, T0 + HOUR)] });
+  });
+
+  it('given a live event in force, when its end comes, then the version before it is recorded in force again', () => {
+    recording
+      .given({ [CATALOG_STREAM]: [published(1, first), liveEvent, inForce(2, second, T0 + HOUR)] })
+      .when({}, env(T0 + 2 * HOUR))
+      .thenWrites({ [CATALOG_STREAM]: [inForce(1, first, T0 + 2 * HOUR)] });
+  });
+
+  it('records nothing when the version in force is the one last recorded (a job run twice, or run late past both moments)', () => {
+    recording
+      .given({ [CATALOG_STREAM]: [published(1, first), liveEvent] })
+      .when({}, env(T0 + 3 * HOUR))
+      .thenWrites({});
+    recording
+      .given({ [CATALOG_STREAM]: [published(1, first), liveEvent, inForce(2, second, T0 + HOUR)] })
+      .when({}, env(T0 + HOUR + 1))
+      .thenWrites({});
+  });
+
+  it('a publication schedules the jobs of its start and end', () => {
+    const decided = publishing
+      .given({ [CATALOG_STREAM]: [published(1, first)] })
+      .when(publication(second, { effectiveAt: T0 + HOUR, until: T0 + 2 * HOUR }), env());
+    expect(decided.decided.ok && decided.decided.value.jobs.map((j) => [j.id, j.runAt])).toEqual([
+      ['catalog-v2-start', T0 + HOUR],
+      ['catalog-v2-end', T0 + 2 * HOUR],
+    ]);
   });
 });

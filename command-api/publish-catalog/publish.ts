@@ -25,17 +25,17 @@ import { ERRORS, refuse } from '../../shared/domain/errors';
 import { fail, ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
 import { CATALOG_STREAM } from '../../shared/domain/streams';
 import { runCommand, type CommandResult } from '../command';
-import { decision, type Decider } from '../decision';
+import { decision, type Decider, type ScheduledJob } from '../decision';
 import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import type { CommandDeps, CommandOrigin } from '../deps';
 
-/** The latest published catalog, or null before the first publication. */
-export async function latestCatalog(events: EventStore): Promise<CatalogPublished | null> {
-  const revision = await events.streamRevision(CATALOG_STREAM);
-  if (revision < 0) return null;
-  const [last] = await events.readStream(CATALOG_STREAM, { fromRevision: revision, maxCount: 1 });
-  const e = operatorEventOf(last);
-  return e?.type === 'CatalogPublished' ? e.data : null;
+/** The version in force at `now` (its number, hash and catalog), or null before the first publication. */
+export async function catalogInForce(
+  events: EventStore,
+  now: number,
+): Promise<{ version: number; hash: string; catalog: Catalog } | null> {
+  const inForce = versionInForceAt(catalogVersionsOf(await events.readStream(CATALOG_STREAM)), now);
+  return inForce && { version: inForce.version, hash: inForce.hash, catalog: mutableCopy<Catalog>(inForce.catalog) };
 }
 
 /** The versions folded from the catalog stream's events. */
@@ -44,6 +44,17 @@ export const catalogVersionsOf = (events: readonly RecordedEvent[], from: Catalo
     const e = operatorEventOf(recorded);
     return e ? evolveCatalogVersions(state, e) : state;
   }, from);
+
+/** The job that records a version's start or end (in-force-job.ts). */
+export const CATALOG_IN_FORCE = 'catalog-in-force';
+
+/** The job at a moment a version starts or ends: one per version and moment. */
+export const catalogInForceJob = (version: number, moment: 'start' | 'end', runAt: number): ScheduledJob => ({
+  type: CATALOG_IN_FORCE,
+  id: `catalog-v${version}-${moment}`,
+  runAt,
+  payload: { runAt },
+});
 
 /** The operator's catalog file and its content hash. */
 export interface PublishCatalogCommand {
@@ -173,10 +184,17 @@ export const decideVersionPublication: Decider<PublishVersionCommand, CatalogVer
   };
   const after = evolveCatalogVersions(versions as CatalogVersions, { type: 'CatalogPublished', data });
   const status = statusAt(after, newestVersion(after)!, env.now);
+  // Its start and end go on the record when they come (in-force-job.ts).
+  const jobs = [
+    ...(effectiveAt > env.now ? [catalogInForceJob(data.version, 'start', effectiveAt)] : []),
+    ...(cmd.until !== null ? [catalogInForceJob(data.version, 'end', cmd.until)] : []),
+  ];
   return ok(
-    decision({ version: data.version, status, effectiveAt, until: cmd.until, published: true }, [
-      { stream: CATALOG_STREAM, events: [{ type: 'CatalogPublished', data }] },
-    ]),
+    decision(
+      { version: data.version, status, effectiveAt, until: cmd.until, published: true },
+      [{ stream: CATALOG_STREAM, events: [{ type: 'CatalogPublished', data }] }],
+      jobs,
+    ),
   );
 };
 

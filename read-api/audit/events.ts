@@ -124,6 +124,8 @@ function describe(event: DomainEvent): string {
       const comment = e.comment ? `: ${e.comment}` : '';
       return `version ${e.version} hash ${e.hash.slice(0, 12)} ${by}${from}${until}${revert}${comment}`;
     }
+    case 'CatalogVersionInForce':
+      return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)} in force since ${iso(event.data.since)}`;
     case 'RecomputeStarted':
       return `recompute ${event.data.recomputeUid} under catalog version ${event.data.catalogVersion}${event.data.dryRun ? ' (dry run)' : ''}`;
     case 'RecomputeCompleted':

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '../support/process';
 import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
 
 const CATALOG = `
@@ -255,4 +256,41 @@ describe('a restart', () => {
     expect(await newest()).toBe(expectedVersion + 1);
     expect((await versions())[0]).toMatchObject({ source: 'file', status: 'Active' });
   });
+});
+
+describe('a live event on the record', () => {
+  let live: TestService;
+  beforeAll(async () => {
+    live = await startTestService({ catalogYaml: CATALOG });
+  });
+  afterAll(() => live.close());
+
+  it('its start and end are events of the catalog stream, and the read models follow them: its leaderboard exists only while it runs', async () => {
+    const board = () => live.http.get('/v1/admin/leaderboards/lb-weekend').set(server);
+    const effectiveAt = Date.now() + 1500;
+    const res = await live.http
+      .post('/v1/admin/catalog/publish')
+      .set(server)
+      .send({
+        yaml: `${CATALOG}  - { uid: lb-weekend, label: Weekend, type: 0 }\n`,
+        expectedVersion: 1,
+        comment: 'weekend board',
+        effectiveAt,
+        until: effectiveAt + 1500,
+      });
+    expect(res.body.data.status).toBe('Scheduled');
+    expect((await board()).body.code).toBe(9007);
+    await eventually(async () => expect((await board()).body.code).toBe(200), 30_000);
+    await eventually(async () => expect((await board()).body.code).toBe(9007), 30_000);
+    const feed = await live.http.get('/v1/feed/events').query({ limit: 1000 }).set(auditor);
+    const onCatalog = feed.body.data.events
+      .filter((e: { stream: string }) => e.stream === 'catalog')
+      .map((e: { type: string; data: { version: number } }) => [e.type, e.data.version]);
+    expect(onCatalog).toEqual([
+      ['CatalogPublished', 1],
+      ['CatalogPublished', 2],
+      ['CatalogVersionInForce', 2],
+      ['CatalogVersionInForce', 1],
+    ]);
+  }, 90_000);
 });

@@ -8,7 +8,7 @@
  * at the moment a scheduled version starts or ends.
  */
 import type { DeepReadonly } from '../deep-readonly';
-import type { CatalogPublished } from '../events/operator-events';
+import type { CatalogPublished, CatalogVersionInForce } from '../events/operator-events';
 import type { Catalog } from './schema';
 
 export type CatalogVersionSource = 'file' | 'api';
@@ -33,9 +33,29 @@ export interface CatalogVersion {
 /** Every version published, oldest first (version n at index n - 1). */
 export interface CatalogVersions {
   readonly versions: readonly CatalogVersion[];
+  /**
+   * The version the log last put in force (a publication in force at once, or a
+   * CatalogVersionInForce): what the read models follow; null before the first.
+   */
+  readonly announced: number | null;
 }
 
-export const noCatalogVersions: CatalogVersions = { versions: [] };
+export const noCatalogVersions: CatalogVersions = { versions: [], announced: null };
+
+/**
+ * The catalog an event of the catalog stream puts in force for what follows the log (read
+ * models, replays): a publication in force at once, or a scheduled version's start or a live
+ * event's end; null for a publication scheduled later (its CatalogVersionInForce comes then).
+ */
+export function catalogPutInForce(event: {
+  type: string;
+  data: unknown;
+}): DeepReadonly<CatalogPublished | CatalogVersionInForce> | null {
+  if (event.type === 'CatalogVersionInForce') return event.data as DeepReadonly<CatalogVersionInForce>;
+  if (event.type !== 'CatalogPublished') return null;
+  const e = event.data as DeepReadonly<CatalogPublished>;
+  return e.effectiveAt === undefined || e.effectiveAt <= e.publishedAt ? e : null;
+}
 
 /**
  * The versions with one more event of the catalog stream; a new state, the given one unchanged.
@@ -46,6 +66,8 @@ export function evolveCatalogVersions(
   state: CatalogVersions,
   event: { type: string; data: DeepReadonly<CatalogPublished> | unknown },
 ): CatalogVersions {
+  if (event.type === 'CatalogVersionInForce')
+    return { ...state, announced: (event.data as DeepReadonly<CatalogVersionInForce>).version };
   if (event.type !== 'CatalogPublished') return state;
   const e = event.data as DeepReadonly<CatalogPublished>;
   const version: CatalogVersion = {
@@ -60,7 +82,8 @@ export function evolveCatalogVersions(
     revertOf: e.revertOf ?? null,
     catalog: e.catalog,
   };
-  return { versions: [...state.versions, version] };
+  const announced = catalogPutInForce(event) ? version.version : state.announced;
+  return { versions: [...state.versions, version], announced };
 }
 
 /** The newest version published, or null before the first. */

@@ -27,6 +27,22 @@ export const catalogPublishedSchema = z.object({
 });
 export type CatalogPublished = z.infer<typeof catalogPublishedSchema>;
 
+/**
+ * A scheduled version came into force, or one ended and the version before it applies again (the
+ * start and end of a live event), on the `catalog` stream: appended by a job at that moment
+ * (command-api/publish-catalog/in-force-job.ts), for what follows the log (the read models, the
+ * feed, webhooks). Decisions do not wait for it: each process works out the version in force at
+ * its own clock (shared/domain/catalog/versions.ts).
+ */
+export const catalogVersionInForceSchema = z.object({
+  version: z.number().int().positive(),
+  hash: z.string(),
+  /** Unix ms: when it came into force. */
+  since: z.number(),
+  catalog: z.custom<Catalog>((value) => typeof value === 'object' && value !== null),
+});
+export type CatalogVersionInForce = z.infer<typeof catalogVersionInForceSchema>;
+
 /** The format of the stored events, on the `store-format` stream: see app/store-format.ts. */
 export const storeFormatDeclaredSchema = z.object({ version: z.number().int().positive() });
 export type StoreFormatDeclared = z.infer<typeof storeFormatDeclaredSchema>;
