@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CATALOG_MAX_BODY_BYTES } from '../../command-api/publish-catalog/routes';
 import { eventually } from '../support/process';
 import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
 
@@ -118,6 +119,20 @@ describe('POST /v1/admin/catalog/validate and diff', () => {
     for (const body of [{}, { yaml: CATALOG, catalog: {} }])
       expect((await t.http.post('/v1/admin/catalog/validate').set(server).send(body)).body.code).toBe(1001);
     expect((await t.http.post('/v1/admin/catalog/validate').set(mobile).send({ yaml: CATALOG })).body.code).toBe(4003);
+  });
+
+  it('reads a catalog of up to 4 MiB, more than other routes take, and refuses a larger body with 413', async () => {
+    const padded = (bytes: number) => `# ${'x'.repeat(bytes)}\n${CATALOG}`;
+    const large = await t.http
+      .post('/v1/admin/catalog/validate')
+      .set(server)
+      .send({ yaml: padded(1024 * 1024) });
+    expect([large.status, large.body.data]).toEqual([200, { valid: true, problems: [] }]);
+    const over = await t.http
+      .post('/v1/admin/catalog/publish')
+      .set(server)
+      .send({ yaml: padded(CATALOG_MAX_BODY_BYTES), expectedVersion: 1 });
+    expect([over.status, over.body.code]).toEqual([413, 1001]);
   });
 
   it('diffs against the version in force, by uid and field', async () => {
