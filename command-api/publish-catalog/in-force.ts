@@ -13,6 +13,8 @@ import { catalogVersionsOf } from './publish';
  */
 export class CatalogInForce {
   private state: CatalogVersions = noCatalogVersions;
+  /** The catalog stream's last revision folded into `state` (its events are not all publications). */
+  private revision = -1;
   /** The last one worked out, kept while the clock stays before the next start or end of a version. */
   private cached: { from: number; to: number; published: PublishedCatalog } | null = null;
   private refreshing: Promise<void> | null = null;
@@ -49,10 +51,11 @@ export class CatalogInForce {
   }
 
   private async readNew(): Promise<void> {
-    const known = this.state.versions.length;
-    if ((await this.events.streamRevision(CATALOG_STREAM)) < known) return;
-    const read = await this.events.readStream(CATALOG_STREAM, { fromRevision: known });
+    if ((await this.events.streamRevision(CATALOG_STREAM)) <= this.revision) return;
+    const read = await this.events.readStream(CATALOG_STREAM, { fromRevision: this.revision + 1 });
+    if (read.length === 0) return;
     this.state = catalogVersionsOf(read, this.state);
+    this.revision = read[read.length - 1].revision;
     this.cached = null;
   }
 

@@ -307,5 +307,17 @@ describe('a live event on the record', () => {
       ['CatalogVersionInForce', 2],
       ['CatalogVersionInForce', 1],
     ]);
+    // Versions are counted by publication, not by the catalog stream's events.
+    const next = await live.http
+      .post('/v1/admin/catalog/publish')
+      .set(server)
+      .send({ yaml: DOUBLE, expectedVersion: 2 });
+    expect(next.body.data).toMatchObject({ version: 3, status: 'Active' });
+    const listed = await live.http.get('/v1/admin/catalog/versions').set(auditor);
+    expect(listed.body.data.map((v: { version: number; status: string }) => [v.version, v.status])).toEqual([
+      [3, 'Active'],
+      [2, 'Ended'],
+      [1, 'Superseded'],
+    ]);
   }, 90_000);
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Catalog } from '../catalog/schema';
 
-/** A catalog version, on the `catalog` stream: version n is the stream's revision n - 1. */
+/** A catalog version, on the `catalog` stream: version n is its n-th CatalogPublished. */
 export const catalogPublishedSchema = z.object({
   version: z.number().int().positive(),
   /** Of the catalog's canonical JSON: an unchanged file publishes nothing. */
