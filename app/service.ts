@@ -221,7 +221,7 @@ async function startWebhooks(ctx: {
  * processes a read waits (bounded) for the position a write returned in `X-Position`.
  */
 /**
- * A catalog file that removes entries of the last published catalog (another game's file started
+ * A catalog file that removes entries of the catalog version in force (another game's file started
  * on this data, an entry deleted by mistake) is published only when CATALOG_CONFIRM_REMOVALS says
  * so: each section's removals are logged, and without it the start stops.
  */
@@ -236,16 +236,16 @@ async function checkRemovals(
   const versions = catalogVersionsOf(await events.readStream(CATALOG_STREAM));
   // An unchanged file publishes nothing (command-api/publish-catalog): there is nothing to confirm.
   if (lastFromFile(versions)?.hash === hash) return;
-  const latest = versionInForceAt(versions, now);
-  const removed = latest ? removedEntries(mutableCopy<Catalog>(latest.catalog), catalog) : [];
+  const replaced = versionInForceAt(versions, now);
+  const removed = replaced ? removedEntries(mutableCopy<Catalog>(replaced.catalog), catalog) : [];
   for (const { section, uids } of removed)
     log.warn(
-      { catalogFile: config.catalogFile, catalogVersion: latest!.version, section, removed: uids },
-      `the catalog file removes ${uids.length} ${section} of catalog version ${latest!.version}: ${uids.join(', ')}`,
+      { catalogFile: config.catalogFile, catalogVersion: replaced!.version, section, removed: uids },
+      `the catalog file removes ${uids.length} ${section} of catalog version ${replaced!.version}: ${uids.join(', ')}`,
     );
   if (removed.length > 0 && !config.catalogConfirmRemovals)
     throw new ConfigurationError([
-      `${config.catalogFile} removes entries of the published catalog (version ${latest!.version}): ${removed
+      `${config.catalogFile} removes entries of the published catalog (version ${replaced!.version}): ${removed
         .map(({ section, uids }) => `${section} ${uids.join(', ')}`)
         .join(
           '; ',
