@@ -8,8 +8,19 @@ import type { Catalog } from '../shared/domain/catalog/types';
 import type { ExampleValue } from '../shared/adapters/http/openapi';
 
 const DAY_MS = 86_400_000;
+const CATALOG_BODY_PATHS = new Set([
+  '/v1/admin/catalog/validate',
+  '/v1/admin/catalog/diff',
+  '/v1/admin/catalog/publish',
+]);
 
-export function exampleValues(catalog: Catalog, webhooks: readonly string[]): ExampleValue {
+/** The catalog versions the examples name: the one in force, and the newest (what a publication expects). */
+export interface ExampleVersions {
+  inForce: number;
+  newest: number;
+}
+
+export function exampleValues(catalog: Catalog, webhooks: readonly string[], versions: ExampleVersions): ExampleValue {
   const playerId = randomUUID();
   const action = catalog.actions.find((a) => a.isActive)?.identifier;
   const bundle = catalog.stores.flatMap((s) => s.bundles)[0]?.uid;
@@ -45,10 +56,16 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[]): Ex
         return webhooks[0];
       // A draft to simulate: the catalog in force (a replay under it changes nothing), as a file
       // would write it (a value left out is null once parsed).
+      // The catalog routes' too: validated, diffed or published, it is the version in force (nothing published).
       case 'catalog':
-        return path === '/v1/audit/simulate'
+        return path === '/v1/audit/simulate' || CATALOG_BODY_PATHS.has(path)
           ? JSON.parse(JSON.stringify(catalog, (_key, v: unknown) => (v === null ? undefined : v)))
           : undefined;
+      case 'expectedVersion':
+        return versions.newest;
+      // A revert to the version in force publishes nothing; a version read is the one in force.
+      case 'version':
+        return path.startsWith('/v1/admin/catalog') ? versions.inForce : undefined;
       // The last 30 days of the analytics.
       case 'from':
       case 'to':

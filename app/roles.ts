@@ -26,6 +26,9 @@ export const COMMAND_PATHS: readonly string[] = [
   // Puts failed jobs back where jobs run.
   '/v1/admin/jobs/retry',
   '/v1/admin/players/erase',
+  // A publication is decided where commands are; every process follows it within 2 s.
+  '/v1/admin/catalog/publish',
+  '/v1/admin/catalog/revert',
 ];
 
 /** The role of a split deployment that serves the route at `path`. */

@@ -14,7 +14,10 @@ import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import { simulationRunner } from './simulate-shares';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
-import { latestCatalog, publishCatalog } from '../command-api/publish-catalog/publish';
+import { catalogVersionsOf, publishCatalog } from '../command-api/publish-catalog/publish';
+import { CatalogInForce } from '../command-api/publish-catalog/in-force';
+import { registerCatalogJobs } from '../command-api/publish-catalog/in-force-job';
+import { catalogRoutes } from '../command-api/publish-catalog/routes';
 import { registerPlayerRoute } from '../command-api/register-player/route';
 import { updatePlayerRoute } from '../command-api/update-player/route';
 import { reverseActionRoute } from '../command-api/reverse-action/route';
@@ -45,7 +48,9 @@ import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shar
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/types';
 import { removedEntries } from '../shared/domain/catalog/removals';
-import type { PublishedCatalog } from '../shared/domain/catalog/published';
+import { lastFromFile, versionInForceAt } from '../shared/domain/catalog/versions';
+import { mutableCopy } from '../shared/domain/deep-readonly';
+import { CATALOG_STREAM } from '../shared/domain/streams';
 import type { RunConfig } from '../shared/adapters/config/env';
 import { StoreFaultError, type EventStore } from '../shared/adapters/event-store/port';
 import { createHttpApp, expressMessageClasses } from '../shared/adapters/http/app';
@@ -90,6 +95,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /** How long a completed recompute waits for the read models to show it before it says Completed. */
 const RECOMPUTE_PROJECTED_WAIT_MS = 10 * 60_000;
+/** How often a process reads the versions published elsewhere: a publication is in force everywhere within 2 s. */
+const CATALOG_REFRESH_MS = 1000;
 /** How long a verification waits for the live read models to reach the position it replayed to. */
 const VERIFY_LIVE_WAIT_MS = 10_000;
 
@@ -216,21 +223,31 @@ async function startWebhooks(ctx: {
  * processes a read waits (bounded) for the position a write returned in `X-Position`.
  */
 /**
- * A catalog file that removes entries of the last published catalog (another game's file started
+ * A catalog file that removes entries of the catalog version in force (another game's file started
  * on this data, an entry deleted by mistake) is published only when CATALOG_CONFIRM_REMOVALS says
  * so: each section's removals are logged, and without it the start stops.
  */
-async function checkRemovals(config: RunConfig, log: Logger, events: EventStore, catalog: Catalog): Promise<void> {
-  const latest = await latestCatalog(events);
-  const removed = latest ? removedEntries(latest.catalog, catalog) : [];
+async function checkRemovals(
+  config: RunConfig,
+  log: Logger,
+  events: EventStore,
+  catalog: Catalog,
+  hash: string,
+  now: number,
+): Promise<void> {
+  const versions = catalogVersionsOf(await events.readStream(CATALOG_STREAM));
+  // An unchanged file publishes nothing (command-api/publish-catalog): there is nothing to confirm.
+  if (lastFromFile(versions)?.hash === hash) return;
+  const replaced = versionInForceAt(versions, now);
+  const removed = replaced ? removedEntries(mutableCopy<Catalog>(replaced.catalog), catalog) : [];
   for (const { section, uids } of removed)
     log.warn(
-      { catalogFile: config.catalogFile, catalogVersion: latest!.version, section, removed: uids },
-      `the catalog file removes ${uids.length} ${section} of catalog version ${latest!.version}: ${uids.join(', ')}`,
+      { catalogFile: config.catalogFile, catalogVersion: replaced!.version, section, removed: uids },
+      `the catalog file removes ${uids.length} ${section} of catalog version ${replaced!.version}: ${uids.join(', ')}`,
     );
   if (removed.length > 0 && !config.catalogConfirmRemovals)
     throw new ConfigurationError([
-      `${config.catalogFile} removes entries of the published catalog (version ${latest!.version}): ${removed
+      `${config.catalogFile} removes entries of the published catalog (version ${replaced!.version}): ${removed
         .map(({ section, uids }) => `${section} ${uids.join(', ')}`)
         .join(
           '; ',
@@ -291,7 +308,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await checkStoreFormat(events, writes);
     // Before anything else is opened: a start refused here lets the log and the keys go.
     if (writes)
-      await checkRemovals(config, log, events, loaded.catalog).catch(async (error: unknown) => {
+      await checkRemovals(config, log, events, loaded.catalog, loaded.hash, now()).catch(async (error: unknown) => {
         await events.close();
         await playerKeys.close();
         throw error;
@@ -299,7 +316,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     const jobs = openJobScheduler(config, log);
     metrics.watchJobs(jobs);
-    let current: PublishedCatalog = { version: 0, catalog: loaded.catalog };
+    // The versions published, and the one in force at this process's clock (command-api/publish-catalog/in-force.ts).
+    const inForce = new CatalogInForce(events, now, loaded.catalog);
     const players = new PlayerStates(events, config.cachedPlayers);
     const stocks = new StockStates(events);
     const deps: CommandDeps = {
@@ -308,7 +326,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       stocks,
       states: new StreamStates(events, [players, stocks]),
       jobs,
-      catalog: () => current,
+      catalog: () => inForce.current(),
       now,
       random: options.random ?? secureRandom,
       newUid,
@@ -323,11 +341,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       });
       if (!published.ok) throw new Error(`publishing the catalog: ${published.failure.message}`);
       if (published.value.published) log.info({ catalogVersion: published.value.version }, 'catalog published');
-      current = { version: published.value.version, catalog: published.value.catalog };
-    } else {
-      const latest = await latestCatalog(events);
-      if (latest) current = { version: latest.version, catalog: latest.catalog };
     }
+    await inForce.refresh();
 
     const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
     const projections: Projections =
@@ -358,6 +373,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registerProvisionJobs(deps);
       registerPowerupJobs(deps);
       registerCurrencyJobs(deps);
+      registerCatalogJobs(deps);
     }
     if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
     const dispatcher =
@@ -396,6 +412,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       missionListRoute(deps),
       ...powerupActivationRoutes(deps),
       ...adminRoutes({ store: readStore, now }),
+      ...catalogRoutes({ ...deps, inForce }),
       analyticsRoute({ store: readStore }),
       playerSearchRoute({ store: readStore }),
       ...feedRoutes({ events }),
@@ -438,8 +455,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           return withExamples(
             document,
             exampleValues(
-              current.catalog,
+              inForce.current().catalog,
               hooks.map((h) => h.name),
+              { inForce: inForce.current().version, newest: inForce.versions().versions.length },
             ),
           );
         },
@@ -470,7 +488,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ],
       authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
       async rateLimit(key) {
-        const setting = key.rateLimit ?? current.catalog.settings.rateLimit;
+        const setting = key.rateLimit ?? inForce.current().catalog.settings.rateLimit;
         const taken = await limiter.take(key.name, setting);
         if (taken.allowed) return null;
         metrics.rateLimitRefused(key.name);
@@ -487,15 +505,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (writes) await jobs.start();
     started = true;
 
-    // Another process may publish a newer catalog version: follow it.
+    // Versions published by another process are seen within a second or two; those published here at once.
     const follow = setInterval(() => {
-      latestCatalog(events)
-        .then((latest) => {
-          if (latest && latest.version > current.version)
-            current = { version: latest.version, catalog: latest.catalog };
-        })
-        .catch((e: Error) => log.warn({ err: e.message }, 'catalog refresh failed'));
-    }, 5000);
+      inForce.refresh().catch((e: Error) => log.warn({ err: e.message }, 'catalog refresh failed'));
+    }, CATALOG_REFRESH_MS);
     follow.unref();
 
     let server: Server | null = null;

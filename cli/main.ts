@@ -15,7 +15,7 @@ import type { FeedFilter } from '../read-api/feed/records';
 import { STREAM_KINDS, type StreamKind } from '../shared/domain/streams';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { diffCatalog, validateCatalog } from './catalog';
+import { diffCatalog, listVersions, publishCatalogFile, revertVersion, showVersion, validateCatalog } from './catalog';
 import { exportEvents, showEvents } from './events';
 import { retryJobs, showJobs } from './jobs';
 import { adjustPlayer, erasePlayer, exportPlayer } from './player';
@@ -79,7 +79,18 @@ const COMMAND_USAGE: Record<string, string> = {
   catalog: `  catalog validate <file>
       One line per problem; exit 1 if any.
   catalog diff <file>
-      Entries added, removed or changed (by uid) and settings changed, against the latest published catalog.`,
+      Entries added, removed or changed (by uid) and settings changed, against the version in force.
+  catalog publish <file> [--comment <text>] [--at <ISO time>] [--until <ISO time>] [--url <url>] [--key <key>]
+      The file published as the next version (POST /v1/admin/catalog/publish): in force at once, or
+      from --at, until --until (a live event).
+  catalog versions [--url <url>] [--key <key>]
+      Every version, newest first: status, source, author, times, comment.
+  catalog show <version> [--url <url>] [--key <key>]
+      A version's catalog, as a catalog file.
+  catalog revert <version> [--comment <text>] [--url <url>] [--key <key>]
+      The version's content published again as the next version, in force at once.
+      publish, versions, show and revert ask the running server, as verify does (a Server key; an
+      Auditor key for versions and show).`,
 };
 
 const USAGE = `Usage: gamification <command> [options]   (gamification <command> --help: that command only)
@@ -323,11 +334,48 @@ async function run(argv: string[]): Promise<number> {
       return withEvents(config, (events) => exportPlayer(events, playerId));
     }
     case 'catalog': {
-      const { positionals } = args(rest, {}, command);
-      const [action, file] = positionals;
-      if (!file || positionals.length > 2 || (action !== 'validate' && action !== 'diff'))
-        throw new UsageError('catalog: use "catalog validate <file>" or "catalog diff <file>"');
-      return action === 'validate' ? validateCatalog(file) : withEvents(config, (events) => diffCatalog(events, file));
+      const { values, positionals } = args(
+        rest,
+        {
+          url: { type: 'string' },
+          key: { type: 'string' },
+          comment: { type: 'string' },
+          at: { type: 'string' },
+          until: { type: 'string' },
+        },
+        command,
+      );
+      const [action, target] = positionals;
+      const server = { url: values.url, key: values.key };
+      const usage = () =>
+        new UsageError(
+          'catalog: use "catalog validate <file>", "catalog diff <file>", "catalog publish <file>", "catalog versions", "catalog show <version>" or "catalog revert <version>"',
+        );
+      if (action === 'versions') {
+        if (positionals.length !== 1) throw usage();
+        return listVersions(config, server);
+      }
+      if (!target || positionals.length > 2) throw usage();
+      switch (action) {
+        case 'validate':
+          return validateCatalog(target);
+        case 'diff':
+          return withEvents(config, (events) => diffCatalog(events, target));
+        case 'publish':
+          return publishCatalogFile(config, {
+            ...server,
+            file: target,
+            comment: values.comment,
+            at: values.at,
+            until: values.until,
+          });
+        case 'show':
+          return showVersion(config, { ...server, version: target });
+        case 'revert':
+          return revertVersion(config, { ...server, version: target, comment: values.comment });
+        default:
+          throw usage();
+      }
     }
     case undefined:
     case 'help':

@@ -3,7 +3,7 @@
  * and `player erase`: asked of the running service.
  */
 import type { RunConfig } from '../shared/adapters/config/env';
-import { latestCatalog } from '../command-api/publish-catalog/publish';
+import { catalogInForce } from '../command-api/publish-catalog/publish';
 import { playerExport } from '../read-api/player-export/route';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { canonicalPlayerId } from '../shared/domain/ids';
@@ -19,7 +19,7 @@ export async function exportPlayer(events: EventStore, id: string): Promise<numb
   const playerId = canonicalPlayerId(id);
   if (!playerId) throw new UsageError(`player export: the playerId must be a UUID, got "${id}"`);
   // Players are registered under a published catalog: a log without one has none.
-  const published = await latestCatalog(events);
+  const published = await catalogInForce(events, Date.now());
   const answer = published ? await playerExport(events, published.catalog, playerId, Date.now()) : null;
   if (!answer) {
     process.stderr.write(`no player ${playerId}\n`);

@@ -6,7 +6,7 @@ import { StreamStates } from '../shared/adapters/event-store/stream-states';
 import { newUid, secureRandom } from '../shared/domain/ids';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
-import { latestCatalog } from '../command-api/publish-catalog/publish';
+import { catalogInForce } from '../command-api/publish-catalog/publish';
 import { recompute } from '../command-api/recompute/run';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { localIsoToEpochMs, parseLocalIso } from '../shared/domain/time/local-time';
@@ -30,7 +30,7 @@ const TOP = 100;
 export async function runRecompute(events: EventStore, options: RecomputeCliOptions): Promise<number> {
   if (options.from !== undefined && !parseLocalIso(options.from))
     throw new UsageError(`recompute: --from must be a local date-time YYYY-MM-DDTHH:mm:ss, got "${options.from}"`);
-  const published = await latestCatalog(events);
+  const published = await catalogInForce(events, Date.now());
   if (!published) {
     process.stderr.write('recompute: no catalog is published in this store\n');
     return 1;

@@ -86,7 +86,7 @@ function openingHeader(t: ChestOpeningTrace): string {
 function chainLines(chain: CausalChain, index: number): string[] {
   const out = [
     '',
-    `${index + 1}. ${chain.cause}: request ${chain.correlationId} by key "${chain.keyName}", catalog v${chain.catalogVersion}, ${iso(chain.time)}`,
+    `${index + 1}. ${chain.cause}: request ${chain.correlationId} by key "${chain.keyName}", catalog v${chain.catalogVersion}${chain.catalogPublishedBy ? ` (published by ${chain.catalogPublishedBy})` : ''}, ${iso(chain.time)}`,
     '   events:',
     ...chain.events.map((e) => `     #${e.position}  ${e.stream}@${e.revision}  ${e.type}  ${e.summary}`),
   ];

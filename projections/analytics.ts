@@ -13,6 +13,7 @@ import {
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { seasonPeriod } from '../shared/domain/time/season';
 import type { Projector } from './runner';
+import { catalogPutInForce } from '../shared/domain/catalog/versions';
 import { effectAmounts } from './analytics-effects';
 
 /** What one event adds to the days it touches: per day, the changes of totals and of keyed values. */
@@ -67,19 +68,25 @@ class DayChanges {
  * it and skips events up to it; a player's days of activity record the action that made each, so
  * a redelivery of that action counts the player again where the day had not taken it yet.
  * Replaying events under another time zone would not be idempotent, hence `checkpointAround`
- * CatalogPublished. The changes of the events applied to a store are added up in memory and
+ * CatalogPublished and CatalogVersionInForce. The changes of the events applied to a store are added up in memory and
  * written by `flush`, each day's and player's document once (see Gathered).
  */
 export const analyticsProjector: Projector = {
   name: 'analytics',
   collections: Object.values(ANALYTICS_COLLECTIONS),
   // Every player event: each carries effects, whatever its kind.
-  handles: new Set<EventType>(['CatalogPublished', ...(Object.keys(PLAYER_EVENTS) as EventType[])]),
-  checkpointAround: new Set(['CatalogPublished']),
+  handles: new Set<EventType>([
+    'CatalogPublished',
+    'CatalogVersionInForce',
+    ...(Object.keys(PLAYER_EVENTS) as EventType[]),
+  ]),
+  checkpointAround: new Set(['CatalogPublished', 'CatalogVersionInForce']),
   apply(event, store) {
     return gatheredOf(store).serially(async (gathered) => {
-      if (event.type === 'CatalogPublished') {
-        const { catalog } = event.data;
+      if (event.type === 'CatalogPublished' || event.type === 'CatalogVersionInForce') {
+        // A version scheduled later counts from when it comes into force (its CatalogVersionInForce).
+        const catalog = catalogPutInForce(event)?.catalog;
+        if (!catalog) return;
         const was = await settingsOf(store);
         const next: Settings = {
           timezone: catalog.settings.timezone,

@@ -1,19 +1,26 @@
 import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { catalogViews } from './catalog-view-documents';
 import type { Projector } from './runner';
+import { catalogPutInForce } from '../shared/domain/catalog/versions';
+import type { Catalog } from '../shared/domain/catalog/schema';
+import { mutableCopy } from '../shared/domain/deep-readonly';
 
 /**
- * The admin views of the latest published catalog. A new version replaces them whole, so an
+ * The admin views of the catalog in force. A new version in force replaces them whole, so an
  * entry removed from the catalog leaves the views.
  */
 export const catalogViewsProjector: Projector = {
   name: 'catalog-views',
   collections: Object.values(VIEW_COLLECTIONS),
-  handles: new Set(['CatalogPublished']),
+  handles: new Set(['CatalogPublished', 'CatalogVersionInForce']),
   async apply(event, store) {
-    if (event.type !== 'CatalogPublished') return;
-    const published = event.data;
-    const views = catalogViews(published.catalog, published.publishedAt);
+    // A version scheduled later changes the views when it comes into force (its CatalogVersionInForce).
+    const published = catalogPutInForce(event);
+    if (!published) return;
+    const views = catalogViews(
+      mutableCopy<Catalog>(published.catalog),
+      'since' in published ? published.since : published.publishedAt,
+    );
     for (const [kind, docs] of Object.entries(views) as [
       keyof typeof VIEW_COLLECTIONS,
       (typeof views)[keyof typeof views],

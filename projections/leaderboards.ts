@@ -1,7 +1,9 @@
 /** The leaderboards projector: standings per board and period, from the points and action counts events record. */
 import { addAmounts, subtractAmounts } from '../shared/domain/amount';
 import { operatorEventOf, playerEventOf, type Recorded } from '../shared/domain/events';
-import type { CatalogPublished } from '../shared/domain/events/operator-events';
+import { catalogPutInForce } from '../shared/domain/catalog/versions';
+import type { Catalog } from '../shared/domain/catalog/schema';
+import { mutableCopy } from '../shared/domain/deep-readonly';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -53,7 +55,7 @@ interface Tally {
  * last event applied to it and skips events up to it, and an event writes each document once. A
  * document left without live contributions stays, out of the standings, to keep that record.
  * Replaying events against the boards of a later catalog would not be idempotent, hence
- * `checkpointAround` CatalogPublished: a redelivery never starts before the latest catalog applied.
+ * `checkpointAround` CatalogPublished and CatalogVersionInForce: a redelivery never starts before the latest catalog applied.
  */
 export const leaderboardsProjector: Projector = {
   name: 'leaderboards',
@@ -72,6 +74,7 @@ export const leaderboardsProjector: Projector = {
   ],
   handles: new Set([
     'CatalogPublished',
+    'CatalogVersionInForce',
     'PlayerRegistered',
     'PlayerUpdated',
     'PlayerErased',
@@ -81,11 +84,15 @@ export const leaderboardsProjector: Projector = {
     'PlayerAdjusted',
     'PlayerRecomputed',
   ]),
-  checkpointAround: new Set(['CatalogPublished']),
+  checkpointAround: new Set(['CatalogPublished', 'CatalogVersionInForce']),
   async apply(event, store, log) {
     switch (event.type) {
       case 'CatalogPublished':
-        return publishBoards(event.data, store);
+      case 'CatalogVersionInForce': {
+        // A version scheduled later changes the boards when it comes into force (its CatalogVersionInForce).
+        const inForce = catalogPutInForce(event);
+        return inForce ? publishBoards(mutableCopy<Catalog>(inForce.catalog), store) : undefined;
+      }
       case 'PlayerRegistered':
       case 'PlayerUpdated': {
         const d = event.data;
@@ -134,8 +141,8 @@ async function boardsOf(store: ReadStore): Promise<readonly BoardDoc[]> {
   return boards;
 }
 
-async function publishBoards(published: CatalogPublished, store: ReadStore): Promise<void> {
-  const boards = boardsOfCatalog(published.catalog);
+async function publishBoards(catalog: Catalog, store: ReadStore): Promise<void> {
+  const boards = boardsOfCatalog(catalog);
   boardsByStore.delete(store);
   const collection = store.collection<BoardDoc>(LEADERBOARD_COLLECTIONS.boards);
   await collection.bulkWrite([
@@ -317,8 +324,14 @@ async function recount(
 ): Promise<Tally> {
   const catalogs = (await log.readStream(CATALOG_STREAM)).flatMap((recorded) => {
     const e = operatorEventOf(recorded);
-    return e?.type === 'CatalogPublished' && e.position < upTo
-      ? [{ position: e.position, board: boardsOfCatalog(e.data.catalog).find((b) => b._id === doc.board) }]
+    const inForce = e && catalogPutInForce(e);
+    return inForce && e.position < upTo
+      ? [
+          {
+            position: e.position,
+            board: boardsOfCatalog(mutableCopy<Catalog>(inForce.catalog)).find((b) => b._id === doc.board),
+          },
+        ]
       : [];
   });
   const tally: Tally = { latest: [], earlier: 0 };

@@ -42,10 +42,10 @@ describe('the CLI on catalogs', () => {
     expect(problems.some((p) => p.includes('silver'))).toBe(true);
     expect([missing.code, missing.stdout.trim()]).toEqual([1, `${path.join(t.dataDir, 'none.yaml')}: file not found`]);
 
-    expect([same.code, same.stdout.trim()]).toEqual([0, 'same as published version 1']);
+    expect([same.code, same.stdout.trim()]).toEqual([0, 'same as version 1, in force']);
     expect(diff.code).toBe(0);
     const out = diff.stdout;
-    expect(out).toContain('against published version 1');
+    expect(out).toContain('against version 1, in force');
     expect(out).toContain('  ~ pendingTimeoutSeconds: 900 -> 60');
     expect(out).toContain('deliverables:\n  + gems (Gems)');
     expect(out).toContain('actions:\n  ~ act-earn (earn): points');

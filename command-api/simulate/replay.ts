@@ -10,6 +10,8 @@
 import { createHash } from 'node:crypto';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
 import type { Catalog } from '../../shared/domain/catalog/schema';
+import { catalogPutInForce } from '../../shared/domain/catalog/versions';
+import { mutableCopy } from '../../shared/domain/deep-readonly';
 import { shareOf, type RecordedEvent } from '../../shared/adapters/event-store/port';
 import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '../../shared/domain/events';
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
@@ -134,7 +136,9 @@ export class Replay {
   apply(recorded: RecordedEvent): void {
     this.activations.position = recorded.position;
     const published = operatorEventOf(recorded);
-    if (published?.type === 'CatalogPublished') this.liveBoards = allTime(published.data.catalog);
+    // The boards as the projector follows them: a version scheduled later from its CatalogVersionInForce.
+    const inForce = published && catalogPutInForce(published);
+    if (inForce) this.liveBoards = allTime(mutableCopy<Catalog>(inForce.catalog));
     if (recorded.streamName.startsWith(ACTIVATIONS_PREFIX)) {
       const moved = this.share && stockEventOf(recorded);
       // Another share's player: its decisions are replayed elsewhere, counted here as recorded.

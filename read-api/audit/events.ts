@@ -114,8 +114,18 @@ function describe(event: DomainEvent): string {
       const e = event.data;
       return `recompute ${e.recomputeUid} under catalog version ${e.catalogVersion}: points ${e.changes.pointsBefore} -> ${e.changes.pointsAfter}, actions ${e.changes.actions.join(' ') || 'none'} decided again`;
     }
-    case 'CatalogPublished':
-      return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)}`;
+    case 'CatalogPublished': {
+      const e = event.data;
+      const by = e.source === 'api' ? `published by ${e.publishedBy ?? 'an API key'}` : 'from the file';
+      const from =
+        e.effectiveAt !== undefined && e.effectiveAt > e.publishedAt ? `, in force from ${iso(e.effectiveAt)}` : '';
+      const until = e.until != null ? ` until ${iso(e.until)}` : '';
+      const revert = e.revertOf !== undefined ? `, reverting to version ${e.revertOf}` : '';
+      const comment = e.comment ? `: ${e.comment}` : '';
+      return `version ${e.version} hash ${e.hash.slice(0, 12)} ${by}${from}${until}${revert}${comment}`;
+    }
+    case 'CatalogVersionInForce':
+      return `version ${event.data.version} hash ${event.data.hash.slice(0, 12)} in force since ${iso(event.data.since)}`;
     case 'RecomputeStarted':
       return `recompute ${event.data.recomputeUid} under catalog version ${event.data.catalogVersion}${event.data.dryRun ? ' (dry run)' : ''}`;
     case 'RecomputeCompleted':
@@ -148,3 +158,5 @@ function describe(event: DomainEvent): string {
       return `${event.data.units} of ${event.data.resourceUid} held by ${event.data.holder}`;
   }
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();

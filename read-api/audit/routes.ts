@@ -94,6 +94,10 @@ const causalChainShape = z.object({
   causationId: z.string(),
   keyName: z.string(),
   catalogVersion: z.number(),
+  catalogPublishedBy: z
+    .string()
+    .nullable()
+    .describe("who published the catalog version the request was decided under: the API key's name, or file"),
   time: z.number().int(),
   events: z.array(
     z.object({

@@ -10,7 +10,8 @@
  */
 import { addAmounts } from '../../shared/domain/amount';
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
-import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
+import { operatorEventOf, playerEventOf, referenceEventOf } from '../../shared/domain/events';
+import { evolveCatalogVersions, noCatalogVersions, type CatalogVersions } from '../../shared/domain/catalog/versions';
 import type { Grant, Lot } from '../../shared/domain/events/common';
 import type { ChestOpened } from '../../shared/domain/events/inventory-events';
 import type {
@@ -30,6 +31,7 @@ import { provisionRecordOf } from '../../shared/domain/provisions';
 import { lotsGivenBack } from '../../shared/domain/rules/lots';
 import {
   BUNDLE_STOCK,
+  CATALOG_STREAM,
   CHEST_STOCK,
   playerStream,
   provisionStream,
@@ -118,6 +120,8 @@ export interface CausalChain {
   causationId: string;
   keyName: string;
   catalogVersion: number;
+  /** Who published that catalog version: the API key's name, or `file`; null for version 0 (none yet). */
+  catalogPublishedBy: string | null;
   /** When its first event was recorded (Unix ms). */
   time: number;
   events: TracedEvent[];
@@ -217,7 +221,7 @@ export async function traceProvision(events: EventStore, provisionUid: string): 
   const streams = [provision, player.events];
   if (opened.bundleUid) streams.push(await events.readStream(stockStream(BUNDLE_STOCK, opened.bundleUid)));
   const subjects = new Set([provisionUid]);
-  return { ...base, chains: chainsOf(streams, player, subjects, subjects) };
+  return { ...base, chains: chainsOf(await publishersOf(events), streams, player, subjects, subjects) };
 }
 
 /**
@@ -246,7 +250,7 @@ export async function traceChestOpening(
     playerId,
     chestDeliverableUid: opened.chestDeliverableUid,
     chestLabel: opened.chestLabel,
-    chains: chainsOf(streams, player, subjects, subjects),
+    chains: chainsOf(await publishersOf(events), streams, player, subjects, subjects),
   };
 }
 
@@ -263,7 +267,22 @@ export async function traceAdjustment(
   if (adjusted?.type !== 'PlayerAdjusted') return null;
   const subjects = new Set([adjustmentUid]);
   const { reason, keyName } = adjusted.data;
-  return { adjustmentUid, playerId, reason, keyName, chains: chainsOf([player.events], player, subjects, subjects) };
+  return {
+    adjustmentUid,
+    playerId,
+    reason,
+    keyName,
+    chains: chainsOf(await publishersOf(events), [player.events], player, subjects, subjects),
+  };
+}
+
+/** Who published each catalog version, by version: the API key's name, or `file`. */
+async function publishersOf(events: EventStore): Promise<Map<number, string>> {
+  const versions = (await events.readStream(CATALOG_STREAM)).reduce<CatalogVersions>((state, recorded) => {
+    const e = operatorEventOf(recorded);
+    return e ? evolveCatalogVersions(state, e) : state;
+  }, noCatalogVersions);
+  return new Map(versions.versions.map((v) => [v.version, v.publishedBy]));
 }
 
 /** The action of a referenceId on the player's stream. */
@@ -305,7 +324,7 @@ async function actionChains(
   const subjects = new Set(provisionUid ? [referenceId, provisionUid] : [referenceId]);
   // Revoking an award returns the activation held by the action that earned it.
   const related = new Set([...subjects, ...(reversed?.revokedAwards ?? []).map((a) => a.awardedBy)]);
-  return { chains: chainsOf(streams, player, subjects, related), processed, reversed };
+  return { chains: chainsOf(await publishersOf(events), streams, player, subjects, related), processed, reversed };
 }
 
 /** The uids an event is about: an action's referenceId, a provision, a chest opening, an adjustment, the holder of stock units. */
@@ -340,6 +359,7 @@ function namesOf(event: RecordedEvent): string[] {
  * actions share their request's correlationId, and each action's trace keeps its own.
  */
 function chainsOf(
+  publishers: ReadonlyMap<number, string>,
   streams: RecordedEvent[][],
   player: PlayerHistory,
   subjects: ReadonlySet<string>,
@@ -368,6 +388,7 @@ function chainsOf(
       causationId: first.metadata.causationId,
       keyName: first.metadata.keyName,
       catalogVersion: first.metadata.catalogVersion,
+      catalogPublishedBy: publishers.get(first.metadata.catalogVersion) ?? null,
       time: first.createdAt,
       events: chain.map((e) => ({
         position: e.position,

@@ -77,6 +77,10 @@ export const ERRORS = {
   },
   /** The detail says why: its heap passed SIMULATE_MAX_HEAP_MB, or its client left (then nobody reads it). */
   SIMULATION_STOPPED: { code: 9033, message: 'The simulation was stopped before its answer' },
+  // Catalog versions
+  /** The detail names the version the caller expected and the newest: read the versions again, then publish. */
+  CATALOG_CHANGED: { code: 9040, message: 'Catalog changed since the version expected' },
+  CATALOG_VERSION_NOT_FOUND: { code: 9041, message: 'Catalog version not found' },
 } as const satisfies Record<string, ErrorCode>;
 
 /** A refusal with a named code: its message, or its message and a detail after a colon. */

@@ -17,6 +17,7 @@ import {
 } from './inventory-events';
 import {
   catalogPublishedSchema,
+  catalogVersionInForceSchema,
   recomputeCompletedSchema,
   recomputeFailedSchema,
   recomputeStartedSchema,
@@ -79,6 +80,7 @@ export const STOCK_EVENTS = {
 } as const;
 export const OPERATOR_EVENTS = {
   CatalogPublished: catalogPublishedSchema,
+  CatalogVersionInForce: catalogVersionInForceSchema,
   StoreFormatDeclared: storeFormatDeclaredSchema,
   RecomputeStarted: recomputeStartedSchema,
   RecomputeCompleted: recomputeCompletedSchema,
