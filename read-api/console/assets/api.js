@@ -36,12 +36,13 @@ export function onKeyRefused(listener) {
   keyRefused = listener;
 }
 
-async function call(method, path, { query, body, key = session.key() } = {}) {
+async function call(method, path, { query, body, key = session.key(), idempotencyKey, text = false } = {}) {
   const search = new URLSearchParams(
     Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== ''),
   ).toString();
   const headers = { AuthKey: key ?? '' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
   let res;
   try {
     res = await fetch(search ? `${path}?${search}` : path, {
@@ -53,6 +54,7 @@ async function call(method, path, { query, body, key = session.key() } = {}) {
   } catch {
     throw new ApiError(0, 0, 'The service did not answer: check the connection and try again.');
   }
+  if (text && res.ok) return res.text();
   const envelope = await res.json().catch(() => null);
   if (res.ok && envelope?.code === 200) return envelope.data;
   const error = new ApiError(
@@ -65,7 +67,10 @@ async function call(method, path, { query, body, key = session.key() } = {}) {
 }
 
 export const get = (path, query) => call('GET', path, { query });
-export const post = (path, body) => call('POST', path, { body });
+/** A read answered as text, not in the JSON envelope (the catalog as its YAML file); a failure is still an ApiError. */
+export const getText = (path, query) => call('GET', path, { query, text: true });
+/** A write; with an Idempotency-Key, a retry of the same click is answered without being done twice. */
+export const post = (path, body, { idempotencyKey } = {}) => call('POST', path, { body, idempotencyKey });
 
 /**
  * Resolves to the key's tier when the service accepts `key` for the console; a Client key (refused

@@ -1,6 +1,7 @@
 /** The published catalog as the admin routes show it: one view at a time, details on demand. */
 import { get, post } from '../api.js';
 import { fill, h, link, section, table, yesNo } from '../dom.js';
+import { versionsView } from './catalog-versions.js';
 
 const VIEWS = [
   { path: 'actions', label: 'Actions', render: actions },
@@ -14,6 +15,7 @@ const VIEWS = [
   { path: 'missions', label: 'Missions', render: missions },
   { path: 'currencies', label: 'Currencies', render: currencies },
   { path: 'boards', label: 'Board definitions', render: boards },
+  { path: 'versions', label: 'Versions', render: versionsView },
 ];
 
 export function catalogPage([view, uid]) {
