@@ -1,6 +1,6 @@
 /**
  * Every `ts` example of sdk/README.md and docs/sdk.md runs as written, in a process of its own (tsx), against the
- * service listening here: only the URL (`http://localhost:3000`) is this service's, and the
+ * service listening here: only the URL (`http://localhost:8080`) is this service's, and the
  * package's name the SDK's source.
  */
 import { execFile } from 'node:child_process';
@@ -50,7 +50,7 @@ describe('the SDK pages', () => {
         file,
         String(code)
           .replaceAll("'@gamification-engine/sdk'", JSON.stringify(path.join(SDK, 'src/index.ts')))
-          .replaceAll('http://localhost:3000', baseUrl),
+          .replaceAll('http://localhost:8080', baseUrl),
       );
       const result = await run(file);
       expect(result.err).toBe('');

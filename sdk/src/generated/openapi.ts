@@ -900,6 +900,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The catalog version in force now, with its catalog
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["catalogInForce"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/catalog/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every catalog version, newest first, without its catalog
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["catalogVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/catalog/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One catalog version, with its catalog
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["catalogVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/catalog/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a catalog as the service checks its file at start, and whether it removes entries of the version in force: every problem at once; nothing is written
+         * @description Tiers: Server, Auditor.
+         */
+        post: operations["validateCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/catalog/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What publishing a catalog would change against a version (default: the one in force), by uid; nothing is written
+         * @description Tiers: Server, Auditor.
+         */
+        post: operations["diffCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/catalog/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the next catalog version: in force at once (the next request is decided under it; every process within 2 s), or from effectiveAt until until
+         * @description Tiers: Server.
+         */
+        post: operations["publishCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/catalog/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an earlier version's content again as the next version, in force at once
+         * @description Tiers: Server.
+         */
+        post: operations["revertCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/analytics/{series}": {
         parameters: {
             query?: never;
@@ -994,6 +1134,26 @@ export interface paths {
         get: operations["jobs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/jobs/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Puts failed jobs (attempts used up, e.g. through a store outage) back to run now with a fresh set of attempts: those named, or every one
+         * @description Tiers: Server.
+         */
+        post: operations["retryFailedJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7333,6 +7493,892 @@ export interface operations {
             };
         };
     };
+    catalogInForce: {
+        parameters: {
+            query?: {
+                format?: "json" | "yaml";
+            };
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            version: number;
+                            /** @enum {string} */
+                            status: "Active" | "Scheduled" | "Ended" | "Superseded";
+                            /**
+                             * @description file: the catalog file at start; api: published or reverted through the API
+                             * @enum {string}
+                             */
+                            source: "file" | "api";
+                            /** @description Unix ms */
+                            publishedAt: number;
+                            /** @description the API key's name, or file */
+                            publishedBy: string;
+                            comment: string | null;
+                            /** @description Unix ms: in force from then */
+                            effectiveAt: number;
+                            /** @description Unix ms: in force until then; null: for good */
+                            until: number | null;
+                            catalog: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                    "application/yaml": string;
+                };
+            };
+            /** @description 1001: A format other than json or yaml */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    catalogVersions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            version: number;
+                            /** @enum {string} */
+                            status: "Active" | "Scheduled" | "Ended" | "Superseded";
+                            /**
+                             * @description file: the catalog file at start; api: published or reverted through the API
+                             * @enum {string}
+                             */
+                            source: "file" | "api";
+                            /** @description Unix ms */
+                            publishedAt: number;
+                            /** @description the API key's name, or file */
+                            publishedBy: string;
+                            comment: string | null;
+                            /** @description Unix ms: in force from then */
+                            effectiveAt: number;
+                            /** @description Unix ms: in force until then; null: for good */
+                            until: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    catalogVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            version: number;
+                            /** @enum {string} */
+                            status: "Active" | "Scheduled" | "Ended" | "Superseded";
+                            /**
+                             * @description file: the catalog file at start; api: published or reverted through the API
+                             * @enum {string}
+                             */
+                            source: "file" | "api";
+                            /** @description Unix ms */
+                            publishedAt: number;
+                            /** @description the API key's name, or file */
+                            publishedBy: string;
+                            comment: string | null;
+                            /** @description Unix ms: in force from then */
+                            effectiveAt: number;
+                            /** @description Unix ms: in force until then; null: for good */
+                            until: number | null;
+                            catalog: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Bad request: the URL is malformed (a path segment that is not valid percent-encoding); 9041: Catalog version not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 9041;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    validateCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the catalog in the catalog file's format (docs/catalog.md), as JSON; or give `yaml` */
+                    catalog?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the catalog file's text (YAML); or give `catalog` */
+                    yaml?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            valid: boolean;
+                            problems: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Payload is null, a field malformed, or both `catalog` and `yaml` given, or neither */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 1001: Payload too large: the body is over 4 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    diffCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the catalog in the catalog file's format (docs/catalog.md), as JSON; or give `yaml` */
+                    catalog?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the catalog file's text (YAML); or give `catalog` */
+                    yaml?: string;
+                    /** @description the version compared with (default: the version in force) */
+                    against?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            changes: {
+                                section: string;
+                                uid: string;
+                                /** @enum {string} */
+                                change: "added" | "removed" | "changed";
+                                fields: string[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Payload is null, a field malformed, or both `catalog` and `yaml` given, or neither; or the catalog invalid or over its limits, every problem in the message (`path: message; ...`); 9041: Catalog version not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 9041;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 1001: Payload too large: the body is over 4 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    publishCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Makes the request safe to retry: the same key with the same request (within the retention, default 24 h) answers the first answer again, with Idempotent-Replayed: true, without doing it twice. Scoped to the API key. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the catalog in the catalog file's format (docs/catalog.md), as JSON; or give `yaml` */
+                    catalog?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the catalog file's text (YAML); or give `catalog` */
+                    yaml?: string;
+                    /** @description the newest version number the caller saw (0 before the first) */
+                    expectedVersion: number;
+                    /** @description Why: shown in the versions list, the feed and webhooks */
+                    comment?: string;
+                    /** @description in force from then (default: at once) */
+                    effectiveAt?: number;
+                    /** @description in force until then (default: for good) */
+                    until?: number;
+                    /** @description publish even though it removes entries of the version it takes over from */
+                    confirmRemovals?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Position": components["headers"]["X-Position"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            version: number;
+                            /** @enum {string} */
+                            status: "Active" | "Scheduled" | "Ended" | "Superseded";
+                            effectiveAt: number;
+                            until: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Payload is null, a field malformed, or both `catalog` and `yaml` given, or neither; the catalog invalid or over its limits, every problem in the message (`path: message; ...`); until not after effectiveAt; or entries of the version it takes over from removed without confirmRemovals; or the Idempotency-Key header is malformed; 9040: Catalog changed since the version expected */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 9040;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 1001: Payload too large: the body is over 4 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 1003: Idempotency-Key was already used for a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    revertCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Makes the request safe to retry: the same key with the same request (within the retention, default 24 h) answers the first answer again, with Idempotent-Replayed: true, without doing it twice. Scoped to the API key. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the version whose content is published again */
+                    version: number;
+                    /** @description the newest version number the caller saw */
+                    expectedVersion: number;
+                    /** @description Why: shown in the versions list, the feed and webhooks */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Position": components["headers"]["X-Position"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            version: number;
+                            /** @enum {string} */
+                            status: "Active" | "Scheduled" | "Ended" | "Superseded";
+                            effectiveAt: number;
+                            until: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Payload is null or a field malformed; or the Idempotency-Key header is malformed; 9040: Catalog changed since the version expected; 9041: Catalog version not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 9040 | 9041;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 1001: Payload too large: the body is over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 1003: Idempotency-Key was already used for a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
     analytics: {
         parameters: {
             query: {
@@ -7877,6 +8923,123 @@ export interface operations {
                 };
             };
             /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    retryFailedJobs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the failed jobs to put back (ids as GET /v1/admin/jobs lists them); absent: every failed job */
+                    jobIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            /** @description the ids put back; a job named that has not failed is not among them */
+                            retried: string[];
+                        };
+                    };
+                };
+            };
+            /** @description 1001: jobIds is not a list of job ids */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 1001: Payload too large: the body is over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8591,6 +9754,8 @@ export interface operations {
                                 causationId: string;
                                 keyName: string;
                                 catalogVersion: number;
+                                /** @description who published the catalog version the request was decided under: the API key's name, or file */
+                                catalogPublishedBy: string | null;
                                 time: number;
                                 events: {
                                     position: number;
@@ -8643,6 +9808,8 @@ export interface operations {
                                 causationId: string;
                                 keyName: string;
                                 catalogVersion: number;
+                                /** @description who published the catalog version the request was decided under: the API key's name, or file */
+                                catalogPublishedBy: string | null;
                                 time: number;
                                 events: {
                                     position: number;
@@ -8691,6 +9858,8 @@ export interface operations {
                                 causationId: string;
                                 keyName: string;
                                 catalogVersion: number;
+                                /** @description who published the catalog version the request was decided under: the API key's name, or file */
+                                catalogPublishedBy: string | null;
                                 time: number;
                                 events: {
                                     position: number;
@@ -8739,6 +9908,8 @@ export interface operations {
                                 causationId: string;
                                 keyName: string;
                                 catalogVersion: number;
+                                /** @description who published the catalog version the request was decided under: the API key's name, or file */
+                                catalogPublishedBy: string | null;
                                 time: number;
                                 events: {
                                     position: number;
