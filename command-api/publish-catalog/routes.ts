@@ -6,9 +6,10 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
+import { catalogFields, catalogOfBody } from '../../shared/adapters/http/catalog-body';
 import { defineRoute, parseWith, requireObject, TextAnswer, type AnyRoute } from '../../shared/adapters/http/route';
 import { catalogChanges } from '../../shared/domain/catalog/diff';
-import { parseCatalog, parseCatalogData, type CatalogParseResult } from '../../shared/domain/catalog/load';
+import type { CatalogParseResult } from '../../shared/domain/catalog/load';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import {
   statusAt,
@@ -18,7 +19,7 @@ import {
   type CatalogVersions,
 } from '../../shared/domain/catalog/versions';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { fail, ok, type Result } from '../../shared/domain/result';
+import { fail, ok } from '../../shared/domain/result';
 import type { CommandDeps } from '../deps';
 import { replyOf, requestOrigin } from '../http';
 import type { CatalogInForce } from './in-force';
@@ -48,16 +49,6 @@ const comment = z
   .meta({ description: 'Why: shown in the versions list, the feed and webhooks' })
   .optional();
 
-const catalogFields = {
-  catalog: z
-    .record(z.string(), z.unknown(), { error: 'must be an object' })
-    .meta({ description: "the catalog in the catalog file's format (docs/catalog.md), as JSON; or give `yaml`" })
-    .optional(),
-  yaml: z
-    .string({ error: 'must be a string' })
-    .meta({ description: "the catalog file's text (YAML); or give `catalog`" })
-    .optional(),
-};
 const catalogBody = z.object(catalogFields);
 const diffBody = z.object({
   ...catalogFields,
@@ -122,13 +113,6 @@ const INVALID_CATALOG = 'the catalog invalid or over its limits, every problem i
 
 export interface CatalogRouteDeps extends CommandDeps {
   inForce: CatalogInForce;
-}
-
-/** The catalog of a body: `catalog` (JSON) or `yaml` (the file's text), exactly one of them. */
-function catalogOfBody(body: { catalog?: Record<string, unknown>; yaml?: string }): Result<CatalogParseResult> {
-  if ((body.catalog === undefined) === (body.yaml === undefined))
-    return fail(1001, 'Give the catalog as `catalog` (JSON) or as `yaml` (the file text), one of them');
-  return ok(body.yaml !== undefined ? parseCatalog(body.yaml, 'catalog.yaml') : parseCatalogData(body.catalog));
 }
 
 /** A problem line (`path: message`, as at start) as {path, message}; a line without a path has an empty one. */

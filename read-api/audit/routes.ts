@@ -1,6 +1,7 @@
 /** GET /v1/audit/*, POST /v1/audit/verify and POST /v1/audit/simulate: reads for auditors and analysts (Server and Auditor keys). */
 import { z } from 'zod';
-import { parseCatalogData, type Catalog } from '../../shared/domain/catalog';
+import type { Catalog } from '../../shared/domain/catalog';
+import { catalogFields, catalogOfBody } from '../../shared/adapters/http/catalog-body';
 import type { Verification } from '../../shared/read-models/verification';
 import { playerStream } from '../../shared/domain/streams';
 import { OPERATORS } from '../../shared/adapters/auth/access';
@@ -35,9 +36,7 @@ const MAX_TOP = 1000;
 const DEFAULT_TOP = 100;
 
 const simulateBody = z.object({
-  catalog: z
-    .record(z.string(), z.unknown())
-    .meta({ description: "a catalog in the catalog file's format (docs/catalog.md), as JSON" }),
+  ...catalogFields,
   players: z
     .array(z.string().meta(PLAYER_ID_DOC))
     .max(MAX_SIMULATED_PLAYERS, `at most ${MAX_SIMULATED_PLAYERS} players`)
@@ -303,7 +302,7 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         body: simulateBody,
         response: simulationShape,
         errors: {
-          1001: 'Body, top or players malformed, or the catalog invalid or over its limits (one line per problem)',
+          1001: 'Body, top or players malformed, `catalog` and `yaml` both given or neither, or the catalog invalid or over its limits (one line per problem)',
           1002: 'Invalid player: each of players must be a UUID',
           ...documented(ERRORS.SIMULATION_RUNNING),
           9033: `${ERRORS.SIMULATION_STOPPED.message}: its heap passed SIMULATE_MAX_HEAP_MB`,
@@ -344,7 +343,9 @@ function parseSimulation({ body }: RawInput): Result<{ catalog: Catalog; players
       players.add(playerId);
     }
   }
-  const parsed = parseCatalogData(fields.value.catalog);
+  const draft = catalogOfBody(fields.value);
+  if (!draft.ok) return draft;
+  const parsed = draft.value;
   if (!parsed.ok) return fail(1001, parsed.problems.join('\n'));
   return ok({ catalog: parsed.catalog, players, top: fields.value.top ?? DEFAULT_TOP });
 }

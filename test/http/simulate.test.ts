@@ -93,6 +93,17 @@ describe('POST /v1/audit/simulate', () => {
     expect(await t.service.events.headPosition()).toBe(head);
   });
 
+  it("takes the draft as the file's text (yaml) as well, with the same answer", async () => {
+    const doubled = CATALOG.replace('identifier: earn, points: 10', 'identifier: earn, points: 20');
+    const [asYaml, asJson] = await Promise.all([
+      simulate({ yaml: doubled }),
+      simulate({ catalog: catalogJson(doubled) }),
+    ]);
+    expect(asYaml.status).toBe(200);
+    expect(asYaml.body.data).toEqual(asJson.body.data);
+    expect(asYaml.body.data).toMatchObject({ playersAffected: 1, totals: { pointsBefore: 26, pointsAfter: 46 } });
+  });
+
   it('limits the run to the players given (unknown ones ignored) and the list to top', async () => {
     const harder = catalogJson(
       CATALOG.replace('challenge: { times: 2 }', 'challenge: { times: 3 }').replace('target: 20', 'target: 25'),
@@ -136,6 +147,8 @@ describe('POST /v1/audit/simulate', () => {
       { catalog: catalogJson(), top: 0 },
       { catalog: catalogJson(), top: 1001 },
       { catalog: catalogJson(), players: 'x' },
+      { catalog: catalogJson(), yaml: CATALOG },
+      { yaml: 'actions: [' },
     ]) {
       expect([body, (await simulate(body)).body.code]).toEqual([body, 1001]);
     }
