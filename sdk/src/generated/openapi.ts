@@ -10032,10 +10032,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description a catalog in the catalog file's format (docs/catalog.md), as JSON */
-                    catalog: {
+                    /** @description the catalog in the catalog file's format (docs/catalog.md), as JSON; or give `yaml` */
+                    catalog?: {
                         [key: string]: unknown;
                     };
+                    /** @description the catalog file's text (YAML); or give `catalog` */
+                    yaml?: string;
                     /** @description only these players (default: all); ids with no history are ignored */
                     players?: string[];
                     /** @description at most this many players in the answer (default 100) */
@@ -10112,7 +10114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 1001: Body, top or players malformed, or the catalog invalid or over its limits (one line per problem); 1002: Invalid player: each of players must be a UUID; 9033: The simulation was stopped before its answer: its heap passed SIMULATE_MAX_HEAP_MB */
+            /** @description 1001: Body, top or players malformed, `catalog` and `yaml` both given or neither, or the catalog invalid or over its limits (one line per problem); 1002: Invalid player: each of players must be a UUID; 9033: The simulation was stopped before its answer: its heap passed SIMULATE_MAX_HEAP_MB */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
