@@ -10,7 +10,8 @@ import { refusal, simulation, usernamesOnBoards } from './simulation.js';
 /** The service's code for a publication made on a version that is no longer the newest. */
 const CATALOG_CHANGED = 9040;
 
-export function versionsView() {
+/** The view; `notice`, the outcome of the publication or revert that showed it again, on top. */
+export function versionsView(notice) {
   const editable = session.tier() === 'Server';
   const view = h('div', { class: 'catalog-versions' }, h('p', { class: 'muted' }, 'Loading…'));
   fill(view, async () => {
@@ -19,8 +20,9 @@ export function versionsView() {
       getText('/v1/admin/catalog', { format: 'yaml' }),
       get('/v1/admin/catalog/versions'),
     ]);
-    const reload = () => view.replaceWith(versionsView());
+    const reload = (outcome) => view.replaceWith(versionsView(outcome));
     return [
+      notice,
       h(
         'p',
         { role: 'status' },
@@ -165,8 +167,8 @@ function publishForm(draft, expectedVersion, reload) {
         await fill(status, async () => {
           try {
             const published = await post('/v1/admin/catalog/publish', body, { idempotencyKey: crypto.randomUUID() });
-            setTimeout(reload, 0);
-            return h('p', { class: 'good', role: 'status' }, publishedSentence(published, expectedVersion));
+            reload(h('p', { class: 'good', role: 'status' }, publishedSentence(published, expectedVersion)));
+            return null;
           } catch (error) {
             return publicationRefused(error);
           }
@@ -243,12 +245,14 @@ function versionsSection(versions, editable, reload) {
                 { version, expectedVersion: latest, comment: `Revert to version ${version}` },
                 { idempotencyKey: crypto.randomUUID() },
               );
-              setTimeout(reload, 0);
-              return h(
-                'p',
-                { class: 'good', role: 'status' },
-                `Reverted: version ${published.version} has version ${version}'s rules.`,
+              reload(
+                h(
+                  'p',
+                  { class: 'good', role: 'status' },
+                  `Reverted: version ${published.version} has version ${version}'s rules.`,
+                ),
               );
+              return null;
             } catch (error) {
               return publicationRefused(error);
             }
