@@ -4,7 +4,8 @@ import { parseCatalog } from '../shared/domain/catalog/load';
 import { ok } from '../shared/domain/result';
 import { idempotencyStream } from '../shared/domain/streams';
 import { commandDepsFor } from '../test/support/command-deps';
-import { MAX_ATTEMPTS, runCommand } from './command';
+import { MAX_ATTEMPTS, runCommand, runUseCase } from './command';
+import { eventAt, type UseCase } from './use-case';
 import { decision } from './decision';
 import { replyOf } from './http';
 
@@ -95,5 +96,59 @@ describe('runCommand with jobs', () => {
   it('schedules a job due later once, before the append; nothing after an append that failed', async () => {
     expect(await steps(1_001, 'lands')).toEqual(['schedule job-1', 'append']);
     expect(await steps(0, 'fails')).toEqual(['schedule job-1', 'append']);
+  });
+});
+
+/** A decision and the catalog version its events name come from one reading of the catalog in force. */
+describe('runUseCase while the catalog in force changes', () => {
+  it('names, on the events it appends, the version whose catalog decided them', async () => {
+    const events = new SqliteEventStore(':memory:');
+    const zones = ['UTC', 'Europe/Berlin', 'Asia/Tokyo', 'America/New_York'];
+    const catalogs = zones.map((timezone) => {
+      const parsed = parseCatalog(`version: 1\nsettings: { timezone: ${timezone} }\n`, 'catalog.yaml');
+      if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+      return parsed.catalog;
+    });
+    // Each reading finds a newer version in force, as at a schedule's boundary or after another process published.
+    let readings = 0;
+    const deps = {
+      ...commandDepsFor(events, catalogs[0]),
+      catalog: () => {
+        const version = Math.min(readings++, catalogs.length - 1);
+        return { version: version + 1, catalog: catalogs[version] };
+      },
+    };
+    const stream = idempotencyStream('test', 'k-3');
+    // The decision writes what its catalog says (its zone, here in an event's keyName).
+    const noteZone: UseCase<null, null, null> = {
+      // It reads the stream it writes (a record left there would be its only state; there is none).
+      *read() {
+        yield* eventAt(stream, 0);
+        return null;
+      },
+      decide: (_cmd, _state, env) => {
+        const started = {
+          keyName: env.catalog.settings.timezone,
+          idempotencyKey: 'k-3',
+          fingerprint: 'f',
+          startedAt: 0,
+        };
+        return ok(
+          decision(null, [
+            { stream, expectedRevision: 'any', events: [{ type: 'IdempotentRequestStarted', data: started }] },
+          ]),
+        );
+      },
+    };
+    const origin = {
+      metadata: { correlationId: 'c-3', causationId: 'c-3', keyName: 'test', catalogVersion: deps.catalog().version },
+      idempotency: null,
+    };
+    expect((await runUseCase(deps, noteZone, null, origin)).ok).toBe(true);
+    const [noted] = await events.readStream(stream);
+    const version = noted.metadata.catalogVersion;
+    expect((noted.data as { keyName: string }).keyName).toBe(zones[version - 1]);
+    await deps.jobs.close();
+    await events.close();
   });
 });

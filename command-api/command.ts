@@ -47,7 +47,7 @@ export const MAX_ATTEMPTS = 50;
 /**
  * Runs a command: `attempt` reads through the given StreamReads and returns the decider's
  * decision; the pipeline appends it atomically, re-running `attempt` on a conflict. `metadata`
- * goes on every event appended (a function of the answer where that decides it).
+ * goes on every event appended (a function of the answer where that decides it; null for a refusal).
  *
  * With an Idempotency-Key, the key's record is read first: a recorded request is answered as it
  * was (replayed), and the record of this one is part of the same append as its effects. Domain
@@ -56,7 +56,7 @@ export const MAX_ATTEMPTS = 50;
  */
 export async function runCommand<Answer>(
   deps: CommandDeps,
-  metadata: EventMetadata | ((answer: Answer) => EventMetadata),
+  metadata: EventMetadata | ((answer: Answer | null) => EventMetadata),
   attempt: (read: StreamReads) => Promise<Result<Decision<Answer>>>,
   idempotency: IdempotencyKey | null = null,
 ): Promise<CommandResult<Answer>> {
@@ -75,8 +75,8 @@ export async function runCommand<Answer>(
     const all = idempotency ? [...writes, recordOf(idempotency, outcome, deps.now())] : writes;
     if (all.length === 0) return decided.ok ? ok({ answer: decided.value.answer }) : decided;
     for (const job of jobs) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
-    const meta = typeof metadata !== 'function' ? metadata : decided.ok ? metadata(decided.value.answer) : null;
-    if (!meta) throw new Error('metadata taken from an answer needs an answer');
+    // A refusal recorded under its Idempotency-Key has no answer to take metadata from.
+    const meta = typeof metadata === 'function' ? metadata(decided.ok ? decided.value.answer : null) : metadata;
     try {
       const position = await appendWrites(deps, read, all, meta);
       // Scheduled before the append, so that a crash between the two loses no job; a job already due
@@ -104,12 +104,15 @@ export function runUseCase<Command, State, Answer>(
   origin: CommandOrigin,
 ): Promise<CommandResult<Answer>> {
   const env = decisionEnv(deps);
+  let inForce = deps.catalog();
   return runCommand(
     deps,
-    origin.metadata,
+    () => ({ ...origin.metadata, catalogVersion: inForce.version }),
     async (read) => {
-      // The catalog as it is at each attempt, as a refreshed one may have been published since the first.
-      const attemptEnv = { ...env, catalog: deps.catalog().catalog };
+      // The catalog in force at each attempt (a newer one may be since the first), read once for
+      // both the decision and the version its events name.
+      inForce = deps.catalog();
+      const attemptEnv = { ...env, catalog: inForce.catalog };
       return useCase.decide(command, await read.run(useCase.read(command, attemptEnv)), attemptEnv);
     },
     origin.idempotency,

@@ -26,11 +26,14 @@ export function processAction(
   const reference = referenceStream(cmd.referenceId);
   const { read: reads, decide } = processActionDecider;
   let attempts = 0;
+  let inForce = deps.catalog();
   return runCommand(
     deps,
-    origin.metadata,
+    () => ({ ...origin.metadata, catalogVersion: inForce.version }),
     async (read) => {
-      const attemptEnv = { ...env, catalog: deps.catalog().catalog };
+      // The catalog in force at this attempt, read once for the decision and the version its events name.
+      inForce = deps.catalog();
+      const attemptEnv = { ...env, catalog: inForce.catalog };
       if ((attempts += 1) === 1) {
         const assumingNew = (request: ReadRequest): Promise<unknown> => {
           if (request.kind !== 'fold' || request.stream !== reference) return read.answer(request);

@@ -236,8 +236,8 @@ export function publishVersion<Command>(
 ): Promise<CommandResult<VersionPublished>> {
   return runCommand<VersionPublished>(
     deps,
-    // A CatalogPublished is recorded under the version it publishes.
-    (published) => ({ ...origin.metadata, catalogVersion: published.version }),
+    // A CatalogPublished is recorded under the version it publishes (a refusal under the one in force).
+    (published) => ({ ...origin.metadata, catalogVersion: published?.version ?? origin.metadata.catalogVersion }),
     async (read) =>
       decide(cmd, catalogVersionsOf(await read.stream(CATALOG_STREAM)), {
         now: deps.now(),
@@ -263,7 +263,7 @@ export async function publishCatalog(
   const outcome = await runCommand<Publication>(
     deps,
     // A CatalogPublished is recorded under the version it publishes (or, unchanged, the one in force).
-    (publication) => ({ ...origin, catalogVersion: publication.version }),
+    (publication) => ({ ...origin, catalogVersion: publication?.version ?? deps.catalog().version }),
     async (read) =>
       decideFilePublication({ catalog, hash }, catalogVersionsOf(await read.stream(CATALOG_STREAM)), {
         now,

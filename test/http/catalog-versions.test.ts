@@ -199,6 +199,11 @@ describe('POST /v1/admin/catalog/publish', () => {
     const expectedVersion = await newest();
     const stale = await publish({ yaml: TRIPLE, expectedVersion: expectedVersion - 1 });
     expect(stale.body.code).toBe(9040);
+    // With an Idempotency-Key the refusal is recorded, and its retry answered the same way.
+    const key = { ...server, 'Idempotency-Key': randomUUID() };
+    const refused = await publish({ yaml: TRIPLE, expectedVersion: expectedVersion - 1 }, key);
+    const retried = await publish({ yaml: TRIPLE, expectedVersion: expectedVersion - 1 }, key);
+    expect([refused.status, refused.body.code, retried.body]).toEqual([400, 9040, refused.body]);
     const both = await Promise.all([
       publish({ yaml: TRIPLE, expectedVersion }),
       publish({ yaml: CATALOG, expectedVersion }),
