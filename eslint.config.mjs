@@ -7,6 +7,22 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'bench/results/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Rules that read the types (typescript-eslint's type-checked ones worth their cost here): a
+  // promise nobody awaits or passes where a callback's result is ignored, an await of a non-promise,
+  // a throw of something that is not an Error, a type assertion that changes nothing, and type-only
+  // imports said so.
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
   {
     rules: {
       // A leading underscore names what is left unused on purpose (a rest sibling, a callback's argument).

@@ -19,6 +19,11 @@ import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { PROJECTORS } from '../projections/projectors';
+import type * as KurrentDbAdapter from '../shared/adapters/event-store/kurrentdb';
+import type * as MongoPlayerKeysAdapter from '../shared/adapters/player-keys/mongo';
+import type * as BullMqAdapter from '../shared/adapters/jobs/bullmq';
+import type * as RedisRateLimitAdapter from '../shared/adapters/rate-limit/redis';
+import type * as MongoReadStoreAdapter from '../shared/adapters/read-store/mongo';
 
 /*
  * The production engines' adapters, loaded only when their URL is set: their clients (KurrentDB's
@@ -26,15 +31,11 @@ import { PROJECTORS } from '../projections/projectors';
  * embedded service never uses them (a restart's time, bench figure 7).
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const kurrentDb = (): typeof import('../shared/adapters/event-store/kurrentdb') =>
-  require('../shared/adapters/event-store/kurrentdb');
-const mongoPlayerKeys = (): typeof import('../shared/adapters/player-keys/mongo') =>
-  require('../shared/adapters/player-keys/mongo');
-const bullMq = (): typeof import('../shared/adapters/jobs/bullmq') => require('../shared/adapters/jobs/bullmq');
-const redisRateLimit = (): typeof import('../shared/adapters/rate-limit/redis') =>
-  require('../shared/adapters/rate-limit/redis');
-export const mongoReadStore = (): typeof import('../shared/adapters/read-store/mongo') =>
-  require('../shared/adapters/read-store/mongo');
+export const kurrentDb = (): typeof KurrentDbAdapter => require('../shared/adapters/event-store/kurrentdb');
+const mongoPlayerKeys = (): typeof MongoPlayerKeysAdapter => require('../shared/adapters/player-keys/mongo');
+const bullMq = (): typeof BullMqAdapter => require('../shared/adapters/jobs/bullmq');
+const redisRateLimit = (): typeof RedisRateLimitAdapter => require('../shared/adapters/rate-limit/redis');
+export const mongoReadStore = (): typeof MongoReadStoreAdapter => require('../shared/adapters/read-store/mongo');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Each port's adapter: its URL set selects the production engine, else the embedded one (docs/configuration.md). */

@@ -62,8 +62,8 @@ async function main(): Promise<void> {
   };
   process.off('SIGTERM', duringStart);
   process.off('SIGINT', duringStart);
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
 }
 
 /** Resolves when `port` can be listened on at `host` (as the service will); rejects as listen would. */

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     else if (message.type === 'close') {
       if (projecting) projecting.following = false;
       // The read models were closed through their port; the log's connection and the keys' go with the thread.
-      (projecting?.events.close() ?? Promise.resolve()).finally(() => process.exit(0));
+      void (projecting?.events.close() ?? Promise.resolve()).finally(() => process.exit(0));
     }
   });
 }

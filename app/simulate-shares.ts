@@ -125,7 +125,8 @@ export async function simulateInShares(
   // answers its own failure as any read of the store does.
   const threads: Worker[] = [];
   const stopThreads = () => Promise.all(threads.map((thread) => thread.terminate()));
-  signal?.addEventListener('abort', stopThreads, { once: true });
+  const stopWhenAborted = () => void stopThreads();
+  signal?.addEventListener('abort', stopWhenAborted, { once: true });
   const maxHeapBytes = Math.floor(config.simulateMaxHeapBytes / count);
   const parts = await Promise.all(
     Array.from({ length: count }, (_, index) =>
@@ -139,7 +140,7 @@ export async function simulateInShares(
       clientLeft();
       return null;
     })
-    .finally(() => signal?.removeEventListener('abort', stopThreads));
+    .finally(() => signal?.removeEventListener('abort', stopWhenAborted));
   clientLeft();
   if (parts && sharesAgree(draft, parts)) return reportOf(parts, options.top);
   return (await replayLog(events, draft, { recompute: false, head, onProgress })).report(options.top);

@@ -8,8 +8,6 @@ import { leaderboardsProjector } from '../projections/leaderboards';
 import { adminRoutes } from '../read-api/admin/routes';
 import type { JsonRoute } from '../shared/adapters/http/route';
 import type { Recorded } from '../shared/domain/events';
-import type { ActionProcessed, PlayerRegistered } from '../shared/domain/events/player-events';
-import type { CatalogPublished } from '../shared/domain/events/operator-events';
 import { CatalogSchema } from '../shared/domain/catalog/schema';
 import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
@@ -46,7 +44,7 @@ async function main(): Promise<void> {
     actions: [{ identifier: 'score', points: 1 }],
     leaderboards: [{ uid: BOARD, label: 'By country', type: 0, scope: 'country' }],
   });
-  await apply('CatalogPublished', { catalog } as unknown as CatalogPublished);
+  await apply('CatalogPublished', { catalog });
   await store
     .collection(VIEW_COLLECTIONS.leaderboards)
     .insertOne({ _id: BOARD, order: 0, isActive: true, list: {}, detail: { uid: BOARD } });
@@ -56,7 +54,7 @@ async function main(): Promise<void> {
   const country = (i: number) => `c${i % values}`;
   const loadStarted = performance.now();
   for (let i = 0; i < players; i++) {
-    await apply('PlayerRegistered', { playerId: playerId(i), username: `p${i}`, imageName: null } as PlayerRegistered);
+    await apply('PlayerRegistered', { playerId: playerId(i), username: `p${i}`, imageName: null });
     const earnedPoints = 1 + Math.floor(random() * 1000);
     const processed = {
       playerId: playerId(i),
@@ -66,7 +64,7 @@ async function main(): Promise<void> {
       result: { earnedPoints },
       attributes: { country: country(i) },
     };
-    await apply('ActionProcessed', processed as unknown as ActionProcessed);
+    await apply('ActionProcessed', processed);
   }
   const loadMs = performance.now() - loadStarted;
 

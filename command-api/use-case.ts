@@ -19,7 +19,7 @@ export type Reads<T> = Generator<ReadRequest, T, unknown>;
 
 /** A stream's state by its fold (`yield* folded(...)` in a use case's `read`). */
 export function* folded<S>(stream: string, fold: StreamFold<S>): Reads<Folded<S>> {
-  return (yield { kind: 'fold', stream, fold: fold as StreamFold<unknown> }) as Folded<S>;
+  return (yield { kind: 'fold', stream, fold: fold }) as Folded<S>;
 }
 
 /** The event at a revision of a stream (null: none there). */

@@ -1,7 +1,8 @@
 import type { Catalog, Deliverable, DeliverableGrant } from '../shared/domain/catalog/schema';
 import type { LabelledEntry } from '../shared/domain/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../shared/domain/events/common';
-import { VIEW_COLLECTIONS, type ViewDocument } from '../shared/read-models/catalog-views';
+import type { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
+import { type ViewDocument } from '../shared/read-models/catalog-views';
 import { epochMsToLocalIso } from '../shared/domain/time/local-time';
 
 /** `actionObjects[].type` codes: 1 Number, 2 String, 3 Boolean, 4 Date, 5 Array. */

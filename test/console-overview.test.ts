@@ -128,7 +128,7 @@ describeInBrowser('the console Overview', () => {
     await page.getByRole('button', { name: 'CSV of actions' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe(`actions_${utcDay(6)}_${today}.csv`);
-    const csv = fs.readFileSync((await file.path())!, 'utf8').split('\r\n');
+    const csv = fs.readFileSync(await file.path(), 'utf8').split('\r\n');
     expect([csv[0], csv[7], csv.length]).toEqual(['day,value', `${today},11`, 1 + 7 + 1]);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'overview.png'), fullPage: true });
 

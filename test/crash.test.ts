@@ -369,7 +369,7 @@ it('keeps every acknowledged write exactly once across SIGKILLs under load, and 
     const retry = await send(url, null, sent.kind, sent.path, sent.body, sent.playerId, sent.requestId);
     // An unexpected answer brings the server's own account of it (its error log lines) into the failure.
     const expected = allowed[sent.path].includes(retry.code!);
-    expect([sent.path, retry.code, expected, expected ? [] : loggedFaults(server!)]).toEqual([
+    expect([sent.path, retry.code, expected, expected ? [] : loggedFaults(server)]).toEqual([
       sent.path,
       retry.code,
       true,

@@ -103,7 +103,7 @@ describe('the deployment files', () => {
     // The read role serves the read models the projector keeps: started, not caught up, so that a
     // long catch-up (longer than the healthcheck's start period) holds up nothing.
     expect(services.read.depends_on.projector).toEqual({ condition: 'service_started' });
-    for (const [name, service] of Object.entries(services) as [string, { depends_on?: object }][])
+    for (const [name, service] of Object.entries<{ depends_on?: object }>(services))
       for (const [on, condition] of Object.entries(service.depends_on ?? {}))
         if (on === 'projector') expect([name, condition]).toEqual([name, { condition: 'service_started' }]);
     for (const name of ['kurrentdb', 'mongo', 'redis'])
@@ -113,7 +113,7 @@ describe('the deployment files', () => {
     expect(services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction']));
     // Every image a pinned release, never a moving tag.
     // Every image a pinned release, never a moving tag.
-    for (const [name, service] of Object.entries(services) as [string, { image?: string }][]) {
+    for (const [name, service] of Object.entries<{ image?: string }>(services)) {
       if (service.image)
         expect([name, service.image.split(':').pop()]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
     }
@@ -153,7 +153,7 @@ describe('the deployment files', () => {
     expect(services.redis.command[requirepass + 1]).toMatch(/^\$\{REDIS_PASSWORD:\?.+\}$/);
     expect(services.redis.healthcheck.test.join(' ')).toContain('-a "$$REDIS_PASSWORD"');
     // The API keys: the operator's own file, never the example (its keys are public), never made up by Docker.
-    for (const [name, service] of Object.entries(services) as [string, { volumes?: unknown[] }][])
+    for (const [name, service] of Object.entries<{ volumes?: unknown[] }>(services))
       expect([name, JSON.stringify(service.volumes ?? [])]).not.toEqual([name, expect.stringContaining('example')]);
     for (const role of ['command', 'read', 'projector'])
       expect(services[role].volumes).toEqual([

@@ -102,7 +102,7 @@ function withoutExampleSection(markdown: string): string {
   const lines = markdown.split('\n');
   const start = lines.findIndex((l) => /^#{1,6} /.test(l) && l.includes(EXAMPLE_HEADING));
   if (start < 0) return markdown;
-  const level = /^#+/.exec(lines[start]!)![0].length;
+  const level = /^#+/.exec(lines[start])![0].length;
   let end = lines.findIndex((l, i) => i > start && new RegExp(`^#{1,${level}} `).test(l));
   if (end < 0) end = lines.length;
   return [...lines.slice(0, start), ...lines.slice(end)].join('\n');
@@ -133,13 +133,13 @@ const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
 /** The identifiers inside inline code spans (`settings.timezone` gives settings and timezone). */
 function codeIdentifiers(text: string): Set<string> {
   const out = new Set<string>();
-  for (const [, code] of text.matchAll(/`([^`\n]+)`/g)) for (const [word] of code!.matchAll(IDENTIFIER)) out.add(word);
+  for (const [, code] of text.matchAll(/`([^`\n]+)`/g)) for (const [word] of code.matchAll(IDENTIFIER)) out.add(word);
   return out;
 }
 
 /** The values written in inline code spans, whole (`weekly`, `{ action: order }`). */
 function codeSpans(text: string): Set<string> {
-  return new Set([...text.matchAll(/`([^`\n]+)`/g)].map(([, code]) => code!.trim()));
+  return new Set([...text.matchAll(/`([^`\n]+)`/g)].map(([, code]) => code.trim()));
 }
 
 interface Table {
@@ -161,8 +161,8 @@ function tablesOf(markdown: string): Table[] {
   const tables: Table[] = [];
   let run: string[] = [];
   const flush = () => {
-    if (run.length >= 2 && /^\|?\s*:?-{3,}/.test(run[1]!.trim()))
-      tables.push({ header: cellsOf(run[0]!), rows: run.slice(2).map(cellsOf) });
+    if (run.length >= 2 && /^\|?\s*:?-{3,}/.test(run[1].trim()))
+      tables.push({ header: cellsOf(run[0]), rows: run.slice(2).map(cellsOf) });
     run = [];
   };
   for (const line of markdown.split('\n')) {

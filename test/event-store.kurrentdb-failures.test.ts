@@ -9,9 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/event-store/kurrentdb';
+import type { EventMetadata, NewEvent } from '../shared/adapters/event-store/port';
 import {
-  EventMetadata,
-  NewEvent,
   PositionNotInLogError,
   StoreUnavailableError,
   WrongExpectedVersionError,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { KurrentDBClient, jsonEvent } from '@kurrent/kurrentdb-client';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/event-store/kurrentdb';
-import { EventMetadata, NewEvent, RecordedEvent, StoreUnavailableError } from '../shared/adapters/event-store/port';
+import type { EventMetadata, NewEvent, RecordedEvent } from '../shared/adapters/event-store/port';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { eventStoreContract } from './contracts/event-store.contract';
 import { eventually, freePort } from './support/process';
 import { withServer } from './support/server-suites';

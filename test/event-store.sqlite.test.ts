@@ -4,10 +4,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { endianness, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { EventStore, NewEvent, RecordedEvent } from '../shared/adapters/event-store/port';
 import {
-  EventStore,
-  NewEvent,
-  RecordedEvent,
   StoreFaultError,
   StoreUnavailableError,
   WrongExpectedVersionError,
@@ -659,7 +657,7 @@ describe('SqliteEventStore specifics', () => {
       await appendOne(store, 's', [event()], 'no_stream');
       expect(store.writeProblem()).toBeNull();
       for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-      if (replace) new SqliteEventStore(file).close();
+      if (replace) await new SqliteEventStore(file).close();
       const refused = await appendOne(store, 's', [event()], 0).then(
         () => null,
         (error: unknown) => error,

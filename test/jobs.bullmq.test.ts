@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BullMqJobScheduler } from '../shared/adapters/jobs/bullmq';
-import { JOB_FAILED, JobLogger, StoreUnavailableError } from '../shared/adapters/jobs/port';
+import type { JobLogger } from '../shared/adapters/jobs/port';
+import { JOB_FAILED, StoreUnavailableError } from '../shared/adapters/jobs/port';
 import { jobsContract } from './contracts/jobs.contract';
 import { eventually, freePort } from './support/process';
 import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
+import type { JobLogger } from '../shared/adapters/jobs/port';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
   DEFAULT_MAX_BACKOFF_MS,
   JOB_FAILED,
-  JobLogger,
   retryDelay,
   StoreUnavailableError,
 } from '../shared/adapters/jobs/port';

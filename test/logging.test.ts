@@ -56,11 +56,11 @@ async function startUpOutput(env: Record<string, string>): Promise<{ stdout: str
   });
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const exited = once(child, 'exit');
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening on" within 60 s: ${stdout}${stderr}`)), 60_000);
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       stdout += d;
       if (stdout.includes('listening on')) {
         clearTimeout(timer);

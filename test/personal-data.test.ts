@@ -85,7 +85,7 @@ describe('personal fields at the event store boundary', () => {
     const restarted = new PersonalDataCodec(store, keys);
     await restarted.readAll();
     expect(await keys.get('p2')).toBeNull();
-    expect((await restarted.readStream('player-p2'))[0]!.data).toMatchObject({ username: ERASED });
+    expect((await restarted.readStream('player-p2'))[0].data).toMatchObject({ username: ERASED });
     await events.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -50,11 +50,11 @@ describe.each([
     const own = ownFile();
     const [player] = newPlayers(1);
     const keys = openKeys(own);
-    const asked = keys.getOrCreate(player!);
+    const asked = keys.getOrCreate(player);
     await keys.close();
     const made = await asked;
     const reopened = openKeys(own);
-    expect(await reopened.get(player!)).toEqual(made);
+    expect(await reopened.get(player)).toEqual(made);
     await reopened.close();
   });
 
@@ -62,22 +62,22 @@ describe.each([
     const own = ownFile();
     const [erased, kept] = newPlayers(2);
     const keys = openKeys(own);
-    const asked = [keys.getOrCreate(erased!), keys.getOrCreate(kept!)];
-    await keys.delete(erased!);
+    const asked = [keys.getOrCreate(erased), keys.getOrCreate(kept)];
+    await keys.delete(erased);
     const [given, keptKey] = await Promise.all(asked);
     expect(given).toHaveLength(32);
-    expect(await keys.get(erased!)).toBeNull();
-    expect(await keys.get(kept!)).toEqual(keptKey);
-    const remade = await keys.getOrCreate(erased!);
+    expect(await keys.get(erased)).toBeNull();
+    expect(await keys.get(kept)).toEqual(keptKey);
+    const remade = await keys.getOrCreate(erased);
     expect(remade).not.toEqual(given);
     await keys.close();
     const reopened = openKeys(own);
-    expect(await reopened.get(erased!)).toEqual(remade);
+    expect(await reopened.get(erased)).toEqual(remade);
     await reopened.close();
     const bytes = Buffer.concat(
       fs.readdirSync(path.dirname(own)).map((name) => fs.readFileSync(path.join(path.dirname(own), name))),
     );
-    expect(bytes.includes(given!)).toBe(false);
+    expect(bytes.includes(given)).toBe(false);
   });
 
   // Tests run as root, for whom chmod does not stop writes: the file is made unwritable by
@@ -86,10 +86,10 @@ describe.each([
     const own = ownFile();
     const players = newPlayers(10);
     const keys = openKeys(own);
-    await keys.getOrCreate(players[0]!);
+    await keys.getOrCreate(players[0]);
     const locker = new Database(own);
     locker.exec('BEGIN IMMEDIATE');
-    const answers = await Promise.allSettled([...players.slice(1), players[1]!].map((p) => keys.getOrCreate(p)));
+    const answers = await Promise.allSettled([...players.slice(1), players[1]].map((p) => keys.getOrCreate(p)));
     expect(answers.map((a) => a.status === 'rejected' && a.reason instanceof StoreUnavailableError)).toEqual(
       answers.map(() => true),
     );
@@ -127,12 +127,12 @@ describe('SqlitePlayerKeys files', () => {
     const keys = new SqlitePlayerKeys(own);
     const players = Array.from({ length: 20 }, () => `player-${randomUUID()}`);
     const made = await Promise.all(players.map((p) => keys.getOrCreate(p)));
-    await keys.delete(players[7]!);
+    await keys.delete(players[7]);
     const bytes = Buffer.concat(
       fs.readdirSync(path.dirname(own)).map((name) => fs.readFileSync(path.join(path.dirname(own), name))),
     );
-    expect(bytes.includes(made[7]!)).toBe(false);
-    expect(bytes.includes(made[8]!)).toBe(true);
+    expect(bytes.includes(made[7])).toBe(false);
+    expect(bytes.includes(made[8])).toBe(true);
     await keys.close();
   });
 });

@@ -28,7 +28,7 @@ function reachable(root: unknown): { strings: string[]; buffers: Uint8Array[] } 
     if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
     seen.add(value);
     if (value instanceof Uint8Array) return void buffers.push(value);
-    for (const key of Reflect.ownKeys(value as object)) {
+    for (const key of Reflect.ownKeys(value)) {
       if (typeof key === 'string') strings.push(key);
       const descriptor = Object.getOwnPropertyDescriptor(value, key);
       if (descriptor && 'value' in descriptor) visit(descriptor.value);

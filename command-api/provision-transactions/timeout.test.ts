@@ -16,7 +16,7 @@ describe('provision-timeout before its purchase is written', () => {
     const events = new SqliteEventStore(':memory:');
     const deps = commandDepsFor(events, catalog, () => now);
     const scheduled: unknown[][] = [];
-    deps.jobs = { ...deps.jobs, schedule: async (...args: unknown[]) => void scheduled.push(args) } as typeof deps.jobs;
+    deps.jobs = { ...deps.jobs, schedule: async (...args: unknown[]) => void scheduled.push(args) };
     await timeOutProvision(provisionUid, writtenBy, deps);
     await events.close();
     return scheduled;

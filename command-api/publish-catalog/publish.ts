@@ -182,7 +182,7 @@ export const decideVersionPublication: Decider<PublishVersionCommand, CatalogVer
     until: cmd.until,
     ...(cmd.revertOf !== null ? { revertOf: cmd.revertOf } : {}),
   };
-  const after = evolveCatalogVersions(versions as CatalogVersions, { type: 'CatalogPublished', data });
+  const after = evolveCatalogVersions(versions, { type: 'CatalogPublished', data });
   const status = statusAt(after, newestVersion(after)!, env.now);
   // Its start and end go on the record when they come (in-force-job.ts).
   const jobs = [

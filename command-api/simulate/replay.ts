@@ -142,7 +142,7 @@ export class Replay {
     if (recorded.streamName.startsWith(ACTIVATIONS_PREFIX)) {
       const moved = this.share && stockEventOf(recorded);
       // Another share's player: its decisions are replayed elsewhere, counted here as recorded.
-      if (moved && shareOf(playerStream(moved.data.playerId), this.share!.count) !== this.share!.index)
+      if (moved && shareOf(playerStream(moved.data.playerId), this.share.count) !== this.share.index)
         this.activations.recordedElsewhere(
           moved.data.resourceUid,
           moved.type.endsWith('Taken') ? moved.data.units : -moved.data.units,

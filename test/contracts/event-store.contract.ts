@@ -4,15 +4,15 @@
  * global-log assertions are relative to positions captured in the test and filtered to them.
  */
 import { randomUUID } from 'node:crypto';
-import {
+import type {
   AppendResult,
   EventMetadata,
   EventStore,
   ExpectedRevision,
   NewEvent,
   RecordedEvent,
-  WrongExpectedVersionError,
 } from '../../shared/adapters/event-store/port';
+import { WrongExpectedVersionError } from '../../shared/adapters/event-store/port';
 import { appendOne } from '../support/append-one';
 import { eventually } from '../support/process';
 

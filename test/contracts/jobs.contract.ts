@@ -4,7 +4,8 @@
  * processes sharing it. Delays are a few hundred ms so the suite stays fast.
  */
 import { randomUUID } from 'node:crypto';
-import { JOB_FAILED, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/adapters/jobs/port';
+import type { JobLogger, JobPayload, JobScheduler, JobSchedulerOptions } from '../../shared/adapters/jobs/port';
+import { JOB_FAILED } from '../../shared/adapters/jobs/port';
 import { eventually } from '../support/process';
 
 export interface JobStoreFixture {

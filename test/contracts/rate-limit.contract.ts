@@ -3,7 +3,7 @@
  * test uses its own keys, so the suite can run against a shared Redis.
  */
 import { randomUUID } from 'node:crypto';
-import { RateLimiter } from '../../shared/adapters/rate-limit/port';
+import type { RateLimiter } from '../../shared/adapters/rate-limit/port';
 
 export interface RateLimitFixture {
   limiter: RateLimiter;

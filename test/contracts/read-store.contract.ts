@@ -3,7 +3,8 @@
  * against the embedded store behave the same on MongoDB. Each test works in its own
  * collection under a per-run prefix, so the suite can run against a shared database.
  */
-import { Collection, Document, DuplicateKeyError, ReadStore } from '../../shared/adapters/read-store/port';
+import type { Collection, Document, ReadStore } from '../../shared/adapters/read-store/port';
+import { DuplicateKeyError } from '../../shared/adapters/read-store/port';
 
 export function readStoreContract(
   name: string,

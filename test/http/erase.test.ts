@@ -105,7 +105,7 @@ describe('POST /v1/admin/players/erase', () => {
       // Both actions before the erasure in the log, and its erasedAt no earlier than either was recorded.
       expect([actions.length, stream.slice(erasure + 1)]).toEqual([2, []]);
       expect(actions.every((e) => e.createdAt <= erased.data.erasedAt)).toBe(true);
-      expect((stream[erasure]!.data as { erasedAt: number }).erasedAt).toBe(erased.data.erasedAt);
+      expect((stream[erasure].data as { erasedAt: number }).erasedAt).toBe(erased.data.erasedAt);
     } finally {
       spy.mockRestore();
     }

@@ -12,16 +12,19 @@ import {
   SupportedMethods,
 } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/serverfeatures_pb';
 import { Code } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/code_pb';
-import { Empty, StreamIdentifier, UUID } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/shared_pb';
+import type { Empty } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/shared_pb';
+import { StreamIdentifier, UUID } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/shared_pb';
 import { Status } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/status_pb';
 import { StreamsService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_grpc_pb';
 import { ReadReq, ReadResp } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v1/streams_pb';
 import { NotLeaderNodeErrorDetails } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/errors_pb';
 import { StreamRevisionConflictErrorDetails } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/errors_pb';
 import { StreamsServiceService } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_grpc_pb';
-import {
+import type {
   AppendRecord,
   AppendRequest,
+} from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_pb';
+import {
   AppendResponse,
   AppendSessionResponse,
 } from '@kurrent/kurrentdb-client/generated/kurrentdb/protocols/v2/streams/streams_pb';

@@ -83,8 +83,8 @@ export async function startServerProcess(
     ...options.user,
   });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
   const exited = () => child.exitCode !== null;
   const answered = () =>

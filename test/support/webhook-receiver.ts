@@ -57,8 +57,8 @@ export async function startReceiver(secret: string): Promise<Receiver> {
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    // The request's answer, once its body is in: the receiver's own answer (a test's) may take time.
+    const answer = async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const id = String(req.headers['webhook-id']);
       let body: Received['body'];
@@ -81,7 +81,9 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       receiver.requests.push({ id, status });
       if (status >= 200 && status < 300) receiver.accepted.push(received);
       res.writeHead(status).end();
-    });
+    };
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => void answer());
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -55,23 +55,25 @@ import type {
   ReadPosition,
   RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import {
+import type {
   AppendResult,
-  checkAppends,
   EventMetadata,
   EventStore,
   ExpectedRevision,
   NewEvent,
-  PositionNotInLogError,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
-  revisionMatches,
-  StoreUnavailableError,
   StreamAppend,
   SubscribeOptions,
   Subscription,
   WriteProblem,
+} from './port';
+import {
+  checkAppends,
+  PositionNotInLogError,
+  revisionMatches,
+  StoreUnavailableError,
   WrongExpectedVersionError,
 } from './port';
 
@@ -665,8 +667,10 @@ export class KurrentDbEventStore implements EventStore {
 }
 
 /** Marks an error thrown by the subscriber's handler, which stops the subscription for good. */
-class HandlerFailure {
-  constructor(readonly error: unknown) {}
+class HandlerFailure extends Error {
+  constructor(readonly error: unknown) {
+    super('the subscription handler failed');
+  }
 }
 
 class KurrentDbSubscription implements Subscription {

@@ -7,13 +7,8 @@
 import { parentPort, type Worker, workerData } from 'node:worker_threads';
 import { startWorker } from '../worker-thread';
 import Database from 'better-sqlite3';
-import {
-  AppendResult,
-  ExpectedRevision,
-  revisionMatches,
-  StoreUnavailableError,
-  WrongExpectedVersionError,
-} from './port';
+import type { AppendResult, ExpectedRevision } from './port';
+import { revisionMatches, StoreUnavailableError, WrongExpectedVersionError } from './port';
 
 /** An event to write, its data and metadata already JSON (encoded on the main thread: see docs/benchmarks.md). */
 export interface EncodedEvent {
@@ -235,8 +230,8 @@ export class Committer {
     const earlier = appends.map((append, i) => this.findEarlier(append, actuals[i]));
     if (earlier.every((e) => e !== undefined)) {
       const revisions: Record<string, number> = {};
-      appends.forEach(({ stream }, i) => (revisions[stream] = earlier[i]!.revision));
-      return { revisions, position: Math.max(...earlier.map((e) => e!.position)) };
+      appends.forEach(({ stream }, i) => (revisions[stream] = earlier[i].revision));
+      return { revisions, position: Math.max(...earlier.map((e) => e.position)) };
     }
     const retried = earlier.findIndex((e) => e !== undefined);
     if (retried >= 0)
@@ -428,7 +423,7 @@ export class CommitWorker {
     options: { busyTimeoutMs: number; rememberedStreams: number },
     onFailure: (error: Error) => void,
   ) {
-    const data: WriterData = { role: 'sqlite-writer', file, ...options, heads: this.heads.buffer as SharedArrayBuffer };
+    const data: WriterData = { role: 'sqlite-writer', file, ...options, heads: this.heads.buffer };
     this.worker = startWorker(__filename, data);
     let failure: Error | undefined;
     this.worker.on('message', (answer: Answer) => this.waiting.shift()?.resolve(answer));

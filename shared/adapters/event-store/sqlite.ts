@@ -5,23 +5,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {
+import type {
   AppendResult,
-  checkAppends,
   EventMetadata,
   EventStore,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
-  StoreFaultError,
-  StoreUnavailableError,
   StreamAppend,
   SubscribeOptions,
   Subscription,
   WriteProblem,
 } from './port';
+import { checkAppends, StoreFaultError, StoreUnavailableError } from './port';
 import { WalCheckpointer } from './sqlite-checkpointer';
-import { Batch, codeOf, Committed, Committer, CommitWorker, isUnavailable } from './sqlite-commit';
+import type { Batch, Committed } from './sqlite-commit';
+import { codeOf, Committer, CommitWorker, isUnavailable } from './sqlite-commit';
 
 export { isUnavailable };
 
@@ -503,7 +502,7 @@ export class SqliteEventStore implements EventStore {
       select = this.db.prepare<unknown[], Row>(
         `SELECT ${columns} FROM events WHERE position > ? AND (${streams}) AND (${share}) ORDER BY position LIMIT ?`,
       );
-      if (raw) select = select.raw(true) as unknown as Database.Statement<unknown[], Row>;
+      if (raw) select = select.raw(true);
       prepared.set(key, select);
     }
     return select;

@@ -144,7 +144,7 @@ function parametersOf(route: AnyRoute): JsonSchema[] {
     schema: { type: 'string', minLength: 1 },
   }));
   if (route.doc.query) {
-    for (const [name, schema] of Object.entries(route.doc.query.shape as Record<string, z.ZodType>)) {
+    for (const [name, schema] of Object.entries(route.doc.query.shape)) {
       parameters.push({
         name,
         in: 'query',
@@ -375,7 +375,7 @@ export function withExamples(document: JsonSchema, value: ExampleValue): JsonSch
       if (media) media.example = exampleOf(media.schema as JsonSchema, '', path, value);
     }
   }
-  return copy as unknown as JsonSchema;
+  return copy;
 }
 
 function exampleOf(schema: JsonSchema, field: string, path: string, value: ExampleValue): unknown {
@@ -399,7 +399,7 @@ function exampleOf(schema: JsonSchema, field: string, path: string, value: Examp
       return (schema.minItems as number | undefined) ? [exampleOf(schema.items as JsonSchema, field, path, value)] : [];
     case 'integer':
     case 'number':
-      return (schema.minimum as number | undefined) ?? ((schema.exclusiveMinimum as number | undefined) ?? 0) + 1;
+      return schema.minimum ?? ((schema.exclusiveMinimum as number | undefined) ?? 0) + 1;
     case 'boolean':
       return false;
     case 'string':

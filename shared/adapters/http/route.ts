@@ -199,7 +199,7 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
     const parsed = route.parse({
       body,
       params: req.params as Record<string, string>,
-      query: req.query as Record<string, unknown>,
+      query: req.query,
       header: (name) => req.get(name),
     });
     if (!parsed.ok) return sendFailure(res, parsed.failure);

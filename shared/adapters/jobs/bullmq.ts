@@ -4,9 +4,11 @@
  * takes jobs it can run. BullMQ's delayed jobs, deduplication ids, retries with exponential
  * backoff and stalled-job recovery give "runs once, at its time, survives restarts".
  */
-import { Job, Queue, RedisConnection, RedisOptions, Worker } from 'bullmq';
+import type { Job, RedisOptions } from 'bullmq';
+import { Queue, RedisConnection, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createLogger } from '../logging/logger';
+import type { JobHandler, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions, JobsOverview } from './port';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
@@ -14,12 +16,6 @@ import {
   DEFAULT_MAX_BACKOFF_MS,
   FAILED_JOBS_KEPT,
   JOB_FAILED,
-  JobHandler,
-  JobLogger,
-  JobPayload,
-  JobScheduler,
-  JobSchedulerOptions,
-  JobsOverview,
   RECENT_FAILURES,
   retryDelay,
   StoreUnavailableError,

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createLogger } from '../logging/logger';
+import type { JobHandler, JobLogger, JobPayload, JobScheduler, JobSchedulerOptions, JobsOverview } from './port';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
@@ -13,12 +14,6 @@ import {
   DEFAULT_MAX_BACKOFF_MS,
   FAILED_JOBS_KEPT,
   JOB_FAILED,
-  JobHandler,
-  JobLogger,
-  JobPayload,
-  JobScheduler,
-  JobSchedulerOptions,
-  JobsOverview,
   RECENT_FAILURES,
   retryDelay,
   StoreUnavailableError,

@@ -97,7 +97,7 @@ export class SqlitePlayerKeys implements PlayerKeys {
       for (const [, creation] of batch) creation.reject(error);
       return;
     }
-    batch.forEach(([, creation], i) => creation.resolve(kept[i]!));
+    batch.forEach(([, creation], i) => creation.resolve(kept[i]));
   }
 
   /** A file that cannot be read or written now (read-only, full, locked) is the store being unavailable: a 503, not a 500. */

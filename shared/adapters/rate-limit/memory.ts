@@ -2,7 +2,8 @@
  * In-process token buckets: the rate limiter of a single process (no REDIS_URL). Buckets that
  * have refilled are dropped now and then, so idle keys do not pile up.
  */
-import { RateLimiter, RateLimitResult, RateLimitSetting, retryAfterSeconds } from './port';
+import type { RateLimiter, RateLimitResult, RateLimitSetting } from './port';
+import { retryAfterSeconds } from './port';
 
 export interface MemoryRateLimiterOptions {
   /** Clock in Unix ms. Default Date.now; tests pass a fake one. */

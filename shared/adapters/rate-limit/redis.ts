@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RateLimiter, RateLimitResult, RateLimitSetting, retryAfterSeconds, StoreUnavailableError } from './port';
+import type { RateLimiter, RateLimitResult, RateLimitSetting } from './port';
+import { retryAfterSeconds, StoreUnavailableError } from './port';
 
 export interface RedisRateLimiterOptions {
   /**

@@ -14,10 +14,9 @@ import * as updateOperatorModule from 'mingo/operators/update';
 import { compare, resolve } from 'mingo/util';
 import { OrderedIndex, type IndexRange, type Slots } from './ordered-index';
 import { upperBoundInCodeUnits, withPrefixRanges } from './prefix';
-import {
+import type {
   Collection,
   Document,
-  DuplicateKeyError,
   Filter,
   FindOptions,
   IndexKeys,
@@ -28,6 +27,7 @@ import {
   UpdateResult,
   WriteOperation,
 } from './port';
+import { DuplicateKeyError } from './port';
 
 /*
  * mingo's top-level Query and update() copy its whole operator registry (a few hundred
@@ -588,8 +588,7 @@ function namedIds(filter: Filter): readonly string[] | undefined {
   const single = idEquality(filter);
   if (single !== undefined) return [single];
   const id = filter._id;
-  if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string'))
-    return id.$in as string[];
+  if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((value) => typeof value === 'string')) return id.$in;
   return undefined;
 }
 

@@ -4,14 +4,18 @@
  * port's `$startsWith` (a range in MongoDB's string order, prefix.ts); this file maps results
  * and errors, and keeps the indexes the projectors declare.
  */
-import {
+import type {
   AnyBulkWriteOperation,
   Collection as DriverCollection,
   Db,
+  MongoClientOptions,
+  UpdateFilter,
+  Filter as DriverFilter,
+} from 'mongodb';
+import {
   MongoBulkWriteError,
   MongoClient,
   MongoClientClosedError,
-  MongoClientOptions,
   MongoError,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -22,16 +26,13 @@ import {
   MongoStalePrimaryError,
   MongoTopologyClosedError,
   MongoWriteConcernError,
-  UpdateFilter,
-  Filter as DriverFilter,
 } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../event-store/port';
 import { upperBoundInCodePoints, withPrefixRanges } from './prefix';
-import {
+import type {
   Collection,
   Document,
-  DuplicateKeyError,
   Filter,
   FindOptions,
   IndexKeys,
@@ -41,6 +42,7 @@ import {
   UpdateResult,
   WriteOperation,
 } from './port';
+import { DuplicateKeyError } from './port';
 
 const DUPLICATE_KEY = 11000;
 
@@ -332,7 +334,7 @@ export function withTimeoutDefaults(url: string): MongoClientOptions {
 
 function asFilter(filter: Filter): DriverFilter<Document> {
   // MongoDB compares strings by their UTF-8 bytes: in code point order.
-  return withPrefixRanges(filter, upperBoundInCodePoints) as DriverFilter<Document>;
+  return withPrefixRanges(filter, upperBoundInCodePoints);
 }
 
 function counts(result: { matchedCount: number; modifiedCount: number; upsertedCount: number }): UpdateResult {
@@ -346,7 +348,7 @@ function counts(result: { matchedCount: number; modifiedCount: number; upsertedC
 function toDriverOperation(op: WriteOperation): AnyBulkWriteOperation<Document> {
   if ('updateOne' in op) {
     const { filter, update, upsert = false } = op.updateOne;
-    return { updateOne: { filter: asFilter(filter), update: update as UpdateFilter<Document>, upsert } };
+    return { updateOne: { filter: asFilter(filter), update: update, upsert } };
   }
   if ('replaceOne' in op) {
     const { filter, replacement, upsert = false } = op.replaceOne;

@@ -49,9 +49,7 @@ it('lists the badges and triggers with a condition on each action, each once, in
 
   const twice: Catalog = {
     ...catalog,
-    badges: [
-      { ...catalog.badges[0]!, conditions: [...catalog.badges[0]!.conditions, ...catalog.badges[0]!.conditions] },
-    ],
+    badges: [{ ...catalog.badges[0], conditions: [...catalog.badges[0].conditions, ...catalog.badges[0].conditions] }],
   };
   expect(indexCatalog(twice).badgesByAction.get('purchase')).toHaveLength(1);
 });

@@ -42,7 +42,7 @@ describe('the demo catalog', () => {
       deliverables: [],
       createDate: null,
     });
-    expect(catalog.badges.find((b) => b.uid === 'b-vip')!.conditions[0]!.challenge).toEqual({
+    expect(catalog.badges.find((b) => b.uid === 'b-vip')!.conditions[0].challenge).toEqual({
       times: null,
       sum: { field: 'amount', atLeast: 1000 },
       withinDays: 30,
@@ -53,18 +53,18 @@ describe('the demo catalog', () => {
       limited: false,
       limit: 0,
     });
-    expect(catalog.stores[0]!.bundles.find((b) => b.uid === 'bd-sword')).toMatchObject({ requiresFulfillment: false });
+    expect(catalog.stores[0].bundles.find((b) => b.uid === 'bd-sword')).toMatchObject({ requiresFulfillment: false });
     expect(catalog.leaderboards.map((b) => b.metric)).toEqual(['points', 'points', { action: 'purchase' }]);
   });
 
   it('keeps unquoted YAML dates as local date-time strings (YAML 1.2 core schema has no timestamps)', async () => {
     const result = await loadCatalogFile(DEMO);
-    expect(result.ok && result.catalog.leaderboards[0]!.startDate).toBe('2026-01-01T00:00:00');
+    expect(result.ok && result.catalog.leaderboards[0].startDate).toBe('2026-01-01T00:00:00');
     const unquoted = parseCatalog(
       'version: 1\nstores: [{ uid: s, label: S, startDate: 2026-01-01T00:00:00 }]\n',
       'c.yaml',
     );
-    expect(unquoted.ok && unquoted.catalog.stores[0]!.startDate).toBe('2026-01-01T00:00:00');
+    expect(unquoted.ok && unquoted.catalog.stores[0].startDate).toBe('2026-01-01T00:00:00');
   });
 });
 

@@ -71,21 +71,21 @@ describe('defaults', () => {
       earnCaps: [],
       expiry: null,
     });
-    expect(c.deliverables[1]!.kind).toBeNull();
-    expect(c.deliverables[2]!.chest!.pool[0]).toEqual({
+    expect(c.deliverables[1].kind).toBeNull();
+    expect(c.deliverables[2].chest!.pool[0]).toEqual({
       reward: 'gold',
       amount: { min: 1, max: 5 },
       weight: 3,
       stock: null,
     });
-    expect(c.deliverables[2]!.chest).toMatchObject({
+    expect(c.deliverables[2].chest).toMatchObject({
       scalingMode: 'None',
       startDate: null,
       endDate: null,
       tiers: [],
       scaling: [],
     });
-    expect(c.deliverables[3]!.powerup).toEqual({
+    expect(c.deliverables[3].powerup).toEqual({
       multiplier: 2,
       maxUseCount: 0,
       timeoutSeconds: 60,
@@ -116,12 +116,12 @@ describe('defaults', () => {
       deliverables: [],
       description: null,
     });
-    expect(c.badges[0]!.conditions[0]).toEqual({
+    expect(c.badges[0].conditions[0]).toEqual({
       action: 'buy',
       filters: [],
       challenge: { times: null, sum: null, withinDays: null, between: null },
     });
-    expect(c.rankSets[0]!.ranks[0]).toEqual({
+    expect(c.rankSets[0].ranks[0]).toEqual({
       rank: 1,
       label: 'Bronze',
       times: 1,
@@ -137,13 +137,13 @@ describe('defaults', () => {
       limited: false,
       isActive: true,
     });
-    expect(c.stores[0]!.bundles[0]).toMatchObject({
+    expect(c.stores[0].bundles[0]).toMatchObject({
       initialStock: 0,
       requiresFulfillment: false,
       description: null,
       imageName: null,
     });
-    expect(c.levels[0]!.deliverables).toEqual([]);
+    expect(c.levels[0].deliverables).toEqual([]);
   });
 
   it("a chest drawCount defaults to exactly one draw; a tier without one uses the chest's", () => {
@@ -154,8 +154,8 @@ describe('defaults', () => {
         tiers: [{ minLevel: 1, maxLevel: 9, pool: raw.deliverables[2].chest.pool }],
       };
     });
-    expect(c.deliverables[2]!.chest!.drawCount).toEqual({ min: 1, max: 1 });
-    expect(c.deliverables[2]!.chest!.tiers[0]!.drawCount).toBeNull();
+    expect(c.deliverables[2].chest!.drawCount).toEqual({ min: 1, max: 1 });
+    expect(c.deliverables[2].chest!.tiers[0].drawCount).toBeNull();
   });
 
   it('a trigger deliverable weight defaults to null', () => {
@@ -163,7 +163,7 @@ describe('defaults', () => {
       raw.triggers[0].randomizedPrize = false;
       delete raw.triggers[0].deliverables[0].weight;
     });
-    expect(c.triggers[0]!.deliverables[0]!.weight).toBeNull();
+    expect(c.triggers[0].deliverables[0].weight).toBeNull();
   });
 
   it('filter and detail values are kept as strings', () => {
@@ -175,12 +175,12 @@ describe('defaults', () => {
       ];
       raw.deliverables[0].details = [{ label: 'rate', value: 2 }];
     });
-    expect(c.badges[1]!.conditions[0]!.filters).toEqual([
+    expect(c.badges[1].conditions[0].filters).toEqual([
       { name: 'amount', op: 'gte', value: '10.5' },
       { name: 'category', op: 'in', value: ['books', '3', 'true'] },
       { name: 'category', op: 'contains', value: 'oo' },
     ]);
-    expect(c.deliverables[0]!.details).toEqual([{ label: 'rate', value: '2' }]);
+    expect(c.deliverables[0].details).toEqual([{ label: 'rate', value: '2' }]);
   });
 });
 
@@ -191,13 +191,13 @@ describe('generated uids', () => {
         for (const entry of raw[section]) delete entry.uid;
       delete raw.stores[0].bundles[0].uid;
     });
-    expect(c.actions[0]!.uid).toBe(generatedUid('action', 'buy'));
-    expect(c.levels[1]!.uid).toBe(generatedUid('level', '2'));
-    expect(c.leaderboards[0]!.uid).toBe(generatedUid('leaderboard', 'Weekly'));
+    expect(c.actions[0].uid).toBe(generatedUid('action', 'buy'));
+    expect(c.levels[1].uid).toBe(generatedUid('level', '2'));
+    expect(c.leaderboards[0].uid).toBe(generatedUid('leaderboard', 'Weekly'));
     const storeUid = generatedUid('store', 'Store');
-    expect(c.stores[0]!.uid).toBe(storeUid);
-    expect(c.stores[0]!.bundles[0]!.uid).toBe(generatedUid('bundle', `${storeUid}/Bundle`));
-    expect(c.actions[0]!.uid).toMatch(/^[0-9a-f]{32}$/);
+    expect(c.stores[0].uid).toBe(storeUid);
+    expect(c.stores[0].bundles[0].uid).toBe(generatedUid('bundle', `${storeUid}/Bundle`));
+    expect(c.actions[0].uid).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('stays the same when other fields change', () => {
@@ -206,7 +206,7 @@ describe('generated uids', () => {
       delete raw.badges[2].uid;
       raw.badges[2].points = 99;
     });
-    expect(a.badges[2]!.uid).toBe(b.badges[2]!.uid);
+    expect(a.badges[2].uid).toBe(b.badges[2].uid);
   });
 });
 
@@ -420,11 +420,11 @@ describe('schema problems', () => {
   });
 
   it('a currency expiry is afterDays (whole days) or endOf Day, Week or Month', () => {
-    expect(parsed((c) => (c.deliverables[0].expiry = { afterDays: 30 })).deliverables[0]!.expiry).toEqual({
+    expect(parsed((c) => (c.deliverables[0].expiry = { afterDays: 30 })).deliverables[0].expiry).toEqual({
       afterDays: 30,
       endOf: null,
     });
-    expect(parsed((c) => (c.deliverables[0].expiry = { endOf: 'Month' })).deliverables[0]!.expiry).toEqual({
+    expect(parsed((c) => (c.deliverables[0].expiry = { endOf: 'Month' })).deliverables[0].expiry).toEqual({
       afterDays: null,
       endOf: 'Month',
     });

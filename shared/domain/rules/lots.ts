@@ -12,7 +12,7 @@ import { periodEnd, periodOf } from '../time/calendar';
 /** When a lot granted at `timestamp` expires, in `timeZone`: the end of its Day, Week or Month, or the midnight ending the afterDays-th day after. */
 export function lotExpiresAt(expiry: CurrencyExpiry, timestamp: number, timeZone: string): number {
   if (expiry.endOf) return periodEnd(periodOf(timestamp, expiry.endOf, timeZone), expiry.endOf, timeZone);
-  return periodEnd(periodOf(timestamp, 'Day', timeZone) + expiry.afterDays!, 'Day', timeZone);
+  return periodEnd(periodOf(timestamp, 'Day', timeZone) + expiry.afterDays, 'Day', timeZone);
 }
 
 /** The lots of a currency that have expired by `now` (expired, but their CurrencyExpired not yet recorded). */
