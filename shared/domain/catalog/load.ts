@@ -70,8 +70,7 @@ function listsOverLimits(data: unknown): string[] {
     (m, i) => isRecord(m) && check(`missions[${i}].steps`, m.steps, MAX_STEPS_PER_MISSION, 'steps'),
   );
   entries('segments').forEach(
-    (s, i) =>
-      isRecord(s) && check(`segments[${i}].conditions`, s.conditions, MAX_CONDITIONS_PER_SEGMENT, 'conditions'),
+    (s, i) => isRecord(s) && check(`segments[${i}].conditions`, s.conditions, MAX_CONDITIONS_PER_SEGMENT, 'conditions'),
   );
   return problems;
 }

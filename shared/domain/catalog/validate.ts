@@ -200,7 +200,8 @@ class CatalogChecks {
     segment.conditions.forEach((c, i) => {
       const at = `${path}.conditions[${i}]`;
       if ('badge' in c) this.refersTo(`${at}.badge`, c.badge, 'badge');
-      const range = 'level' in c ? { name: 'level', ...c.level } : 'points' in c ? { name: 'points', ...c.points } : null;
+      const range =
+        'level' in c ? { name: 'level', ...c.level } : 'points' in c ? { name: 'points', ...c.points } : null;
       if (range && range.min !== null && range.max !== null)
         this.range(`${at}.${range.name}`, { min: range.min, max: range.max });
     });
