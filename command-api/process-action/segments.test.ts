@@ -42,7 +42,7 @@ const registeredIn = (country: string | null): PlayerEvent => ({
     registeredAt: T0,
     timeZone: null,
     ...(country ? { attributes: { country } } : {}),
-    levels: [{ uid: 'l1', level: 1, label: 'One', grants: [] }],
+    levels: [{ uid: 'l1', level: 1, label: 'One', target: 0, imageName: null, grants: [] }],
     effects: NO_EFFECTS,
   },
 });
