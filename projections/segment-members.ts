@@ -1,10 +1,6 @@
 import { PLAYER_EVENTS, playerEventOf, type EventType } from '../shared/domain/events';
 import { playerIdOfStream } from '../shared/domain/streams';
-import {
-  memberAfter,
-  SEGMENT_MEMBERS_COLLECTION,
-  type SegmentMemberDoc,
-} from '../shared/read-models/segments';
+import { memberAfter, SEGMENT_MEMBERS_COLLECTION, type SegmentMemberDoc } from '../shared/read-models/segments';
 import type { Projector } from './runner';
 
 /**

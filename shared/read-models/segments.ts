@@ -108,7 +108,12 @@ export function memberAfter(
         levels: 'levelsReached' in state ? Object.fromEntries(state.levelsReached) : levels,
         holdings:
           'holdings' in state
-            ? state.holdings.map((h) => ({ kind: h.kind, uid: h.uid, awardedBy: h.awardedBy, rank: h.rank?.rank ?? null }))
+            ? state.holdings.map((h) => ({
+                kind: h.kind,
+                uid: h.uid,
+                awardedBy: h.awardedBy,
+                rank: h.rank?.rank ?? null,
+              }))
             : holdings,
       });
     }
