@@ -66,7 +66,8 @@ export function memberAfter(
     return member(playerId, { attributes, points: event.data.effects.points, levels, holdings: [] });
   }
   if (doc === null) return null;
-  let { attributes, points, levels, holdings } = doc;
+  const { points } = doc;
+  let { attributes, levels, holdings } = doc;
   switch (event.type) {
     case 'PlayerUpdated':
       if (event.data.attributes) attributes = attributesOf(event.data.attributes);
