@@ -5,7 +5,7 @@ import type { Projector } from './runner';
 
 /**
  * What segments read of each registered player: attributes, points, level, badges held
- * (shared/read-models/segments.ts); an erased player is gone, so no segment counts them.
+ * (shared/read-models/segments.ts); an erased player is kept emptied, and no segment counts them.
  */
 export const segmentMembersProjector: Projector = {
   name: 'segment-members',
@@ -17,9 +17,8 @@ export const segmentMembersProjector: Projector = {
     const playerId = playerIdOfStream(event.streamName);
     if (!player || playerId === null) return;
     const members = store.collection<SegmentMemberDoc>(SEGMENT_MEMBERS_COLLECTION);
-    const before = player.type === 'PlayerRegistered' ? null : await members.findOne({ _id: playerId });
-    const after = memberAfter(before, playerId, player);
-    if (after) await members.replaceOne({ _id: playerId }, after, { upsert: true });
-    else if (before) await members.deleteMany({ _id: playerId });
+    const before = await members.findOne({ _id: playerId });
+    const after = memberAfter(before, playerId, player, event.position);
+    if (after && after !== before) await members.replaceOne({ _id: playerId }, after, { upsert: true });
   },
 };

@@ -21,6 +21,10 @@ interface HeldAward {
 
 export interface SegmentMemberDoc extends Record<string, unknown> {
   _id: string;
+  /** Log position of the last event applied: a redelivered event is applied once. */
+  position: number;
+  /** Kept, emptied, so that a redelivered registration does not bring the player back; counted by no segment. */
+  erased: boolean;
   /** Each attribute as `JSON.stringify([name, value])`: one string a query can match whatever the name holds. */
   attributes: string[];
   points: number;
@@ -37,10 +41,14 @@ const attributeKey = (name: string, value: string): string => JSON.stringify([na
 
 function member(
   playerId: string,
+  position: number,
   parts: Pick<SegmentMemberDoc, 'attributes' | 'points' | 'levels' | 'holdings'>,
+  erased = false,
 ): SegmentMemberDoc {
   return {
     _id: playerId,
+    position,
+    erased,
     ...parts,
     level: Math.max(0, ...Object.values(parts.levels)),
     badges: [...new Set(parts.holdings.map((h) => h.uid))],
@@ -51,19 +59,22 @@ const attributesOf = (attributes: Readonly<Record<string, string>>): string[] =>
   Object.entries(attributes).map(([name, value]) => attributeKey(name, value));
 
 /**
- * The player's document after a player event (null: erased, or not registered); a new document,
- * `doc` is never changed.
+ * The player's document after a player event at log `position` (null: not registered); a new
+ * document, `doc` is never changed. An event at or before the document's position was applied.
  */
 export function memberAfter(
   doc: SegmentMemberDoc | null,
   playerId: string,
   event: PlayerEvent,
+  position: number,
 ): SegmentMemberDoc | null {
-  if (event.type === 'PlayerErased') return null;
+  if (doc !== null && (position <= doc.position || doc.erased)) return doc;
+  if (event.type === 'PlayerErased')
+    return member(playerId, position, { attributes: [], points: 0, levels: {}, holdings: [] }, true);
   if (event.type === 'PlayerRegistered') {
     const levels = Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level]));
     const attributes = attributesOf(event.data.attributes ?? {});
-    return member(playerId, { attributes, points: event.data.effects.points, levels, holdings: [] });
+    return member(playerId, position, { attributes, points: event.data.effects.points, levels, holdings: [] });
   }
   if (doc === null) return null;
   const { points } = doc;
@@ -103,7 +114,7 @@ export function memberAfter(
     case 'PlayerRecomputed': {
       // The fields the recomputed history changed, as they now are: its effects are already in them.
       const state = stateOfSnapshot(event.data.state);
-      return member(playerId, {
+      return member(playerId, position, {
         attributes,
         points: 'points' in state ? state.points : points,
         levels: 'levelsReached' in state ? Object.fromEntries(state.levelsReached) : levels,
@@ -119,7 +130,12 @@ export function memberAfter(
       });
     }
   }
-  return member(playerId, { attributes, points: addAmounts(points, event.data.effects.points), levels, holdings });
+  return member(playerId, position, {
+    attributes,
+    points: addAmounts(points, event.data.effects.points),
+    levels,
+    holdings,
+  });
 }
 
 /** The read store's filter of the players a segment holds: every condition, as isInSegment reads it. */
@@ -129,11 +145,14 @@ export function segmentFilter(segment: Segment): Filter {
     ...(r.max !== null ? { $lte: r.max } : {}),
   });
   return {
-    $and: segment.conditions.map((c): Filter => {
-      if ('attribute' in c) return { attributes: { $in: c.in.map((v) => attributeKey(c.attribute, v)) } };
-      if ('level' in c) return { level: range(c.level) };
-      if ('badge' in c) return { badges: c.badge };
-      return { points: range(c.points) };
-    }),
+    $and: [
+      { erased: false },
+      ...segment.conditions.map((c): Filter => {
+        if ('attribute' in c) return { attributes: { $in: c.in.map((v) => attributeKey(c.attribute, v)) } };
+        if ('level' in c) return { level: range(c.level) };
+        if ('badge' in c) return { badges: c.badge };
+        return { points: range(c.points) };
+      }),
+    ],
   };
 }
