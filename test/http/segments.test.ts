@@ -1,5 +1,6 @@
 /** GET /v1/admin/segments (docs/catalog.md, "Segments"): each segment with the number of players in it now. */
 import { randomUUID } from 'node:crypto';
+import { parse } from 'yaml';
 import { eventually } from '../support/process';
 import { auditor, mobile, server, startTestService, type TestService } from '../support/service';
 
@@ -52,6 +53,7 @@ const counts = async () => {
 };
 
 describe('GET /v1/admin/segments', () => {
+  let french = '';
   it('counts the players in each segment now, in catalog order; an erased player is not counted', async () => {
     expect(await counts()).toEqual([
       { uid: 'seg-dach-regulars', label: 'Regulars in Germany and Austria', players: 0 },
@@ -61,7 +63,7 @@ describe('GET /v1/admin/segments', () => {
     const regular = await create({ country: 'AT' });
     expect((await order(regular)).badges?.map((b) => b.uid)).toEqual(['b-dach']);
     await order(regular); // 120 points, level 2, badge-regular
-    const french = await create({ country: 'FR' });
+    french = await create({ country: 'FR' });
     expect((await order(french)).badges).toBeNull(); // out of seg-dach: no b-dach
     await order(french);
     const german = await create({ country: 'DE' });
@@ -81,6 +83,21 @@ describe('GET /v1/admin/segments', () => {
     const erased = await t.http.post('/v1/admin/players/erase').set(server).send({ playerId: german });
     expect(erased.body.code).toBe(200);
     await eventually(async () => JSON.stringify(await players()) === JSON.stringify([0, 0, 1]));
+  });
+
+  it('is decided again in a simulation on the state recorded before each action: a player who has since left keeps what they earned in it', async () => {
+    // The history of the test above: the regular ordered twice in Austria (now in France), the French player twice.
+    const draft = parse(
+      CATALOG.replace(
+        'conditions: [{ action: order, challenge: { times: 2 } }] }',
+        'conditions: [{ action: order, challenge: { times: 2 } }], segment: seg-dach }',
+      ),
+      { version: '1.2' },
+    ) as Record<string, unknown>;
+    const res = await t.http.post('/v1/audit/simulate').set(server).send({ catalog: draft });
+    expect(res.body.code).toBe(200);
+    const players = res.body.data.players as { playerId: string; badgesLost: unknown[]; badgesGained: unknown[] }[];
+    expect(players.map((p) => [p.playerId, p.badgesLost.length, p.badgesGained.length])).toEqual([[french, 1, 0]]);
   });
 
   it('is read by Server and Auditor keys; the other tiers are refused with 4003', async () => {
