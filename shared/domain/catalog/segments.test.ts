@@ -1,5 +1,7 @@
 /** The segments section (docs/catalog.md, "Segments"): its conditions, and what the schema and the cross-entry checks refuse. */
 import { parseCatalog } from './load';
+import { removedEntries } from './removals';
+import type { Catalog } from './types';
 
 const CATALOG = `version: 1
 actions: [{ identifier: order }]
@@ -99,6 +101,16 @@ triggers: [{ uid: t, label: T, type: OneTimeOnly, conditions: [{ action: order }
       'segments[0].conditions[0].badge: unknown badge "badge-nobody"',
       'segments[0].conditions[1].level: min (3) must not be greater than max (2)',
       'segments[0].conditions[2].points: min (10) must not be greater than max (5)',
+    ]);
+  });
+
+  it('are compared with a version published before segments existed as with one that had none', () => {
+    const parsed = parse(regulars);
+    if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+    const { segments: _, ...before } = parsed.catalog;
+    expect(removedEntries(before as Catalog, parsed.catalog)).toEqual([]);
+    expect(removedEntries(parsed.catalog, { ...parsed.catalog, segments: [] })).toEqual([
+      { section: 'segments', uids: ['seg-dach-regulars'] },
     ]);
   });
 });

@@ -1,6 +1,6 @@
 /** Segments (docs/catalog.md, "Segments"): given a player's state, when a segment is read, then whether they are in it. */
-import type { Segment } from '../catalog/types';
-import { isInSegment, levelNumberOf, type SegmentSubject } from './segments';
+import type { Catalog, Segment } from '../catalog/types';
+import { appliesTo, isInSegment, levelNumberOf, type SegmentSubject } from './segments';
 import { initialPlayerState, type Holding } from './state';
 
 const regulars: Segment = {
@@ -54,5 +54,20 @@ describe('a segment', () => {
     expect(isInSegment(newcomers, player({ points: 50, levelsReached: new Map([['l1', 1]]) }))).toBe(true);
     expect(isInSegment(newcomers, player({ points: 50.5 }))).toBe(false);
     expect(isInSegment(newcomers, regular)).toBe(false);
+  });
+});
+
+describe('an entry naming a segment', () => {
+  const catalog = { segments: [regulars] } as unknown as Catalog;
+
+  it('applies to the players in it only; an entry naming none applies to everyone', () => {
+    expect(appliesTo(catalog, 'seg-dach-regulars', regular)).toBe(true);
+    expect(appliesTo(catalog, 'seg-dach-regulars', player())).toBe(false);
+    expect(appliesTo(catalog, null, player())).toBe(true);
+  });
+
+  it('of a catalog version published before segments existed (no segment field, no section) applies to everyone', () => {
+    const before = {} as unknown as Catalog;
+    expect(appliesTo(before, undefined as unknown as null, player())).toBe(true);
   });
 });

@@ -38,7 +38,8 @@ export const isInSegment = (segment: Segment, player: SegmentSubject): boolean =
  * catalog does not hold matches nobody (validation refuses such a catalog).
  */
 export function appliesTo(catalog: Catalog, segment: string | null, player: SegmentSubject): boolean {
-  if (segment === null) return true;
+  // Falsy, not only null: a catalog version published before segments existed has no such field.
+  if (!segment) return true;
   const found = catalog.segments.find((s) => s.uid === segment);
   return found !== undefined && isInSegment(found, player);
 }
