@@ -181,6 +181,11 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
     currencies: catalog.deliverables
       .filter((d) => d.kind === 'Currency')
       .map((d, i) => doc(d.uid, i, d.isActive, { ...labelledFields(d), expiry: d.expiry, earnCaps: d.earnCaps })),
+    // The detail keeps the conditions: what GET /v1/admin/segments counts the players of. A version
+    // published before segments existed has none.
+    segments: (catalog.segments ?? []).map((s, i) =>
+      doc(s.uid, i, true, { uid: s.uid, label: s.label }, { uid: s.uid, label: s.label, conditions: s.conditions }),
+    ),
   };
 }
 

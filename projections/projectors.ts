@@ -3,6 +3,7 @@ import { bundleStockProjector } from './bundle-stock';
 import { catalogViewsProjector } from './catalog-views';
 import { leaderboardsProjector } from './leaderboards';
 import { playersProjector } from './players';
+import { segmentMembersProjector } from './segment-members';
 import type { Projector } from './runner';
 
 /** Every read model of the service: the runner, rebuild and verify all use this one list. */
@@ -12,4 +13,5 @@ export const PROJECTORS: readonly Projector[] = [
   bundleStockProjector,
   analyticsProjector,
   playersProjector,
+  segmentMembersProjector,
 ];

@@ -9,4 +9,5 @@
 // 5: the players read model follows renames (PlayerUpdated).
 // 6: analytics count every player event's effects (streak milestones, missions, recomputes, ...).
 // 7: the catalog's streaks, missions and currencies in views of their own; actions' caps, boards' period and metric.
-export const PROJECTIONS_VERSION = 7;
+// 8: what segments read of each player (attributes, points, level, badges), counted per segment.
+export const PROJECTIONS_VERSION = 8;

@@ -49,6 +49,7 @@ import {
   type MissionPosition,
 } from '../../shared/domain/rules/missions';
 import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/domain/rules/streaks';
+import { appliesTo } from '../../shared/domain/player/segments';
 import { periodOf } from '../../shared/domain/time/calendar';
 import { scopedAttributes } from '../../shared/domain/player/attributes';
 import { pickByWeight } from '../../shared/domain/rules/weighted-pick';
@@ -429,7 +430,7 @@ function streakStepsOf(
   timeZone: string,
 ) {
   return catalog.streaks
-    .filter((streak) => countsFor(streak, cmd.name, details))
+    .filter((streak) => countsFor(streak, cmd.name, details) && appliesTo(catalog, streak.segment, player))
     .map((streak) => {
       const period = periodOf(cmd.timestamp, streak.period, timeZone);
       const s = step(streak, player.streaks.get(streak.uid) ?? NO_RUN, period, timeZone);
@@ -452,6 +453,7 @@ function missionStepsOf(
   return compileMissions(catalog).flatMap((m) => {
     const matches = stepMatches(m, cmd.name, details);
     if (matches.length === 0 || !withinWindow(m, cmd.timestamp) || !isUnlocked(m.def, player)) return [];
+    if (!appliesTo(catalog, m.def.segment, player)) return [];
     const period = missionPeriodOf(m.def, cmd.timestamp, timeZone);
     const held = player.missions.get(m.def.uid)?.periods.get(period);
     const before: MissionPosition = {
@@ -491,6 +493,8 @@ function evaluateRules(
   for (const rule of rules.byAction.get(cmd.name) ?? []) {
     const def = rule.def;
     if (!withinDates(rule, t)) continue;
+    // Out of the rule's segment the action counts for nothing of it: no progress, no award.
+    if (!appliesTo(env.catalog, def.segment, state)) continue;
     // A OneTimeOnly rule already held is done: nothing more to count.
     if (def.type === 'OneTimeOnly' && holds(state, awards, def.uid)) continue;
 

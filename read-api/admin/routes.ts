@@ -29,6 +29,7 @@ import {
   missionDetailShape,
   missionShape,
   rankSetShape,
+  segmentShape,
   storeShape,
   streakDetailShape,
   streakShape,
@@ -36,6 +37,8 @@ import {
   triggerShape,
 } from './shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
+import { SEGMENT_MEMBERS_COLLECTION, segmentFilter } from '../../shared/read-models/segments';
+import type { Segment } from '../../shared/domain/catalog/types';
 import { documented, ERRORS, refuse, type ErrorCode } from '../../shared/domain/errors';
 
 export interface ReadDeps {
@@ -427,6 +430,34 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       'Every deliverable of kind Currency, with its expiry and earn caps',
       currencyShape,
     ]),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/admin/segments',
+      tiers: OPERATORS,
+      doc: {
+        operationId: 'segments',
+        summary: 'Every segment of the catalog in force, with the number of players in it now (erased players are not)',
+        response: z.array(segmentShape),
+        errors: {},
+      },
+      parse: noInput,
+      async handle() {
+        const views = await deps.store.collection<ViewDocument>(C.segments).find({}, { sort: { order: 1 } });
+        const members = deps.store.collection(SEGMENT_MEMBERS_COLLECTION);
+        return ok(
+          await Promise.all(
+            views.map(async ({ detail }) => {
+              const segment = detail as unknown as Segment;
+              return {
+                uid: segment.uid,
+                label: segment.label,
+                players: await members.countDocuments(segmentFilter(segment)),
+              };
+            }),
+          ),
+        );
+      },
+    }),
   ];
 }
 

@@ -249,3 +249,9 @@ export const currencyShape = z.object({
     .array(z.object({ period: capPeriod, amount: z.number() }))
     .describe('what processing actions may grant of it per period of the player calendar'),
 });
+
+export const segmentShape = z.object({
+  uid: z.string(),
+  label: z.string(),
+  players: z.number().int().describe('the registered players in the segment now, by the read models'),
+});

@@ -23,4 +23,5 @@ export const VIEW_COLLECTIONS = {
   streaks: 'view_streaks',
   missions: 'view_missions',
   currencies: 'view_currencies',
+  segments: 'view_segments',
 } as const;

@@ -173,6 +173,7 @@ describe('every operation', () => {
       missions: () => c.missions(),
       mission: () => c.mission({ missionID: 'm-daily-routine' }),
       currencies: () => c.currencies(),
+      segments: () => c.segments(),
       catalogInForce: () => c.catalogInForce({}),
       catalogVersions: () => c.catalogVersions(),
       catalogVersion: () => c.catalogVersion({ version: '1' }),

@@ -900,6 +900,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every segment of the catalog in force, with the number of players in it now (erased players are not)
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["segments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/catalog": {
         parameters: {
             query?: never;
@@ -7434,6 +7454,94 @@ export interface operations {
                                 period: "Day" | "Week" | "Month";
                                 amount: number;
                             }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    segments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            uid: string;
+                            label: string;
+                            /** @description the registered players in the segment now, by the read models */
+                            players: number;
                         }[];
                     };
                 };

@@ -46,6 +46,7 @@ export const OPERATIONS = {
   missions: { method: 'GET', path: '/v1/admin/missions', idempotent: false },
   mission: { method: 'GET', path: '/v1/admin/missions/{missionID}', idempotent: false },
   currencies: { method: 'GET', path: '/v1/admin/currencies', idempotent: false },
+  segments: { method: 'GET', path: '/v1/admin/segments', idempotent: false },
   catalogInForce: { method: 'GET', path: '/v1/admin/catalog', idempotent: false },
   catalogVersions: { method: 'GET', path: '/v1/admin/catalog/versions', idempotent: false },
   catalogVersion: { method: 'GET', path: '/v1/admin/catalog/versions/{version}', idempotent: false },

@@ -41,6 +41,9 @@ export const MAX_ENTRIES = {
   stores: 100,
   streaks: 50,
   missions: 100,
+  segments: 100,
 } as const satisfies Record<CatalogSection, number>;
 export const MAX_RANKS_PER_SET = 100;
 export const MAX_STEPS_PER_MISSION = 10;
+/** A segment's conditions: each player's membership is read on every action of a rule that names it. */
+export const MAX_CONDITIONS_PER_SEGMENT = 20;

@@ -9,7 +9,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { canonicalJson } from '../canonical-json';
 import { formatIssues, formatPath, issueMessage } from './problems';
-import { MAX_ENTRIES, MAX_RANKS_PER_SET, MAX_STEPS_PER_MISSION } from './limits';
+import { MAX_CONDITIONS_PER_SEGMENT, MAX_ENTRIES, MAX_RANKS_PER_SET, MAX_STEPS_PER_MISSION } from './limits';
 import { CatalogSchema, SECTION_SCHEMAS } from './schema';
 import { CATALOG_SECTIONS, type Catalog, type CatalogSection } from './types';
 import { type CatalogDraft, type UnparsedEntry, validateCatalog } from './validate';
@@ -68,6 +68,9 @@ function listsOverLimits(data: unknown): string[] {
   );
   entries('missions').forEach(
     (m, i) => isRecord(m) && check(`missions[${i}].steps`, m.steps, MAX_STEPS_PER_MISSION, 'steps'),
+  );
+  entries('segments').forEach(
+    (s, i) => isRecord(s) && check(`segments[${i}].conditions`, s.conditions, MAX_CONDITIONS_PER_SEGMENT, 'conditions'),
   );
   return problems;
 }
@@ -173,6 +176,7 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
     stores: section('stores', SECTION_SCHEMAS.stores),
     streaks: section('streaks', SECTION_SCHEMAS.streaks),
     missions: section('missions', SECTION_SCHEMAS.missions),
+    segments: section('segments', SECTION_SCHEMAS.segments),
     unparsed,
   };
   return { draft, removed };

@@ -5,7 +5,8 @@ import { CATALOG_SECTIONS, type Catalog } from './types';
 export function removedEntries(previous: Catalog, next: Catalog): { section: string; uids: string[] }[] {
   return CATALOG_SECTIONS.flatMap((section) => {
     const kept = new Set(next[section].map((entry) => entry.uid));
-    const uids = previous[section].map((entry) => entry.uid).filter((uid) => !kept.has(uid));
+    // A version published before a section existed (segments) has none of it.
+    const uids = (previous[section] ?? []).map((entry) => entry.uid).filter((uid) => !kept.has(uid));
     return uids.length > 0 ? [{ section, uids }] : [];
   });
 }

@@ -35,6 +35,7 @@ describe('defaults', () => {
       stores: [],
       streaks: [],
       missions: [],
+      segments: [],
     });
   });
 

@@ -28,6 +28,8 @@ import {
   type Mission,
   type MissionRepeat,
   type RankSet,
+  type Segment,
+  type SegmentCondition,
   type Settings,
   type Store,
   type Streak,
@@ -316,6 +318,7 @@ const badgeLike = {
   requiredBadge: OptionalRef,
   conditions: z.array(ConditionSchema).min(1, 'at least one condition is required'),
   rankSet: OptionalRef,
+  segment: OptionalRef,
 };
 
 export const BadgeSchema = z
@@ -434,6 +437,7 @@ export const StreakSchema = z
         seen.add(m.length);
       });
     }),
+    segment: OptionalRef,
   })
   .transform((s): Streak => ({ ...s, uid: s.uid ?? generatedUid('streak', s.label) }));
 
@@ -464,8 +468,41 @@ export const MissionSchema = z
       }),
     points: NonNegativeDecimal.default(0),
     deliverables: list(GrantSchema),
+    segment: OptionalRef,
   })
   .transform((m): Mission => ({ ...m, uid: m.uid ?? generatedUid('mission', m.label) }));
+
+// --- segments ---
+
+/** An inclusive range with min, max or both; whether min <= max is checked in validate.ts. */
+function bounds<T extends z.ZodType<number>>(bound: T) {
+  return z
+    .strictObject({ min: bound.optional(), max: bound.optional() })
+    .refine((r) => r.min !== undefined || r.max !== undefined, 'must give min, max or both')
+    .transform((r) => ({ min: r.min ?? null, max: r.max ?? null }));
+}
+
+export const SegmentConditionSchema = z.union(
+  [
+    z.strictObject({
+      attribute: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+      in: z.array(Scalar.transform(String)).min(1, 'must not be empty'),
+    }),
+    z.strictObject({ level: bounds(NonNegativeInt) }),
+    z.strictObject({ badge: Ref }),
+    z.strictObject({ points: bounds(Decimal) }),
+  ],
+  {
+    error:
+      'must be one of { attribute: <name>, in: [values] }, { level: { min, max } }, { badge: <uid> }, { points: { min, max } }',
+  },
+) satisfies z.ZodType<SegmentCondition>;
+
+export const SegmentSchema = z.strictObject({
+  uid: UidSchema,
+  label: Text,
+  conditions: z.array(SegmentConditionSchema).min(1, 'at least one condition is required'),
+}) satisfies z.ZodType<Segment>;
 
 // --- the whole catalog ---
 
@@ -481,6 +518,7 @@ export const SECTION_SCHEMAS = {
   stores: StoreSchema,
   streaks: StreakSchema,
   missions: MissionSchema,
+  segments: SegmentSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -496,4 +534,5 @@ export const CatalogSchema = z.strictObject({
   stores: list(StoreSchema),
   streaks: list(StreakSchema),
   missions: list(MissionSchema),
+  segments: list(SegmentSchema),
 }) satisfies z.ZodType<Catalog>;

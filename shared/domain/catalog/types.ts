@@ -230,6 +230,8 @@ interface BadgeLike extends LabelledEntry {
   conditions: Condition[];
   /** A rank set uid: non-null exactly when type is Ranked. */
   rankSet: string | null;
+  /** A segment uid: the rule applies only to players in it when an action is decided; null: everyone. */
+  segment: string | null;
 }
 
 export interface Badge extends BadgeLike {
@@ -322,6 +324,7 @@ export interface Catalog {
   stores: Store[];
   streaks: Streak[];
   missions: Mission[];
+  segments: Segment[];
 }
 
 /** A condition of a streak: a badge condition without challenge. */
@@ -345,6 +348,8 @@ export interface Streak extends LabelledEntry {
   conditions: StreakCondition[];
   freezes: { max: number; earnEvery: number } | null;
   milestones: StreakMilestone[];
+  /** A segment uid: the streak counts only actions of players in it; null: everyone. */
+  segment: string | null;
 }
 
 /** How often a mission's progress starts over: never, or each day or ISO week of the player's calendar. */
@@ -370,6 +375,26 @@ export interface Mission extends LabelledEntry {
   steps: MissionStep[];
   points: number;
   deliverables: DeliverableGrant[];
+  /** A segment uid: the mission counts only actions of players in it; null: everyone. */
+  segment: string | null;
+}
+
+/** A test on a player's state; a segment holds every one of its conditions. */
+export type SegmentCondition =
+  | { attribute: string; in: string[] }
+  /** The highest level number reached (0 before any); min and max inclusive, either may be null. */
+  | { level: { min: number | null; max: number | null } }
+  /** A badge uid the player holds. */
+  | { badge: string }
+  /** Total points; min and max inclusive, either may be null. */
+  | { points: { min: number | null; max: number | null } };
+
+/** Players whose state meets every condition (docs/catalog.md, "Segments"). */
+export interface Segment {
+  uid: string;
+  label: string;
+  /** At least one. */
+  conditions: SegmentCondition[];
 }
 
 /** The catalog's lists of entries, in file order. */
@@ -384,5 +409,6 @@ export const CATALOG_SECTIONS = [
   'stores',
   'streaks',
   'missions',
+  'segments',
 ] as const;
 export type CatalogSection = (typeof CATALOG_SECTIONS)[number];

@@ -26,6 +26,7 @@ import {
   POINTS_REWARD,
   type PowerupConfig,
   type RankSet,
+  type Segment,
   type Store,
   type Streak,
   type Trigger,
@@ -57,6 +58,7 @@ export interface CatalogDraft {
   stores: Holey<Store>;
   streaks: Holey<Streak>;
   missions: Holey<Mission>;
+  segments: Holey<Segment>;
   unparsed: readonly UnparsedEntry[];
 }
 
@@ -71,7 +73,8 @@ type Kind =
   | 'store'
   | 'bundle'
   | 'streak'
-  | 'mission';
+  | 'mission'
+  | 'segment';
 
 const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   deliverables: 'deliverable',
@@ -84,6 +87,7 @@ const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   stores: 'store',
   streaks: 'streak',
   missions: 'mission',
+  segments: 'segment',
 };
 
 /** Problem lines for every cross-field and cross-entry rule the draft breaks, in file order per rule group. */
@@ -119,6 +123,7 @@ class CatalogChecks {
     this.each(this.draft.stores, 'stores', (s, path) => this.store(path, s));
     this.each(this.draft.streaks, 'streaks', (s, path) => this.streak(path, s));
     this.each(this.draft.missions, 'missions', (m, path) => this.mission(path, m));
+    this.each(this.draft.segments, 'segments', (s, path) => this.segment(path, s));
     return this.problems;
   }
 
@@ -182,6 +187,24 @@ class CatalogChecks {
   private streak(path: string, streak: Streak): void {
     streak.conditions.forEach((c, i) => this.actionNamed(`${path}.conditions[${i}].action`, c.action));
     streak.milestones.forEach((m, i) => this.grants(`${path}.milestones[${i}].deliverables`, m.deliverables));
+    this.segmentOf(path, streak.segment);
+  }
+
+  /** The segment a badge, trigger, streak or mission applies to, when it names one. */
+  private segmentOf(path: string, segment: string | null): void {
+    if (segment !== null) this.refersTo(`${path}.segment`, segment, 'segment');
+  }
+
+  /** A segment's badges must exist and its ranges be in order. */
+  private segment(path: string, segment: Segment): void {
+    segment.conditions.forEach((c, i) => {
+      const at = `${path}.conditions[${i}]`;
+      if ('badge' in c) this.refersTo(`${at}.badge`, c.badge, 'badge');
+      const range =
+        'level' in c ? { name: 'level', ...c.level } : 'points' in c ? { name: 'points', ...c.points } : null;
+      if (range && range.min !== null && range.max !== null)
+        this.range(`${at}.${range.name}`, { min: range.min, max: range.max });
+    });
   }
 
   /** A mission's window, the badge and level it requires, its steps' conditions and its grants. */
@@ -193,6 +216,7 @@ class CatalogChecks {
       this.report(`${path}.requires.level`, `no level ${level} in levels`);
     mission.steps.forEach((s, i) => this.condition(`${path}.steps[${i}].condition`, s.condition));
     this.grants(`${path}.deliverables`, mission.deliverables);
+    this.segmentOf(path, mission.segment);
   }
 
   /** Reports a reference to nothing or to an entry of another kind; true when it names a `kind`. */
@@ -377,6 +401,7 @@ class CatalogChecks {
     this.datesInOrder(path, r.startDate, r.endDate);
     if (r.requiredBadge !== null) this.refersTo(`${path}.requiredBadge`, r.requiredBadge, 'badge');
     r.conditions.forEach((c, i) => this.condition(`${path}.conditions[${i}]`, c));
+    this.segmentOf(path, r.segment);
     if (r.type !== 'Ranked') {
       if (r.rankSet !== null) this.report(`${path}.rankSet`, `only for Ranked ${kind}s`);
     } else if (r.rankSet === null) {

@@ -1,0 +1,158 @@
+/**
+ * What segments read of each registered player (docs/catalog.md, "Segments"), one document per
+ * player: written by the segment-members projector, counted by GET /v1/admin/segments with the
+ * read store's own query, one count per segment.
+ */
+import { addAmounts } from '../domain/amount';
+import type { Segment } from '../domain/catalog/types';
+import type { PlayerEvent } from '../domain/events';
+import { stateOfSnapshot } from '../domain/player/snapshot';
+import type { Filter } from '../adapters/read-store/port';
+
+export const SEGMENT_MEMBERS_COLLECTION = 'segment_members';
+
+/** A holding as a reversal names it: what takes it back. */
+interface HeldAward {
+  kind: string;
+  uid: string;
+  awardedBy: string;
+  rank: number | null;
+}
+
+export interface SegmentMemberDoc extends Record<string, unknown> {
+  _id: string;
+  /** Log position of the last event applied: a redelivered event is applied once. */
+  position: number;
+  /** Kept, emptied, so that a redelivered registration does not bring the player back; counted by no segment. */
+  erased: boolean;
+  /** Each attribute as `JSON.stringify([name, value])`: one string a query can match whatever the name holds. */
+  attributes: string[];
+  points: number;
+  /** Level number by level uid, of each level reached. */
+  levels: Record<string, number>;
+  /** The highest level number reached; 0 before any. */
+  level: number;
+  holdings: HeldAward[];
+  /** The uids of the badges and triggers held, each once. */
+  badges: string[];
+}
+
+const attributeKey = (name: string, value: string): string => JSON.stringify([name, value]);
+
+function member(
+  playerId: string,
+  position: number,
+  parts: Pick<SegmentMemberDoc, 'attributes' | 'points' | 'levels' | 'holdings'>,
+  erased = false,
+): SegmentMemberDoc {
+  return {
+    _id: playerId,
+    position,
+    erased,
+    ...parts,
+    level: Math.max(0, ...Object.values(parts.levels)),
+    badges: [...new Set(parts.holdings.map((h) => h.uid))],
+  };
+}
+
+const attributesOf = (attributes: Readonly<Record<string, string>>): string[] =>
+  Object.entries(attributes).map(([name, value]) => attributeKey(name, value));
+
+/**
+ * The player's document after a player event at log `position` (null: not registered); a new
+ * document, `doc` is never changed. An event at or before the document's position was applied.
+ */
+export function memberAfter(
+  doc: SegmentMemberDoc | null,
+  playerId: string,
+  event: PlayerEvent,
+  position: number,
+): SegmentMemberDoc | null {
+  if (doc !== null && (position <= doc.position || doc.erased)) return doc;
+  if (event.type === 'PlayerErased')
+    return member(playerId, position, { attributes: [], points: 0, levels: {}, holdings: [] }, true);
+  if (event.type === 'PlayerRegistered') {
+    const levels = Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level]));
+    const attributes = attributesOf(event.data.attributes ?? {});
+    return member(playerId, position, { attributes, points: event.data.effects.points, levels, holdings: [] });
+  }
+  if (doc === null) return null;
+  const { points } = doc;
+  let { attributes, levels, holdings } = doc;
+  switch (event.type) {
+    case 'PlayerUpdated':
+      if (event.data.attributes) attributes = attributesOf(event.data.attributes);
+      break;
+    case 'ActionProcessed':
+      holdings = [
+        ...holdings,
+        ...event.data.awards.map((a) => ({
+          kind: a.kind,
+          uid: a.uid,
+          awardedBy: event.data.referenceId,
+          rank: a.rank?.rank ?? null,
+        })),
+      ];
+      levels = { ...levels, ...Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level])) };
+      break;
+    case 'ChestOpened':
+    case 'PlayerAdjusted':
+      levels = { ...levels, ...Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level])) };
+      break;
+    case 'ActionReversed': {
+      holdings = [...holdings];
+      for (const r of event.data.revokedAwards) {
+        const i = holdings.findIndex(
+          (h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && h.rank === r.rank,
+        );
+        if (i >= 0) holdings.splice(i, 1);
+      }
+      const revoked = new Set(event.data.revokedLevels.map((l) => l.uid));
+      levels = Object.fromEntries(Object.entries(levels).filter(([uid]) => !revoked.has(uid)));
+      break;
+    }
+    case 'PlayerRecomputed': {
+      // The fields the recomputed history changed, as they now are: its effects are already in them.
+      const state = stateOfSnapshot(event.data.state);
+      return member(playerId, position, {
+        attributes,
+        points: 'points' in state ? state.points : points,
+        levels: 'levelsReached' in state ? Object.fromEntries(state.levelsReached) : levels,
+        holdings:
+          'holdings' in state
+            ? state.holdings.map((h) => ({
+                kind: h.kind,
+                uid: h.uid,
+                awardedBy: h.awardedBy,
+                rank: h.rank?.rank ?? null,
+              }))
+            : holdings,
+      });
+    }
+  }
+  return member(playerId, position, {
+    attributes,
+    points: addAmounts(points, event.data.effects.points),
+    levels,
+    holdings,
+  });
+}
+
+/** The read store's filter of the players a segment holds: every condition, as isInSegment reads it. */
+export function segmentFilter(segment: Segment): Filter {
+  const range = (r: { min: number | null; max: number | null }) => ({
+    ...(r.min !== null ? { $gte: r.min } : {}),
+    ...(r.max !== null ? { $lte: r.max } : {}),
+  });
+  return {
+    $and: [
+      { erased: false },
+      ...segment.conditions.map((c): Filter => {
+        if ('attribute' in c) return { attributes: { $in: c.in.map((v) => attributeKey(c.attribute, v)) } };
+        if ('level' in c) return { level: range(c.level) };
+        if ('badge' in c) return { badges: c.badge };
+        return { points: range(c.points) };
+      }),
+    ],
+  };
+}
