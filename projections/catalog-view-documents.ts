@@ -55,7 +55,7 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
       );
     }),
     badges: catalog.badges.map((b, i) => {
-      const list = { ...badgeFields(b), type: b.type };
+      const list = { ...badgeFields(b), type: b.type, segment: b.segment ?? null };
       return doc(b.uid, i, b.isActive, list, {
         ...list,
         conditions: conditionViews(b),
@@ -63,7 +63,13 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
       });
     }),
     triggers: catalog.triggers.map((t, i) => {
-      const list = { ...badgeFields(t), type: t.type, randomizedPrize: t.randomizedPrize, limited: t.limited };
+      const list = {
+        ...badgeFields(t),
+        type: t.type,
+        randomizedPrize: t.randomizedPrize,
+        limited: t.limited,
+        segment: t.segment ?? null,
+      };
       return doc(t.uid, i, t.isActive, list, {
         ...list,
         conditions: conditionViews(t),
@@ -147,7 +153,7 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
       return doc(s.uid, i, s.isActive, store);
     }),
     streaks: catalog.streaks.map((s, i) => {
-      const list = { ...labelledFields(s), period: s.period, freezes: s.freezes };
+      const list = { ...labelledFields(s), period: s.period, freezes: s.freezes, segment: s.segment ?? null };
       return doc(s.uid, i, s.isActive, list, {
         ...list,
         conditions: s.conditions.map(({ action, filters }) => ({ action, filters })),
@@ -167,6 +173,7 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
         ordered: m.ordered,
         repeat: REPEAT_PERIOD[m.repeat],
         points: m.points,
+        segment: m.segment ?? null,
       };
       return doc(m.uid, i, m.isActive, list, {
         ...list,

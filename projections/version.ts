@@ -10,4 +10,5 @@
 // 6: analytics count every player event's effects (streak milestones, missions, recomputes, ...).
 // 7: the catalog's streaks, missions and currencies in views of their own; actions' caps, boards' period and metric.
 // 8: what segments read of each player (attributes, points, level, badges), counted per segment.
-export const PROJECTIONS_VERSION = 8;
+// 9: the segment of badges, triggers, streaks and missions in their admin views.
+export const PROJECTIONS_VERSION = 9;

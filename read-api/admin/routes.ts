@@ -436,7 +436,8 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
       tiers: OPERATORS,
       doc: {
         operationId: 'segments',
-        summary: 'Every segment of the catalog in force, with the number of players in it now (erased players are not)',
+        summary:
+          'Every segment of the catalog in force, with its conditions and the number of players in it now (erased players are not)',
         response: z.array(segmentShape),
         errors: {},
       },
@@ -451,6 +452,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
               return {
                 uid: segment.uid,
                 label: segment.label,
+                conditions: segment.conditions,
                 players: await members.countDocuments(segmentFilter(segment)),
               };
             }),

@@ -5,6 +5,11 @@ import { nullableString } from '../../shared/adapters/http/wire-shapes';
 
 const localIso = z.string().describe('ISO 8601 local date-time, in the catalog time zone');
 
+/** The `segment` of a badge, trigger, streak or mission. */
+const segmentRef = nullableString.describe(
+  'the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone',
+);
+
 const capPeriod = z.enum(['Day', 'Week', 'Month']);
 
 const deliverableItemShape = z.object({
@@ -55,6 +60,7 @@ const badgeCommon = {
   imageName: nullableString,
   isActive: z.boolean(),
   type: z.enum(['OneTimeOnly', 'Repeatable', 'Ranked']),
+  segment: segmentRef,
 };
 /** The filters of a condition on an action's details; every one must hold. */
 const filtersShape = z
@@ -209,6 +215,7 @@ const streakCommon = {
     .object({ max: z.number().int(), earnEvery: z.number().int() })
     .nullable()
     .describe('at most max held, one earned every earnEvery periods in a row; null: none'),
+  segment: segmentRef,
 };
 export const streakShape = z.object(streakCommon);
 export const streakDetailShape = z.object({
@@ -231,6 +238,7 @@ const missionCommon = {
   ordered: z.boolean(),
   repeat: z.enum(['None', 'Day', 'Week']).describe('when progress starts over: never, each day or each ISO week'),
   points: z.number(),
+  segment: segmentRef,
 };
 export const missionShape = z.object(missionCommon);
 export const missionDetailShape = z.object({
@@ -250,8 +258,20 @@ export const currencyShape = z.object({
     .describe('what processing actions may grant of it per period of the player calendar'),
 });
 
+const rangeShape = z
+  .object({ min: z.number().nullable(), max: z.number().nullable() })
+  .describe('inclusive; either may be null, not both');
+/** A segment's condition as the catalog states it (docs/catalog.md, "Segments"): exactly one of these forms. */
+const segmentConditionShape = z.union([
+  z.object({ attribute: z.string(), in: z.array(z.string()) }).describe("the player's attribute is one of the values"),
+  z.object({ level: rangeShape }).describe('the highest level number reached (0 before any) is in the range'),
+  z.object({ badge: z.string() }).describe('the player holds this badge'),
+  z.object({ points: rangeShape }).describe("the player's total points are in the range"),
+]);
+
 export const segmentShape = z.object({
   uid: z.string(),
   label: z.string(),
+  conditions: z.array(segmentConditionShape).describe('every one must hold for a player to be in the segment'),
   players: z.number().int().describe('the registered players in the segment now, by the read models'),
 });

@@ -93,6 +93,7 @@ describe('admin views of the demo catalog', () => {
       imageName: null,
       isActive: true,
       type: 'OneTimeOnly',
+      segment: null,
     });
     const detail = await t.http.get('/v1/admin/badges/b-vip').set(server);
     expect(detail.body.data[0].deliverables).toEqual([
@@ -122,6 +123,7 @@ describe('admin views of the demo catalog', () => {
       type: 'OneTimeOnly',
       randomizedPrize: true,
       limited: true,
+      segment: null,
     });
     expect(list.body.data[1].deliverables).toBeUndefined();
     const detail = await t.http.get('/v1/admin/triggers/t-lucky').set(server);
@@ -267,6 +269,7 @@ describe('admin views of the demo catalog', () => {
       isActive: true,
       period: 'Day',
       freezes: { max: 2, earnEvery: 7 },
+      segment: null,
     };
     const list = await t.http.get('/v1/admin/streaks').set(auditor);
     expect(list.body).toEqual({ code: 200, data: [streak] });
@@ -305,6 +308,7 @@ describe('admin views of the demo catalog', () => {
       // Written `Daily` in the demo catalog: shown as the catalog reference spells it.
       repeat: 'Day',
       points: 5,
+      segment: null,
     };
     expect(list.body.data[0]).toEqual(routine);
     expect(list.body.data[1]).toMatchObject({
