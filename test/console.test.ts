@@ -8,8 +8,9 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { describeInBrowser, launchChromium } from './support/browser';
+import { eventually } from './support/process';
 import { CONSOLE_PATH } from '../read-api/console/route';
 import { KEYS, server, startTestService, type TestService } from './support/service';
 import { DEMO_CATALOG_FILE } from '../shared/adapters/config/env';
@@ -301,6 +302,62 @@ describeInBrowser('the console', () => {
       .waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
+  });
+
+  it("shows the catalog's segments (conditions in words, players in each now) and who a segment-limited entry is for", async () => {
+    // The demo catalog with segments, its electronics badge for one of them: a service of its own,
+    // since the other tests read the demo catalog as it is.
+    const catalog = parse(fs.readFileSync(DEMO_CATALOG_FILE, 'utf8'), { version: '1.2' }) as DraftCatalog & {
+      badges: { uid: string; segment?: string }[];
+      segments?: unknown[];
+    };
+    catalog.segments = [
+      { uid: 'seg-dach', label: 'Germany and Austria', conditions: [{ attribute: 'country', in: ['DE', 'AT'] }] },
+      { uid: 'seg-climbers', label: 'Climbers', conditions: [{ level: { min: 2 } }, { points: { max: 500 } }] },
+    ];
+    catalog.badges.find((b) => b.uid === 'b-electronics-fan')!.segment = 'seg-dach';
+    const segmented = await startTestService({ catalogYaml: stringify(catalog) });
+    try {
+      const created = await segmented.http
+        .post('/v1/player/create')
+        .set(server)
+        .send({ playerId: randomUUID(), attributes: { country: 'AT' } });
+      expect(created.body.code).toBe(200);
+      await eventually(async () => {
+        const res = await segmented.http.get('/v1/admin/segments').set(server);
+        return res.body.data?.[0]?.players === 1;
+      });
+      const listening = await segmented.service.listen(0);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`http://127.0.0.1:${(listening.address() as AddressInfo).port}${CONSOLE_PATH}`);
+      await signIn(page, KEYS.auditor);
+      await page.getByRole('link', { name: 'Catalog' }).click();
+      await page.getByRole('link', { name: 'Segments', exact: true }).click();
+      await page.getByRole('row', { name: 'Germany and Austria seg-dach 1 country is DE or AT' }).waitFor();
+      await page
+        .getByRole('row', { name: 'Climbers seg-climbers 0 level 2 or more, and points at most 500' })
+        .waitFor();
+      await page.getByRole('link', { name: 'Badges', exact: true }).click();
+      await page
+        .getByRole('row', { name: /^Electronics fan/ })
+        .getByText('Only for: Germany and Austria')
+        .waitFor();
+      // An entry for everyone says nothing of segments.
+      await expect(
+        page
+          .getByRole('row', { name: /^VIP Customer/ })
+          .getByText(/Only for/)
+          .count(),
+      ).resolves.toBe(0);
+      expect(errors).toEqual([]);
+      await context.close();
+    } finally {
+      await segmented.close();
+    }
   });
 
   /** The demo catalog (the service's) as the simulation's file input takes it: JSON, changed by `edit`. */

@@ -14,6 +14,7 @@ const VIEWS = [
   { path: 'streaks', label: 'Streaks', render: streaks },
   { path: 'missions', label: 'Missions', render: missions },
   { path: 'currencies', label: 'Currencies', render: currencies },
+  { path: 'segments', label: 'Segments', render: segments },
   { path: 'boards', label: 'Board definitions', render: boards },
   { path: 'versions', label: 'Versions', render: versionsView },
 ];
@@ -112,11 +113,12 @@ function awards(path, label) {
     const sets = list.some((b) => b.rankSetUId)
       ? new Map((await get('/v1/admin/ranks')).map((r) => [r.uid, r]))
       : new Map();
+    const only = await onlyFor(list);
     return table(
       `The active ${label.toLowerCase()}`,
       ['Label', 'Uid', 'Type', 'Points', 'Requires badge', 'When', 'Earned by'],
       list.map((b) => [
-        h('span', {}, b.label, b.description ? h('span', { class: 'hint' }, b.description) : null),
+        labelled(b, only),
         b.uid,
         [b.type, b.randomizedPrize ? ', one prize drawn' : '', b.limited ? ', limited' : ''].join('') +
           (sets.has(b.rankSetUId) ? `: ${rankSteps(sets.get(b.rankSetUId))}` : ''),
@@ -227,12 +229,14 @@ function odds(preview) {
 }
 
 function streaks() {
-  return section('Streaks', async () =>
-    table(
+  return section('Streaks', async () => {
+    const list = await get('/v1/admin/streaks');
+    const only = await onlyFor(list);
+    return table(
       'The streaks',
       ['Label', 'Uid', 'Period', 'Freezes', 'Active', 'Counted and rewarded'],
-      (await get('/v1/admin/streaks')).map((s) => [
-        h('span', {}, s.label, s.description ? h('span', { class: 'hint' }, s.description) : null),
+      list.map((s) => [
+        labelled(s, only),
         s.uid,
         s.period,
         s.freezes ? `up to ${s.freezes.max}, one every ${s.freezes.earnEvery} periods in a row` : 'none',
@@ -248,17 +252,19 @@ function streaks() {
           ),
         ]),
       ]),
-    ),
-  );
+    );
+  });
 }
 
 function missions() {
-  return section('Missions', async () =>
-    table(
+  return section('Missions', async () => {
+    const list = await get('/v1/admin/missions');
+    const only = await onlyFor(list);
+    return table(
       'The missions',
       ['Label', 'Uid', 'Repeat', 'Steps', 'Requires', 'When', 'Points', 'Active', 'Steps and grants'],
-      (await get('/v1/admin/missions')).map((m) => [
-        h('span', {}, m.label, m.description ? h('span', { class: 'hint' }, m.description) : null),
+      list.map((m) => [
+        labelled(m, only),
         m.uid,
         m.repeat === 'None' ? 'once' : `each ${m.repeat}`,
         m.ordered ? 'in order' : 'any order',
@@ -276,6 +282,47 @@ function missions() {
           ),
           h('p', {}, `Grants: ${deliverables(mission.deliverables)}`),
         ]),
+      ]),
+    );
+  });
+}
+
+/** The labels of the segments the entries name, by uid (read only when one names a segment). */
+const onlyFor = async (list) =>
+  list.some((e) => e.segment) ? new Map((await get('/v1/admin/segments')).map((s) => [s.uid, s.label])) : new Map();
+
+/** An entry's label, its description and, when it applies to a segment only, which. */
+const labelled = (e, segmentLabels) =>
+  h(
+    'span',
+    {},
+    e.label,
+    e.description ? h('span', { class: 'hint' }, e.description) : null,
+    e.segment ? h('span', { class: 'hint' }, `Only for: ${segmentLabels.get(e.segment) ?? e.segment}`) : null,
+  );
+
+/** `2 or more`, `at most 59`, `2 to 5`: an inclusive range, either end open. */
+const range = ({ min, max }) =>
+  max === null ? `${min} or more` : min === null ? `at most ${max}` : `${min} to ${max}`;
+
+/** A segment's condition in words: `country is DE or AT`, `level 2 or more`, `holds badge b-vip`. */
+function segmentCondition(c) {
+  if ('attribute' in c) return `${c.attribute} is ${c.in.join(' or ')}`;
+  if ('level' in c) return `level ${range(c.level)}`;
+  if ('badge' in c) return `holds badge ${c.badge}`;
+  return `points ${range(c.points)}`;
+}
+
+function segments() {
+  return section('Segments', async () =>
+    table(
+      'The segments',
+      ['Label', 'Uid', 'Players in it now', 'Conditions (all must hold)'],
+      (await get('/v1/admin/segments')).map((s) => [
+        s.label,
+        s.uid,
+        s.players,
+        s.conditions.map(segmentCondition).join(', and '),
       ]),
     ),
   );
