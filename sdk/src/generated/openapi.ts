@@ -908,7 +908,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every segment of the catalog in force, with the number of players in it now (erased players are not)
+         * Every segment of the catalog in force, with its conditions and the number of players in it now (erased players are not)
          * @description Tiers: Server, Auditor.
          */
         get: operations["segments"];
@@ -5763,6 +5763,8 @@ export interface operations {
                             isActive: boolean;
                             /** @enum {string} */
                             type: "OneTimeOnly" | "Repeatable" | "Ranked";
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                         }[];
                     };
                 };
@@ -5862,6 +5864,8 @@ export interface operations {
                             isActive: boolean;
                             /** @enum {string} */
                             type: "OneTimeOnly" | "Repeatable" | "Ranked";
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                             conditions: {
                                 /** @description the action it counts */
                                 action: string;
@@ -6005,6 +6009,8 @@ export interface operations {
                             isActive: boolean;
                             /** @enum {string} */
                             type: "OneTimeOnly" | "Repeatable" | "Ranked";
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                             randomizedPrize: boolean;
                             limited: boolean;
                         }[];
@@ -6106,6 +6112,8 @@ export interface operations {
                             isActive: boolean;
                             /** @enum {string} */
                             type: "OneTimeOnly" | "Repeatable" | "Ranked";
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                             randomizedPrize: boolean;
                             limited: boolean;
                             conditions: {
@@ -6962,6 +6970,8 @@ export interface operations {
                                 max: number;
                                 earnEvery: number;
                             } | null;
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                         }[];
                     };
                 };
@@ -7060,6 +7070,8 @@ export interface operations {
                                 max: number;
                                 earnEvery: number;
                             } | null;
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                             /** @description an action meeting any one counts for its period */
                             conditions: {
                                 action: string;
@@ -7199,6 +7211,8 @@ export interface operations {
                              */
                             repeat: "None" | "Day" | "Week";
                             points: number;
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                         }[];
                     };
                 };
@@ -7304,6 +7318,8 @@ export interface operations {
                              */
                             repeat: "None" | "Day" | "Week";
                             points: number;
+                            /** @description the segment uid (GET /v1/admin/segments): it applies only to the players in it; null: everyone */
+                            segment: string | null;
                             steps: {
                                 uid: string;
                                 label: string;
@@ -7540,6 +7556,25 @@ export interface operations {
                         data: {
                             uid: string;
                             label: string;
+                            /** @description every one must hold for a player to be in the segment */
+                            conditions: ({
+                                attribute: string;
+                                in: string[];
+                            } | {
+                                /** @description inclusive; either may be null, not both */
+                                level: {
+                                    min: number | null;
+                                    max: number | null;
+                                };
+                            } | {
+                                badge: string;
+                            } | {
+                                /** @description inclusive; either may be null, not both */
+                                points: {
+                                    min: number | null;
+                                    max: number | null;
+                                };
+                            })[];
                             /** @description the registered players in the segment now, by the read models */
                             players: number;
                         }[];
