@@ -12,6 +12,7 @@ import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/
 import type { EventMetadata, NewEvent } from '../shared/adapters/event-store/port';
 import {
   PositionNotInLogError,
+  StoreOutcomeUnknownError,
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '../shared/adapters/event-store/port';
@@ -262,21 +263,56 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(fake.events).toHaveLength(4);
     });
 
-    it('answers 503 to an append that met a deadline before anything was written', async () => {
+    it.each<[string, Failure]>([
+      ['a deadline', { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }],
+      ["the server's commit timeout", { code: grpc.status.ABORTED, details: 'Operation timed out' }],
+      ['a dropped connection', { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' }],
+      ['a cancellation by the server', { code: grpc.status.CANCELLED, details: 'The operation was cancelled' }],
+    ])(
+      'answers an append that met %s and is not found written as of unknown outcome, not 503 "changed nothing": it may still commit',
+      async (_name, failure) => {
+        const store = await connect();
+        fake.failNextAppend = failure;
+        const error = await rejection(
+          store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
+        );
+        expect(error).toBeInstanceOf(StoreOutcomeUnknownError);
+        expect(error).not.toBeInstanceOf(StoreUnavailableError);
+        expect((error as Error).message).toMatch(/^event store: the append's outcome is unknown/);
+        expect(fake.events).toEqual([]);
+      },
+    );
+
+    it('answers an append of unknown outcome as such when the lookup fails too', async () => {
       const store = await connect();
       fake.failNextAppend = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+      fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
       await expect(
+        store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]),
+      ).rejects.toBeInstanceOf(StoreOutcomeUnknownError);
+    });
+
+    it('answers 503 "changed nothing" to an append the client could not send: the server down, its connection refused', async () => {
+      const store = await connect();
+      fake.stop();
+      const reads = fake.reads.length;
+      const error = await rejection(
         store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
-      ).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(fake.events).toEqual([]);
+      );
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).not.toBeInstanceOf(StoreOutcomeUnknownError);
+      expect((error as Error).message).toMatch(/No connection established/);
+      // Certainly not written: nothing to look up.
+      expect(fake.reads.length).toBe(reads);
     });
 
     it("asks the server's features again after that call failed, rather than answering every append 503 from then on", async () => {
       const store = await connect();
       const append = () => store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]);
-      // The server goes away: the client reconnects, and asks the features again on its next call...
+      // The server goes away during an append (its outcome unknown): the client reconnects, and
+      // asks the features again on its next call...
       fake.failNextAppend = { code: grpc.status.UNAVAILABLE, details: 'server restarting' };
-      await expect(append()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(append()).rejects.toBeInstanceOf(StoreOutcomeUnknownError);
       // ...which meets a server too slow to answer them: the client keeps that failure for every later call.
       fake.failFeatures = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
       const asked = fake.featureCalls;
