@@ -1790,7 +1790,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1800,7 +1800,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -1959,7 +1959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1969,7 +1969,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2294,7 +2294,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2304,7 +2304,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2444,7 +2444,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2454,7 +2454,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2599,7 +2599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2609,7 +2609,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2728,7 +2728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2738,7 +2738,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2874,7 +2874,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2884,7 +2884,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3019,7 +3019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3029,7 +3029,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3164,7 +3164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3174,7 +3174,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3309,7 +3309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3319,7 +3319,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3478,7 +3478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3488,7 +3488,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3629,7 +3629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3639,7 +3639,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3843,7 +3843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3853,7 +3853,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3980,7 +3980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3990,7 +3990,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4104,7 +4104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4114,7 +4114,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4338,7 +4338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4348,7 +4348,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4470,7 +4470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4480,7 +4480,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4894,7 +4894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4904,7 +4904,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5053,7 +5053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5063,7 +5063,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5194,7 +5194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5204,7 +5204,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5330,7 +5330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5340,7 +5340,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5466,7 +5466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5476,7 +5476,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8049,7 +8049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8059,7 +8059,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8177,7 +8177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8187,7 +8187,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8329,7 +8329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8339,7 +8339,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8471,7 +8471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8481,7 +8481,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -9147,7 +9147,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9157,7 +9157,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -9285,7 +9285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9295,7 +9295,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -9683,7 +9683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9693,7 +9693,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -10300,7 +10300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10310,7 +10310,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -10428,7 +10428,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10438,7 +10438,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
