@@ -7,6 +7,7 @@
  * EVENTSTORE_URL.
  */
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/event-store/kurrentdb';
 import type { EventMetadata, NewEvent } from '../shared/adapters/event-store/port';
@@ -304,6 +305,25 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect((error as Error).message).toMatch(/No connection established/);
       // Certainly not written: nothing to look up.
       expect(fake.reads.length).toBe(reads);
+    });
+
+    it('answers 503 "changed nothing" to an append whose deadline passed while the client waited for a connection', async () => {
+      const store = await connect();
+      fake.stop();
+      // Where the server was, one that takes connections and never answers: no call goes out on them.
+      const accepted: net.Socket[] = [];
+      const silent = net.createServer((socket) => void accepted.push(socket));
+      await new Promise<void>((resolve) => silent.listen(fake.port, '127.0.0.1', resolve));
+      try {
+        const error = await rejection(
+          store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
+        );
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect((error as Error).message).toMatch(/DEADLINE_EXCEEDED.*Waiting for LB pick/);
+      } finally {
+        for (const socket of accepted) socket.destroy();
+        silent.close();
+      }
     });
 
     it("asks the server's features again after that call failed, rather than answering every append 503 from then on", async () => {
