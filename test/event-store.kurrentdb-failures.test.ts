@@ -7,11 +7,13 @@
  * EVENTSTORE_URL.
  */
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { KurrentDbEventStore, UnsupportedServerError } from '../shared/adapters/event-store/kurrentdb';
 import type { EventMetadata, NewEvent } from '../shared/adapters/event-store/port';
 import {
   PositionNotInLogError,
+  StoreOutcomeUnknownError,
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '../shared/adapters/event-store/port';
@@ -262,21 +264,75 @@ describe('KurrentDbEventStore against a stand-in server', () => {
       expect(fake.events).toHaveLength(4);
     });
 
-    it('answers 503 to an append that met a deadline before anything was written', async () => {
+    it.each<[string, Failure]>([
+      ['a deadline', { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }],
+      ["the server's commit timeout", { code: grpc.status.ABORTED, details: 'Operation timed out' }],
+      ['a dropped connection', { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' }],
+      ['a cancellation by the server', { code: grpc.status.CANCELLED, details: 'The operation was cancelled' }],
+    ])(
+      'answers an append that met %s and is not found written as of unknown outcome, not 503 "changed nothing": it may still commit',
+      async (_name, failure) => {
+        const store = await connect();
+        fake.failNextAppend = failure;
+        const error = await rejection(
+          store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
+        );
+        expect(error).toBeInstanceOf(StoreOutcomeUnknownError);
+        expect(error).not.toBeInstanceOf(StoreUnavailableError);
+        expect((error as Error).message).toMatch(/^event store: the append's outcome is unknown/);
+        expect(fake.events).toEqual([]);
+      },
+    );
+
+    it('answers an append of unknown outcome as such when the lookup fails too', async () => {
       const store = await connect();
       fake.failNextAppend = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+      fake.failReads = { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' };
       await expect(
+        store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 0 }]),
+      ).rejects.toBeInstanceOf(StoreOutcomeUnknownError);
+    });
+
+    it('answers 503 "changed nothing" to an append the client could not send: the server down, its connection refused', async () => {
+      const store = await connect();
+      fake.stop();
+      const reads = fake.reads.length;
+      const error = await rejection(
         store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
-      ).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(fake.events).toEqual([]);
+      );
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).not.toBeInstanceOf(StoreOutcomeUnknownError);
+      expect((error as Error).message).toMatch(/No connection established/);
+      // Certainly not written: nothing to look up.
+      expect(fake.reads.length).toBe(reads);
+    });
+
+    it('answers 503 "changed nothing" to an append whose deadline passed while the client waited for a connection', async () => {
+      const store = await connect();
+      fake.stop();
+      // Where the server was, one that takes connections and never answers: no call goes out on them.
+      const accepted: net.Socket[] = [];
+      const silent = net.createServer((socket) => void accepted.push(socket));
+      await new Promise<void>((resolve) => silent.listen(fake.port, '127.0.0.1', resolve));
+      try {
+        const error = await rejection(
+          store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]),
+        );
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect((error as Error).message).toMatch(/DEADLINE_EXCEEDED.*Waiting for LB pick/);
+      } finally {
+        for (const socket of accepted) socket.destroy();
+        silent.close();
+      }
     });
 
     it("asks the server's features again after that call failed, rather than answering every append 503 from then on", async () => {
       const store = await connect();
       const append = () => store.appendToStreams([{ stream: 'a', events: [event()], expectedRevision: 'any' }]);
-      // The server goes away: the client reconnects, and asks the features again on its next call...
+      // The server goes away during an append (its outcome unknown): the client reconnects, and
+      // asks the features again on its next call...
       fake.failNextAppend = { code: grpc.status.UNAVAILABLE, details: 'server restarting' };
-      await expect(append()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(append()).rejects.toBeInstanceOf(StoreOutcomeUnknownError);
       // ...which meets a server too slow to answer them: the client keeps that failure for every later call.
       fake.failFeatures = { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
       const asked = fake.featureCalls;

@@ -2,6 +2,8 @@
  * Retries with exponential backoff and full jitter: a 429 or 503 (the service refused or could not
  * take the request, and says to retry later), and a network error where a retry cannot do the
  * request twice (a GET, or a write carrying its Idempotency-Key, which the service answers once).
+ * A 503 with code 1004 (the write's outcome unknown: it may have been done) is like a network
+ * error: retried only where it cannot be done twice.
  */
 import { GamificationError } from './errors.ts';
 
@@ -19,6 +21,9 @@ export interface RetryPolicy {
 const DEFAULTS: Required<RetryPolicy> = { attempts: 5, totalMs: 30_000, baseDelayMs: 200, maxDelayMs: 5_000 };
 
 const RETRIED_STATUSES = new Set([429, 503]);
+
+/** The code of a write the service could not confirm (docs/api.md, "Safe retries"). */
+const OUTCOME_UNKNOWN = 1004;
 
 const sleep = (ms: number, signal: AbortSignal | null) =>
   new Promise<void>((resolve, reject) => {
@@ -68,7 +73,9 @@ export function retryingFetch(
         if (request.signal.aborted) throw error;
         failure = error;
       }
-      const retryable = response ? RETRIED_STATUSES.has(response.status) : safe;
+      const retryable = response
+        ? RETRIED_STATUSES.has(response.status) && (safe || !(await outcomeUnknown(response)))
+        : safe;
       const wait = backoffMs(policy, attempt, response?.headers.get('Retry-After') ?? null, random);
       if (!retryable || attempt >= policy.attempts || Date.now() - started + wait > policy.totalMs) {
         if (response) return response;
@@ -81,6 +88,16 @@ export function retryingFetch(
       await sleep(wait, request.signal);
     }
   };
+}
+
+/** Whether a 503 says the write's outcome is unknown; its body is read from a copy, left whole for the caller. */
+async function outcomeUnknown(response: Response): Promise<boolean> {
+  if (response.status !== 503) return false;
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
+  return (body as { code?: unknown } | undefined)?.code === OUTCOME_UNKNOWN;
 }
 
 function messageOf(error: unknown): string {

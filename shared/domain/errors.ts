@@ -20,6 +20,14 @@ export const ERRORS = {
     code: 503,
     message: 'A request with this Idempotency-Key is still in progress; retry with the same key later',
   },
+  /**
+   * A write the store could not confirm: it failed after it may have reached the store, and may
+   * still commit (HTTP 503, but not "changed nothing"): a retry without the same key could do it twice.
+   */
+  OUTCOME_UNKNOWN: {
+    code: 1004,
+    message: 'The outcome is unknown: retry with the same Idempotency-Key, or read the state first',
+  },
   KEY_REUSED: { code: 1003, message: 'Idempotency-Key was already used for a different request' },
   PAYLOAD_NULL: { code: 1001, message: 'Payload is null' },
   INVALID_PLAYER_ID: { code: 1002, message: 'Invalid player: playerId must be a UUID' },

@@ -4,7 +4,7 @@
  * marked `Idempotent-Replayed: true`.
  */
 import { randomUUID } from 'node:crypto';
-import { StoreUnavailableError } from '../../shared/adapters/event-store/port';
+import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../shared/adapters/event-store/port';
 import { ABANDONED_AFTER_MS } from '../../command-api/command';
 import { idempotencyKeyOf } from '../../shared/adapters/http/idempotency';
 import { idempotencyStream, playerStream } from '../../shared/domain/streams';
@@ -29,6 +29,11 @@ stores:
       - { uid: b-sword, label: Sword, cost: 60, costDeliverable: gold, initialStock: 50, contents: [{ deliverable: sword, amount: 1 }] }
       - { uid: b-shipped, label: Shipped sword, cost: 10, costDeliverable: gold, requiresFulfillment: true, contents: [{ deliverable: sword, amount: 1 }] }
 `;
+
+const OUTCOME_UNKNOWN = {
+  code: 1004,
+  data: 'The outcome is unknown: retry with the same Idempotency-Key, or read the state first',
+};
 
 let t: TestService;
 let clock = Date.now();
@@ -72,15 +77,16 @@ describe('a retry with the same Idempotency-Key', () => {
     expect((await post('/v1/store/buy', { playerId, referenceId: 'b-sword' })).body.code).toBe(9001);
   });
 
-  it('whose answer was lost after its append (the connection dropped): the retry answers what was done', async () => {
+  it('whose answer was lost after its append (the connection dropped): 1004 "outcome unknown", and the retry answers what was done', async () => {
     const playerId = await player();
     const key = randomUUID();
     const append = t.service.events.appendToStreams.bind(t.service.events);
     jest.spyOn(t.service.events, 'appendToStreams').mockImplementationOnce(async (appends) => {
       await append(appends);
-      throw new StoreUnavailableError('connection lost after the append');
+      throw new StoreOutcomeUnknownError('connection lost after the append');
     });
-    expect((await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' }, key)).status).toBe(503);
+    const first = await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' }, key);
+    expect([first.status, first.body]).toEqual([503, OUTCOME_UNKNOWN]);
     const retry = await post('/v1/chest/open', { playerId, chestDeliverableUId: 'box' }, key);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     const [opened] = (await t.service.events.readStream(playerStream(playerId))).filter(
@@ -89,6 +95,19 @@ describe('a retry with the same Idempotency-Key', () => {
     const prize = (opened.data as { prizes: { amount: number }[] }).prizes[0];
     expect(retry.body.data).toMatchObject({ drawCount: 1, prizes: [{ label: 'Gold', amount: prize.amount }] });
     expect(await count(playerId, 'ChestOpened')).toBe(1);
+  });
+
+  it('after 1004 "outcome unknown" for a purchase not written: the retry does it, once', async () => {
+    const playerId = await player();
+    const key = randomUUID();
+    jest
+      .spyOn(t.service.events, 'appendToStreams')
+      .mockRejectedValueOnce(new StoreOutcomeUnknownError('deadline passed, not found written'));
+    const first = await post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, key);
+    expect([first.status, first.body]).toEqual([503, OUTCOME_UNKNOWN]);
+    const retry = await post('/v1/store/buy', { playerId, referenceId: 'b-sword' }, key);
+    expect([retry.body.code, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(await count(playerId, 'BundlePurchased')).toBe(1);
   });
 
   it('sent several times at once: one effect, every answer the same', async () => {

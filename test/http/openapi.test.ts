@@ -191,6 +191,16 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
     expect([res.status, res.body.code]).toEqual([400, 1001]);
   });
 
+  it('lists 1004 "outcome unknown" under 503 on every POST (a write the store could not confirm), on no GET', () => {
+    for (const route of t.service.routes) {
+      const codes = failureCodes(opOf(route.method, route.path).responses['503']?.content!['application/json'].schema);
+      expect([route.path, codes]).toEqual([
+        route.path,
+        route.method === 'POST' ? expect.arrayContaining([503, 1004]) : [503],
+      ]);
+    }
+  });
+
   it('lists the 1001 a malformed path answers on every route with a path parameter', async () => {
     const withParams = t.service.routes.filter((r) => r.path.includes(':'));
     expect(withParams.length).toBeGreaterThan(3);

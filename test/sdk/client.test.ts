@@ -22,6 +22,7 @@ import {
   type OperationId,
   type WebhookDelivery,
 } from '../../sdk/src/index.ts';
+import { retryingFetch } from '../../sdk/src/retry.ts';
 import { KEYS, startTestService, tempDir, type TestService } from '../support/service';
 import { eventually } from '../support/process';
 import { newSecret } from '../support/webhook-receiver';
@@ -347,5 +348,40 @@ describe('feed.subscribe', () => {
     } finally {
       subscription.close();
     }
+  });
+});
+
+describe('retries of a 503', () => {
+  /** A fetch answering `status` with the envelope `{code, data}` each time, counting the calls. */
+  const answering = (status: number, code: number) => {
+    const calls: Request[] = [];
+    const fetchImpl = (async (request: Request) => {
+      calls.push(request);
+      return new Response(JSON.stringify({ code, data: 'refused' }), {
+        status,
+        headers: { 'Content-Type': 'application/json' },
+      });
+    }) as typeof fetch;
+    return { calls, fetchImpl };
+  };
+  const policy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 };
+  const write = (headers: Record<string, string> = {}) =>
+    new Request('http://127.0.0.1:1/v1/store/buy', { method: 'POST', headers, body: '{}' });
+
+  it('resends a write whose outcome is unknown (1004) only under its Idempotency-Key, and answers the body whole', async () => {
+    const withKey = answering(503, 1004);
+    await retryingFetch(withKey.fetchImpl, policy)(write({ 'Idempotency-Key': randomUUID() }));
+    expect(withKey.calls).toHaveLength(3);
+
+    const withoutKey = answering(503, 1004);
+    const answer = await retryingFetch(withoutKey.fetchImpl, policy)(write());
+    expect(withoutKey.calls).toHaveLength(1);
+    expect([answer.status, await answer.json()]).toEqual([503, { code: 1004, data: 'refused' }]);
+  });
+
+  it('resends a write without a key after a 503 that changed nothing', async () => {
+    const unavailable = answering(503, 503);
+    await retryingFetch(unavailable.fetchImpl, policy)(write());
+    expect(unavailable.calls).toHaveLength(3);
   });
 });

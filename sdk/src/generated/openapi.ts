@@ -1790,7 +1790,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1800,7 +1800,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -1959,7 +1959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1969,7 +1969,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2294,7 +2294,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2304,7 +2304,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2444,7 +2444,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2454,7 +2454,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2599,7 +2599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2609,7 +2609,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2728,7 +2728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2738,7 +2738,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -2874,7 +2874,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2884,7 +2884,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3019,7 +3019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3029,7 +3029,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3164,7 +3164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3174,7 +3174,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3309,7 +3309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3319,7 +3319,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3478,7 +3478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3488,7 +3488,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3629,7 +3629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3639,7 +3639,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3843,7 +3843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3853,7 +3853,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -3980,7 +3980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3990,7 +3990,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4104,7 +4104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4114,7 +4114,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4338,7 +4338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4348,7 +4348,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4470,7 +4470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4480,7 +4480,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -4894,7 +4894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4904,7 +4904,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5053,7 +5053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5063,7 +5063,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5194,7 +5194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5204,7 +5204,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5330,7 +5330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5340,7 +5340,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -5466,7 +5466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5476,7 +5476,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8084,7 +8084,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8094,7 +8094,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8212,7 +8212,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8222,7 +8222,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8364,7 +8364,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8374,7 +8374,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -8506,7 +8506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8516,7 +8516,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -9182,7 +9182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9192,7 +9192,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -9320,7 +9320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9330,7 +9330,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -9718,7 +9718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9728,7 +9728,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -10335,7 +10335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10345,7 +10345,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };
@@ -10463,7 +10463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later */
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10473,7 +10473,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 503;
+                        code?: 503 | 1004;
                     };
                 };
             };

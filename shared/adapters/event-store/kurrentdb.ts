@@ -73,6 +73,7 @@ import {
   checkAppends,
   PositionNotInLogError,
   revisionMatches,
+  StoreOutcomeUnknownError,
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from './port';
@@ -270,6 +271,22 @@ function mayHaveWritten(error: unknown): boolean {
 }
 
 /**
+ * grpc-js's own words for a call that failed before it went out on a connection: none to send it
+ * on (`No connection established`, after a refused or failed connect; a name not resolved; the
+ * channel closed), a deadline met while still waiting for one (no `remote_addr` in its details),
+ * or a stream the server refused unread (REFUSED_STREAM). Such an append was certainly not written.
+ */
+const NOT_SENT =
+  /No connection established|^Name resolution failed|^Failed to parse DNS address|^Channel closed before call started|^Stream refused by server|waiting for name resolution|waiting for metadata filters|Waiting for LB pick/;
+
+/** Whether the append certainly did not reach the server (see NOT_SENT); then its failure changed nothing. */
+function wasNotSent(error: unknown): boolean {
+  const converted = commandError(error);
+  if (!(converted instanceof UnavailableError || converted instanceof DeadlineExceededError)) return false;
+  return NOT_SENT.test(converted._raw?.details ?? '');
+}
+
+/**
  * Whether `error`, a call's failure, is the client's kept answer to its server-features call. The
  * client asks the features once per connection, before its first append, and keeps the answer, a
  * failure too: only an UNAVAILABLE or CANCELLED one makes it reconnect (dropping what it kept)
@@ -311,6 +328,14 @@ async function release(client: KurrentDBClient): Promise<void> {
 
 function unavailable(error: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`event store unavailable: ${(error as Error).message}`, error);
+}
+
+/** An append that may have been written, or may still be (see afterRefusal). */
+function outcomeUnknown(error: unknown): StoreOutcomeUnknownError {
+  return new StoreOutcomeUnknownError(
+    `event store: the append's outcome is unknown (${(error as Error).message}); it was not found written, and may still be`,
+    error,
+  );
 }
 
 function translate(error: unknown): unknown {
@@ -402,7 +427,10 @@ export class KurrentDbEventStore implements EventStore {
         throw unavailable(error);
       }
       // Failed asking the server's features, before sending anything: a new client asks them again.
-      if (await featuresFailed(client, error)) this.rebuildClient(client);
+      if (await featuresFailed(client, error)) {
+        this.rebuildClient(client);
+        throw unavailable(error);
+      }
       return this.afterRefusal(appends, error);
     }
   }
@@ -522,9 +550,11 @@ export class KurrentDbEventStore implements EventStore {
    * events (a partial retry) with an internal error instead of a conflict, which the client
    * reports as unavailable: that one is examined here, and named as the conflict it is. A
    * failure after which the append may have been written (see mayHaveWritten) is looked up too:
-   * a 503 says nothing changed, and the command's next attempt has new event ids, so answering
-   * 503 for a write that landed would have it written twice. A lookup that fails leaves the 503.
-   * Anything else keeps its meaning.
+   * StoreUnavailableError says nothing changed, and the command's next attempt has new event ids,
+   * so saying it of a write that landed would have it written twice. Not found, or the lookup
+   * failing, the outcome is still unknown: the server may commit it after the lookup (a commit
+   * that timed out), so StoreOutcomeUnknownError, unless the append certainly never went out (see
+   * wasNotSent). Anything else keeps its meaning.
    */
   private async afterRefusal(appends: readonly StreamAppend[], error: unknown): Promise<AppendResult> {
     const refusal = commandError(error);
@@ -536,10 +566,12 @@ export class KurrentDbEventStore implements EventStore {
       if (isConflict) throw toConflict(refusal);
       const conflict = await this.conflictIn(appends);
       if (conflict) throw conflict;
+    } else if (wasNotSent(error)) {
+      throw unavailable(error);
     } else if (mayHaveWritten(error)) {
       const earlier = await this.earlierResult(appends).catch(() => undefined);
       if (earlier) return earlier;
-      throw unavailable(error);
+      throw outcomeUnknown(error);
     }
     throw translate(error);
   }

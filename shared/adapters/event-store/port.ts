@@ -157,6 +157,22 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
+ * An append whose outcome the store cannot tell: the call failed after it may have reached the
+ * server (a deadline or the server's commit timeout, a dropped connection, a cancelled call), and
+ * the events were not found on looking. It may still commit later, so it is not "nothing changed"
+ * (StoreUnavailableError): the caller retries under the same idempotency key, or reads first.
+ */
+export class StoreOutcomeUnknownError extends Error {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'StoreOutcomeUnknownError';
+  }
+}
+
+/**
  * A fault of the store that lasts until the operator acts and the service restarts: its file was
  * deleted, replaced or found damaged. Every write is refused from then on (503).
  */

@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import helmet from 'helmet';
 import {
   StoreFaultError,
+  StoreOutcomeUnknownError,
   StoreUnavailableError,
   WrongExpectedVersionError,
   type WriteProblem,
@@ -404,6 +405,11 @@ export function createHttpApp(routes: AnyRoute[], deps: HttpAppDeps): express.Ex
     }
     // Reported once, when the store found it; every write since is refused the same way.
     if (err instanceof StoreFaultError) return { failure: failure(503, STORE_UNAVAILABLE) };
+    // Not "changed nothing": the write may have been done, or may still be.
+    if (err instanceof StoreOutcomeUnknownError) {
+      deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'write outcome unknown');
+      return { failure: failure(ERRORS.OUTCOME_UNKNOWN.code, ERRORS.OUTCOME_UNKNOWN.message) };
+    }
     if (err instanceof StoreUnavailableError) {
       deps.log.error({ correlationId: res.locals.correlationId, err: err.message }, 'store unavailable');
       return { failure: failure(503, STORE_UNAVAILABLE) };

@@ -26,6 +26,7 @@ export function httpStatusOf(code: number): number {
     case 500:
       return 500;
     case 503:
+    case 1004: // a write's outcome unknown (ERRORS.OUTCOME_UNKNOWN): the store's fault, not the request's
       return 503;
     case 9032: // a simulation is running: the request conflicts with it, not a fault of its own
       return 409;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { httpStatusOf, NOT_YET_PROJECTED } from './envelope';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
 import { MAX_BODY_BYTES, MAX_LIVE_STREAMS_PER_KEY, type AnyRoute } from './route';
+import { ERRORS } from '../../domain/errors';
 
 type JsonSchema = Record<string, unknown>;
 type Codes = Record<number, string>;
@@ -42,6 +43,8 @@ const FAULTS: Codes = {
   500: 'Internal error (no details are given)',
   503: 'A backing store is not answering, or too many concurrent changes to one stream; retry later',
 };
+/** Any POST may write; a write the store could not confirm (docs/api.md, "Safe retries"). */
+const OUTCOME_UNKNOWN = `${ERRORS.OUTCOME_UNKNOWN.message} (the store did not confirm the write: it may have been done)`;
 const MALFORMED_PATH = 'the URL is malformed (a path segment that is not valid percent-encoding)';
 
 /** 65536 -> `64 KiB`, 4194304 -> `4 MiB`. */
@@ -65,7 +68,7 @@ function codesByStatus(route: AnyRoute): Map<string, Codes> {
   const faults: Codes =
     route.method === 'GET'
       ? { ...FAULTS, 503: `${FAULTS[503]}; or ${NOT_YET_PROJECTED}: the X-Min-Position was not projected in time` }
-      : FAULTS;
+      : { ...FAULTS, [ERRORS.OUTCOME_UNKNOWN.code]: OUTCOME_UNKNOWN };
   const limited: Codes = route.rateLimited
     ? { 429: 'Too many requests: the key\u2019s rate limit' }
     : 'live' in route
