@@ -383,7 +383,8 @@ export function withExamples(document: JsonSchema, value: ExampleValue): JsonSch
 
 function exampleOf(schema: JsonSchema, field: string, path: string, value: ExampleValue): unknown {
   const known = field ? value(field, path) : undefined;
-  if (known !== undefined) return known;
+  // A path parameter is text: a known number (a catalog version) is given as the text it is written as.
+  if (known !== undefined) return schema.type === 'string' && typeof known === 'number' ? String(known) : known;
   const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (variants) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], field, path, value);
   if (schema.const !== undefined) return schema.const;
