@@ -145,6 +145,8 @@ describe('the live feed with clients that never read', () => {
       while (Date.now() < watchUntil) {
         health.push(await healthMs(service.url));
         peak = Math.max(peak, rssMiB(service.child.pid!));
+        // The sampling interval of a 10 s window being measured, not a wait for a condition
+        // (listed in test/no-fixed-sleeps.test.ts).
         await new Promise((r) => setTimeout(r, 200));
       }
       health.sort((a, b) => a - b);

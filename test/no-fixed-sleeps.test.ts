@@ -51,6 +51,7 @@ describe('fixed sleeps in the tests', () => {
   });
 
   it('finds a timer awaited for nothing and a sleep helper (the check can fail)', () => {
+    // Text the check reads, never run: fixed waits it must find.
     const source = [
       'await new Promise((r) => setTimeout(r, 100));',
       'await new Promise((resolve) => setTimeout(resolve, 1_050));',
