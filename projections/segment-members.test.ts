@@ -94,4 +94,60 @@ describe('the segment members read model', () => {
     await project();
     expect(await members.countDocuments({})).toBe(1); // kept, emptied
   });
+
+  it('counts a repeatable badge while any of its awards is held, and writes nothing for an event that moves nothing it reads', async () => {
+    const repeatable = catalogOf(`
+      version: 1
+      actions:
+        - { identifier: play, points: 0 }
+        - { identifier: look, points: 0 }
+      badges:
+        - { uid: badge-player, label: Player, type: Repeatable, conditions: [{ action: play, challenge: { times: 1 } }] }
+      segments:
+        - { uid: seg-players, label: Players, conditions: [{ badge: badge-player }] }
+    `);
+    const p = playerSpec(repeatable).given({
+      type: 'PlayerRegistered',
+      data: {
+        playerId: PLAYER,
+        username: PLAYER,
+        imageName: null,
+        registeredAt: T0,
+        timeZone: null,
+        attributes: {},
+        levels: [],
+        effects: NO_EFFECTS,
+      },
+    });
+    const store = new MemoryReadStore();
+    const members = store.collection(SEGMENT_MEMBERS_COLLECTION);
+    let projected = 0;
+    const project = async () => {
+      for (const recorded of p.recorded.slice(projected))
+        await segmentMembersProjector.apply(
+          playerEventOf({ ...recorded, streamName: playerStream(PLAYER) })!,
+          store,
+          NO_LOG,
+        );
+      projected = p.recorded.length;
+      const [segment] = repeatable.segments;
+      const counted = await members.countDocuments(segmentFilter(segment));
+      expect(counted).toBe(isInSegment(segment, p.state) ? 1 : 0);
+      return counted;
+    };
+
+    p.process('play', { ref: 'a' });
+    p.process('play', { ref: 'b' });
+    expect(await project()).toBe(1);
+    p.reverse('a'); // one of two awards taken back: still held
+    expect(await project()).toBe(1);
+    p.reverse('b');
+    expect(await project()).toBe(0);
+    const written = await members.findOne({ _id: PLAYER });
+    p.process('look', { ref: 'c' }); // no points, no award: the document stays as it was
+    expect(await project()).toBe(0);
+    expect(await members.findOne({ _id: PLAYER })).toEqual(written);
+    p.process('play', { ref: 'd' });
+    expect(await project()).toBe(1);
+  });
 });

@@ -11,14 +11,6 @@ import type { Filter } from '../adapters/read-store/port';
 
 export const SEGMENT_MEMBERS_COLLECTION = 'segment_members';
 
-/** A holding as a reversal names it: what takes it back. */
-interface HeldAward {
-  kind: string;
-  uid: string;
-  awardedBy: string;
-  rank: number | null;
-}
-
 export interface SegmentMemberDoc extends Record<string, unknown> {
   _id: string;
   /** Log position of the last event applied: a redelivered event is applied once. */
@@ -32,7 +24,11 @@ export interface SegmentMemberDoc extends Record<string, unknown> {
   levels: Record<string, number>;
   /** The highest level number reached; 0 before any. */
   level: number;
-  holdings: HeldAward[];
+  /**
+   * How many awards of each badge or trigger the player holds, by uid: a count, not the awards
+   * themselves, so that a repeatable badge's thousandth award costs no more to apply than its first.
+   */
+  held: Record<string, number>;
   /** The uids of the badges and triggers held, each once. */
   badges: string[];
 }
@@ -42,7 +38,7 @@ const attributeKey = (name: string, value: string): string => JSON.stringify([na
 function member(
   playerId: string,
   position: number,
-  parts: Pick<SegmentMemberDoc, 'attributes' | 'points' | 'levels' | 'holdings'>,
+  parts: Pick<SegmentMemberDoc, 'attributes' | 'points' | 'levels' | 'held'>,
   erased = false,
 ): SegmentMemberDoc {
   return {
@@ -51,9 +47,31 @@ function member(
     erased,
     ...parts,
     level: Math.max(0, ...Object.values(parts.levels)),
-    badges: [...new Set(parts.holdings.map((h) => h.uid))],
+    badges: Object.keys(parts.held),
   };
 }
+
+/** `held` with each uid's count moved by `by` (one per award); a uid no longer held is left out. */
+function heldAfter(
+  held: Readonly<Record<string, number>>,
+  uids: readonly string[],
+  by: 1 | -1,
+): Record<string, number> {
+  const after = { ...held };
+  for (const uid of uids) {
+    const count = (after[uid] ?? 0) + by;
+    if (count > 0) after[uid] = count;
+    else delete after[uid];
+  }
+  return after;
+}
+
+/** `levels` with the levels reached set; the same object when none was. */
+const levelsAfter = (
+  levels: Record<string, number>,
+  reached: readonly { uid: string; level: number }[],
+): Record<string, number> =>
+  reached.length === 0 ? levels : { ...levels, ...Object.fromEntries(reached.map((l) => [l.uid, l.level])) };
 
 const attributesOf = (attributes: Readonly<Record<string, string>>): string[] =>
   Object.entries(attributes).map(([name, value]) => attributeKey(name, value));
@@ -70,45 +88,42 @@ export function memberAfter(
 ): SegmentMemberDoc | null {
   if (doc !== null && (position <= doc.position || doc.erased)) return doc;
   if (event.type === 'PlayerErased')
-    return member(playerId, position, { attributes: [], points: 0, levels: {}, holdings: [] }, true);
+    return member(playerId, position, { attributes: [], points: 0, levels: {}, held: {} }, true);
   if (event.type === 'PlayerRegistered') {
     const levels = Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level]));
     const attributes = attributesOf(event.data.attributes ?? {});
-    return member(playerId, position, { attributes, points: event.data.effects.points, levels, holdings: [] });
+    return member(playerId, position, { attributes, points: event.data.effects.points, levels, held: {} });
   }
   if (doc === null) return null;
   const { points } = doc;
-  let { attributes, levels, holdings } = doc;
+  let { attributes, levels, held } = doc;
   switch (event.type) {
     case 'PlayerUpdated':
       if (event.data.attributes) attributes = attributesOf(event.data.attributes);
       break;
     case 'ActionProcessed':
-      holdings = [
-        ...holdings,
-        ...event.data.awards.map((a) => ({
-          kind: a.kind,
-          uid: a.uid,
-          awardedBy: event.data.referenceId,
-          rank: a.rank?.rank ?? null,
-        })),
-      ];
-      levels = { ...levels, ...Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level])) };
+      if (event.data.awards.length > 0)
+        held = heldAfter(
+          held,
+          event.data.awards.map((a) => a.uid),
+          1,
+        );
+      levels = levelsAfter(levels, event.data.levels);
       break;
     case 'ChestOpened':
     case 'PlayerAdjusted':
-      levels = { ...levels, ...Object.fromEntries(event.data.levels.map((l) => [l.uid, l.level])) };
+      levels = levelsAfter(levels, event.data.levels);
       break;
     case 'ActionReversed': {
-      holdings = [...holdings];
-      for (const r of event.data.revokedAwards) {
-        const i = holdings.findIndex(
-          (h) => h.kind === r.kind && h.uid === r.uid && h.awardedBy === r.awardedBy && h.rank === r.rank,
-        );
-        if (i >= 0) holdings.splice(i, 1);
+      held = heldAfter(
+        held,
+        event.data.revokedAwards.map((r) => r.uid),
+        -1,
+      );
+      if (event.data.revokedLevels.length > 0) {
+        const revoked = new Set(event.data.revokedLevels.map((l) => l.uid));
+        levels = Object.fromEntries(Object.entries(levels).filter(([uid]) => !revoked.has(uid)));
       }
-      const revoked = new Set(event.data.revokedLevels.map((l) => l.uid));
-      levels = Object.fromEntries(Object.entries(levels).filter(([uid]) => !revoked.has(uid)));
       break;
     }
     case 'PlayerRecomputed': {
@@ -118,23 +133,26 @@ export function memberAfter(
         attributes,
         points: 'points' in state ? state.points : points,
         levels: 'levelsReached' in state ? Object.fromEntries(state.levelsReached) : levels,
-        holdings:
+        held:
           'holdings' in state
-            ? state.holdings.map((h) => ({
-                kind: h.kind,
-                uid: h.uid,
-                awardedBy: h.awardedBy,
-                rank: h.rank?.rank ?? null,
-              }))
-            : holdings,
+            ? heldAfter(
+                {},
+                state.holdings.map((h) => h.uid),
+                1,
+              )
+            : held,
       });
     }
   }
+  // An event that moves nothing segments read is not written (applying it again would change nothing either).
+  const unchanged =
+    event.data.effects.points === 0 && attributes === doc.attributes && levels === doc.levels && held === doc.held;
+  if (unchanged) return doc;
   return member(playerId, position, {
     attributes,
     points: addAmounts(points, event.data.effects.points),
     levels,
-    holdings,
+    held,
   });
 }
 
