@@ -14,7 +14,7 @@ import { recomputeRoutes } from '../command-api/recompute/route';
 import { provisionTransactionRoutes } from '../command-api/provision-transactions/routes';
 import { simulationRunner } from './simulate-shares';
 import { registerProvisionJobs } from '../command-api/provision-transactions/timeout';
-import { catalogVersionsOf, publishCatalog } from '../command-api/publish-catalog/publish';
+import { publishCatalog } from '../command-api/publish-catalog/publish';
 import { CatalogInForce } from '../command-api/publish-catalog/in-force';
 import { registerCatalogJobs } from '../command-api/publish-catalog/in-force-job';
 import { catalogRoutes } from '../command-api/publish-catalog/routes';
@@ -48,7 +48,8 @@ import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shar
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/types';
 import { removedEntries } from '../shared/domain/catalog/removals';
-import { lastFromFile, versionInForceAt } from '../shared/domain/catalog/versions';
+import { CATALOG_VERSIONS_FOLD, lastFromFile, versionInForceAt } from '../shared/domain/catalog/versions';
+import { foldStream } from '../shared/domain/stream-fold';
 import { mutableCopy } from '../shared/domain/deep-readonly';
 import { CATALOG_STREAM } from '../shared/domain/streams';
 import type { RunConfig } from '../shared/adapters/config/env';
@@ -235,7 +236,7 @@ async function checkRemovals(
   hash: string,
   now: number,
 ): Promise<void> {
-  const versions = catalogVersionsOf(await events.readStream(CATALOG_STREAM));
+  const versions = foldStream(CATALOG_STREAM, CATALOG_VERSIONS_FOLD, await events.readStream(CATALOG_STREAM)).state;
   // An unchanged file publishes nothing (command-api/publish-catalog): there is nothing to confirm.
   if (lastFromFile(versions)?.hash === hash) return;
   const replaced = versionInForceAt(versions, now);

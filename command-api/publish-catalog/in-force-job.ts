@@ -11,11 +11,12 @@ import { versionInForceAt, type CatalogVersions } from '../../shared/domain/cata
 import { mutableCopy } from '../../shared/domain/deep-readonly';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import { ok } from '../../shared/domain/result';
-import { CATALOG_STREAM } from '../../shared/domain/streams';
 import { runCommand } from '../command';
+import { CATALOG_STREAM } from '../../shared/domain/streams';
 import { decision, type Decider } from '../decision';
+import type { UseCase } from '../use-case';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';
-import { CATALOG_IN_FORCE, catalogVersionsOf } from './publish';
+import { CATALOG_IN_FORCE, catalogVersions } from './publish';
 
 /** The version in force now, on the record when the log last put another in force; nothing otherwise. */
 export const decideVersionInForce: Decider<Record<string, never>, CatalogVersions, number | null> = (
@@ -34,6 +35,12 @@ export const decideVersionInForce: Decider<Record<string, never>, CatalogVersion
   return ok(decision(inForce.version, [{ stream: CATALOG_STREAM, events: [{ type: 'CatalogVersionInForce', data }] }]));
 };
 
+/** The catalog-in-force job's command: decided on the catalog's versions. */
+export const versionInForce: UseCase<Record<string, never>, CatalogVersions, number | null> = {
+  read: catalogVersions,
+  decide: decideVersionInForce,
+};
+
 const payloadSchema = z.object({ runAt: z.number() });
 
 export function registerCatalogJobs(deps: CommandDeps): void {
@@ -41,9 +48,10 @@ export function registerCatalogJobs(deps: CommandDeps): void {
     const { runAt } = payloadSchema.parse(payload);
     // Found early (another clock): run again when it is time.
     if (deps.now() < runAt) return deps.jobs.schedule(CATALOG_IN_FORCE, jobId, runAt, payload);
-    const outcome = await runCommand(deps, jobMetadata(jobId, deps), async (read) =>
-      decideVersionInForce({}, catalogVersionsOf(await read.stream(CATALOG_STREAM)), decisionEnv(deps)),
-    );
+    const outcome = await runCommand(deps, jobMetadata(jobId, deps), async (read) => {
+      const env = decisionEnv(deps);
+      return versionInForce.decide({}, await read.run(versionInForce.read({}, env)), env);
+    });
     // Contended through every attempt: thrown, so that the job runs again.
     if (!outcome.ok) throw new Error(`recording the catalog version in force: ${outcome.failure.message}`);
   });

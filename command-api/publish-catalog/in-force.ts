@@ -1,9 +1,13 @@
 import type { PublishedCatalog } from '../../shared/domain/catalog/published';
 import type { Catalog } from '../../shared/domain/catalog/schema';
-import { noCatalogVersions, versionInForceAt, type CatalogVersions } from '../../shared/domain/catalog/versions';
+import {
+  CATALOG_VERSIONS_FOLD,
+  noCatalogVersions,
+  versionInForceAt,
+  type CatalogVersions,
+} from '../../shared/domain/catalog/versions';
 import type { EventStore } from '../../shared/adapters/event-store/port';
 import { CATALOG_STREAM } from '../../shared/domain/streams';
-import { catalogVersionsOf } from './publish';
 
 /**
  * A process's copy of the catalog's versions, and the version in force at its clock. The version
@@ -54,7 +58,7 @@ export class CatalogInForce {
     if ((await this.events.streamRevision(CATALOG_STREAM)) <= this.revision) return;
     const read = await this.events.readStream(CATALOG_STREAM, { fromRevision: this.revision + 1 });
     if (read.length === 0) return;
-    this.state = catalogVersionsOf(read, this.state);
+    this.state = read.reduce(CATALOG_VERSIONS_FOLD.evolve, this.state);
     this.revision = read[read.length - 1].revision;
     this.cached = null;
   }

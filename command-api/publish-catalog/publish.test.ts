@@ -1,21 +1,13 @@
 import { createHash } from 'node:crypto';
 import { CATALOG_STREAM } from '../../shared/domain/streams';
-import { deciderSpec, recordedOf } from '../../test/support/decider-spec';
+import { deciderSpec } from '../../test/support/decider-spec';
 import { catalogOf, T0, testEnv } from '../../test/support/player-spec';
-import {
-  catalogVersionsOf,
-  decideFilePublication,
-  decideRevert,
-  decideVersionPublication,
-  type PublishVersionCommand,
-} from './publish';
-import { decideVersionInForce } from './in-force-job';
+import { filePublication, revertPublication, versionPublication, type PublishVersionCommand } from './publish';
+import { versionInForce } from './in-force-job';
 
-/** A publication as its handler decides it: on the catalog stream's versions. */
-const versionsOf = (given: Parameters<typeof recordedOf>[0]) => catalogVersionsOf(recordedOf(given, CATALOG_STREAM));
-const publishingFile = deciderSpec(decideFilePublication, versionsOf);
-const publishing = deciderSpec(decideVersionPublication, versionsOf);
-const reverting = deciderSpec(decideRevert, versionsOf);
+const publishingFile = deciderSpec(filePublication);
+const publishing = deciderSpec(versionPublication);
+const reverting = deciderSpec(revertPublication);
 
 const first = catalogOf(`
   version: 1
@@ -214,7 +206,7 @@ describe('reverting to a version', () => {
 });
 
 describe('the start and end of a scheduled version, on the record', () => {
-  const recording = deciderSpec(decideVersionInForce, versionsOf);
+  const recording = deciderSpec(versionInForce);
   const liveEvent = publishedByApi(2, second, { effectiveAt: T0 + HOUR, until: T0 + 2 * HOUR });
   const inForce = (version: number, catalog: typeof first, since: number) => ({
     type: 'CatalogVersionInForce' as const,

@@ -8,42 +8,42 @@ import type { PublishedCatalog } from '../../shared/domain/catalog/published';
 import { removedEntries } from '../../shared/domain/catalog/removals';
 import type { Catalog } from '../../shared/domain/catalog/schema';
 import {
+  CATALOG_VERSIONS_FOLD,
   evolveCatalogVersions,
   lastFromFile,
   newestVersion,
-  noCatalogVersions,
   statusAt,
   versionInForceAt,
   versionNumbered,
   type CatalogVersions,
   type CatalogVersionStatus,
 } from '../../shared/domain/catalog/versions';
-import type { EventMetadata, EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
-import { operatorEventOf } from '../../shared/domain/events';
+import type { EventMetadata, EventStore } from '../../shared/adapters/event-store/port';
 import type { CatalogPublished } from '../../shared/domain/events/operator-events';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 import { fail, ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
+import { foldStream } from '../../shared/domain/stream-fold';
 import { CATALOG_STREAM } from '../../shared/domain/streams';
 import { runCommand, type CommandResult } from '../command';
-import { decision, type Decider, type ScheduledJob } from '../decision';
+import { decision, type DecideEnv, type Decider, type ScheduledJob } from '../decision';
 import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import type { CommandDeps, CommandOrigin } from '../deps';
+import { folded, type Reads, type UseCase } from '../use-case';
 
 /** The version in force at `now` (its number, hash and catalog), or null before the first publication. */
 export async function catalogInForce(
   events: EventStore,
   now: number,
 ): Promise<{ version: number; hash: string; catalog: Catalog } | null> {
-  const inForce = versionInForceAt(catalogVersionsOf(await events.readStream(CATALOG_STREAM)), now);
+  const versions = foldStream(CATALOG_STREAM, CATALOG_VERSIONS_FOLD, await events.readStream(CATALOG_STREAM)).state;
+  const inForce = versionInForceAt(versions, now);
   return inForce && { version: inForce.version, hash: inForce.hash, catalog: mutableCopy<Catalog>(inForce.catalog) };
 }
 
-/** The versions folded from the catalog stream's events. */
-export const catalogVersionsOf = (events: readonly RecordedEvent[], from: CatalogVersions = noCatalogVersions) =>
-  events.reduce<CatalogVersions>((state, recorded) => {
-    const e = operatorEventOf(recorded);
-    return e ? evolveCatalogVersions(state, e) : state;
-  }, from);
+/** What every decision on the catalog reads: the catalog stream's versions. */
+export function* catalogVersions(): Reads<CatalogVersions> {
+  return (yield* folded(CATALOG_STREAM, CATALOG_VERSIONS_FOLD)).state;
+}
 
 /** The job that records a version's start or end (in-force-job.ts). */
 export const CATALOG_IN_FORCE = 'catalog-in-force';
@@ -97,6 +97,12 @@ export const decideFilePublication: Decider<PublishCatalogCommand, CatalogVersio
       { stream: CATALOG_STREAM, events: [{ type: 'CatalogPublished', data }] },
     ]),
   );
+};
+
+/** The file's publication at start: decided on the catalog's versions. */
+export const filePublication: UseCase<PublishCatalogCommand, CatalogVersions, Publication> = {
+  read: catalogVersions,
+  decide: decideFilePublication,
 };
 
 /** A publication through the API (a revert is one, of an earlier version's content). */
@@ -198,6 +204,12 @@ export const decideVersionPublication: Decider<PublishVersionCommand, CatalogVer
   );
 };
 
+/** admin/catalog/publish: decided on the catalog's versions. */
+export const versionPublication: UseCase<PublishVersionCommand, CatalogVersions, VersionPublished> = {
+  read: catalogVersions,
+  decide: decideVersionPublication,
+};
+
 /** A revert: version `version`'s content published again as the next version. */
 export interface RevertVersionCommand {
   version: number;
@@ -227,9 +239,15 @@ export const decideRevert: Decider<RevertVersionCommand, CatalogVersions, Versio
   );
 };
 
+/** admin/catalog/revert: decided on the catalog's versions. */
+export const revertPublication: UseCase<RevertVersionCommand, CatalogVersions, VersionPublished> = {
+  read: catalogVersions,
+  decide: decideRevert,
+};
+
 /** Runs a publication through the API: read the catalog stream, decide, append at the revision read. */
 export function publishVersion<Command>(
-  decide: Decider<Command, CatalogVersions, VersionPublished>,
+  useCase: UseCase<Command, CatalogVersions, VersionPublished>,
   cmd: Command,
   origin: CommandOrigin,
   deps: CommandDeps,
@@ -238,13 +256,15 @@ export function publishVersion<Command>(
     deps,
     // A CatalogPublished is recorded under the version it publishes (a refusal under the one in force).
     (published) => ({ ...origin.metadata, catalogVersion: published?.version ?? origin.metadata.catalogVersion }),
-    async (read) =>
-      decide(cmd, catalogVersionsOf(await read.stream(CATALOG_STREAM)), {
+    async (read) => {
+      const env: DecideEnv = {
         now: deps.now(),
         random: deps.random,
         newUid: deps.newUid,
         catalog: deps.catalog().catalog,
-      }),
+      };
+      return useCase.decide(cmd, await read.run(useCase.read(cmd, env)), env);
+    },
     origin.idempotency,
   );
 }
@@ -264,13 +284,11 @@ export async function publishCatalog(
     deps,
     // A CatalogPublished is recorded under the version it publishes (or, unchanged, the one in force).
     (publication) => ({ ...origin, catalogVersion: publication?.version ?? deps.catalog().version }),
-    async (read) =>
-      decideFilePublication({ catalog, hash }, catalogVersionsOf(await read.stream(CATALOG_STREAM)), {
-        now,
-        random: deps.random,
-        newUid: deps.newUid,
-        catalog,
-      }),
+    async (read) => {
+      const env: DecideEnv = { now, random: deps.random, newUid: deps.newUid, catalog };
+      const command = { catalog, hash };
+      return filePublication.decide(command, await read.run(filePublication.read(command, env)), env);
+    },
   );
   return outcome.ok ? ok(outcome.value.answer) : outcome;
 }

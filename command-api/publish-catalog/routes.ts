@@ -23,7 +23,7 @@ import { fail, ok } from '../../shared/domain/result';
 import type { CommandDeps } from '../deps';
 import { replyOf, requestOrigin } from '../http';
 import type { CatalogInForce } from './in-force';
-import { decideRevert, decideVersionPublication, publishVersion, removalProblems } from './publish';
+import { publishVersion, removalProblems, revertPublication, versionPublication } from './publish';
 
 /** A body carries a whole catalog, as simulate's does. */
 export const CATALOG_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -305,7 +305,7 @@ export function catalogRoutes(deps: CatalogRouteDeps): AnyRoute[] {
       },
       async handle(cmd, ctx) {
         const outcome = await publishVersion(
-          decideVersionPublication,
+          versionPublication,
           { ...cmd, publishedBy: ctx.key.name, revertOf: null },
           requestOrigin(ctx, deps),
           deps,
@@ -339,7 +339,7 @@ export function catalogRoutes(deps: CatalogRouteDeps): AnyRoute[] {
       },
       async handle(cmd, ctx) {
         const outcome = await publishVersion(
-          decideRevert,
+          revertPublication,
           { ...cmd, publishedBy: ctx.key.name },
           requestOrigin(ctx, deps),
           deps,

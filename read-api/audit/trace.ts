@@ -10,8 +10,9 @@
  */
 import { addAmounts } from '../../shared/domain/amount';
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
-import { operatorEventOf, playerEventOf, referenceEventOf } from '../../shared/domain/events';
-import { evolveCatalogVersions, noCatalogVersions, type CatalogVersions } from '../../shared/domain/catalog/versions';
+import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
+import { CATALOG_VERSIONS_FOLD } from '../../shared/domain/catalog/versions';
+import { foldStream } from '../../shared/domain/stream-fold';
 import type { Grant, Lot } from '../../shared/domain/events/common';
 import type { ChestOpened } from '../../shared/domain/events/inventory-events';
 import type {
@@ -278,10 +279,7 @@ export async function traceAdjustment(
 
 /** Who published each catalog version, by version: the API key's name, or `file`. */
 async function publishersOf(events: EventStore): Promise<Map<number, string>> {
-  const versions = (await events.readStream(CATALOG_STREAM)).reduce<CatalogVersions>((state, recorded) => {
-    const e = operatorEventOf(recorded);
-    return e ? evolveCatalogVersions(state, e) : state;
-  }, noCatalogVersions);
+  const versions = foldStream(CATALOG_STREAM, CATALOG_VERSIONS_FOLD, await events.readStream(CATALOG_STREAM)).state;
   return new Map(versions.versions.map((v) => [v.version, v.publishedBy]));
 }
 

@@ -10,7 +10,7 @@
  *     .thenFails(5003);
  */
 import type { DeepReadonly } from '../../shared/domain/deep-readonly';
-import type { DecideEnv, Decider, Decision } from '../../command-api/decision';
+import type { DecideEnv, Decision } from '../../command-api/decision';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
 import { playerEventOf, type DomainEvent } from '../../shared/domain/events';
 import { PlayerFolding, type PlayerState } from '../../shared/domain/player/state';
@@ -102,27 +102,12 @@ export interface DeciderSpec<Command, Answer> {
 /** A use case's decider object, ready for given/when/then: its own reads make the state. */
 export function deciderSpec<Command, State, Answer>(
   useCase: UseCase<Command, State, Answer>,
-): DeciderSpec<Command, Answer>;
-/**
- * A decider with a read of its own, for a use case without a decider object yet (the catalog's
- * publication): `read` makes the state from the given streams.
- */
-export function deciderSpec<Command, State, Answer>(
-  decider: Decider<Command, State, Answer>,
-  read: (given: GivenStreams, command: Command, env: DecideEnv) => DeepReadonly<State>,
-): DeciderSpec<Command, Answer>;
-export function deciderSpec<Command, State, Answer>(
-  useCase: UseCase<Command, State, Answer> | Decider<Command, State, Answer>,
-  legacyRead?: (given: GivenStreams, command: Command, env: DecideEnv) => DeepReadonly<State>,
 ): DeciderSpec<Command, Answer> {
-  const decider = typeof useCase === 'function' ? useCase : useCase.decide;
-  const read = (given: GivenStreams, command: Command, env: DecideEnv): DeepReadonly<State> =>
-    typeof useCase === 'function' ? legacyRead!(given, command, env) : stateOf(useCase, given, command, env);
   return {
     given(streams: GivenStreams = {}) {
       return {
         when(command: Command, env: DecideEnv): Then<Answer> {
-          const decided = decider(command, read(streams, command, env), env);
+          const decided = useCase.decide(command, stateOf(useCase, streams, command, env), env);
           return {
             decided,
             thenWrites(expected) {

@@ -8,7 +8,9 @@
  * at the moment a scheduled version starts or ends.
  */
 import type { DeepReadonly } from '../deep-readonly';
+import { operatorEventOf } from '../events';
 import type { CatalogPublished, CatalogVersionInForce } from '../events/operator-events';
+import type { StreamFold } from '../stream-fold';
 import type { Catalog } from './schema';
 
 export type CatalogVersionSource = 'file' | 'api';
@@ -41,6 +43,15 @@ export interface CatalogVersions {
 }
 
 export const noCatalogVersions: CatalogVersions = { versions: [], announced: null };
+
+/** The catalog stream's fold: every version published (its other events leave them as they were). */
+export const CATALOG_VERSIONS_FOLD: StreamFold<CatalogVersions> = {
+  initial: () => noCatalogVersions,
+  evolve(state, recorded) {
+    const e = operatorEventOf(recorded);
+    return e ? evolveCatalogVersions(state, e) : state;
+  },
+};
 
 /**
  * The catalog an event of the catalog stream puts in force for what follows the log (read
