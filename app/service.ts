@@ -45,6 +45,8 @@ import { transactionHistoryRoute } from '../read-api/transactions/history-route'
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/adapters/auth/access';
 import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shared/adapters/auth/keys';
+import { loadOrCreateTokenSecret, PlayerTokens } from '../shared/adapters/auth/player-tokens';
+import { playerTokenRoute } from '../read-api/player-token/route';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/types';
 import { removedEntries } from '../shared/domain/catalog/removals';
@@ -135,14 +137,21 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[]; devKey: string | null }> {
+interface LoadedKeys {
+  keys: ApiKey[];
+  devKey: string | null;
+  /** What signs player tokens: the keys file's, or the one kept in DATA_DIR. */
+  playerTokens: PlayerTokens;
+}
+
+async function loadKeys(config: RunConfig, log: Logger): Promise<LoadedKeys> {
   if (config.apiKeysFile) {
     if (!fs.existsSync(config.apiKeysFile))
       throw new ConfigurationError([`API_KEYS_FILE: no file at ${config.apiKeysFile}`]);
     const parsed = parseKeysFile(fs.readFileSync(config.apiKeysFile, 'utf8'), config.apiKeysFile);
     if (!parsed.ok)
       throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(config.apiKeysFile!)}: ${p}`));
-    return { keys: parsed.keys, devKey: null };
+    return { keys: parsed.keys, devKey: null, playerTokens: playerTokensOf(parsed.playerTokenSecret, config, log) };
   }
   const file = path.join(config.dataDir, 'dev-api-key');
   let dev: ReturnType<typeof loadOrCreateDevKey>;
@@ -160,7 +169,26 @@ async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[
       `No API_KEYS_FILE: generated a development Server key, kept in ${file} (read it there)`,
     );
   else log.info({ keyFile: file }, `No API_KEYS_FILE: using the development Server key kept in ${file}`);
-  return { keys: [dev.apiKey], devKey: dev.key };
+  return { keys: [dev.apiKey], devKey: dev.key, playerTokens: playerTokensOf(null, config, log) };
+}
+
+/** Player tokens signed with the keys file's secret, else with one kept in DATA_DIR (shared only by the processes that share it). */
+function playerTokensOf(configured: string | null, config: RunConfig, log: Logger): PlayerTokens {
+  if (configured !== null) return new PlayerTokens(configured);
+  const file = path.join(config.dataDir, 'player-token-secret');
+  try {
+    const secret = new PlayerTokens(loadOrCreateTokenSecret(null, config.dataDir));
+    if (config.apiKeysFile)
+      log.info(
+        { secretFile: file },
+        `No playerTokenSecret in the keys file: player tokens are signed with the secret kept in ${file}, which only the processes sharing DATA_DIR accept`,
+      );
+    return secret;
+  } catch (error) {
+    throw new ConfigurationError([
+      `DATA_DIR: cannot keep the player token secret in ${file} (${(error as Error).message}); make ${config.dataDir} writable, or set playerTokenSecret in the keys file`,
+    ]);
+  }
 }
 
 /**
@@ -273,7 +301,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const loaded = await loadCatalogFile(config.catalogFile);
   if (!loaded.ok) throw new ConfigurationError(loaded.problems);
-  const { keys, devKey } = await loadKeys(config, log);
+  const { keys, devKey, playerTokens } = await loadKeys(config, log);
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
@@ -404,6 +432,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       openChestRoute(deps),
       ...chestRoutes(deps),
       apiKeyRoute(),
+      playerTokenRoute({ tokens: playerTokens, now }),
       powerupListRoute(deps),
       streakListRoute(deps),
       playerExportRoute(deps),
@@ -487,6 +516,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
       ],
       authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
+      playerToken: (token) => playerTokens.verify(token, now()),
       async rateLimit(key) {
         const setting = key.rateLimit ?? inForce.current().catalog.settings.rateLimit;
         const taken = await limiter.take(key.name, setting);
