@@ -175,6 +175,12 @@ function parametersOf(route: AnyRoute): JsonSchema[] {
   return parameters;
 }
 
+/** What a player's own view says of player tokens (shared/adapters/http/route.ts, `playerOf`). */
+const playerTokenNote = (route: AnyRoute): string =>
+  route.tiers.includes('Client')
+    ? ` With a player's token in ${PLAYER_TOKEN_HEADER}, a Client key reads only that player.`
+    : ` Client too, with the player's token in ${PLAYER_TOKEN_HEADER}.`;
+
 /** A key in `AuthKey`, or the same key as `Authorization: Bearer` (shared/adapters/auth/access.ts): either will do. */
 const KEY_SECURITY = [{ AuthKey: [] }, { Bearer: [] }];
 
@@ -183,10 +189,7 @@ function operation(route: AnyRoute): JsonSchema {
   return {
     operationId: doc.operationId,
     summary: doc.summary,
-    description:
-      route.tiers.includes('Client') || !route.playerOf
-        ? `Tiers: ${route.tiers.join(', ')}.`
-        : `Tiers: ${route.tiers.join(', ')}; Client with the player's token in ${PLAYER_TOKEN_HEADER}.`,
+    description: `Tiers: ${route.tiers.join(', ')}.${route.playerOf ? playerTokenNote(route) : ''}`,
     security: KEY_SECURITY,
     tags: [route.path.split('/')[2]],
     parameters: parametersOf(route),
@@ -364,6 +367,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
   auth: 'The key a request comes with: whether it is accepted, its name and tier',
+  players: "Tokens of one player, with which a Client key reads that player's own views (X-Player-Token)",
   audit:
     'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
 };
