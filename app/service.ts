@@ -35,6 +35,7 @@ import { auditRoutes } from '../read-api/audit/routes';
 import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
+import { KIT_PATH, kitPages } from '../read-api/kit/route';
 import { feedRoutes } from '../read-api/feed/routes';
 import { playerExportRoute } from '../read-api/player-export/route';
 import { playerProfileRoute } from '../read-api/player-profile/route';
@@ -494,8 +495,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       clientDomains: keyRing.clientDomains(),
       isStarted: () => started,
       shutdown: shuttingDown.signal,
-      pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
-      pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
+      pages: [...(serves(role, CONSOLE_PATH) ? [consolePages()] : []), ...(serves(role, KIT_PATH) ? [kitPages()] : [])],
+      pagePaths: {
+        ...(serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {}),
+        ...(serves(role, KIT_PATH) ? { kit: KIT_PATH } : {}),
+      },
       trustProxy: config.trustProxy,
       // A process that takes no writes is kept from its work only by a lasting fault.
       workProblem: () => {
