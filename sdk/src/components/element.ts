@@ -140,14 +140,14 @@ export abstract class GamificationElement<Data> extends Base {
     const key = this.getAttribute('key');
     if (!key) return this.#show(`<p class="muted" part="message">Set the key attribute.</p>`);
     this.#show(`<p class="muted" part="message">Loading…</p>`);
-    const connection = this.#connection(key);
-    await this.#read(generation);
-    const listening = await connection.listen((event) => {
+    // Listening first: the feed is followed from its head, so the first read misses no event after it.
+    const listening = await this.#connection(key).listen((event) => {
       if (this.concerns(event)) this.#soon(generation);
     });
     if (generation !== this.#generation) return listening.stop();
     this.#stop = listening.stop;
-    if (!listening.live) this.#every(generation);
+    await this.#read(generation);
+    if (!listening.live && generation === this.#generation) this.#every(generation);
   }
 
   #connection(key: string) {
