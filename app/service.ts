@@ -46,7 +46,7 @@ import { transactionHistoryRoute } from '../read-api/transactions/history-route'
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/adapters/auth/access';
 import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shared/adapters/auth/keys';
-import { loadOrCreateTokenSecret, PlayerTokens } from '../shared/adapters/auth/player-tokens';
+import { PLAYER_TOKEN_SECRET_ID, PlayerTokens } from '../shared/adapters/auth/player-tokens';
 import { playerTokenRoute } from '../read-api/player-token/route';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/types';
@@ -141,8 +141,8 @@ export interface RunningService {
 interface LoadedKeys {
   keys: ApiKey[];
   devKey: string | null;
-  /** What signs player tokens: the keys file's, or the one kept in DATA_DIR. */
-  playerTokens: PlayerTokens;
+  /** The keys file's secret of player tokens; null: the one the players' key store keeps. */
+  playerTokenSecret: string | null;
 }
 
 async function loadKeys(config: RunConfig, log: Logger): Promise<LoadedKeys> {
@@ -152,7 +152,7 @@ async function loadKeys(config: RunConfig, log: Logger): Promise<LoadedKeys> {
     const parsed = parseKeysFile(fs.readFileSync(config.apiKeysFile, 'utf8'), config.apiKeysFile);
     if (!parsed.ok)
       throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(config.apiKeysFile!)}: ${p}`));
-    return { keys: parsed.keys, devKey: null, playerTokens: playerTokensOf(parsed.playerTokenSecret, config, log) };
+    return { keys: parsed.keys, devKey: null, playerTokenSecret: parsed.playerTokenSecret };
   }
   const file = path.join(config.dataDir, 'dev-api-key');
   let dev: ReturnType<typeof loadOrCreateDevKey>;
@@ -170,26 +170,7 @@ async function loadKeys(config: RunConfig, log: Logger): Promise<LoadedKeys> {
       `No API_KEYS_FILE: generated a development Server key, kept in ${file} (read it there)`,
     );
   else log.info({ keyFile: file }, `No API_KEYS_FILE: using the development Server key kept in ${file}`);
-  return { keys: [dev.apiKey], devKey: dev.key, playerTokens: playerTokensOf(null, config, log) };
-}
-
-/** Player tokens signed with the keys file's secret, else with one kept in DATA_DIR (shared only by the processes that share it). */
-function playerTokensOf(configured: string | null, config: RunConfig, log: Logger): PlayerTokens {
-  if (configured !== null) return new PlayerTokens(configured);
-  const file = path.join(config.dataDir, 'player-token-secret');
-  try {
-    const secret = new PlayerTokens(loadOrCreateTokenSecret(null, config.dataDir));
-    if (config.apiKeysFile)
-      log.info(
-        { secretFile: file },
-        `No playerTokenSecret in the keys file: player tokens are signed with the secret kept in ${file}, which only the processes sharing DATA_DIR accept`,
-      );
-    return secret;
-  } catch (error) {
-    throw new ConfigurationError([
-      `DATA_DIR: cannot keep the player token secret in ${file} (${(error as Error).message}); make ${config.dataDir} writable, or set playerTokenSecret in the keys file`,
-    ]);
-  }
+  return { keys: [dev.apiKey], devKey: dev.key, playerTokenSecret: null };
 }
 
 /**
@@ -302,7 +283,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const loaded = await loadCatalogFile(config.catalogFile);
   if (!loaded.ok) throw new ConfigurationError(loaded.problems);
-  const { keys, devKey, playerTokens } = await loadKeys(config, log);
+  const { keys, devKey, playerTokenSecret } = await loadKeys(config, log);
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
@@ -323,6 +304,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       : null;
   try {
     const playerKeys = await openPlayerKeys(config);
+    // Without the keys file's, a secret generated once and kept with the players' keys, which every process of a deployment shares.
+    const playerTokens = new PlayerTokens(
+      playerTokenSecret ??
+        (await playerKeys.getOrCreate(PLAYER_TOKEN_SECRET_ID).catch(async (error: unknown) => {
+          await playerKeys.close();
+          throw error;
+        })),
+    );
     // Found while running (the file deleted or damaged): said once, here; every write is refused since.
     const eventLog = await openEventStore(
       config,

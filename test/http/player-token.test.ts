@@ -148,7 +148,7 @@ describe('a Client key with a player token', () => {
 });
 
 describe('the secret tokens are signed with', () => {
-  it('is kept in DATA_DIR without one in the keys file: a token outlives a restart', async () => {
+  it("is kept with the players' keys without one in the keys file: a token outlives a restart", async () => {
     const own = await startTestService();
     let restarted: TestService | undefined;
     try {
@@ -178,7 +178,7 @@ describe('the secret tokens are signed with', () => {
         expect((await s.http.post('/v1/player/create').set(server).send({ playerId })).body.code).toBe(200);
       const token = await tokenOf(playerId, a);
       expect((await profile(playerId, withToken(token), b)).body.code).toBe(200);
-      // Not the default service's secret, which is its own data directory's.
+      // Not the default service's secret, which its own key store keeps.
       expect((await profile(playerId, withToken(token))).body.code).toBe(4005);
     } finally {
       await a.close();

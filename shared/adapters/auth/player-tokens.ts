@@ -5,11 +5,11 @@
  * to its page. A token is `<payload>.<signature>`, both base64url: the payload names the player
  * and when the token expires, the signature is an HMAC-SHA256 of the payload under the
  * deployment's secret. Nothing is stored per token, so every process that holds the secret
- * accepts it, before and after a restart.
+ * accepts it, before and after a restart. The secret is the keys file's `playerTokenSecret`, else
+ * one kept in the players' key store under PLAYER_TOKEN_SECRET_ID (app/service.ts): both are
+ * shared by every process of a deployment.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ERRORS, refuse } from '../../domain/errors';
 import { ok, type Result } from '../../domain/result';
 
@@ -20,6 +20,8 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 export const MAX_TOKEN_TTL_SECONDS = 86_400;
 /** The shortest secret the keys file takes: 256 bits of a random hex or base64 string. */
 export const MIN_SECRET_LENGTH = 32;
+/** Where the key store keeps the generated secret: an id no player has (players' ids are UUIDs). */
+export const PLAYER_TOKEN_SECRET_ID = 'service:player-token-secret';
 
 /** What a token says, once its signature is checked. */
 interface TokenClaims {
@@ -37,8 +39,8 @@ const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64url')
 export class PlayerTokens {
   private readonly secret: Buffer;
 
-  constructor(secret: string) {
-    this.secret = Buffer.from(secret, 'utf8');
+  constructor(secret: string | Buffer) {
+    this.secret = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
   }
 
   private sign(payload: string): Buffer {
@@ -74,31 +76,5 @@ function parseClaims(payload: string): TokenClaims | null {
     return typeof raw.p === 'string' && typeof raw.e === 'number' ? { playerId: raw.p, expiresAt: raw.e } : null;
   } catch {
     return null;
-  }
-}
-
-/**
- * The secret tokens are signed with: the keys file's `playerTokenSecret` (every process of a
- * deployment reads the same file), else one generated on first start and kept in DATA_DIR beside
- * the development key (processes sharing the data directory share it; it outlives restarts).
- */
-export function loadOrCreateTokenSecret(configured: string | null, dataDir: string): string {
-  if (configured !== null) return configured;
-  const file = path.join(dataDir, 'player-token-secret');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(32).toString('hex');
-  fs.mkdirSync(dataDir, { recursive: true });
-  // Written whole, then linked into place: of two processes starting on one data directory, the
-  // second to link finds the first's file (EEXIST) and reads it, never a half-written one.
-  const written = `${file}.${randomBytes(6).toString('hex')}`;
-  fs.writeFileSync(written, secret + '\n', { mode: 0o600 });
-  try {
-    fs.linkSync(written, file);
-    return secret;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
-    throw error;
-  } finally {
-    fs.rmSync(written, { force: true });
   }
 }
