@@ -50,7 +50,7 @@ export default tseslint.config(
   },
   // Pages the service serves to browsers.
   {
-    files: ['read-api/console/assets/**/*.js', 'shared/adapters/http/reference/*.js'],
+    files: ['read-api/console/assets/**/*.js', 'read-api/kit/assets/*.js', 'shared/adapters/http/reference/*.js'],
     languageOptions: { globals: globals.browser },
   },
 );

@@ -4,6 +4,7 @@ import { readRunConfig } from '../shared/adapters/config/env';
 import { StoreUnavailableError } from '../shared/adapters/event-store/port';
 import { createStdoutLogger, effectiveLogFormat } from '../shared/adapters/logging/logger';
 import { CONSOLE_PATH } from '../read-api/console/route';
+import { KIT_PATH } from '../read-api/kit/route';
 import { PUBLIC_PATHS } from '../shared/adapters/http/app';
 import { DEFAULT_PORTS, ROLES, serves, type Role } from './roles';
 import { ConfigurationError } from './configuration-error';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   const url = `http://${urlHost(config.host)}:${port}`;
   const pages = [
     ...(serves(role, CONSOLE_PATH) ? [`the console at ${url}${CONSOLE_PATH}`] : []),
+    ...(serves(role, KIT_PATH) ? [`the web components' demo at ${url}${KIT_PATH}`] : []),
     `the API reference at ${url}${PUBLIC_PATHS.docs}`,
   ];
   log.info(

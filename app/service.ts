@@ -35,6 +35,7 @@ import { auditRoutes } from '../read-api/audit/routes';
 import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
+import { KIT_PATH, kitPages } from '../read-api/kit/route';
 import { feedRoutes } from '../read-api/feed/routes';
 import { playerExportRoute } from '../read-api/player-export/route';
 import { playerProfileRoute } from '../read-api/player-profile/route';
@@ -45,6 +46,8 @@ import { transactionHistoryRoute } from '../read-api/transactions/history-route'
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/adapters/auth/access';
 import { KeyRing, loadOrCreateDevKey, parseKeysFile, type ApiKey } from '../shared/adapters/auth/keys';
+import { PLAYER_TOKEN_SECRET_ID, PlayerTokens } from '../shared/adapters/auth/player-tokens';
+import { playerTokenRoute } from '../read-api/player-token/route';
 import { loadCatalogFile } from '../shared/domain/catalog/load';
 import type { Catalog } from '../shared/domain/catalog/types';
 import { removedEntries } from '../shared/domain/catalog/removals';
@@ -136,14 +139,21 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[]; devKey: string | null }> {
+interface LoadedKeys {
+  keys: ApiKey[];
+  devKey: string | null;
+  /** The keys file's secret of player tokens; null: the one the players' key store keeps. */
+  playerTokenSecret: string | null;
+}
+
+async function loadKeys(config: RunConfig, log: Logger): Promise<LoadedKeys> {
   if (config.apiKeysFile) {
     if (!fs.existsSync(config.apiKeysFile))
       throw new ConfigurationError([`API_KEYS_FILE: no file at ${config.apiKeysFile}`]);
     const parsed = parseKeysFile(fs.readFileSync(config.apiKeysFile, 'utf8'), config.apiKeysFile);
     if (!parsed.ok)
       throw new ConfigurationError(parsed.problems.map((p) => `${path.basename(config.apiKeysFile!)}: ${p}`));
-    return { keys: parsed.keys, devKey: null };
+    return { keys: parsed.keys, devKey: null, playerTokenSecret: parsed.playerTokenSecret };
   }
   const file = path.join(config.dataDir, 'dev-api-key');
   let dev: ReturnType<typeof loadOrCreateDevKey>;
@@ -161,7 +171,7 @@ async function loadKeys(config: RunConfig, log: Logger): Promise<{ keys: ApiKey[
       `No API_KEYS_FILE: generated a development Server key, kept in ${file} (read it there)`,
     );
   else log.info({ keyFile: file }, `No API_KEYS_FILE: using the development Server key kept in ${file}`);
-  return { keys: [dev.apiKey], devKey: dev.key };
+  return { keys: [dev.apiKey], devKey: dev.key, playerTokenSecret: null };
 }
 
 /**
@@ -274,7 +284,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const loaded = await loadCatalogFile(config.catalogFile);
   if (!loaded.ok) throw new ConfigurationError(loaded.problems);
-  const { keys, devKey } = await loadKeys(config, log);
+  const { keys, devKey, playerTokenSecret } = await loadKeys(config, log);
   const hooks = loadWebhooks(config, role);
 
   const metrics = new ServiceMetrics();
@@ -295,6 +305,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       : null;
   try {
     const playerKeys = await openPlayerKeys(config);
+    // Without the keys file's, a secret generated once and kept with the players' keys, which every process of a deployment shares.
+    const playerTokens = new PlayerTokens(
+      playerTokenSecret ??
+        (await playerKeys.getOrCreate(PLAYER_TOKEN_SECRET_ID).catch(async (error: unknown) => {
+          await playerKeys.close();
+          throw error;
+        })),
+    );
     // Found while running (the file deleted or damaged): said once, here; every write is refused since.
     const eventLog = await openEventStore(
       config,
@@ -405,6 +423,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       openChestRoute(deps),
       ...chestRoutes(deps),
       apiKeyRoute(),
+      playerTokenRoute({ tokens: playerTokens, now }),
       powerupListRoute(deps),
       streakListRoute(deps),
       playerExportRoute(deps),
@@ -466,8 +485,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       clientDomains: keyRing.clientDomains(),
       isStarted: () => started,
       shutdown: shuttingDown.signal,
-      pages: serves(role, CONSOLE_PATH) ? [consolePages()] : [],
-      pagePaths: serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {},
+      pages: [...(serves(role, CONSOLE_PATH) ? [consolePages()] : []), ...(serves(role, KIT_PATH) ? [kitPages()] : [])],
+      pagePaths: {
+        ...(serves(role, CONSOLE_PATH) ? { console: CONSOLE_PATH } : {}),
+        ...(serves(role, KIT_PATH) ? { kit: KIT_PATH } : {}),
+      },
       trustProxy: config.trustProxy,
       // A process that takes no writes is kept from its work only by a lasting fault.
       workProblem: () => {
@@ -488,6 +510,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
       ],
       authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
+      playerToken: (token) => playerTokens.verify(token, now()),
       async rateLimit(key) {
         const setting = key.rateLimit ?? inForce.current().catalog.settings.rateLimit;
         const taken = await limiter.take(key.name, setting);

@@ -46,6 +46,8 @@ export const playerListRoute = <Item>(
       const playerId = canonicalPlayerId(parsed.value.playerId);
       return playerId ? ok(playerId) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
+    // A Client key may read any player's list; with a player's token, only that player's.
+    playerOf: (playerId) => playerId,
     async handle(playerId) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return refuse(ERRORS.PLAYER_NOT_FOUND);

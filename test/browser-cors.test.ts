@@ -141,7 +141,7 @@ describe('CORS answers, as headers', () => {
       'access-control-allow-origin': 'https://play.example.com',
       'access-control-allow-methods': 'POST',
       'access-control-allow-headers':
-        'AuthKey, Authorization, Content-Type, X-Tenant-Domain, X-Request-Id, Idempotency-Key, X-Min-Position',
+        'AuthKey, Authorization, Content-Type, X-Tenant-Domain, X-Request-Id, Idempotency-Key, X-Min-Position, X-Player-Token',
       vary: 'Origin',
     });
   });

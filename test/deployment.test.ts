@@ -10,6 +10,7 @@ import request from 'supertest';
 import { COMMAND_PATHS, DEFAULT_PORTS, ROLES, servedBy } from '../app/roles';
 import { PUBLIC_PATHS, PUBLIC_PREFIXES } from '../shared/adapters/http/app';
 import { CONSOLE_PATH } from '../read-api/console/route';
+import { COMPONENTS_PATH, KIT_PATH } from '../read-api/kit/route';
 import { startService } from '../app/service';
 import { backing } from './support/backing';
 import { eventually, startServerProcess, stopProcess, type ChildServer } from './support/process';
@@ -279,6 +280,11 @@ describe('the deployment files', () => {
     expect(servedBy(CONSOLE_PATH)).toBe('read');
     for (const p of [CONSOLE_PATH, `${CONSOLE_PATH}/`, `${CONSOLE_PATH}/main.js`])
       expect([p, ingressRole(p)]).toEqual([p, 'read']);
+  });
+
+  it("the ingress sends the web components' demo page and module to the role that serves them", () => {
+    expect(servedBy(KIT_PATH)).toBe('read');
+    for (const p of [KIT_PATH, COMPONENTS_PATH, `${KIT_PATH}/kit.js`]) expect([p, ingressRole(p)]).toEqual([p, 'read']);
   });
 });
 

@@ -94,7 +94,7 @@ describe('the service process', () => {
           url: `http://localhost:${port}`,
           dataDir: expect.any(String),
           catalogFile: expect.stringMatching(/demo-catalog\.yaml$/),
-          msg: `Gamification service (all) listening on http://localhost:${port}: the console at http://localhost:${port}/console, the API reference at http://localhost:${port}/docs`,
+          msg: `Gamification service (all) listening on http://localhost:${port}: the console at http://localhost:${port}/console, the web components' demo at http://localhost:${port}/kit, the API reference at http://localhost:${port}/docs`,
         }),
       ]),
     );
@@ -108,7 +108,7 @@ describe('the service process', () => {
   it('with LOG_FORMAT=pretty, writes readable lines, no JSON and no colours on a pipe', async () => {
     const { stdout } = await startUpOutput({ LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' });
     expect(stdout).toMatch(
-      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Gamification service \(all\) listening on http:\/\/localhost:(\d+): the console at http:\/\/localhost:\1\/console, the API reference at http:\/\/localhost:\1\/docs\n {4}role: "all"\n/m,
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Gamification service \(all\) listening on http:\/\/localhost:(\d+): the console at http:\/\/localhost:\1\/console, the web components' demo at http:\/\/localhost:\1\/kit, the API reference at http:\/\/localhost:\1\/docs\n {4}role: "all"\n/m,
     );
     expect(stdout).not.toMatch(/^\{/m);
     expect(stdout).not.toContain('\u001b[');

@@ -112,6 +112,8 @@ export const playerProfileRoute = (deps: StreamReadDeps) =>
       const playerId = canonicalPlayerId(parsed.value.playerId);
       return playerId ? ok({ playerId }) : refuse(ERRORS.INVALID_PLAYER_ID);
     },
+    // A Client key only with the player's token (X-Player-Token): a profile names its player.
+    playerOf: ({ playerId }) => playerId,
     async handle({ playerId }) {
       const { state } = await deps.players.load(playerId);
       if (!state.registered) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);

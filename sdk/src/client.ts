@@ -19,6 +19,12 @@ export interface ClientOptions {
   key: string;
   /** Client-tier keys outside a browser: the tenant domain the requests are made for (a browser sends its Origin). */
   tenantDomain?: string;
+  /**
+   * A Client-tier key's token of one player (`playerToken` of a Server key's client, which the
+   * back end hands to its page): with it the key reads that player's own views (profile, streaks,
+   * missions), sent as X-Player-Token.
+   */
+  playerToken?: string;
   /** How requests are retried (attempts and total time; see RetryPolicy). */
   retry?: RetryPolicy;
   /** Another fetch (a test's, one with a proxy agent); default the global one. */
@@ -75,6 +81,7 @@ export function createClient(options: ClientOptions): GamificationClient {
   const headers: Record<string, string> = {
     AuthKey: options.key,
     ...(options.tenantDomain ? { 'X-Tenant-Domain': options.tenantDomain } : {}),
+    ...(options.playerToken ? { 'X-Player-Token': options.playerToken } : {}),
   };
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const raw = createFetchClient<paths>({ baseUrl, headers, fetch: retryingFetch(fetchImpl, options.retry) });

@@ -31,6 +31,16 @@ export const ERRORS = {
   KEY_REUSED: { code: 1003, message: 'Idempotency-Key was already used for a different request' },
   PAYLOAD_NULL: { code: 1001, message: 'Payload is null' },
   INVALID_PLAYER_ID: { code: 1002, message: 'Invalid player: playerId must be a UUID' },
+  // Player tokens (X-Player-Token: a Client key reading one player's own views)
+  PLAYER_TOKEN_INVALID: {
+    code: 4005,
+    message: 'Invalid player token: not one this service issued (POST /v1/players/token)',
+  },
+  PLAYER_TOKEN_EXPIRED: { code: 4006, message: 'Player token expired: ask the back end for a new one' },
+  PLAYER_TOKEN_OTHER_PLAYER: {
+    code: 4007,
+    message: "Player token is for another player: a token reads only its own player's views",
+  },
   // Players
   PLAYER_ALREADY_EXISTS: { code: 5002, message: 'PlayerId already exists' },
   PLAYER_DOES_NOT_EXIST: { code: 5003, message: 'PlayerId does not exist' },

@@ -592,6 +592,7 @@ describe('envelope', () => {
         code: 200,
         data: {
           console: '/console',
+          kit: '/kit',
           docs: '/docs',
           openApi: '/openapi.json',
           health: '/health',

@@ -9,6 +9,7 @@ import { processResultShape } from '../../command-api/process-action/route';
 import { jobsOverviewShape } from '../../read-api/admin/jobs';
 import { leaderboardDetailShape, storeShape } from '../../read-api/admin/shapes';
 import { httpStatusOf } from '../../shared/adapters/http/envelope';
+import { tiersOf } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../shared/domain/ids';
 import { conformanceTo } from '../support/conformance';
 import { server, startTestService, tempDir, type TestService } from '../support/service';
@@ -253,7 +254,8 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
       const expected = [
         'X-Request-Id',
         ...(route.method === 'GET' ? ['X-Min-Position'] : []),
-        ...(route.tiers.includes('Client') ? ['X-Tenant-Domain'] : []),
+        ...(tiersOf(route).includes('Client') ? ['X-Tenant-Domain'] : []),
+        ...(route.playerOf ? ['X-Player-Token'] : []),
         ...(route.idempotent ? ['Idempotency-Key'] : []),
       ];
       expect([route.path, refs(op)]).toEqual([route.path, expected]);
@@ -266,7 +268,7 @@ describe('the OpenAPI document, for SDK generators and validating clients', () =
           'Idempotent-Replayed',
         ]);
     }
-    for (const name of ['X-Request-Id', 'X-Min-Position', 'X-Tenant-Domain', 'Idempotency-Key'])
+    for (const name of ['X-Request-Id', 'X-Min-Position', 'X-Tenant-Domain', 'X-Player-Token', 'Idempotency-Key'])
       expect(document.components.parameters[name]).toMatchObject({ name, in: 'header' });
     for (const name of ['X-Request-Id', 'X-Position', 'Idempotent-Replayed', 'Retry-After'])
       expect(document.components.headers[name]).toHaveProperty('description');

@@ -115,6 +115,7 @@ describe('every operation', () => {
       health: () => c.health(),
       ready: () => c.ready(),
       apiKey: () => c.apiKey(),
+      playerToken: () => c.playerToken({ playerId, ttlSeconds: 600 }),
       registerPlayer: () => c.registerPlayer({ playerId }),
       updatePlayer: () => c.updatePlayer({ playerId, username: `ada-${playerId}` }),
       processAction: () => c.processAction({ name: 'login', referenceId, playerId }),
@@ -222,6 +223,15 @@ describe('answers', () => {
     await c.processAction({ name: 'login', referenceId: randomUUID(), playerId });
     const profile = await c.playerProfile({ playerId });
     expect(profile.points).toBe(5);
+  });
+
+  it("with a Client key and a player's token (playerToken), are that player's own views; another player's is a 4007", async () => {
+    const playerId = randomUUID();
+    await server().processAction({ name: 'login', referenceId: randomUUID(), playerId });
+    const { token } = await server().playerToken({ playerId });
+    const web = createClient({ baseUrl, key: KEYS.client, tenantDomain: 'play.example.com', playerToken: token });
+    expect((await web.playerProfile({ playerId })).points).toBe(5);
+    await expect(web.playerProfile({ playerId: randomUUID() })).rejects.toMatchObject({ code: 4007, status: 403 });
   });
 
   it('a 9001 (insufficient funds: a spin costs gold a new player lacks) is a GamificationError with code 9001, its message and status', async () => {

@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * A player's points, level, badges and balances
-         * @description Tiers: Server, Mobile, Auditor.
+         * @description Tiers: Server, Mobile, Auditor. Client too, with the player's token in X-Player-Token.
          */
         post: operations["playerProfile"];
         delete?: never;
@@ -400,6 +400,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived token with which a Client key reads one player's own views (X-Player-Token)
+         * @description Tiers: Server.
+         */
+        post: operations["playerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/powerup/list": {
         parameters: {
             query?: never;
@@ -411,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * The powerup instances a player owns
-         * @description Tiers: Server, Mobile, Client, Auditor.
+         * @description Tiers: Server, Mobile, Client, Auditor. With a player's token in X-Player-Token, a Client key reads only that player.
          */
         post: operations["playerPowerups"];
         delete?: never;
@@ -431,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * A player's streaks: length, longest, freezes held, and when the run breaks
-         * @description Tiers: Server, Mobile, Client, Auditor.
+         * @description Tiers: Server, Mobile, Client, Auditor. With a player's token in X-Player-Token, a Client key reads only that player.
          */
         post: operations["playerStreaks"];
         delete?: never;
@@ -511,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * A player's missions: locked, in progress or completed, with each step's progress in the current period
-         * @description Tiers: Server, Mobile, Client, Auditor.
+         * @description Tiers: Server, Mobile, Client, Auditor. With a player's token in X-Player-Token, a Client key reads only that player.
          */
         post: operations["playerMissions"];
         delete?: never;
@@ -1359,6 +1379,8 @@ export interface components {
         "X-Min-Position": number;
         /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
         "X-Tenant-Domain": string;
+        /** @description Client-tier keys: a token of the player the request reads (POST /v1/players/token, Server keys), which lets a Client key read that player’s own views and no other player’s (4005 not issued here, 4006 expired, 4007 another player). */
+        "X-Player-Token": string;
         /** @description Makes the request safe to retry: the same key with the same request (within the retention, default 24 h) answers the first answer again, with Idempotent-Replayed: true, without doing it twice. Scoped to the API key. */
         "Idempotency-Key": string;
     };
@@ -3331,6 +3353,10 @@ export interface operations {
             header?: {
                 /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
+                "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+                /** @description Client-tier keys: a token of the player the request reads (POST /v1/players/token, Server keys), which lets a Client key read that player’s own views and no other player’s (4005 not issued here, 4006 expired, 4007 another player). */
+                "X-Player-Token"?: components["parameters"]["X-Player-Token"];
             };
             path?: never;
             cookie?: never;
@@ -3426,7 +3452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            /** @description 4001: Invalid AuthKey: missing or unknown key; 4005: Invalid player token: not one this service issued (POST /v1/players/token); 4006: Player token expired: ask the back end for a new one */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3435,11 +3461,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 4001;
+                        code?: 4001 | 4005 | 4006;
                     };
                 };
             };
-            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s; 4007: Player token is for another player: a token reads only its own player's views */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3448,7 +3474,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 4002 | 4003;
+                        code?: 4002 | 4003 | 4007;
                     };
                 };
             };
@@ -4210,14 +4236,12 @@ export interface operations {
             };
         };
     };
-    playerPowerups: {
+    playerToken: {
         parameters: {
             query?: never;
             header?: {
                 /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
-                /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
-                "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
             };
             path?: never;
             cookie?: never;
@@ -4227,6 +4251,8 @@ export interface operations {
                 "application/json": {
                     /** @description A UUID: dashed, or 32 hexadecimal characters; any case */
                     playerId: string;
+                    /** @description how long the token is accepted, in seconds; default 3600 */
+                    ttlSeconds?: number;
                 };
             };
         };
@@ -4242,38 +4268,17 @@ export interface operations {
                         /** @constant */
                         code: 200;
                         data: {
-                            uid: string;
-                            prizeLabel: string;
-                            prizeImageName: string | null;
-                            multiplier: number;
-                            isActive: boolean;
-                            isActivated: boolean;
-                            isValid: boolean;
-                            initialUseCount: number;
-                            remainingUseCount: number;
-                            /** @description 0 = unlimited */
-                            powerupMaxUseCount: number;
-                            powerupTimeoutSeconds: number;
-                            neverExpires: boolean;
-                            /** @description Unix seconds */
-                            activatedAt: number | null;
-                            /** @description Unix seconds */
-                            createdAt: number;
-                            /** @description Unix seconds; 0 when it never expires */
+                            /** @description send it as X-Player-Token with a Client key */
+                            token: string;
+                            /** @description the player it reads, canonical */
+                            playerId: string;
+                            /** @description Unix ms; from then on it answers 4006 */
                             expiresAt: number;
-                            /** @description -1 when it never expires */
-                            remainingSeconds: number;
-                            targetPrizes: {
-                                targetPrizeUid: string;
-                                targetPrizeLabel: string;
-                                targetPrizeImageName: string | null;
-                                deliveryMethod: number;
-                            }[];
-                        }[];
+                        };
                     };
                 };
             };
-            /** @description 1001: Payload is null; 1002: Missing required field (playerId), or playerId is not a UUID; 9020: Player not found */
+            /** @description 1001: Payload is null, or playerId is missing, or ttlSeconds is not a whole number from 1 to 86400; 1002: Invalid player: playerId must be a UUID */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4282,7 +4287,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 1001 | 1002 | 9020;
+                        code?: 1001 | 1002;
                     };
                 };
             };
@@ -4354,6 +4359,152 @@ export interface operations {
             };
         };
     };
+    playerPowerups: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
+                "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+                /** @description Client-tier keys: a token of the player the request reads (POST /v1/players/token, Server keys), which lets a Client key read that player’s own views and no other player’s (4005 not issued here, 4006 expired, 4007 another player). */
+                "X-Player-Token"?: components["parameters"]["X-Player-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A UUID: dashed, or 32 hexadecimal characters; any case */
+                    playerId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            uid: string;
+                            prizeLabel: string;
+                            prizeImageName: string | null;
+                            multiplier: number;
+                            isActive: boolean;
+                            isActivated: boolean;
+                            isValid: boolean;
+                            initialUseCount: number;
+                            remainingUseCount: number;
+                            /** @description 0 = unlimited */
+                            powerupMaxUseCount: number;
+                            powerupTimeoutSeconds: number;
+                            neverExpires: boolean;
+                            /** @description Unix seconds */
+                            activatedAt: number | null;
+                            /** @description Unix seconds */
+                            createdAt: number;
+                            /** @description Unix seconds; 0 when it never expires */
+                            expiresAt: number;
+                            /** @description -1 when it never expires */
+                            remainingSeconds: number;
+                            targetPrizes: {
+                                targetPrizeUid: string;
+                                targetPrizeLabel: string;
+                                targetPrizeImageName: string | null;
+                                deliveryMethod: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description 1001: Payload is null; 1002: Missing required field (playerId), or playerId is not a UUID; 9020: Player not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 1002 | 9020;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key; 4005: Invalid player token: not one this service issued (POST /v1/players/token); 4006: Player token expired: ask the back end for a new one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001 | 4005 | 4006;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s; 4007: Player token is for another player: a token reads only its own player's views */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003 | 4007;
+                    };
+                };
+            };
+            /** @description 1001: Payload too large: the body is over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; 1004: The outcome is unknown: retry with the same Idempotency-Key, or read the state first (the store did not confirm the write: it may have been done) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503 | 1004;
+                    };
+                };
+            };
+        };
+    };
     playerStreaks: {
         parameters: {
             query?: never;
@@ -4362,6 +4513,8 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
                 /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
                 "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+                /** @description Client-tier keys: a token of the player the request reads (POST /v1/players/token, Server keys), which lets a Client key read that player’s own views and no other player’s (4005 not issued here, 4006 expired, 4007 another player). */
+                "X-Player-Token"?: components["parameters"]["X-Player-Token"];
             };
             path?: never;
             cookie?: never;
@@ -4418,7 +4571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            /** @description 4001: Invalid AuthKey: missing or unknown key; 4005: Invalid player token: not one this service issued (POST /v1/players/token); 4006: Player token expired: ask the back end for a new one */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4427,11 +4580,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 4001;
+                        code?: 4001 | 4005 | 4006;
                     };
                 };
             };
-            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s; 4007: Player token is for another player: a token reads only its own player's views */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4440,7 +4593,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 4002 | 4003;
+                        code?: 4002 | 4003 | 4007;
                     };
                 };
             };
@@ -5077,6 +5230,8 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
                 /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
                 "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+                /** @description Client-tier keys: a token of the player the request reads (POST /v1/players/token, Server keys), which lets a Client key read that player’s own views and no other player’s (4005 not issued here, 4006 expired, 4007 another player). */
+                "X-Player-Token"?: components["parameters"]["X-Player-Token"];
             };
             path?: never;
             cookie?: never;
@@ -5142,7 +5297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            /** @description 4001: Invalid AuthKey: missing or unknown key; 4005: Invalid player token: not one this service issued (POST /v1/players/token); 4006: Player token expired: ask the back end for a new one */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5151,11 +5306,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 4001;
+                        code?: 4001 | 4005 | 4006;
                     };
                 };
             };
-            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s; 4007: Player token is for another player: a token reads only its own player's views */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5164,7 +5319,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
-                        code?: 4002 | 4003;
+                        code?: 4002 | 4003 | 4007;
                     };
                 };
             };

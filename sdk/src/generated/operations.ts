@@ -21,6 +21,7 @@ export const OPERATIONS = {
   previewChest: { method: 'POST', path: '/v1/chest/preview', idempotent: false },
   chestHistory: { method: 'POST', path: '/v1/chest/history', idempotent: false },
   apiKey: { method: 'GET', path: '/v1/auth/key', idempotent: false },
+  playerToken: { method: 'POST', path: '/v1/players/token', idempotent: false },
   playerPowerups: { method: 'POST', path: '/v1/powerup/list', idempotent: false },
   playerStreaks: { method: 'POST', path: '/v1/streaks/list', idempotent: false },
   exportPlayer: { method: 'GET', path: '/v1/admin/players/{playerId}/export', idempotent: false },

@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { formatPath } from '../../domain/catalog/problems';
 import { MAX_AMOUNT } from '../../domain/amount';
+import { MIN_SECRET_LENGTH } from './player-tokens';
 
 export type Tier = 'Server' | 'Mobile' | 'Client' | 'Auditor';
 
@@ -81,14 +82,21 @@ const keyEntry = z
   })
   .refine((k) => (k.key === undefined) !== (k.sha256 === undefined), { message: 'give exactly one of key or sha256' });
 
-const keysFile = z.object({ keys: z.array(keyEntry).min(1) });
+const keysFile = z.object({
+  keys: z.array(keyEntry).min(1),
+  // Signs player tokens (player-tokens.ts): every process of a deployment reads this file, so each accepts the others' tokens.
+  playerTokenSecret: z
+    .string()
+    .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (openssl rand -hex 32)`)
+    .optional(),
+});
 
 export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 export function parseKeysFile(
   text: string,
   fileName: string,
-): { ok: true; keys: ApiKey[] } | { ok: false; problems: string[] } {
+): { ok: true; keys: ApiKey[]; playerTokenSecret: string | null } | { ok: false; problems: string[] } {
   let raw: unknown;
   try {
     raw = fileName.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
@@ -111,6 +119,7 @@ export function parseKeysFile(
   if (problems.length) return { ok: false, problems };
   return {
     ok: true,
+    playerTokenSecret: parsed.data.playerTokenSecret ?? null,
     keys: parsed.data.keys.map((k) => ({
       name: k.name,
       tier: k.tier,

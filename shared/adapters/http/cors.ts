@@ -6,9 +6,10 @@
  */
 import type { Request, Response } from 'express';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
-import type { AnyRoute } from './route';
+import { tiersOf, type AnyRoute } from './route';
+import { PLAYER_TOKEN_HEADER } from '../auth/player-tokens';
 
-/** The headers a browser page may send: the key, the body type, the tenant, the request's id, retries and read-your-writes. */
+/** The headers a browser page may send: the key, the body type, the tenant, the request's id, retries, read-your-writes and the player's token. */
 const ALLOWED_HEADERS = [
   'AuthKey',
   'Authorization',
@@ -17,6 +18,7 @@ const ALLOWED_HEADERS = [
   'X-Request-Id',
   IDEMPOTENCY_HEADER,
   'X-Min-Position',
+  PLAYER_TOKEN_HEADER,
 ].join(', ');
 /** The headers a page may read from an answer. */
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-Position', 'Retry-After', REPLAYED_HEADER].join(', ');
@@ -54,7 +56,7 @@ export function cors(
   clientDomains: ReadonlySet<string>,
 ): (req: Request, res: Response) => boolean {
   const clientRoutes: ClientRoute[] = routes
-    .filter((r) => r.tiers.includes('Client'))
+    .filter((r) => tiersOf(r).includes('Client'))
     .map((r) => ({ method: r.method, path: pathPattern(r.path) }));
   /** The method a Client route at `path` takes, or null when no Client route is there. */
   const clientMethod = (path: string): string | null => clientRoutes.find((r) => r.path.test(path))?.method ?? null;

@@ -14,10 +14,13 @@ export const NOT_YET_PROJECTED = 'Read models behind';
 export function httpStatusOf(code: number): number {
   switch (code) {
     case 4001:
+    case 4005: // a player token not issued here
+    case 4006: // a player token expired
       return 401;
     case 4002:
     case 4003:
     case 4004:
+    case 4007: // a player token for another player
       return 403;
     case 429:
       return 429;

@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import { httpStatusOf, NOT_YET_PROJECTED } from './envelope';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
-import { MAX_BODY_BYTES, MAX_LIVE_STREAMS_PER_KEY, type AnyRoute } from './route';
-import { ERRORS } from '../../domain/errors';
+import { MAX_BODY_BYTES, MAX_LIVE_STREAMS_PER_KEY, tiersOf, type AnyRoute } from './route';
+import { documented, ERRORS } from '../../domain/errors';
+import { PLAYER_TOKEN_HEADER } from '../auth/player-tokens';
 
 type JsonSchema = Record<string, unknown>;
 type Codes = Record<number, string>;
@@ -39,6 +40,13 @@ const AUTH_FAILURES: Codes = {
   4002: 'Missing tenant domain (Client-tier keys)',
   4003: 'Auth tier not allowed, or tenant domain not one of the key\u2019s',
 };
+const NESTED_FAILURE: Codes = { 4004: 'Nested actions not allowed for Client tier' };
+/** A player's own view, read by a Client key with the player's token (shared/adapters/auth/player-tokens.ts). */
+const PLAYER_TOKEN_FAILURES: Codes = documented(
+  ERRORS.PLAYER_TOKEN_INVALID,
+  ERRORS.PLAYER_TOKEN_EXPIRED,
+  ERRORS.PLAYER_TOKEN_OTHER_PLAYER,
+);
 const FAULTS: Codes = {
   500: 'Internal error (no details are given)',
   503: 'A backing store is not answering, or too many concurrent changes to one stream; retry later',
@@ -62,9 +70,11 @@ function codesByStatus(route: AnyRoute): Map<string, Codes> {
   if (route.method === 'POST') own[1001] ??= 'Payload is null: the body is not valid JSON';
   if (route.path.includes(':'))
     own[1001] = own[1001] ? `${own[1001]}; or ${MALFORMED_PATH}` : `Bad request: ${MALFORMED_PATH}`;
-  const auth: Codes = route.acceptsNestedActions
-    ? { ...AUTH_FAILURES, 4004: 'Nested actions not allowed for Client tier' }
-    : AUTH_FAILURES;
+  const auth: Codes = {
+    ...AUTH_FAILURES,
+    ...(route.acceptsNestedActions ? NESTED_FAILURE : {}),
+    ...(route.playerOf ? PLAYER_TOKEN_FAILURES : {}),
+  };
   const faults: Codes =
     route.method === 'GET'
       ? { ...FAULTS, 503: `${FAULTS[503]}; or ${NOT_YET_PROJECTED}: the X-Min-Position was not projected in time` }
@@ -159,10 +169,17 @@ function parametersOf(route: AnyRoute): JsonSchema[] {
   parameters.push(ref('parameters', 'X-Request-Id'));
   // Only reads wait for a position (shared/adapters/http/route.ts).
   if (route.method === 'GET') parameters.push(ref('parameters', 'X-Min-Position'));
-  if (route.tiers.includes('Client')) parameters.push(ref('parameters', 'X-Tenant-Domain'));
+  if (tiersOf(route).includes('Client')) parameters.push(ref('parameters', 'X-Tenant-Domain'));
+  if (route.playerOf) parameters.push(ref('parameters', PLAYER_TOKEN_HEADER));
   if (route.idempotent) parameters.push(ref('parameters', IDEMPOTENCY_HEADER));
   return parameters;
 }
+
+/** What a player's own view says of player tokens (shared/adapters/http/route.ts, `playerOf`). */
+const playerTokenNote = (route: AnyRoute): string =>
+  route.tiers.includes('Client')
+    ? ` With a player's token in ${PLAYER_TOKEN_HEADER}, a Client key reads only that player.`
+    : ` Client too, with the player's token in ${PLAYER_TOKEN_HEADER}.`;
 
 /** A key in `AuthKey`, or the same key as `Authorization: Bearer` (shared/adapters/auth/access.ts): either will do. */
 const KEY_SECURITY = [{ AuthKey: [] }, { Bearer: [] }];
@@ -172,7 +189,7 @@ function operation(route: AnyRoute): JsonSchema {
   return {
     operationId: doc.operationId,
     summary: doc.summary,
-    description: `Tiers: ${route.tiers.join(', ')}.`,
+    description: `Tiers: ${route.tiers.join(', ')}.${route.playerOf ? playerTokenNote(route) : ''}`,
     security: KEY_SECURITY,
     tags: [route.path.split('/')[2]],
     parameters: parametersOf(route),
@@ -251,6 +268,14 @@ const COMPONENTS = {
       required: false,
       description:
         'Client-tier keys: the tenant domain the request is made for, one of the key\u2019s (else the host of `Origin`); 4002 when neither is sent.',
+      schema: { type: 'string' },
+    },
+    [PLAYER_TOKEN_HEADER]: {
+      name: PLAYER_TOKEN_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'Client-tier keys: a token of the player the request reads (POST /v1/players/token, Server keys), which lets a Client key read that player\u2019s own views and no other player\u2019s (4005 not issued here, 4006 expired, 4007 another player).',
       schema: { type: 'string' },
     },
     [IDEMPOTENCY_HEADER]: {
@@ -342,6 +367,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',
   auth: 'The key a request comes with: whether it is accepted, its name and tier',
+  players: "Tokens of one player, with which a Client key reads that player's own views (X-Player-Token)",
   audit:
     'For auditors: a player\u2019s events, the causal chain of an action or provision, read models checked against a replay',
 };

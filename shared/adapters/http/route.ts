@@ -8,6 +8,7 @@ import { NOT_YET_PROJECTED, sendData, sendDataInPieces, sendFailure } from './en
 import type { IdempotencyKey } from '../../domain/events/idempotency-events';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER } from './idempotency';
 import { ERRORS, refuse } from '../../domain/errors';
+import { PLAYER_TOKEN_HEADER } from '../auth/player-tokens';
 
 export interface RequestContext {
   correlationId: string;
@@ -78,6 +79,11 @@ interface RouteBase<Input> {
   path: string;
   tiers: readonly Tier[];
   doc: RouteDoc;
+  /**
+   * A player's own view: the player a request reads. A Client key may read it with that player's
+   * token in X-Player-Token (4005, 4006, 4007), even where its tier alone may not.
+   */
+  playerOf?: (input: Input) => string;
   /** process and delete accept nested `actions`, which a Client key may not send (4004). */
   acceptsNestedActions?: boolean;
   /** Counted against the key's rate limit (action submission). */
@@ -147,6 +153,8 @@ export interface RouteDeps {
     tiers: readonly Tier[],
     sendsNestedActions: boolean,
   ): { ok: true; key: ApiKey } | { ok: false; failure: Failure };
+  /** The player an X-Player-Token is for, or why it is refused (4005, 4006); without it, every token is refused (4005). */
+  playerToken?(token: string): Result<string>;
   rateLimit(key: ApiKey): Promise<Failure | null>;
   /** After a write: in the all-in-one process, wait until the read models show it. */
   afterWrite(position: number): Promise<void>;
@@ -186,9 +194,11 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
     const bodyError = res.locals.bodyError as Failure | undefined;
     const body: unknown = route.method === 'POST' ? req.body : undefined;
     const nested = route.acceptsNestedActions === true && isObject(body) && body.actions !== undefined;
-    const auth = deps.authorize(req, route.tiers, nested);
+    const auth = deps.authorize(req, tiersOf(route), nested);
     if (!auth.ok) return sendFailure(res, auth.failure);
     res.locals.keyName = auth.key.name;
+    const token = playerTokenOf(req, route, auth.key, deps);
+    if (!token.ok) return sendFailure(res, token.failure);
     if (bodyError && route.method === 'POST') {
       return sendFailure(res, bodyError, (res.locals.bodyErrorStatus as number | undefined) ?? 400);
     }
@@ -203,6 +213,8 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
       header: (name) => req.get(name),
     });
     if (!parsed.ok) return sendFailure(res, parsed.failure);
+    if (token.value !== null && route.playerOf!(parsed.value) !== token.value)
+      return sendFailure(res, failure(ERRORS.PLAYER_TOKEN_OTHER_PLAYER.code, ERRORS.PLAYER_TOKEN_OTHER_PLAYER.message));
     const minPosition = Number(req.get('X-Min-Position'));
     if (
       route.method === 'GET' &&
@@ -270,6 +282,26 @@ function routeHandler(route: AnyRoute, deps: RouteDeps, liveStreams: Map<string,
     if (reply.value instanceof DataInPieces) return sendDataInPieces(res, reply.value.pieces);
     sendData(res, reply.value);
   };
+}
+
+/** The tiers whose keys may call a route: a player's own view adds Client keys, which then need the player's token. */
+export const tiersOf = (route: AnyRoute): readonly Tier[] =>
+  route.playerOf && !route.tiers.includes('Client') ? [...route.tiers, 'Client'] : route.tiers;
+
+/**
+ * The player a Client key's request may read, by its X-Player-Token (null: any the key's tier may):
+ * on a player's own view, a token is checked whenever it is sent, and needed where the tier alone
+ * may not read (4003). Other keys, and other routes, ignore the header.
+ */
+function playerTokenOf(req: Request, route: AnyRoute, key: ApiKey, deps: RouteDeps): Result<string | null> {
+  if (key.tier !== 'Client' || !route.playerOf) return ok(null);
+  const token = req.get(PLAYER_TOKEN_HEADER);
+  if (token) return deps.playerToken?.(token) ?? refuse(ERRORS.PLAYER_TOKEN_INVALID);
+  if (route.tiers.includes('Client')) return ok(null);
+  return fail(
+    4003,
+    `Auth tier Client may read this player view only with the player's token in ${PLAYER_TOKEN_HEADER}`,
+  );
 }
 
 function sendText(res: Response, answer: TextAnswer): void {
