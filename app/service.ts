@@ -42,6 +42,7 @@ import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
 import { missionListRoute } from '../read-api/missions/route';
 import { streakListRoute } from '../read-api/streaks/route';
+import { playerMomentsRoute } from '../read-api/moments/route';
 import { transactionHistoryRoute } from '../read-api/transactions/history-route';
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/adapters/auth/access';
@@ -408,6 +409,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       apiKeyRoute(),
       powerupListRoute(deps),
       streakListRoute(deps),
+      playerMomentsRoute(deps),
       playerExportRoute(deps),
       erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
       adjustPlayerRoute(deps),
