@@ -201,7 +201,7 @@ const inactive: MomentKind<'PlayerInactive', NonNullable<Moments['inactive']>> =
   },
 };
 
-/** Every kind of moment, in the order the list shows them. */
+/** Every kind of moment: one entry each. */
 const MOMENT_KINDS = [streakAtRisk, missionEnding, inactive] as const;
 
 type AnyKind = MomentKind<MomentType, unknown>;
