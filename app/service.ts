@@ -7,6 +7,7 @@ import type { CommandDeps } from '../command-api/deps';
 import { openChestRoute } from '../command-api/open-chest/route';
 import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
+import { registerMomentJobs } from '../command-api/moments/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
 import { RECOMPUTE_PROGRESS, RecomputeProgress } from '../command-api/recompute/progress';
@@ -42,6 +43,7 @@ import { playerProfileRoute } from '../read-api/player-profile/route';
 import { powerupListRoute } from '../read-api/powerups/route';
 import { missionListRoute } from '../read-api/missions/route';
 import { streakListRoute } from '../read-api/streaks/route';
+import { playerMomentsRoute } from '../read-api/moments/route';
 import { transactionHistoryRoute } from '../read-api/transactions/history-route';
 import { transactionStatusRoute } from '../read-api/transactions/route';
 import { authorize } from '../shared/adapters/auth/access';
@@ -392,6 +394,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registerProvisionJobs(deps);
       registerPowerupJobs(deps);
       registerCurrencyJobs(deps);
+      registerMomentJobs(deps);
       registerCatalogJobs(deps);
     }
     if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
@@ -426,6 +429,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       playerTokenRoute({ tokens: playerTokens, now }),
       powerupListRoute(deps),
       streakListRoute(deps),
+      playerMomentsRoute(deps),
       playerExportRoute(deps),
       erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
       adjustPlayerRoute(deps),

@@ -67,6 +67,7 @@ import { REFERENCE_FOLD } from '../../shared/domain/reference';
 import { STOCK_FOLD } from '../../shared/domain/stock/stock';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
+import { momentJobsAfterAction } from '../../shared/domain/rules/moments';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface ProcessActionCommand {
@@ -414,7 +415,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
       currencyExpiryJobs(
         cmd.playerId,
         registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
-      ),
+      ).concat(momentJobsAfterAction(catalog, player, processed, clock.timeZone, env.now)),
     ),
   );
 };

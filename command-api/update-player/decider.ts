@@ -9,6 +9,7 @@ import { decision, type Decider } from '../decision';
 import type { UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
 import { ERRORS, refuse } from '../../shared/domain/errors';
+import { momentJobsInZone } from '../../shared/domain/rules/moments';
 
 export interface UpdatePlayerCommand {
   /** Canonical lowercase dashed uuid. */
@@ -41,8 +42,17 @@ export const decideUpdatePlayer: Decider<UpdatePlayerCommand, PlayerState, Playe
     updatedAt: env.now,
     effects: noEffects(),
   };
+  // The player's pending moments move to the new zone's local times (their jobs are replaced).
+  const moved =
+    updated.timeZone === state.timeZone
+      ? []
+      : momentJobsInZone(env.catalog, state, updated.timeZone ?? env.catalog.settings.timezone, env.now);
   return ok(
-    decision(updated, [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerUpdated', data: updated }] }]),
+    decision(
+      updated,
+      [{ stream: playerStream(cmd.playerId), events: [{ type: 'PlayerUpdated', data: updated }] }],
+      moved,
+    ),
   );
 };
 

@@ -148,6 +148,12 @@ function describe(event: DomainEvent): string {
     case 'PowerupDeactivated':
     case 'PowerupExpired':
       return `powerup ${event.data.powerupUid}`;
+    case 'StreakAtRisk':
+      return `streak ${event.data.streakUid} length ${event.data.length} at risk until ${iso(event.data.endsAt)}`;
+    case 'MissionEnding':
+      return `mission ${event.data.missionUid} ending ${iso(event.data.endsAt)}, ${event.data.stepsLeft} steps left`;
+    case 'PlayerInactive':
+      return `inactive ${event.data.days} days since ${iso(event.data.lastActionAt)}`;
     case 'CurrencyExpired':
       return `expired ${event.data.lots.map((l) => `${l.amount} ${l.deliverableUid}`).join(' ')}`;
     case 'TriggerActivationTaken':

@@ -155,6 +155,7 @@ describe('every operation', () => {
       activatePowerup: () => c.activatePowerup({ playerId, powerupUId }),
       deactivatePowerup: () => c.deactivatePowerup({ playerId, powerupUId }),
       playerStreaks: () => c.playerStreaks({ playerId }),
+      playerMoments: () => c.playerMoments({ playerId }),
       playerMissions: () => c.playerMissions({ playerId }),
       reverseAction: () => c.reverseAction({ name: 'login', referenceId, playerId }),
       exportPlayer: () => c.exportPlayer({ playerId }),

@@ -460,6 +460,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/player/moments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's moments (streak at risk, mission ending, inactive): pending, and the latest appended
+         * @description Tiers: Server, Mobile, Client, Auditor.
+         */
+        get: operations["playerMoments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/players/{playerId}/export": {
         parameters: {
             query?: never;
@@ -4634,6 +4654,179 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
                         code?: 503 | 1004;
+                    };
+                };
+            };
+        };
+    };
+    playerMoments: {
+        parameters: {
+            query: {
+                playerId: string;
+            };
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+                /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
+                "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            /** @description moments to come, or due and about to be appended; soonest first */
+                            pending: ({
+                                /** @constant */
+                                type: "StreakAtRisk";
+                                /** @description Unix ms: atLocalTime of the player's zone */
+                                dueAt: number;
+                                data: {
+                                    streakUid: string;
+                                    length: number;
+                                    /** @description Unix ms at which the run ends unless extended */
+                                    endsAt: number;
+                                    /** @description the run's last counted day, as a calendar ordinal */
+                                    lastPeriod: number;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "MissionEnding";
+                                dueAt: number;
+                                data: {
+                                    missionUid: string;
+                                    /** @description Unix ms at which the mission's period or window ends */
+                                    endsAt: number;
+                                    stepsLeft: number;
+                                    /** @description the mission's period (0 for a mission done once) */
+                                    period: number;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "PlayerInactive";
+                                dueAt: number;
+                                data: {
+                                    days: number;
+                                    /** @description Unix ms: the player's latest action */
+                                    lastActionAt: number;
+                                };
+                            })[];
+                            /** @description the last moment appended of each kind and subject (a streak, a mission, the player); newest first */
+                            recent: ({
+                                /** @constant */
+                                type: "StreakAtRisk";
+                                /** @description Unix ms: atLocalTime of the player's zone */
+                                dueAt: number;
+                                data: {
+                                    streakUid: string;
+                                    length: number;
+                                    /** @description Unix ms at which the run ends unless extended */
+                                    endsAt: number;
+                                    /** @description the run's last counted day, as a calendar ordinal */
+                                    lastPeriod: number;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "MissionEnding";
+                                dueAt: number;
+                                data: {
+                                    missionUid: string;
+                                    /** @description Unix ms at which the mission's period or window ends */
+                                    endsAt: number;
+                                    stepsLeft: number;
+                                    /** @description the mission's period (0 for a mission done once) */
+                                    period: number;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "PlayerInactive";
+                                dueAt: number;
+                                data: {
+                                    days: number;
+                                    /** @description Unix ms: the player's latest action */
+                                    lastActionAt: number;
+                                };
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description 1002: Missing required field (playerId), or playerId is not a UUID; 9020: Player not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1002 | 9020;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
                     };
                 };
             };

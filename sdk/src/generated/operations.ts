@@ -24,6 +24,7 @@ export const OPERATIONS = {
   playerToken: { method: 'POST', path: '/v1/players/token', idempotent: false },
   playerPowerups: { method: 'POST', path: '/v1/powerup/list', idempotent: false },
   playerStreaks: { method: 'POST', path: '/v1/streaks/list', idempotent: false },
+  playerMoments: { method: 'GET', path: '/v1/player/moments', idempotent: false },
   exportPlayer: { method: 'GET', path: '/v1/admin/players/{playerId}/export', idempotent: false },
   erasePlayer: { method: 'POST', path: '/v1/admin/players/erase', idempotent: true },
   adjustPlayer: { method: 'POST', path: '/v1/admin/players/adjust', idempotent: true },

@@ -247,3 +247,42 @@ export const simulationShape = z.object({
     ),
 });
 export type Simulation = z.infer<typeof simulationShape>;
+
+/** A moment (docs/catalog.md, "moments"): its event's type, when it is (or was) due, and what it says. */
+export const momentShape = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('StreakAtRisk'),
+    dueAt: z.number().describe("Unix ms: atLocalTime of the player's zone"),
+    data: z.object({
+      streakUid: z.string(),
+      length: z.number().int(),
+      endsAt: z.number().describe('Unix ms at which the run ends unless extended'),
+      lastPeriod: z.number().int().describe("the run's last counted day, as a calendar ordinal"),
+    }),
+  }),
+  z.object({
+    type: z.literal('MissionEnding'),
+    dueAt: z.number(),
+    data: z.object({
+      missionUid: z.string(),
+      endsAt: z.number().describe("Unix ms at which the mission's period or window ends"),
+      stepsLeft: z.number().int(),
+      period: z.number().int().describe("the mission's period (0 for a mission done once)"),
+    }),
+  }),
+  z.object({
+    type: z.literal('PlayerInactive'),
+    dueAt: z.number(),
+    data: z.object({
+      days: z.number().int(),
+      lastActionAt: z.number().describe("Unix ms: the player's latest action"),
+    }),
+  }),
+]);
+
+export const playerMomentsShape = z.object({
+  pending: z.array(momentShape).describe('moments to come, or due and about to be appended; soonest first'),
+  recent: z
+    .array(momentShape)
+    .describe('the last moment appended of each kind and subject (a streak, a mission, the player); newest first'),
+});

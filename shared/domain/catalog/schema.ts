@@ -27,6 +27,7 @@ import {
   type Level,
   type Mission,
   type MissionRepeat,
+  type Moments,
   type RankSet,
   type Segment,
   type SegmentCondition,
@@ -504,6 +505,44 @@ export const SegmentSchema = z.strictObject({
   conditions: z.array(SegmentConditionSchema).min(1, 'at least one condition is required'),
 }) satisfies z.ZodType<Segment>;
 
+// --- moments ---
+
+const LOCAL_TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
+const LocalTimeOfDay = z.string().regex(LOCAL_TIME_OF_DAY, {
+  error: (iss) => `must be a local time HH:MM (00:00 to 23:59), got ${JSON.stringify(iss.input)}`,
+});
+/** The longest wait a moment may name: a year, in days or hours. */
+const MAX_MOMENT_DAYS = 366;
+
+export const MomentsSchema = z.strictObject({
+  streakAtRisk: z
+    .strictObject({ atLocalTime: LocalTimeOfDay.default('20:00'), minLength: PositiveInt.default(2) })
+    .optional(),
+  missionEnding: z
+    .strictObject({
+      hoursBefore: PositiveInt.max(MAX_MOMENT_DAYS * 24, atMost(MAX_MOMENT_DAYS * 24, 'hours')).default(24),
+    })
+    .optional(),
+  inactive: z
+    .strictObject({
+      afterDays: z
+        .array(PositiveInt.max(MAX_MOMENT_DAYS, atMost(MAX_MOMENT_DAYS, 'days')))
+        .min(1, 'at least one number of days is required')
+        .superRefine((days, ctx) => {
+          days.forEach((d, i) => {
+            if (i > 0 && d <= days[i - 1])
+              ctx.addIssue({
+                code: 'custom',
+                path: [i],
+                message: `must be greater than the one before (${days[i - 1]})`,
+              });
+          });
+        }),
+      atLocalTime: LocalTimeOfDay.default('20:00'),
+    })
+    .optional(),
+}) satisfies z.ZodType<Moments>;
+
 // --- the whole catalog ---
 
 /** The schema of each list of entries, by section name. */
@@ -535,4 +574,6 @@ export const CatalogSchema = z.strictObject({
   streaks: list(StreakSchema),
   missions: list(MissionSchema),
   segments: list(SegmentSchema),
+  // Absent rather than defaulted: a catalog without moments keeps its hash.
+  moments: z.preprocess((v) => v ?? undefined, MomentsSchema.optional()),
 }) satisfies z.ZodType<Catalog>;

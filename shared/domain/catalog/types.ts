@@ -325,6 +325,24 @@ export interface Catalog {
   streaks: Streak[];
   missions: Mission[];
   segments: Segment[];
+  /** Moments to reach a player (docs/catalog.md, "moments"); absent: none. */
+  moments?: Moments;
+}
+
+/** A local time of day, `HH:MM` (24 h), in the player's zone. */
+export type LocalTimeOfDay = string;
+
+/**
+ * The moments the service tells a player's systems about, each absent (off) or with its settings;
+ * one entry per kind (leagues will add `leagueEnding`).
+ */
+export interface Moments {
+  /** A Day streak not yet extended on the last day that still extends it, at that day's `atLocalTime`. */
+  streakAtRisk?: { atLocalTime: LocalTimeOfDay; minLength: number };
+  /** A mission in progress, `hoursBefore` its window or period ends. */
+  missionEnding?: { hoursBefore: number };
+  /** No action for each of `afterDays` days of the player's calendar, at that day's `atLocalTime`. */
+  inactive?: { afterDays: number[]; atLocalTime: LocalTimeOfDay };
 }
 
 /** A condition of a streak: a badge condition without challenge. */

@@ -40,6 +40,7 @@ import {
   provisionRefundedSchema,
   provisionStatusChangedSchema,
 } from './provision-events';
+import { missionEndingSchema, playerInactiveSchema, streakAtRiskSchema } from './moment-events';
 import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
 import { stockUnitsSchema } from './stock-events';
 
@@ -61,6 +62,9 @@ export const PLAYER_EVENTS = {
   PlayerRecomputed: playerRecomputedSchema,
   PlayerErased: playerErasedSchema,
   PlayerAdjusted: playerAdjustedSchema,
+  StreakAtRisk: streakAtRiskSchema,
+  MissionEnding: missionEndingSchema,
+  PlayerInactive: playerInactiveSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {

@@ -17,6 +17,7 @@ import type {
   PlayerRegistered,
   ProgressEntry,
 } from '../events/player-events';
+import type { MissionEnding, PlayerInactive, StreakAtRisk } from '../events/moment-events';
 import { stateOfSnapshot } from './snapshot';
 import type { DeepReadonly } from '../deep-readonly';
 import type {
@@ -107,6 +108,15 @@ export interface MissionRun {
   periods: Map<number, MissionPeriodState>;
 }
 
+/** A moment appended for the player (shared/domain/rules/moments.ts), as its event says it. */
+export type SentMoment =
+  | { type: 'StreakAtRisk'; data: StreakAtRisk }
+  | { type: 'MissionEnding'; data: MissionEnding }
+  | { type: 'PlayerInactive'; data: PlayerInactive };
+
+/** Where the last moment of a type about one subject (a streak's uid, a mission's, '' for the player) is kept. */
+export const momentKey = (type: SentMoment['type'], subject: string): string => `${type}|${subject}`;
+
 /** The player's state as a decider and the rules see it: read-only all the way down. */
 export type PlayerView = DeepReadonly<PlayerState>;
 
@@ -158,6 +168,10 @@ export interface PlayerState {
   missions: ReadonlyMap<string, MissionRun>;
   /** Actions a recompute decided differently, by referenceId: what a later reversal takes back. */
   recomputedActions: ReadonlyMap<string, ActionProcessed>;
+  /** The latest timestamp of the player's actions (null: none yet): where inactivity counts from. */
+  lastActionAt: number | null;
+  /** The last moment of each type and subject, by momentKey: what makes each moment once only. */
+  moments: ReadonlyMap<string, SentMoment>;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -215,6 +229,8 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   streaks: NOTHING,
   missions: NOTHING,
   recomputedActions: NOTHING,
+  lastActionAt: null,
+  moments: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -305,6 +321,8 @@ function reachLevel(state: PlayerState, l: LevelReached): void {
 
 function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: number): void {
   own(state, 'processed').set(e.referenceId, revision);
+  // A backdated action does not make the player less active than they were.
+  state.lastActionAt = Math.max(e.timestamp, state.lastActionAt ?? e.timestamp);
   // The gap runs from the latest award: a backdated action must not move it back.
   if (e.pointsAwarded)
     own(state, 'lastPointAward').set(
@@ -694,6 +712,15 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
       break;
     case 'PowerupExpired':
       setActivation(state, event.data.powerupUid, { expired: true });
+      break;
+    case 'StreakAtRisk':
+      own(state, 'moments').set(momentKey(event.type, event.data.streakUid), { type: event.type, data: event.data });
+      break;
+    case 'MissionEnding':
+      own(state, 'moments').set(momentKey(event.type, event.data.missionUid), { type: event.type, data: event.data });
+      break;
+    case 'PlayerInactive':
+      own(state, 'moments').set(momentKey(event.type, ''), { type: event.type, data: event.data });
       break;
     case 'PlayerRecomputed':
       // The fields of the state the recomputed history changed, as they now are: its effects are already in them.
