@@ -345,20 +345,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await inForce.refresh();
 
     const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
-    const projections: Projections =
-      thread ??
-      new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
-        metrics.projected((Date.now() - createdAt) / 1000),
-      );
     // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
     const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
-    const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
-    if (projectsHere) metrics.watchProjections(projections);
-    // Read models in MongoDB are shared: one projector writes them (projections/lease.ts).
+    // Read models in MongoDB are shared: one projector writes them, its writes fenced by its lease (projections/lease.ts).
     const lease =
       projectsHere && config.mongoUrl
         ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() })
         : null;
+    const projections: Projections =
+      thread ??
+      new ProjectionRunner(
+        events,
+        readStore,
+        PROJECTORS,
+        log,
+        (_position, createdAt) => metrics.projected((Date.now() - createdAt) / 1000),
+        { lease: lease ?? undefined },
+      );
+    const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+    if (projectsHere) metrics.watchProjections(projections);
     if (projectsHere) {
       await lease?.acquire();
       await projections.start();

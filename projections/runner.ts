@@ -9,8 +9,10 @@ import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '
 import type { Logger } from '../shared/adapters/logging/logger';
 import { BatchedReadStore } from '../shared/adapters/read-store/batched';
 import type { IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
+import { DuplicateKeyError } from '../shared/adapters/read-store/port';
 import { PROJECTIONS_VERSION } from './version';
 import { PositionWaiters } from './position-waiters';
+import { LeaseLostError, type ProjectorLease } from './lease';
 
 /**
  * Turns events into read models. Handlers are idempotent: delivery is at least once, and after a
@@ -89,6 +91,11 @@ export interface ProjectionRunnerOptions {
    * projector changing one it read throws instead of changing the batch's own: for tests.
    */
   frozenDocuments?: boolean;
+  /**
+   * The lease under which this runner writes shared read models (projections/lease.ts): each
+   * write waits for its fence, and each checkpoint is written with its epoch, in the same write.
+   */
+  lease?: Pick<ProjectorLease, 'epoch' | 'fenced'>;
 }
 
 /**
@@ -149,7 +156,9 @@ export class ProjectionRunner {
     private readonly onProjected?: (position: number, createdAt: number) => void,
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.store = new BatchedReadStore(readStore, { frozen: options.frozenDocuments });
+    this.store = new BatchedReadStore(options.lease ? options.lease.fenced(readStore) : readStore, {
+      frozen: options.frozenDocuments,
+    });
     this.eventTypes = new Set(projectors.flatMap((p) => [...p.handles]));
   }
 
@@ -340,18 +349,42 @@ export class ProjectionRunner {
       // The positions of events applied whole: what the projectors gathered of them is written first.
       const applied = [...this.checkpoints];
       await this.flushProjectors();
-      const checkpoints = this.store.collection(CHECKPOINTS);
       for (const [name, position] of applied) {
         if (this.written.get(name) === position) continue;
-        await checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
+        await this.writeCheckpoint(name, { $set: { position } });
         this.written.set(name, position);
       }
-      await checkpoints.updateOne({ _id: LOG_CHECKPOINT }, { $max: { position: this.processed } }, { upsert: true });
+      await this.writeCheckpoint(LOG_CHECKPOINT, { $max: { position: this.processed } });
     });
     this.writing = write.catch((e: Error) =>
       this.log.warn({ err: e.message }, 'checkpoints not written; the next event retries'),
     );
     return rethrow ? write : this.writing;
+  }
+
+  /**
+   * Writes one checkpoint. Under a lease, the filter holds the lease's epoch: a checkpoint written
+   * under a later lease does not match, and the upsert fails on its _id, so a projector that lost
+   * its lease never moves a checkpoint, even if its write was under way when it lost it.
+   */
+  private async writeCheckpoint(id: string, update: Record<string, unknown>): Promise<void> {
+    const checkpoints = this.store.collection(CHECKPOINTS);
+    const lease = this.options.lease;
+    if (!lease) {
+      await checkpoints.updateOne({ _id: id }, update, { upsert: true });
+      return;
+    }
+    const epoch = lease.epoch;
+    try {
+      await checkpoints.updateOne(
+        { _id: id, $or: [{ epoch: { $exists: false } }, { epoch: { $lte: epoch } }] },
+        { ...update, $set: { ...(update.$set as object | undefined), epoch } },
+        { upsert: true },
+      );
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new LeaseLostError(`a projector of a later lease than ${epoch}`);
+      throw error;
+    }
   }
 
   /** Has each projector write what it gathered into the batch. */
