@@ -25,6 +25,7 @@ import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { ProjectorLease } from '../projections/lease';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
+import { LiveReadModels } from '../projections/generations';
 import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRetryRoute, jobsRoute } from '../read-api/admin/jobs';
@@ -360,9 +361,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         PROJECTORS,
         log,
         (_position, createdAt) => metrics.projected((Date.now() - createdAt) / 1000),
-        { lease: lease ?? undefined },
+        // Other processes serve MongoDB's read models: a rebuild is made beside them (projections/generations.ts).
+        { lease: lease ?? undefined, buildAside: Boolean(config.mongoUrl) },
       );
-    const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
+    // Read models in MongoDB are read in the generation made live last, followed as it changes.
+    const live = config.mongoUrl ? new LiveReadModels(readStore, PROJECTORS) : null;
+    await live?.follow((error) => log.warn({ err: error.message }, 'which read models are live: not read; retrying'));
+    const readModels = live?.store ?? readStore;
+    const positions = projectsHere ? projections : new LogCheckpointWatcher(readModels);
     if (projectsHere) metrics.watchProjections(projections);
     if (projectsHere) {
       await lease?.acquire();
@@ -370,6 +376,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
       const problem = events.writeProblem();
       if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
+      await live?.refresh().catch(() => undefined);
     }
 
     const limiter = openRateLimiter(config, role, log);
@@ -416,10 +423,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       adjustPlayerRoute(deps),
       missionListRoute(deps),
       ...powerupActivationRoutes(deps),
-      ...adminRoutes({ store: readStore, now }),
+      ...adminRoutes({ store: readModels, now }),
       ...catalogRoutes({ ...deps, inForce }),
-      analyticsRoute({ store: readStore }),
-      playerSearchRoute({ store: readStore }),
+      analyticsRoute({ store: readModels }),
+      playerSearchRoute({ store: readModels }),
       ...feedRoutes({ events }),
       jobsRoute(jobs),
       jobsRetryRoute(jobs),
@@ -437,7 +444,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         simulate: simulationRunner(config, events, metrics),
         // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
         verify: () =>
-          verifyReadModels(events, readStore, PROJECTORS, {
+          verifyReadModels(events, readModels, PROJECTORS, {
             waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),
           }),
       }),
@@ -483,13 +490,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           role,
           config,
           events,
-          readStore,
+          readStore: readModels,
           keys: playerKeys,
           limiter,
           deliversWebhooks: dispatcher !== null,
         }),
         ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
         ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
+        // Nothing to serve until a projector has made read models live: an empty answer would look like data.
+        ...(live && (role === 'read' || role === 'all')
+          ? [{ name: 'read models', problem: () => live.problem() }]
+          : []),
       ],
       authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
       async rateLimit(key) {
@@ -520,7 +531,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return {
       app,
       events,
-      readStore,
+      readStore: readModels,
       projections,
       deps,
       routes: served,
@@ -556,6 +567,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         try {
           await jobs.close();
           await projections.stop();
+          live?.stop();
           await lease?.release();
           await limiter.close();
           await readStore.close();
