@@ -33,6 +33,7 @@ import { adminRoutes } from '../read-api/admin/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
 import { playerSearchRoute } from '../read-api/player-search/route';
 import { auditRoutes } from '../read-api/audit/routes';
+import { AUDIT_RUNS, AuditRuns } from '../read-api/audit/runs';
 import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
@@ -66,6 +67,7 @@ import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { ForwardedReadStore } from '../shared/adapters/read-store/forwarded';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import type { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
@@ -402,6 +404,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           })
         : null;
     const keyRing = new KeyRing(keys);
+    // Aborted first on close: live streams end, so the server's close does not wait on their clients.
+    const shuttingDown = new AbortController();
+    // One verification and one simulation at a time per deployment: with MongoDB, seen by every process.
+    const auditRuns = new AuditRuns(
+      (config.mongoUrl ? readStore : new MemoryReadStore()).collection(AUDIT_RUNS),
+      (error) => log.warn({ err: error }, 'audit run progress not written to the shared store'),
+    );
+    /** Verifications under way, waited for at close (also those whose request has ended). */
+    const verifications = new Set<Promise<unknown>>();
     const routes: AnyRoute[] = [
       processActionRoute(deps),
       reverseActionRoute(deps),
@@ -443,15 +454,28 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         events,
         simulate: simulationRunner(config, events, metrics),
         // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
-        verify: () =>
-          verifyReadModels(events, readModels, PROJECTORS, {
+        verify: (onProgress) => {
+          const verification = verifyReadModels(events, readModels, PROJECTORS, {
             waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),
-          }),
+            onProgress: (eventsReplayed, position) => {
+              // Stopping: the verification ends here, its scratch store dropped, before the store closes.
+              if (shuttingDown.signal.aborted) throw new Error('the service stopped before the verification ended');
+              onProgress(eventsReplayed, position);
+            },
+          });
+          verifications.add(verification);
+          void verification.catch(() => undefined).finally(() => verifications.delete(verification));
+          return verification;
+        },
+        removeLeftovers: async () => {
+          // With MongoDB the read store is MongoDB's (openReadStore); the embedded scratch stores end with their process.
+          const left = config.mongoUrl ? await (readStore as MongoReadStore).dropScratches() : [];
+          if (left.length) log.warn({ databases: left }, 'scratch databases of interrupted verifications dropped');
+        },
+        runs: auditRuns,
       }),
     ];
     let started = false;
-    // Aborted first on close: live streams end, so the server's close does not wait on their clients.
-    const shuttingDown = new AbortController();
     const served = routes.filter((r) => serves(role, r.path));
     // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
     const document = openApiDocument(routes, SERVICE_VERSION);
@@ -566,6 +590,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         dispatcher?.stop();
         try {
           await jobs.close();
+          await Promise.allSettled(verifications);
+          auditRuns.close();
           await projections.stop();
           live?.stop();
           await lease?.release();

@@ -1,4 +1,5 @@
 /** GET /v1/audit/*, POST /v1/audit/verify and POST /v1/audit/simulate: reads for auditors and analysts (Server and Auditor keys). */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Catalog } from '../../shared/domain/catalog';
 import { catalogFields, catalogOfBody } from '../../shared/adapters/http/catalog-body';
@@ -14,11 +15,19 @@ import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
 import { traceAdjustment, traceChestOpening, traceProvision, traceReference } from './trace';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import type { AuditRuns } from './runs';
 
 export interface AuditDeps {
   events: EventStore;
-  /** Replays the log into fresh read models and compares them with the live ones (the projections' own check). */
-  verify(): Promise<Verification>;
+  /**
+   * Replays the log into fresh read models and compares them with the live ones (the projections'
+   * own check), telling how far its replay got. Its scratch store is dropped at its end, failed or
+   * not; `removeLeftovers` drops those of verifications interrupted with their process.
+   */
+  verify(onProgress: (eventsReplayed: number, position: number) => void): Promise<Verification>;
+  removeLeftovers(): Promise<void>;
+  /** One verification at a time per deployment, its progress and outcome readable after its request. */
+  runs: AuditRuns;
   /**
    * Replays the log under a draft catalog and reports what would differ; writes nothing. One at a
    * time (9032), stopped when `signal` aborts or its memory passes the ceiling (9033).
@@ -200,6 +209,24 @@ const verificationShape = z.object({
   ms: z.number().int().describe('how long the replay and the comparison took'),
 });
 
+const verificationRunShape = z.object({
+  verificationUid: z.string(),
+  status: z
+    .enum(['Running', 'Completed', 'Failed', 'Interrupted'])
+    .describe('Interrupted: its process stopped (killed, restarted) before it ended'),
+  startedAt: z.number().int(),
+  endedAt: z.number().int().nullable(),
+  progress: z
+    .object({
+      eventsReplayed: z.number().int(),
+      position: z.number().int().describe('the log position the replay reached'),
+      head: z.number().int().describe("the log's head when the verification began"),
+    })
+    .describe('as written at most 5 s ago'),
+  result: verificationShape.nullable().describe("once Completed: the verification's answer"),
+  error: z.string().nullable().describe('why it Failed or was Interrupted'),
+});
+
 /** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */
 export function auditRoutes(deps: AuditDeps): AnyRoute[] {
   return [
@@ -317,13 +344,52 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       tiers: OPERATORS,
       doc: {
         operationId: 'verify',
-        summary: 'Replay every event into fresh read models and compare them with the live ones',
+        summary:
+          'Replay every event into fresh read models and compare them with the live ones; one at a time per deployment, going on if the request ends first (GET /v1/audit/verify reads it then)',
         response: verificationShape,
-        errors: {},
+        errors: documented(ERRORS.VERIFICATION_RUNNING),
       },
       parse: () => ok({}),
       async handle() {
-        return ok(await deps.verify());
+        const runUid = randomUUID();
+        const head = await deps.events.headPosition();
+        if (!(await deps.runs.begin('verify', runUid, { eventsReplayed: 0, position: 0, head })))
+          return refuse(ERRORS.VERIFICATION_RUNNING);
+        try {
+          // Only one runs: any scratch store besides its own is an interrupted one's.
+          await deps.removeLeftovers();
+          const result = await deps.verify((eventsReplayed, position) =>
+            deps.runs.report('verify', { eventsReplayed, position, head }),
+          );
+          await deps.runs.end('verify', runUid, { result });
+          return ok(result);
+        } catch (error) {
+          await deps.runs.end('verify', runUid, { error: (error as Error).message });
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/audit/verify',
+      tiers: OPERATORS,
+      doc: {
+        operationId: 'verification',
+        summary:
+          'The verification under way, or the last one: its progress, and once completed its answer (as POST /v1/audit/verify gave it, or would have)',
+        response: verificationRunShape,
+        errors: documented(ERRORS.VERIFICATION_NOT_FOUND),
+      },
+      parse: () => ok({}),
+      async handle() {
+        const run = await deps.runs.latest<Verification>('verify');
+        if (!run) return refuse(ERRORS.VERIFICATION_NOT_FOUND);
+        const { runUid, progress, ...rest } = run;
+        return ok({
+          verificationUid: runUid,
+          ...rest,
+          progress: { eventsReplayed: progress.eventsReplayed, position: progress.position, head: progress.head },
+        });
       },
     }),
   ];

@@ -85,6 +85,13 @@ export const ERRORS = {
   },
   /** The detail says why: its heap passed SIMULATE_MAX_HEAP_MB, or its client left (then nobody reads it). */
   SIMULATION_STOPPED: { code: 9033, message: 'The simulation was stopped before its answer' },
+  // Verify
+  VERIFICATION_RUNNING: {
+    code: 9034,
+    message:
+      'A verification is running: the service runs one at a time; retry once it has ended (GET /v1/audit/verify says how far it got)',
+  },
+  VERIFICATION_NOT_FOUND: { code: 9035, message: 'No verification has run' },
   // Catalog versions
   /** The detail names the version the caller expected and the newest: read the versions again, then publish. */
   CATALOG_CHANGED: { code: 9040, message: 'Catalog changed since the version expected' },

@@ -194,6 +194,8 @@ describe('every operation', () => {
       trace: () => c.trace({ referenceId }),
       simulate: () => c.simulate({ catalog: draft }),
       verify: () => c.verify(),
+      // Read after verify: the verification it ran.
+      verification: () => c.verification(),
       erasePlayer: () => c.erasePlayer({ playerId }),
     };
     const failures: string[] = [];

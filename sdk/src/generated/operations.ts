@@ -68,4 +68,5 @@ export const OPERATIONS = {
   trace: { method: 'GET', path: '/v1/audit/trace', idempotent: false },
   simulate: { method: 'POST', path: '/v1/audit/simulate', idempotent: false },
   verify: { method: 'POST', path: '/v1/audit/verify', idempotent: false },
+  verification: { method: 'GET', path: '/v1/audit/verify', idempotent: false },
 } as const;
