@@ -411,8 +411,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       (config.mongoUrl ? readStore : new MemoryReadStore()).collection(AUDIT_RUNS),
       (error) => log.warn({ err: error }, 'audit run progress not written to the shared store'),
     );
-    /** Verifications under way, waited for at close (also those whose request has ended). */
-    const verifications = new Set<Promise<unknown>>();
+    /** Verifications and simulations under way, waited for at close (also those whose request has ended). */
+    const auditWork = new Set<Promise<unknown>>();
+    const untilEnded = <T>(work: Promise<T>): Promise<T> => {
+      auditWork.add(work);
+      void work.catch(() => undefined).finally(() => auditWork.delete(work));
+      return work;
+    };
+    const simulate = simulationRunner(config, events, metrics, auditRuns, shuttingDown.signal);
     const routes: AnyRoute[] = [
       processActionRoute(deps),
       reverseActionRoute(deps),
@@ -452,7 +458,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
         events,
-        simulate: simulationRunner(config, events, metrics),
+        simulate: (draft, options) => untilEnded(simulate(draft, options)),
         // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
         verify: (onProgress) => {
           const verification = verifyReadModels(events, readModels, PROJECTORS, {
@@ -463,9 +469,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
               onProgress(eventsReplayed, position);
             },
           });
-          verifications.add(verification);
-          void verification.catch(() => undefined).finally(() => verifications.delete(verification));
-          return verification;
+          return untilEnded(verification);
         },
         removeLeftovers: async () => {
           // With MongoDB the read store is MongoDB's (openReadStore); the embedded scratch stores end with their process.
@@ -590,7 +594,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         dispatcher?.stop();
         try {
           await jobs.close();
-          await Promise.allSettled(verifications);
+          await Promise.allSettled(auditWork);
           auditRuns.close();
           await projections.stop();
           live?.stop();

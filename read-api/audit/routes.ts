@@ -15,7 +15,7 @@ import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
 import { traceAdjustment, traceChestOpening, traceProvision, traceReference } from './trace';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import type { AuditRuns } from './runs';
+import type { AuditRun, AuditRuns } from './runs';
 
 export interface AuditDeps {
   events: EventStore;
@@ -26,16 +26,14 @@ export interface AuditDeps {
    */
   verify(onProgress: (eventsReplayed: number, position: number) => void): Promise<Verification>;
   removeLeftovers(): Promise<void>;
-  /** One verification at a time per deployment, its progress and outcome readable after its request. */
+  /** One verification and one simulation at a time per deployment, their progress and outcome readable after their request. */
   runs: AuditRuns;
   /**
    * Replays the log under a draft catalog and reports what would differ; writes nothing. One at a
-   * time (9032), stopped when `signal` aborts or its memory passes the ceiling (9033).
+   * time per deployment (9032), its progress and report kept in `runs` (going on when its request
+   * ends first); stopped when its memory passes the ceiling or the service stops (9033).
    */
-  simulate(
-    draft: Catalog,
-    options: { players?: ReadonlySet<string>; top: number; signal: AbortSignal },
-  ): Promise<Result<Simulation>>;
+  simulate(draft: Catalog, options: { players?: ReadonlySet<string>; top: number }): Promise<Result<Simulation>>;
 }
 
 /** A simulation's body carries a whole catalog. */
@@ -209,23 +207,39 @@ const verificationShape = z.object({
   ms: z.number().int().describe('how long the replay and the comparison took'),
 });
 
-const verificationRunShape = z.object({
-  verificationUid: z.string(),
-  status: z
-    .enum(['Running', 'Completed', 'Failed', 'Interrupted'])
-    .describe('Interrupted: its process stopped (killed, restarted) before it ended'),
-  startedAt: z.number().int(),
-  endedAt: z.number().int().nullable(),
-  progress: z
-    .object({
-      eventsReplayed: z.number().int(),
-      position: z.number().int().describe('the log position the replay reached'),
-      head: z.number().int().describe("the log's head when the verification began"),
-    })
-    .describe('as written at most 5 s ago'),
-  result: verificationShape.nullable().describe("once Completed: the verification's answer"),
-  error: z.string().nullable().describe('why it Failed or was Interrupted'),
-});
+/** A long audit run as GET answers it: under way, or the last one (read-api/audit/runs.ts). */
+function runShape<R extends z.ZodType>(result: R, uid: string, resultDescription: string) {
+  return z.object({
+    [uid]: z.string(),
+    status: z
+      .enum(['Running', 'Completed', 'Failed', 'Interrupted'])
+      .describe('Interrupted: its process stopped (killed, restarted) before it ended'),
+    startedAt: z.number().int(),
+    endedAt: z.number().int().nullable(),
+    progress: z
+      .object({
+        eventsReplayed: z.number().int(),
+        position: z.number().int().describe('the log position the replay reached'),
+        head: z.number().int().describe("the log's head the replay goes to"),
+      })
+      .describe('as written at most 5 s before'),
+    result: result.nullable().describe(resultDescription),
+    error: z.string().nullable().describe('why it Failed or was Interrupted'),
+  });
+}
+
+function runAnswer<R>(run: AuditRun<R>, uid: string): Record<string, unknown> {
+  const { runUid, progress, ...rest } = run;
+  return {
+    [uid]: runUid,
+    ...rest,
+    progress: {
+      eventsReplayed: progress.eventsReplayed ?? 0,
+      position: progress.position ?? 0,
+      head: progress.head ?? 0,
+    },
+  };
+}
 
 /** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */
 export function auditRoutes(deps: AuditDeps): AnyRoute[] {
@@ -336,7 +350,24 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         },
       },
       parse: parseSimulation,
-      handle: ({ catalog, players, top }, { signal }) => deps.simulate(catalog, { players, top, signal }),
+      handle: ({ catalog, players, top }) => deps.simulate(catalog, { players, top }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/audit/simulate',
+      tiers: OPERATORS,
+      doc: {
+        operationId: 'simulation',
+        summary:
+          'The simulation under way, or the last one: its progress, and once completed its report (as POST /v1/audit/simulate gave it, or would have)',
+        response: runShape(simulationShape, 'simulationUid', "once Completed: the simulation's report"),
+        errors: documented(ERRORS.SIMULATION_NOT_FOUND),
+      },
+      parse: () => ok({}),
+      async handle() {
+        const run = await deps.runs.latest<Simulation>('simulate');
+        return run ? ok(runAnswer(run, 'simulationUid')) : refuse(ERRORS.SIMULATION_NOT_FOUND);
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -377,19 +408,13 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         operationId: 'verification',
         summary:
           'The verification under way, or the last one: its progress, and once completed its answer (as POST /v1/audit/verify gave it, or would have)',
-        response: verificationRunShape,
+        response: runShape(verificationShape, 'verificationUid', "once Completed: the verification's answer"),
         errors: documented(ERRORS.VERIFICATION_NOT_FOUND),
       },
       parse: () => ok({}),
       async handle() {
         const run = await deps.runs.latest<Verification>('verify');
-        if (!run) return refuse(ERRORS.VERIFICATION_NOT_FOUND);
-        const { runUid, progress, ...rest } = run;
-        return ok({
-          verificationUid: runUid,
-          ...rest,
-          progress: { eventsReplayed: progress.eventsReplayed, position: progress.position, head: progress.head },
-        });
+        return run ? ok(runAnswer(run, 'verificationUid')) : refuse(ERRORS.VERIFICATION_NOT_FOUND);
       },
     }),
   ];

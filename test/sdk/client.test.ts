@@ -196,6 +196,8 @@ describe('every operation', () => {
       verify: () => c.verify(),
       // Read after verify: the verification it ran.
       verification: () => c.verification(),
+      // Read after simulate: the simulation it ran.
+      simulation: () => c.simulation(),
       erasePlayer: () => c.erasePlayer({ playerId }),
     };
     const failures: string[] = [];

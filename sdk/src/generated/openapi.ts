@@ -1307,7 +1307,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The simulation under way, or the last one: its progress, and once completed its report (as POST /v1/audit/simulate gave it, or would have)
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["simulation"];
         put?: never;
         /**
          * What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written
@@ -10166,6 +10170,177 @@ export interface operations {
             };
         };
     };
+    simulation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            simulationUid: string;
+                            /**
+                             * @description Interrupted: its process stopped (killed, restarted) before it ended
+                             * @enum {string}
+                             */
+                            status: "Running" | "Completed" | "Failed" | "Interrupted";
+                            startedAt: number;
+                            endedAt: number | null;
+                            /** @description as written at most 5 s before */
+                            progress: {
+                                eventsReplayed: number;
+                                /** @description the log position the replay reached */
+                                position: number;
+                                /** @description the log's head the replay goes to */
+                                head: number;
+                            };
+                            /** @description once Completed: the simulation's report */
+                            result: {
+                                /** @description events of the players' streams replayed */
+                                eventsReplayed: number;
+                                /** @description ActionProcessed events decided again under the draft */
+                                actionsRedecided: number;
+                                /** @description players whose points, level, badges or balances differ */
+                                playersAffected: number;
+                                totals: {
+                                    pointsBefore: number;
+                                    pointsAfter: number;
+                                    badgesGained: number;
+                                    badgesLost: number;
+                                    /** @description players whose level differs */
+                                    levelsChanged: number;
+                                };
+                                /** @description the affected players only, largest change in points first, at most `top` */
+                                players: {
+                                    playerId: string;
+                                    pointsBefore: number;
+                                    pointsAfter: number;
+                                    /** @description the highest level number reached; null for none */
+                                    levelBefore: number | null;
+                                    levelAfter: number | null;
+                                    /** @description badge uids; a rank counts as its badge */
+                                    badgesGained: string[];
+                                    badgesLost: string[];
+                                    /** @description only the deliverables whose balance differs */
+                                    balances: {
+                                        deliverableUid: string;
+                                        before: number;
+                                        after: number;
+                                    }[];
+                                }[];
+                                /** @description each all-time (Standard) board of the draft: its top 10 now (as the boards in force scored the log) and under the draft's definition */
+                                boards: {
+                                    leaderboardUid: string;
+                                    before: {
+                                        rank: number;
+                                        userId: string;
+                                        points: number;
+                                    }[];
+                                    after: {
+                                        rank: number;
+                                        userId: string;
+                                        points: number;
+                                    }[];
+                                }[];
+                                /** @description recorded facts the draft makes impossible (they stand, as recorded), and recorded actions the draft refuses; the first 1,000, then one line saying how many more */
+                                problems: {
+                                    position: number;
+                                    playerId: string;
+                                    type: string;
+                                    message: string;
+                                }[];
+                            } | null;
+                            /** @description why it Failed or was Interrupted */
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 9036: No simulation has run */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 9036;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
     simulate: {
         parameters: {
             query?: never;
@@ -10388,12 +10563,12 @@ export interface operations {
                             status: "Running" | "Completed" | "Failed" | "Interrupted";
                             startedAt: number;
                             endedAt: number | null;
-                            /** @description as written at most 5 s ago */
+                            /** @description as written at most 5 s before */
                             progress: {
                                 eventsReplayed: number;
                                 /** @description the log position the replay reached */
                                 position: number;
-                                /** @description the log's head when the verification began */
+                                /** @description the log's head the replay goes to */
                                 head: number;
                             };
                             /** @description once Completed: the verification's answer */
