@@ -26,6 +26,7 @@ import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { ProjectorLease } from '../projections/lease';
 import { PROJECTORS } from '../projections/projectors';
 import { ProjectionRunner } from '../projections/runner';
+import { LiveReadModels } from '../projections/generations';
 import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRetryRoute, jobsRoute } from '../read-api/admin/jobs';
@@ -33,6 +34,7 @@ import { adminRoutes } from '../read-api/admin/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
 import { playerSearchRoute } from '../read-api/player-search/route';
 import { auditRoutes } from '../read-api/audit/routes';
+import { AUDIT_RUNS, AuditRuns } from '../read-api/audit/runs';
 import { apiKeyRoute } from '../read-api/api-key/route';
 import { chestRoutes } from '../read-api/chests/routes';
 import { CONSOLE_PATH, consolePages } from '../read-api/console/route';
@@ -71,6 +73,7 @@ import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { ForwardedReadStore } from '../shared/adapters/read-store/forwarded';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import type { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
@@ -366,26 +369,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await inForce.refresh();
 
     const readStore = thread?.readStore ?? (await openReadStore(config, role, log));
-    const projections: Projections =
-      thread ??
-      new ProjectionRunner(events, readStore, PROJECTORS, log, (_position, createdAt) =>
-        metrics.projected((Date.now() - createdAt) / 1000),
-      );
     // A read process without MongoDB keeps its own read models; with MongoDB the projector role does.
     const projectsHere = role === 'all' || role === 'projector' || (role === 'read' && !config.mongoUrl);
-    const positions = projectsHere ? projections : new LogCheckpointWatcher(readStore);
-    if (projectsHere) metrics.watchProjections(projections);
-    // Read models in MongoDB are shared: one projector writes them (projections/lease.ts).
+    // Read models in MongoDB are shared: one projector writes them, its writes fenced by its lease (projections/lease.ts).
     const lease =
       projectsHere && config.mongoUrl
         ? new ProjectorLease(readStore, log, { onLost: () => void projections.stop() })
         : null;
+    const projections: Projections =
+      thread ??
+      new ProjectionRunner(
+        events,
+        readStore,
+        PROJECTORS,
+        log,
+        (_position, createdAt) => metrics.projected((Date.now() - createdAt) / 1000),
+        // Other processes serve MongoDB's read models: a rebuild is made beside them (projections/generations.ts).
+        { lease: lease ?? undefined, buildAside: Boolean(config.mongoUrl) },
+      );
+    // Read models in MongoDB are read in the generation made live last, followed as it changes.
+    const live = config.mongoUrl ? new LiveReadModels(readStore, PROJECTORS) : null;
+    await live?.follow((error) => log.warn({ err: error.message }, 'which read models are live: not read; retrying'));
+    const readModels = live?.store ?? readStore;
+    const positions = projectsHere ? projections : new LogCheckpointWatcher(readModels);
+    if (projectsHere) metrics.watchProjections(projections);
     if (projectsHere) {
       await lease?.acquire();
       await projections.start();
       const caughtUp = await projections.waitFor(await events.headPosition(), 60 * 60_000);
       const problem = events.writeProblem();
       if (!caughtUp && problem?.lasting) throw new StoreFaultError(problem.reason);
+      await live?.refresh().catch(() => undefined);
     }
 
     const limiter = openRateLimiter(config, role, log);
@@ -412,6 +426,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           })
         : null;
     const keyRing = new KeyRing(keys);
+    // Aborted first on close: live streams end, so the server's close does not wait on their clients.
+    const shuttingDown = new AbortController();
+    // One verification and one simulation at a time per deployment: with MongoDB, seen by every process.
+    const auditRuns = new AuditRuns(
+      (config.mongoUrl ? readStore : new MemoryReadStore()).collection(AUDIT_RUNS),
+      (error) => log.warn({ err: error }, 'audit run progress not written to the shared store'),
+    );
+    /** Verifications and simulations under way, waited for at close (also those whose request has ended). */
+    const auditWork = new Set<Promise<unknown>>();
+    const untilEnded = <T>(work: Promise<T>): Promise<T> => {
+      auditWork.add(work);
+      void work.catch(() => undefined).finally(() => auditWork.delete(work));
+      return work;
+    };
+    const simulate = simulationRunner(config, events, metrics, auditRuns, shuttingDown.signal);
     const routes: AnyRoute[] = [
       processActionRoute(deps),
       reverseActionRoute(deps),
@@ -435,10 +464,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       adjustPlayerRoute(deps),
       missionListRoute(deps),
       ...powerupActivationRoutes(deps),
-      ...adminRoutes({ store: readStore, now }),
+      ...adminRoutes({ store: readModels, now }),
       ...catalogRoutes({ ...deps, inForce }),
-      analyticsRoute({ store: readStore }),
-      playerSearchRoute({ store: readStore }),
+      analyticsRoute({ store: readModels }),
+      playerSearchRoute({ store: readModels }),
       ...feedRoutes({ events }),
       jobsRoute(jobs),
       jobsRetryRoute(jobs),
@@ -453,17 +482,28 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...webhookRoutes({ hooks, store: readStore, events, wake: async (name) => dispatcher?.wake(name), log }),
       ...auditRoutes({
         events,
-        simulate: simulationRunner(config, events, metrics),
+        simulate: (draft, options) => untilEnded(simulate(draft, options)),
         // Compared at the position replayed to, once the live read models have projected it (projections/verify.ts).
-        verify: () =>
-          verifyReadModels(events, readStore, PROJECTORS, {
+        verify: (onProgress) => {
+          const verification = verifyReadModels(events, readModels, PROJECTORS, {
             waitForLive: (position) => positions.waitFor(position, VERIFY_LIVE_WAIT_MS),
-          }),
+            onProgress: (eventsReplayed, position) => {
+              // Stopping: the verification ends here, its scratch store dropped, before the store closes.
+              if (shuttingDown.signal.aborted) throw new Error('the service stopped before the verification ended');
+              onProgress(eventsReplayed, position);
+            },
+          });
+          return untilEnded(verification);
+        },
+        removeLeftovers: async () => {
+          // With MongoDB the read store is MongoDB's (openReadStore); the embedded scratch stores end with their process.
+          const left = config.mongoUrl ? await (readStore as MongoReadStore).dropScratches() : [];
+          if (left.length) log.warn({ databases: left }, 'scratch databases of interrupted verifications dropped');
+        },
+        runs: auditRuns,
       }),
     ];
     let started = false;
-    // Aborted first on close: live streams end, so the server's close does not wait on their clients.
-    const shuttingDown = new AbortController();
     const served = routes.filter((r) => serves(role, r.path));
     // The document describes the whole API, whichever role serves it (the ingress routes /openapi.json to one of them).
     const document = openApiDocument(routes, SERVICE_VERSION);
@@ -505,13 +545,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           role,
           config,
           events,
-          readStore,
+          readStore: readModels,
           keys: playerKeys,
           limiter,
           deliversWebhooks: dispatcher !== null,
         }),
         ...(projectsHere ? [{ name: 'projections', problem: () => projections.problem() }] : []),
         ...(lease ? [{ name: 'projector lease', problem: () => lease.problem() }] : []),
+        // Nothing to serve until a projector has made read models live: an empty answer would look like data.
+        ...(live && (role === 'read' || role === 'all')
+          ? [{ name: 'read models', problem: () => live.problem() }]
+          : []),
       ],
       authorize: (req, tiers, nested) => authorize(req, keyRing, tiers, nested),
       playerToken: (token) => playerTokens.verify(token, now()),
@@ -543,7 +587,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return {
       app,
       events,
-      readStore,
+      readStore: readModels,
       projections,
       deps,
       routes: served,
@@ -578,7 +622,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         dispatcher?.stop();
         try {
           await jobs.close();
+          await Promise.allSettled(auditWork);
+          auditRuns.close();
           await projections.stop();
+          live?.stop();
           await lease?.release();
           await limiter.close();
           await readStore.close();

@@ -1,12 +1,15 @@
 /**
- * How the service runs `POST /v1/audit/simulate`: one simulation at a time per process, stopped
- * between pages of the log when its client leaves or its heap passes SIMULATE_MAX_HEAP_MB. The
+ * How the service runs `POST /v1/audit/simulate`: one simulation at a time per deployment
+ * (read-api/audit/runs.ts), going on when its client leaves (its report is kept for GET
+ * /v1/audit/simulate), stopped between pages of the log when its heap passes SIMULATE_MAX_HEAP_MB
+ * or the service stops. The
  * embedded log, when long, is split between worker threads, each replaying one share of the
  * players (replayLog's `share`) on its own read-only connection: a long log's simulation uses the
  * machine's cores, and leaves the service's event loop to its requests. When the shares do not
  * agree on a limited trigger (a draft that changes who takes its activations), or a thread
  * fails, the log is replayed again whole, on this thread, up to the same position.
  */
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -17,6 +20,7 @@ import type { EventStore } from '../shared/adapters/event-store/port';
 import { startWorker } from '../shared/adapters/worker-thread';
 import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { AuditDeps } from '../read-api/audit/routes';
+import type { AuditRuns } from '../read-api/audit/runs';
 import type { Catalog } from '../shared/domain/catalog/schema';
 import { ERRORS, refuse } from '../shared/domain/errors';
 import { ok } from '../shared/domain/result';
@@ -32,53 +36,59 @@ const MAX_SHARES = 4;
  */
 const SPLIT_FROM_EVENTS = 400_000;
 
-/** Why a simulation stopped before its answer: its client left, or its heap passed the ceiling. */
+/** Why a simulation stopped before its answer: the service stops, or its heap passed the ceiling. */
 export class SimulationStopped extends Error {
-  constructor(readonly reason: 'client_left' | 'memory') {
+  constructor(readonly reason: 'stopping' | 'memory') {
     super(
       reason === 'memory'
         ? 'its heap passed SIMULATE_MAX_HEAP_MB; simulate some players (players) or a smaller draft'
-        : 'its client left',
+        : 'the service stopped',
     );
   }
 }
 
 /**
- * Checked after each page of the log: throws once the client has left or the heap of this thread
+ * Checked after each page of the log: throws once the service stops or the heap of this thread
  * holds more than `maxHeapBytes` (the replay's garbage included: it stops before node has to
  * collect a full heap over and over, then dies).
  */
 export const stopWhen = (maxHeapBytes: number, signal?: AbortSignal) => (): void => {
-  if (signal?.aborted) throw new SimulationStopped('client_left');
+  if (signal?.aborted) throw new SimulationStopped('stopping');
   if (v8.getHeapStatistics().used_heap_size > maxHeapBytes) throw new SimulationStopped('memory');
 };
 
 /**
- * The route's simulate: one at a time in this process (9032 for the next meanwhile), 9033 when
- * stopped (for memory, or its client left: then nobody reads it). Each outcome is counted.
+ * The route's simulate: one at a time per deployment (9032 for the next meanwhile), its progress
+ * and outcome kept in `runs`; 9033 when stopped (for memory, or the service stops: `stopping`).
+ * Each outcome is counted.
  */
 export function simulationRunner(
   config: RunConfig,
   events: EventStore,
   metrics: ServiceMetrics,
+  runs: AuditRuns,
+  stopping: AbortSignal,
 ): AuditDeps['simulate'] {
-  let running = false;
   return async (draft, options) => {
-    if (running) {
+    const runUid = randomUUID();
+    if (!(await runs.begin('simulate', runUid, { eventsReplayed: 0, position: 0, head: 0 }))) {
       metrics.simulated('busy');
       return refuse(ERRORS.SIMULATION_RUNNING);
     }
-    running = true;
     try {
-      const report = await simulateInShares(config, events, draft, options);
+      const report = await simulateInShares(config, events, draft, {
+        ...options,
+        signal: stopping,
+        onProgress: (eventsReplayed, position, head) => runs.report('simulate', { eventsReplayed, position, head }),
+      });
       metrics.simulated('answered');
+      await runs.end('simulate', runUid, { result: report });
       return ok(report);
     } catch (error) {
+      await runs.end('simulate', runUid, { error: (error as Error).message });
       if (!(error instanceof SimulationStopped)) throw error;
       metrics.simulated(error.reason);
       return refuse(ERRORS.SIMULATION_STOPPED, error.message);
-    } finally {
-      running = false;
     }
   };
 }
@@ -105,17 +115,31 @@ export async function simulateInShares(
   config: RunConfig,
   events: EventStore,
   draft: Catalog,
-  /** As the route gives them (a replay from a date is a recompute's, on one thread); `signal` aborts when the client leaves. */
-  { signal, ...options }: Pick<SimulateOptions, 'players' | 'top'> & { signal?: AbortSignal },
+  /**
+   * As the route gives them (a replay from a date is a recompute's, on one thread); `signal` aborts
+   * when the service stops; `onProgress` tells how far a replay on this thread got.
+   */
+  {
+    signal,
+    onProgress: report,
+    ...options
+  }: Pick<SimulateOptions, 'players' | 'top'> & {
+    signal?: AbortSignal;
+    onProgress?: (events: number, position: number, head: number) => void;
+  },
   /** The log's length from which it is split. */
   splitFrom = SPLIT_FROM_EVENTS,
 ): Promise<Simulation> {
   const count = config.eventStoreUrl ? 1 : Math.min(MAX_SHARES, os.availableParallelism());
   const head = await events.headPosition();
-  const onProgress = stopWhen(config.simulateMaxHeapBytes, signal);
-  const clientLeft = stopWhen(Number.POSITIVE_INFINITY, signal);
-  // A client that left while its draft was read.
-  clientLeft();
+  const stopHere = stopWhen(config.simulateMaxHeapBytes, signal);
+  const onProgress = (events: number, position: number, head: number) => {
+    stopHere();
+    report?.(events, position, head);
+  };
+  const stopped = stopWhen(Number.POSITIVE_INFINITY, signal);
+  // The service stopped while the draft was read.
+  stopped();
   // A replay of some players reads few events: not worth the threads either.
   if (count < 2 || options.players || head < splitFrom)
     return (await replayLog(events, draft, { players: options.players, recompute: false, head, onProgress })).report(
@@ -137,11 +161,11 @@ export async function simulateInShares(
       await stopThreads();
       // Stopped for memory: the whole replay would need more.
       if (error instanceof SimulationStopped) throw error;
-      clientLeft();
+      stopped();
       return null;
     })
     .finally(() => signal?.removeEventListener('abort', stopWhenAborted));
-  clientLeft();
+  stopped();
   if (parts && sharesAgree(draft, parts)) return reportOf(parts, options.top);
   return (await replayLog(events, draft, { recompute: false, head, onProgress })).report(options.top);
 }

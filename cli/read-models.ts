@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import pino from 'pino';
 import { mongoReadStore, readModelsFile } from '../app/adapters';
 import { ProjectorLease } from '../projections/lease';
+import { LiveReadModels } from '../projections/generations';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
 import { CHECKPOINTS, ProjectionRunner, type Projector } from '../projections/runner';
@@ -40,15 +41,21 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
 }
 
 async function rebuildMongo(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
-  const store = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const connected = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
   // A running projector's lease refuses the rebuild: both would write the same read models.
-  const lease = new ProjectorLease(store, silent);
+  const lease = new ProjectorLease(connected, silent);
   try {
     const holder = await lease.take();
     if (holder)
       throw new UsageError(
         `rebuild: a projector (${holder.holder}) is writing the read models, its lease until ${new Date(holder.until).toISOString()}; stop the projector role first`,
       );
+    // The live generation's read models (projections/generations.ts); none yet: the projector role builds them.
+    const live = new LiveReadModels(connected, PROJECTORS);
+    await live.refresh();
+    if (live.problem())
+      throw new UsageError('rebuild: no read models are live yet; start the projector role, which builds them');
+    const store = live.store;
     const head = await events.headPosition();
     for (const p of selected) {
       for (const c of [...p.collections, ...(p.retiredCollections ?? [])]) await store.dropCollection(c);
@@ -65,7 +72,7 @@ async function rebuildMongo(events: EventStore, config: RunConfig, selected: rea
     return 0;
   } finally {
     await lease.release();
-    await store.close();
+    await connected.close();
   }
 }
 
@@ -186,8 +193,11 @@ async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConf
 }
 
 async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verification> {
-  const store = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const connected = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const generation = new LiveReadModels(connected, PROJECTORS);
+  const store = generation.store;
   try {
+    await generation.refresh();
     const live = new LogCheckpointWatcher(store);
     const progress = progressReporter({ label: 'verify', to: await events.headPosition() });
     const result = await verifyReadModels(events, store, PROJECTORS, {

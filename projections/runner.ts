@@ -9,8 +9,19 @@ import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '
 import type { Logger } from '../shared/adapters/logging/logger';
 import { BatchedReadStore } from '../shared/adapters/read-store/batched';
 import type { IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
+import { DuplicateKeyError } from '../shared/adapters/read-store/port';
 import { PROJECTIONS_VERSION } from './version';
 import { PositionWaiters } from './position-waiters';
+import { LeaseLostError, type ProjectorLease } from './lease';
+import {
+  dropGeneration,
+  generationCollections,
+  generationsOf,
+  GenerationReadStore,
+  hasReadModelsOfBefore,
+  readGenerations,
+  RETIRED_DROPPED_AFTER_MS,
+} from './generations';
 
 /**
  * Turns events into read models. Handlers are idempotent: delivery is at least once, and after a
@@ -45,6 +56,12 @@ export interface Projector {
   flush?(store: ReadStore): Promise<void>;
   /** Forgets what the projector remembers in memory about `store`: the runner has dropped its collections. */
   reset?(store: ReadStore): void;
+}
+
+/** Read models of this origin were built by this version from the log starting with `logStart`. */
+function sameOrigin(found: { logStart?: string | null; version?: number }, logStart: string | null): boolean {
+  const sameLog = found.logStart === logStart || (found.logStart === null && logStart !== null);
+  return sameLog && found.version === PROJECTIONS_VERSION;
 }
 
 /** What a projector may read of the event log besides the events it is given. */
@@ -89,6 +106,19 @@ export interface ProjectionRunnerOptions {
    * projector changing one it read throws instead of changing the batch's own: for tests.
    */
   frozenDocuments?: boolean;
+  /**
+   * The lease under which this runner writes shared read models (projections/lease.ts): each
+   * write waits for its fence, and each checkpoint is written with its epoch, in the same write.
+   */
+  lease?: Pick<ProjectorLease, 'epoch' | 'fenced'>;
+  /**
+   * Other processes serve the read models meanwhile (MongoDB): read models of another version or
+   * log are not rebuilt in place but as a new generation beside them, made live once caught up
+   * with the log's head of the start (projections/generations.ts).
+   */
+  buildAside?: boolean;
+  /** How long after a switch the replaced generation is dropped. Default RETIRED_DROPPED_AFTER_MS. */
+  retiredDroppedAfterMs?: number;
 }
 
 /**
@@ -139,6 +169,15 @@ export class ProjectionRunner {
   private originPending = false;
   /** Subscriptions dropped or failed since the start: the `projection_drops_total` metric. */
   private dropCount = 0;
+  /** Writes outside any generation (which one is live), fenced as the rest. */
+  private readonly shared: ReadStore;
+  /** The collections of a generation. */
+  private readonly generation: ReadonlySet<string>;
+  /** The prefix of the generation written (buildAside): '' before generations, or in place. */
+  private prefix = '';
+  /** The generation written is being built: made live once `processed` reaches this position. */
+  private switchAt: number | null = null;
+  private retiring: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -149,7 +188,12 @@ export class ProjectionRunner {
     private readonly onProjected?: (position: number, createdAt: number) => void,
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.store = new BatchedReadStore(readStore, { frozen: options.frozenDocuments });
+    this.shared = options.lease ? options.lease.fenced(readStore) : readStore;
+    this.generation = generationCollections(projectors);
+    const written = options.buildAside
+      ? new GenerationReadStore(this.shared, this.generation, () => this.prefix)
+      : this.shared;
+    this.store = new BatchedReadStore(written, { frozen: options.frozenDocuments });
     this.eventTypes = new Set(projectors.flatMap((p) => [...p.handles]));
   }
 
@@ -182,6 +226,7 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     this.stopped = false;
+    if (this.options.buildAside) await this.chooseGeneration();
     await this.rebuildIfOfAnotherOrigin();
     this.fault = null;
     this.faults = { inRow: 0, notConnection: 0, last: '' };
@@ -200,6 +245,96 @@ export class ProjectionRunner {
     const from = Math.min(...this.projectors.map((p) => this.checkpoints.get(p.name) ?? 0));
     this.processed = Math.max(this.processed, from);
     this.subscribe(from);
+    await this.switchIfCaughtUp();
+  }
+
+  /**
+   * The generation to write: the live one when this version built it from this log; else the one
+   * being built, when it is of this version and log (a projector stopped while building it); else
+   * a new one. Generations replaced earlier and not dropped yet are dropped first.
+   */
+  private async chooseGeneration(): Promise<void> {
+    const generations = await readGenerations(this.shared);
+    for (const retired of generations?.retired ?? []) await this.dropRetired(retired);
+    const [first] = await this.events.readAll({ maxCount: 1 });
+    const logStart = first?.id ?? null;
+    const live = generations ? generations.live : (await hasReadModelsOfBefore(this.shared)) ? '' : null;
+    this.switchAt = null;
+    if (live !== null && (await this.builtHere(live, logStart))) {
+      this.prefix = live;
+      if (generations?.building) await this.dropBuilding(generations.building);
+      return;
+    }
+    let building = generations?.building ?? null;
+    if (building === null || !(await this.builtHere(building, logStart))) {
+      if (building !== null) await dropGeneration(this.shared, building, this.generation);
+      const next = generations?.next ?? 1;
+      building = `g${next}_`;
+      await generationsOf(this.shared).updateOne(
+        { _id: 'generations' },
+        { $set: { building, next: next + 1 }, $setOnInsert: { live, retired: [] } },
+        { upsert: true },
+      );
+    }
+    this.log.warn(
+      { live, building, version: PROJECTIONS_VERSION },
+      'read models of another log or version: building new ones beside those served, switched to once caught up',
+    );
+    this.prefix = building;
+    this.switchAt = await this.events.headPosition();
+  }
+
+  /** Whether the generation's read models were built by this version from this log. */
+  private async builtHere(prefix: string, logStart: string | null): Promise<boolean> {
+    const found = await this.shared
+      .collection<{ _id: string; logStart?: string | null; version?: number }>(prefix + CHECKPOINTS)
+      .findOne({ _id: ORIGIN });
+    return found !== null && sameOrigin(found, logStart);
+  }
+
+  private async dropBuilding(prefix: string): Promise<void> {
+    await dropGeneration(this.shared, prefix, this.generation);
+    await generationsOf(this.shared).updateOne({ _id: 'generations', building: prefix }, { $set: { building: null } });
+  }
+
+  private async dropRetired(prefix: string): Promise<void> {
+    await dropGeneration(this.shared, prefix, this.generation);
+    await generationsOf(this.shared).updateOne({ _id: 'generations' }, { $pull: { retired: prefix } });
+  }
+
+  /**
+   * Makes the generation built live once it has caught up (its checkpoints written first, so that
+   * readers waiting for a position find it), and drops the one it replaces a grace period later.
+   * A failure is logged, and the next batch tries again.
+   */
+  private async switchIfCaughtUp(): Promise<void> {
+    if (this.switchAt === null || this.processed < this.switchAt) return;
+    this.switchAt = null;
+    try {
+      await this.writeCheckpoints(true);
+      const built = this.prefix;
+      const replaced = (await readGenerations(this.shared))?.live ?? null;
+      const retired = replaced !== null && replaced !== built;
+      await generationsOf(this.shared).updateOne(
+        { _id: 'generations' },
+        { $set: { live: built, building: null }, ...(retired ? { $push: { retired: replaced } } : {}) },
+        { upsert: true },
+      );
+      this.log.info({ live: built, replaced, version: PROJECTIONS_VERSION }, 'new read models caught up: serving them');
+      if (!retired) return;
+      this.retiring = setTimeout(() => {
+        this.retiring = null;
+        this.dropRetired(replaced).catch((e: Error) =>
+          this.log.warn({ err: e.message }, 'replaced read models not dropped; the next start drops them'),
+        );
+      }, this.options.retiredDroppedAfterMs ?? RETIRED_DROPPED_AFTER_MS);
+      this.retiring.unref();
+    } catch (error) {
+      this.switchAt = this.processed;
+      this.log.warn({ err: (error as Error).message }, 'new read models not made live; retrying');
+      if (!this.stopped)
+        setTimeout(() => void this.switchIfCaughtUp(), this.options.retryAfterFaultMs ?? RETRY_AFTER_FAULT_MS).unref();
+    }
   }
 
   private subscribe(from: number): void {
@@ -322,6 +457,7 @@ export class ProjectionRunner {
       this.sinceWrite += committed.length / 2;
       if (this.sinceWrite >= CHECKPOINT_EVERY_EVENTS) void this.writeCheckpoints(false);
       else this.checkpointTimer ??= setTimeout(() => void this.writeCheckpoints(false), CHECKPOINT_EVERY_MS);
+      if (this.switchAt !== null) void this.switchIfCaughtUp();
     });
     this.ending = end.catch(() => undefined);
     return end;
@@ -340,18 +476,42 @@ export class ProjectionRunner {
       // The positions of events applied whole: what the projectors gathered of them is written first.
       const applied = [...this.checkpoints];
       await this.flushProjectors();
-      const checkpoints = this.store.collection(CHECKPOINTS);
       for (const [name, position] of applied) {
         if (this.written.get(name) === position) continue;
-        await checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
+        await this.writeCheckpoint(name, { $set: { position } });
         this.written.set(name, position);
       }
-      await checkpoints.updateOne({ _id: LOG_CHECKPOINT }, { $max: { position: this.processed } }, { upsert: true });
+      await this.writeCheckpoint(LOG_CHECKPOINT, { $max: { position: this.processed } });
     });
     this.writing = write.catch((e: Error) =>
       this.log.warn({ err: e.message }, 'checkpoints not written; the next event retries'),
     );
     return rethrow ? write : this.writing;
+  }
+
+  /**
+   * Writes one checkpoint. Under a lease, the filter holds the lease's epoch: a checkpoint written
+   * under a later lease does not match, and the upsert fails on its _id, so a projector that lost
+   * its lease never moves a checkpoint, even if its write was under way when it lost it.
+   */
+  private async writeCheckpoint(id: string, update: Record<string, unknown>): Promise<void> {
+    const checkpoints = this.store.collection(CHECKPOINTS);
+    const lease = this.options.lease;
+    if (!lease) {
+      await checkpoints.updateOne({ _id: id }, update, { upsert: true });
+      return;
+    }
+    const epoch = lease.epoch;
+    try {
+      await checkpoints.updateOne(
+        { _id: id, $or: [{ epoch: { $exists: false } }, { epoch: { $lte: epoch } }] },
+        { ...update, $set: { ...(update.$set as object | undefined), epoch } },
+        { upsert: true },
+      );
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new LeaseLostError(`a projector of a later lease than ${epoch}`);
+      throw error;
+    }
   }
 
   /** Has each projector write what it gathered into the batch. */
@@ -377,8 +537,7 @@ export class ProjectionRunner {
     const [first] = await this.events.readAll({ maxCount: 1 });
     const logStart = first?.id ?? null;
     const found = await checkpoints.findOne({ _id: ORIGIN });
-    const sameLog = found?.logStart === logStart || (found?.logStart === null && logStart !== null);
-    if (found && sameLog && found.version === PROJECTIONS_VERSION) {
+    if (found && sameOrigin(found, logStart)) {
       this.originPending = logStart === null;
       if (logStart !== null && found.logStart !== logStart) await this.storeOrigin(logStart);
       return;
@@ -431,6 +590,8 @@ export class ProjectionRunner {
   /** Stops following the log (once the event being handled is applied) and writes the checkpoints. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.retiring) clearTimeout(this.retiring);
+    this.retiring = null;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     const sub = this.subscription;

@@ -15,6 +15,7 @@ withServer(
     'runs the ReadStore contract against MongoDB',
     'creates declared indexes, and again after a drop',
     'refuses a second projector while the first holds the lease',
+    'drops the scratch databases an interrupted verification left',
   ],
   (MONGO_URL) => {
     // A database of its own per run, dropped afterwards, so the suite can share a real server.
@@ -48,6 +49,28 @@ withServer(
         } finally {
           await store.close();
           await admin.db(indexDb).dropDatabase();
+          await admin.close();
+        }
+      });
+    });
+
+    describe('scratch databases left by interrupted verifications', () => {
+      it('drops those of its database, and no other', async () => {
+        const ownDb = `test_scratches_${randomUUID().slice(0, 8)}`;
+        const store = await MongoReadStore.connect(MONGO_URL, ownDb);
+        const admin = new MongoClient(MONGO_URL);
+        try {
+          // A verification's scratch, written and never closed: its process was killed.
+          const left = await store.scratch();
+          await left.collection('players').insertOne({ _id: 'p', username: 'in plain text' });
+          await admin.db(`${ownDb}_other`).collection('kept').insertOne({ kept: true });
+          const dropped = await store.dropScratches();
+          expect(dropped).toEqual([expect.stringMatching(new RegExp(`^${ownDb}_scratch_`))]);
+          const names = (await admin.db().admin().listDatabases({ nameOnly: true })).databases.map((d) => d.name);
+          expect(names.filter((n) => n.startsWith(ownDb))).toEqual([`${ownDb}_other`]);
+        } finally {
+          await store.close();
+          await admin.db(`${ownDb}_other`).dropDatabase();
           await admin.close();
         }
       });

@@ -175,17 +175,17 @@ describe('a simulation split into shares of the players', () => {
     await expect(run).rejects.toEqual(new SimulationStopped('memory'));
   });
 
-  it('on threads, stops when its client leaves: the threads are ended', async () => {
+  it('on threads, stops when the service stops: the threads are ended', async () => {
     const config = readRunConfig({ DATA_DIR: dataDir });
-    const client = new AbortController();
+    const stopping = new AbortController();
     const run = simulateInShares(
       config,
       events,
       AGREEING["earn's points doubled"],
-      { top: 100, signal: client.signal },
+      { top: 100, signal: stopping.signal },
       0,
     );
-    client.abort();
-    await expect(run).rejects.toEqual(new SimulationStopped('client_left'));
+    stopping.abort();
+    await expect(run).rejects.toEqual(new SimulationStopped('stopping'));
   });
 });

@@ -1,4 +1,5 @@
 /** GET /v1/audit/*, POST /v1/audit/verify and POST /v1/audit/simulate: reads for auditors and analysts (Server and Auditor keys). */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Catalog } from '../../shared/domain/catalog';
 import { catalogFields, catalogOfBody } from '../../shared/adapters/http/catalog-body';
@@ -14,19 +15,25 @@ import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
 import { traceAdjustment, traceChestOpening, traceProvision, traceReference } from './trace';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import type { AuditRun, AuditRuns } from './runs';
 
 export interface AuditDeps {
   events: EventStore;
-  /** Replays the log into fresh read models and compares them with the live ones (the projections' own check). */
-  verify(): Promise<Verification>;
+  /**
+   * Replays the log into fresh read models and compares them with the live ones (the projections'
+   * own check), telling how far its replay got. Its scratch store is dropped at its end, failed or
+   * not; `removeLeftovers` drops those of verifications interrupted with their process.
+   */
+  verify(onProgress: (eventsReplayed: number, position: number) => void): Promise<Verification>;
+  removeLeftovers(): Promise<void>;
+  /** One verification and one simulation at a time per deployment, their progress and outcome readable after their request. */
+  runs: AuditRuns;
   /**
    * Replays the log under a draft catalog and reports what would differ; writes nothing. One at a
-   * time (9032), stopped when `signal` aborts or its memory passes the ceiling (9033).
+   * time per deployment (9032), its progress and report kept in `runs` (going on when its request
+   * ends first); stopped when its memory passes the ceiling or the service stops (9033).
    */
-  simulate(
-    draft: Catalog,
-    options: { players?: ReadonlySet<string>; top: number; signal: AbortSignal },
-  ): Promise<Result<Simulation>>;
+  simulate(draft: Catalog, options: { players?: ReadonlySet<string>; top: number }): Promise<Result<Simulation>>;
 }
 
 /** A simulation's body carries a whole catalog. */
@@ -200,6 +207,40 @@ const verificationShape = z.object({
   ms: z.number().int().describe('how long the replay and the comparison took'),
 });
 
+/** A long audit run as GET answers it: under way, or the last one (read-api/audit/runs.ts). */
+function runShape<R extends z.ZodType>(result: R, uid: string, resultDescription: string) {
+  return z.object({
+    [uid]: z.string(),
+    status: z
+      .enum(['Running', 'Completed', 'Failed', 'Interrupted'])
+      .describe('Interrupted: its process stopped (killed, restarted) before it ended'),
+    startedAt: z.number().int(),
+    endedAt: z.number().int().nullable(),
+    progress: z
+      .object({
+        eventsReplayed: z.number().int(),
+        position: z.number().int().describe('the log position the replay reached'),
+        head: z.number().int().describe("the log's head the replay goes to"),
+      })
+      .describe('as written at most 5 s before'),
+    result: result.nullable().describe(resultDescription),
+    error: z.string().nullable().describe('why it Failed or was Interrupted'),
+  });
+}
+
+function runAnswer<R>(run: AuditRun<R>, uid: string): Record<string, unknown> {
+  const { runUid, progress, ...rest } = run;
+  return {
+    [uid]: runUid,
+    ...rest,
+    progress: {
+      eventsReplayed: progress.eventsReplayed ?? 0,
+      position: progress.position ?? 0,
+      head: progress.head ?? 0,
+    },
+  };
+}
+
 /** Server-only reads for auditors and analysts: a player's raw stream, causal traces, and a read model check. */
 export function auditRoutes(deps: AuditDeps): AnyRoute[] {
   return [
@@ -309,7 +350,24 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
         },
       },
       parse: parseSimulation,
-      handle: ({ catalog, players, top }, { signal }) => deps.simulate(catalog, { players, top, signal }),
+      handle: ({ catalog, players, top }) => deps.simulate(catalog, { players, top }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/audit/simulate',
+      tiers: OPERATORS,
+      doc: {
+        operationId: 'simulation',
+        summary:
+          'The simulation under way, or the last one: its progress, and once completed its report (as POST /v1/audit/simulate gave it, or would have)',
+        response: runShape(simulationShape, 'simulationUid', "once Completed: the simulation's report"),
+        errors: documented(ERRORS.SIMULATION_NOT_FOUND),
+      },
+      parse: () => ok({}),
+      async handle() {
+        const run = await deps.runs.latest<Simulation>('simulate');
+        return run ? ok(runAnswer(run, 'simulationUid')) : refuse(ERRORS.SIMULATION_NOT_FOUND);
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -317,13 +375,46 @@ export function auditRoutes(deps: AuditDeps): AnyRoute[] {
       tiers: OPERATORS,
       doc: {
         operationId: 'verify',
-        summary: 'Replay every event into fresh read models and compare them with the live ones',
+        summary:
+          'Replay every event into fresh read models and compare them with the live ones; one at a time per deployment, going on if the request ends first (GET /v1/audit/verify reads it then)',
         response: verificationShape,
-        errors: {},
+        errors: documented(ERRORS.VERIFICATION_RUNNING),
       },
       parse: () => ok({}),
       async handle() {
-        return ok(await deps.verify());
+        const runUid = randomUUID();
+        const head = await deps.events.headPosition();
+        if (!(await deps.runs.begin('verify', runUid, { eventsReplayed: 0, position: 0, head })))
+          return refuse(ERRORS.VERIFICATION_RUNNING);
+        try {
+          // Only one runs: any scratch store besides its own is an interrupted one's.
+          await deps.removeLeftovers();
+          const result = await deps.verify((eventsReplayed, position) =>
+            deps.runs.report('verify', { eventsReplayed, position, head }),
+          );
+          await deps.runs.end('verify', runUid, { result });
+          return ok(result);
+        } catch (error) {
+          await deps.runs.end('verify', runUid, { error: (error as Error).message });
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/audit/verify',
+      tiers: OPERATORS,
+      doc: {
+        operationId: 'verification',
+        summary:
+          'The verification under way, or the last one: its progress, and once completed its answer (as POST /v1/audit/verify gave it, or would have)',
+        response: runShape(verificationShape, 'verificationUid', "once Completed: the verification's answer"),
+        errors: documented(ERRORS.VERIFICATION_NOT_FOUND),
+      },
+      parse: () => ok({}),
+      async handle() {
+        const run = await deps.runs.latest<Verification>('verify');
+        return run ? ok(runAnswer(run, 'verificationUid')) : refuse(ERRORS.VERIFICATION_NOT_FOUND);
       },
     }),
   ];

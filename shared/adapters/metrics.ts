@@ -53,7 +53,7 @@ export class ServiceMetrics {
 
   private readonly simulations = new Counter({
     name: 'simulations_total',
-    help: 'POST /v1/audit/simulate runs by outcome: answered, busy (another was running), client_left or memory (stopped before the answer)',
+    help: 'POST /v1/audit/simulate runs by outcome: answered, busy (another was running), stopping or memory (stopped before the answer: the service stopped, or its heap passed the ceiling)',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -134,7 +134,7 @@ export class ServiceMetrics {
     this.webhookDeliveries.inc({ hook, outcome });
   }
 
-  simulated(outcome: 'answered' | 'busy' | 'client_left' | 'memory'): void {
+  simulated(outcome: 'answered' | 'busy' | 'stopping' | 'memory'): void {
     this.simulations.inc({ outcome });
   }
 

@@ -93,8 +93,16 @@ export const ERRORS = {
     code: 9032,
     message: 'A simulation is running: the service runs one at a time; retry once it has answered',
   },
-  /** The detail says why: its heap passed SIMULATE_MAX_HEAP_MB, or its client left (then nobody reads it). */
+  /** The detail says why: its heap passed SIMULATE_MAX_HEAP_MB, or the service stopped. */
   SIMULATION_STOPPED: { code: 9033, message: 'The simulation was stopped before its answer' },
+  SIMULATION_NOT_FOUND: { code: 9036, message: 'No simulation has run' },
+  // Verify
+  VERIFICATION_RUNNING: {
+    code: 9034,
+    message:
+      'A verification is running: the service runs one at a time; retry once it has ended (GET /v1/audit/verify says how far it got)',
+  },
+  VERIFICATION_NOT_FOUND: { code: 9035, message: 'No verification has run' },
   // Catalog versions
   /** The detail names the version the caller expected and the newest: read the versions again, then publish. */
   CATALOG_CHANGED: { code: 9040, message: 'Catalog changed since the version expected' },

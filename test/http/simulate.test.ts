@@ -254,7 +254,7 @@ describe('POST /v1/audit/simulate: what one simulation may take', () => {
     expect((await simulate({ catalog: catalogJson() })).body.code).toBe(200);
   });
 
-  it('stops when its client leaves, and the next is run', async () => {
+  it('goes on when its client leaves: GET /v1/audit/simulate answers its progress, then its report; the next is run', async () => {
     const listening = await t.service.listen(0);
     const held = holdReplay(t.service.events);
     const body = JSON.stringify({ catalog: catalogJson() });
@@ -267,6 +267,9 @@ describe('POST /v1/audit/simulate: what one simulation may take', () => {
     request.on('error', () => undefined);
     request.end(body);
     await held.started;
+    const simulation = () => t.http.get('/v1/audit/simulate').set(auditor);
+    const running = (await simulation()).body.data;
+    expect(running).toMatchObject({ simulationUid: expect.any(String), status: 'Running', result: null, error: null });
     request.destroy();
     // Once the service has seen the connection close, the replay reads on.
     await eventually(
@@ -275,13 +278,31 @@ describe('POST /v1/audit/simulate: what one simulation may take', () => {
       20,
     );
     held.release();
-    await eventually(async () => (await simulations(t, 'client_left')) === 1, 30_000, 20);
-    expect((await simulate({ catalog: catalogJson() })).body.code).toBe(200);
+    const done = await eventually(
+      async () => {
+        const read = (await simulation()).body.data;
+        return read.status === 'Completed' && read;
+      },
+      30_000,
+      20,
+    );
+    const answered = await simulate({ catalog: catalogJson() });
+    expect(done).toMatchObject({ simulationUid: running.simulationUid, endedAt: expect.any(Number), error: null });
+    // The same report as a request that stayed gets.
+    expect(done.result).toEqual(answered.body.data);
+    expect(done.progress).toMatchObject({
+      eventsReplayed: expect.any(Number),
+      head: await t.service.events.headPosition(),
+    });
+    expect(done.progress.eventsReplayed).toBeGreaterThan(0);
+    listening.close();
   });
 
-  it('stops with 9033 once its heap passes SIMULATE_MAX_HEAP_MB', async () => {
+  it('stops with 9033 once its heap passes SIMULATE_MAX_HEAP_MB, which GET /v1/audit/simulate then says (9036 before any)', async () => {
     const small = await startTestService({ catalogYaml: CATALOG, env: { SIMULATE_MAX_HEAP_MB: '1' } });
     try {
+      const none = await small.http.get('/v1/audit/simulate').set(server);
+      expect([none.status, none.body]).toEqual([400, { code: 9036, data: 'No simulation has run' }]);
       const res = await small.http.post('/v1/audit/simulate').set(server).send({ catalog: catalogJson() });
       expect([res.status, res.body]).toEqual([
         400,
@@ -291,6 +312,11 @@ describe('POST /v1/audit/simulate: what one simulation may take', () => {
         },
       ]);
       expect(await simulations(small, 'memory')).toBe(1);
+      expect((await small.http.get('/v1/audit/simulate').set(server)).body.data).toMatchObject({
+        status: 'Failed',
+        result: null,
+        error: 'its heap passed SIMULATE_MAX_HEAP_MB; simulate some players (players) or a smaller draft',
+      });
     } finally {
       await small.close();
     }

@@ -196,6 +196,10 @@ describe('every operation', () => {
       trace: () => c.trace({ referenceId }),
       simulate: () => c.simulate({ catalog: draft }),
       verify: () => c.verify(),
+      // Read after verify: the verification it ran.
+      verification: () => c.verification(),
+      // Read after simulate: the simulation it ran.
+      simulation: () => c.simulation(),
       erasePlayer: () => c.erasePlayer({ playerId }),
     };
     const failures: string[] = [];

@@ -1347,7 +1347,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The simulation under way, or the last one: its progress, and once completed its report (as POST /v1/audit/simulate gave it, or would have)
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["simulation"];
         put?: never;
         /**
          * What would differ had a draft catalog always been in force: the log replayed on a scratch state, every action decided again; nothing is written
@@ -1367,10 +1371,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The verification under way, or the last one: its progress, and once completed its answer (as POST /v1/audit/verify gave it, or would have)
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["verification"];
         put?: never;
         /**
-         * Replay every event into fresh read models and compare them with the live ones
+         * Replay every event into fresh read models and compare them with the live ones; one at a time per deployment, going on if the request ends first (GET /v1/audit/verify reads it then)
          * @description Tiers: Server, Auditor.
          */
         post: operations["verify"];
@@ -10510,6 +10518,177 @@ export interface operations {
             };
         };
     };
+    simulation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            simulationUid: string;
+                            /**
+                             * @description Interrupted: its process stopped (killed, restarted) before it ended
+                             * @enum {string}
+                             */
+                            status: "Running" | "Completed" | "Failed" | "Interrupted";
+                            startedAt: number;
+                            endedAt: number | null;
+                            /** @description as written at most 5 s before */
+                            progress: {
+                                eventsReplayed: number;
+                                /** @description the log position the replay reached */
+                                position: number;
+                                /** @description the log's head the replay goes to */
+                                head: number;
+                            };
+                            /** @description once Completed: the simulation's report */
+                            result: {
+                                /** @description events of the players' streams replayed */
+                                eventsReplayed: number;
+                                /** @description ActionProcessed events decided again under the draft */
+                                actionsRedecided: number;
+                                /** @description players whose points, level, badges or balances differ */
+                                playersAffected: number;
+                                totals: {
+                                    pointsBefore: number;
+                                    pointsAfter: number;
+                                    badgesGained: number;
+                                    badgesLost: number;
+                                    /** @description players whose level differs */
+                                    levelsChanged: number;
+                                };
+                                /** @description the affected players only, largest change in points first, at most `top` */
+                                players: {
+                                    playerId: string;
+                                    pointsBefore: number;
+                                    pointsAfter: number;
+                                    /** @description the highest level number reached; null for none */
+                                    levelBefore: number | null;
+                                    levelAfter: number | null;
+                                    /** @description badge uids; a rank counts as its badge */
+                                    badgesGained: string[];
+                                    badgesLost: string[];
+                                    /** @description only the deliverables whose balance differs */
+                                    balances: {
+                                        deliverableUid: string;
+                                        before: number;
+                                        after: number;
+                                    }[];
+                                }[];
+                                /** @description each all-time (Standard) board of the draft: its top 10 now (as the boards in force scored the log) and under the draft's definition */
+                                boards: {
+                                    leaderboardUid: string;
+                                    before: {
+                                        rank: number;
+                                        userId: string;
+                                        points: number;
+                                    }[];
+                                    after: {
+                                        rank: number;
+                                        userId: string;
+                                        points: number;
+                                    }[];
+                                }[];
+                                /** @description recorded facts the draft makes impossible (they stand, as recorded), and recorded actions the draft refuses; the first 1,000, then one line saying how many more */
+                                problems: {
+                                    position: number;
+                                    playerId: string;
+                                    type: string;
+                                    message: string;
+                                }[];
+                            } | null;
+                            /** @description why it Failed or was Interrupted */
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 9036: No simulation has run */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 9036;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
     simulate: {
         parameters: {
             query?: never;
@@ -10699,6 +10878,144 @@ export interface operations {
             };
         };
     };
+    verification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            verificationUid: string;
+                            /**
+                             * @description Interrupted: its process stopped (killed, restarted) before it ended
+                             * @enum {string}
+                             */
+                            status: "Running" | "Completed" | "Failed" | "Interrupted";
+                            startedAt: number;
+                            endedAt: number | null;
+                            /** @description as written at most 5 s before */
+                            progress: {
+                                eventsReplayed: number;
+                                /** @description the log position the replay reached */
+                                position: number;
+                                /** @description the log's head the replay goes to */
+                                head: number;
+                            };
+                            /** @description once Completed: the verification's answer */
+                            result: {
+                                differences: {
+                                    collection: string;
+                                    _id: string;
+                                    /** @description dotted path of the field that differs; empty when the document is missing on one side */
+                                    path: string;
+                                    /** @description absent when the field or document is missing on this side */
+                                    live?: unknown;
+                                    /** @description absent when the field or document is missing on this side */
+                                    rebuilt?: unknown;
+                                }[];
+                                /** @description more differences than listed (at most 1,000 are) */
+                                truncated: boolean;
+                                /** @description documents that differed but that writes during the check kept changing: not listed, not known equal; verify again */
+                                unsettled: number;
+                                /** @description the log position replayed to: each difference listed held there */
+                                position: number;
+                                eventsReplayed: number;
+                                collections: string[];
+                                /** @description how long the replay and the comparison took */
+                                ms: number;
+                            } | null;
+                            /** @description why it Failed or was Interrupted */
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 9035: No verification has run */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 9035;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
     verify: {
         parameters: {
             query?: never;
@@ -10782,6 +11099,19 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
                         code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 9034: A verification is running: the service runs one at a time; retry once it has ended (GET /v1/audit/verify says how far it got) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 9034;
                     };
                 };
             };

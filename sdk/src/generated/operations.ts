@@ -69,5 +69,7 @@ export const OPERATIONS = {
   playerEvents: { method: 'GET', path: '/v1/audit/players/{playerId}/events', idempotent: false },
   trace: { method: 'GET', path: '/v1/audit/trace', idempotent: false },
   simulate: { method: 'POST', path: '/v1/audit/simulate', idempotent: false },
+  simulation: { method: 'GET', path: '/v1/audit/simulate', idempotent: false },
   verify: { method: 'POST', path: '/v1/audit/verify', idempotent: false },
+  verification: { method: 'GET', path: '/v1/audit/verify', idempotent: false },
 } as const;

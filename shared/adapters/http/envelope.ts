@@ -32,6 +32,7 @@ export function httpStatusOf(code: number): number {
     case 1004: // a write's outcome unknown (ERRORS.OUTCOME_UNKNOWN): the store's fault, not the request's
       return 503;
     case 9032: // a simulation is running: the request conflicts with it, not a fault of its own
+    case 9034: // a verification is running: likewise
       return 409;
     case 5002: // "PlayerId already exists" is informational
       return 200;

@@ -222,6 +222,22 @@ export class MongoReadStore implements ReadStore {
     );
   }
 
+  /**
+   * Drops the scratch databases of this store that are left (`<database>_scratch_*`): those of
+   * verifications whose process stopped before their end. Only while no verification runs.
+   */
+  async dropScratches(): Promise<string[]> {
+    const prefix = `${this.db.databaseName}_scratch_`;
+    try {
+      const { databases } = await this.client.db().admin().listDatabases({ nameOnly: true, authorizedDatabases: true });
+      const left = databases.map((d) => d.name).filter((name) => name.startsWith(prefix));
+      for (const name of left) await this.client.db(name).dropDatabase();
+      return left;
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+  }
+
   async close(): Promise<void> {
     this.handles.clear();
     if (!this.isScratch) {
