@@ -21,12 +21,15 @@ import {
   type Catalog,
   type CurrencyExpiry,
   type Deliverable,
+  type Experiment,
+  type ExperimentPatch,
   FILTER_OPS,
   type Filter,
   type Leaderboard,
   type Level,
   type Mission,
   type MissionRepeat,
+  PATCHABLE_SECTIONS,
   type RankSet,
   type Segment,
   type SegmentCondition,
@@ -504,6 +507,39 @@ export const SegmentSchema = z.strictObject({
   conditions: z.array(SegmentConditionSchema).min(1, 'at least one condition is required'),
 }) satisfies z.ZodType<Segment>;
 
+// --- experiments ---
+
+/** A patch's entries of one section: by entry uid, the fields it replaces; the values are checked against the base in experiments.ts. */
+const PatchedEntries = z.record(UidSchema, z.record(z.string(), z.unknown())).optional();
+
+export const ExperimentPatchSchema = z.strictObject(
+  Object.fromEntries(PATCHABLE_SECTIONS.map((s) => [s, PatchedEntries])) as Record<
+    (typeof PATCHABLE_SECTIONS)[number],
+    typeof PatchedEntries
+  >,
+) satisfies z.ZodType<ExperimentPatch>;
+
+export const ExperimentSchema = z.strictObject({
+  uid: UidSchema,
+  label: Text,
+  segment: OptionalRef,
+  startDate: OptionalDate,
+  endDate: OptionalDate,
+  variants: z
+    .array(z.strictObject({ uid: UidSchema, weight: Weight, patch: ExperimentPatchSchema.default({}) }))
+    .min(1, 'at least one variant is required (the first is the control)')
+    .superRefine((variants, ctx) => {
+      const seen = new Set<string>();
+      variants.forEach((v, i) => {
+        if (seen.has(v.uid))
+          ctx.addIssue({ code: 'custom', path: [i, 'uid'], message: `duplicate variant uid "${v.uid}"` });
+        seen.add(v.uid);
+      });
+      if (variants.length > 0 && variants.every((v) => v.weight === 0))
+        ctx.addIssue({ code: 'custom', message: 'the weights must not all be 0' });
+    }),
+}) satisfies z.ZodType<Experiment>;
+
 // --- the whole catalog ---
 
 /** The schema of each list of entries, by section name. */
@@ -519,6 +555,7 @@ export const SECTION_SCHEMAS = {
   streaks: StreakSchema,
   missions: MissionSchema,
   segments: SegmentSchema,
+  experiments: ExperimentSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -535,4 +572,5 @@ export const CatalogSchema = z.strictObject({
   streaks: list(StreakSchema),
   missions: list(MissionSchema),
   segments: list(SegmentSchema),
+  experiments: list(ExperimentSchema),
 }) satisfies z.ZodType<Catalog>;
