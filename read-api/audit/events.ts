@@ -148,6 +148,8 @@ function describe(event: DomainEvent): string {
     case 'PowerupDeactivated':
     case 'PowerupExpired':
       return `powerup ${event.data.powerupUid}`;
+    case 'ExperimentJoined':
+      return `experiment ${event.data.experimentUid} variant ${event.data.variantUid}, joined by ${event.data.referenceId}`;
     case 'CurrencyExpired':
       return `expired ${event.data.lots.map((l) => `${l.amount} ${l.deliverableUid}`).join(' ')}`;
     case 'TriggerActivationTaken':

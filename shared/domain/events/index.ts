@@ -27,6 +27,7 @@ import {
   actionProcessedSchema,
   actionReversedSchema,
   playerAdjustedSchema,
+  experimentJoinedSchema,
   playerErasedSchema,
   playerRecomputedSchema,
   playerRegisteredSchema,
@@ -61,6 +62,7 @@ export const PLAYER_EVENTS = {
   PlayerRecomputed: playerRecomputedSchema,
   PlayerErased: playerErasedSchema,
   PlayerAdjusted: playerAdjustedSchema,
+  ExperimentJoined: experimentJoinedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {

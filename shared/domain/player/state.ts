@@ -158,6 +158,16 @@ export interface PlayerState {
   missions: ReadonlyMap<string, MissionRun>;
   /** Actions a recompute decided differently, by referenceId: what a later reversal takes back. */
   recomputedActions: ReadonlyMap<string, ActionProcessed>;
+  /** The experiments the player joined, by experiment uid: their variant holds for the rest of the experiment. */
+  experiments: ReadonlyMap<string, JoinedExperiment>;
+}
+
+/** An experiment the player joined: the variant, and the action that joined them. */
+export interface JoinedExperiment {
+  variant: string;
+  referenceId: string;
+  /** Unix ms: that action's timestamp. */
+  joinedAt: number;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -215,6 +225,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   streaks: NOTHING,
   missions: NOTHING,
   recomputedActions: NOTHING,
+  experiments: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -695,6 +706,11 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
     case 'PowerupExpired':
       setActivation(state, event.data.powerupUid, { expired: true });
       break;
+    case 'ExperimentJoined': {
+      const { experimentUid, variantUid, referenceId, joinedAt } = event.data;
+      own(state, 'experiments').set(experimentUid, { variant: variantUid, referenceId, joinedAt });
+      break;
+    }
     case 'PlayerRecomputed':
       // The fields of the state the recomputed history changed, as they now are: its effects are already in them.
       Object.assign(state, stateOfSnapshot(event.data.state), {
