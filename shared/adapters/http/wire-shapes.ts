@@ -59,6 +59,15 @@ export const profileShape = z.object({
       }),
     )
     .describe("the caps with a use in their current period of the player's calendar"),
+  experiments: z
+    .array(
+      z.object({
+        uid: z.string(),
+        variant: z.string(),
+        joinedAt: z.number().int().describe('Unix ms: the timestamp of the action that joined them'),
+      }),
+    )
+    .describe('every experiment the player joined, with their variant, in the order joined'),
 });
 
 export const transactionShape = z.object({
