@@ -11,4 +11,5 @@
 // 7: the catalog's streaks, missions and currencies in views of their own; actions' caps, boards' period and metric.
 // 8: what segments read of each player (attributes, points, level, badges), counted per segment.
 // 9: the segment of badges, triggers, streaks and missions in their admin views.
-export const PROJECTIONS_VERSION = 9;
+// 10: experiments: their admin views, and what their results count of each player who joined one.
+export const PROJECTIONS_VERSION = 10;

@@ -395,6 +395,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
         ...join,
         referenceId: cmd.referenceId,
         joinedAt: cmd.timestamp,
+        timeZone: clock.timeZone,
         effects: noEffects(),
       },
     });

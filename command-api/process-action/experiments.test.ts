@@ -136,6 +136,7 @@ describe('joining an experiment', () => {
       variantUid: 'double',
       referenceId: 'ref-1',
       joinedAt: T0,
+      timeZone: 'UTC',
       effects: NO_EFFECTS,
     });
     const second = succeeded(p.tryProcess('share'));

@@ -653,6 +653,7 @@ const reversedAction = (e: ActionProcessed): ReversedAction => ({
   actionGrants: e.actionGrants.length ? e.actionGrants : LEFT_OUT,
   cost: e.cost,
   timesCapped: e.timesCapped,
+  experiments: e.experiments,
   effects: { powerupUses: e.effects.powerupUses.length ? e.effects.powerupUses : LEFT_OUT, lots: e.effects.lots },
   streaks: e.streaks?.map((s) => ({ uid: s.uid })),
   missions: e.missions?.map((m) => ({ uid: m.uid, period: m.period })),

@@ -261,6 +261,8 @@ export const experimentJoinedSchema = z.object({
   referenceId: z.string(),
   /** Unix ms: that action's timestamp. */
   joinedAt: z.number(),
+  /** The zone of the player's calendar then: the days the experiment's results count are its days. */
+  timeZone: z.string(),
   effects: effectsSchema,
 });
 export type ExperimentJoined = z.infer<typeof experimentJoinedSchema>;
@@ -336,6 +338,8 @@ export const actionReversedSchema = z.object({
   effects: effectsSchema,
   /** The original was past a `times` cap: it had counted for nothing. */
   timesCapped: z.boolean().optional(),
+  /** The experiments the original was decided under, each with the player's variant (absent: none). */
+  experiments: z.array(experimentInForceSchema).optional(),
   /** Allowance uses given back: the action's own, and those of revoked awards and levels of later actions. */
   allowancesReturned: z.array(z.object({ ref: z.string(), use: allowanceUseSchema })).optional(),
   /** Each streak the action counted for, recomputed from the remaining actions. */
