@@ -110,6 +110,13 @@ describe('the variant rule', () => {
     expect(counts.get('d')! / 5000).toBeCloseTo(0.2, 1);
   });
 
+  it("gives docs/catalog.md's example player the control: h = 0x0dd13ae5, x = 5.40 of 100", () => {
+    const h = createHash('sha256').update('exp-share-points:0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001').digest();
+    expect(h.subarray(0, 4).toString('hex')).toBe('0dd13ae5');
+    const experiment = { uid: 'exp-share-points', variants: VARIANTS.map((v) => ({ ...v, patch: {} })) };
+    expect(variantFor(experiment, '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c0001').uid).toBe('control');
+  });
+
   it('puts each player an action joins in that variant, and decides the action under it', () => {
     const catalog = experimentCatalog();
     for (let n = 1; n <= 40; n++) {
