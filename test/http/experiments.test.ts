@@ -151,6 +151,23 @@ describe('an experiment over HTTP', () => {
     expect(players.find((p) => p.playerId === playerId)).toMatchObject({ pointsBefore: 20, pointsAfter: 10 });
   });
 
+  it('is replayed by a simulation of a draft that adds an experiment: its players decided under their variant', async () => {
+    const playerId = newPlayerIn('control');
+    await act(playerId);
+    const draft = parse(CATALOG, { version: '1.2' }) as { experiments: unknown[] };
+    draft.experiments.push({
+      uid: 'exp-new',
+      label: 'Triple share points for all',
+      variants: [{ uid: 'all', weight: 1, patch: { actions: { 'act-share': { points: 30 } } } }],
+    });
+    const res = await t.http
+      .post('/v1/audit/simulate')
+      .set(server)
+      .send({ catalog: draft, players: [playerId] });
+    expect(res.body.code).toBe(200);
+    expect(res.body.data.players).toEqual([expect.objectContaining({ playerId, pointsBefore: 10, pointsAfter: 30 })]);
+  });
+
   it("names a patch's problems at their path in the catalog's validation", async () => {
     const draft = parse(CATALOG.replace('act-share: { points: 20 }', 'act-share: { points: -20, uid: x }'), {
       version: '1.2',
