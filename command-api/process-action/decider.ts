@@ -105,6 +105,7 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
 
 /** The limited triggers of an action in the base game and in every variant's: whichever the player plays. */
 function limitedTriggersOfAnyGame(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
+  if (!catalog.experiments?.length) return limitedTriggersOf(catalog, actionName);
   const games = [catalog].concat(
     (catalog.experiments ?? []).flatMap((e) =>
       e.variants.map((v) => catalogForPlayer(catalog, [{ uid: e.uid, variant: v.uid }])),
