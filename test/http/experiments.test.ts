@@ -127,6 +127,23 @@ describe('an experiment over HTTP', () => {
     });
   });
 
+  it('is traced: the join in the chain of the action that joined, the experiment and variant in its rules', async () => {
+    const playerId = newPlayerIn('double');
+    const referenceId = randomUUID();
+    await act(playerId, 'share', referenceId);
+    const res = await t.http.get(`/v1/audit/trace?referenceId=${referenceId}`).set(server);
+    expect(res.body.code).toBe(200);
+    const [chain] = res.body.data.chains as { events: { type: string; summary: string }[]; rules: unknown }[];
+    expect(chain.events.map((e) => e.type)).toEqual([
+      'PlayerRegistered',
+      'ExperimentJoined',
+      'ActionProcessed',
+      'ReferenceRecorded',
+    ]);
+    expect(chain.events[1].summary).toBe(`experiment exp-share-points variant double, joined by ${referenceId}`);
+    expect(chain.rules).toMatchObject({ experiments: [{ uid: 'exp-share-points', variant: 'double' }] });
+  });
+
   it("takes back on reversal what the player's variant gave", async () => {
     const playerId = newPlayerIn('double');
     const referenceId = randomUUID();
