@@ -166,6 +166,8 @@ describe('an experiment over HTTP', () => {
     expect(res.body.code).toBe(200);
     const players = res.body.data.players as { playerId: string; pointsBefore: number; pointsAfter: number }[];
     expect(players.find((p) => p.playerId === playerId)).toMatchObject({ pointsBefore: 20, pointsAfter: 10 });
+    // A draft without experiments reports none.
+    expect(res.body.data).not.toHaveProperty('experiments');
   });
 
   it('is replayed by a simulation of a draft that adds an experiment: its players decided under their variant', async () => {
@@ -183,6 +185,27 @@ describe('an experiment over HTTP', () => {
       .send({ catalog: draft, players: [playerId] });
     expect(res.body.code).toBe(200);
     expect(res.body.data.players).toEqual([expect.objectContaining({ playerId, pointsBefore: 10, pointsAfter: 30 })]);
+    // Per variant of each experiment of the draft: the players who join it under the draft, and what they would get.
+    const totals = { badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
+    const none = { players: 0, pointsBefore: 0, pointsAfter: 0, ...totals };
+    const thePlayer = { players: 1, pointsBefore: 10, pointsAfter: 30, ...totals };
+    expect(res.body.data.experiments).toEqual([
+      {
+        uid: 'exp-share-points',
+        variants: [
+          { uid: 'control', ...thePlayer },
+          { uid: 'double', ...none },
+        ],
+      },
+      {
+        uid: 'exp-de-orders',
+        variants: [
+          { uid: 'control', ...none },
+          { uid: 'treble', ...none },
+        ],
+      },
+      { uid: 'exp-new', variants: [{ uid: 'all', ...thePlayer }] },
+    ]);
   });
 
   it("names a patch's problems at their path in the catalog's validation", async () => {

@@ -254,5 +254,26 @@ export const simulationShape = z.object({
     .describe(
       'recorded facts the draft makes impossible (they stand, as recorded), and recorded actions the draft refuses; the first 1,000, then one line saying how many more',
     ),
+  experiments: z
+    .array(
+      z.object({
+        uid: z.string(),
+        variants: z.array(
+          z.object({
+            uid: z.string(),
+            players: z.number().int().describe('the players of the history in this variant under the draft'),
+            pointsBefore: z.number(),
+            pointsAfter: z.number(),
+            badgesGained: z.number().int(),
+            badgesLost: z.number().int(),
+            levelsChanged: z.number().int().describe('its players whose level differs'),
+          }),
+        ),
+      }),
+    )
+    .optional()
+    .describe(
+      'each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after',
+    ),
 });
 export type Simulation = z.infer<typeof simulationShape>;
