@@ -29,7 +29,7 @@ describe('the summary of a simulation', () => {
       expect.arrayContaining([
         'Experiment exp-share-points, its players under the draft by variant:',
         '  control: 2 players, points 30 -> 30, badges +0 -0, levels changed 0',
-        '  double: 1 players, points 1,000 -> 2,000, badges +1 -0, levels changed 0',
+        '  double: 1 player, points 1,000 -> 2,000, badges +1 -0, levels changed 0',
       ]),
     );
   });

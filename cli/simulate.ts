@@ -68,7 +68,7 @@ export function summary(r: Simulation, file: string, written = 'Nothing was writ
     out.push('', `Experiment ${experiment.uid}, its players under the draft by variant:`);
     for (const v of experiment.variants)
       out.push(
-        `  ${v.uid}: ${n(v.players)} players, points ${n(v.pointsBefore)} -> ${n(v.pointsAfter)}, badges +${v.badgesGained} -${v.badgesLost}, levels changed ${v.levelsChanged}`,
+        `  ${v.uid}: ${n(v.players)} player${v.players === 1 ? '' : 's'}, points ${n(v.pointsBefore)} -> ${n(v.pointsAfter)}, badges +${v.badgesGained} -${v.badgesLost}, levels changed ${v.levelsChanged}`,
       );
   }
   for (const board of r.boards) {
