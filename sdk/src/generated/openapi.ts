@@ -9785,6 +9785,21 @@ export interface operations {
                                     type: string;
                                     message: string;
                                 }[];
+                                /** @description each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after */
+                                experiments?: {
+                                    uid: string;
+                                    variants: {
+                                        uid: string;
+                                        /** @description the players of the history in this variant under the draft */
+                                        players: number;
+                                        pointsBefore: number;
+                                        pointsAfter: number;
+                                        badgesGained: number;
+                                        badgesLost: number;
+                                        /** @description its players whose level differs */
+                                        levelsChanged: number;
+                                    }[];
+                                }[];
                             } | null;
                         };
                     };
@@ -10276,7 +10291,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10330,7 +10345,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10380,7 +10395,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10430,7 +10445,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10611,6 +10626,21 @@ export interface operations {
                                 playerId: string;
                                 type: string;
                                 message: string;
+                            }[];
+                            /** @description each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after */
+                            experiments?: {
+                                uid: string;
+                                variants: {
+                                    uid: string;
+                                    /** @description the players of the history in this variant under the draft */
+                                    players: number;
+                                    pointsBefore: number;
+                                    pointsAfter: number;
+                                    badgesGained: number;
+                                    badgesLost: number;
+                                    /** @description its players whose level differs */
+                                    levelsChanged: number;
+                                }[];
                             }[];
                         };
                     };
