@@ -9,7 +9,7 @@ import { defineRoute, type AnyRoute } from '../../shared/adapters/http/route';
 import { documented, ERRORS, refuse } from '../../shared/domain/errors';
 import { ok } from '../../shared/domain/result';
 import { NO_COMPARISON, sampleOf, twoProportions, welch, type Comparison } from '../../shared/domain/statistics';
-import { periodOf } from '../../shared/domain/time/calendar';
+import { periodLabel, periodOf } from '../../shared/domain/time/calendar';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 import { EXPERIMENT_MEMBERS_COLLECTION, type ExperimentMemberDoc } from '../../shared/read-models/experiments';
 import type { ReadDeps } from './routes';
@@ -64,6 +64,11 @@ type Metric = (typeof METRICS)[number];
 
 export const experimentResultsShape = z.object({
   experimentUid: z.string(),
+  activePlayersByDay: z
+    .array(z.object({ day: z.string().describe('YYYY-MM-DD'), players: z.record(z.string(), z.number().int()) }))
+    .describe(
+      "each day, in the players' calendars, with an action counted: the players of each variant (by uid) who acted that day; the last 366 such days",
+    ),
   variants: z.array(
     z.object({
       uid: z.string(),
@@ -133,6 +138,27 @@ export function experimentResults(
   });
 }
 
+/** The days at most the daily active players go back. */
+const DAYS_SHOWN = 366;
+
+/** Each day some member acted (their calendar's day), oldest first, with the players of each variant who did. */
+export function activePlayersByDay(
+  variants: readonly string[],
+  members: readonly ExperimentMemberDoc[],
+): { day: string; players: Record<string, number> }[] {
+  const byDay = new Map<number, Record<string, number>>();
+  for (const m of members)
+    for (const day of Object.keys(m.days).map(Number)) {
+      const players = byDay.get(day) ?? Object.fromEntries(variants.map((v) => [v, 0]));
+      players[m.variant] = (players[m.variant] ?? 0) + 1;
+      byDay.set(day, players);
+    }
+  return [...byDay.keys()]
+    .sort((a, b) => a - b)
+    .slice(-DAYS_SHOWN)
+    .map((day) => ({ day: periodLabel(day, 'Day'), players: byDay.get(day)! }));
+}
+
 export function experimentRoutes(deps: ReadDeps): AnyRoute[] {
   const views = () => deps.store.collection<ViewDocument>(VIEW_COLLECTIONS.experiments);
   const members = () => deps.store.collection<ExperimentMemberDoc>(EXPERIMENT_MEMBERS_COLLECTION);
@@ -191,13 +217,11 @@ export function experimentRoutes(deps: ReadDeps): AnyRoute[] {
         if (!view) return refuse(ERRORS.EXPERIMENT_NOT_FOUND, uid);
         const experiment = view.detail as unknown as ExperimentView;
         const joined = await members().find({ experiment: uid });
+        const variants = experiment.variants.map((v) => v.uid);
         return ok({
           experimentUid: uid,
-          variants: experimentResults(
-            experiment.variants.map((v) => v.uid),
-            joined,
-            deps.now(),
-          ),
+          activePlayersByDay: activePlayersByDay(variants, joined),
+          variants: experimentResults(variants, joined, deps.now()),
         });
       },
     }),

@@ -210,6 +210,23 @@ describe('experiment results', () => {
     expect([figures.double.flatMap((f) => f.d1).length, figures.double.flatMap((f) => f.d30).length]).toEqual([4, 3]);
   });
 
+  it('counts the players of each variant active on each day, oldest day first', async () => {
+    const plans = { control: PLANS.control, double: [...PLANS.double, PLANS.double[1]] };
+    const byDay = new Map<number, { control: number; double: number }>();
+    for (const variant of ['control', 'double'] as const)
+      for (const plan of plans[variant])
+        for (const day of new Set(plan.map(([, d]) => d))) {
+          const counts = byDay.get(day) ?? { control: 0, double: 0 };
+          counts[variant] += 1;
+          byDay.set(day, counts);
+        }
+    const expectedDays = [...byDay.keys()]
+      .sort((a, b) => a - b)
+      .map((day) => ({ day: new Date(DAY0 + day * DAY).toISOString().slice(0, 10), players: byDay.get(day) }));
+    const res = await t.http.get('/v1/admin/experiments/exp-share-points/results').set(server);
+    expect(res.body.data.activePlayersByDay).toEqual(expectedDays);
+  });
+
   it('lists every experiment with its status and the players of each variant', async () => {
     const res = await t.http.get('/v1/admin/experiments').set(server);
     expect(res.body.code).toBe(200);
