@@ -7826,6 +7826,14 @@ export interface operations {
                         code: 200;
                         data: {
                             experimentUid: string;
+                            /** @description each day, in the players' calendars, with an action counted: the players of each variant (by uid) who acted that day; the last 366 such days */
+                            activePlayersByDay: {
+                                /** @description YYYY-MM-DD */
+                                day: string;
+                                players: {
+                                    [key: string]: number;
+                                };
+                            }[];
                             variants: {
                                 uid: string;
                                 players: number;
