@@ -54,6 +54,9 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[], ver
         return firstOf[field];
       case 'webhook':
         return webhooks[0];
+      // An experiment's results: the catalog's first experiment.
+      case 'uid':
+        return path.startsWith('/v1/admin/experiments') ? catalog.experiments?.[0]?.uid : undefined;
       // A draft to simulate: the catalog in force (a replay under it changes nothing), as a file
       // would write it (a value left out is null once parsed).
       // The catalog routes' too: validated, diffed or published, it is the version in force (nothing published).

@@ -64,6 +64,13 @@ export function summary(r: Simulation, file: string, written = 'Nothing was writ
       out.push(`  ${p.playerId}  ${parts.join('; ')}`);
     }
   }
+  for (const experiment of r.experiments ?? []) {
+    out.push('', `Experiment ${experiment.uid}, its players under the draft by variant:`);
+    for (const v of experiment.variants)
+      out.push(
+        `  ${v.uid}: ${n(v.players)} player${v.players === 1 ? '' : 's'}, points ${n(v.pointsBefore)} -> ${n(v.pointsAfter)}, badges +${v.badgesGained} -${v.badgesLost}, levels changed ${v.levelsChanged}`,
+      );
+  }
   for (const board of r.boards) {
     out.push('', `Board ${board.leaderboardUid}, top 10 now | under the draft:`);
     const rows = Math.max(board.before.length, board.after.length);

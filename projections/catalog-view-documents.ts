@@ -3,7 +3,7 @@ import type { LabelledEntry } from '../shared/domain/catalog/types';
 import { DELIVERABLE_TYPE_CODE } from '../shared/domain/events/common';
 import type { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { type ViewDocument } from '../shared/read-models/catalog-views';
-import { epochMsToLocalIso } from '../shared/domain/time/local-time';
+import { epochMsToLocalIso, localIsoToEpochMs } from '../shared/domain/time/local-time';
 
 /** `actionObjects[].type` codes: 1 Number, 2 String, 3 Boolean, 4 Date, 5 Array. */
 const ACTION_OBJECT_TYPE = { Number: 1, String: 2, Boolean: 3, Date: 4, Array: 5 } as const;
@@ -193,6 +193,20 @@ export function catalogViews(catalog: Catalog, publishedAt: number): Record<View
     segments: (catalog.segments ?? []).map((s, i) =>
       doc(s.uid, i, true, { uid: s.uid, label: s.label }, { uid: s.uid, label: s.label, conditions: s.conditions }),
     ),
+    // The window as instants too: GET /v1/admin/experiments tells Scheduled, Running and Ended by them.
+    experiments: (catalog.experiments ?? []).map((e, i) => {
+      const at = (iso: string | null) => (iso ? localIsoToEpochMs(iso, catalog.settings.timezone) : null);
+      return doc(e.uid, i, true, {
+        uid: e.uid,
+        label: e.label,
+        segment: e.segment,
+        startDate: e.startDate,
+        endDate: e.endDate,
+        startMs: at(e.startDate),
+        endMs: at(e.endDate),
+        variants: e.variants.map((v) => ({ uid: v.uid, weight: v.weight, patch: v.patch })),
+      });
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { analyticsProjector } from './analytics';
 import { bundleStockProjector } from './bundle-stock';
 import { catalogViewsProjector } from './catalog-views';
+import { experimentMembersProjector } from './experiment-members';
 import { leaderboardsProjector } from './leaderboards';
 import { playersProjector } from './players';
 import { segmentMembersProjector } from './segment-members';
@@ -14,4 +15,5 @@ export const PROJECTORS: readonly Projector[] = [
   analyticsProjector,
   playersProjector,
   segmentMembersProjector,
+  experimentMembersProjector,
 ];

@@ -12,4 +12,5 @@
 // 8: what segments read of each player (attributes, points, level, badges), counted per segment.
 // 9: the segment of badges, triggers, streaks and missions in their admin views.
 // 10: segment members count each badge's awards instead of listing them, and skip events that move nothing they read.
-export const PROJECTIONS_VERSION = 10;
+// 11: experiments: their admin views, and what their results count of each player who joined one.
+export const PROJECTIONS_VERSION = 11;

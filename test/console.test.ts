@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { describeInBrowser, launchChromium } from './support/browser';
@@ -357,6 +357,73 @@ describeInBrowser('the console', () => {
       await context.close();
     } finally {
       await segmented.close();
+    }
+  });
+
+  it("shows the experiments and a variant's results against the control, intervals drawn and daily players charted", async () => {
+    const catalog = parse(fs.readFileSync(DEMO_CATALOG_FILE, 'utf8'), { version: '1.2' }) as DraftCatalog & {
+      experiments?: unknown[];
+    };
+    catalog.experiments = [
+      {
+        uid: 'exp-login-points',
+        label: 'Do more login points bring players back?',
+        variants: [
+          { uid: 'control', weight: 1 },
+          { uid: 'generous', weight: 1, patch: { actions: { 'act-login': { points: 50 } } } },
+        ],
+      },
+    ];
+    const experimenting = await startTestService({ catalogYaml: stringify(catalog) });
+    try {
+      // Three players in each variant, by the variant rule.
+      const inVariant = (playerId: string) =>
+        createHash('sha256').update(`exp-login-points:${playerId}`).digest().readUInt32BE(0) < 2 ** 31
+          ? 'control'
+          : 'generous';
+      const joined = { control: 0, generous: 0 };
+      while (joined.control < 3 || joined.generous < 3) {
+        const playerId = randomUUID();
+        const variant = inVariant(playerId);
+        if (joined[variant] === 3) continue;
+        joined[variant] += 1;
+        const res = await experimenting.http
+          .post('/v1/action/process')
+          .set(server)
+          .send({ name: 'login', playerId, referenceId: randomUUID() });
+        expect(res.body.code).toBe(200);
+      }
+      await eventually(async () => {
+        const res = await experimenting.http.get('/v1/admin/experiments').set(server);
+        return res.body.data?.[0]?.variants.every((v: { players: number }) => v.players === 3);
+      });
+      const listening = await experimenting.service.listen(0);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`http://127.0.0.1:${(listening.address() as AddressInfo).port}${CONSOLE_PATH}`);
+      await signIn(page, KEYS.auditor);
+      await page.getByRole('link', { name: 'Experiments', exact: true }).click();
+      await page
+        .getByRole('row', {
+          name: 'Do more login points bring players back? exp-login-points Running always control 50%, 3 · generous 50%, 3',
+        })
+        .waitFor();
+      await page.getByRole('link', { name: 'Do more login points bring players back?' }).click();
+      await page.getByRole('table', { name: 'Players per variant' }).getByRole('row', { name: 'control 3' }).waitFor();
+      // Every player logged in once: 5 points each under the control, 50 under the generous variant.
+      const points = page.getByRole('table', { name: 'Points per player' });
+      await points.getByRole('row', { name: /^control 5 — — — —$/ }).waitFor();
+      await points.getByRole('row', { name: /^generous 50 \+45 45 to 45 / }).waitFor();
+      await points.getByRole('img', { name: 'difference +45, 95% interval 45 to 45' }).waitFor();
+      await page.getByText('Daily active players per variant').first().waitFor();
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'experiment-results.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await context.close();
+    } finally {
+      await experimenting.close();
     }
   });
 

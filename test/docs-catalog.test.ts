@@ -51,8 +51,11 @@ interface SchemaFacts {
   values: Map<string, string[]>;
 }
 
-/** Types with nothing inside to walk. */
-const LEAVES = new Set(['string', 'number', 'boolean', 'transform']);
+/**
+ * Types with nothing inside to walk. A record's keys are the file's own (an experiment's patch: entry
+ * uids, then fields of that entry's section, which are documented there).
+ */
+const LEAVES = new Set(['string', 'number', 'boolean', 'transform', 'record']);
 /** Wrappers around one schema. */
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 

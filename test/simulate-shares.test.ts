@@ -52,6 +52,14 @@ const AGREEING: Record<string, Catalog> = {
     'badges:\n  - { uid: b-earner, label: Earner, type: OneTimeOnly, points: 1, conditions: [{ action: earn, challenge: { times: 2 } }] }',
   ),
   "the level's target raised": draft('target: 20', 'target: 200'),
+  // Its totals per variant, each share's over its own players, add up to the whole's.
+  'an experiment doubling earn for half the players': parse(
+    `${CATALOG}experiments:
+  - uid: exp-earn
+    label: Double earn
+    variants: [{ uid: control, weight: 1 }, { uid: double, weight: 1, patch: { actions: { act-earn: { points: 20 } } } }]
+`,
+  ),
 };
 /** The first taker no longer qualifies: the second player takes the activation instead. */
 const CHANGED_TAKER = draft(

@@ -14,7 +14,10 @@ import type {
   StreakStep,
 } from '../../shared/domain/events/player-events';
 import { isValidPowerup, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
-import { fail, ok } from '../../shared/domain/result';
+import { fail, ok, type Result } from '../../shared/domain/result';
+import { catalogForPlayer } from '../../shared/domain/catalog/experiments';
+import { experimentsOfAction } from '../../shared/domain/rules/experiments';
+import type { PlayerEvent } from '../../shared/domain/events';
 import {
   challengeHolds,
   compileRules,
@@ -101,6 +104,21 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
   );
 }
 
+/** The limited triggers of an action in the base game and in every variant's: whichever the player plays. */
+function limitedTriggersOfAnyGame(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
+  if (!catalog.experiments?.length) return limitedTriggersOf(catalog, actionName);
+  const games = [catalog].concat(
+    (catalog.experiments ?? []).flatMap((e) =>
+      e.variants.map((v) => catalogForPlayer(catalog, [{ uid: e.uid, variant: v.uid }])),
+    ),
+  );
+  const byUid = new Map<string, { uid: string; limit: number }>();
+  for (const game of new Set(games))
+    for (const trigger of limitedTriggersOf(game, actionName))
+      if (!byUid.has(trigger.uid)) byUid.set(trigger.uid, trigger);
+  return [...byUid.values()];
+}
+
 /**
  * Decides everything one action earns: the action's points and deliverables, badges, ranks,
  * triggers, streaks and levels, powerup multipliers, caps, and the cost. The whole decision goes into one
@@ -111,30 +129,40 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
 export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionState, ActionResult> = (
   cmd,
   state,
-  env,
+  baseEnv,
 ) => {
-  const { catalog } = env;
+  const base = baseEnv.catalog;
+  // The player as the action finds them: registered by it when new. Its registration is refused
+  // below, after the refusals that come first; the levels it reaches count for segments and the cost.
+  let registration: Result<PlayerRegistered> | null = null;
+  let registered: PlayerRegistered | null = null;
+  let player = state.player;
+  if (!player.registered && base.settings.autoRegisterPlayers) {
+    registration = registrationOf(base, player, cmd.playerId, baseEnv);
+    if (registration.ok) {
+      registered = registration.value;
+      // Levels reached at registration must not be granted again below; what they grant can pay the cost.
+      const balances = new Map(player.balances);
+      for (const b of registered.effects.balances)
+        balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
+      player = {
+        ...player,
+        balances,
+        levelsReached: new Map([...player.levelsReached, ...registered.levels.map((l) => [l.uid, l.level] as const)]),
+      };
+    }
+  }
+  // The action is decided under the player's variant of each experiment in force (base + patches).
+  const experiments = experimentsOfAction(base, player, cmd.playerId, cmd.timestamp);
+  const catalog = catalogForPlayer(base, experiments.inForce);
+  const env = catalog === base ? baseEnv : { ...baseEnv, catalog };
   const index = indexCatalog(catalog);
   const action = index.actionByIdentifier.get(cmd.name);
   if (!action || !action.isActive) return refuse(ERRORS.ACTION_INACTIVE);
   if (state.referenceTaken || state.player.processed.has(cmd.referenceId)) return refuse(ERRORS.DUPLICATE_ACTION);
-
-  let registered: PlayerRegistered | null = null;
-  let player = state.player;
-  if (!player.registered) {
-    if (!catalog.settings.autoRegisterPlayers) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
-    const registration = registrationOf(catalog, player, cmd.playerId, env);
-    if (!registration.ok) return registration;
-    registered = registration.value;
-    // Levels reached at registration must not be granted again below; what they grant can pay the cost.
-    const balances = new Map(player.balances);
-    for (const b of registered.effects.balances)
-      balances.set(b.deliverableUid, addAmounts(balances.get(b.deliverableUid) ?? 0, b.amount));
-    player = {
-      ...player,
-      balances,
-      levelsReached: new Map([...player.levelsReached, ...registered.levels.map((l) => [l.uid, l.level] as const)]),
-    };
+  if (!state.player.registered) {
+    if (!base.settings.autoRegisterPlayers) return refuse(ERRORS.PLAYER_DOES_NOT_EXIST);
+    if (registration && !registration.ok) return registration;
   }
 
   // Caps count periods of the player's calendar, in the zone in force now.
@@ -327,6 +355,7 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
         : pointsCapped.cuts.concat(earned.cuts),
     ),
   };
+  if (experiments.inForce.length) result.experiments = experiments.inForce;
   const allowances = counts ? timesUses(action, clock).concat(pointsCapped.uses, earned.uses) : [];
 
   const processed: ActionProcessed = {
@@ -356,12 +385,23 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   // The leaderboard scopes the action counts on: the player's values now, whatever they become later.
   const scopes = scopedAttributes(catalog, player.attributes);
   if (scopes) processed.attributes = scopes;
-  const playerEvents = registered
-    ? [
-        { type: 'PlayerRegistered' as const, data: registered },
-        { type: 'ActionProcessed' as const, data: processed },
-      ]
-    : [{ type: 'ActionProcessed' as const, data: processed }];
+  if (experiments.inForce.length) processed.experiments = experiments.inForce;
+  // The registration, the experiments the action joins, then its decision (the reference names its revision).
+  const playerEvents: PlayerEvent[] = [];
+  if (registered) playerEvents.push({ type: 'PlayerRegistered', data: registered });
+  for (const join of experiments.joins)
+    playerEvents.push({
+      type: 'ExperimentJoined',
+      data: {
+        playerId: cmd.playerId,
+        ...join,
+        referenceId: cmd.referenceId,
+        joinedAt: cmd.timestamp,
+        timeZone: clock.timeZone,
+        effects: noEffects(),
+      },
+    });
+  playerEvents.push({ type: 'ActionProcessed', data: processed });
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: playerEvents },
     {
@@ -638,7 +678,7 @@ export function activePowerups(state: PlayerView, nowMs: number) {
 function* actionOf(cmd: ProcessActionCommand, env: DecideEnv): Reads<ProcessActionState> {
   const { state: player, revision: playerRevision } = yield* folded(playerStream(cmd.playerId), PLAYER_FOLD);
   const activationsTaken = new Map<string, number>();
-  for (const trigger of limitedTriggersOf(env.catalog, cmd.name))
+  for (const trigger of limitedTriggersOfAnyGame(env.catalog, cmd.name))
     activationsTaken.set(
       trigger.uid,
       (yield* folded(stockStream(TRIGGER_ACTIVATIONS, trigger.uid), STOCK_FOLD)).state.taken,

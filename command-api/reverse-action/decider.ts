@@ -53,7 +53,7 @@ export interface ReverseActionState {
 /** What a reversal reads of the action it takes back: an ActionProcessed is one. */
 export type ReversedAction = Pick<
   ActionProcessed,
-  'referenceId' | 'actionName' | 'timestamp' | 'actionPoints' | 'actionGrants' | 'cost' | 'timesCapped'
+  'referenceId' | 'actionName' | 'timestamp' | 'actionPoints' | 'actionGrants' | 'cost' | 'timesCapped' | 'experiments'
 > & {
   effects: Pick<Effects, 'powerupUses' | 'lots'>;
   streaks?: Pick<StreakStep, 'uid'>[];
@@ -156,6 +156,7 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
     refund: original.cost,
     effects,
     ...(original.timesCapped ? { timesCapped: true } : {}),
+    ...(original.experiments ? { experiments: original.experiments } : {}),
     ...allowancesReturned(player, original, revokedGrants, revokedLevels),
     ...(streaks.length ? { streaks: streaks.map((s) => s.run), revokedMilestones } : {}),
     ...(missions.length ? { missions: missions.map((m) => m.period), revokedMissions } : {}),

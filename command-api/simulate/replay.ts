@@ -417,6 +417,7 @@ export class Replay {
   part(top: number): ReplayPart {
     const players: Simulation['players'] = [];
     const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
+    const experiments = variantTotalsOf(this.draft);
     for (const [playerId, { before, after }] of this.players) {
       // An erased player is never recomputed, and the boards no longer rank them: not reported.
       if (after.erased) continue;
@@ -435,6 +436,12 @@ export class Replay {
           after: after.balances.get(deliverableUid) ?? 0,
         }))
         .filter((b) => b.before !== b.after);
+      // Each experiment of the draft the player joins in the replay (or had joined): their variant's totals.
+      for (const experiment of experiments) {
+        const variant = experiment.variants.find((v) => v.uid === after.experiments.get(experiment.uid)?.variant);
+        if (variant)
+          addPlayer(variant, before.points, after.points, badgesGained, badgesLost, levelBefore !== levelAfter);
+      }
       const affected =
         before.points !== after.points ||
         levelBefore !== levelAfter ||
@@ -470,8 +477,42 @@ export class Replay {
       problems: this.problems,
       problemsLeftOut: this.problemsLeftOut,
       activations: this.activations.notes,
+      experiments,
     };
   }
+}
+
+type VariantTotals = NonNullable<Simulation['experiments']>[number]['variants'][number];
+
+/** Each experiment of the draft with its variants' totals at zero (none for a catalog published before experiments). */
+const variantTotalsOf = (draft: Catalog): NonNullable<Simulation['experiments']> =>
+  (draft.experiments ?? []).map((e) => ({
+    uid: e.uid,
+    variants: e.variants.map((v) => ({
+      uid: v.uid,
+      players: 0,
+      pointsBefore: 0,
+      pointsAfter: 0,
+      badgesGained: 0,
+      badgesLost: 0,
+      levelsChanged: 0,
+    })),
+  }));
+
+function addPlayer(
+  into: VariantTotals,
+  pointsBefore: number,
+  pointsAfter: number,
+  gained: readonly string[],
+  lost: readonly string[],
+  levelChanged: boolean,
+): void {
+  into.players += 1;
+  into.pointsBefore = addAmounts(into.pointsBefore, pointsBefore);
+  into.pointsAfter = addAmounts(into.pointsAfter, pointsAfter);
+  into.badgesGained += gained.length;
+  into.badgesLost += lost.length;
+  if (levelChanged) into.levelsChanged += 1;
 }
 
 /** One replay's share of a report (Replay.part). */
@@ -488,6 +529,8 @@ export interface ReplayPart {
   problemsLeftOut: number;
   /** A share's reads and moves of the limited triggers' activations (null for a whole replay). */
   activations: ActivationNote[] | null;
+  /** The draft's experiments, each variant's totals over this share's players. */
+  experiments: NonNullable<Simulation['experiments']>;
 }
 
 /** Largest change of points first; in a tie, by playerId. */
@@ -531,7 +574,36 @@ export function reportOf(parts: readonly ReplayPart[], top: number): Simulation 
       after: ranked(parts.flatMap((p) => p.boards[i].after)),
     })),
     problems,
+    ...(parts[0]?.experiments.length ? { experiments: experimentsOf(parts) } : {}),
   };
+}
+
+/** The shares' totals per experiment and variant, added up (every share has the draft's experiments, in its order). */
+function experimentsOf(parts: readonly ReplayPart[]): NonNullable<Simulation['experiments']> {
+  return parts[0].experiments.map((experiment, i) => ({
+    uid: experiment.uid,
+    variants: experiment.variants.map((variant, j) => {
+      const sum = {
+        ...variant,
+        players: 0,
+        pointsBefore: 0,
+        pointsAfter: 0,
+        badgesGained: 0,
+        badgesLost: 0,
+        levelsChanged: 0,
+      };
+      for (const part of parts) {
+        const v = part.experiments[i].variants[j];
+        sum.players += v.players;
+        sum.pointsBefore = addAmounts(sum.pointsBefore, v.pointsBefore);
+        sum.pointsAfter = addAmounts(sum.pointsAfter, v.pointsAfter);
+        sum.badgesGained += v.badgesGained;
+        sum.badgesLost += v.badgesLost;
+        sum.levelsChanged += v.levelsChanged;
+      }
+      return sum;
+    }),
+  }));
 }
 
 /** The first BOARD_TOP leaders ranked: tied scores share a rank (1, 2, 2, 4). */
@@ -653,6 +725,7 @@ const reversedAction = (e: ActionProcessed): ReversedAction => ({
   actionGrants: e.actionGrants.length ? e.actionGrants : LEFT_OUT,
   cost: e.cost,
   timesCapped: e.timesCapped,
+  experiments: e.experiments,
   effects: { powerupUses: e.effects.powerupUses.length ? e.effects.powerupUses : LEFT_OUT, lots: e.effects.lots },
   streaks: e.streaks?.map((s) => ({ uid: s.uid })),
   missions: e.missions?.map((m) => ({ uid: m.uid, period: m.period })),

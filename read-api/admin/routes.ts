@@ -40,6 +40,7 @@ import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/ca
 import { SEGMENT_MEMBERS_COLLECTION, segmentFilter } from '../../shared/read-models/segments';
 import type { Segment } from '../../shared/domain/catalog/types';
 import { documented, ERRORS, refuse, type ErrorCode } from '../../shared/domain/errors';
+import { experimentRoutes } from './experiments';
 
 export interface ReadDeps {
   store: ReadStore;
@@ -460,6 +461,7 @@ export function adminRoutes(deps: ReadDeps): AnyRoute[] {
         );
       },
     }),
+    ...experimentRoutes(deps),
   ];
 }
 

@@ -154,6 +154,8 @@ function describe(event: DomainEvent): string {
       return `mission ${event.data.missionUid} ending ${iso(event.data.endsAt)}, ${event.data.stepsLeft} steps left`;
     case 'PlayerInactive':
       return `inactive ${event.data.days} days since ${iso(event.data.lastActionAt)}`;
+    case 'ExperimentJoined':
+      return `experiment ${event.data.experimentUid} variant ${event.data.variantUid}, joined by ${event.data.referenceId}`;
     case 'CurrencyExpired':
       return `expired ${event.data.lots.map((l) => `${l.amount} ${l.deliverableUid}`).join(' ')}`;
     case 'TriggerActivationTaken':

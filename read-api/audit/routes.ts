@@ -129,7 +129,7 @@ const causalChainShape = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe(
-      'for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`)',
+      "for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none)",
     ),
   recomputed: z
     .array(

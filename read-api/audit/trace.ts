@@ -82,6 +82,8 @@ export interface Rules {
   caps: CapCut[];
   /** The lots of currencies that expire it granted (+) or its cost drew (-), each with when it expires. */
   lots: Lot[];
+  /** The experiments it was decided under, each with the player's variant (absent: none). */
+  experiments?: { uid: string; variant: string }[];
 }
 
 /**
@@ -493,6 +495,7 @@ function rulesOfAction(e: ActionProcessed, catalogVersion: number): Rules {
     })),
     caps: e.result.capped ?? [],
     lots: e.effects.lots ?? [],
+    ...(e.experiments ? { experiments: e.experiments } : {}),
   };
 }
 

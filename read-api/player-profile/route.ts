@@ -77,6 +77,11 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
     timeZone: state.timeZone ?? catalog.settings.timezone,
     attributes: state.attributes,
     caps: capsUsed(catalog, state, now),
+    experiments: [...state.experiments].map(([uid, joined]) => ({
+      uid,
+      variant: joined.variant,
+      joinedAt: joined.joinedAt,
+    })),
   };
 }
 

@@ -24,4 +24,5 @@ export const VIEW_COLLECTIONS = {
   missions: 'view_missions',
   currencies: 'view_currencies',
   segments: 'view_segments',
+  experiments: 'view_experiments',
 } as const;

@@ -177,6 +177,15 @@ describe('every operation', () => {
       mission: () => c.mission({ missionID: 'm-daily-routine' }),
       currencies: () => c.currencies(),
       segments: () => c.segments(),
+      experiments: () => c.experiments(),
+      // The demo catalog has no experiment: the call is made, and its refusal comes back typed.
+      experimentResults: () =>
+        c.experimentResults({ uid: 'exp-none' }).then(
+          () => Promise.reject(new Error('an experiment the catalog does not have answered')),
+          (error: unknown) => {
+            if (!(error instanceof GamificationError) || error.code !== 9042) throw error;
+          },
+        ),
       catalogInForce: () => c.catalogInForce({}),
       catalogVersions: () => c.catalogVersions(),
       catalogVersion: () => c.catalogVersion({ version: '1' }),

@@ -2,6 +2,7 @@
 import { checkKey, onKeyRefused, session } from './api.js';
 import { errorNote, field, h } from './dom.js';
 import { catalogPage } from './pages/catalog.js';
+import { experimentsPage } from './pages/experiments.js';
 import { leaderboardsPage } from './pages/leaderboards.js';
 import { operationsPage } from './pages/operations.js';
 import { overviewPage } from './pages/overview.js';
@@ -16,6 +17,7 @@ const PAGES = [
   { path: 'player', label: 'Player', render: playerPage },
   { path: 'trace', label: 'Trace', render: tracePage, tiers: OPERATORS },
   { path: 'catalog', label: 'Catalog', render: catalogPage, tiers: OPERATORS },
+  { path: 'experiments', label: 'Experiments', render: experimentsPage, tiers: OPERATORS },
   { path: 'operations', label: 'Operations', render: operationsPage, tiers: OPERATORS },
 ];
 

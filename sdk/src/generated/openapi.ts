@@ -960,6 +960,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every experiment of the catalog in force, with its status and the players who joined each variant
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["experiments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/experiments/{uid}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What each variant of an experiment did against the control: players and each metric's mean, difference, 95% interval and p-value
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["experimentResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/catalog": {
         parameters: {
             query?: never;
@@ -1651,6 +1691,10 @@ export interface operations {
                                 stepsTotal: number;
                                 completed: boolean;
                             }[] | null;
+                            experiments?: {
+                                uid: string;
+                                variant: string;
+                            }[];
                             /**
                              * @description get-response only: the action was reversed
                              * @constant
@@ -1734,6 +1778,10 @@ export interface operations {
                                     stepsTotal: number;
                                     completed: boolean;
                                 }[] | null;
+                                experiments?: {
+                                    uid: string;
+                                    variant: string;
+                                }[];
                                 /**
                                  * @description get-response only: the action was reversed
                                  * @constant
@@ -2130,6 +2178,10 @@ export interface operations {
                                 stepsTotal: number;
                                 completed: boolean;
                             }[] | null;
+                            experiments?: {
+                                uid: string;
+                                variant: string;
+                            }[];
                             /**
                              * @description get-response only: the action was reversed
                              * @constant
@@ -3462,6 +3514,13 @@ export interface operations {
                                 periodName: string;
                                 used: number;
                                 limit: number;
+                            }[];
+                            /** @description every experiment the player joined, with their variant, in the order joined */
+                            experiments: {
+                                uid: string;
+                                variant: string;
+                                /** @description Unix ms: the timestamp of the action that joined them */
+                                joinedAt: number;
                             }[];
                         };
                     };
@@ -7992,6 +8051,314 @@ export interface operations {
             };
         };
     };
+    experiments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            uid: string;
+                            label: string;
+                            /** @description only players of this segment join; null: everyone */
+                            segment: string | null;
+                            /** @description the window's start, in the catalog's zone; null: none */
+                            startDate: string | null;
+                            /** @description the window's end, in the catalog's zone; null: none */
+                            endDate: string | null;
+                            /**
+                             * @description Scheduled before the window, Running within it, Ended after it
+                             * @enum {string}
+                             */
+                            status: "Scheduled" | "Running" | "Ended";
+                            variants: {
+                                uid: string;
+                                weight: number;
+                                /** @description the players who joined in this variant */
+                                players: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    experimentResults: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            experimentUid: string;
+                            /** @description each day, in the players' calendars, with an action counted: the players of each variant (by uid) who acted that day; the last 366 such days */
+                            activePlayersByDay: {
+                                /** @description YYYY-MM-DD */
+                                day: string;
+                                players: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            variants: {
+                                uid: string;
+                                players: number;
+                                metrics: {
+                                    actionsPerPlayer: {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                    activeDaysPerPlayer: {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                    pointsPerPlayer: {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                    spentPerPlayer: {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                    "retention.d1": {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                    "retention.d7": {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                    "retention.d30": {
+                                        /** @description over the variant’s players (a share for retention); null: no player counted */
+                                        mean: number | null;
+                                        /** @description mean minus the control’s; null for the control */
+                                        difference: number | null;
+                                        /** @description 95% confidence interval of the difference */
+                                        ci95: [
+                                            number,
+                                            number
+                                        ] | null;
+                                        /** @description two-sided: Welch's t-test for means, a two-proportion z-test for shares */
+                                        pValue: number | null;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Bad request: the URL is malformed (a path segment that is not valid percent-encoding); 9042: Experiment does not exist in the catalog in force */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 9042;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
     catalogInForce: {
         parameters: {
             query?: {
@@ -9782,6 +10149,21 @@ export interface operations {
                                     type: string;
                                     message: string;
                                 }[];
+                                /** @description each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after */
+                                experiments?: {
+                                    uid: string;
+                                    variants: {
+                                        uid: string;
+                                        /** @description the players of the history in this variant under the draft */
+                                        players: number;
+                                        pointsBefore: number;
+                                        pointsAfter: number;
+                                        badgesGained: number;
+                                        badgesLost: number;
+                                        /** @description its players whose level differs */
+                                        levelsChanged: number;
+                                    }[];
+                                }[];
                             } | null;
                         };
                     };
@@ -10273,7 +10655,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10327,7 +10709,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10377,7 +10759,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10427,7 +10809,7 @@ export interface operations {
                                     change: number;
                                     after: number;
                                 }[];
-                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), and the lots of currencies that expire it granted or drew, with their expiry (`lots`) */
+                                /** @description for an action: the catalog version, the rule behind each award and level, and for each award the actions that made up its challenge (`challenge`: per condition, their referenceId, time and value); the streaks it counted for with the milestones it reached (`streaks`), the missions it made progress in with the steps it met and the completion it made (`missions`), the caps that cut it (`caps`), the lots of currencies that expire it granted or drew, with their expiry (`lots`), and the experiments it was decided under with the player's variant (`experiments`, absent for none) */
                                 rules: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10614,6 +10996,21 @@ export interface operations {
                                     type: string;
                                     message: string;
                                 }[];
+                                /** @description each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after */
+                                experiments?: {
+                                    uid: string;
+                                    variants: {
+                                        uid: string;
+                                        /** @description the players of the history in this variant under the draft */
+                                        players: number;
+                                        pointsBefore: number;
+                                        pointsAfter: number;
+                                        badgesGained: number;
+                                        badgesLost: number;
+                                        /** @description its players whose level differs */
+                                        levelsChanged: number;
+                                    }[];
+                                }[];
                             } | null;
                             /** @description why it Failed or was Interrupted */
                             error: string | null;
@@ -10779,6 +11176,21 @@ export interface operations {
                                 playerId: string;
                                 type: string;
                                 message: string;
+                            }[];
+                            /** @description each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after */
+                            experiments?: {
+                                uid: string;
+                                variants: {
+                                    uid: string;
+                                    /** @description the players of the history in this variant under the draft */
+                                    players: number;
+                                    pointsBefore: number;
+                                    pointsAfter: number;
+                                    badgesGained: number;
+                                    badgesLost: number;
+                                    /** @description its players whose level differs */
+                                    levelsChanged: number;
+                                }[];
                             }[];
                         };
                     };

@@ -49,6 +49,8 @@ export const OPERATIONS = {
   mission: { method: 'GET', path: '/v1/admin/missions/{missionID}', idempotent: false },
   currencies: { method: 'GET', path: '/v1/admin/currencies', idempotent: false },
   segments: { method: 'GET', path: '/v1/admin/segments', idempotent: false },
+  experiments: { method: 'GET', path: '/v1/admin/experiments', idempotent: false },
+  experimentResults: { method: 'GET', path: '/v1/admin/experiments/{uid}/results', idempotent: false },
   catalogInForce: { method: 'GET', path: '/v1/admin/catalog', idempotent: false },
   catalogVersions: { method: 'GET', path: '/v1/admin/catalog/versions', idempotent: false },
   catalogVersion: { method: 'GET', path: '/v1/admin/catalog/versions/{version}', idempotent: false },

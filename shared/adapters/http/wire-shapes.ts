@@ -59,6 +59,15 @@ export const profileShape = z.object({
       }),
     )
     .describe("the caps with a use in their current period of the player's calendar"),
+  experiments: z
+    .array(
+      z.object({
+        uid: z.string(),
+        variant: z.string(),
+        joinedAt: z.number().int().describe('Unix ms: the timestamp of the action that joined them'),
+      }),
+    )
+    .describe('every experiment the player joined, with their variant, in the order joined'),
 });
 
 export const transactionShape = z.object({
@@ -244,6 +253,27 @@ export const simulationShape = z.object({
     .array(z.object({ position: z.number().int(), playerId: z.string(), type: z.string(), message: z.string() }))
     .describe(
       'recorded facts the draft makes impossible (they stand, as recorded), and recorded actions the draft refuses; the first 1,000, then one line saying how many more',
+    ),
+  experiments: z
+    .array(
+      z.object({
+        uid: z.string(),
+        variants: z.array(
+          z.object({
+            uid: z.string(),
+            players: z.number().int().describe('the players of the history in this variant under the draft'),
+            pointsBefore: z.number(),
+            pointsAfter: z.number(),
+            badgesGained: z.number().int(),
+            badgesLost: z.number().int(),
+            levelsChanged: z.number().int().describe('its players whose level differs'),
+          }),
+        ),
+      }),
+    )
+    .optional()
+    .describe(
+      'each experiment of the draft (absent when it has none): per variant, the players of the recorded history who join it under the draft (by the variant rule; one who joined keeps their variant), and for them points, badges and levels before and after',
     ),
 });
 export type Simulation = z.infer<typeof simulationShape>;

@@ -42,8 +42,11 @@ export const MAX_ENTRIES = {
   streaks: 50,
   missions: 100,
   segments: 100,
+  experiments: 20,
 } as const satisfies Record<CatalogSection, number>;
 export const MAX_RANKS_PER_SET = 100;
 export const MAX_STEPS_PER_MISSION = 10;
 /** A segment's conditions: each player's membership is read on every action of a rule that names it. */
 export const MAX_CONDITIONS_PER_SEGMENT = 20;
+/** An experiment's variants: each one's game is validated as a whole catalog. */
+export const MAX_VARIANTS_PER_EXPERIMENT = 10;

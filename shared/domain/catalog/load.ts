@@ -9,7 +9,13 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { canonicalJson } from '../canonical-json';
 import { formatIssues, formatPath, issueMessage } from './problems';
-import { MAX_CONDITIONS_PER_SEGMENT, MAX_ENTRIES, MAX_RANKS_PER_SET, MAX_STEPS_PER_MISSION } from './limits';
+import {
+  MAX_CONDITIONS_PER_SEGMENT,
+  MAX_ENTRIES,
+  MAX_RANKS_PER_SET,
+  MAX_STEPS_PER_MISSION,
+  MAX_VARIANTS_PER_EXPERIMENT,
+} from './limits';
 import { CatalogSchema, SECTION_SCHEMAS } from './schema';
 import { CATALOG_SECTIONS, type Catalog, type CatalogSection } from './types';
 import { type CatalogDraft, type UnparsedEntry, validateCatalog } from './validate';
@@ -71,6 +77,9 @@ function listsOverLimits(data: unknown): string[] {
   );
   entries('segments').forEach(
     (s, i) => isRecord(s) && check(`segments[${i}].conditions`, s.conditions, MAX_CONDITIONS_PER_SEGMENT, 'conditions'),
+  );
+  entries('experiments').forEach(
+    (e, i) => isRecord(e) && check(`experiments[${i}].variants`, e.variants, MAX_VARIANTS_PER_EXPERIMENT, 'variants'),
   );
   return problems;
 }
@@ -177,6 +186,7 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
     streaks: section('streaks', SECTION_SCHEMAS.streaks),
     missions: section('missions', SECTION_SCHEMAS.missions),
     segments: section('segments', SECTION_SCHEMAS.segments),
+    experiments: section('experiments', SECTION_SCHEMAS.experiments),
     unparsed,
   };
   return { draft, removed };

@@ -21,6 +21,8 @@ import {
   type Catalog,
   type CurrencyExpiry,
   type Deliverable,
+  type Experiment,
+  type ExperimentPatch,
   FILTER_OPS,
   type Filter,
   type Leaderboard,
@@ -28,6 +30,7 @@ import {
   type Mission,
   type MissionRepeat,
   type Moments,
+  PATCHABLE_SECTIONS,
   type RankSet,
   type Segment,
   type SegmentCondition,
@@ -542,6 +545,38 @@ export const MomentsSchema = z.strictObject({
     })
     .optional(),
 }) satisfies z.ZodType<Moments>;
+// --- experiments ---
+
+/** A patch's entries of one section: by entry uid, the fields it replaces; the values are checked against the base in experiments.ts. */
+const PatchedEntries = z.record(UidSchema, z.record(z.string(), z.unknown())).optional();
+
+export const ExperimentPatchSchema = z.strictObject(
+  Object.fromEntries(PATCHABLE_SECTIONS.map((s) => [s, PatchedEntries])) as Record<
+    (typeof PATCHABLE_SECTIONS)[number],
+    typeof PatchedEntries
+  >,
+) satisfies z.ZodType<ExperimentPatch>;
+
+export const ExperimentSchema = z.strictObject({
+  uid: UidSchema,
+  label: Text,
+  segment: OptionalRef,
+  startDate: OptionalDate,
+  endDate: OptionalDate,
+  variants: z
+    .array(z.strictObject({ uid: UidSchema, weight: Weight, patch: ExperimentPatchSchema.default({}) }))
+    .min(1, 'at least one variant is required (the first is the control)')
+    .superRefine((variants, ctx) => {
+      const seen = new Set<string>();
+      variants.forEach((v, i) => {
+        if (seen.has(v.uid))
+          ctx.addIssue({ code: 'custom', path: [i, 'uid'], message: `duplicate variant uid "${v.uid}"` });
+        seen.add(v.uid);
+      });
+      if (variants.length > 0 && variants.every((v) => v.weight === 0))
+        ctx.addIssue({ code: 'custom', message: 'the weights must not all be 0' });
+    }),
+}) satisfies z.ZodType<Experiment>;
 
 // --- the whole catalog ---
 
@@ -558,6 +593,7 @@ export const SECTION_SCHEMAS = {
   streaks: StreakSchema,
   missions: MissionSchema,
   segments: SegmentSchema,
+  experiments: ExperimentSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -576,4 +612,5 @@ export const CatalogSchema = z.strictObject({
   segments: list(SegmentSchema),
   // Absent rather than defaulted: a catalog without moments keeps its hash.
   moments: z.preprocess((v) => v ?? undefined, MomentsSchema.optional()),
+  experiments: list(ExperimentSchema),
 }) satisfies z.ZodType<Catalog>;

@@ -325,6 +325,7 @@ export interface Catalog {
   streaks: Streak[];
   missions: Mission[];
   segments: Segment[];
+  experiments: Experiment[];
   /** Moments to reach a player (docs/catalog.md, "moments"); absent: none. */
   moments?: Moments;
 }
@@ -415,6 +416,36 @@ export interface Segment {
   conditions: SegmentCondition[];
 }
 
+/** The sections whose entries an experiment's variant may change; the others are shared by all variants. */
+export const PATCHABLE_SECTIONS = ['actions', 'badges', 'triggers', 'streaks', 'missions'] as const;
+export type PatchableSection = (typeof PATCHABLE_SECTIONS)[number];
+
+/**
+ * A variant's changes to catalog entries, as written: by section and entry uid, the fields whose
+ * values replace the base catalog's (objects merged key by key, lists and scalars replaced).
+ */
+export type ExperimentPatch = Partial<Record<PatchableSection, Record<string, Record<string, unknown>>>>;
+
+export interface ExperimentVariant {
+  uid: string;
+  /** Relative: a variant's share of the players who join is its weight over the sum of the weights. */
+  weight: number;
+  patch: ExperimentPatch;
+}
+
+/** A rule tried on part of the players (docs/catalog.md, "Experiments"). */
+export interface Experiment {
+  uid: string;
+  label: string;
+  /** Only players in it when an action is decided join; null: everyone. */
+  segment: string | null;
+  /** The window, in the catalog's zone, as badges': outside it nobody joins and everyone plays the base game. */
+  startDate: LocalIso | null;
+  endDate: LocalIso | null;
+  /** At least one; the first is the control. */
+  variants: ExperimentVariant[];
+}
+
 /** The catalog's lists of entries, in file order. */
 export const CATALOG_SECTIONS = [
   'deliverables',
@@ -428,5 +459,6 @@ export const CATALOG_SECTIONS = [
   'streaks',
   'missions',
   'segments',
+  'experiments',
 ] as const;
 export type CatalogSection = (typeof CATALOG_SECTIONS)[number];

@@ -9,6 +9,7 @@
  */
 import { MAX_AMOUNT } from '../amount';
 import { MAX_POWERUPS_PER_GRANT, MAX_TOTAL_WEIGHT } from './limits';
+import { patchedFields, type PatchableEntries, type PatchedFields, withPatchedFields } from './experiments';
 import {
   type Action,
   type Badge,
@@ -25,6 +26,7 @@ import {
   type NumberRange,
   POINTS_REWARD,
   type PowerupConfig,
+  type Experiment,
   type RankSet,
   type Segment,
   type Store,
@@ -59,6 +61,7 @@ export interface CatalogDraft {
   streaks: Holey<Streak>;
   missions: Holey<Mission>;
   segments: Holey<Segment>;
+  experiments: Holey<Experiment>;
   unparsed: readonly UnparsedEntry[];
 }
 
@@ -74,7 +77,8 @@ type Kind =
   | 'bundle'
   | 'streak'
   | 'mission'
-  | 'segment';
+  | 'segment'
+  | 'experiment';
 
 const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   deliverables: 'deliverable',
@@ -88,7 +92,25 @@ const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   streaks: 'streak',
   missions: 'mission',
   segments: 'segment',
+  experiments: 'experiment',
 };
+
+/**
+ * A problem of a variant's game at the patch's path when it is in a field the patch changes
+ * (`<patch>.actions.act-share.points: ...`), else the game's problem line after the patch's path.
+ */
+function patchedProblem(patchPath: string, line: string, base: PatchableEntries, fields: PatchedFields): string {
+  for (const [section, byUid] of fields)
+    for (const [uid, changes] of byUid) {
+      const index = base[section].findIndex((e) => e?.uid === uid);
+      for (const field of Object.keys(changes)) {
+        const prefix = `${section}[${index}].${field}`;
+        const rest = line.slice(prefix.length);
+        if (line.startsWith(prefix) && /^[.[:]/.test(rest)) return `${patchPath}.${section}.${uid}.${field}${rest}`;
+      }
+    }
+  return `${patchPath}: ${line}`;
+}
 
 /** Problem lines for every cross-field and cross-entry rule the draft breaks, in file order per rule group. */
 export function validateCatalog(draft: CatalogDraft): string[] {
@@ -124,6 +146,7 @@ class CatalogChecks {
     this.each(this.draft.streaks, 'streaks', (s, path) => this.streak(path, s));
     this.each(this.draft.missions, 'missions', (m, path) => this.mission(path, m));
     this.each(this.draft.segments, 'segments', (s, path) => this.segment(path, s));
+    this.each(this.draft.experiments, 'experiments', (e, path) => this.experiment(path, e));
     return this.problems;
   }
 
@@ -205,6 +228,33 @@ class CatalogChecks {
       if (range && range.min !== null && range.max !== null)
         this.range(`${at}.${range.name}`, { min: range.min, max: range.max });
     });
+  }
+
+  /**
+   * An experiment's segment and window, and each variant's game: its patch must name entries and
+   * fields that exist, and base + patch must be a valid catalog. The games are checked on a whole
+   * draft only (an entry the schema refused would make every variant's game repeat its problems).
+   */
+  private experiment(path: string, experiment: Experiment): void {
+    this.segmentOf(path, experiment.segment);
+    this.datesInOrder(path, experiment.startDate, experiment.endDate);
+    experiment.variants.forEach((variant, i) => {
+      const at = `${path}.variants[${i}].patch`;
+      const { fields, problems } = patchedFields(this.draft, variant.patch);
+      for (const line of problems) this.problems.push(`${at}.${line}`);
+      if (problems.length > 0 || fields.size === 0 || this.draft.unparsed.length > 0) return;
+      const base = new Set(this.baseProblems());
+      const game = withPatchedFields(this.draft, fields);
+      for (const line of validateCatalog({ ...game, experiments: [] }))
+        if (!base.has(line)) this.problems.push(patchedProblem(at, line, this.draft, fields));
+    });
+  }
+
+  private base: string[] | null = null;
+
+  /** The problems of the base game (sections without experiments): a variant's game reports only its own. */
+  private baseProblems(): string[] {
+    return (this.base ??= validateCatalog({ ...this.draft, experiments: [] }));
   }
 
   /** A mission's window, the badge and level it requires, its steps' conditions and its grants. */

@@ -27,6 +27,7 @@ import {
   actionProcessedSchema,
   actionReversedSchema,
   playerAdjustedSchema,
+  experimentJoinedSchema,
   playerErasedSchema,
   playerRecomputedSchema,
   playerRegisteredSchema,
@@ -65,6 +66,7 @@ export const PLAYER_EVENTS = {
   StreakAtRisk: streakAtRiskSchema,
   MissionEnding: missionEndingSchema,
   PlayerInactive: playerInactiveSchema,
+  ExperimentJoined: experimentJoinedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {

@@ -104,6 +104,9 @@ export const missionMoveSchema = z.object({
 });
 export type MissionMove = z.infer<typeof missionMoveSchema>;
 
+/** An experiment and the variant a decision was made under. */
+export const experimentInForceSchema = z.object({ uid: z.string(), variant: z.string() });
+
 export const actionResultSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -164,6 +167,8 @@ export const actionResultSchema = z.object({
     )
     .nullable()
     .optional(),
+  /** The experiments the action was decided under, each with the player's variant (absent: none). */
+  experiments: z.array(experimentInForceSchema).optional(),
 });
 export type ActionResult = z.infer<typeof actionResultSchema>;
 
@@ -243,6 +248,25 @@ export const playerAdjustedSchema = z.object({
 });
 export type PlayerAdjusted = z.infer<typeof playerAdjustedSchema>;
 
+/**
+ * The player joined an experiment (docs/catalog.md, "Experiments"), in the same append as the
+ * decision of the action that joined them, which is decided under the variant: the variant holds
+ * for the rest of the experiment. No effects of its own.
+ */
+export const experimentJoinedSchema = z.object({
+  playerId: z.string(),
+  experimentUid: z.string(),
+  variantUid: z.string(),
+  /** The action that joined them. */
+  referenceId: z.string(),
+  /** Unix ms: that action's timestamp. */
+  joinedAt: z.number(),
+  /** The zone of the player's calendar then: the days the experiment's results count are its days. */
+  timeZone: z.string(),
+  effects: effectsSchema,
+});
+export type ExperimentJoined = z.infer<typeof experimentJoinedSchema>;
+
 export const actionProcessedSchema = z.object({
   playerId: z.string(),
   referenceId: z.string(),
@@ -273,6 +297,8 @@ export const actionProcessedSchema = z.object({
   missions: z.array(missionMoveSchema).optional(),
   /** The player's attributes that leaderboards are scoped by, as in force when processed (absent: none). */
   attributes: z.record(z.string(), z.string()).optional(),
+  /** The experiments it was decided under, each with the player's variant (absent: none). */
+  experiments: z.array(experimentInForceSchema).optional(),
   /**
    * Unix ms: the time the decision used (the lots and powerups valid then, a registration's time),
    * which the store's time of the append may pass (a spend accepted just before its currency
@@ -312,6 +338,8 @@ export const actionReversedSchema = z.object({
   effects: effectsSchema,
   /** The original was past a `times` cap: it had counted for nothing. */
   timesCapped: z.boolean().optional(),
+  /** The experiments the original was decided under, each with the player's variant (absent: none). */
+  experiments: z.array(experimentInForceSchema).optional(),
   /** Allowance uses given back: the action's own, and those of revoked awards and levels of later actions. */
   allowancesReturned: z.array(z.object({ ref: z.string(), use: allowanceUseSchema })).optional(),
   /** Each streak the action counted for, recomputed from the remaining actions. */

@@ -172,6 +172,16 @@ export interface PlayerState {
   lastActionAt: number | null;
   /** The last moment of each type and subject, by momentKey: what makes each moment once only. */
   moments: ReadonlyMap<string, SentMoment>;
+  /** The experiments the player joined, by experiment uid: their variant holds for the rest of the experiment. */
+  experiments: ReadonlyMap<string, JoinedExperiment>;
+}
+
+/** An experiment the player joined: the variant, and the action that joined them. */
+export interface JoinedExperiment {
+  variant: string;
+  referenceId: string;
+  /** Unix ms: that action's timestamp. */
+  joinedAt: number;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -231,6 +241,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   recomputedActions: NOTHING,
   lastActionAt: null,
   moments: NOTHING,
+  experiments: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -722,6 +733,11 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
     case 'PlayerInactive':
       own(state, 'moments').set(momentKey(event.type, ''), { type: event.type, data: event.data });
       break;
+    case 'ExperimentJoined': {
+      const { experimentUid, variantUid, referenceId, joinedAt } = event.data;
+      own(state, 'experiments').set(experimentUid, { variant: variantUid, referenceId, joinedAt });
+      break;
+    }
     case 'PlayerRecomputed':
       // The fields of the state the recomputed history changed, as they now are: its effects are already in them.
       Object.assign(state, stateOfSnapshot(event.data.state), {
