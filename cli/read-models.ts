@@ -1,7 +1,7 @@
 /** `rebuild` and `verify`: the read models replayed from the log, and checked against the live ones. */
 import fs from 'node:fs';
 import pino from 'pino';
-import { mongoReadStore, readModelsFile } from '../app/adapters';
+import { openMongoReadStore, readModelsFile } from '../app/adapters';
 import { ProjectorLease } from '../projections/lease';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
 import { PROJECTORS } from '../projections/projectors';
@@ -40,7 +40,7 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
 }
 
 async function rebuildMongo(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
-  const store = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const store = await openMongoReadStore(config);
   // A running projector's lease refuses the rebuild: both would write the same read models.
   const lease = new ProjectorLease(store, silent);
   try {
@@ -186,7 +186,7 @@ async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConf
 }
 
 async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verification> {
-  const store = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const store = await openMongoReadStore(config);
   try {
     const live = new LogCheckpointWatcher(store);
     const progress = progressReporter({ label: 'verify', to: await events.headPosition() });

@@ -96,9 +96,9 @@ describe('the backends each role checks', () => {
     // The keys are in MongoDB: a command role that keeps no read models there still needs it.
     ['command', false, ['kurrentdb', 'player keys', 'redis']],
     ['command', true, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
-    // Its rate limits go on in the process while Redis is away (below): Redis is not asked.
-    ['read', false, ['kurrentdb', 'mongodb', 'player keys']],
-    ['projector', false, ['kurrentdb', 'mongodb', 'player keys']],
+    // With MongoDB the leaderboards' standings are in Redis: read and written there (its rate limits alone would go on in the process).
+    ['read', false, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
+    ['projector', false, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
   ])('%s (delivering webhooks: %s): %j', (role, webhooks, expected) => {
     expect(names(role, webhooks)).toEqual(expected);
   });

@@ -17,7 +17,7 @@
  * underneath has it, so a generation of the read models built under a prefix of its own has
  * standings of its own.
  */
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../adapters/event-store/port';
 import type {
   Collection,
@@ -228,6 +228,17 @@ export class RankedReadStore implements ReadStore {
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {}
+
+  /**
+   * Over `underlying`, with a client of Redis at `url` that gives up on a command within 3 s (a
+   * read answers 503, a projector's batch is written again later) rather than queueing it.
+   */
+  static connect(underlying: ReadStore, url: string, prefix: string): RankedReadStore {
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 3000, connectTimeout: 3000 });
+    // Errors reach the commands that meet them; unhandled, the client's own would be logged as a crash.
+    redis.on('error', () => undefined);
+    return new RankedReadStore(underlying, redis, prefix);
+  }
 
   private standingsOf(name: string): RedisStandings {
     return new RedisStandings(this.redis, `${this.prefix}${name}:`);
