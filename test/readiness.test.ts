@@ -19,6 +19,7 @@ import { FallbackRateLimiter } from '../shared/adapters/rate-limit/fallback';
 import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import { RankedReadStore } from '../shared/read-models/standings-redis';
 import { failure } from '../shared/domain/result';
 import { freePort } from './support/process';
 import { tempDir } from './support/service';
@@ -116,6 +117,34 @@ describe('the backends each role checks', () => {
         deliversWebhooks: false,
       }),
     ).toEqual([]);
+  });
+
+  it("with MongoDB, a read role whose standings' Redis does not answer fails its check, with the reason", async () => {
+    const closed = await freePort();
+    const readStore = RankedReadStore.connect(new MemoryReadStore(), `redis://127.0.0.1:${closed}`, 'readiness-test:');
+    const config = readRunConfig({
+      DATA_DIR: tempDir(),
+      MONGO_URL: 'mongodb://mongo:27017',
+      REDIS_URL: `redis://127.0.0.1:${closed}`,
+    });
+    try {
+      const checks = backendChecks({
+        role: 'read',
+        config,
+        events: new SqliteEventStore(':memory:'),
+        readStore,
+        keys: new SqlitePlayerKeys(':memory:'),
+        limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
+        deliversWebhooks: false,
+      }).filter((c) => c.name === 'redis');
+      const res = await request(appWith(checks)).get('/health/ready');
+      expect([res.status, res.body.data]).toEqual([
+        503,
+        expect.stringMatching(/^Not ready: redis: standings in redis unavailable: .+/),
+      ]);
+    } finally {
+      await readStore.close();
+    }
   });
 
   it('a KurrentDB or a Redis that does not answer fails its check, with the reason', async () => {

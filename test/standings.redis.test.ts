@@ -3,7 +3,8 @@
  * index (the embedded store): random documents with decimal scores, ties of score, ties of score
  * and reachedAt (an aggregate board's values), owners of any characters, replacements, players
  * leaving the standings, erasures and a drop, each step asked the same of both, through the rank
- * index and through the leaderboard route. Keys under a prefix of this file's, deleted afterwards.
+ * index and through the leaderboard route; a write cut off between Redis and the documents, and a
+ * Redis that does not answer. Keys under a prefix of this file's, deleted afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -17,6 +18,9 @@ import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/le
 import { rankIndexOf, scoreId, STANDINGS_ORDER, type RankIndex } from '../shared/read-models/standings';
 import { memberOf, RankedReadStore, RedisStandings } from '../shared/read-models/standings-redis';
 import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';
+import { StoreUnavailableError } from '../shared/adapters/event-store/port';
+import type { WriteOperation } from '../shared/adapters/read-store/port';
+import { freePort } from './support/process';
 
 const PREFIX = `test-standings-${randomUUID()}:`;
 afterAll(() => deleteRedisKeys(PREFIX));
@@ -84,26 +88,14 @@ describe('standings in Redis', () => {
     const underlying = new MemoryReadStore();
     const ranked = new RankedReadStore(underlying, new Redis(TEST_REDIS_URL), `${PREFIX}store:`);
     const stores = [embedded, ranked];
-    for (const store of stores)
-      for (const { collection, keys } of leaderboardsProjector.indexes ?? []) await store.ensureIndex(collection, keys);
-    const boards = [
-      { _id: 'lb-points', type: 0, aggregate: null },
-      { _id: 'lb-values', type: 0, aggregate: 'sum', scope: 'country' },
-    ];
-    for (const store of stores)
-      for (const board of boards) {
-        await store.collection(LEADERBOARD_COLLECTIONS.boards).replaceOne({ _id: board._id }, board, { upsert: true });
-        await store
-          .collection(VIEW_COLLECTIONS.leaderboards)
-          .replaceOne({ _id: board._id }, { _id: board._id, list: {}, detail: { uid: board._id } }, { upsert: true });
-      }
+    for (const store of stores) await addBoards(store);
     const periods = ['all', 'all|DE'];
     try {
       for (let round = 0; round < 6; round++) {
         // Written as the projector's batches write them: upserted replacements in bulk.
         const written: ScoreDoc[] = [];
         for (let i = 0; i < 60; i++) {
-          const board = pick(boards)._id;
+          const board = pick(BOARDS)._id;
           // Players on the points board (canonical ids), values of any kind on the aggregate one.
           const owner = board === 'lb-points' ? pick(OWNERS.slice(0, 40)) : pick(OWNERS.slice(30));
           written.push(doc(board, pick(periods), owner, pick(SCORES), Math.floor(random() * 8), random() < 0.1));
@@ -119,7 +111,7 @@ describe('standings in Redis', () => {
           for (const store of stores)
             await store.collection(LEADERBOARD_COLLECTIONS.scores).deleteMany({ playerId: erased });
         }
-        for (const board of boards)
+        for (const board of BOARDS)
           for (const period of periods) await expectSame(stores, { board: board._id, period }, `round ${round}`);
       }
       await ranked.dropCollection(LEADERBOARD_COLLECTIONS.scores);
@@ -138,6 +130,78 @@ describe('standings in Redis', () => {
     }
   });
 });
+
+describe('standings in Redis, when a write or Redis fails', () => {
+  const upserts = (docs: ScoreDoc[]): WriteOperation[] =>
+    docs.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } }));
+
+  it('a batch written to Redis and not to the documents, written again (a redelivery), leaves both as the index has them', async () => {
+    const embedded = new MemoryReadStore();
+    const underlying = new MemoryReadStore();
+    const ranked = new RankedReadStore(underlying, new Redis(TEST_REDIS_URL), `${PREFIX}redelivery:`);
+    const key = { board: 'lb-points', period: 'all' };
+    const first = OWNERS.slice(0, 10).map((o, i) => doc(key.board, key.period, o, 10 + (i % 3), i));
+    const moved = first.map((d, i) => doc(key.board, key.period, d.playerId, i % 2 ? 5 : 20, 100 + i, i === 3));
+    try {
+      for (const store of [embedded, ranked]) {
+        await addBoards(store);
+        await store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores).bulkWrite(upserts(first));
+      }
+      // The documents' write fails after Redis took the batch: a crash between the two.
+      const scores = underlying.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+      const write = scores.bulkWrite.bind(scores);
+      scores.bulkWrite = async () => {
+        throw new Error('cut off');
+      };
+      const collection = ranked.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+      await expect(collection.bulkWrite(upserts(moved))).rejects.toThrow('cut off');
+      scores.bulkWrite = write;
+      await collection.bulkWrite(upserts(moved));
+      await collection.bulkWrite(upserts(moved));
+      await embedded.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores).bulkWrite(upserts(moved));
+      await expectSame([embedded, ranked], key, 'redelivered');
+      expect(await rankIndexOf(collection).slice(key, 0, 100)).toHaveLength(9);
+    } finally {
+      await ranked.dropCollection(LEADERBOARD_COLLECTIONS.scores);
+      await ranked.close();
+    }
+  });
+
+  it('a Redis that does not answer fails reads and writes as unavailable (a 503), and writes no document', async () => {
+    const underlying = new MemoryReadStore();
+    const ranked = RankedReadStore.connect(underlying, `redis://127.0.0.1:${await freePort()}`, `${PREFIX}away:`);
+    try {
+      const key = { board: 'lb-points', period: 'all' };
+      const collection = ranked.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+      const ranks = rankIndexOf(collection);
+      await expect(ranks.slice(key, 0, 10)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(ranks.above(key, 1)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(ranks.find(key, OWNERS[0])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(collection.bulkWrite(upserts([doc(key.board, key.period, OWNERS[0], 1, 1)]))).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      expect(await underlying.collection(LEADERBOARD_COLLECTIONS.scores).countDocuments({})).toBe(0);
+    } finally {
+      await ranked.close();
+    }
+  });
+});
+
+/** The boards the standings are asked of, a players' and an aggregate one, as the route reads them. */
+const BOARDS = [
+  { _id: 'lb-points', type: 0, aggregate: null },
+  { _id: 'lb-values', type: 0, aggregate: 'sum', scope: 'country' },
+];
+
+async function addBoards(store: ReadStore): Promise<void> {
+  for (const { collection, keys } of leaderboardsProjector.indexes ?? []) await store.ensureIndex(collection, keys);
+  for (const board of BOARDS) {
+    await store.collection(LEADERBOARD_COLLECTIONS.boards).replaceOne({ _id: board._id }, board, { upsert: true });
+    await store
+      .collection(VIEW_COLLECTIONS.leaderboards)
+      .replaceOne({ _id: board._id }, { _id: board._id, list: {}, detail: { uid: board._id } }, { upsert: true });
+  }
+}
 
 function doc(board: string, period: string, owner: string, score: number, reachedAt: number, out = false): ScoreDoc {
   return {
