@@ -204,6 +204,27 @@ withServer(
         };
       },
     ]);
+    // As production runs it: MongoDB's documents, their standings in Redis.
+    if (SERVICES_ON_REDIS)
+      adapters.push([
+        'MongoDB, standings in Redis',
+        async () => {
+          const dbName = `test_lb_property_${randomUUID().slice(0, 8)}`;
+          const prefix = `test-lb-property-${randomUUID()}:`;
+          const mongo = await MongoReadStore.connect(MONGO_URL, dbName);
+          const store = new RankedReadStore(mongo, new Redis(TEST_REDIS_URL), prefix);
+          return {
+            store,
+            async release() {
+              await store.close();
+              await deleteRedisKeys(prefix);
+              const admin = new MongoClient(MONGO_URL);
+              await admin.db(dbName).dropDatabase();
+              await admin.close();
+            },
+          };
+        },
+      ]);
   },
 );
 

@@ -167,6 +167,25 @@ describe('standings in Redis, when a write or Redis fails', () => {
     }
   });
 
+  it('keeps standings apart per collection name (read models built under a prefix beside the live ones), dropped with it', async () => {
+    const ranked = new RankedReadStore(new MemoryReadStore(), new Redis(TEST_REDIS_URL), `${PREFIX}generations:`);
+    const key = { board: 'lb-points', period: 'all' };
+    const live = ranked.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
+    const built = ranked.collection<ScoreDoc>(`g2_${LEADERBOARD_COLLECTIONS.scores}`);
+    try {
+      await live.bulkWrite(upserts([doc(key.board, key.period, OWNERS[0], 3, 1)]));
+      await built.bulkWrite(upserts([doc(key.board, key.period, OWNERS[1], 5, 2)]));
+      expect(await rankIndexOf(live).slice(key, 0, 10)).toEqual([{ owner: OWNERS[0], score: 3 }]);
+      expect(await rankIndexOf(built).slice(key, 0, 10)).toEqual([{ owner: OWNERS[1], score: 5 }]);
+      await ranked.dropCollection(LEADERBOARD_COLLECTIONS.scores);
+      expect(await rankIndexOf(live).slice(key, 0, 10)).toEqual([]);
+      expect(await rankIndexOf(built).slice(key, 0, 10)).toEqual([{ owner: OWNERS[1], score: 5 }]);
+    } finally {
+      await ranked.dropCollection(`g2_${LEADERBOARD_COLLECTIONS.scores}`);
+      await ranked.close();
+    }
+  });
+
   it('a Redis that does not answer fails reads and writes as unavailable (a 503), and writes no document', async () => {
     const underlying = new MemoryReadStore();
     const ranked = RankedReadStore.connect(underlying, `redis://127.0.0.1:${await freePort()}`, `${PREFIX}away:`);
