@@ -113,9 +113,10 @@ export async function openMongoReadStore(config: RunConfig): Promise<ReadStore> 
 }
 
 /**
- * MongoDB with MONGO_URL (openMongoReadStore). Else the all-in-one process keeps its read models in memory and in
- * `DATA_DIR/read-models.sqlite`, so a restart resumes the projections instead of replaying the
- * log; a read process (or a second process on the same DATA_DIR) keeps its own in memory only.
+ * MongoDB with MONGO_URL (openMongoReadStore). Else the all-in-one process keeps its read
+ * models in memory and in `DATA_DIR/read-models.sqlite`, so a restart resumes the projections
+ * instead of replaying the log; a read process (or a second process on the same DATA_DIR)
+ * keeps its own in memory only.
  */
 export async function openReadStore(config: RunConfig, role: Role, log: Logger): Promise<ReadStore> {
   if (config.mongoUrl) return openMongoReadStore(config);

@@ -28,9 +28,9 @@ export const KEY_PROBE = 'readiness-probe';
  * the command role when it delivers webhooks, whose cursors are kept there), MongoDB's player
  * keys (every role: personal fields are written and read through them), Redis (the roles that
  * run jobs: the command role; with MongoDB, the read and projector roles too, which read and
- * write the leaderboards' standings there, shared/read-models/standings-redis.ts; the read role's
- * rate limits alone would go on in the process, openRateLimiter). The embedded stores are the process's own files: their faults are the
- * process's work problem.
+ * write the leaderboards' standings there, shared/read-models/standings-redis.ts; the read
+ * role's rate limits alone would go on in the process, openRateLimiter). The embedded stores
+ * are the process's own files: their faults are the process's work problem.
  */
 export function backendChecks(deps: {
   role: Role;

@@ -258,7 +258,7 @@ export class RankedReadStore implements ReadStore {
     return this.underlying.ensureIndex(collection, keys);
   }
 
-  /** Standings first: documents left without them would be a rebuild's to write again, never the reverse. */
+  /** Standings first: a drop cut off between the two leaves documents, which the rebuild run again drops; never standings without documents. */
   async dropCollection(name: string): Promise<void> {
     if (isScores(name)) await this.standingsOf(name).drop();
     return this.underlying.dropCollection(name);
