@@ -2,7 +2,8 @@
  * Two projects, one run (`npm test`, README "The two commands"):
  * - embedded: every suite, the service on its embedded adapters (no server needed);
  * - redis: the suites that need the shared Redis (REDIS_URL, default redis://127.0.0.1:6379):
- *   the Redis adapters' own suites, and the HTTP, crash, concurrency and deployment suites a
+ *   the Redis adapters' own suites (the standings' included), the leaderboards' property test with
+ *   standings in Redis, and the HTTP, crash, concurrency and deployment suites a
  *   second time with the service's jobs and rate limits on Redis, each service under a key
  *   prefix of its own. Its global setup fails the run at once, in one line, when Redis does not
  *   answer. `npx jest --selectProjects embedded` runs without Redis.
@@ -17,7 +18,11 @@ const common = {
 };
 
 /** Suites that talk to the shared Redis themselves. */
-const REDIS_ADAPTER_SUITES = ['<rootDir>/test/jobs.bullmq.test.ts', '<rootDir>/test/rate-limit.redis.test.ts'];
+const REDIS_ADAPTER_SUITES = [
+  '<rootDir>/test/jobs.bullmq.test.ts',
+  '<rootDir>/test/rate-limit.redis.test.ts',
+  '<rootDir>/test/standings.redis.test.ts',
+];
 
 module.exports = {
   testTimeout: 30000,
@@ -40,6 +45,8 @@ module.exports = {
         '<rootDir>/test/crash.test.ts',
         '<rootDir>/test/concurrency.test.ts',
         '<rootDir>/test/deployment.test.ts',
+        // Once more with the standings in Redis, as MongoDB's are kept.
+        '<rootDir>/test/leaderboards.property.test.ts',
       ],
       globalSetup: '<rootDir>/test/support/require-redis.ts',
       // Read by test/support/backing.ts: services started by these suites use Redis.

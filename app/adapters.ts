@@ -24,6 +24,7 @@ import type * as MongoPlayerKeysAdapter from '../shared/adapters/player-keys/mon
 import type * as BullMqAdapter from '../shared/adapters/jobs/bullmq';
 import type * as RedisRateLimitAdapter from '../shared/adapters/rate-limit/redis';
 import type * as MongoReadStoreAdapter from '../shared/adapters/read-store/mongo';
+import type * as RedisStandingsAdapter from '../shared/read-models/standings-redis';
 
 /*
  * The production engines' adapters, loaded only when their URL is set: their clients (KurrentDB's
@@ -35,7 +36,8 @@ export const kurrentDb = (): typeof KurrentDbAdapter => require('../shared/adapt
 const mongoPlayerKeys = (): typeof MongoPlayerKeysAdapter => require('../shared/adapters/player-keys/mongo');
 const bullMq = (): typeof BullMqAdapter => require('../shared/adapters/jobs/bullmq');
 const redisRateLimit = (): typeof RedisRateLimitAdapter => require('../shared/adapters/rate-limit/redis');
-export const mongoReadStore = (): typeof MongoReadStoreAdapter => require('../shared/adapters/read-store/mongo');
+const mongoReadStore = (): typeof MongoReadStoreAdapter => require('../shared/adapters/read-store/mongo');
+const redisStandings = (): typeof RedisStandingsAdapter => require('../shared/read-models/standings-redis');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Each port's adapter: its URL set selects the production engine, else the embedded one (docs/configuration.md). */
@@ -93,12 +95,45 @@ export function withPersonalData(events: EventStore, keys: PlayerKeys): EventSto
 export const readModelsFile = (config: RunConfig): string => path.join(config.dataDir, 'read-models.sqlite');
 
 /**
- * MongoDB with MONGO_URL. Else the all-in-one process keeps its read models in memory and in
- * `DATA_DIR/read-models.sqlite`, so a restart resumes the projections instead of replaying the
- * log; a read process (or a second process on the same DATA_DIR) keeps its own in memory only.
+ * MONGO_URL's read models, the leaderboards' standings beside them in Redis (REDIS_URL, required
+ * then: MongoDB counts a rank by walking the players ahead), under
+ * `<REDIS_PREFIX>:standings:<MONGO_DATABASE>:`.
+ */
+export async function openMongoReadStore(config: RunConfig): Promise<ReadStore> {
+  if (!config.redisUrl)
+    throw new ConfigurationError([
+      "REDIS_URL: required with MONGO_URL, which keeps the leaderboards' standings in Redis (docs/operations.md)",
+    ]);
+  const mongo = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  return redisStandings().RankedReadStore.connect(
+    mongo,
+    config.redisUrl,
+    `${config.redisPrefix}:standings:${config.mongoDatabase}:`,
+  );
+}
+
+/**
+ * Drops the scratch databases MONGO_URL's verifications left when their process stopped before
+ * their end (they hold plain-text names): on a connection of its own, as the read store in use is
+ * wrapped (its standings in Redis).
+ */
+export async function dropVerificationScratches(config: RunConfig): Promise<string[]> {
+  const mongo = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  try {
+    return await mongo.dropScratches();
+  } finally {
+    await mongo.close();
+  }
+}
+
+/**
+ * MongoDB with MONGO_URL (openMongoReadStore). Else the all-in-one process keeps its read
+ * models in memory and in `DATA_DIR/read-models.sqlite`, so a restart resumes the projections
+ * instead of replaying the log; a read process (or a second process on the same DATA_DIR)
+ * keeps its own in memory only.
  */
 export async function openReadStore(config: RunConfig, role: Role, log: Logger): Promise<ReadStore> {
-  if (config.mongoUrl) return mongoReadStore().MongoReadStore.connect(config.mongoUrl, config.mongoDatabase);
+  if (config.mongoUrl) return openMongoReadStore(config);
   if (role !== 'all') return new MemoryReadStore();
   const file = readModelsFile(config);
   try {

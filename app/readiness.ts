@@ -5,6 +5,8 @@ import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { CHECKPOINTS, LOG_CHECKPOINT } from '../projections/runner';
+import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { rankIndexOf } from '../shared/read-models/standings';
 import type { Role } from './roles';
 
 /** The failure's message, as the reason readiness gives. */
@@ -25,9 +27,10 @@ export const KEY_PROBE = 'readiness-probe';
  * event store (every role reads it), MongoDB's read models (the roles that read or write them;
  * the command role when it delivers webhooks, whose cursors are kept there), MongoDB's player
  * keys (every role: personal fields are written and read through them), Redis (the roles that
- * run jobs: the command role; the read role limits rates in the process while Redis is away,
- * openRateLimiter). The embedded stores are the process's own files: their faults are the
- * process's work problem.
+ * run jobs: the command role; with MongoDB, the read and projector roles too, which read and
+ * write the leaderboards' standings there, shared/read-models/standings-redis.ts; the read
+ * role's rate limits alone would go on in the process, openRateLimiter). The embedded stores
+ * are the process's own files: their faults are the process's work problem.
  */
 export function backendChecks(deps: {
   role: Role;
@@ -50,5 +53,14 @@ export function backendChecks(deps: {
   if (config.mongoUrl) checks.push({ name: 'player keys', problem: () => answers(() => keys.get(KEY_PROBE)) });
   if (config.redisUrl && (role === 'all' || role === 'command'))
     checks.push({ name: 'redis', problem: () => limiter.problem() });
+  else if (config.redisUrl && config.mongoUrl) {
+    // A count of a board period no board has: the standings' Redis answers, with nothing in it.
+    const probe = { board: KEY_PROBE, period: KEY_PROBE };
+    checks.push({
+      name: 'redis',
+      problem: () =>
+        answers(() => rankIndexOf(readStore.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores)).above(probe, 0)),
+    });
+  }
   return checks;
 }

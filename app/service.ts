@@ -73,7 +73,6 @@ import type { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
 import { ForwardedReadStore } from '../shared/adapters/read-store/forwarded';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
-import type { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import { ServiceMetrics } from '../shared/adapters/metrics';
@@ -82,6 +81,7 @@ import { StreamStates } from '../shared/adapters/event-store/stream-states';
 import { erasePlayerRoute } from '../command-api/erase-player/route';
 import { adjustPlayerRoute } from '../command-api/adjust-player/route';
 import {
+  dropVerificationScratches,
   openEventStore,
   openJobScheduler,
   openPlayerKeys,
@@ -496,8 +496,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           return untilEnded(verification);
         },
         removeLeftovers: async () => {
-          // With MongoDB the read store is MongoDB's (openReadStore); the embedded scratch stores end with their process.
-          const left = config.mongoUrl ? await (readStore as MongoReadStore).dropScratches() : [];
+          // The embedded scratch stores end with their process.
+          const left = config.mongoUrl ? await dropVerificationScratches(config) : [];
           if (left.length) log.warn({ databases: left }, 'scratch databases of interrupted verifications dropped');
         },
         runs: auditRuns,

@@ -1,7 +1,7 @@
 /** `rebuild` and `verify`: the read models replayed from the log, and checked against the live ones. */
 import fs from 'node:fs';
 import pino from 'pino';
-import { mongoReadStore, readModelsFile } from '../app/adapters';
+import { openMongoReadStore, readModelsFile } from '../app/adapters';
 import { ProjectorLease } from '../projections/lease';
 import { LiveReadModels } from '../projections/generations';
 import { LogCheckpointWatcher } from '../projections/log-checkpoint-watcher';
@@ -41,7 +41,7 @@ export async function rebuild(events: EventStore, config: RunConfig, names: stri
 }
 
 async function rebuildMongo(events: EventStore, config: RunConfig, selected: readonly Projector[]): Promise<number> {
-  const connected = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const connected = await openMongoReadStore(config);
   // A running projector's lease refuses the rebuild: both would write the same read models.
   const lease = new ProjectorLease(connected, silent);
   try {
@@ -193,7 +193,7 @@ async function verifyFile(openEvents: () => Promise<EventStore>, config: RunConf
 }
 
 async function verifyMongo(events: EventStore, config: RunConfig): Promise<Verification> {
-  const connected = await mongoReadStore().MongoReadStore.connect(config.mongoUrl!, config.mongoDatabase);
+  const connected = await openMongoReadStore(config);
   const generation = new LiveReadModels(connected, PROJECTORS);
   const store = generation.store;
   try {

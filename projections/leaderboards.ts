@@ -17,11 +17,10 @@ import {
   type ScoreDoc,
   type ScoringEvent,
 } from '../shared/read-models/leaderboards';
+import { scoreId } from '../shared/read-models/standings';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { CATALOG_STREAM, playerStream } from '../shared/domain/streams';
 import type { LogReader, Projector } from './runner';
-
-const scoreId = (board: string, period: string, playerId: string) => `${board}|${period}|${playerId}`;
 
 /**
  * Live contributions a score document keeps one by one: the latest, so that a reversal of one of
@@ -62,12 +61,13 @@ export const leaderboardsProjector: Projector = {
   collections: Object.values(LEADERBOARD_COLLECTIONS),
   // How many players held each score, from which ranks were summed before the index gave them.
   retiredCollections: ['lb_score_counts'],
-  // Standings of a board and period, best first and earlier reacher first in a tie; a player's
-  // rank, the number of standings with a higher score in the same board and period, plus one.
+  // Standings of a board and period in their order (STANDINGS_ORDER: best first, earlier reacher
+  // first in a tie, then by owner); a player's rank, the number of standings with a higher score
+  // in the same board and period, plus one (shared/read-models/standings.ts).
   indexes: [
     {
       collection: LEADERBOARD_COLLECTIONS.scores,
-      keys: { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1 },
+      keys: { board: 1, period: 1, inStandings: 1, score: -1, reachedAt: 1, playerId: 1 },
     },
     // A player's standings in every board and period, which an erasure deletes: not a scan of them all.
     { collection: LEADERBOARD_COLLECTIONS.scores, keys: { playerId: 1 } },

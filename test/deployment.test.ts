@@ -94,10 +94,9 @@ describe('the deployment files', () => {
       expect(s.healthcheck.start_period).toBeDefined();
       expect(Object.keys(s.depends_on)).toEqual(expect.arrayContaining(['kurrentdb', 'mongo']));
     }
-    // Redis only where jobs run: the read role limits rates in the process while it is away, the projector needs none.
-    expect(Object.keys(services.command.depends_on)).toContain('redis');
-    for (const role of ['read', 'projector'])
-      expect([role, Object.keys(services[role].depends_on)]).not.toContain('redis');
+    // Redis for every role: jobs (command), the leaderboards' standings (read and projector, beside MongoDB's documents).
+    for (const role of ['command', 'read', 'projector'])
+      expect([role, Object.keys(services[role].depends_on)]).toEqual([role, expect.arrayContaining(['redis'])]);
     for (const name of ['kurrentdb', 'mongo', 'redis', 'ingress']) expect(services[name].healthcheck).toBeDefined();
     // The ingress is healthy when a request gets through it, not merely when its file parses.
     expect(services.ingress.healthcheck.test.join(' ')).toContain('http://localhost:8080/health');

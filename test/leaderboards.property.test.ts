@@ -3,7 +3,8 @@
  * three point values (many ties) by players of very different activity (some past the 16
  * contributions a score keeps one by one), random reversals, and after each round every answer
  * checked: on the service over HTTP, then on each read store adapter that runs here, the log
- * replayed into it and the same route asked. The brute force sorts every live score: highest
+ * replayed into it and the same route asked (in the redis project, also the memory store with its
+ * standings in Redis, as MongoDB keeps them). The brute force sorts every live score: highest
  * first, the earlier reacher (latest live contribution) first in a tie, competition ranks.
  */
 import { randomUUID } from 'node:crypto';
@@ -21,6 +22,10 @@ import { MongoReadStore } from '../shared/adapters/read-store/mongo';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { server, startTestService, tempDir, type TestService } from './support/service';
 import { withServer } from './support/server-suites';
+import { Redis } from 'ioredis';
+import { RankedReadStore } from '../shared/read-models/standings-redis';
+import { SERVICES_ON_REDIS } from './support/backing';
+import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 2026_11_26);
 
@@ -161,6 +166,23 @@ const adapters: [string, () => Promise<{ store: ReadStore; release(): Promise<vo
     },
   ],
 ];
+// In the redis project (jest.config.js): the standings kept in Redis as with MongoDB, here beside
+// the memory store (no MongoDB runs here), under a key prefix of their own deleted afterwards.
+if (SERVICES_ON_REDIS)
+  adapters.push([
+    'memory, standings in Redis',
+    async () => {
+      const prefix = `test-lb-property-${randomUUID()}:`;
+      const store = new RankedReadStore(new MemoryReadStore(), new Redis(TEST_REDIS_URL), prefix);
+      return {
+        store,
+        async release() {
+          await store.close();
+          await deleteRedisKeys(prefix);
+        },
+      };
+    },
+  ]);
 withServer(
   'MONGO_URL',
   'leaderboards against a brute-force ranking on MongoDB',
@@ -182,6 +204,27 @@ withServer(
         };
       },
     ]);
+    // As production runs it: MongoDB's documents, their standings in Redis.
+    if (SERVICES_ON_REDIS)
+      adapters.push([
+        'MongoDB, standings in Redis',
+        async () => {
+          const dbName = `test_lb_property_${randomUUID().slice(0, 8)}`;
+          const prefix = `test-lb-property-${randomUUID()}:`;
+          const mongo = await MongoReadStore.connect(MONGO_URL, dbName);
+          const store = new RankedReadStore(mongo, new Redis(TEST_REDIS_URL), prefix);
+          return {
+            store,
+            async release() {
+              await store.close();
+              await deleteRedisKeys(prefix);
+              const admin = new MongoClient(MONGO_URL);
+              await admin.db(dbName).dropDatabase();
+              await admin.close();
+            },
+          };
+        },
+      ]);
   },
 );
 

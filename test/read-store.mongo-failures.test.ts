@@ -25,6 +25,7 @@ import { meansNotNow, MongoReadStore, withTimeoutDefaults } from '../shared/adap
 import { eventually, freePort } from './support/process';
 import { server, startTestService } from './support/service';
 import { withServer } from './support/server-suites';
+import { deleteRedisKeys, TEST_REDIS_URL } from './support/redis';
 
 // The driver throws it, but does not export it: loaded by its path inside the package.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file the package's exports do not name
@@ -228,7 +229,11 @@ withServer(
       it('answers 503 within seconds while it is away, and 200 again once it is back', async () => {
         const proxy = await cuttableProxy(new URL(MONGO_URL));
         const database = `test_failures_${randomUUID().slice(0, 8)}`;
-        const t = await startTestService({ env: { MONGO_URL: proxy.url, MONGO_DATABASE: database } });
+        // Redis for the standings MongoDB's read models keep there, under a prefix deleted afterwards.
+        const redisPrefix = `test-failures-${randomUUID()}`;
+        const t = await startTestService({
+          env: { MONGO_URL: proxy.url, MONGO_DATABASE: database, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redisPrefix },
+        });
         const read = () => t.http.get('/v1/admin/leaderboards').set(server);
         try {
           expect((await read()).status).toBe(200);
@@ -242,6 +247,7 @@ withServer(
         } finally {
           await t.close();
           await proxy.close();
+          await deleteRedisKeys(`${redisPrefix}:`);
           const admin = new MongoClient(MONGO_URL);
           try {
             await admin.db(database).dropDatabase();

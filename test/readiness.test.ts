@@ -19,6 +19,7 @@ import { FallbackRateLimiter } from '../shared/adapters/rate-limit/fallback';
 import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
+import { RankedReadStore } from '../shared/read-models/standings-redis';
 import { failure } from '../shared/domain/result';
 import { freePort } from './support/process';
 import { tempDir } from './support/service';
@@ -96,9 +97,9 @@ describe('the backends each role checks', () => {
     // The keys are in MongoDB: a command role that keeps no read models there still needs it.
     ['command', false, ['kurrentdb', 'player keys', 'redis']],
     ['command', true, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
-    // Its rate limits go on in the process while Redis is away (below): Redis is not asked.
-    ['read', false, ['kurrentdb', 'mongodb', 'player keys']],
-    ['projector', false, ['kurrentdb', 'mongodb', 'player keys']],
+    // With MongoDB the leaderboards' standings are in Redis: read and written there (its rate limits alone would go on in the process).
+    ['read', false, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
+    ['projector', false, ['kurrentdb', 'mongodb', 'player keys', 'redis']],
   ])('%s (delivering webhooks: %s): %j', (role, webhooks, expected) => {
     expect(names(role, webhooks)).toEqual(expected);
   });
@@ -116,6 +117,34 @@ describe('the backends each role checks', () => {
         deliversWebhooks: false,
       }),
     ).toEqual([]);
+  });
+
+  it("with MongoDB, a read role whose standings' Redis does not answer fails its check, with the reason", async () => {
+    const closed = await freePort();
+    const readStore = RankedReadStore.connect(new MemoryReadStore(), `redis://127.0.0.1:${closed}`, 'readiness-test:');
+    const config = readRunConfig({
+      DATA_DIR: tempDir(),
+      MONGO_URL: 'mongodb://mongo:27017',
+      REDIS_URL: `redis://127.0.0.1:${closed}`,
+    });
+    try {
+      const checks = backendChecks({
+        role: 'read',
+        config,
+        events: new SqliteEventStore(':memory:'),
+        readStore,
+        keys: new SqlitePlayerKeys(':memory:'),
+        limiter: { take: async () => ({ allowed: true }), problem: async () => null, close: async () => undefined },
+        deliversWebhooks: false,
+      }).filter((c) => c.name === 'redis');
+      const res = await request(appWith(checks)).get('/health/ready');
+      expect([res.status, res.body.data]).toEqual([
+        503,
+        expect.stringMatching(/^Not ready: redis: standings in redis unavailable: .+/),
+      ]);
+    } finally {
+      await readStore.close();
+    }
   });
 
   it('a KurrentDB or a Redis that does not answer fails its check, with the reason', async () => {

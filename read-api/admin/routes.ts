@@ -8,7 +8,6 @@ import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import type { ReadStore } from '../../shared/adapters/read-store/port';
 import { parseSeasonKey, SEASONS } from '../../shared/domain/time/season';
 import {
-  countedScore,
   LEADERBOARD_COLLECTIONS,
   periodOf,
   scopedPeriod,
@@ -16,6 +15,7 @@ import {
   type BoardDoc,
   type ScoreDoc,
 } from '../../shared/read-models/leaderboards';
+import { rankIndexOf, type Standing } from '../../shared/read-models/standings';
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../../shared/read-models/bundle-stock';
 import {
   actionDetailShape,
@@ -170,16 +170,15 @@ const standingsQuery = z.object({
 });
 
 /** A row of the standings as the routes show it: a player, or on an aggregate board a value of its scope. */
-type Standing =
+type Row =
   | { rank: number; points: number; userId: string; username: string; imageName: string | null }
   | { rank: number; points: number; scope: string };
 
 /**
  * Competition ranking (1, 2, 2, 4): ties share a rank; the earlier reacher is listed first. Every
- * read follows the index of the score documents (board, period, inStandings, score, reachedAt):
- * a page is the first documents of its range, a player's rank one more than the standings with
- * a higher score (a count), their position that plus the ties reached earlier, and their
- * neighbours the documents around that position. None reads the players ahead.
+ * read is one of the rank index (shared/read-models/standings.ts): a page is a slice of the
+ * order, a player's rank one more than the standings with a higher score (a count), their
+ * neighbours the slice around their position. None reads the players ahead.
  */
 async function standings(
   deps: ReadDeps,
@@ -190,59 +189,55 @@ async function standings(
   around: number | null,
 ) {
   const aggregate = !!board.aggregate;
-  const scores = deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores);
-  const inPeriod = { board: board._id, period, inStandings: true };
-  const order = { score: -1, reachedAt: 1 } as const;
-  const rankOf = async (score: number) => 1 + (await scores.countDocuments({ ...inPeriod, score: { $gt: score } }));
-  const rows = await scores.find(inPeriod, { sort: order, limit: top });
-  const mine = playerId ? await scores.findOne({ _id: `${board._id}|${period}|${playerId}` }) : null;
-  const own = mine && countedScore(mine) !== null ? mine : null;
-  const ownRank = own ? await rankOf(own.score) : null;
-  let neighbours: { docs: ScoreDoc[]; start: number; firstRank: number } | null = null;
+  const ranks = rankIndexOf(deps.store.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores));
+  const key = { board: board._id, period };
+  const rankOf = async (score: number) => 1 + (await ranks.above(key, score));
+  const rows = await ranks.slice(key, 0, top);
+  const own = playerId ? await ranks.find(key, playerId) : null;
+  const ownRank = own ? await rankOf(own.standing.score) : null;
+  let neighbours: { rows: Standing[]; start: number; firstRank: number } | null = null;
   if (own && ownRank !== null && around !== null) {
-    const position =
-      ownRank - 1 + (await scores.countDocuments({ ...inPeriod, score: own.score, reachedAt: { $lt: own.reachedAt } }));
-    const start = Math.max(0, position - around);
-    const docs = await scores.find(inPeriod, { sort: order, skip: start, limit: position - start + around + 1 });
-    if (docs.length > 0)
-      neighbours = { docs, start, firstRank: docs[0].score === own.score ? ownRank : await rankOf(docs[0].score) };
+    const start = Math.max(0, own.position - around);
+    const found = await ranks.slice(key, start, own.position - start + around + 1);
+    if (found.length > 0)
+      neighbours = {
+        rows: found,
+        start,
+        firstRank: found[0].score === own.standing.score ? ownRank : await rankOf(found[0].score),
+      };
   }
-  // An aggregate board's documents are values, not players: nothing to name.
+  // An aggregate board's standings are values, not players: nothing to name.
   const players = aggregate
     ? []
     : await deps.store
         .collection<{ _id: string; username: string; imageName: string | null }>(LEADERBOARD_COLLECTIONS.players)
         .find({
           _id: {
-            $in: [...new Set([...rows, ...(own ? [own] : []), ...(neighbours?.docs ?? [])].map((doc) => doc.playerId))],
+            $in: [
+              ...new Set([...rows, ...(own ? [own.standing] : []), ...(neighbours?.rows ?? [])].map((s) => s.owner)),
+            ],
           },
         });
   const names = new Map(players.map((p) => [p._id, p]));
-  const entry = (doc: ScoreDoc, rank: number): Standing => {
-    if (aggregate) return { rank, points: doc.score, scope: doc.playerId };
-    const p = names.get(doc.playerId);
-    return {
-      rank,
-      points: doc.score,
-      userId: doc.playerId,
-      username: p?.username ?? doc.playerId,
-      imageName: p?.imageName ?? null,
-    };
+  const entry = ({ owner, score }: Standing, rank: number): Row => {
+    if (aggregate) return { rank, points: score, scope: owner };
+    const p = names.get(owner);
+    return { rank, points: score, userId: owner, username: p?.username ?? owner, imageName: p?.imageName ?? null };
   };
   /** Rows from position `start` of the standings, the first of rank `firstRank`: a row tied with the one before shares its rank. */
-  const ranked = (docs: ScoreDoc[], start: number, firstRank: number) => {
-    const out: Standing[] = [];
-    for (let i = 0; i < docs.length; i++)
+  const ranked = (found: Standing[], start: number, firstRank: number) => {
+    const out: Row[] = [];
+    for (let i = 0; i < found.length; i++)
       out.push(
-        entry(docs[i], i === 0 ? firstRank : docs[i].score === docs[i - 1].score ? out[i - 1].rank : start + i + 1),
+        entry(found[i], i === 0 ? firstRank : found[i].score === found[i - 1].score ? out[i - 1].rank : start + i + 1),
       );
     return out;
   };
   return {
     standings: ranked(rows, 0, 1),
-    player: playerId ? (own && ownRank !== null ? entry(own, ownRank) : null) : undefined,
+    player: playerId ? (own && ownRank !== null ? entry(own.standing, ownRank) : null) : undefined,
     around:
-      around === null ? undefined : neighbours ? ranked(neighbours.docs, neighbours.start, neighbours.firstRank) : [],
+      around === null ? undefined : neighbours ? ranked(neighbours.rows, neighbours.start, neighbours.firstRank) : [],
   };
 }
 
