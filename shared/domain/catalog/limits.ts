@@ -42,8 +42,13 @@ export const MAX_ENTRIES = {
   streaks: 50,
   missions: 100,
   segments: 100,
+  leagues: 20,
 } as const satisfies Record<CatalogSection, number>;
 export const MAX_RANKS_PER_SET = 100;
 export const MAX_STEPS_PER_MISSION = 10;
 /** A segment's conditions: each player's membership is read on every action of a rule that names it. */
 export const MAX_CONDITIONS_PER_SEGMENT = 20;
+/** A league's tiers (Duolingo's leagues have ten). */
+export const MAX_TIERS_PER_LEAGUE = 50;
+/** The longest `{ minutes: N }` league period: a week. */
+export const MAX_LEAGUE_MINUTES = 10_080;

@@ -177,6 +177,7 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
     streaks: section('streaks', SECTION_SCHEMAS.streaks),
     missions: section('missions', SECTION_SCHEMAS.missions),
     segments: section('segments', SECTION_SCHEMAS.segments),
+    leagues: section('leagues', SECTION_SCHEMAS.leagues),
     unparsed,
   };
   return { draft, removed };

@@ -36,6 +36,7 @@ describe('defaults', () => {
       streaks: [],
       missions: [],
       segments: [],
+      leagues: [],
     });
   });
 
