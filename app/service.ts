@@ -7,6 +7,7 @@ import type { CommandDeps } from '../command-api/deps';
 import { openChestRoute } from '../command-api/open-chest/route';
 import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
+import { registerLeagueJobs } from '../command-api/settle-league/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
 import { RECOMPUTE_PROGRESS, RecomputeProgress } from '../command-api/recompute/progress';
@@ -373,6 +374,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registerProvisionJobs(deps);
       registerPowerupJobs(deps);
       registerCurrencyJobs(deps);
+      registerLeagueJobs(deps);
       registerCatalogJobs(deps);
     }
     if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);

@@ -67,6 +67,7 @@ import { REFERENCE_FOLD } from '../../shared/domain/reference';
 import { STOCK_FOLD } from '../../shared/domain/stock/stock';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
+import { leagueStep } from '../league-entry/decider';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface ProcessActionCommand {
@@ -355,6 +356,15 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   // The leaderboard scopes the action counts on: the player's values now, whatever they become later.
   const scopes = scopedAttributes(catalog, player.attributes);
   if (scopes) processed.attributes = scopes;
+  const leagues = counts
+    ? leagueStep(
+        catalog,
+        player,
+        { name: action.identifier, timestamp: cmd.timestamp, points: earnedPoints, playerId: cmd.playerId },
+        env.now,
+      )
+    : null;
+  if (leagues?.contributions.length) processed.leagues = leagues.contributions;
   const playerEvents = registered
     ? [
         { type: 'PlayerRegistered' as const, data: registered },
@@ -407,16 +417,12 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
       expectedRevision: 'no_stream',
     });
   }
-  return ok(
-    decision(
-      result,
-      writes,
-      currencyExpiryJobs(
-        cmd.playerId,
-        registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
-      ),
-    ),
+  if (leagues) writes.push(...leagues.writes);
+  const jobs = currencyExpiryJobs(
+    cmd.playerId,
+    registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
   );
+  return ok(decision(result, writes, leagues?.jobs.length ? jobs.concat(leagues.jobs) : jobs));
 };
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);

@@ -1,4 +1,5 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
+import { leagueReturns } from '../../shared/domain/rules/leagues';
 import { REFERENCE_FOLD, type ReferenceRecord } from '../../shared/domain/reference';
 import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
@@ -161,6 +162,9 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
     ...(missions.length ? { missions: missions.map((m) => m.period), revokedMissions } : {}),
   };
   const reversed = mutableCopy<ActionReversed>(reversal);
+  // What the action added to league periods not yet settled; a settled period's results stand.
+  const leagues = leagueReturns(player, cmd.referenceId, now);
+  if (leagues.length) reversed.leagues = leagues;
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
     {

@@ -17,6 +17,7 @@ import type {
   PlayerRegistered,
   ProgressEntry,
 } from '../events/player-events';
+import type { LeagueContribution, LeagueFinished, LeagueReturn } from '../events/league-events';
 import { stateOfSnapshot } from './snapshot';
 import type { DeepReadonly } from '../deep-readonly';
 import type {
@@ -107,6 +108,28 @@ export interface MissionRun {
   periods: Map<number, MissionPeriodState>;
 }
 
+/** A league period the player entered and that is not settled yet: their metric in it, and what each action added. */
+export interface LeagueStanding {
+  start: number;
+  end: number;
+  settleAt: number;
+  tier: string;
+  metric: number;
+  /** Unix ms the metric last changed: earlier wins a tie. */
+  reachedAt: number;
+  /** `[referenceId, amount]` of each action that added to it: what a reversal takes back. */
+  added: [string, number][];
+}
+
+/** A player in one league: the tier their last settled period gave, and the periods they are in, not yet settled. */
+export interface LeagueRun {
+  /** null: never settled (the lowest tier). */
+  tier: string | null;
+  /** Start of the period that gave `tier`. */
+  settledStart: number | null;
+  open: LeagueStanding[];
+}
+
 /** The player's state as a decider and the rules see it: read-only all the way down. */
 export type PlayerView = DeepReadonly<PlayerState>;
 
@@ -158,6 +181,8 @@ export interface PlayerState {
   missions: ReadonlyMap<string, MissionRun>;
   /** Actions a recompute decided differently, by referenceId: what a later reversal takes back. */
   recomputedActions: ReadonlyMap<string, ActionProcessed>;
+  /** By league uid. */
+  leagues: ReadonlyMap<string, LeagueRun>;
 }
 
 /** The key of one period's allowance of a cap. */
@@ -215,6 +240,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   streaks: NOTHING,
   missions: NOTHING,
   recomputedActions: NOTHING,
+  leagues: NOTHING,
 });
 
 export function applyEffects(state: PlayerState, effects: Effects): void {
@@ -360,6 +386,7 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
       });
   }
   for (const move of e.missions ?? []) applyMissionMove(state, e, move);
+  for (const c of e.leagues ?? []) addToLeague(state, e, c);
   if (e.allowances?.length) {
     for (const u of e.allowances) useAllowance(state, u, u.used);
     own(state, 'allowancesByRef').set(
@@ -386,6 +413,41 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
       updateDate: e.timestamp,
     });
   }
+}
+
+function leagueRun(state: PlayerState, uid: string): LeagueRun {
+  let run = state.leagues.get(uid);
+  if (!run) own(state, 'leagues').set(uid, (run = { tier: null, settledStart: null, open: [] }));
+  return run;
+}
+
+function addToLeague(state: PlayerState, e: ActionProcessed, c: LeagueContribution): void {
+  const run = leagueRun(state, c.uid);
+  let standing = run.open.find((o) => o.start === c.period.start);
+  if (!standing) {
+    standing = { ...c.period, settleAt: c.settleAt, tier: c.tier, metric: 0, reachedAt: 0, added: [] };
+    run.open.push(standing);
+  }
+  standing.metric = addAmounts(standing.metric, c.amount);
+  standing.reachedAt = e.decidedAt ?? e.timestamp;
+  standing.added.push([e.referenceId, c.amount]);
+}
+
+function takeFromLeague(state: PlayerState, e: ActionReversed, r: LeagueReturn): void {
+  const standing = state.leagues.get(r.uid)?.open.find((o) => o.start === r.start);
+  if (!standing) return;
+  standing.metric = subtractAmounts(standing.metric, r.amount);
+  standing.reachedAt = e.reversedAt;
+  standing.added = standing.added.filter(([ref]) => ref !== e.referenceId);
+}
+
+/** A settled period leaves the open ones; the latest period settled gives the tier. */
+function finishLeague(state: PlayerState, e: LeagueFinished): void {
+  const run = leagueRun(state, e.leagueUid);
+  run.open = run.open.filter((o) => o.start !== e.period.start);
+  if (run.settledStart === null || e.period.start >= run.settledStart)
+    Object.assign(run, { tier: e.nextTier, settledStart: e.period.start });
+  for (const l of e.levels) reachLevel(state, l);
 }
 
 function useAllowance(state: PlayerState, u: AllowanceUse, amount: number): void {
@@ -452,6 +514,7 @@ function applyMissionRecomputed(
 }
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  for (const r of e.leagues ?? []) takeFromLeague(state, e, r);
   for (const m of e.missions ?? []) applyMissionRecomputed(state, e.referenceId, m);
   for (const r of e.revokedMissions ?? []) {
     const period = state.missions.get(r.missionUid)?.periods.get(r.period);
@@ -686,6 +749,9 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
     case 'PlayerAdjusted':
       applyPlayerAdjusted(state, event.data);
       break;
+    case 'LeagueFinished':
+      finishLeague(state, event.data);
+      break;
     case 'PowerupActivated':
       setActivation(state, event.data.powerupUid, { activated: true, activatedAt: event.data.activatedAt });
       break;
@@ -738,6 +804,7 @@ export function evolveStandingInPlace(state: PlayerState, event: PlayerEvent): P
     }
     case 'ChestOpened':
     case 'PlayerAdjusted':
+    case 'LeagueFinished':
       for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
       break;
     case 'ActionReversed':
