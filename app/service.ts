@@ -30,6 +30,7 @@ import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRetryRoute, jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
+import { leagueRoutes } from '../read-api/leagues/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
 import { playerSearchRoute } from '../read-api/player-search/route';
 import { auditRoutes } from '../read-api/audit/routes';
@@ -412,6 +413,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
       adjustPlayerRoute(deps),
       missionListRoute(deps),
+      ...leagueRoutes({ ...deps, store: readStore }),
       ...powerupActivationRoutes(deps),
       ...adminRoutes({ store: readStore, now }),
       ...catalogRoutes({ ...deps, inForce }),

@@ -2,6 +2,7 @@ import { analyticsProjector } from './analytics';
 import { bundleStockProjector } from './bundle-stock';
 import { catalogViewsProjector } from './catalog-views';
 import { leaderboardsProjector } from './leaderboards';
+import { leaguesProjector } from './leagues';
 import { playersProjector } from './players';
 import { segmentMembersProjector } from './segment-members';
 import type { Projector } from './runner';
@@ -14,4 +15,5 @@ export const PROJECTORS: readonly Projector[] = [
   analyticsProjector,
   playersProjector,
   segmentMembersProjector,
+  leaguesProjector,
 ];

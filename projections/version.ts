@@ -11,4 +11,5 @@
 // 7: the catalog's streaks, missions and currencies in views of their own; actions' caps, boards' period and metric.
 // 8: what segments read of each player (attributes, points, level, badges), counted per segment.
 // 9: the segment of badges, triggers, streaks and missions in their admin views.
-export const PROJECTIONS_VERSION = 9;
+// 10: leagues (members and tiers of each period); league prizes' points on points boards.
+export const PROJECTIONS_VERSION = 10;

@@ -12,8 +12,10 @@ import { SETTLE_LEAGUE, settleCohortDecider, settleLeagueJobId, type SettlePaylo
  */
 export async function settleLeague(payload: SettlePayload, deps: CommandDeps): Promise<void> {
   const jobId = settleLeagueJobId(payload.leagueUid, payload.period.start);
-  // Found early: run again when it is time.
-  if (deps.now() < payload.settleAt) return deps.jobs.schedule(SETTLE_LEAGUE, jobId, payload.settleAt, { ...payload });
+  // Found early: run again when the service's clock says it is time. The scheduler keeps real time,
+  // which a service's clock set apart from it (a test's) does not: the wait is counted from now.
+  const early = payload.settleAt - deps.now();
+  if (early > 0) return deps.jobs.schedule(SETTLE_LEAGUE, jobId, Date.now() + early, { ...payload });
   const league = leaguesOf(deps.catalog().catalog).find((l) => l.uid === payload.leagueUid);
   for (const tier of league?.tiers ?? []) {
     for (;;) {

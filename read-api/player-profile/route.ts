@@ -1,4 +1,5 @@
 /** POST /v1/player/profile. */
+import { entryTier, leaguePeriodAt, leaguesOf } from '../../shared/domain/rules/leagues';
 import { z } from 'zod';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { profileShape } from '../../shared/adapters/http/wire-shapes';
@@ -40,6 +41,15 @@ function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
   });
 }
 
+/** Each league's tier of the player: the one they are in in the current period, else the one they would enter. */
+function leagueTiers(catalog: Catalog, state: PlayerState, now: number) {
+  return leaguesOf(catalog).map((league) => {
+    const { start } = leaguePeriodAt(league, now, catalog.settings.timezone);
+    const open = state.leagues.get(league.uid)?.open.find((o) => o.start === start);
+    return { uid: league.uid, tier: open?.tier ?? entryTier(league, state).uid };
+  });
+}
+
 /** The profile of a registered player: what POST /v1/player/profile answers, and the export reuses. */
 export function playerProfile(catalog: Catalog, state: PlayerState, now: number) {
   const levelNumber = currentLevel(state);
@@ -77,6 +87,7 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
     timeZone: state.timeZone ?? catalog.settings.timezone,
     attributes: state.attributes,
     caps: capsUsed(catalog, state, now),
+    leagues: leagueTiers(catalog, state, now),
   };
 }
 

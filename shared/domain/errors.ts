@@ -89,6 +89,8 @@ export const ERRORS = {
   /** The detail names the version the caller expected and the newest: read the versions again, then publish. */
   CATALOG_CHANGED: { code: 9040, message: 'Catalog changed since the version expected' },
   CATALOG_VERSION_NOT_FOUND: { code: 9041, message: 'Catalog version not found' },
+  // Leagues
+  LEAGUE_NOT_FOUND: { code: 9043, message: 'League not found' },
 } as const satisfies Record<string, ErrorCode>;
 
 /** A refusal with a named code: its message, or its message and a detail after a colon. */

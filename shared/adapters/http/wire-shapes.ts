@@ -59,6 +59,9 @@ export const profileShape = z.object({
       }),
     )
     .describe("the caps with a use in their current period of the player's calendar"),
+  leagues: z
+    .array(z.object({ uid: z.string(), tier: z.string() }))
+    .describe("each league's tier of the player: the one they are in this period, else the one they would enter"),
 });
 
 export const transactionShape = z.object({
