@@ -155,6 +155,10 @@ describe('a league over HTTP', () => {
     expect(stream.body.data.filter((e: { type: string }) => e.type === 'LeagueFinished')).toHaveLength(1);
     const feed = await t.http.get('/v1/feed/events').query({ types: 'LeagueFinished', limit: 1000 }).set(auditor);
     expect(feed.body.code).toBe(200);
+    // The read models rebuilt from the log are the live ones: the same cohorts, ranks and outcomes.
+    const verified = await t.http.post('/v1/audit/verify').set(server);
+    expect(verified.body.data.differences).toEqual([]);
+    expect(verified.body.data.collections).toEqual(expect.arrayContaining(['league_members', 'league_tiers']));
     for (const id of [ann, ben, cy]) expect(JSON.stringify(feed.body.data)).toContain(id);
   }, 90_000);
 
