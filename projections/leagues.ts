@@ -55,9 +55,13 @@ export const leaguesProjector: Projector = {
   name: 'leagues',
   collections: Object.values(LEAGUE_COLLECTIONS),
   indexes: [
-    { collection: LEAGUE_COLLECTIONS.members, keys: { league: 1, start: 1, tier: 1, cohort: 1 } },
+    // A cohort's standings in order, as the index holds them: the read costs the cohort, not the league.
+    {
+      collection: LEAGUE_COLLECTIONS.members,
+      keys: { league: 1, start: 1, tier: 1, cohort: 1, metric: -1, reachedAt: 1, entry: 1 },
+    },
     { collection: LEAGUE_COLLECTIONS.members, keys: { league: 1, playerId: 1, settled: 1, start: -1 } },
-    { collection: LEAGUE_COLLECTIONS.tiers, keys: { league: 1, start: 1 } },
+    { collection: LEAGUE_COLLECTIONS.tiers, keys: { league: 1, start: 1, tier: 1 } },
   ],
   handles: new Set(['ActionProcessed', 'ActionReversed', 'LeagueEntered', 'LeagueFinished']),
   async apply(recorded, store) {

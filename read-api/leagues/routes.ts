@@ -95,7 +95,10 @@ async function leagueAndPlayer(deps: LeagueReadDeps, leagueUid: string, playerId
 async function cohortStandings(store: ReadStore, me: LeagueMemberDoc) {
   const docs = await store
     .collection<LeagueMemberDoc>(LEAGUE_COLLECTIONS.members)
-    .find({ league: me.league, start: me.start, tier: me.tier, cohort: me.cohort });
+    .find(
+      { league: me.league, start: me.start, tier: me.tier, cohort: me.cohort },
+      { sort: { metric: -1, reachedAt: 1, entry: 1 } },
+    );
   const ranked = standingsOf(docs.map((d) => ({ ...d, entry: d.entry ?? 0 })));
   const names = new Map(
     (
@@ -113,7 +116,9 @@ async function cohortStandings(store: ReadStore, me: LeagueMemberDoc) {
 }
 
 async function currentTiers(store: ReadStore, league: League, start: number) {
-  const docs = await store.collection<LeagueTierDoc>(LEAGUE_COLLECTIONS.tiers).find({ league: league.uid, start });
+  const docs = await store
+    .collection<LeagueTierDoc>(LEAGUE_COLLECTIONS.tiers)
+    .find({ league: league.uid, start }, { sort: { tier: 1 } });
   return league.tiers.map((t) => {
     const doc = docs.find((d) => d.tier === t.uid);
     return {
