@@ -101,7 +101,10 @@ export const leaguesProjector: Projector = {
           { league: c.uid, ...c.period, playerId: e.playerId, tier: c.tier },
           recorded.position,
           (doc) =>
-            Object.assign(doc, { metric: addAmounts(doc.metric, c.amount), reachedAt: e.decidedAt ?? e.timestamp }),
+            // A settled result stands (the decision adds nothing to a settled period: a guard only).
+            doc.settled
+              ? undefined
+              : Object.assign(doc, { metric: addAmounts(doc.metric, c.amount), reachedAt: e.decidedAt ?? e.timestamp }),
         );
     } else if (event?.type === 'ActionReversed') {
       const e = event.data;

@@ -249,6 +249,17 @@ describe('late actions and reversals', () => {
     );
   });
 
+  it('an action decided before the settlement time but recorded after the settlement (its retry after losing the race) adds nothing', () => {
+    const w = new World(CATALOG());
+    w.act(ANN, 'order', P0 + 1000);
+    w.settle(PERIOD0, PERIOD0.end);
+    const retried = w.act(ANN, 'order', P0 + 2000, PERIOD0.end - 1);
+    expect(retried.decision.writes.map((x) => x.stream)).not.toContain(leagueStream('lg', P0, 'bronze'));
+    expect(retried.decision.writes.find((x) => x.stream === playerStream(ANN))?.events.at(-1)?.data).not.toHaveProperty(
+      'leagues',
+    );
+  });
+
   it('a reversal before the settlement moves the standings; one after it changes nothing', () => {
     const w = new World(CATALOG());
     const ann = w.act(ANN, 'order', P0 + 1000);

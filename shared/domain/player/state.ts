@@ -423,6 +423,8 @@ function leagueRun(state: PlayerState, uid: string): LeagueRun {
 
 function addToLeague(state: PlayerState, e: ActionProcessed, c: LeagueContribution): void {
   const run = leagueRun(state, c.uid);
+  // A period settled is closed (the decision never adds to one: see leagueContributions).
+  if (run.settledStart !== null && c.period.start <= run.settledStart) return;
   let standing = run.open.find((o) => o.start === c.period.start);
   if (!standing) {
     standing = { ...c.period, settleAt: c.settleAt, tier: c.tier, metric: 0, reachedAt: 0, added: [] };

@@ -55,7 +55,11 @@ export function leagueContributions(
     const period = leaguePeriodAt(league, action.timestamp, catalog.settings.timezone);
     const settleAt = settleAtOf(league, period);
     if (now >= settleAt) continue;
-    const open = player.leagues.get(league.uid)?.open.find((o) => o.start === period.start);
+    const run = player.leagues.get(league.uid);
+    // Settled already for this player: an action decided before the settlement time whose append
+    // lost the race to the settlement's is decided again on the settled state, and adds nothing.
+    if (run?.settledStart != null && period.start <= run.settledStart) continue;
+    const open = run?.open.find((o) => o.start === period.start);
     out.push({
       uid: league.uid,
       period,
