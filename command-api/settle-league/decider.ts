@@ -9,7 +9,14 @@ import type { League } from '../../shared/domain/catalog/types';
 import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
 import { noEffects, type Effects } from '../../shared/domain/events/common';
 import type { LeagueFinished, LeaguePeriodBounds } from '../../shared/domain/events/league-events';
-import { cohortCount, cohortMembers, LEAGUE_TIER_FOLD, type LeagueTierState } from '../../shared/domain/league-stream';
+import {
+  cohortCount,
+  cohortEntries,
+  entryRevision,
+  LEAGUE_TIER_FOLD,
+  type LeagueTierState,
+} from '../../shared/domain/league-stream';
+import { leagueEventOf } from '../../shared/domain/events';
 import { scopedAttributes } from '../../shared/domain/player/attributes';
 import { PLAYER_FOLD } from '../../shared/domain/player/fold';
 import type { PlayerState } from '../../shared/domain/player/state';
@@ -20,7 +27,7 @@ import { levelsReachedAt } from '../../shared/domain/rules/levels';
 import { leagueStream, playerStream } from '../../shared/domain/streams';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { decision, type Decider, type ScheduledJob, type StreamWrite } from '../decision';
-import { folded, type UseCase } from '../use-case';
+import { eventAt, folded, type UseCase } from '../use-case';
 
 export const SETTLE_LEAGUE = 'settle-league';
 
@@ -62,9 +69,14 @@ function* cohortToSettle(cmd: SettleCohortCommand) {
   let cohort = 1;
   while (cohort <= cohortCount(tier) && tier.settled.includes(cohort)) cohort++;
   const players: PlayerState[] = [];
+  const stream = leagueStream(cmd.leagueUid, cmd.period.start, cmd.tier);
   if (cohort <= cohortCount(tier))
-    for (const playerId of cohortMembers(tier, cohort))
-      players.push((yield* folded(playerStream(playerId), PLAYER_FOLD)).state);
+    for (const index of cohortEntries(tier, cohort)) {
+      const recorded = yield* eventAt(stream, entryRevision(tier, index));
+      const entry = recorded && leagueEventOf(recorded);
+      if (entry?.type !== 'LeagueEntered') throw new Error(`${stream}: no entry at ${entryRevision(tier, index)}`);
+      players.push((yield* folded(playerStream(entry.data.playerId), PLAYER_FOLD)).state);
+    }
   return { tier, cohort, players };
 }
 
