@@ -130,6 +130,7 @@ describe('entering a period', () => {
         id: settleLeagueJobId('lg', P0),
         runAt: PERIOD0.end,
         payload: { leagueUid: 'lg', period: PERIOD0, settleAt: PERIOD0.end },
+        oncePerProcess: true,
       },
     ]);
     const second = w.act(ANN, 'order', P0 + 2000);

@@ -47,6 +47,7 @@ export const settleLeagueJob = (payload: SettlePayload): ScheduledJob => ({
   id: settleLeagueJobId(payload.leagueUid, payload.period.start),
   runAt: payload.settleAt,
   payload: { ...payload },
+  oncePerProcess: true,
 });
 
 export interface SettleCohortCommand extends SettlePayload {
