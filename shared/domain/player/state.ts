@@ -108,7 +108,7 @@ export interface MissionRun {
   periods: Map<number, MissionPeriodState>;
 }
 
-/** A league period the player entered and that is not settled yet: their metric in it, and what each action added. */
+/** A league period the player entered and that is not settled yet: their tier and metric in it. */
 export interface LeagueStanding {
   start: number;
   end: number;
@@ -117,8 +117,6 @@ export interface LeagueStanding {
   metric: number;
   /** Unix ms the metric last changed: earlier wins a tie. */
   reachedAt: number;
-  /** `[referenceId, amount]` of each action that added to it: what a reversal takes back. */
-  added: [string, number][];
 }
 
 /** A player in one league: the tier their last settled period gave, and the periods they are in, not yet settled. */
@@ -427,12 +425,11 @@ function addToLeague(state: PlayerState, e: ActionProcessed, c: LeagueContributi
   if (run.settledStart !== null && c.period.start <= run.settledStart) return;
   let standing = run.open.find((o) => o.start === c.period.start);
   if (!standing) {
-    standing = { ...c.period, settleAt: c.settleAt, tier: c.tier, metric: 0, reachedAt: 0, added: [] };
+    standing = { ...c.period, settleAt: c.settleAt, tier: c.tier, metric: 0, reachedAt: 0 };
     run.open.push(standing);
   }
   standing.metric = addAmounts(standing.metric, c.amount);
   standing.reachedAt = e.decidedAt ?? e.timestamp;
-  standing.added.push([e.referenceId, c.amount]);
 }
 
 function takeFromLeague(state: PlayerState, e: ActionReversed, r: LeagueReturn): void {
@@ -440,7 +437,6 @@ function takeFromLeague(state: PlayerState, e: ActionReversed, r: LeagueReturn):
   if (!standing) return;
   standing.metric = subtractAmounts(standing.metric, r.amount);
   standing.reachedAt = e.reversedAt;
-  standing.added = standing.added.filter(([ref]) => ref !== e.referenceId);
 }
 
 /** A settled period leaves the open ones; the latest period settled gives the tier. */

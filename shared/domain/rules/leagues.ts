@@ -4,7 +4,7 @@
  * a cohort's settlement.
  */
 import type { Catalog, League, LeagueTier } from '../catalog/types';
-import type { LeagueContribution, LeaguePeriodBounds } from '../events/league-schemas';
+import type { LeagueContribution, LeaguePeriodBounds, LeagueReturn } from '../events/league-schemas';
 import type { LeagueOutcome } from '../events/league-events';
 import type { PlayerView } from '../player/state';
 import { periodEnd, periodOf, periodStart } from '../time/calendar';
@@ -72,16 +72,19 @@ export function leagueContributions(
   return out;
 }
 
-/** What a reversal decided at `now` takes back: the action's amounts in periods not yet settled. */
-export function leagueReturns(player: PlayerView, referenceId: string, now: number) {
-  const out: { uid: string; start: number; amount: number }[] = [];
-  for (const [uid, run] of player.leagues)
-    for (const standing of run.open) {
-      if (now >= standing.settleAt) continue;
-      for (const [ref, amount] of standing.added)
-        if (ref === referenceId) out.push({ uid, start: standing.start, amount });
-    }
-  return out;
+/**
+ * What a reversal decided at `now` takes back: what the action added to each league period the
+ * player is still in, not yet settled (a settled result stands).
+ */
+export function leagueReturns(
+  player: PlayerView,
+  added: readonly { uid: string; period: { start: number }; amount: number }[],
+  now: number,
+): LeagueReturn[] {
+  return added.flatMap((c) => {
+    const standing = player.leagues.get(c.uid)?.open.find((o) => o.start === c.period.start);
+    return standing && now < standing.settleAt ? [{ uid: c.uid, start: c.period.start, amount: c.amount }] : [];
+  });
 }
 
 /** The cohort (from 1) of the player who entered `index`th (from 0) in a period's tier. */
