@@ -26,6 +26,7 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[], ver
   const bundle = catalog.stores.flatMap((s) => s.bundles)[0]?.uid;
   const chest = catalog.deliverables.find((d) => d.kind === 'Chest' && d.isActive)?.uid;
   const leaderboard = catalog.leaderboards[0]?.uid;
+  const league = (catalog.leagues ?? [])[0]?.uid;
   const firstOf = {
     actionID: catalog.actions[0]?.uid,
     badgeID: catalog.badges[0]?.uid,
@@ -47,6 +48,8 @@ export function exampleValues(catalog: Catalog, webhooks: readonly string[], ver
         return chest;
       case 'leaderboardID':
         return leaderboard;
+      case 'leagueUid':
+        return league;
       case 'actionID':
       case 'badgeID':
       case 'triggerID':

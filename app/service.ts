@@ -8,6 +8,7 @@ import { openChestRoute } from '../command-api/open-chest/route';
 import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
 import { registerMomentJobs } from '../command-api/moments/job';
+import { registerLeagueJobs } from '../command-api/settle-league/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
 import { RECOMPUTE_PROGRESS, RecomputeProgress } from '../command-api/recompute/progress';
@@ -31,6 +32,7 @@ import { verifyReadModels } from '../projections/verify';
 import { actionResponseRoute } from '../read-api/action-response/route';
 import { jobsRetryRoute, jobsRoute } from '../read-api/admin/jobs';
 import { adminRoutes } from '../read-api/admin/routes';
+import { leagueRoutes } from '../read-api/leagues/routes';
 import { analyticsRoute } from '../read-api/analytics/route';
 import { playerSearchRoute } from '../read-api/player-search/route';
 import { auditRoutes } from '../read-api/audit/routes';
@@ -409,6 +411,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registerPowerupJobs(deps);
       registerCurrencyJobs(deps);
       registerMomentJobs(deps);
+      registerLeagueJobs(deps);
       registerCatalogJobs(deps);
     }
     if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);
@@ -463,6 +466,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       erasePlayerRoute(deps, playerKeys, config.playerKeyCacheMs),
       adjustPlayerRoute(deps),
       missionListRoute(deps),
+      ...leagueRoutes({ ...deps, store: readStore }),
       ...powerupActivationRoutes(deps),
       ...adminRoutes({ store: readModels, now }),
       ...catalogRoutes({ ...deps, inForce }),

@@ -28,7 +28,7 @@ import { idempotencyStream } from '../shared/domain/streams';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from './deps';
 import type { UseCase } from './use-case';
 import { StreamReads } from './reads';
-import { decision, type Decision, type StreamWrite } from './decision';
+import { decision, type Decision, type ScheduledJob, type StreamWrite } from './decision';
 
 /** A decision made: its answer, and the log position of what it appended (absent: it appended nothing). */
 export interface Decided<Answer> {
@@ -74,15 +74,14 @@ export async function runCommand<Answer>(
       : { ok: false, code: decided.failure.code, message: decided.failure.message };
     const all = idempotency ? [...writes, recordOf(idempotency, outcome, deps.now())] : writes;
     if (all.length === 0) return decided.ok ? ok({ answer: decided.value.answer }) : decided;
-    for (const job of jobs) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
+    for (const job of jobs) await schedule(deps, job);
     // A refusal recorded under its Idempotency-Key has no answer to take metadata from.
     const meta = typeof metadata === 'function' ? metadata(decided.ok ? decided.value.answer : null) : metadata;
     try {
       const position = await appendWrites(deps, read, all, meta);
       // Scheduled before the append, so that a crash between the two loses no job; a job already due
       // may have run while the append was on its way and found nothing to do yet: it runs once more.
-      for (const job of jobs)
-        if (job.runAt <= deps.now()) await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
+      for (const job of jobs) if (job.runAt <= deps.now() && !job.oncePerProcess) await schedule(deps, job);
       return decided.ok ? ok({ answer: decided.value.answer, position }) : decided;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
@@ -195,6 +194,20 @@ function checked<Answer>(decided: Result<Decision<Answer>>, read: StreamReads): 
   if (!decided.ok) return decided;
   const refused = refusedWrite(decided.value.writes, read);
   return refused ? { ok: false, failure: refused } : decided;
+}
+
+/** The jobs of `oncePerProcess` each job store was given by this process, as `id@runAt`. */
+const scheduledOnce = new WeakMap<object, Set<string>>();
+
+/** Schedules a decision's job; one `oncePerProcess` only the first time this process names it. */
+async function schedule(deps: Pick<CommandDeps, 'jobs'>, job: ScheduledJob): Promise<void> {
+  if (!job.oncePerProcess) return deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
+  let done = scheduledOnce.get(deps.jobs);
+  if (!done) scheduledOnce.set(deps.jobs, (done = new Set()));
+  const key = `${job.id}@${job.runAt}`;
+  if (done.has(key)) return;
+  await deps.jobs.schedule(job.type, job.id, job.runAt, job.payload);
+  done.add(key);
 }
 
 /** The first refusal of the streams' own checks of what is written to them (null: every write may be stored). */

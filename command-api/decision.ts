@@ -29,6 +29,12 @@ export interface ScheduledJob {
   /** Unix ms. */
   runAt: number;
   payload: JobPayload;
+  /**
+   * A job many decisions name alike (a league period's settlement, named by every entry into the
+   * period): each process schedules it once (by id and time), not once per decision, whose
+   * schedule would be a write of the job store in every such command.
+   */
+  oncePerProcess?: true;
 }
 
 /** What a decider decided: the events per stream, the jobs they need, and the answer to the client. */

@@ -83,6 +83,7 @@ export const leaderboardsProjector: Projector = {
     'ChestOpened',
     'PlayerAdjusted',
     'PlayerRecomputed',
+    'LeagueFinished',
   ]),
   checkpointAround: new Set(['CatalogPublished', 'CatalogVersionInForce']),
   async apply(event, store, log) {
@@ -117,6 +118,7 @@ export const leaderboardsProjector: Projector = {
       case 'ChestOpened':
       case 'PlayerAdjusted':
       case 'PlayerRecomputed':
+      case 'LeagueFinished':
         return applyContributions(event, store, log);
     }
   },

@@ -3,6 +3,7 @@ import { bundleStockProjector } from './bundle-stock';
 import { catalogViewsProjector } from './catalog-views';
 import { experimentMembersProjector } from './experiment-members';
 import { leaderboardsProjector } from './leaderboards';
+import { leaguesProjector } from './leagues';
 import { playersProjector } from './players';
 import { segmentMembersProjector } from './segment-members';
 import type { Projector } from './runner';
@@ -16,4 +17,5 @@ export const PROJECTORS: readonly Projector[] = [
   playersProjector,
   segmentMembersProjector,
   experimentMembersProjector,
+  leaguesProjector,
 ];

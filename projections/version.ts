@@ -13,4 +13,5 @@
 // 9: the segment of badges, triggers, streaks and missions in their admin views.
 // 10: segment members count each badge's awards instead of listing them, and skip events that move nothing they read.
 // 11: experiments: their admin views, and what their results count of each player who joined one.
-export const PROJECTIONS_VERSION = 11;
+// 12: leagues (members and tiers of each period); league prizes' points on points boards.
+export const PROJECTIONS_VERSION = 12;

@@ -1,9 +1,10 @@
 /**
- * Figure 6: peak RSS and leaderboard reads with 1,000,000 players.
+ * Figure 6: peak RSS, leaderboard reads and a league cohort's standings with 1,000,000 players.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { mergeResults, newAgent, percentile, runAll, send, sortedOf } from '../load';
-import { actionBody, playerId, prng, runTag, type ActionBody } from '../workload';
+import { actionBody, BENCH_CATALOG_FILE, playerId, prng, runTag, type ActionBody } from '../workload';
 import { GIB, MILLION, HEADERS, type Context, post, row, log, summaryOf, startServer, Outcomes } from './context';
 
 /** Players on the board when the reads are taken the first time: what "never scans" compares the full board with. */
@@ -14,7 +15,9 @@ export async function figure6(ctx: Context): Promise<void> {
   log(
     `figure 6: one action for each of ${config.rssPlayers.toLocaleString('en')} players (nested batches of ${config.nestedBatch})`,
   );
-  const server = await startServer(ctx, 'fig6');
+  // The bench catalog with a weekly league: what its players cost is part of the figure, and the
+  // other figures' catalog stays as it was, so their numbers compare with earlier runs.
+  const server = await startServer(ctx, 'fig6', { env: { BENCH_CATALOG: leagueCatalogFile(ctx.tmp) } });
   const before = await server.ask<Record<string, number>>('stats');
   const tag = runTag();
   const random = prng(6);
@@ -46,6 +49,7 @@ export async function figure6(ctx: Context): Promise<void> {
   // Resident memory now, not the peak: what the service holds from here on, caches included.
   const atEarly = early ? await server.ask<Record<string, number>>('stats') : null;
   const readsEarly = early ? await leaderboardReads(port, tag, early) : null;
+  const leagueEarly = early ? await leagueReads(port, tag, early) : null;
   parts.push(await load(early, half));
   const atHalf = await server.ask<Record<string, number>>('stats');
   // BENCH_HEAP_SNAPSHOT=dir: heap snapshots at half and at all the players, to see what the live heap
@@ -61,6 +65,7 @@ export async function figure6(ctx: Context): Promise<void> {
   if (snapshots) await snapshot(config.rssPlayers);
   // After the memory figures, which the reads must not move.
   const reads = await leaderboardReads(port, tag, config.rssPlayers);
+  const league = await leagueReads(port, tag, config.rssPlayers);
   await server.stop();
   const seconds = run.elapsedMs / 1000;
   log(
@@ -122,6 +127,28 @@ export async function figure6(ctx: Context): Promise<void> {
         limit: 3,
       });
   }
+  // A league: every player loaded is in its week, in cohorts of 30; a cohort's standings are one indexed read.
+  for (const [at, r] of [
+    [early, leagueEarly],
+    [config.rssPlayers, league],
+  ] as const) {
+    if (!r) continue;
+    log(
+      `  league over ${at.toLocaleString('en')} players (${r.cohorts.toLocaleString('en')} cohorts of 30 or fewer), p50 of one request at a time: a player's cohort standings ${r.p50Ms.toFixed(2)} ms (max ${r.maxMs.toFixed(2)} ms, ${r.sampled} players)`,
+    );
+  }
+  if (leagueEarly)
+    row(
+      ctx,
+      6,
+      `a cohort's standings (GET /v1/leagues) at ${early.toLocaleString('en')} players, p50`,
+      leagueEarly.p50Ms,
+      'ms',
+    );
+  row(ctx, 6, `a cohort's standings (GET /v1/leagues) at ${players} players, p50`, league.p50Ms, 'ms', {
+    op: '<=',
+    limit: 5,
+  });
   ctx.details.figure6 = {
     players: config.rssPlayers,
     seconds,
@@ -132,10 +159,31 @@ export async function figure6(ctx: Context): Promise<void> {
     requests: summaryOf(run),
     leaderboardReads: reads,
     leaderboardReadsEarly: readsEarly && { players: early, ...readsEarly },
+    leagueReads: league,
+    leagueReadsEarly: leagueEarly && { players: early, ...leagueEarly },
     before,
     after: stats,
     afterFullGc: afterGc,
   };
+}
+
+/** The bench catalog and a weekly league in cohorts of 30 (docs/catalog.md, "Leagues"). */
+export const BENCH_LEAGUE = `
+leagues:
+  - uid: lg-weekly
+    label: Weekly league
+    period: Week
+    cohortSize: 30
+    tiers:
+      - { uid: bronze, label: Bronze, promote: 7 }
+      - { uid: silver, label: Silver, promote: 5, demote: 5 }
+      - { uid: gold, label: Gold, demote: 5, prizes: [{ ranks: [1, 1], points: 100 }] }
+`;
+
+function leagueCatalogFile(dir: string): string {
+  const file = path.join(dir, 'catalog-league.yaml');
+  fs.writeFileSync(file, fs.readFileSync(BENCH_CATALOG_FILE, 'utf8') + BENCH_LEAGUE);
+  return file;
 }
 
 /**
@@ -198,6 +246,50 @@ async function leaderboardReads(port: number, tag: string, players: number): Pro
       aroundP50Ms: aroundServed ? p50(around) : null,
       sampled,
       lowestRank,
+    };
+  } finally {
+    agent.destroy();
+  }
+}
+
+interface LeagueReads {
+  p50Ms: number;
+  maxMs: number;
+  sampled: number;
+  /** Cohorts of the players' tier this week (GET /v1/admin/leagues). */
+  cohorts: number;
+}
+
+/** GET /v1/leagues/lg-weekly for players spread over the load order, one request at a time: each answers its cohort's standings. */
+async function leagueReads(port: number, tag: string, players: number): Promise<LeagueReads> {
+  const agent = newAgent(1);
+  const timed = async (path: string): Promise<[number, { data: unknown }]> => {
+    const startedAt = performance.now();
+    const answer = await send(agent, port, { method: 'GET', path, headers: HEADERS });
+    const ms = performance.now() - startedAt;
+    if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.body}`);
+    return [ms, JSON.parse(answer.body)];
+  };
+  try {
+    const sampled = 100;
+    const times: number[] = [];
+    for (let i = 0; i < sampled; i++) {
+      const [ms, body] = await timed(
+        `/v1/leagues/lg-weekly?playerId=${playerId(tag, Math.floor((i * players) / sampled))}`,
+      );
+      const { standings } = body.data as { standings: unknown[] };
+      // A player who earned no points this week is in no cohort: their read answers no standings.
+      if (standings.length > 0) times.push(ms);
+    }
+    if (times.length === 0) throw new Error('GET /v1/leagues: no sampled player is in a cohort');
+    const [, admin] = await timed('/v1/admin/leagues');
+    const tiers = (admin.data as { tiers: { cohorts: number }[] }[])[0].tiers;
+    const sorted = sortedOf(times);
+    return {
+      p50Ms: percentile(sorted, 50),
+      maxMs: sorted[sorted.length - 1],
+      sampled: times.length,
+      cohorts: tiers.reduce((sum, t) => sum + t.cohorts, 0),
     };
   } finally {
     agent.destroy();

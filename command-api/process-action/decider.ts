@@ -71,6 +71,7 @@ import { STOCK_FOLD } from '../../shared/domain/stock/stock';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { momentJobsAfterAction } from '../../shared/domain/rules/moments';
+import { leagueStep } from '../league-entry/decider';
 import { ERRORS, refuse } from '../../shared/domain/errors';
 
 export interface ProcessActionCommand {
@@ -386,6 +387,15 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
   const scopes = scopedAttributes(catalog, player.attributes);
   if (scopes) processed.attributes = scopes;
   if (experiments.inForce.length) processed.experiments = experiments.inForce;
+  const leagues = counts
+    ? leagueStep(
+        catalog,
+        player,
+        { name: action.identifier, timestamp: cmd.timestamp, points: earnedPoints, playerId: cmd.playerId },
+        env.now,
+      )
+    : null;
+  if (leagues?.contributions.length) processed.leagues = leagues.contributions;
   // The registration, the experiments the action joins, then its decision (the reference names its revision).
   const playerEvents: PlayerEvent[] = [];
   if (registered) playerEvents.push({ type: 'PlayerRegistered', data: registered });
@@ -448,16 +458,12 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
       expectedRevision: 'no_stream',
     });
   }
-  return ok(
-    decision(
-      result,
-      writes,
-      currencyExpiryJobs(
-        cmd.playerId,
-        registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
-      ).concat(momentJobsAfterAction(catalog, player, processed, clock.timeZone, env.now)),
-    ),
-  );
+  if (leagues) writes.push(...leagues.writes);
+  const jobs = currencyExpiryJobs(
+    cmd.playerId,
+    registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
+  ).concat(momentJobsAfterAction(catalog, player, processed, clock.timeZone, env.now));
+  return ok(decision(result, writes, leagues?.jobs.length ? jobs.concat(leagues.jobs) : jobs));
 };
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);

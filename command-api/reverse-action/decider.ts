@@ -1,4 +1,6 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
+import { leagueReturns } from '../../shared/domain/rules/leagues';
+import type { LeagueContribution } from '../../shared/domain/events/league-events';
 import { REFERENCE_FOLD, type ReferenceRecord } from '../../shared/domain/reference';
 import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
 import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
@@ -58,6 +60,7 @@ export type ReversedAction = Pick<
   effects: Pick<Effects, 'powerupUses' | 'lots'>;
   streaks?: Pick<StreakStep, 'uid'>[];
   missions?: Pick<MissionMove, 'uid' | 'period'>[];
+  leagues?: Pick<LeagueContribution, 'uid' | 'period' | 'amount'>[];
 };
 
 /**
@@ -162,6 +165,9 @@ export const decideReverseAction: Decider<ReverseActionCommand, ReverseActionSta
     ...(missions.length ? { missions: missions.map((m) => m.period), revokedMissions } : {}),
   };
   const reversed = mutableCopy<ActionReversed>(reversal);
+  // What the action added to league periods not yet settled; a settled period's results stand.
+  const leagues = leagueReturns(player, original.leagues ?? [], now);
+  if (leagues.length) reversed.leagues = leagues;
   const writes: StreamWrite[] = [
     { stream: playerStream(cmd.playerId), events: [{ type: 'ActionReversed', data: reversed }] },
     {

@@ -91,6 +91,17 @@ function describe(event: DomainEvent): string {
         : [];
       return [`${e.actionName} ref ${e.referenceId}`, ...revoked, ...levels, ...refund].join(', ');
     }
+    case 'LeagueFinished': {
+      const e = event.data;
+      const prize = e.prize
+        ? `, prize ${e.prize.points} points${e.grants.map((g) => `, ${g.amount} ${g.uid}`).join('')}`
+        : '';
+      return `league ${e.leagueUid} period ${e.period.start} ${e.tier} cohort ${e.cohort} rank ${e.rank} (${e.metric}): ${e.outcome} to ${e.nextTier}${prize}`;
+    }
+    case 'LeagueEntered':
+      return `league ${event.data.leagueUid} period ${event.data.period.start} ${event.data.tier}: player ${event.data.playerId} entered`;
+    case 'LeagueCohortSettled':
+      return `league ${event.data.leagueUid} period ${event.data.period.start} ${event.data.tier} cohort ${event.data.cohort} settled: ${event.data.players.join(', ')}`;
     case 'BundlePurchased': {
       const e = event.data;
       return `bundle ${e.bundleUid} provision ${e.provisionUid} ${e.status}, cost ${e.cost.amount}${e.cost.deliverableUid ? ` ${e.cost.deliverableUid}` : ''}`;

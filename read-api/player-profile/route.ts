@@ -1,4 +1,5 @@
 /** POST /v1/player/profile. */
+import { entryTier, leaguePeriodAt, leaguesOf } from '../../shared/domain/rules/leagues';
 import { z } from 'zod';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { profileShape } from '../../shared/adapters/http/wire-shapes';
@@ -37,6 +38,15 @@ function capsUsed(catalog: Catalog, state: PlayerState, now: number) {
     const ordinal = periodOf(now, c.period, timeZone);
     const used = state.allowances.get(allowanceKey({ ...c, ordinal })) ?? 0;
     return used > 0 ? [{ ...c, periodName: periodLabel(ordinal, c.period), used }] : [];
+  });
+}
+
+/** Each league's tier of the player: the one they are in in the current period, else the one they would enter. */
+function leagueTiers(catalog: Catalog, state: PlayerState, now: number) {
+  return leaguesOf(catalog).map((league) => {
+    const { start } = leaguePeriodAt(league, now, catalog.settings.timezone);
+    const open = state.leagues.get(league.uid)?.open.find((o) => o.start === start);
+    return { uid: league.uid, tier: open?.tier ?? entryTier(league, state).uid };
   });
 }
 
@@ -82,6 +92,7 @@ export function playerProfile(catalog: Catalog, state: PlayerState, now: number)
       variant: joined.variant,
       joinedAt: joined.joinedAt,
     })),
+    leagues: leagueTiers(catalog, state, now),
   };
 }
 

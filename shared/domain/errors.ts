@@ -109,6 +109,8 @@ export const ERRORS = {
   CATALOG_VERSION_NOT_FOUND: { code: 9041, message: 'Catalog version not found' },
   // Experiments
   EXPERIMENT_NOT_FOUND: { code: 9042, message: 'Experiment does not exist in the catalog in force' },
+  // Leagues
+  LEAGUE_NOT_FOUND: { code: 9043, message: 'League not found' },
 } as const satisfies Record<string, ErrorCode>;
 
 /** A refusal with a named code: its message, or its message and a detail after a colon. */

@@ -61,6 +61,13 @@ export const CHEST_STOCK = {
   returned: null,
 } as const satisfies LimitedStock;
 
+/**
+ * A league period's tier: its players in the order they entered (cohorts are read off that order)
+ * and its settled cohorts. Written once per player and period, not on every action.
+ */
+export const leagueStream = (leagueUid: string, periodStart: number, tier: string): string =>
+  `league-${leagueUid}/${periodStart}/${tier}`;
+
 export const stockStream = (kind: LimitedStock, resourceUid: string): string => `${kind.prefix}-${resourceUid}`;
 
 /** Every kind of stream, by the prefix of its name. */
@@ -73,6 +80,7 @@ export const STREAM_KINDS = [
   'chest-stock',
   'catalog',
   'store-format',
+  'league',
   'idempotency',
 ] as const;
 export type StreamKind = (typeof STREAM_KINDS)[number];

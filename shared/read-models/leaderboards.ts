@@ -106,7 +106,10 @@ export type BoardChange =
 /** The player events that move standings. */
 export type ScoringEvent = Extract<
   PlayerEvent,
-  { type: 'ActionProcessed' | 'ActionReversed' | 'ChestOpened' | 'PlayerAdjusted' | 'PlayerRecomputed' }
+  {
+    type:
+      'ActionProcessed' | 'ActionReversed' | 'ChestOpened' | 'PlayerAdjusted' | 'PlayerRecomputed' | 'LeagueFinished';
+  }
 >;
 
 export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, ScoringEvent> =>
@@ -114,7 +117,8 @@ export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, 
   event.type === 'ActionReversed' ||
   event.type === 'ChestOpened' ||
   event.type === 'PlayerAdjusted' ||
-  event.type === 'PlayerRecomputed';
+  event.type === 'PlayerRecomputed' ||
+  event.type === 'LeagueFinished';
 
 export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[] {
   if (event.type === 'ActionProcessed') {
@@ -155,6 +159,13 @@ export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[
     const e = event.data;
     return board.action === null && e.points !== 0
       ? [{ kind: 'add', ref: e.adjustmentUid, ts: e.adjustedAt, points: e.points }]
+      : [];
+  }
+  if (event.type === 'LeagueFinished') {
+    // A league prize's points count on points boards when settled, as a chest's do.
+    const e = event.data;
+    return board.action === null && e.effects.points > 0
+      ? [{ kind: 'add', ref: `league-${e.leagueUid}-${e.period.start}`, ts: e.settledAt, points: e.effects.points }]
       : [];
   }
   const e = event.data;

@@ -157,6 +157,11 @@ describe('every operation', () => {
       playerStreaks: () => c.playerStreaks({ playerId }),
       playerMoments: () => c.playerMoments({ playerId }),
       playerMissions: () => c.playerMissions({ playerId }),
+      // The demo catalog has no league: the operations answer 9043 (unknown league), as documented.
+      league: () => expect(c.league({ leagueUid: 'lg-none', playerId })).rejects.toMatchObject({ code: 9043 }),
+      leagueHistory: () =>
+        expect(c.leagueHistory({ leagueUid: 'lg-none', playerId })).rejects.toMatchObject({ code: 9043 }),
+      leagues: async () => expect(await c.leagues()).toEqual([]),
       reverseAction: () => c.reverseAction({ name: 'login', referenceId, playerId }),
       exportPlayer: () => c.exportPlayer({ playerId }),
       actions: () => c.actions(),

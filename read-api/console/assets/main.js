@@ -4,6 +4,7 @@ import { errorNote, field, h } from './dom.js';
 import { catalogPage } from './pages/catalog.js';
 import { experimentsPage } from './pages/experiments.js';
 import { leaderboardsPage } from './pages/leaderboards.js';
+import { leaguesPage } from './pages/leagues.js';
 import { operationsPage } from './pages/operations.js';
 import { overviewPage } from './pages/overview.js';
 import { playerPage } from './pages/player.js';
@@ -14,6 +15,7 @@ const OPERATORS = ['Server', 'Auditor'];
 const PAGES = [
   { path: 'overview', label: 'Overview', render: overviewPage, tiers: OPERATORS },
   { path: 'leaderboards', label: 'Leaderboards', render: leaderboardsPage },
+  { path: 'leagues', label: 'Leagues', render: leaguesPage, tiers: OPERATORS },
   { path: 'player', label: 'Player', render: playerPage },
   { path: 'trace', label: 'Trace', render: tracePage, tiers: OPERATORS },
   { path: 'catalog', label: 'Catalog', render: catalogPage, tiers: OPERATORS },

@@ -560,6 +560,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leagues/{leagueUid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's place in a league's current period: tier, cohort, rank, zone and the cohort's standings (tier only when not in it)
+         * @description Tiers: Server, Mobile, Client, Auditor.
+         */
+        get: operations["league"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leagues/{leagueUid}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's settled periods of a league, newest first, with rank, outcome and prize
+         * @description Tiers: Server, Mobile, Client, Auditor.
+         */
+        get: operations["leagueHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/leagues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every league of the catalog in force, with its current period and its players and cohorts per tier
+         * @description Tiers: Server, Auditor.
+         */
+        get: operations["leagues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/powerup/activate": {
         parameters: {
             query?: never;
@@ -3522,6 +3582,11 @@ export interface operations {
                                 /** @description Unix ms: the timestamp of the action that joined them */
                                 joinedAt: number;
                             }[];
+                            /** @description each league's tier of the player: the one they are in this period, else the one they would enter */
+                            leagues: {
+                                uid: string;
+                                tier: string;
+                            }[];
                         };
                     };
                 };
@@ -5620,6 +5685,354 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"] & {
                         /** @enum {unknown} */
                         code?: 503 | 1004;
+                    };
+                };
+            };
+        };
+    };
+    league: {
+        parameters: {
+            query: {
+                playerId: string;
+            };
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+                /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
+                "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+            };
+            path: {
+                leagueUid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            league: {
+                                uid: string;
+                                label: string;
+                            };
+                            /** @description Unix ms, end exclusive */
+                            period: {
+                                start: number;
+                                end: number;
+                            };
+                            /** @description the tier the player is in, or would enter */
+                            tier: {
+                                uid: string;
+                                label: string;
+                            };
+                            /** @description the number of their cohort; null: not in the current period */
+                            cohort: number | null;
+                            rank: number | null;
+                            metric: number;
+                            zone: ("Promotion" | "Safe" | "Demotion") | null;
+                            standings: {
+                                rank: number;
+                                playerId: string;
+                                username: string;
+                                metric: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description 1001: Missing required query parameter playerId; or the URL is malformed (a path segment that is not valid percent-encoding); 1002: Invalid player: playerId must be a UUID; 9020: Player not found; 9043: League not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 1002 | 9020 | 9043;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    leagueHistory: {
+        parameters: {
+            query: {
+                playerId: string;
+            };
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+                /** @description Client-tier keys: the tenant domain the request is made for, one of the key’s (else the host of `Origin`); 4002 when neither is sent. */
+                "X-Tenant-Domain"?: components["parameters"]["X-Tenant-Domain"];
+            };
+            path: {
+                leagueUid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            /** @description Unix ms, end exclusive */
+                            period: {
+                                start: number;
+                                end: number;
+                            };
+                            tier: string;
+                            cohort: number;
+                            rank: number;
+                            metric: number;
+                            /** @enum {string} */
+                            outcome: "Promoted" | "Demoted" | "Stayed";
+                            nextTier: string;
+                            prize: {
+                                points: number;
+                                deliverables: {
+                                    deliverable: string;
+                                    amount: number;
+                                }[];
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description 1001: Missing required query parameter playerId; or the URL is malformed (a path segment that is not valid percent-encoding); 1002: Invalid player: playerId must be a UUID; 9020: Player not found; 9043: League not found */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 1001 | 1002 | 9020 | 9043;
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                    };
+                };
+            };
+        };
+    };
+    leagues: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates the request with its log lines and the events it records; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description The `X-Position` a write answered: the read waits (bounded) until the read models have projected it, else answers 503. */
+                "X-Min-Position"?: components["parameters"]["X-Min-Position"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            uid: string;
+                            label: string;
+                            /** @description the current period */
+                            period: {
+                                start: number;
+                                end: number;
+                            };
+                            tiers: {
+                                uid: string;
+                                label: string;
+                                /** @description players who entered the tier in the current period */
+                                players: number;
+                                cohorts: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description 4001: Invalid AuthKey: missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4001;
+                    };
+                };
+            };
+            /** @description 4002: Missing tenant domain (Client-tier keys); 4003: Auth tier not allowed, or tenant domain not one of the key’s */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 4002 | 4003;
+                    };
+                };
+            };
+            /** @description 500: Internal error (no details are given) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 500;
+                    };
+                };
+            };
+            /** @description 503: A backing store is not answering, or too many concurrent changes to one stream; retry later; or Read models behind: the X-Min-Position was not projected in time */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
                     };
                 };
             };

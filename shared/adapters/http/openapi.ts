@@ -363,6 +363,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   powerup: 'Powerups: activate, deactivate, list the active ones',
   streaks: 'Streaks: each run of a player, its freezes and when it breaks',
   missions: "Missions: each one's status and its steps' progress in the player's current day or week",
+  leagues: "Leagues: a player's tier, cohort and standings in the current period, and their settled periods",
   admin:
     'The published catalog as views, leaderboard standings, stores with stock, daily analytics, the jobs queue and webhooks',
   feed: 'The global event log for analysts: pages after a position, or a live stream',

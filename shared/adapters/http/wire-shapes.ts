@@ -68,6 +68,9 @@ export const profileShape = z.object({
       }),
     )
     .describe('every experiment the player joined, with their variant, in the order joined'),
+  leagues: z
+    .array(z.object({ uid: z.string(), tier: z.string() }))
+    .describe("each league's tier of the player: the one they are in this period, else the one they would enter"),
 });
 
 export const transactionShape = z.object({

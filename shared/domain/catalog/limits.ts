@@ -43,6 +43,7 @@ export const MAX_ENTRIES = {
   missions: 100,
   segments: 100,
   experiments: 20,
+  leagues: 20,
 } as const satisfies Record<CatalogSection, number>;
 export const MAX_RANKS_PER_SET = 100;
 export const MAX_STEPS_PER_MISSION = 10;
@@ -50,3 +51,7 @@ export const MAX_STEPS_PER_MISSION = 10;
 export const MAX_CONDITIONS_PER_SEGMENT = 20;
 /** An experiment's variants: each one's game is validated as a whole catalog. */
 export const MAX_VARIANTS_PER_EXPERIMENT = 10;
+/** A league's tiers (Duolingo's leagues have ten). */
+export const MAX_TIERS_PER_LEAGUE = 50;
+/** The longest `{ minutes: N }` league period: a week. */
+export const MAX_LEAGUE_MINUTES = 10_080;

@@ -187,6 +187,7 @@ function salvage(data: unknown): { draft: CatalogDraft; removed: string[] } {
     missions: section('missions', SECTION_SCHEMAS.missions),
     segments: section('segments', SECTION_SCHEMAS.segments),
     experiments: section('experiments', SECTION_SCHEMAS.experiments),
+    leagues: section('leagues', SECTION_SCHEMAS.leagues),
     unparsed,
   };
   return { draft, removed };

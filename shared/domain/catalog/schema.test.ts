@@ -37,6 +37,7 @@ describe('defaults', () => {
       missions: [],
       segments: [],
       experiments: [],
+      leagues: [],
     });
   });
 

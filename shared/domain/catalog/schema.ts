@@ -10,7 +10,16 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MAX_AMOUNT } from '../amount';
-import { MAX_COUNT, MAX_DRAW_COUNT, MAX_EXPIRY_DAYS, MAX_FACTOR, MAX_WEIGHT, MAX_WITHIN_DAYS } from './limits';
+import {
+  MAX_COUNT,
+  MAX_DRAW_COUNT,
+  MAX_EXPIRY_DAYS,
+  MAX_FACTOR,
+  MAX_LEAGUE_MINUTES,
+  MAX_TIERS_PER_LEAGUE,
+  MAX_WEIGHT,
+  MAX_WITHIN_DAYS,
+} from './limits';
 import { SEASONS } from '../time/season';
 import { isLocalIso, isValidTimeZone, localIsoProblem } from '../time/local-time';
 import {
@@ -26,6 +35,8 @@ import {
   FILTER_OPS,
   type Filter,
   type Leaderboard,
+  type League,
+  type LeagueTier,
   type Level,
   type Mission,
   type MissionRepeat,
@@ -577,6 +588,60 @@ export const ExperimentSchema = z.strictObject({
         ctx.addIssue({ code: 'custom', message: 'the weights must not all be 0' });
     }),
 }) satisfies z.ZodType<Experiment>;
+// --- leagues ---
+
+export const LeaguePrizeSchema = z.strictObject({
+  ranks: z
+    .array(PositiveInt)
+    .length(2, 'must be [from, to], two ranks')
+    .refine(([from, to]) => from <= to, 'must not end before it starts')
+    .transform(([from, to]): [number, number] => [from, to]),
+  points: NonNegativeDecimal.default(0),
+  deliverables: list(GrantSchema),
+});
+
+export const LeagueTierSchema = z.strictObject({
+  uid: UidSchema,
+  label: Text,
+  promote: NonNegativeInt.default(0),
+  demote: NonNegativeInt.default(0),
+  prizes: list(LeaguePrizeSchema),
+}) satisfies z.ZodType<LeagueTier>;
+
+/** The rules between tiers (top and lowest, unique uids, prize ranges) are in validate.ts. */
+export const LeagueSchema = z.strictObject({
+  uid: UidSchema,
+  label: Text,
+  metric: z
+    .union([z.literal('points'), z.strictObject({ action: Text })], {
+      error: 'must be "points" or { action: <action identifier> }',
+    })
+    .default('points'),
+  period: z.union(
+    [
+      z.enum(['Day', 'Week']),
+      z.strictObject({
+        minutes: z
+          .number()
+          .int('must be a whole number of minutes')
+          .min(1, 'must be at least 1')
+          .max(MAX_LEAGUE_MINUTES, atMost(MAX_LEAGUE_MINUTES, 'a week')),
+      }),
+    ],
+    { error: 'must be Day, Week or { minutes: N }' },
+  ),
+  timeZone: z
+    .string()
+    .refine(isValidTimeZone, { error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}` })
+    .nullable()
+    .default(null),
+  cohortSize: z.number().int().min(2, 'must be at least 2').max(1000, 'must be at most 1,000'),
+  settleAfterSeconds: Duration.int().default(0),
+  tiers: z
+    .array(LeagueTierSchema)
+    .min(1, 'at least one tier is required')
+    .max(MAX_TIERS_PER_LEAGUE, atMost(MAX_TIERS_PER_LEAGUE, 'tiers')),
+}) satisfies z.ZodType<League>;
 
 // --- the whole catalog ---
 
@@ -594,6 +659,7 @@ export const SECTION_SCHEMAS = {
   missions: MissionSchema,
   segments: SegmentSchema,
   experiments: ExperimentSchema,
+  leagues: LeagueSchema,
 } as const;
 
 export const CatalogSchema = z.strictObject({
@@ -613,4 +679,5 @@ export const CatalogSchema = z.strictObject({
   // Absent rather than defaulted: a catalog without moments keeps its hash.
   moments: z.preprocess((v) => v ?? undefined, MomentsSchema.optional()),
   experiments: list(ExperimentSchema),
+  leagues: list(LeagueSchema),
 }) satisfies z.ZodType<Catalog>;

@@ -325,6 +325,7 @@ export interface Catalog {
   streaks: Streak[];
   missions: Mission[];
   segments: Segment[];
+  leagues: League[];
   experiments: Experiment[];
   /** Moments to reach a player (docs/catalog.md, "moments"); absent: none. */
   moments?: Moments;
@@ -460,5 +461,47 @@ export const CATALOG_SECTIONS = [
   'missions',
   'segments',
   'experiments',
+  'leagues',
 ] as const;
 export type CatalogSection = (typeof CATALOG_SECTIONS)[number];
+
+/** What a league ranks a cohort by: points earned in the period, or the times one action was processed in it. */
+export type LeagueMetric = 'points' | { action: string };
+
+/** A league's period: a Day or ISO Week (Monday first) in the league's zone, or N minutes from the Unix epoch. */
+export type LeaguePeriod = 'Day' | 'Week' | { minutes: number };
+
+/** A prize by final rank in a cohort: ranks `ranks[0]` to `ranks[1]`, inclusive. */
+export interface LeaguePrize {
+  /** `[from, to]`, 1 <= from <= to; ranges of a tier do not overlap. */
+  ranks: [number, number];
+  points: number;
+  deliverables: DeliverableGrant[];
+}
+
+export interface LeagueTier {
+  /** Unique within the league. */
+  uid: string;
+  label: string;
+  /** Ranks 1 to promote move up a tier; 0 on the top tier. */
+  promote: number;
+  /** The last `demote` ranks move down a tier; 0 on the lowest tier. */
+  demote: number;
+  prizes: LeaguePrize[];
+}
+
+/** Cohorts each period, promotion and relegation between tiers (docs/catalog.md, "Leagues"). */
+export interface League {
+  uid: string;
+  label: string;
+  metric: LeagueMetric;
+  period: LeaguePeriod;
+  /** IANA zone of Day and Week boundaries; null: the catalog's settings.timezone. */
+  timeZone: string | null;
+  /** 2 to 1000. */
+  cohortSize: number;
+  /** Grace after the period's end before it is settled (late actions still count). */
+  settleAfterSeconds: number;
+  /** Lowest first; at least one. */
+  tiers: LeagueTier[];
+}

@@ -21,6 +21,7 @@ import {
   type Deliverable,
   type DeliverableGrant,
   type Leaderboard,
+  type League,
   type Level,
   type Mission,
   type NumberRange,
@@ -62,6 +63,7 @@ export interface CatalogDraft {
   missions: Holey<Mission>;
   segments: Holey<Segment>;
   experiments: Holey<Experiment>;
+  leagues: Holey<League>;
   unparsed: readonly UnparsedEntry[];
 }
 
@@ -78,7 +80,8 @@ type Kind =
   | 'streak'
   | 'mission'
   | 'segment'
-  | 'experiment';
+  | 'experiment'
+  | 'league';
 
 const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   deliverables: 'deliverable',
@@ -93,6 +96,7 @@ const KIND_OF_SECTION: Record<CatalogSection, Kind> = {
   missions: 'mission',
   segments: 'segment',
   experiments: 'experiment',
+  leagues: 'league',
 };
 
 /**
@@ -147,6 +151,7 @@ class CatalogChecks {
     this.each(this.draft.missions, 'missions', (m, path) => this.mission(path, m));
     this.each(this.draft.segments, 'segments', (s, path) => this.segment(path, s));
     this.each(this.draft.experiments, 'experiments', (e, path) => this.experiment(path, e));
+    this.each(this.draft.leagues, 'leagues', (l, path) => this.league(path, l));
     return this.problems;
   }
 
@@ -571,6 +576,44 @@ class CatalogChecks {
       this.report(`${path}.aggregate`, 'needs scope (the attribute whose values it ranks)');
     if (b.metric !== 'points') this.actionNamed(`${path}.metric.action`, b.metric.action);
     this.datesInOrder(path, b.startDate, b.endDate);
+  }
+
+  /**
+   * A league's metric names an action; its tiers have unique uids, nobody promoted off the top or
+   * demoted off the bottom, and prizes whose rank ranges fit a cohort and do not overlap.
+   */
+  private league(path: string, l: League): void {
+    if (l.metric !== 'points') this.actionNamed(`${path}.metric.action`, l.metric.action);
+    const first = new Map<string, number>();
+    l.tiers.forEach((tier, i) => {
+      const at = `${path}.tiers[${i}]`;
+      const seen = first.get(tier.uid);
+      if (seen !== undefined)
+        this.report(`${at}.uid`, `duplicate tier uid "${tier.uid}" (first at ${path}.tiers[${seen}])`);
+      else first.set(tier.uid, i);
+      if (i === l.tiers.length - 1 && tier.promote > 0)
+        this.report(`${at}.promote`, 'must be 0 on the top tier (there is no tier to promote to)');
+      if (i === 0 && tier.demote > 0)
+        this.report(`${at}.demote`, 'must be 0 on the lowest tier (there is no tier to demote to)');
+      for (const [name, count] of [
+        ['promote', tier.promote],
+        ['demote', tier.demote],
+      ] as const)
+        if (count > l.cohortSize) this.report(`${at}.${name}`, `must be at most cohortSize (${l.cohortSize})`);
+      const prizes = [...tier.prizes.entries()].sort(([, a], [, b]) => a.ranks[0] - b.ranks[0]);
+      prizes.forEach(([index, prize], k) => {
+        const prizeAt = `${at}.prizes[${index}]`;
+        if (prize.ranks[1] > l.cohortSize)
+          this.report(`${prizeAt}.ranks`, `must end at most at cohortSize (${l.cohortSize})`);
+        const before = prizes[k - 1];
+        if (before && before[1].ranks[1] >= prize.ranks[0])
+          this.report(
+            `${prizeAt}.ranks`,
+            `overlaps ${at}.prizes[${before[0]}] (ranks ${before[1].ranks.join(' to ')})`,
+          );
+        this.grants(`${prizeAt}.deliverables`, prize.deliverables);
+      });
+    });
   }
 
   private store(path: string, s: Store): void {

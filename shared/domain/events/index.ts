@@ -44,6 +44,7 @@ import {
 import { missionEndingSchema, playerInactiveSchema, streakAtRiskSchema } from './moment-events';
 import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
 import { stockUnitsSchema } from './stock-events';
+import { leagueCohortSettledSchema, leagueEnteredSchema, leagueFinishedSchema } from './league-events';
 
 /** The events of a player's stream: each carries the `effects` it has on the player's holdings. */
 export const PLAYER_EVENTS = {
@@ -67,6 +68,7 @@ export const PLAYER_EVENTS = {
   MissionEnding: missionEndingSchema,
   PlayerInactive: playerInactiveSchema,
   ExperimentJoined: experimentJoinedSchema,
+  LeagueFinished: leagueFinishedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {
@@ -92,6 +94,11 @@ export const OPERATOR_EVENTS = {
   RecomputeCompleted: recomputeCompletedSchema,
   RecomputeFailed: recomputeFailedSchema,
 } as const;
+/** The events of a league period's tier: who entered, in order, and which cohorts are settled. */
+export const LEAGUE_EVENTS = {
+  LeagueEntered: leagueEnteredSchema,
+  LeagueCohortSettled: leagueCohortSettledSchema,
+} as const;
 export const IDEMPOTENCY_EVENTS = {
   IdempotentRequestStarted: idempotentRequestStartedSchema,
   IdempotentRequestRecorded: idempotentRequestSchema,
@@ -104,6 +111,7 @@ export const EVENT_SCHEMAS = {
   ...PROVISION_EVENTS,
   ...STOCK_EVENTS,
   ...OPERATOR_EVENTS,
+  ...LEAGUE_EVENTS,
   ...IDEMPOTENCY_EVENTS,
 } as const;
 
@@ -118,6 +126,7 @@ export type ProvisionStreamEvent = EventsOf<typeof PROVISION_EVENTS>;
 export type StockEvent = EventsOf<typeof STOCK_EVENTS>;
 export type OperatorEvent = EventsOf<typeof OPERATOR_EVENTS>;
 export type IdempotencyEvent = EventsOf<typeof IDEMPOTENCY_EVENTS>;
+export type LeagueEvent = EventsOf<typeof LEAGUE_EVENTS>;
 export type DomainEvent = EventsOf<typeof EVENT_SCHEMAS>;
 export type EventType = DomainEvent['type'];
 
@@ -135,6 +144,7 @@ const typesOf = new Map<object, ReadonlySet<string>>(
     PROVISION_EVENTS,
     STOCK_EVENTS,
     OPERATOR_EVENTS,
+    LEAGUE_EVENTS,
     IDEMPOTENCY_EVENTS,
     EVENT_SCHEMAS,
   ].map((registry) => [registry, new Set(Object.keys(registry))]),
@@ -165,6 +175,8 @@ export const recomputeOfEvent = (
         Extract<OperatorEvent, { type: 'RecomputeStarted' | 'RecomputeCompleted' | 'RecomputeFailed' }>
       >)
     : null;
+export const leagueEventOf = (event: RecordedEvent): Recorded<LeagueEvent> | null =>
+  has(LEAGUE_EVENTS, event.type) ? (event as Recorded<LeagueEvent>) : null;
 export const idempotencyEventOf = (event: RecordedEvent): Recorded<IdempotencyEvent> | null =>
   has(IDEMPOTENCY_EVENTS, event.type) ? (event as Recorded<IdempotencyEvent>) : null;
 /** Any event of the log as the union of all types, or null for a type this version does not know. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { effectsSchema, grantSchema, lotSchema } from './common';
+import { leagueContributionSchema, leagueReturnSchema } from './league-schemas';
 
 /** One qualifying action counted towards a badge or trigger condition. */
 export const progressEntrySchema = z.object({ ref: z.string(), ts: z.number(), value: z.number() });
@@ -305,6 +306,8 @@ export const actionProcessedSchema = z.object({
    * expired). Absent in events recorded before it was kept: the store's time stands for it.
    */
   decidedAt: z.number().optional(),
+  /** What it adds to each league's metric in the period of its timestamp (absent: nothing). */
+  leagues: z.array(leagueContributionSchema).optional(),
 });
 export type ActionProcessed = z.infer<typeof actionProcessedSchema>;
 
@@ -391,6 +394,8 @@ export const actionReversedSchema = z.object({
       }),
     )
     .optional(),
+  /** What it took back from league periods not yet settled (absent: nothing). */
+  leagues: z.array(leagueReturnSchema).optional(),
 });
 export type ActionReversed = z.infer<typeof actionReversedSchema>;
 

@@ -17,6 +17,7 @@ import type {
   PlayerRegistered,
   ProgressEntry,
 } from '../events/player-events';
+import type { LeagueContribution, LeagueFinished, LeagueReturn } from '../events/league-events';
 import type { MissionEnding, PlayerInactive, StreakAtRisk } from '../events/moment-events';
 import { stateOfSnapshot } from './snapshot';
 import type { DeepReadonly } from '../deep-readonly';
@@ -108,6 +109,25 @@ export interface MissionRun {
   periods: Map<number, MissionPeriodState>;
 }
 
+/** A league period the player entered and that is not settled yet: their tier and metric in it. */
+export interface LeagueStanding {
+  start: number;
+  end: number;
+  settleAt: number;
+  tier: string;
+  metric: number;
+  /** Unix ms the metric last changed: earlier wins a tie. */
+  reachedAt: number;
+}
+
+/** A player in one league: the tier their last settled period gave, and the periods they are in, not yet settled. */
+export interface LeagueRun {
+  /** null: never settled (the lowest tier). */
+  tier: string | null;
+  /** Start of the period that gave `tier`. */
+  settledStart: number | null;
+  open: LeagueStanding[];
+}
 /** A moment appended for the player (shared/domain/rules/moments.ts), as its event says it. */
 export type SentMoment =
   | { type: 'StreakAtRisk'; data: StreakAtRisk }
@@ -168,6 +188,8 @@ export interface PlayerState {
   missions: ReadonlyMap<string, MissionRun>;
   /** Actions a recompute decided differently, by referenceId: what a later reversal takes back. */
   recomputedActions: ReadonlyMap<string, ActionProcessed>;
+  /** By league uid. */
+  leagues: ReadonlyMap<string, LeagueRun>;
   /** The latest timestamp of the player's actions (null: none yet): where inactivity counts from. */
   lastActionAt: number | null;
   /** The last moment of each type and subject, by momentKey: what makes each moment once only. */
@@ -239,6 +261,7 @@ export const initialPlayerState = (playerId: string): PlayerState => ({
   streaks: NOTHING,
   missions: NOTHING,
   recomputedActions: NOTHING,
+  leagues: NOTHING,
   lastActionAt: null,
   moments: NOTHING,
   experiments: NOTHING,
@@ -389,6 +412,7 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
       });
   }
   for (const move of e.missions ?? []) applyMissionMove(state, e, move);
+  for (const c of e.leagues ?? []) addToLeague(state, e, c);
   if (e.allowances?.length) {
     for (const u of e.allowances) useAllowance(state, u, u.used);
     own(state, 'allowancesByRef').set(
@@ -415,6 +439,41 @@ function applyActionProcessed(state: PlayerState, e: ActionProcessed, revision: 
       updateDate: e.timestamp,
     });
   }
+}
+
+function leagueRun(state: PlayerState, uid: string): LeagueRun {
+  let run = state.leagues.get(uid);
+  if (!run) own(state, 'leagues').set(uid, (run = { tier: null, settledStart: null, open: [] }));
+  return run;
+}
+
+function addToLeague(state: PlayerState, e: ActionProcessed, c: LeagueContribution): void {
+  const run = leagueRun(state, c.uid);
+  // A period settled is closed (the decision never adds to one: see leagueContributions).
+  if (run.settledStart !== null && c.period.start <= run.settledStart) return;
+  let standing = run.open.find((o) => o.start === c.period.start);
+  if (!standing) {
+    standing = { ...c.period, settleAt: c.settleAt, tier: c.tier, metric: 0, reachedAt: 0 };
+    run.open.push(standing);
+  }
+  standing.metric = addAmounts(standing.metric, c.amount);
+  standing.reachedAt = e.decidedAt ?? e.timestamp;
+}
+
+function takeFromLeague(state: PlayerState, e: ActionReversed, r: LeagueReturn): void {
+  const standing = state.leagues.get(r.uid)?.open.find((o) => o.start === r.start);
+  if (!standing) return;
+  standing.metric = subtractAmounts(standing.metric, r.amount);
+  standing.reachedAt = e.reversedAt;
+}
+
+/** A settled period leaves the open ones; the latest period settled gives the tier. */
+function finishLeague(state: PlayerState, e: LeagueFinished): void {
+  const run = leagueRun(state, e.leagueUid);
+  run.open = run.open.filter((o) => o.start !== e.period.start);
+  if (run.settledStart === null || e.period.start >= run.settledStart)
+    Object.assign(run, { tier: e.nextTier, settledStart: e.period.start });
+  for (const l of e.levels) reachLevel(state, l);
 }
 
 function useAllowance(state: PlayerState, u: AllowanceUse, amount: number): void {
@@ -481,6 +540,7 @@ function applyMissionRecomputed(
 }
 
 function applyActionReversed(state: PlayerState, e: ActionReversed): void {
+  for (const r of e.leagues ?? []) takeFromLeague(state, e, r);
   for (const m of e.missions ?? []) applyMissionRecomputed(state, e.referenceId, m);
   for (const r of e.revokedMissions ?? []) {
     const period = state.missions.get(r.missionUid)?.periods.get(r.period);
@@ -715,6 +775,9 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
     case 'PlayerAdjusted':
       applyPlayerAdjusted(state, event.data);
       break;
+    case 'LeagueFinished':
+      finishLeague(state, event.data);
+      break;
     case 'PowerupActivated':
       setActivation(state, event.data.powerupUid, { activated: true, activatedAt: event.data.activatedAt });
       break;
@@ -781,6 +844,7 @@ export function evolveStandingInPlace(state: PlayerState, event: PlayerEvent): P
     }
     case 'ChestOpened':
     case 'PlayerAdjusted':
+    case 'LeagueFinished':
       for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
       break;
     case 'ActionReversed':
