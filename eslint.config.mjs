@@ -39,7 +39,7 @@ export default tseslint.config(
   },
   // Tests read response bodies and driver objects field by field.
   {
-    files: ['test/**', '**/*.test.ts', 'shared/domain/catalog/test-fixture.ts'],
+    files: ['test/**', '**/*.test.ts', 'domain/catalog/test-fixture.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: globals.node } },

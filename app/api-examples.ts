@@ -4,7 +4,7 @@
  * it out" on process, then buy or chest open, acts for the same new player.
  */
 import { randomUUID } from 'node:crypto';
-import type { Catalog } from '../shared/domain/catalog/types';
+import type { Catalog } from '../domain/catalog/types';
 import type { ExampleValue } from '../shared/adapters/http/openapi';
 
 const DAY_MS = 86_400_000;

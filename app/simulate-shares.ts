@@ -21,9 +21,9 @@ import { startWorker } from '../shared/adapters/worker-thread';
 import type { ServiceMetrics } from '../shared/adapters/metrics';
 import type { AuditDeps } from '../read-api/audit/routes';
 import type { AuditRuns } from '../read-api/audit/runs';
-import type { Catalog } from '../shared/domain/catalog/schema';
-import { ERRORS, refuse } from '../shared/domain/errors';
-import { ok } from '../shared/domain/result';
+import type { Catalog } from '../domain/catalog/schema';
+import { ERRORS, refuse } from '../domain/errors';
+import { ok } from '../domain/result';
 import { reportOf, sharesAgree, type ReplayPart, type Share } from '../command-api/simulate/replay';
 import { replayLog, type SimulateOptions } from '../command-api/simulate/replay-log';
 

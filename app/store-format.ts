@@ -1,7 +1,7 @@
 import { WrongExpectedVersionError, type EventStore } from '../shared/adapters/event-store/port';
-import { newEventId } from '../shared/domain/ids';
-import { operatorEventOf } from '../shared/domain/events';
-import { STORE_FORMAT_STREAM } from '../shared/domain/streams';
+import { newEventId } from '../domain/ids';
+import { operatorEventOf } from '../domain/events';
+import { STORE_FORMAT_STREAM } from '../domain/streams';
 import { ConfigurationError } from './configuration-error';
 
 /**

@@ -5,8 +5,8 @@
  * answer's JSON, as the service does.
  */
 import { decideProcessAction } from '../command-api/process-action/decider';
-import type { Catalog } from '../shared/domain/catalog/schema';
-import { initialPlayerState, type PlayerState } from '../shared/domain/player/state';
+import type { Catalog } from '../domain/catalog/schema';
+import { initialPlayerState, type PlayerState } from '../domain/player/state';
 import { actionBody, playerId, prng } from './workload';
 
 export interface PlayerEntry {

@@ -10,13 +10,13 @@
  * on a loaded machine, the median of the rounds' ratios is the figure to read.
  */
 import { randomBytes } from 'node:crypto';
-import { loadCatalogFile } from '../shared/domain/catalog/load';
-import { playerEventOf } from '../shared/domain/events';
-import { evolveInPlace } from '../shared/domain/player/state';
+import { loadCatalogFile } from '../domain/catalog/load';
+import { playerEventOf } from '../domain/events';
+import { evolveInPlace } from '../domain/player/state';
 import { PersonalDataCodec } from '../shared/adapters/event-store/personal-data';
 import type { EventStore, RecordedEvent, StreamAppend } from '../shared/adapters/event-store/port';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { decideActions, newSide } from './decide-actions';
 import { BENCH_CATALOG_FILE } from './workload';
 

@@ -7,8 +7,8 @@
 import { leaderboardsProjector } from '../projections/leaderboards';
 import { adminRoutes } from '../read-api/admin/routes';
 import type { JsonRoute } from '../shared/adapters/http/route';
-import type { Recorded } from '../shared/domain/events';
-import { CatalogSchema } from '../shared/domain/catalog/schema';
+import type { Recorded } from '../domain/events';
+import { CatalogSchema } from '../domain/catalog/schema';
 import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { percentile, sortedOf } from './load';

@@ -7,17 +7,17 @@ import fs from 'node:fs';
 import { checkStoreFormat } from '../app/store-format';
 import { decideProcessAction } from '../command-api/process-action/decider';
 import { publishCatalog } from '../command-api/publish-catalog/publish';
-import type { Catalog } from '../shared/domain/catalog/schema';
-import { loadCatalogFile, parseCatalog } from '../shared/domain/catalog/load';
+import type { Catalog } from '../domain/catalog/schema';
+import { loadCatalogFile, parseCatalog } from '../domain/catalog/load';
 import type { EventMetadata, EventStore, StreamAppend } from '../shared/adapters/event-store/port';
-import { playerEventOf } from '../shared/domain/events';
-import { newEventId } from '../shared/domain/ids';
+import { playerEventOf } from '../domain/events';
+import { newEventId } from '../domain/ids';
 import { SqliteJobScheduler } from '../shared/adapters/jobs/embedded';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
-import { evolveInPlace, initialPlayerState } from '../shared/domain/player/state';
+import { evolveInPlace, initialPlayerState } from '../domain/player/state';
 import { StockStates } from '../shared/adapters/event-store/stock-states';
 import { StreamStates } from '../shared/adapters/event-store/stream-states';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { actionBody, BENCH_CATALOG_FILE, prng } from './workload';
 
 /** One event of a seeded history, with the stream it goes to. */

@@ -15,9 +15,9 @@ import type { JsonRoute, RequestContext } from '../shared/adapters/http/route';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import type { NewEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { newEventId } from '../shared/domain/ids';
+import { newEventId } from '../domain/ids';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
-import { playerStream, referenceStream, TRIGGER_ACTIVATIONS } from '../shared/domain/streams';
+import { playerStream, referenceStream, TRIGGER_ACTIVATIONS } from '../domain/streams';
 import { serveIpc, type IpcRequest } from './ipc';
 import { startCpuProfile } from './profile';
 import {

@@ -1,7 +1,7 @@
 import { catalogInForce } from '../command-api/publish-catalog/publish';
 import { differingFields } from '../projections/verify';
-import { loadCatalogFile } from '../shared/domain/catalog/load';
-import { CATALOG_SECTIONS } from '../shared/domain/catalog/types';
+import { loadCatalogFile } from '../domain/catalog/load';
+import { CATALOG_SECTIONS } from '../domain/catalog/types';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';

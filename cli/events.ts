@@ -1,9 +1,9 @@
 /** `events`: a stream, or the whole log, readable or as JSON. */
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { auditEvent, summarizeEvent } from '../read-api/audit/events';
 import { feedRecord, matches, type FeedFilter } from '../read-api/feed/records';
 import type { EventStore, RecordedEvent } from '../shared/adapters/event-store/port';
-import { canonicalPlayerId } from '../shared/domain/ids';
+import { canonicalPlayerId } from '../domain/ids';
 import { iso, UsageError, writeLine } from './output';
 import { progressReporter } from './progress';
 

@@ -12,7 +12,7 @@ import { ConfigurationError } from '../app/configuration-error';
 import { checkStoreFormat } from '../app/store-format';
 import { kurrentDb, openPlayerKeys, withPersonalData } from '../app/adapters';
 import type { FeedFilter } from '../read-api/feed/records';
-import { STREAM_KINDS, type StreamKind } from '../shared/domain/streams';
+import { STREAM_KINDS, type StreamKind } from '../domain/streams';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { diffCatalog, listVersions, publishCatalogFile, revertVersion, showVersion, validateCatalog } from './catalog';

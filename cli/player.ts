@@ -6,7 +6,7 @@ import type { RunConfig } from '../shared/adapters/config/env';
 import { catalogInForce } from '../command-api/publish-catalog/publish';
 import { playerExport } from '../read-api/player-export/route';
 import type { EventStore } from '../shared/adapters/event-store/port';
-import { canonicalPlayerId } from '../shared/domain/ids';
+import { canonicalPlayerId } from '../domain/ids';
 import { iso, UsageError, writeLine } from './output';
 import { askServer, type ServerOptions } from './server';
 

@@ -3,13 +3,13 @@
  * here on the store. It reports first and asks before applying, unless --yes or --dry-run.
  */
 import { StreamStates } from '../shared/adapters/event-store/stream-states';
-import { newUid, secureRandom } from '../shared/domain/ids';
+import { newUid, secureRandom } from '../domain/ids';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { catalogInForce } from '../command-api/publish-catalog/publish';
 import { recompute } from '../command-api/recompute/run';
 import type { EventStore } from '../shared/adapters/event-store/port';
-import { localIsoToEpochMs, parseLocalIso } from '../shared/domain/time/local-time';
+import { localIsoToEpochMs, parseLocalIso } from '../domain/time/local-time';
 import { UsageError, writeLine } from './output';
 import { progressReporter, type ProgressWriter } from './progress';
 import { summary } from './simulate';

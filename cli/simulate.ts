@@ -1,9 +1,9 @@
 /** `simulate`: what a draft catalog would change had it always been in force, replayed here on the store; nothing is written. */
 import { simulate } from '../command-api/simulate/replay-log';
-import { loadCatalogFile } from '../shared/domain/catalog/load';
+import { loadCatalogFile } from '../domain/catalog/load';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import type { Simulation } from '../shared/adapters/http/wire-shapes';
-import { canonicalPlayerId } from '../shared/domain/ids';
+import { canonicalPlayerId } from '../domain/ids';
 import { UsageError, writeLine } from './output';
 import { progressReporter, type ProgressWriter } from './progress';
 

@@ -10,9 +10,9 @@ import {
   type Rules,
   type TakenBack,
 } from '../read-api/audit/trace';
-import { canonicalPlayerId } from '../shared/domain/ids';
+import { canonicalPlayerId } from '../domain/ids';
 import type { EventStore } from '../shared/adapters/event-store/port';
-import type { Grant } from '../shared/domain/events/common';
+import type { Grant } from '../domain/events/common';
 import { iso, UsageError, writeLine } from './output';
 
 export interface TraceOptions {

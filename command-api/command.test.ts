@@ -1,8 +1,8 @@
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { WrongExpectedVersionError } from '../shared/adapters/event-store/port';
-import { parseCatalog } from '../shared/domain/catalog/load';
-import { ok } from '../shared/domain/result';
-import { idempotencyStream } from '../shared/domain/streams';
+import { parseCatalog } from '../domain/catalog/load';
+import { ok } from '../domain/result';
+import { idempotencyStream } from '../domain/streams';
 import { commandDepsFor } from '../test/support/command-deps';
 import { MAX_ATTEMPTS, runCommand, runUseCase } from './command';
 import { eventAt, type UseCase } from './use-case';

@@ -14,17 +14,13 @@ import {
   type ExpectedRevision,
   type StreamAppend,
 } from '../shared/adapters/event-store/port';
-import { ERRORS, refuse } from '../shared/domain/errors';
+import { ERRORS, refuse } from '../domain/errors';
 
-import type {
-  IdempotencyKey,
-  IdempotentRequest,
-  IdempotentRequestStart,
-} from '../shared/domain/events/idempotency-events';
-import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../shared/domain/events';
-import { newEventId } from '../shared/domain/ids';
-import { conflict, ok, type ConflictFailure, type Failure, type Result } from '../shared/domain/result';
-import { idempotencyStream } from '../shared/domain/streams';
+import type { IdempotencyKey, IdempotentRequest, IdempotentRequestStart } from '../domain/events/idempotency-events';
+import { idempotencyEventOf, type IdempotencyEvent, type Recorded } from '../domain/events';
+import { newEventId } from '../domain/ids';
+import { conflict, ok, type ConflictFailure, type Failure, type Result } from '../domain/result';
+import { idempotencyStream } from '../domain/streams';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from './deps';
 import type { UseCase } from './use-case';
 import { StreamReads } from './reads';

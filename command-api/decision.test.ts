@@ -3,10 +3,10 @@
  * file is checked by the typecheck `npm test` runs first (and by ts-jest): each line marked
  * `@ts-expect-error` must fail to compile, or the typecheck fails.
  */
-import { mutableCopy } from '../shared/domain/deep-readonly';
-import type { ProvisionCost } from '../shared/domain/events/provision-events';
-import type { PlayerState } from '../shared/domain/player/state';
-import { ok } from '../shared/domain/result';
+import { mutableCopy } from '../domain/deep-readonly';
+import type { ProvisionCost } from '../domain/events/provision-events';
+import type { PlayerState } from '../domain/player/state';
+import { ok } from '../domain/result';
 import { decision, type Decider } from './decision';
 
 const changesItsState: Decider<{ referenceId: string }, PlayerState, null> = (cmd, state) => {

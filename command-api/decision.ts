@@ -3,12 +3,12 @@
  * I/O here: a decider is given the state (its own fields read-only), and everything of the outside world it needs
  * (the time, randomness, new uids, the catalog) comes in one DecideEnv.
  */
-import type { Catalog } from '../shared/domain/catalog/schema';
-import type { DomainEvent } from '../shared/domain/events';
+import type { Catalog } from '../domain/catalog/schema';
+import type { DomainEvent } from '../domain/events';
 import type { JobPayload } from '../shared/adapters/jobs/port';
-import type { Result } from '../shared/domain/result';
-import type { DecisionEnv } from '../shared/domain/rules/decision-env';
-import type { DeepReadonly } from '../shared/domain/deep-readonly';
+import type { Result } from '../domain/result';
+import type { DecisionEnv } from '../domain/rules/decision-env';
+import type { DeepReadonly } from '../domain/deep-readonly';
 
 /** The events a decision appends to one stream. */
 export interface StreamWrite {

@@ -1,5 +1,5 @@
-import type { PublishedCatalog } from '../shared/domain/catalog/published';
-import type { IdempotencyKey } from '../shared/domain/events/idempotency-events';
+import type { PublishedCatalog } from '../domain/catalog/published';
+import type { IdempotencyKey } from '../domain/events/idempotency-events';
 import type { EventMetadata, EventStore } from '../shared/adapters/event-store/port';
 import type { JobScheduler } from '../shared/adapters/jobs/port';
 import type { PlayerStates } from '../shared/adapters/event-store/player-states';

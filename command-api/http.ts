@@ -3,8 +3,8 @@
  * and what the routes answer of its outcome.
  */
 import type { Reply, RequestContext } from '../shared/adapters/http/route';
-import { ERRORS } from '../shared/domain/errors';
-import { failure, isConflict, type ConflictFailure, type Failure, type Result } from '../shared/domain/result';
+import { ERRORS } from '../domain/errors';
+import { failure, isConflict, type ConflictFailure, type Failure, type Result } from '../domain/result';
 import type { Decided } from './command';
 import type { CommandDeps, CommandOrigin } from './deps';
 

@@ -1,7 +1,7 @@
 /** What the answers of commands about a player's own data owe to the player's erasure. */
-import { ERRORS, refuse } from '../shared/domain/errors';
-import { PLAYER_FOLD } from '../shared/domain/player/fold';
-import { playerStream } from '../shared/domain/streams';
+import { ERRORS, refuse } from '../domain/errors';
+import { PLAYER_FOLD } from '../domain/player/fold';
+import { playerStream } from '../domain/streams';
 import type { CommandResult } from './command';
 import type { CommandDeps } from './deps';
 

@@ -1,8 +1,8 @@
 /** The reads of a command's attempt, each stream folded by its fold, through the state caches where they hold it. */
 import type { RecordedEvent, StreamAppend } from '../shared/adapters/event-store/port';
-import type { DomainEvent } from '../shared/domain/events';
-import type { Failure } from '../shared/domain/result';
-import type { Folded, StreamFold } from '../shared/domain/stream-fold';
+import type { DomainEvent } from '../domain/events';
+import type { Failure } from '../domain/result';
+import type { Folded, StreamFold } from '../domain/stream-fold';
 import type { CommandDeps } from './deps';
 import { answerReads, type ReadRequest, type Reads } from './use-case';
 

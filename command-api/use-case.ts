@@ -5,9 +5,9 @@
  * answer the same reads, so none of them can read differently. No I/O here: `read` only names what
  * to read (a generator of requests); whoever runs it answers each request.
  */
-import type { RecordedEvent } from '../shared/domain/events/recorded';
-import type { Folded, StreamFold } from '../shared/domain/stream-fold';
-import type { DeepReadonly } from '../shared/domain/deep-readonly';
+import type { RecordedEvent } from '../domain/events/recorded';
+import type { Folded, StreamFold } from '../domain/stream-fold';
+import type { DeepReadonly } from '../domain/deep-readonly';
 import type { DecideEnv, Decider } from './decision';
 
 /** One read of a use case: a stream folded by its fold (the append then expects the revision folded), or one event of a stream. */

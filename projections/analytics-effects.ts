@@ -1,15 +1,15 @@
 /**
  * What a player event counts in the analytics' `points` and `deliverables`: its `effects`, the
- * same amounts the player's fold adds to points and balances (shared/domain/player/state.ts). The
+ * same amounts the player's fold adds to points and balances (domain/player/state.ts). The
  * event's other fields only place parts of those amounts on another day, or name them spent,
  * refunded or expired; whatever no part names counts on the event's own day, points as points and
  * a balance's change as granted (negative when taken back). So the days add up to the players'
  * points and balances whatever the event, a kind of event this module does not know included.
  */
-import { subtractAmounts } from '../shared/domain/amount';
-import type { PlayerEvent, Recorded } from '../shared/domain/events';
-import { noEffects, type Grant, type Lot } from '../shared/domain/events/common';
-import { giveBack } from '../shared/domain/rules/grants';
+import { subtractAmounts } from '../domain/amount';
+import type { PlayerEvent, Recorded } from '../domain/events';
+import { noEffects, type Grant, type Lot } from '../domain/events/common';
+import { giveBack } from '../domain/rules/grants';
 import type { DeliverableMove } from '../shared/read-models/analytics';
 
 /** One deliverable's move, of a part of an event's effects. */

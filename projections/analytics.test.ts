@@ -8,11 +8,11 @@
 import fc from 'fast-check';
 import type { RecordedEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { domainEventOf, type EventType, type PlayerEvent, type Recorded } from '../shared/domain/events';
+import { domainEventOf, type EventType, type PlayerEvent, type Recorded } from '../domain/events';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { ANALYTICS_COLLECTIONS, SPLIT_SERIES, TOTAL_SERIES, type DayDoc } from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { analyticsProjector } from './analytics';
 import { effectAmounts } from './analytics-effects';

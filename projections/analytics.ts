@@ -1,6 +1,6 @@
 /** The analytics projector: daily buckets of what the players did, in the catalog's time zone. */
-import { addAmounts } from '../shared/domain/amount';
-import { PLAYER_EVENTS, playerEventOf, type EventType, type PlayerEvent, type Recorded } from '../shared/domain/events';
+import { addAmounts } from '../domain/amount';
+import { PLAYER_EVENTS, playerEventOf, type EventType, type PlayerEvent, type Recorded } from '../domain/events';
 import {
   ANALYTICS_COLLECTIONS,
   emptyDay,
@@ -11,9 +11,9 @@ import {
   type TotalSeries,
 } from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import { seasonPeriod } from '../shared/domain/time/season';
+import { seasonPeriod } from '../domain/time/season';
 import type { Projector } from './runner';
-import { catalogPutInForce } from '../shared/domain/catalog/versions';
+import { catalogPutInForce } from '../domain/catalog/versions';
 import { effectAmounts } from './analytics-effects';
 
 /** What one event adds to the days it touches: per day, the changes of totals and of keyed values. */

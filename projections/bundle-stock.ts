@@ -1,5 +1,5 @@
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../shared/read-models/bundle-stock';
-import { BUNDLE_STOCK } from '../shared/domain/streams';
+import { BUNDLE_STOCK } from '../domain/streams';
 import type { Projector } from './runner';
 
 /**

@@ -1,9 +1,9 @@
-import type { Catalog, Deliverable, DeliverableGrant } from '../shared/domain/catalog/schema';
-import type { LabelledEntry } from '../shared/domain/catalog/types';
-import { DELIVERABLE_TYPE_CODE } from '../shared/domain/events/common';
+import type { Catalog, Deliverable, DeliverableGrant } from '../domain/catalog/schema';
+import type { LabelledEntry } from '../domain/catalog/types';
+import { DELIVERABLE_TYPE_CODE } from '../domain/events/common';
 import type { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { type ViewDocument } from '../shared/read-models/catalog-views';
-import { epochMsToLocalIso, localIsoToEpochMs } from '../shared/domain/time/local-time';
+import { epochMsToLocalIso, localIsoToEpochMs } from '../domain/time/local-time';
 
 /** `actionObjects[].type` codes: 1 Number, 2 String, 3 Boolean, 4 Date, 5 Array. */
 const ACTION_OBJECT_TYPE = { Number: 1, String: 2, Boolean: 3, Date: 4, Array: 5 } as const;

@@ -1,9 +1,9 @@
 import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { catalogViews } from './catalog-view-documents';
 import type { Projector } from './runner';
-import { catalogPutInForce } from '../shared/domain/catalog/versions';
-import type { Catalog } from '../shared/domain/catalog/schema';
-import { mutableCopy } from '../shared/domain/deep-readonly';
+import { catalogPutInForce } from '../domain/catalog/versions';
+import type { Catalog } from '../domain/catalog/schema';
+import { mutableCopy } from '../domain/deep-readonly';
 
 /**
  * The admin views of the catalog in force. A new version in force replaces them whole, so an

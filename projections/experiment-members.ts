@@ -1,4 +1,4 @@
-import type { EventType } from '../shared/domain/events';
+import type { EventType } from '../domain/events';
 import {
   afterAction,
   afterPurchase,

@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 import type { EventStore, RecordedEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { domainEventOf, type EventType } from '../shared/domain/events';
+import { domainEventOf, type EventType } from '../domain/events';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { LATEST_KEPT, leaderboardsProjector } from './leaderboards';
 import { replay } from './verify';

@@ -1,9 +1,9 @@
 /** The leaderboards projector: standings per board and period, from the points and action counts events record. */
-import { addAmounts, subtractAmounts } from '../shared/domain/amount';
-import { operatorEventOf, playerEventOf, type Recorded } from '../shared/domain/events';
-import { catalogPutInForce } from '../shared/domain/catalog/versions';
-import type { Catalog } from '../shared/domain/catalog/schema';
-import { mutableCopy } from '../shared/domain/deep-readonly';
+import { addAmounts, subtractAmounts } from '../domain/amount';
+import { operatorEventOf, playerEventOf, type Recorded } from '../domain/events';
+import { catalogPutInForce } from '../domain/catalog/versions';
+import type { Catalog } from '../domain/catalog/schema';
+import { mutableCopy } from '../domain/deep-readonly';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -19,7 +19,7 @@ import {
 } from '../shared/read-models/leaderboards';
 import { scoreId } from '../shared/read-models/standings';
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import { CATALOG_STREAM, playerStream } from '../shared/domain/streams';
+import { CATALOG_STREAM, playerStream } from '../domain/streams';
 import type { LogReader, Projector } from './runner';
 
 /**

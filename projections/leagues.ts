@@ -1,7 +1,7 @@
 /** The leagues projector: each player's league periods (tier, cohort, metric, result) and each period's tiers. */
-import { addAmounts, subtractAmounts } from '../shared/domain/amount';
-import { leagueEventOf, playerEventOf } from '../shared/domain/events';
-import { cohortOf } from '../shared/domain/rules/leagues';
+import { addAmounts, subtractAmounts } from '../domain/amount';
+import { leagueEventOf, playerEventOf } from '../domain/events';
+import { cohortOf } from '../domain/rules/leagues';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import {
   LEAGUE_COLLECTIONS,

@@ -5,7 +5,7 @@ import { CHECKPOINTS, ORIGIN, ProjectionRunner, type Projector } from './runner'
 import { PROJECTIONS_VERSION } from './version';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import type { DomainEvent, Recorded } from '../shared/domain/events';
+import type { DomainEvent, Recorded } from '../domain/events';
 import { appendOne } from '../test/support/append-one';
 import { eventually } from '../test/support/process';
 

@@ -6,12 +6,12 @@
  */
 import pino from 'pino';
 import type { EventStore, RecordedEvent } from '../shared/adapters/event-store/port';
-import { domainEventOf, type EventType } from '../shared/domain/events';
+import { domainEventOf, type EventType } from '../domain/events';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { Document, ReadStore } from '../shared/adapters/read-store/port';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
-import { BUNDLE_STOCK, playerStream, stockStream } from '../shared/domain/streams';
+import { BUNDLE_STOCK, playerStream, stockStream } from '../domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { leaderboardsProjector } from './leaderboards';
 import { PROJECTORS } from './projectors';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import type { DomainEvent, Recorded } from '../shared/domain/events';
+import type { DomainEvent, Recorded } from '../domain/events';
 import { appendOne } from '../test/support/append-one';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { ReadStore } from '../shared/adapters/read-store/port';

@@ -5,7 +5,7 @@ import {
   type RecordedEvent,
   type Subscription,
 } from '../shared/adapters/event-store/port';
-import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../shared/domain/events';
+import { domainEventOf, type DomainEvent, type EventType, type Recorded } from '../domain/events';
 import type { Logger } from '../shared/adapters/logging/logger';
 import { BatchedReadStore } from '../shared/adapters/read-store/batched';
 import type { IndexKeys, ReadStore } from '../shared/adapters/read-store/port';

@@ -1,13 +1,13 @@
 /**
  * The segment members read model counts a player in a segment exactly when the decider would
- * (shared/domain/player/segments.ts): given a history made by the deciders (registration with
+ * (domain/player/segments.ts): given a history made by the deciders (registration with
  * attributes, actions awarding badges and levels, an attribute change, a reversal, an erasure),
  * when it is projected, then each segment's count is the membership read on the player's state.
  */
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
-import { playerEventOf } from '../shared/domain/events';
-import { isInSegment } from '../shared/domain/player/segments';
-import { playerStream } from '../shared/domain/streams';
+import { playerEventOf } from '../domain/events';
+import { isInSegment } from '../domain/player/segments';
+import { playerStream } from '../domain/streams';
 import { SEGMENT_MEMBERS_COLLECTION, segmentFilter } from '../shared/read-models/segments';
 import { catalogOf, PLAYER, playerSpec, T0 } from '../test/support/player-spec';
 import type { LogReader } from './runner';

@@ -1,5 +1,5 @@
-import { PLAYER_EVENTS, playerEventOf, type EventType } from '../shared/domain/events';
-import { playerIdOfStream } from '../shared/domain/streams';
+import { PLAYER_EVENTS, playerEventOf, type EventType } from '../domain/events';
+import { playerIdOfStream } from '../domain/streams';
 import { memberAfter, SEGMENT_MEMBERS_COLLECTION, type SegmentMemberDoc } from '../shared/read-models/segments';
 import type { Projector } from './runner';
 

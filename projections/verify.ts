@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { EventStore } from '../shared/adapters/event-store/port';
-import { domainEventOf } from '../shared/domain/events';
+import { domainEventOf } from '../domain/events';
 import type { Difference, Verification } from '../shared/read-models/verification';
 import type { Collection, Document, Filter, IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
 import type { Projector } from './runner';

@@ -1,4 +1,4 @@
-import type { PublishedCatalog } from '../shared/domain/catalog/published';
+import type { PublishedCatalog } from '../domain/catalog/published';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import type { PlayerStates } from '../shared/adapters/event-store/player-states';
 import type { StockStates } from '../shared/adapters/event-store/stock-states';

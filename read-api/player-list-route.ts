@@ -1,14 +1,14 @@
 /** The routes that answer one list of what a player holds (`{playerId}` in, 9020 for a player never registered). */
 import { z } from 'zod';
 import { EVERY_TIER } from '../shared/adapters/auth/access';
-import type { Catalog } from '../shared/domain/catalog/types';
+import type { Catalog } from '../domain/catalog/types';
 import { PLAYER_ID_DOC, text } from '../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject } from '../shared/adapters/http/route';
-import { canonicalPlayerId } from '../shared/domain/ids';
-import type { PlayerState } from '../shared/domain/player/state';
-import { ok } from '../shared/domain/result';
+import { canonicalPlayerId } from '../domain/ids';
+import type { PlayerState } from '../domain/player/state';
+import { ok } from '../domain/result';
 import type { StreamReadDeps } from './deps';
-import { documented, ERRORS, refuse } from '../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../domain/errors';
 
 const listBody = z.object({ playerId: text().meta(PLAYER_ID_DOC) });
 

@@ -6,10 +6,10 @@
  * The store is given latency (support/latency.ts) so that the races really interleave.
  */
 import { randomUUID } from 'node:crypto';
-import { playerStream } from '../shared/domain/streams';
-import { addAmounts } from '../shared/domain/amount';
+import { playerStream } from '../domain/streams';
+import { addAmounts } from '../domain/amount';
 import type { RecordedEvent } from '../shared/adapters/event-store/port';
-import type { Effects } from '../shared/domain/events/common';
+import type { Effects } from '../domain/events/common';
 import { addLatency } from './support/latency';
 import { server, startTestService, type TestService } from './support/service';
 

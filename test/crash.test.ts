@@ -12,12 +12,12 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addAmounts } from '../shared/domain/amount';
+import { addAmounts } from '../domain/amount';
 import type { EventStore, RecordedEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import type { Effects } from '../shared/domain/events/common';
+import type { Effects } from '../domain/events/common';
 import { PlayerStates } from '../shared/adapters/event-store/player-states';
-import { stockUnitsOf } from '../shared/domain/rules/chests';
+import { stockUnitsOf } from '../domain/rules/chests';
 import {
   BUNDLE_STOCK,
   CHEST_STOCK,
@@ -25,7 +25,7 @@ import {
   stockStream,
   TRIGGER_ACTIVATIONS,
   type LimitedStock,
-} from '../shared/domain/streams';
+} from '../domain/streams';
 import { DEFAULT_LOCK_MS } from '../shared/adapters/jobs/port';
 import { backing } from './support/backing';
 import { eventually, killGroup, startServerProcess, stopProcess, type ChildServer } from './support/process';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import YAML from 'yaml';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { readRunConfig } from '../shared/adapters/config/env';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import request from 'supertest';

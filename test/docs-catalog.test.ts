@@ -2,14 +2,14 @@
  * The catalog reference (docs/catalog.md) and its complete example (docs/catalog-example.yaml)
  * against the code: the example loads with the service's own loader, the reference embeds the
  * example verbatim, and every field and allowed value the zod schema accepts is documented. The
- * field names are read from the schema itself (shared/domain/catalog/schema.ts), so a field added there
+ * field names are read from the schema itself (domain/catalog/schema.ts), so a field added there
  * fails this test until the reference and the example describe it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { parseCatalog } from '../shared/domain/catalog/load';
-import { CatalogSchema } from '../shared/domain/catalog/schema';
+import { parseCatalog } from '../domain/catalog/load';
+import { CatalogSchema } from '../domain/catalog/schema';
 
 const DOCS = join(__dirname, '..', 'docs');
 const REFERENCE_FILE = join(DOCS, 'catalog.md');

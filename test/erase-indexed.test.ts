@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PROJECTORS } from '../projections/projectors';
 import { LEADERBOARD_COLLECTIONS } from '../shared/read-models/leaderboards';
-import { noEffects } from '../shared/domain/events/common';
+import { noEffects } from '../domain/events/common';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { Collection, Document, Filter, ReadStore, WriteOperation } from '../shared/adapters/read-store/port';
 

@@ -27,7 +27,7 @@ import { ProjectionRunner } from '../projections/runner';
 import { createHttpApp } from '../shared/adapters/http/app';
 import { ServiceMetrics } from '../shared/adapters/metrics';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
-import { failure } from '../shared/domain/result';
+import { failure } from '../domain/result';
 import { FakeKurrentDb, properties, serverMalfunction, type Failure } from './support/kurrentdb-stand-in';
 import { eventually } from './support/process';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { STORE_FORMAT } from '../app/store-format';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { LIVE_STALL_MS, MAX_LIVE_STREAMS_PER_KEY } from '../shared/adapters/http/route';
-import { idempotencyStream, STORE_FORMAT_STREAM } from '../shared/domain/streams';
+import { idempotencyStream, STORE_FORMAT_STREAM } from '../domain/streams';
 import { eventually, startServerProcess, stopProcess, type ChildServer } from './support/process';
 import { tempDir } from './support/service';
 

@@ -1,10 +1,10 @@
 /**
  * Imports point down only: app/ (and the cli/ and bench/ entry points) over command-api/,
- * read-api/, projections/ and webhooks/, all over shared/. The read side and the projections never reach
- * into the command side, nor the other way, and shared/ imports nothing above it. Within shared/,
- * the domain (shared/domain: events, player, stock, provisions, rules, catalog, time) imports no
+ * read-api/, projections/ and webhooks/, all over shared/ and domain/. The read side and the projections
+ * never reach into the command side, nor the other way, and neither shared/ nor domain/ imports anything
+ * above it. The domain (domain/: events, player, stock, provisions, rules, catalog, time) imports no
  * adapter nor read model: the adapters (shared/adapters: stores, jobs, HTTP, auth, logging, config)
- * and the read models are built on it. Tests may import anything; no code imports a test.
+ * and the read models (shared/read-models) are built on it. Tests may import anything; no code imports a test.
  * Within command-api/, the pipeline imports neither the player nor HTTP, and a decider nothing with
  * I/O; the player's state is folded in place only by those that alone hold it.
  */
@@ -16,21 +16,21 @@ const ROOT = path.join(__dirname, '..');
 
 /** What each top-level folder (and each part of shared/) may import, besides itself. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  'shared/domain': [],
-  'shared/adapters': ['shared/domain'],
-  'shared/read-models': ['shared/domain', 'shared/adapters'],
-  'command-api': ['shared'],
-  'read-api': ['shared'],
-  projections: ['shared'],
-  webhooks: ['shared'],
-  app: ['command-api', 'read-api', 'projections', 'webhooks', 'shared'],
-  cli: ['app', 'command-api', 'read-api', 'projections', 'webhooks', 'shared'],
-  bench: ['app', 'command-api', 'read-api', 'projections', 'webhooks', 'shared'],
+  domain: [],
+  'shared/adapters': ['domain'],
+  'shared/read-models': ['domain', 'shared/adapters'],
+  'command-api': ['shared', 'domain'],
+  'read-api': ['shared', 'domain'],
+  projections: ['shared', 'domain'],
+  webhooks: ['shared', 'domain'],
+  app: ['command-api', 'read-api', 'projections', 'webhooks', 'shared', 'domain'],
+  cli: ['app', 'command-api', 'read-api', 'projections', 'webhooks', 'shared', 'domain'],
+  bench: ['app', 'command-api', 'read-api', 'projections', 'webhooks', 'shared', 'domain'],
 };
 
 const isTest = (file: string) => file.endsWith('.test.ts') || file.startsWith('test/');
 
-/** A path's layer: its top-level folder, or its part of shared/. */
+/** A path's layer: its top-level folder, or its part of shared/ (adapters, read models). */
 const layerOf = (file: string): string => {
   const parts = file.split('/');
   return parts[0] === 'shared' ? parts.slice(0, 2).join('/') : parts[0];
@@ -52,11 +52,11 @@ const PIPELINE = [
   'command-api/decision.ts',
   'command-api/use-case.ts',
 ];
-const PIPELINE_MAY_NOT = ['shared/domain/player', 'shared/adapters/http'];
+const PIPELINE_MAY_NOT = ['domain/player', 'shared/adapters/http'];
 
 /** What a decider may import: the domain, the decider contract, other deciders, and the replay engine, which reads nothing. */
 const DECIDER_MAY_IMPORT = [
-  /^shared\/domain\//,
+  /^domain\//,
   /^command-api\/(decision|use-case|player-reads)$/,
   /^command-api\/[^/]+\/decider$/,
   /^command-api\/simulate\/replay$/,
@@ -127,7 +127,7 @@ const IN_PLACE_FOLDERS: readonly string[] = [
 /** Source files outside the list above that name an in-place fold. */
 export function inPlaceFoldUsers(files: ReadonlyMap<string, string>): string[] {
   return [...files]
-    .filter(([file]) => !isTest(file) && file !== 'shared/domain/player/state.ts')
+    .filter(([file]) => !isTest(file) && file !== 'domain/player/state.ts')
     .filter(([file, text]) => /\bevolve(Standing)?InPlace\b/.test(text) && !IN_PLACE_FOLDERS.includes(file))
     .map(([file]) => file);
 }
@@ -142,7 +142,7 @@ describe('the layers of the repository', () => {
   it('keep the pipeline apart from the player and HTTP, and the deciders apart from I/O', () => {
     expect(impureImports(sourceFiles())).toEqual([]);
     const files = new Map([
-      ['command-api/reads.ts', "import type { PlayerState } from '../shared/domain/player/state';"],
+      ['command-api/reads.ts', "import type { PlayerState } from '../domain/player/state';"],
       ['command-api/deps.ts', "import type { RequestContext } from '../shared/adapters/http/route';"],
       ['command-api/http.ts', "import type { Reply } from '../shared/adapters/http/route';"],
       [
@@ -153,7 +153,7 @@ describe('the layers of the repository', () => {
       ['command-api/recompute/decider.ts', "import type { EventStore } from '../../shared/adapters/event-store/port';"],
     ]);
     expect(impureImports(files)).toEqual([
-      'command-api/reads.ts -> shared/domain/player/state',
+      'command-api/reads.ts -> domain/player/state',
       'command-api/deps.ts -> shared/adapters/http/route',
       'command-api/buy-bundle/decider.ts -> command-api/provision-transactions/timeout',
       'command-api/open-chest/decider.ts -> command-api/open-chest/handler',
@@ -165,7 +165,7 @@ describe('the layers of the repository', () => {
   it("fold the player's state in place only where the state is the folder's own", () => {
     expect(inPlaceFoldUsers(sourceFiles())).toEqual([]);
     const files = new Map([
-      ['read-api/r.ts', "import { evolveInPlace } from '../shared/domain/player/state';"],
+      ['read-api/r.ts', "import { evolveInPlace } from '../domain/player/state';"],
       ['shared/adapters/event-store/player-states.ts', 'evolveInPlace(state, e);'],
     ]);
     expect(inPlaceFoldUsers(files)).toEqual(['read-api/r.ts']);
@@ -173,10 +173,13 @@ describe('the layers of the repository', () => {
 
   it('would report one that does (the check itself)', () => {
     const files = new Map([
-      ['shared/domain/a.ts', "import { b } from '../../command-api/b';"],
-      ['shared/domain/e.ts', "import type { E } from '../adapters/event-store/port';"],
-      ['shared/domain/v.ts', "import { view } from '../read-models/view';"],
-      ['shared/adapters/s.ts', "import { fold } from '../domain/fold';\nimport { view } from '../read-models/view';"],
+      ['domain/a.ts', "import { b } from '../command-api/b';"],
+      ['domain/e.ts', "import type { E } from '../shared/adapters/event-store/port';"],
+      ['domain/v.ts', "import { view } from '../shared/read-models/view';"],
+      [
+        'shared/adapters/s.ts',
+        "import { fold } from '../../domain/fold';\nimport { view } from '../read-models/view';",
+      ],
       ['read-api/r.ts', "import type { X } from '../command-api/x';\nimport { s } from '../shared/s';"],
       ['projections/p.ts', "export { v } from '../read-api/v';"],
       ['command-api/c.ts', "import { spec } from '../test/support/spec';\nimport { own } from './own';"],
@@ -184,9 +187,9 @@ describe('the layers of the repository', () => {
       ['command-api/c.test.ts', "import { app } from '../app/main';"],
     ]);
     expect(upwardImports(files)).toEqual([
-      'shared/domain/a.ts -> command-api/b',
-      'shared/domain/e.ts -> shared/adapters/event-store/port',
-      'shared/domain/v.ts -> shared/read-models/view',
+      'domain/a.ts -> command-api/b',
+      'domain/e.ts -> shared/adapters/event-store/port',
+      'domain/v.ts -> shared/read-models/view',
       'shared/adapters/s.ts -> shared/read-models/view',
       'read-api/r.ts -> command-api/x',
       'projections/p.ts -> read-api/v',

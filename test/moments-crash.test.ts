@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { DEFAULT_LOCK_MS } from '../shared/adapters/jobs/port';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { eventually, killGroup, startServerProcess, stopProcess, type ChildServer } from './support/process';
 import { KEYS, tempDir, writeKeysFile } from './support/service';
 

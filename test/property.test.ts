@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Response } from 'supertest';
 import type { z } from 'zod';
-import { isAmountInRange } from '../shared/domain/amount';
+import { isAmountInRange } from '../domain/amount';
 import { httpStatusOf } from '../shared/adapters/http/envelope';
 import type { AnyRoute } from '../shared/adapters/http/route';
 import { client, mobile, server, startTestService, tempDir, type TestService } from './support/service';

@@ -20,7 +20,7 @@ import { verifyReadModels } from '../projections/verify';
 import type { NewEvent } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { FileBackedReadStore } from '../shared/adapters/read-store/file-backed';
-import { newEventId } from '../shared/domain/ids';
+import { newEventId } from '../domain/ids';
 import { PLAYERS_COLLECTION } from '../shared/read-models/players';
 import { catalogOfYaml, commandDepsFor, publishYaml } from './support/command-deps';
 import { tempDir } from './support/service';

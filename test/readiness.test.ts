@@ -20,7 +20,7 @@ import { MemoryRateLimiter } from '../shared/adapters/rate-limit/memory';
 import { RedisRateLimiter } from '../shared/adapters/rate-limit/redis';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { RankedReadStore } from '../shared/read-models/standings-redis';
-import { failure } from '../shared/domain/result';
+import { failure } from '../domain/result';
 import { freePort } from './support/process';
 import { tempDir } from './support/service';
 

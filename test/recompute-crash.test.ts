@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import type { PlayerRecomputed } from '../shared/domain/events/player-events';
+import type { PlayerRecomputed } from '../domain/events/player-events';
 import { DEMO_CATALOG_FILE } from '../shared/adapters/config/env';
 import { KEYS, tempDir, writeKeysFile } from './support/service';
 import { eventually, startServerProcess, stopProcess } from './support/process';

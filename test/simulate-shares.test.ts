@@ -16,8 +16,8 @@ import { replayLog, simulate } from '../command-api/simulate/replay-log';
 import { readRunConfig } from '../shared/adapters/config/env';
 import { shareOf } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import type { Catalog } from '../shared/domain/catalog/schema';
-import { playerStream } from '../shared/domain/streams';
+import type { Catalog } from '../domain/catalog/schema';
+import { playerStream } from '../domain/streams';
 import { catalogOfYaml, commandDepsFor, publishYaml } from './support/command-deps';
 
 const CATALOG = `

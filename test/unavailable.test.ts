@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
-import { playerStream } from '../shared/domain/streams';
+import { playerStream } from '../domain/streams';
 import { eventually, freePort, startRedisServer, startServerProcess, stopChild } from './support/process';
 import { mobile, server, startTestService, tempDir, writeKeysFile, type TestService } from './support/service';
 

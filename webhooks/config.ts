@@ -4,8 +4,8 @@
  */
 import YAML from 'yaml';
 import { z } from 'zod';
-import { formatPath } from '../shared/domain/catalog/problems';
-import { EVENT_SCHEMAS } from '../shared/domain/events';
+import { formatPath } from '../domain/catalog/problems';
+import { EVENT_SCHEMAS } from '../domain/events';
 
 export interface Webhook {
   name: string;

@@ -9,7 +9,7 @@ import { text } from '../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject, type AnyRoute } from '../shared/adapters/http/route';
 import type { Logger } from '../shared/adapters/logging/logger';
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import { fail, ok } from '../shared/domain/result';
+import { fail, ok } from '../domain/result';
 import type { Webhook } from './config';
 import { WEBHOOK_COLLECTIONS, type CursorDoc, type DeliveryDoc, type SummaryDoc } from './deliveries';
 

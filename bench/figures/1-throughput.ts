@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
-import { EVENT_SCHEMAS } from '../../shared/domain/events';
+import { EVENT_SCHEMAS } from '../../domain/events';
 import type { Child } from '../ipc';
 import { closedLoop, mergeResults, openLoop, type LoadResult } from '../load';
 import { BENCH_CATALOG_FILE, mixedBodies } from '../workload';

@@ -1,6 +1,6 @@
-import { noEffects } from '../../shared/domain/events/common';
-import { balanceOf } from '../../shared/domain/player/state';
-import { playerStream } from '../../shared/domain/streams';
+import { noEffects } from '../../domain/events/common';
+import { balanceOf } from '../../domain/player/state';
+import { playerStream } from '../../domain/streams';
 import { deciderSpec } from '../../test/support/decider-spec';
 import {
   catalogOf,

@@ -1,16 +1,16 @@
 /** A support adjustment: points and deliverables granted or taken back for one player, with a reason. */
-import { addAmounts } from '../../shared/domain/amount';
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import { noEffects } from '../../shared/domain/events/common';
-import type { PlayerAdjusted } from '../../shared/domain/events/player-events';
-import { scopedAttributes } from '../../shared/domain/player/attributes';
-import type { PlayerState } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
-import { levelsReachedAt } from '../../shared/domain/rules/levels';
-import { availableBalance, lotsDrawn, negated } from '../../shared/domain/rules/lots';
-import { playerStream } from '../../shared/domain/streams';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { addAmounts } from '../../domain/amount';
+import { indexCatalog } from '../../domain/catalog/catalog-index';
+import { noEffects } from '../../domain/events/common';
+import type { PlayerAdjusted } from '../../domain/events/player-events';
+import { scopedAttributes } from '../../domain/player/attributes';
+import type { PlayerState } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { addBalance, effectsOfGrants, grantOf } from '../../domain/rules/grants';
+import { levelsReachedAt } from '../../domain/rules/levels';
+import { availableBalance, lotsDrawn, negated } from '../../domain/rules/lots';
+import { playerStream } from '../../domain/streams';
+import { ERRORS, refuse } from '../../domain/errors';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { decision, type Decider } from '../decision';
 import type { UseCase } from '../use-case';

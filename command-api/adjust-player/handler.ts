@@ -1,5 +1,5 @@
 /** A support adjustment: the command pipeline over the player's stream. */
-import type { PlayerAdjusted } from '../../shared/domain/events/player-events';
+import type { PlayerAdjusted } from '../../domain/events/player-events';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { adjustPlayerDecider, type AdjustPlayerCommand } from './decider';

@@ -1,11 +1,11 @@
 /** POST /v1/admin/players/adjust. */
 import { z } from 'zod';
-import { isAmountInRange, MAX_AMOUNT_TEXT, roundAmount } from '../../shared/domain/amount';
+import { isAmountInRange, MAX_AMOUNT_TEXT, roundAmount } from '../../domain/amount';
 import { decimal, PLAYER_ID_DOC, text } from '../../shared/adapters/http/fields';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { fail, ok } from '../../shared/domain/result';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { canonicalPlayerId } from '../../domain/ids';
+import { fail, ok } from '../../domain/result';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import { adjustPlayer } from './handler';

@@ -1,5 +1,5 @@
-import { transactionView } from '../../shared/domain/provisions';
-import { BUNDLE_STOCK, provisionStream, stockStream } from '../../shared/domain/streams';
+import { transactionView } from '../../domain/provisions';
+import { BUNDLE_STOCK, provisionStream, stockStream } from '../../domain/streams';
 import {
   catalogOf,
   DAY,
@@ -13,7 +13,7 @@ import {
   type PlayerSpec,
 } from '../../test/support/player-spec';
 import type { TransactionOperation } from '../provision-transactions/decider';
-import { balanceOf } from '../../shared/domain/player/state';
+import { balanceOf } from '../../domain/player/state';
 import { deciderSpec, readProvision, readStock } from '../../test/support/decider-spec';
 import { timeoutDecider, transactionDecider } from '../provision-transactions/decider';
 import { buyBundleDecider } from './decider';

@@ -1,21 +1,21 @@
 /** Buying a store bundle: the rules of a purchase (availability, price, stock, fulfillment). */
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import { noEffects } from '../../shared/domain/events/common';
-import type { BundlePurchased } from '../../shared/domain/events/provision-events';
-import { ok } from '../../shared/domain/result';
-import { localIsoToEpochMs } from '../../shared/domain/time/local-time';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
-import type { PlayerState } from '../../shared/domain/player/state';
-import { availableBalance, lotsDrawn, negated } from '../../shared/domain/rules/lots';
+import { indexCatalog } from '../../domain/catalog/catalog-index';
+import { noEffects } from '../../domain/events/common';
+import type { BundlePurchased } from '../../domain/events/provision-events';
+import { ok } from '../../domain/result';
+import { localIsoToEpochMs } from '../../domain/time/local-time';
+import { addBalance, effectsOfGrants, grantOf } from '../../domain/rules/grants';
+import type { PlayerState } from '../../domain/player/state';
+import { availableBalance, lotsDrawn, negated } from '../../domain/rules/lots';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/domain/streams';
+import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../domain/streams';
 import { decision, type Decider, type StreamWrite } from '../decision';
 import { provisionTimeout, PURCHASE_WRITE_WINDOW_MS } from '../provision-transactions/decider';
 import { folded, type Reads, type UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
-import { STOCK_FOLD } from '../../shared/domain/stock/stock';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { STOCK_FOLD } from '../../domain/stock/stock';
+import type { Catalog } from '../../domain/catalog/schema';
+import { ERRORS, refuse } from '../../domain/errors';
 
 export interface BuyBundleCommand {
   /** Canonical lowercase dashed uuid. */

@@ -1,4 +1,4 @@
-import type { BundlePurchased } from '../../shared/domain/events/provision-events';
+import type { BundlePurchased } from '../../domain/events/provision-events';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { buyBundleDecider, type BuyBundleCommand } from './decider';

@@ -1,15 +1,15 @@
 /** POST /v1/store/buy. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
-import { ok } from '../../shared/domain/result';
+import { ok } from '../../domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { nullableString } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import { buyBundle } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 const buyResultShape = z.object({
   playerId: z.string(),

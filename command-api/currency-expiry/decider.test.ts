@@ -1,6 +1,6 @@
-import type { PlayerEvent } from '../../shared/domain/events';
-import { availableBalance, nextLots } from '../../shared/domain/rules/lots';
-import { playerStream } from '../../shared/domain/streams';
+import type { PlayerEvent } from '../../domain/events';
+import { availableBalance, nextLots } from '../../domain/rules/lots';
+import { playerStream } from '../../domain/streams';
 import {
   catalogOf,
   DAY,
@@ -12,7 +12,7 @@ import {
   written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { noEffects } from '../../shared/domain/events/common';
+import { noEffects } from '../../domain/events/common';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { buyBundleDecider } from '../buy-bundle/decider';
 import { transactionDecider } from '../provision-transactions/decider';

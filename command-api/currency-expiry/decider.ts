@@ -1,12 +1,12 @@
 /** The expiry of lots of currencies that expire: recorded once their expiresAt has passed. */
-import { noEffects, type Lot } from '../../shared/domain/events/common';
-import type { CurrencyExpired } from '../../shared/domain/events/inventory-events';
-import { balanceOf, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
-import { subtractAmounts } from '../../shared/domain/amount';
-import { addBalance } from '../../shared/domain/rules/grants';
-import { expiredLots, negated } from '../../shared/domain/rules/lots';
-import { playerStream } from '../../shared/domain/streams';
-import { ok } from '../../shared/domain/result';
+import { noEffects, type Lot } from '../../domain/events/common';
+import type { CurrencyExpired } from '../../domain/events/inventory-events';
+import { balanceOf, type PlayerState, type PlayerView } from '../../domain/player/state';
+import { subtractAmounts } from '../../domain/amount';
+import { addBalance } from '../../domain/rules/grants';
+import { expiredLots, negated } from '../../domain/rules/lots';
+import { playerStream } from '../../domain/streams';
+import { ok } from '../../domain/result';
 import { decision, type Decider, type ScheduledJob } from '../decision';
 import type { UseCase } from '../use-case';
 import { playerOf } from '../player-reads';

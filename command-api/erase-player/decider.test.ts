@@ -1,5 +1,5 @@
-import { noEffects } from '../../shared/domain/events/common';
-import { playerStream } from '../../shared/domain/streams';
+import { noEffects } from '../../domain/events/common';
+import { playerStream } from '../../domain/streams';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { catalogOf, PLAYER, T0, testEnv } from '../../test/support/player-spec';
 import { processActionDecider } from '../process-action/decider';

@@ -1,9 +1,9 @@
-import { noEffects } from '../../shared/domain/events/common';
-import type { PlayerErased } from '../../shared/domain/events/player-events';
-import type { PlayerState } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { playerStream } from '../../shared/domain/streams';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { noEffects } from '../../domain/events/common';
+import type { PlayerErased } from '../../domain/events/player-events';
+import type { PlayerState } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { playerStream } from '../../domain/streams';
+import { ERRORS, refuse } from '../../domain/errors';
 import { decision, type Decider } from '../decision';
 import type { UseCase } from '../use-case';
 import { playerOf } from '../player-reads';

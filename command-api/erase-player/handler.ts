@@ -1,6 +1,6 @@
 /** Erase a player: the command pipeline over the player's stream, then their key deleted. */
 import type { PlayerKeys } from '../../shared/adapters/player-keys/port';
-import type { PlayerErased } from '../../shared/domain/events/player-events';
+import type { PlayerErased } from '../../domain/events/player-events';
 import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { erasePlayerDecider, type ErasePlayerCommand } from './decider';

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import type { PlayerKeys } from '../../shared/adapters/player-keys/port';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { ok } from '../../shared/domain/result';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { canonicalPlayerId } from '../../domain/ids';
+import { ok } from '../../domain/result';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import { erasePlayer } from './handler';

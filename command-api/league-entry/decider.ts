@@ -1,9 +1,9 @@
 /** The league step of processing an action (decided with it, in its append): what it adds to each league, who it enters, and the settlement it schedules. */
-import type { Catalog } from '../../shared/domain/catalog/types';
-import type { LeagueContribution } from '../../shared/domain/events/league-events';
-import type { PlayerView } from '../../shared/domain/player/state';
-import { leagueContributions, leaguesOf } from '../../shared/domain/rules/leagues';
-import { leagueStream } from '../../shared/domain/streams';
+import type { Catalog } from '../../domain/catalog/types';
+import type { LeagueContribution } from '../../domain/events/league-events';
+import type { PlayerView } from '../../domain/player/state';
+import { leagueContributions, leaguesOf } from '../../domain/rules/leagues';
+import { leagueStream } from '../../domain/streams';
 import type { ScheduledJob, StreamWrite } from '../decision';
 import { settleLeagueJob } from '../settle-league/decider';
 

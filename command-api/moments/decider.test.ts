@@ -4,9 +4,9 @@
  * appended once, only while still true.
  */
 import type { Decision } from '../decision';
-import type { PlayerEvent } from '../../shared/domain/events';
-import { momentJobId } from '../../shared/domain/rules/moments';
-import { playerStream } from '../../shared/domain/streams';
+import type { PlayerEvent } from '../../domain/events';
+import { momentJobId } from '../../domain/rules/moments';
+import { playerStream } from '../../domain/streams';
 import { deciderSpec } from '../../test/support/decider-spec';
 import { catalogOf, DAY, PLAYER, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
 import { updatePlayerDecider } from '../update-player/decider';

@@ -1,8 +1,8 @@
 /** A moment's job: the moment appended once it is due, if it is still true and not yet appended. */
-import { evolve, type PlayerState, type SentMoment } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { nextMoment, type MomentType } from '../../shared/domain/rules/moments';
-import { playerStream } from '../../shared/domain/streams';
+import { evolve, type PlayerState, type SentMoment } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { nextMoment, type MomentType } from '../../domain/rules/moments';
+import { playerStream } from '../../domain/streams';
 import { decision, type Decider } from '../decision';
 import { playerOf } from '../player-reads';
 import type { UseCase } from '../use-case';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MOMENT_JOB, momentJobAt, momentJobId } from '../../shared/domain/rules/moments';
+import { MOMENT_JOB, momentJobAt, momentJobId } from '../../domain/rules/moments';
 import { runUseCase } from '../command';
 import { jobMetadata, type CommandDeps } from '../deps';
 import { momentDecider, type MomentCommand } from './decider';

@@ -1,9 +1,9 @@
 import type { Decision } from '../decision';
-import type { ChestOpened } from '../../shared/domain/events/inventory-events';
-import { noEffects } from '../../shared/domain/events/common';
-import type { Result } from '../../shared/domain/result';
-import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../shared/domain/rules/chests';
-import { CHEST_STOCK, playerStream, stockStream } from '../../shared/domain/streams';
+import type { ChestOpened } from '../../domain/events/inventory-events';
+import { noEffects } from '../../domain/events/common';
+import type { Result } from '../../domain/result';
+import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../domain/rules/chests';
+import { CHEST_STOCK, playerStream, stockStream } from '../../domain/streams';
 import {
   catalogOf,
   failureOf,

@@ -1,24 +1,24 @@
 /** Opening a chest: the draw and what it grants. */
-import { addAmounts, multiplyAmount, roundAmount } from '../../shared/domain/amount';
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import { POINTS_REWARD, type NumberRange } from '../../shared/domain/catalog/types';
-import { DELIVERABLE_TYPE_CODE, noEffects } from '../../shared/domain/events/common';
-import type { ChestOpened, ChestPrize } from '../../shared/domain/events/inventory-events';
-import { scopedAttributes } from '../../shared/domain/player/attributes';
-import { balanceOf, type PlayerState } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { chestDrawAt, drawable, findChest, limitedSlots, stockUnitsOf } from '../../shared/domain/rules/chests';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
+import { addAmounts, multiplyAmount, roundAmount } from '../../domain/amount';
+import { indexCatalog } from '../../domain/catalog/catalog-index';
+import { POINTS_REWARD, type NumberRange } from '../../domain/catalog/types';
+import { DELIVERABLE_TYPE_CODE, noEffects } from '../../domain/events/common';
+import type { ChestOpened, ChestPrize } from '../../domain/events/inventory-events';
+import { scopedAttributes } from '../../domain/player/attributes';
+import { balanceOf, type PlayerState } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { chestDrawAt, drawable, findChest, limitedSlots, stockUnitsOf } from '../../domain/rules/chests';
+import { addBalance, effectsOfGrants, grantOf } from '../../domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { currentLevel, levelsReachedAt } from '../../shared/domain/rules/levels';
-import { pickByWeight } from '../../shared/domain/rules/weighted-pick';
-import { CHEST_STOCK, playerStream, stockStream } from '../../shared/domain/streams';
+import { currentLevel, levelsReachedAt } from '../../domain/rules/levels';
+import { pickByWeight } from '../../domain/rules/weighted-pick';
+import { CHEST_STOCK, playerStream, stockStream } from '../../domain/streams';
 import { decision, type Decider } from '../decision';
 import { folded, type Reads, type UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
-import { STOCK_FOLD } from '../../shared/domain/stock/stock';
+import { STOCK_FOLD } from '../../domain/stock/stock';
 import type { DecideEnv } from '../decision';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 export interface OpenChestCommand {
   /** Canonical lowercase dashed uuid. */

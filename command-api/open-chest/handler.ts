@@ -1,4 +1,4 @@
-import type { ChestOpened } from '../../shared/domain/events/inventory-events';
+import type { ChestOpened } from '../../domain/events/inventory-events';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { openChestDecider, type OpenChestCommand } from './decider';

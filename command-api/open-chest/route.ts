@@ -1,16 +1,16 @@
 /** POST /v1/chest/open. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
-import { ok, type Result } from '../../shared/domain/result';
+import { ok, type Result } from '../../domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { nullableString, scalingModeShape } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import type { OpenChestCommand } from './decider';
 import { openChest } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 /** What an opening answers: the prizes drawn, and the opening's uid to trace it by. */
 export const chestOpenShape = z.object({

@@ -1,4 +1,4 @@
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import type { ActionProcessed } from '../../domain/events/player-events';
 import {
   catalogOf,
   failureOf,
@@ -9,7 +9,7 @@ import {
   testEnv,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { playerStream } from '../../shared/domain/streams';
+import { playerStream } from '../../domain/streams';
 import { deciderSpec } from '../../test/support/decider-spec';
 import { activatePowerupDecider, deactivatePowerupDecider, expirePowerupDecider } from './decider';
 

@@ -1,13 +1,13 @@
 /** Powerups: activating, deactivating, and the expiry of an activated one. */
-import { noEffects } from '../../shared/domain/events/common';
-import type { PowerupActivated, PowerupDeactivated } from '../../shared/domain/events/inventory-events';
-import { isValidPowerup, type PlayerState } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { playerStream } from '../../shared/domain/streams';
+import { noEffects } from '../../domain/events/common';
+import type { PowerupActivated, PowerupDeactivated } from '../../domain/events/inventory-events';
+import { isValidPowerup, type PlayerState } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { playerStream } from '../../domain/streams';
 import { decision, type Decider, type ScheduledJob } from '../decision';
 import type { UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 export interface PowerupCommand {
   /** Canonical lowercase dashed uuid. */

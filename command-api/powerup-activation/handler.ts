@@ -1,5 +1,5 @@
 /** Activate and deactivate: the command pipeline over the player's stream. */
-import type { PowerupActivated, PowerupDeactivated } from '../../shared/domain/events/inventory-events';
+import type { PowerupActivated, PowerupDeactivated } from '../../domain/events/inventory-events';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { activatePowerupDecider, deactivatePowerupDecider, type PowerupCommand } from './decider';

@@ -1,15 +1,15 @@
 /** POST /v1/powerup/activate and /v1/powerup/deactivate. */
 import { z } from 'zod';
 import { WRITERS } from '../../shared/adapters/auth/access';
-import { ok, type Result } from '../../shared/domain/result';
+import { ok, type Result } from '../../domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import type { PowerupCommand } from './decider';
 import { activatePowerup, deactivatePowerup } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 const textShape = z.string().describe('a confirmation message');
 

@@ -1,6 +1,6 @@
 /** Caps (docs/catalog.md, "Caps"): given a player's events, when actions come, then what they earn and use. */
-import { parseCatalog } from '../../shared/domain/catalog/load';
-import type { PlayerEvent } from '../../shared/domain/events';
+import { parseCatalog } from '../../domain/catalog/load';
+import type { PlayerEvent } from '../../domain/events';
 import { catalogOf, DAY, PLAYER, playerSpec, T0 } from '../../test/support/player-spec';
 
 const HOUR = 3_600_000;

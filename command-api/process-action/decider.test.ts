@@ -1,12 +1,6 @@
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
-import { initialPlayerState } from '../../shared/domain/player/state';
-import {
-  playerStream,
-  provisionStream,
-  referenceStream,
-  stockStream,
-  TRIGGER_ACTIVATIONS,
-} from '../../shared/domain/streams';
+import type { ActionProcessed } from '../../domain/events/player-events';
+import { initialPlayerState } from '../../domain/player/state';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import {
   activated,
   catalogOf,

@@ -1,8 +1,8 @@
 /** Processing an action: every rule it triggers (points, badges, ranks, triggers, levels, powerups, cost). */
-import { addAmounts, multiplyAmount } from '../../shared/domain/amount';
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import type { Catalog, Deliverable } from '../../shared/domain/catalog/schema';
-import { noEffects, type Grant } from '../../shared/domain/events/common';
+import { addAmounts, multiplyAmount } from '../../domain/amount';
+import { indexCatalog } from '../../domain/catalog/catalog-index';
+import type { Catalog, Deliverable } from '../../domain/catalog/schema';
+import { noEffects, type Grant } from '../../domain/events/common';
 import type {
   ActionProcessed,
   ActionResult,
@@ -12,12 +12,12 @@ import type {
   PlayerRegistered,
   ProgressEntry,
   StreakStep,
-} from '../../shared/domain/events/player-events';
-import { isValidPowerup, type PlayerState, type PlayerView } from '../../shared/domain/player/state';
-import { fail, ok, type Result } from '../../shared/domain/result';
-import { catalogForPlayer } from '../../shared/domain/catalog/experiments';
-import { experimentsOfAction } from '../../shared/domain/rules/experiments';
-import type { PlayerEvent } from '../../shared/domain/events';
+} from '../../domain/events/player-events';
+import { isValidPowerup, type PlayerState, type PlayerView } from '../../domain/player/state';
+import { fail, ok, type Result } from '../../domain/result';
+import { catalogForPlayer } from '../../domain/catalog/experiments';
+import { experimentsOfAction } from '../../domain/rules/experiments';
+import type { PlayerEvent } from '../../domain/events';
 import {
   challengeHolds,
   compileRules,
@@ -28,18 +28,12 @@ import {
   summedValue,
   withinDates,
   type CompiledRule,
-} from '../../shared/domain/rules/conditions';
-import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
-import {
-  capActionPoints,
-  capEarnings,
-  timesCapReached,
-  timesUses,
-  type CapClock,
-} from '../../shared/domain/rules/caps';
-import { addBalance, effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
-import { levelsReachedAt } from '../../shared/domain/rules/levels';
-import { availableBalance, lotsDrawn, negated } from '../../shared/domain/rules/lots';
+} from '../../domain/rules/conditions';
+import type { DecisionEnv } from '../../domain/rules/decision-env';
+import { capActionPoints, capEarnings, timesCapReached, timesUses, type CapClock } from '../../domain/rules/caps';
+import { addBalance, effectsOfGrants, grantOf } from '../../domain/rules/grants';
+import { levelsReachedAt } from '../../domain/rules/levels';
+import { availableBalance, lotsDrawn, negated } from '../../domain/rules/lots';
 import {
   advance,
   allStepsCompleted,
@@ -50,29 +44,23 @@ import {
   stepMatches,
   withinWindow,
   type MissionPosition,
-} from '../../shared/domain/rules/missions';
-import { countsFor, milestonesAt, NO_RUN, step } from '../../shared/domain/rules/streaks';
-import { appliesTo } from '../../shared/domain/player/segments';
-import { periodOf } from '../../shared/domain/time/calendar';
-import { scopedAttributes } from '../../shared/domain/player/attributes';
-import { pickByWeight } from '../../shared/domain/rules/weighted-pick';
-import {
-  playerStream,
-  provisionStream,
-  referenceStream,
-  stockStream,
-  TRIGGER_ACTIVATIONS,
-} from '../../shared/domain/streams';
+} from '../../domain/rules/missions';
+import { countsFor, milestonesAt, NO_RUN, step } from '../../domain/rules/streaks';
+import { appliesTo } from '../../domain/player/segments';
+import { periodOf } from '../../domain/time/calendar';
+import { scopedAttributes } from '../../domain/player/attributes';
+import { pickByWeight } from '../../domain/rules/weighted-pick';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { decision, type DecideEnv, type Decider, type StreamWrite } from '../decision';
 import { folded, type Reads, type UseCase } from '../use-case';
-import { PLAYER_FOLD } from '../../shared/domain/player/fold';
-import { REFERENCE_FOLD } from '../../shared/domain/reference';
-import { STOCK_FOLD } from '../../shared/domain/stock/stock';
+import { PLAYER_FOLD } from '../../domain/player/fold';
+import { REFERENCE_FOLD } from '../../domain/reference';
+import { STOCK_FOLD } from '../../domain/stock/stock';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { momentJobsAfterAction } from '../../shared/domain/rules/moments';
+import { momentJobsAfterAction } from '../../domain/rules/moments';
 import { leagueStep } from '../league-entry/decider';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 export interface ProcessActionCommand {
   /** Canonical lowercase dashed uuid. */

@@ -4,9 +4,9 @@
  * decision), and the action is decided under that variant's game.
  */
 import { createHash } from 'node:crypto';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import type { PlayerEvent } from '../../shared/domain/events';
-import { variantFor } from '../../shared/domain/rules/experiments';
+import type { Catalog } from '../../domain/catalog/schema';
+import type { PlayerEvent } from '../../domain/events';
+import { variantFor } from '../../domain/rules/experiments';
 import { catalogOf, DAY, playerEvents, playerSpec, succeeded, T0 } from '../../test/support/player-spec';
 
 const NO_EFFECTS = { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] };

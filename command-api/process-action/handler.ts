@@ -1,5 +1,5 @@
-import type { ActionResult } from '../../shared/domain/events/player-events';
-import { referenceStream } from '../../shared/domain/streams';
+import type { ActionResult } from '../../domain/events/player-events';
+import { referenceStream } from '../../domain/streams';
 import { runCommand, type CommandResult } from '../command';
 import { decisionEnv, type CommandDeps, type CommandOrigin } from '../deps';
 import { answerReads, type ReadRequest } from '../use-case';

@@ -5,8 +5,8 @@
  * too; and the player's points and beans are the remaining actions' own plus the completions held.
  */
 import fc from 'fast-check';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
-import type { PlayerState } from '../../shared/domain/player/state';
+import type { ActionProcessed } from '../../domain/events/player-events';
+import type { PlayerState } from '../../domain/player/state';
 import { catalogOf, DAY, playerSpec, T0 } from '../../test/support/player-spec';
 
 const catalog = catalogOf(`

@@ -1,6 +1,6 @@
 /** Missions (docs/catalog.md, "missions"): given a player's actions, when another comes, then the mission's progress and completion. */
-import type { PlayerEvent } from '../../shared/domain/events';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import type { PlayerEvent } from '../../domain/events';
+import type { ActionProcessed } from '../../domain/events/player-events';
 import { catalogOf, DAY, PLAYER, playerSpec, T0 } from '../../test/support/player-spec';
 
 const HOUR = 3_600_000;

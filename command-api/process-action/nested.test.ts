@@ -1,4 +1,4 @@
-import { fail, ok } from '../../shared/domain/result';
+import { fail, ok } from '../../domain/result';
 import { runNested } from './nested';
 
 describe('runNested', () => {

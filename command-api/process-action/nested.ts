@@ -1,4 +1,4 @@
-import { ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
+import { ok, type ConflictFailure, type Failure, type Result } from '../../domain/result';
 import { recordAnswer, startRequest, type CommandResult, type Decided } from '../command';
 import { refusalOf } from '../http';
 import type { CommandDeps, CommandOrigin } from '../deps';

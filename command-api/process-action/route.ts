@@ -6,18 +6,18 @@ import {
   DEFAULT_MAX_TIMESTAMP_AGE_SECONDS,
   type ApiKey,
 } from '../../shared/adapters/auth/keys';
-import { MAX_AMOUNT } from '../../shared/domain/amount';
-import { fail, ok, type Result } from '../../shared/domain/result';
+import { MAX_AMOUNT } from '../../domain/amount';
+import { fail, ok, type Result } from '../../domain/result';
 import { decimal, details, FUTURE_TOLERANCE_MS, text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
 import { actionResultShape } from '../../shared/adapters/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import type { ProcessActionCommand } from './decider';
 import { processAction } from './handler';
 import { runWithNested } from './nested';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 export const actionBody = z.object({
   name: text(),

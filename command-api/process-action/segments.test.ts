@@ -3,8 +3,8 @@
  * decided, then the badges, triggers, streaks and missions naming it apply to them or not, read on
  * the state before the action's own effects.
  */
-import type { PlayerEvent } from '../../shared/domain/events';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import type { PlayerEvent } from '../../domain/events';
+import type { ActionProcessed } from '../../domain/events/player-events';
 import { catalogOf, PLAYER, playerSpec, T0 } from '../../test/support/player-spec';
 
 const NO_EFFECTS = { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] };

@@ -6,9 +6,9 @@
  * up to, never above its limit.
  */
 import fc from 'fast-check';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
-import { allowanceKey } from '../../shared/domain/player/state';
-import { periodOf } from '../../shared/domain/time/calendar';
+import type { ActionProcessed } from '../../domain/events/player-events';
+import { allowanceKey } from '../../domain/player/state';
+import { periodOf } from '../../domain/time/calendar';
 import { catalogOf, DAY, playerSpec, T0 } from '../../test/support/player-spec';
 
 const catalog = catalogOf(`

@@ -1,6 +1,6 @@
 /** Streaks (docs/catalog.md, "streaks"): given a player's actions, when another comes or one is reversed, then the run. */
-import type { PlayerEvent } from '../../shared/domain/events';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import type { PlayerEvent } from '../../domain/events';
+import type { ActionProcessed } from '../../domain/events/player-events';
 import { catalogOf, DAY, PLAYER, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
 
 const HOUR = 3_600_000;

@@ -1,25 +1,20 @@
-import { addAmounts } from '../../shared/domain/amount';
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import { noEffects, type Grant } from '../../shared/domain/events/common';
-import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
+import { addAmounts } from '../../domain/amount';
+import { indexCatalog } from '../../domain/catalog/catalog-index';
+import { noEffects, type Grant } from '../../domain/events/common';
+import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
 import type {
   ProvisionCompleted,
   ProvisionCost,
   ProvisionFailed,
   ProvisionRefunded,
-} from '../../shared/domain/events/provision-events';
-import { balanceOf, type PlayerState, type PlayerView, type ProvisionState } from '../../shared/domain/player/state';
-import {
-  PROVISION_FOLD,
-  transactionView,
-  type ProvisionRecord,
-  type Transaction,
-} from '../../shared/domain/provisions';
-import { ok, type Result } from '../../shared/domain/result';
-import { addBalance, effectsOfGrants, giveBack } from '../../shared/domain/rules/grants';
+} from '../../domain/events/provision-events';
+import { balanceOf, type PlayerState, type PlayerView, type ProvisionState } from '../../domain/player/state';
+import { PROVISION_FOLD, transactionView, type ProvisionRecord, type Transaction } from '../../domain/provisions';
+import { ok, type Result } from '../../domain/result';
+import { addBalance, effectsOfGrants, giveBack } from '../../domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { lotsTakenBack, negated } from '../../shared/domain/rules/lots';
-import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../shared/domain/streams';
+import { lotsTakenBack, negated } from '../../domain/rules/lots';
+import { BUNDLE_STOCK, playerStream, provisionStream, stockStream } from '../../domain/streams';
 import {
   decision,
   type DecideEnv,
@@ -30,7 +25,7 @@ import {
 } from '../decision';
 import { folded, type Reads, type UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 /** What a client may do to a provision; its timeout is the job's (decideTimeout). */
 export type TransactionOperation = 'complete' | 'cancel' | 'refund';

@@ -1,5 +1,5 @@
 /** complete, cancel, refund: the command pipeline over the provision's stream and its player's. */
-import type { Transaction } from '../../shared/domain/provisions';
+import type { Transaction } from '../../domain/provisions';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { transactionDecider, type TransactionOperation } from './decider';

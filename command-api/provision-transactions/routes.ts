@@ -6,7 +6,7 @@ import { defineRoute } from '../../shared/adapters/http/route';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import { transact } from './handler';
-import { documented, ERRORS } from '../../shared/domain/errors';
+import { documented, ERRORS } from '../../domain/errors';
 
 const moves: [
   path: string,

@@ -1,5 +1,5 @@
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import { parseCatalog } from '../../shared/domain/catalog/load';
+import { parseCatalog } from '../../domain/catalog/load';
 import { commandDepsFor } from '../../test/support/command-deps';
 import { NOT_YET_WRITTEN_RETRY_MS, PROVISION_TIMEOUT } from './decider';
 import { timeOutProvision } from './timeout';

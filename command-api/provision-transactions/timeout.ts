@@ -1,4 +1,4 @@
-import { isConflict } from '../../shared/domain/result';
+import { isConflict } from '../../domain/result';
 import { z } from 'zod';
 import { runUseCase } from '../command';
 import type { ScheduledJob } from '../decision';

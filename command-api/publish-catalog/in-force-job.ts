@@ -7,12 +7,12 @@
  * when it runs.
  */
 import { z } from 'zod';
-import { versionInForceAt, type CatalogVersions } from '../../shared/domain/catalog/versions';
-import { mutableCopy } from '../../shared/domain/deep-readonly';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import { ok } from '../../shared/domain/result';
+import { versionInForceAt, type CatalogVersions } from '../../domain/catalog/versions';
+import { mutableCopy } from '../../domain/deep-readonly';
+import type { Catalog } from '../../domain/catalog/schema';
+import { ok } from '../../domain/result';
 import { runCommand } from '../command';
-import { CATALOG_STREAM } from '../../shared/domain/streams';
+import { CATALOG_STREAM } from '../../domain/streams';
 import { decision, type Decider } from '../decision';
 import type { UseCase } from '../use-case';
 import { decisionEnv, jobMetadata, type CommandDeps } from '../deps';

@@ -1,13 +1,13 @@
-import type { PublishedCatalog } from '../../shared/domain/catalog/published';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { PublishedCatalog } from '../../domain/catalog/published';
+import type { Catalog } from '../../domain/catalog/schema';
 import {
   CATALOG_VERSIONS_FOLD,
   noCatalogVersions,
   versionInForceAt,
   type CatalogVersions,
-} from '../../shared/domain/catalog/versions';
+} from '../../domain/catalog/versions';
 import type { EventStore } from '../../shared/adapters/event-store/port';
-import { CATALOG_STREAM } from '../../shared/domain/streams';
+import { CATALOG_STREAM } from '../../domain/streams';
 
 /**
  * A process's copy of the catalog's versions, and the version in force at its clock. The version

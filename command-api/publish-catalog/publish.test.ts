@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CATALOG_STREAM } from '../../shared/domain/streams';
+import { CATALOG_STREAM } from '../../domain/streams';
 import { deciderSpec } from '../../test/support/decider-spec';
 import { catalogOf, T0, testEnv } from '../../test/support/player-spec';
 import { filePublication, revertPublication, versionPublication, type PublishVersionCommand } from './publish';

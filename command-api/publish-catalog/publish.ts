@@ -4,9 +4,9 @@
  * CatalogPublished on the `catalog` stream, appended at the revision read, so two publications at
  * once cannot both pass: the loser reads again and finds the version it expected gone (9040).
  */
-import type { PublishedCatalog } from '../../shared/domain/catalog/published';
-import { removedEntries } from '../../shared/domain/catalog/removals';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { PublishedCatalog } from '../../domain/catalog/published';
+import { removedEntries } from '../../domain/catalog/removals';
+import type { Catalog } from '../../domain/catalog/schema';
 import {
   CATALOG_VERSIONS_FOLD,
   evolveCatalogVersions,
@@ -17,16 +17,16 @@ import {
   versionNumbered,
   type CatalogVersions,
   type CatalogVersionStatus,
-} from '../../shared/domain/catalog/versions';
+} from '../../domain/catalog/versions';
 import type { EventMetadata, EventStore } from '../../shared/adapters/event-store/port';
-import type { CatalogPublished } from '../../shared/domain/events/operator-events';
-import { ERRORS, refuse } from '../../shared/domain/errors';
-import { fail, ok, type ConflictFailure, type Failure, type Result } from '../../shared/domain/result';
-import { foldStream } from '../../shared/domain/stream-fold';
-import { CATALOG_STREAM } from '../../shared/domain/streams';
+import type { CatalogPublished } from '../../domain/events/operator-events';
+import { ERRORS, refuse } from '../../domain/errors';
+import { fail, ok, type ConflictFailure, type Failure, type Result } from '../../domain/result';
+import { foldStream } from '../../domain/stream-fold';
+import { CATALOG_STREAM } from '../../domain/streams';
 import { runCommand, type CommandResult } from '../command';
 import { decision, type DecideEnv, type Decider, type ScheduledJob } from '../decision';
-import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
+import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { folded, type Reads, type UseCase } from '../use-case';
 

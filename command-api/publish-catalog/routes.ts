@@ -8,18 +8,18 @@ import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
 import { catalogFields, catalogOfBody } from '../../shared/adapters/http/catalog-body';
 import { defineRoute, parseWith, requireObject, TextAnswer, type AnyRoute } from '../../shared/adapters/http/route';
-import { catalogChanges } from '../../shared/domain/catalog/diff';
-import type { CatalogParseResult } from '../../shared/domain/catalog/load';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import { catalogChanges } from '../../domain/catalog/diff';
+import type { CatalogParseResult } from '../../domain/catalog/load';
+import type { Catalog } from '../../domain/catalog/schema';
 import {
   statusAt,
   versionInForceAt,
   versionNumbered,
   type CatalogVersion,
   type CatalogVersions,
-} from '../../shared/domain/catalog/versions';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { fail, ok } from '../../shared/domain/result';
+} from '../../domain/catalog/versions';
+import { documented, ERRORS, refuse } from '../../domain/errors';
+import { fail, ok } from '../../domain/result';
 import type { CommandDeps } from '../deps';
 import { replyOf, requestOrigin } from '../http';
 import type { CatalogInForce } from './in-force';

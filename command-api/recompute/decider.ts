@@ -3,20 +3,20 @@
  * catalog (command-api/simulate/replay.ts), the PlayerRecomputed event that makes the replayed
  * history the player's own, or null when nothing would change.
  */
-import { subtractAmounts } from '../../shared/domain/amount';
-import { noEffects, type Effects } from '../../shared/domain/events/common';
-import type { ActionProcessed, PlayerRecomputed } from '../../shared/domain/events/player-events';
-import { snapshotOf } from '../../shared/domain/player/snapshot';
-import type { PlayerView } from '../../shared/domain/player/state';
-import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
+import { subtractAmounts } from '../../domain/amount';
+import { noEffects, type Effects } from '../../domain/events/common';
+import type { ActionProcessed, PlayerRecomputed } from '../../domain/events/player-events';
+import { snapshotOf } from '../../domain/player/snapshot';
+import type { PlayerView } from '../../domain/player/state';
+import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
 import { activationsHeld, type Replayed } from '../simulate/replay';
-import { ok } from '../../shared/domain/result';
-import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
-import { ERRORS, refuse } from '../../shared/domain/errors';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import { ok } from '../../domain/result';
+import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
+import { ERRORS, refuse } from '../../domain/errors';
+import type { Catalog } from '../../domain/catalog/schema';
 import { decision, type Decider, type StreamWrite } from '../decision';
 import { folded, type Reads, type UseCase } from '../use-case';
-import { RECOMPUTES_FOLD, unfinishedOf } from '../../shared/domain/recomputes';
+import { RECOMPUTES_FOLD, unfinishedOf } from '../../domain/recomputes';
 
 /** One player's part of a recompute: the run, and the catalog version it replays under. */
 export interface RecomputePlayerCommand {

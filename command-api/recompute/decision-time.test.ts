@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import type { EventStore } from '../../shared/adapters/event-store/port';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import type { ActionProcessed } from '../../domain/events/player-events';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
 import { recompute } from './run';

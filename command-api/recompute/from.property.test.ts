@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import type { PlayerState } from '../../shared/domain/player/state';
+import type { PlayerState } from '../../domain/player/state';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import type { CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';

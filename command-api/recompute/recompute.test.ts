@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { Catalog } from '../../domain/catalog/schema';
 import { WrongExpectedVersionError } from '../../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import type { PlayerRecomputed } from '../../shared/domain/events/player-events';
-import type { PlayerState } from '../../shared/domain/player/state';
-import { playerStream, RECOMPUTE_STREAM } from '../../shared/domain/streams';
+import type { PlayerRecomputed } from '../../domain/events/player-events';
+import type { PlayerState } from '../../domain/player/state';
+import { playerStream, RECOMPUTE_STREAM } from '../../domain/streams';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { testEnv } from '../../test/support/player-spec';
 import { buyBundle } from '../buy-bundle/handler';

@@ -6,16 +6,16 @@
  */
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
-import { RECOMPUTES_FOLD } from '../../shared/domain/recomputes';
-import { foldStream } from '../../shared/domain/stream-fold';
+import { RECOMPUTES_FOLD } from '../../domain/recomputes';
+import { foldStream } from '../../domain/stream-fold';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
 import { simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
-import { fail, ok, type Result } from '../../shared/domain/result';
-import { RECOMPUTE_STREAM } from '../../shared/domain/streams';
-import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../shared/domain/time/local-time';
+import { fail, ok, type Result } from '../../domain/result';
+import { RECOMPUTE_STREAM } from '../../domain/streams';
+import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../domain/time/local-time';
 import { runUseCase } from '../command';
 import { replyOf, requestOrigin } from '../http';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 import type { CommandDeps } from '../deps';
 import { startRecomputeDecider } from './decider';
 import type { RecomputeProgress } from './progress';

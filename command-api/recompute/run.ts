@@ -7,13 +7,13 @@
  * recomputed player has nothing to change).
  */
 import { WrongExpectedVersionError, type EventMetadata } from '../../shared/adapters/event-store/port';
-import { PLAYER_FOLD } from '../../shared/domain/player/fold';
-import { STOCK_FOLD } from '../../shared/domain/stock/stock';
+import { PLAYER_FOLD } from '../../domain/player/fold';
+import { STOCK_FOLD } from '../../domain/stock/stock';
 import { appendWrites, refusedWrite } from '../command';
 import { StreamReads } from '../reads';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
-import { ERRORS } from '../../shared/domain/errors';
-import { playerStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import { ERRORS } from '../../domain/errors';
+import { playerStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import type { CommandDeps } from '../deps';
 import type { Replayed, StockRead } from '../simulate/replay';
 import { replayLog } from '../simulate/replay-log';

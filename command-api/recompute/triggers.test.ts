@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { parseCatalog } from '../../shared/domain/catalog/load';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import { parseCatalog } from '../../domain/catalog/load';
+import type { Catalog } from '../../domain/catalog/schema';
 import type { EventStore, StreamAppend } from '../../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import { stockEventOf } from '../../shared/domain/events';
-import { stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import { stockEventOf } from '../../domain/events';
+import { stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';

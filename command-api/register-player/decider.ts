@@ -1,19 +1,19 @@
 /** Registering a player: by /v1/player/create, or with the first action. */
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import { noEffects } from '../../shared/domain/events/common';
-import type { PlayerRegistered } from '../../shared/domain/events/player-events';
-import type { PlayerState, PlayerView } from '../../shared/domain/player/state';
-import { ok, type Result } from '../../shared/domain/result';
-import type { DecisionEnv } from '../../shared/domain/rules/decision-env';
-import { withAttributes } from '../../shared/domain/player/attributes';
-import { effectsOfGrants } from '../../shared/domain/rules/grants';
+import type { Catalog } from '../../domain/catalog/schema';
+import { noEffects } from '../../domain/events/common';
+import type { PlayerRegistered } from '../../domain/events/player-events';
+import type { PlayerState, PlayerView } from '../../domain/player/state';
+import { ok, type Result } from '../../domain/result';
+import type { DecisionEnv } from '../../domain/rules/decision-env';
+import { withAttributes } from '../../domain/player/attributes';
+import { effectsOfGrants } from '../../domain/rules/grants';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
-import { levelsReachedAt } from '../../shared/domain/rules/levels';
-import { playerStream } from '../../shared/domain/streams';
+import { levelsReachedAt } from '../../domain/rules/levels';
+import { playerStream } from '../../domain/streams';
 import { decision, type Decider } from '../decision';
 import type { UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 export interface RegisterPlayerCommand {
   /** Canonical lowercase dashed uuid. */

@@ -1,5 +1,5 @@
 /** Register a player: the command pipeline over the player's stream. */
-import type { PlayerRegistered } from '../../shared/domain/events/player-events';
+import type { PlayerRegistered } from '../../domain/events/player-events';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { unlessErasedSince } from '../player-answers';

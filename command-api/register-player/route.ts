@@ -1,15 +1,15 @@
 /** POST /v1/player/create. */
 import { z } from 'zod';
 import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
-import { ok } from '../../shared/domain/result';
+import { ok } from '../../domain/result';
 import { PLAYER_FIELDS, timeZone } from '../../shared/adapters/http/fields';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { registeredShape } from '../../shared/adapters/http/wire-shapes';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import { registerPlayer } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 const registerBody = z.object({ ...PLAYER_FIELDS, timeZone: timeZone().optional() });
 

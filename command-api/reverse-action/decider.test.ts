@@ -1,14 +1,8 @@
 import fc from 'fast-check';
-import { addAmounts } from '../../shared/domain/amount';
-import type { Effects } from '../../shared/domain/events/common';
-import type { PlayerState } from '../../shared/domain/player/state';
-import {
-  playerStream,
-  provisionStream,
-  referenceStream,
-  stockStream,
-  TRIGGER_ACTIVATIONS,
-} from '../../shared/domain/streams';
+import { addAmounts } from '../../domain/amount';
+import type { Effects } from '../../domain/events/common';
+import type { PlayerState } from '../../domain/player/state';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import {
   activated,
   catalogOf,

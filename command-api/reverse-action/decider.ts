@@ -1,39 +1,27 @@
 /** Reversing an action: the compensation of everything it granted, and of what fell with it. */
-import { leagueReturns } from '../../shared/domain/rules/leagues';
-import type { LeagueContribution } from '../../shared/domain/events/league-events';
-import { REFERENCE_FOLD, type ReferenceRecord } from '../../shared/domain/reference';
-import { mutableCopy, type DeepReadonly } from '../../shared/domain/deep-readonly';
-import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import { noEffects, type Effects, type Grant } from '../../shared/domain/events/common';
+import { leagueReturns } from '../../domain/rules/leagues';
+import type { LeagueContribution } from '../../domain/events/league-events';
+import { REFERENCE_FOLD, type ReferenceRecord } from '../../domain/reference';
+import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
+import { addAmounts, subtractAmounts } from '../../domain/amount';
+import type { Catalog } from '../../domain/catalog/schema';
+import { noEffects, type Effects, type Grant } from '../../domain/events/common';
 import type {
   ActionProcessed,
   ActionReversed,
   MissionMove,
   RevokedAward,
   StreakStep,
-} from '../../shared/domain/events/player-events';
-import {
-  allowanceKey,
-  balanceOf,
-  type Holding,
-  type PlayerState,
-  type PlayerView,
-} from '../../shared/domain/player/state';
-import { ERRORS, refuse } from '../../shared/domain/errors';
-import { playerEventOf } from '../../shared/domain/events';
-import { ok } from '../../shared/domain/result';
-import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../shared/domain/rules/conditions';
-import { addBalance, giveBack } from '../../shared/domain/rules/grants';
-import { allStepsCompleted, compileMissions, replayPeriod } from '../../shared/domain/rules/missions';
-import { replay } from '../../shared/domain/rules/streaks';
-import {
-  playerStream,
-  provisionStream,
-  referenceStream,
-  stockStream,
-  TRIGGER_ACTIVATIONS,
-} from '../../shared/domain/streams';
+} from '../../domain/events/player-events';
+import { allowanceKey, balanceOf, type Holding, type PlayerState, type PlayerView } from '../../domain/player/state';
+import { ERRORS, refuse } from '../../domain/errors';
+import { playerEventOf } from '../../domain/events';
+import { ok } from '../../domain/result';
+import { challengeHolds, compileRules, countedEntries, rankThresholdMet } from '../../domain/rules/conditions';
+import { addBalance, giveBack } from '../../domain/rules/grants';
+import { allStepsCompleted, compileMissions, replayPeriod } from '../../domain/rules/missions';
+import { replay } from '../../domain/rules/streaks';
+import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { decision, type Decider, type StreamWrite } from '../decision';
 import { eventAt, folded, type Reads, type UseCase } from '../use-case';
 import { playerOf } from '../player-reads';

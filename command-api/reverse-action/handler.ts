@@ -1,4 +1,4 @@
-import type { ActionReversed } from '../../shared/domain/events/player-events';
+import type { ActionReversed } from '../../domain/events/player-events';
 import { runUseCase, type CommandResult } from '../command';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { reverseActionDecider, type ReverseActionCommand } from './decider';

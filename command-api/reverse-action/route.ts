@@ -6,7 +6,7 @@ import type { CommandDeps } from '../deps';
 import { actionBodyWithNested, parseActionBody, parseWithNested } from '../process-action/route';
 import { reverseAction } from './handler';
 import { runWithNested } from '../process-action/nested';
-import { documented, ERRORS } from '../../shared/domain/errors';
+import { documented, ERRORS } from '../../domain/errors';
 
 export const reverseActionRoute = (deps: CommandDeps) =>
   defineRoute({

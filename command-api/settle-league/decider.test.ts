@@ -3,10 +3,10 @@
  * action, a reversal or a cohort's settlement is decided, then the events it writes. A small world
  * records what each decision writes, stream by stream, as the store would.
  */
-import type { Catalog } from '../../shared/domain/catalog/types';
-import type { DomainEvent } from '../../shared/domain/events';
-import type { LeagueFinished } from '../../shared/domain/events/league-events';
-import { leagueStream, playerStream } from '../../shared/domain/streams';
+import type { Catalog } from '../../domain/catalog/types';
+import type { DomainEvent } from '../../domain/events';
+import type { LeagueFinished } from '../../domain/events/league-events';
+import { leagueStream, playerStream } from '../../domain/streams';
 import { deciderSpec, type GivenStreams } from '../../test/support/decider-spec';
 import { catalogOf, testEnv } from '../../test/support/player-spec';
 import type { Decision } from '../decision';

@@ -4,27 +4,27 @@
  * stream, at the revision read: a second run, or a crash and a restart, finds it settled and
  * settles nobody twice.
  */
-import { addAmounts } from '../../shared/domain/amount';
-import type { League } from '../../shared/domain/catalog/types';
-import { indexCatalog } from '../../shared/domain/catalog/catalog-index';
-import { noEffects, type Effects } from '../../shared/domain/events/common';
-import type { LeagueFinished, LeaguePeriodBounds } from '../../shared/domain/events/league-events';
+import { addAmounts } from '../../domain/amount';
+import type { League } from '../../domain/catalog/types';
+import { indexCatalog } from '../../domain/catalog/catalog-index';
+import { noEffects, type Effects } from '../../domain/events/common';
+import type { LeagueFinished, LeaguePeriodBounds } from '../../domain/events/league-events';
 import {
   cohortCount,
   cohortEntries,
   entryRevision,
   LEAGUE_TIER_FOLD,
   type LeagueTierState,
-} from '../../shared/domain/league-stream';
-import { leagueEventOf } from '../../shared/domain/events';
-import { scopedAttributes } from '../../shared/domain/player/attributes';
-import { PLAYER_FOLD } from '../../shared/domain/player/fold';
-import type { PlayerState } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { effectsOfGrants, grantOf } from '../../shared/domain/rules/grants';
-import { leaguesOf, outcomeOf, prizeOf, standingsOf } from '../../shared/domain/rules/leagues';
-import { levelsReachedAt } from '../../shared/domain/rules/levels';
-import { leagueStream, playerStream } from '../../shared/domain/streams';
+} from '../../domain/league-stream';
+import { leagueEventOf } from '../../domain/events';
+import { scopedAttributes } from '../../domain/player/attributes';
+import { PLAYER_FOLD } from '../../domain/player/fold';
+import type { PlayerState } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { effectsOfGrants, grantOf } from '../../domain/rules/grants';
+import { leaguesOf, outcomeOf, prizeOf, standingsOf } from '../../domain/rules/leagues';
+import { levelsReachedAt } from '../../domain/rules/levels';
+import { leagueStream, playerStream } from '../../domain/streams';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { decision, type Decider, type ScheduledJob, type StreamWrite } from '../decision';
 import { eventAt, folded, type UseCase } from '../use-case';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { runUseCase } from '../command';
 import { jobMetadata, type CommandDeps } from '../deps';
-import { leaguesOf } from '../../shared/domain/rules/leagues';
+import { leaguesOf } from '../../domain/rules/leagues';
 import { SETTLE_LEAGUE, settleCohortDecider, settleLeagueJobId, type SettlePayload } from './decider';
 
 /**

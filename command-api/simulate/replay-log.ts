@@ -2,13 +2,13 @@
  * The replay read from the EventStore: the log's pages handed to a Replay (replay.ts, which reads
  * nothing), what simulate reports and a recompute writes.
  */
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { Catalog } from '../../domain/catalog/schema';
 import type { EventStore } from '../../shared/adapters/event-store/port';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
-import { playerEventOf } from '../../shared/domain/events';
-import { evolveInPlace, initialPlayerState } from '../../shared/domain/player/state';
-import { evolveStock, type StockState } from '../../shared/domain/stock/stock';
-import { CATALOG_STREAM, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import { playerEventOf } from '../../domain/events';
+import { evolveInPlace, initialPlayerState } from '../../domain/player/state';
+import { evolveStock, type StockState } from '../../domain/stock/stock';
+import { CATALOG_STREAM, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { ACTIVATIONS_PREFIX, activationsHeld, Replay, type Share } from './replay';
 
 export interface SimulateOptions {

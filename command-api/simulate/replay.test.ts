@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import type { ActionProcessed } from '../../shared/domain/events/player-events';
+import type { Catalog } from '../../domain/catalog/schema';
+import type { ActionProcessed } from '../../domain/events/player-events';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { buyBundle } from '../buy-bundle/handler';

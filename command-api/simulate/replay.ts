@@ -8,13 +8,13 @@
  * events.
  */
 import { createHash } from 'node:crypto';
-import { addAmounts, subtractAmounts } from '../../shared/domain/amount';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import { catalogPutInForce } from '../../shared/domain/catalog/versions';
-import { mutableCopy } from '../../shared/domain/deep-readonly';
+import { addAmounts, subtractAmounts } from '../../domain/amount';
+import type { Catalog } from '../../domain/catalog/schema';
+import { catalogPutInForce } from '../../domain/catalog/versions';
+import { mutableCopy } from '../../domain/deep-readonly';
 import { shareOf, type RecordedEvent } from '../../shared/adapters/event-store/port';
-import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '../../shared/domain/events';
-import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../shared/domain/events/player-events';
+import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '../../domain/events';
+import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../domain/events/player-events';
 import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
   evolveInPlace,
@@ -23,8 +23,8 @@ import {
   initialPlayerState,
   type PlayerState,
   type PlayerView,
-} from '../../shared/domain/player/state';
-import { evolveStock } from '../../shared/domain/stock/stock';
+} from '../../domain/player/state';
+import { evolveStock } from '../../domain/stock/stock';
 import {
   boardChanges,
   boardsOfCatalog,
@@ -33,8 +33,8 @@ import {
   type BoardChange,
   type BoardDoc,
 } from '../../shared/read-models/leaderboards';
-import { rollPicking } from '../../shared/domain/rules/weighted-pick';
-import { playerIdOfStream, playerStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import { rollPicking } from '../../domain/rules/weighted-pick';
+import { playerIdOfStream, playerStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import type { DecideEnv } from '../decision';
 import {
   decideProcessAction,

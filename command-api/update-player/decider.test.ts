@@ -1,4 +1,4 @@
-import { playerStream } from '../../shared/domain/streams';
+import { playerStream } from '../../domain/streams';
 import { catalogOf, PLAYER, playerEvents, playerSpec, succeeded, T0, testEnv } from '../../test/support/player-spec';
 import { registerPlayerDecider } from '../register-player/decider';
 import { deciderSpec } from '../../test/support/decider-spec';

@@ -1,15 +1,15 @@
 /** Updating a player: name, picture, the time zone of their calendar, or attributes. */
-import { noEffects } from '../../shared/domain/events/common';
-import type { PlayerUpdated } from '../../shared/domain/events/player-events';
-import { MAX_ATTRIBUTES, withAttributes } from '../../shared/domain/player/attributes';
-import type { PlayerState } from '../../shared/domain/player/state';
-import { fail, ok } from '../../shared/domain/result';
-import { playerStream } from '../../shared/domain/streams';
+import { noEffects } from '../../domain/events/common';
+import type { PlayerUpdated } from '../../domain/events/player-events';
+import { MAX_ATTRIBUTES, withAttributes } from '../../domain/player/attributes';
+import type { PlayerState } from '../../domain/player/state';
+import { fail, ok } from '../../domain/result';
+import { playerStream } from '../../domain/streams';
 import { decision, type Decider } from '../decision';
 import type { UseCase } from '../use-case';
 import { playerOf } from '../player-reads';
-import { ERRORS, refuse } from '../../shared/domain/errors';
-import { momentJobsInZone } from '../../shared/domain/rules/moments';
+import { ERRORS, refuse } from '../../domain/errors';
+import { momentJobsInZone } from '../../domain/rules/moments';
 
 export interface UpdatePlayerCommand {
   /** Canonical lowercase dashed uuid. */

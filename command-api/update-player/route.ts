@@ -4,12 +4,12 @@ import { SERVER_MOBILE } from '../../shared/adapters/auth/access';
 import { PLAYER_FIELDS, timeZone } from '../../shared/adapters/http/fields';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
 import { registeredShape } from '../../shared/adapters/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { ok } from '../../shared/domain/result';
+import { canonicalPlayerId } from '../../domain/ids';
+import { ok } from '../../domain/result';
 import { replyOf, requestOrigin } from '../http';
 import type { CommandDeps } from '../deps';
 import { updatePlayer } from './handler';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 const updateBody = z.object({
   ...PLAYER_FIELDS,

@@ -1,15 +1,15 @@
 /** GET /v1/action/get-response. */
 import { z } from 'zod';
 import { EVERY_TIER } from '../../shared/adapters/auth/access';
-import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
-import type { ReferenceRecorded } from '../../shared/domain/events/reference-events';
+import { playerEventOf, referenceEventOf } from '../../domain/events';
+import type { ReferenceRecorded } from '../../domain/events/reference-events';
 import { text } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith } from '../../shared/adapters/http/route';
 import { actionResultShape } from '../../shared/adapters/http/wire-shapes';
-import { ok } from '../../shared/domain/result';
-import { referenceStream } from '../../shared/domain/streams';
+import { ok } from '../../domain/result';
+import { referenceStream } from '../../domain/streams';
 import type { StreamReadDeps } from '../deps';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 const responseQuery = z.object({ referenceId: text() });
 

@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
 import { defineRoute, type AnyRoute } from '../../shared/adapters/http/route';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { ok } from '../../shared/domain/result';
-import { NO_COMPARISON, sampleOf, twoProportions, welch, type Comparison } from '../../shared/domain/statistics';
-import { periodLabel, periodOf } from '../../shared/domain/time/calendar';
+import { documented, ERRORS, refuse } from '../../domain/errors';
+import { ok } from '../../domain/result';
+import { NO_COMPARISON, sampleOf, twoProportions, welch, type Comparison } from '../../domain/statistics';
+import { periodLabel, periodOf } from '../../domain/time/calendar';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 import { EXPERIMENT_MEMBERS_COLLECTION, type ExperimentMemberDoc } from '../../shared/read-models/experiments';
 import type { ReadDeps } from './routes';

@@ -7,7 +7,7 @@ import { OPERATORS } from '../../shared/adapters/auth/access';
 import { text } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject, type AnyRoute } from '../../shared/adapters/http/route';
 import type { JobScheduler } from '../../shared/adapters/jobs/port';
-import { ok } from '../../shared/domain/result';
+import { ok } from '../../domain/result';
 
 export const jobsOverviewShape = z.object({
   waiting: z

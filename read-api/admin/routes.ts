@@ -1,12 +1,12 @@
 /** GET /v1/admin/*: the catalog views, leaderboards and stores, from the read models. */
 import { z } from 'zod';
 import { EVERY_TIER, OPERATORS } from '../../shared/adapters/auth/access';
-import { fail, ok, type Result } from '../../shared/domain/result';
+import { fail, ok, type Result } from '../../domain/result';
 import { defineRoute, parseWith, type AnyRoute } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import type { ReadStore } from '../../shared/adapters/read-store/port';
-import { parseSeasonKey, SEASONS } from '../../shared/domain/time/season';
+import { parseSeasonKey, SEASONS } from '../../domain/time/season';
 import {
   LEADERBOARD_COLLECTIONS,
   periodOf,
@@ -38,8 +38,8 @@ import {
 } from './shapes';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 import { SEGMENT_MEMBERS_COLLECTION, segmentFilter } from '../../shared/read-models/segments';
-import type { Segment } from '../../shared/domain/catalog/types';
-import { documented, ERRORS, refuse, type ErrorCode } from '../../shared/domain/errors';
+import type { Segment } from '../../domain/catalog/types';
+import { documented, ERRORS, refuse, type ErrorCode } from '../../domain/errors';
 import { experimentRoutes } from './experiments';
 
 export interface ReadDeps {

@@ -1,6 +1,6 @@
 /** The shapes of the catalog views, leaderboards and stores GET /v1/admin/* answers (routes.ts). */
 import { z } from 'zod';
-import { FILTER_OPS } from '../../shared/domain/catalog/types';
+import { FILTER_OPS } from '../../domain/catalog/types';
 import { nullableString } from '../../shared/adapters/http/wire-shapes';
 
 const localIso = z.string().describe('ISO 8601 local date-time, in the catalog time zone');

@@ -10,8 +10,8 @@ import {
   type Series,
 } from '../../shared/read-models/analytics';
 import type { ReadStore } from '../../shared/adapters/read-store/port';
-import { fail, ok } from '../../shared/domain/result';
-import { DAY_MS, isCalendarDate } from '../../shared/domain/time';
+import { fail, ok } from '../../domain/result';
+import { DAY_MS, isCalendarDate } from '../../domain/time';
 
 /** Days one request may cover at most: a year, leap day included. */
 export const MAX_DAYS = 366;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EVERY_TIER } from '../../shared/adapters/auth/access';
 import { defineRoute } from '../../shared/adapters/http/route';
-import { ok } from '../../shared/domain/result';
+import { ok } from '../../domain/result';
 
 const keyShape = z.object({
   name: z.string().describe("the key's name in the keys file"),

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
-import { domainEventOf, type DomainEvent } from '../../shared/domain/events';
-import type { Effects } from '../../shared/domain/events/common';
+import { domainEventOf, type DomainEvent } from '../../domain/events';
+import type { Effects } from '../../domain/events/common';
 
 /** An event as the audit endpoints and the CLI's JSON output show it; `time` is when it was recorded (Unix ms). */
 export const auditEvent = (e: RecordedEvent) => ({

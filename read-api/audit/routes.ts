@@ -1,20 +1,20 @@
 /** GET /v1/audit/*, POST /v1/audit/verify and POST /v1/audit/simulate: reads for auditors and analysts (Server and Auditor keys). */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Catalog } from '../../shared/domain/catalog';
+import type { Catalog } from '../../domain/catalog';
 import { catalogFields, catalogOfBody } from '../../shared/adapters/http/catalog-body';
 import type { Verification } from '../../shared/read-models/verification';
-import { playerStream } from '../../shared/domain/streams';
+import { playerStream } from '../../domain/streams';
 import { OPERATORS } from '../../shared/adapters/auth/access';
 import type { EventStore } from '../../shared/adapters/event-store/port';
-import { fail, ok, type Result } from '../../shared/domain/result';
+import { fail, ok, type Result } from '../../domain/result';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
 import { auditEventShape, simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { auditEvent } from './events';
 import { traceAdjustment, traceChestOpening, traceProvision, traceReference } from './trace';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 import type { AuditRun, AuditRuns } from './runs';
 
 export interface AuditDeps {

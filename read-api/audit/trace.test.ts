@@ -9,7 +9,7 @@ import { processAction } from '../../command-api/process-action/handler';
 import { reverseAction } from '../../command-api/reverse-action/handler';
 import { recompute } from '../../command-api/recompute/run';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import type { Catalog } from '../../domain/catalog/schema';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import { traceReference, type ActionTrace } from './trace';
 

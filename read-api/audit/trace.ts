@@ -8,13 +8,13 @@
  * streams it can have written (reference, player, provision, trigger-limit, bundle-stock), not by
  * scanning the whole log: reads stay proportional to the subject, whatever the size of the log.
  */
-import { addAmounts } from '../../shared/domain/amount';
+import { addAmounts } from '../../domain/amount';
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
-import { playerEventOf, referenceEventOf } from '../../shared/domain/events';
-import { CATALOG_VERSIONS_FOLD } from '../../shared/domain/catalog/versions';
-import { foldStream } from '../../shared/domain/stream-fold';
-import type { Grant, Lot } from '../../shared/domain/events/common';
-import type { ChestOpened } from '../../shared/domain/events/inventory-events';
+import { playerEventOf, referenceEventOf } from '../../domain/events';
+import { CATALOG_VERSIONS_FOLD } from '../../domain/catalog/versions';
+import { foldStream } from '../../domain/stream-fold';
+import type { Grant, Lot } from '../../domain/events/common';
+import type { ChestOpened } from '../../domain/events/inventory-events';
 import type {
   ActionProcessed,
   ActionReversed,
@@ -25,11 +25,11 @@ import type {
   PlayerRecomputed,
   RevokedAward,
   StreakStep,
-} from '../../shared/domain/events/player-events';
-import type { ProvisionStatus } from '../../shared/domain/events/provision-events';
-import { PlayerFolding } from '../../shared/domain/player/state';
-import { provisionRecordOf } from '../../shared/domain/provisions';
-import { lotsGivenBack } from '../../shared/domain/rules/lots';
+} from '../../domain/events/player-events';
+import type { ProvisionStatus } from '../../domain/events/provision-events';
+import { PlayerFolding } from '../../domain/player/state';
+import { provisionRecordOf } from '../../domain/provisions';
+import { lotsGivenBack } from '../../domain/rules/lots';
 import {
   BUNDLE_STOCK,
   CATALOG_STREAM,
@@ -39,7 +39,7 @@ import {
   referenceStream,
   stockStream,
   TRIGGER_ACTIVATIONS,
-} from '../../shared/domain/streams';
+} from '../../domain/streams';
 import { summarizeEvent } from './events';
 
 export interface TracedEvent {

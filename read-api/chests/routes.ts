@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import type { StreamReadDeps } from '../deps';
-import { chestDrawAt, drawChancesPct, findChest } from '../../shared/domain/rules/chests';
-import { CHEST_STOCK } from '../../shared/domain/streams';
-import { levelsReachedAt } from '../../shared/domain/rules/levels';
-import { currentLevel } from '../../shared/domain/rules/levels';
-import { initialPlayerState, type PlayerState } from '../../shared/domain/player/state';
-import type { ChestOpened } from '../../shared/domain/events/inventory-events';
-import { multiplyAmount } from '../../shared/domain/amount';
+import { chestDrawAt, drawChancesPct, findChest } from '../../domain/rules/chests';
+import { CHEST_STOCK } from '../../domain/streams';
+import { levelsReachedAt } from '../../domain/rules/levels';
+import { currentLevel } from '../../domain/rules/levels';
+import { initialPlayerState, type PlayerState } from '../../domain/player/state';
+import type { ChestOpened } from '../../domain/events/inventory-events';
+import { multiplyAmount } from '../../domain/amount';
 import { EVERY_TIER, OPERATORS } from '../../shared/adapters/auth/access';
-import { POINTS_REWARD, type Catalog } from '../../shared/domain/catalog/types';
-import { DELIVERABLE_TYPE_CODE } from '../../shared/domain/events/common';
-import { ok, type Result } from '../../shared/domain/result';
+import { POINTS_REWARD, type Catalog } from '../../domain/catalog/types';
+import { DELIVERABLE_TYPE_CODE } from '../../domain/events/common';
+import { ok, type Result } from '../../domain/result';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import {
   chestHistoryShape,
@@ -19,8 +19,8 @@ import {
   scalingModeShape,
 } from '../../shared/adapters/http/wire-shapes';
 import { defineRoute, parseWith, requireObject, type RawInput } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { canonicalPlayerId } from '../../domain/ids';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 /** Chest history `top`: default 100, at most 1000. */
 export const DEFAULT_HISTORY_TOP = 100;

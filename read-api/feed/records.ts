@@ -3,7 +3,7 @@
  * CLI's `export`, so an analyst gets the same records whichever way they read the log.
  */
 import type { EventStore, RecordedEvent } from '../../shared/adapters/event-store/port';
-import { streamKindOf, type StreamKind } from '../../shared/domain/streams';
+import { streamKindOf, type StreamKind } from '../../domain/streams';
 import { auditEvent } from '../audit/events';
 
 export type FeedRecord = ReturnType<typeof auditEvent>;

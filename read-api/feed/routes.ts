@@ -6,7 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
 import { PositionNotInLogError, type EventStore } from '../../shared/adapters/event-store/port';
-import { EVENT_SCHEMAS } from '../../shared/domain/events';
+import { EVENT_SCHEMAS } from '../../domain/events';
 import {
   defineRoute,
   parseWith,
@@ -15,8 +15,8 @@ import {
   type RawInput,
 } from '../../shared/adapters/http/route';
 import { auditEventShape } from '../../shared/adapters/http/wire-shapes';
-import { fail, ok, type Result } from '../../shared/domain/result';
-import { STREAM_KINDS, type StreamKind } from '../../shared/domain/streams';
+import { fail, ok, type Result } from '../../domain/result';
+import { STREAM_KINDS, type StreamKind } from '../../domain/streams';
 import { feedPage, feedRecord, matches, type FeedFilter } from './records';
 
 export const DEFAULT_FEED_PAGE = 100;

@@ -4,12 +4,12 @@ import { EVERY_TIER, OPERATORS } from '../../shared/adapters/auth/access';
 import { PLAYER_ID_DOC, text } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith, type AnyRoute } from '../../shared/adapters/http/route';
 import type { ReadStore } from '../../shared/adapters/read-store/port';
-import type { League } from '../../shared/domain/catalog/types';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { ERASED_FIELD } from '../../shared/domain/player/state';
-import { ok, type Result } from '../../shared/domain/result';
-import { entryTier, leaguePeriodAt, leaguesOf, standingsOf, zoneOf } from '../../shared/domain/rules/leagues';
+import type { League } from '../../domain/catalog/types';
+import { documented, ERRORS, refuse } from '../../domain/errors';
+import { canonicalPlayerId } from '../../domain/ids';
+import { ERASED_FIELD } from '../../domain/player/state';
+import { ok, type Result } from '../../domain/result';
+import { entryTier, leaguePeriodAt, leaguesOf, standingsOf, zoneOf } from '../../domain/rules/leagues';
 import { LEADERBOARD_COLLECTIONS } from '../../shared/read-models/leaderboards';
 import {
   LEAGUE_COLLECTIONS,

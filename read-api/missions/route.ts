@@ -7,10 +7,10 @@ import {
   missionPeriodOf,
   stepProgress,
   withinWindow,
-} from '../../shared/domain/rules/missions';
-import { periodLabel } from '../../shared/domain/time/calendar';
-import type { Catalog } from '../../shared/domain/catalog/types';
-import type { PlayerState } from '../../shared/domain/player/state';
+} from '../../domain/rules/missions';
+import { periodLabel } from '../../domain/time/calendar';
+import type { Catalog } from '../../domain/catalog/types';
+import type { PlayerState } from '../../domain/player/state';
 import type { StreamReadDeps } from '../deps';
 import { playerListRoute } from '../player-list-route';
 

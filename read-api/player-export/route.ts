@@ -2,9 +2,9 @@
 import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
 import { OPERATORS } from '../../shared/adapters/auth/access';
-import type { Catalog } from '../../shared/domain/catalog/types';
+import type { Catalog } from '../../domain/catalog/types';
 import type { EventStore } from '../../shared/adapters/event-store/port';
-import { playerEventOf } from '../../shared/domain/events';
+import { playerEventOf } from '../../domain/events';
 import { DataInPieces, defineRoute } from '../../shared/adapters/http/route';
 import {
   chestHistoryShape,
@@ -16,10 +16,10 @@ import {
   streakShape,
   transactionHistoryShape,
 } from '../../shared/adapters/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { PlayerFolding, type PlayerState } from '../../shared/domain/player/state';
-import { ok } from '../../shared/domain/result';
-import { playerStream } from '../../shared/domain/streams';
+import { canonicalPlayerId } from '../../domain/ids';
+import { PlayerFolding, type PlayerState } from '../../domain/player/state';
+import { ok } from '../../domain/result';
+import { playerStream } from '../../domain/streams';
 import { chestRewards, ownedChests } from '../chests/routes';
 import { playerProfile } from '../player-profile/route';
 import { ownedPowerups } from '../powerups/route';
@@ -27,7 +27,7 @@ import { playerStreaks } from '../streaks/route';
 import { playerMissions } from '../missions/route';
 import { transactionItem } from '../transactions/history-route';
 import type { StreamReadDeps } from '../deps';
-import { ERRORS, refuse } from '../../shared/domain/errors';
+import { ERRORS, refuse } from '../../domain/errors';
 
 /** GET /v1/admin/players/{playerId}/export: everything held about one player, every list oldest first. */
 const playerExportShape = z.object({

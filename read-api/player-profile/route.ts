@@ -1,22 +1,22 @@
 /** POST /v1/player/profile. */
-import { entryTier, leaguePeriodAt, leaguesOf } from '../../shared/domain/rules/leagues';
+import { entryTier, leaguePeriodAt, leaguesOf } from '../../domain/rules/leagues';
 import { z } from 'zod';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { profileShape } from '../../shared/adapters/http/wire-shapes';
-import { ok } from '../../shared/domain/result';
+import { ok } from '../../domain/result';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import type { StreamReadDeps } from '../deps';
-import { currentLevel } from '../../shared/domain/rules/levels';
-import { DELIVERABLE_TYPE_CODE } from '../../shared/domain/events/common';
-import type { Catalog } from '../../shared/domain/catalog/schema';
-import { allowanceKey, type PlayerState } from '../../shared/domain/player/state';
-import { periodLabel, periodOf } from '../../shared/domain/time/calendar';
-import { availableBalance, nextLots } from '../../shared/domain/rules/lots';
+import { currentLevel } from '../../domain/rules/levels';
+import { DELIVERABLE_TYPE_CODE } from '../../domain/events/common';
+import type { Catalog } from '../../domain/catalog/schema';
+import { allowanceKey, type PlayerState } from '../../domain/player/state';
+import { periodLabel, periodOf } from '../../domain/time/calendar';
+import { availableBalance, nextLots } from '../../domain/rules/lots';
 
 /** Lots listed in the profile's `expiring`. */
 const EXPIRING_SHOWN = 10;
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 /** The caps with a use in their current period of the player's calendar, in catalog order. */
 function capsUsed(catalog: Catalog, state: PlayerState, now: number) {

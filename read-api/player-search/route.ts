@@ -5,7 +5,7 @@ import { defineRoute, parseWith } from '../../shared/adapters/http/route';
 import { PLAYERS_COLLECTION, type PlayerDoc } from '../../shared/read-models/players';
 import type { ReadStore } from '../../shared/adapters/read-store/port';
 import { STARTS_WITH } from '../../shared/adapters/read-store/prefix';
-import { ok } from '../../shared/domain/result';
+import { ok } from '../../domain/result';
 
 export const DEFAULT_PLAYERS_TOP = 20;
 export const MAX_PLAYERS_TOP = 100;

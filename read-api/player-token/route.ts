@@ -12,9 +12,9 @@ import {
 } from '../../shared/adapters/auth/player-tokens';
 import { PLAYER_ID_DOC, text } from '../../shared/adapters/http/fields';
 import { defineRoute, parseBody } from '../../shared/adapters/http/route';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import { ok } from '../../shared/domain/result';
+import { documented, ERRORS, refuse } from '../../domain/errors';
+import { canonicalPlayerId } from '../../domain/ids';
+import { ok } from '../../domain/result';
 
 const tokenBody = z.object({
   playerId: text().meta(PLAYER_ID_DOC),

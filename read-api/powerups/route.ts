@@ -1,8 +1,8 @@
 /** POST /v1/powerup/list. */
 import type { StreamReadDeps } from '../deps';
 import { playerListRoute } from '../player-list-route';
-import { isValidPowerup, type PlayerState } from '../../shared/domain/player/state';
-import type { Catalog } from '../../shared/domain/catalog/types';
+import { isValidPowerup, type PlayerState } from '../../domain/player/state';
+import type { Catalog } from '../../domain/catalog/types';
 import { powerupShape } from '../../shared/adapters/http/wire-shapes';
 
 /** deliveryMethod 1: the amount is multiplied (the only method). */

@@ -1,10 +1,10 @@
 /** POST /v1/streaks/list. */
 import { streakShape } from '../../shared/adapters/http/wire-shapes';
-import { periodAfter, periodEnd, periodLabel } from '../../shared/domain/time/calendar';
+import { periodAfter, periodEnd, periodLabel } from '../../domain/time/calendar';
 import type { StreamReadDeps } from '../deps';
 import { playerListRoute } from '../player-list-route';
-import type { Catalog } from '../../shared/domain/catalog/types';
-import type { PlayerState } from '../../shared/domain/player/state';
+import type { Catalog } from '../../domain/catalog/types';
+import type { PlayerState } from '../../domain/player/state';
 
 /**
  * The player's run of every active streak, in catalog order: /v1/streaks/list, and the export. A

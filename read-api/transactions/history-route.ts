@@ -4,11 +4,11 @@ import { EVERY_TIER } from '../../shared/adapters/auth/access';
 import { text, PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
 import { defineRoute, parseWith, requireObject } from '../../shared/adapters/http/route';
 import { transactionHistoryShape } from '../../shared/adapters/http/wire-shapes';
-import { canonicalPlayerId } from '../../shared/domain/ids';
-import type { ProvisionState } from '../../shared/domain/player/state';
-import { ok, type Result } from '../../shared/domain/result';
+import { canonicalPlayerId } from '../../domain/ids';
+import type { ProvisionState } from '../../domain/player/state';
+import { ok, type Result } from '../../domain/result';
 import type { StreamReadDeps } from '../deps';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 export const DEFAULT_HISTORY_PAGE = 20;
 export const MAX_HISTORY_PAGE = 100;

@@ -3,10 +3,10 @@ import type { EventStore } from '../../shared/adapters/event-store/port';
 import { defineRoute } from '../../shared/adapters/http/route';
 import { parseProvisionUid, transactionBody, TRANSACTION_ERRORS } from '../../shared/adapters/http/transaction-body';
 import { transactionShape } from '../../shared/adapters/http/wire-shapes';
-import { provisionRecordOf, transactionView } from '../../shared/domain/provisions';
-import { ok } from '../../shared/domain/result';
-import { provisionStream } from '../../shared/domain/streams';
-import { documented, ERRORS, refuse } from '../../shared/domain/errors';
+import { provisionRecordOf, transactionView } from '../../domain/provisions';
+import { ok } from '../../domain/result';
+import { provisionStream } from '../../domain/streams';
+import { documented, ERRORS, refuse } from '../../domain/errors';
 
 /** POST /v1/store/transaction-status (every tier): the provision as its own stream records it, so a write is visible at once. */
 export const transactionStatusRoute = (deps: { events: EventStore }) =>

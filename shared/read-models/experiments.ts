@@ -5,9 +5,9 @@
  * reversals) and the player's store purchases from the join on; read by GET /v1/admin/experiments
  * and its results.
  */
-import { addAmounts, subtractAmounts } from '../domain/amount';
-import type { PlayerEvent } from '../domain/events';
-import { periodOf } from '../domain/time/calendar';
+import { addAmounts, subtractAmounts } from '../../domain/amount';
+import type { PlayerEvent } from '../../domain/events';
+import { periodOf } from '../../domain/time/calendar';
 
 export const EXPERIMENT_MEMBERS_COLLECTION = 'experiment_members';
 

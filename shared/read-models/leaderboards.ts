@@ -3,11 +3,11 @@
  * player, and the players' display names. Written by the leaderboards projector, read by the
  * leaderboard routes.
  */
-import { addAmounts } from '../domain/amount';
-import type { Catalog, Leaderboard } from '../domain/catalog/schema';
-import type { PlayerEvent } from '../domain/events';
-import { localIsoToEpochMs } from '../domain/time/local-time';
-import { seasonPeriod } from '../domain/time/season';
+import { addAmounts } from '../../domain/amount';
+import type { Catalog, Leaderboard } from '../../domain/catalog/schema';
+import type { PlayerEvent } from '../../domain/events';
+import { localIsoToEpochMs } from '../../domain/time/local-time';
+import { seasonPeriod } from '../../domain/time/season';
 
 export const LEADERBOARD_COLLECTIONS = { boards: 'lb_boards', scores: 'lb_scores', players: 'lb_players' } as const;
 

@@ -3,10 +3,10 @@
  * player: written by the segment-members projector, counted by GET /v1/admin/segments with the
  * read store's own query, one count per segment.
  */
-import { addAmounts } from '../domain/amount';
-import type { Segment } from '../domain/catalog/types';
-import type { PlayerEvent } from '../domain/events';
-import { stateOfSnapshot } from '../domain/player/snapshot';
+import { addAmounts } from '../../domain/amount';
+import type { Segment } from '../../domain/catalog/types';
+import type { PlayerEvent } from '../../domain/events';
+import { stateOfSnapshot } from '../../domain/player/snapshot';
 import type { Filter } from '../adapters/read-store/port';
 
 export const SEGMENT_MEMBERS_COLLECTION = 'segment_members';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError, WrongExpectedVersionError } from '../../shared/adapters/event-store/port';
-import { stockStream, TRIGGER_ACTIVATIONS } from '../../shared/domain/streams';
+import { stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { server, startTestService, type TestService } from '../support/service';
 
 /** Players must be registered first here: process answers 5003 for unknown ones. */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MAX_AMOUNT } from '../../shared/domain/amount';
+import { MAX_AMOUNT } from '../../domain/amount';
 import { parseKeysFile } from '../../shared/adapters/auth/keys';
 import { client, KEYS, server, startTestService, tempDir, writeKeysFile, type TestService } from '../support/service';
 

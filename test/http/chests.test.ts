@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { StoreUnavailableError } from '../../shared/adapters/event-store/port';
-import { chestStockUid } from '../../shared/domain/rules/chests';
-import { CHEST_STOCK, stockStream } from '../../shared/domain/streams';
+import { chestStockUid } from '../../domain/rules/chests';
+import { CHEST_STOCK, stockStream } from '../../domain/streams';
 import { chestHistoryShape, ownedChestShape } from '../../shared/adapters/http/wire-shapes';
 import { chestOpenShape } from '../../command-api/open-chest/route';
 import { catalogChestShape, chestPreviewShape } from '../../read-api/chests/routes';

@@ -4,7 +4,7 @@
  * comparisons with the control by the statistics module (itself checked against known values).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { sampleOf, twoProportions, welch } from '../../shared/domain/statistics';
+import { sampleOf, twoProportions, welch } from '../../domain/statistics';
 import { eventually } from '../support/process';
 import { auditor, mobile, server, startTestService, type TestService } from '../support/service';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../shared/adapters/event-store/port';
 import { ABANDONED_AFTER_MS } from '../../command-api/command';
 import { idempotencyKeyOf } from '../../shared/adapters/http/idempotency';
-import { idempotencyStream, playerStream } from '../../shared/domain/streams';
+import { idempotencyStream, playerStream } from '../../domain/streams';
 import { appendOne } from '../support/append-one';
 import { addLatency } from '../support/latency';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';

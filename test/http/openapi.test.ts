@@ -10,7 +10,7 @@ import { jobsOverviewShape } from '../../read-api/admin/jobs';
 import { leaderboardDetailShape, storeShape } from '../../read-api/admin/shapes';
 import { httpStatusOf } from '../../shared/adapters/http/envelope';
 import { tiersOf } from '../../shared/adapters/http/route';
-import { canonicalPlayerId } from '../../shared/domain/ids';
+import { canonicalPlayerId } from '../../domain/ids';
 import { conformanceTo } from '../support/conformance';
 import { server, startTestService, tempDir, type TestService } from '../support/service';
 

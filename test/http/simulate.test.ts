@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { SIMULATE_MAX_BODY_BYTES } from '../../read-api/audit/routes';
 import type { EventStore } from '../../shared/adapters/event-store/port';
-import { MAX_ENTRIES } from '../../shared/domain/catalog/limits';
+import { MAX_ENTRIES } from '../../domain/catalog/limits';
 import { auditor, client, mobile, server, startTestService, type TestService } from '../support/service';
 import { eventually } from '../support/process';
 

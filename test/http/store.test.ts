@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../../shared/adapters/event-store/port';
-import { BUNDLE_STOCK, stockStream } from '../../shared/domain/streams';
-import { playerStream } from '../../shared/domain/streams';
-import { addAmounts } from '../../shared/domain/amount';
-import type { Effects } from '../../shared/domain/events/common';
+import { BUNDLE_STOCK, stockStream } from '../../domain/streams';
+import { playerStream } from '../../domain/streams';
+import { addAmounts } from '../../domain/amount';
+import type { Effects } from '../../domain/events/common';
 import { client, mobile, server, startTestService, type TestService } from '../support/service';
 import { eventually } from '../support/process';
 

@@ -1,9 +1,9 @@
 import type { CommandDeps } from '../../command-api/deps';
 import { publishCatalog } from '../../command-api/publish-catalog/publish';
-import { parseCatalog } from '../../shared/domain/catalog/load';
-import type { Catalog } from '../../shared/domain/catalog/schema';
+import { parseCatalog } from '../../domain/catalog/load';
+import type { Catalog } from '../../domain/catalog/schema';
 import type { EventMetadata, EventStore } from '../../shared/adapters/event-store/port';
-import { newUid } from '../../shared/domain/ids';
+import { newUid } from '../../domain/ids';
 import { SqliteJobScheduler } from '../../shared/adapters/jobs/embedded';
 import { PlayerStates } from '../../shared/adapters/event-store/player-states';
 import { StockStates } from '../../shared/adapters/event-store/stock-states';

@@ -9,17 +9,17 @@
  *     .when({ playerId: PLAYER, username: 'Grace' }, env)
  *     .thenFails(5003);
  */
-import type { DeepReadonly } from '../../shared/domain/deep-readonly';
+import type { DeepReadonly } from '../../domain/deep-readonly';
 import type { DecideEnv, Decision } from '../../command-api/decision';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
-import { playerEventOf, type DomainEvent } from '../../shared/domain/events';
-import { PlayerFolding, type PlayerState } from '../../shared/domain/player/state';
-import { PLAYER_FOLD } from '../../shared/domain/player/fold';
-import type { Failure, Result } from '../../shared/domain/result';
-import { foldStream } from '../../shared/domain/stream-fold';
-import { PROVISION_FOLD, type ProvisionRecord } from '../../shared/domain/provisions';
-import { STOCK_FOLD, type StockState } from '../../shared/domain/stock/stock';
-import { playerIdOfStream, playerStream } from '../../shared/domain/streams';
+import { playerEventOf, type DomainEvent } from '../../domain/events';
+import { PlayerFolding, type PlayerState } from '../../domain/player/state';
+import { PLAYER_FOLD } from '../../domain/player/fold';
+import type { Failure, Result } from '../../domain/result';
+import { foldStream } from '../../domain/stream-fold';
+import { PROVISION_FOLD, type ProvisionRecord } from '../../domain/provisions';
+import { STOCK_FOLD, type StockState } from '../../domain/stock/stock';
+import { playerIdOfStream, playerStream } from '../../domain/streams';
 import { answerReadsNow, type ReadRequest, type UseCase } from '../../command-api/use-case';
 
 /** The events recorded on each stream before the command, by stream name. */

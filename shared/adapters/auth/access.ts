@@ -1,6 +1,6 @@
 /** Which key may call what: tiers, tenant domains, nested actions. */
 import type { Request } from 'express';
-import { failure, type Failure } from '../../domain/result';
+import { failure, type Failure } from '../../../domain/result';
 import type { ApiKey, KeyRing, Tier } from './keys';
 
 /** Changes any key that writes may make: Client keys too, never Auditor keys (they only read). */

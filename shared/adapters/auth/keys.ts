@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { formatPath } from '../../domain/catalog/problems';
-import { MAX_AMOUNT } from '../../domain/amount';
+import { formatPath } from '../../../domain/catalog/problems';
+import { MAX_AMOUNT } from '../../../domain/amount';
 import { MIN_SECRET_LENGTH } from './player-tokens';
 
 export type Tier = 'Server' | 'Mobile' | 'Client' | 'Auditor';

@@ -10,8 +10,8 @@
  * shared by every process of a deployment.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ERRORS, refuse } from '../../domain/errors';
-import { ok, type Result } from '../../domain/result';
+import { ERRORS, refuse } from '../../../domain/errors';
+import { ok, type Result } from '../../../domain/result';
 
 /** The header a request shows its player token in. */
 export const PLAYER_TOKEN_HEADER = 'X-Player-Token';

@@ -1,9 +1,9 @@
 import type { EventStore, RecordedEvent } from './port';
 import { StreamStateCache, type CachedState } from './state-cache';
-import { playerEventOf } from '../../domain/events';
-import { playerIdOfStream, playerStream } from '../../domain/streams';
-import { evolveInPlace, type PlayerState } from '../../domain/player/state';
-import { PLAYER_FOLD } from '../../domain/player/fold';
+import { playerEventOf } from '../../../domain/events';
+import { playerIdOfStream, playerStream } from '../../../domain/streams';
+import { evolveInPlace, type PlayerState } from '../../../domain/player/state';
+import { PLAYER_FOLD } from '../../../domain/player/fold';
 
 /**
  * Player states by default kept in memory by each process that loads them (PLAYER_CACHE_SIZE).

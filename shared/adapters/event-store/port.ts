@@ -13,7 +13,7 @@
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
 // What an event is belongs to the domain; the port stores and reads them.
-import type { EventMetadata, NewEvent, RecordedEvent } from '../../domain/events/recorded';
+import type { EventMetadata, NewEvent, RecordedEvent } from '../../../domain/events/recorded';
 export type { EventMetadata, NewEvent, RecordedEvent };
 
 /** The events one append writes to one stream, and the revision that stream must be at. */

@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from './port';
-import type { StreamFold } from '../../domain/stream-fold';
+import type { StreamFold } from '../../../domain/stream-fold';
 
 /**
  * How the cache folds a kind of stream: as its StreamFold does, and it may change the state it is

@@ -1,8 +1,8 @@
 import type { EventStore, RecordedEvent } from './port';
 import { StreamStateCache, type CachedState } from './state-cache';
-import { stockEventOf } from '../../domain/events';
-import { stockStream, type LimitedStock } from '../../domain/streams';
-import { STOCK_FOLD, type StockState } from '../../domain/stock/stock';
+import { stockEventOf } from '../../../domain/events';
+import { stockStream, type LimitedStock } from '../../../domain/streams';
+import { STOCK_FOLD, type StockState } from '../../../domain/stock/stock';
 
 /** Limited stocks are few (one per limited trigger, bundle and chest prize): all are kept. */
 const MAX_CACHED_STOCKS = 100_000;

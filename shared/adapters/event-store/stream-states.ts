@@ -3,7 +3,7 @@
  * one holds that fold's states (the players', the limited stocks'), else from the whole stream.
  */
 import type { EventStore, RecordedEvent } from './port';
-import { foldStream, type Folded, type StreamFold } from '../../domain/stream-fold';
+import { foldStream, type Folded, type StreamFold } from '../../../domain/stream-fold';
 
 /** A cache of the states of one fold's streams. */
 export interface FoldCache<S> {

@@ -10,9 +10,9 @@ import {
   WrongExpectedVersionError,
   type WriteProblem,
 } from '../event-store/port';
-import { failure, type Failure } from '../../domain/result';
+import { failure, type Failure } from '../../../domain/result';
 import { sendData, sendFailure } from './envelope';
-import { ERRORS } from '../../domain/errors';
+import { ERRORS } from '../../../domain/errors';
 import { OPERATORS } from '../auth/access';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics';
 import { cors } from './cors';

@@ -3,8 +3,8 @@
  * simulate): `catalog`, the JSON object the file's format describes, or `yaml`, the file's text.
  */
 import { z } from 'zod';
-import { parseCatalog, parseCatalogData, type CatalogParseResult } from '../../domain/catalog/load';
-import { fail, ok, type Result } from '../../domain/result';
+import { parseCatalog, parseCatalogData, type CatalogParseResult } from '../../../domain/catalog/load';
+import { fail, ok, type Result } from '../../../domain/result';
 
 export const catalogFields = {
   catalog: z

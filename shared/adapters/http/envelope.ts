@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Response } from 'express';
-import type { Failure } from '../../domain/result';
+import type { Failure } from '../../../domain/result';
 
 /**
  * The envelope every answer is wrapped in: `{code: 200, data}` on success, `{code, data:

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { UUID_PATTERN } from '../../domain/ids';
-import { canonicalTimeZone, isValidTimeZone } from '../../domain/time/local-time';
-import { MAX_ATTRIBUTES } from '../../domain/player/attributes';
+import { UUID_PATTERN } from '../../../domain/ids';
+import { canonicalTimeZone, isValidTimeZone } from '../../../domain/time/local-time';
+import { MAX_ATTRIBUTES } from '../../../domain/player/attributes';
 
 /** Field limits (docs/api.md, "Limits"). */
 export const MAX_STRING = 1000;

@@ -4,9 +4,9 @@
  * (docs/api.md, "Safe retries").
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../domain/canonical-json';
-import type { IdempotencyKey } from '../../domain/events/idempotency-events';
-import { fail, ok, type Result } from '../../domain/result';
+import { canonicalJson } from '../../../domain/canonical-json';
+import type { IdempotencyKey } from '../../../domain/events/idempotency-events';
+import { fail, ok, type Result } from '../../../domain/result';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Set on an answer that is the recorded answer of an earlier request with the same key. */

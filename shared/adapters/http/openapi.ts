@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { httpStatusOf, NOT_YET_PROJECTED } from './envelope';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency';
 import { MAX_BODY_BYTES, MAX_LIVE_STREAMS_PER_KEY, tiersOf, type AnyRoute } from './route';
-import { documented, ERRORS } from '../../domain/errors';
+import { documented, ERRORS } from '../../../domain/errors';
 import { PLAYER_TOKEN_HEADER } from '../auth/player-tokens';
 
 type JsonSchema = Record<string, unknown>;

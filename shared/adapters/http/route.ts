@@ -3,11 +3,11 @@ import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiKey, Tier } from '../auth/keys';
 import type { Logger } from '../logging/logger';
-import { fail, failure, ok, type Failure, type Result } from '../../domain/result';
+import { fail, failure, ok, type Failure, type Result } from '../../../domain/result';
 import { NOT_YET_PROJECTED, sendData, sendDataInPieces, sendFailure } from './envelope';
-import type { IdempotencyKey } from '../../domain/events/idempotency-events';
+import type { IdempotencyKey } from '../../../domain/events/idempotency-events';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, REPLAYED_HEADER } from './idempotency';
-import { ERRORS, refuse } from '../../domain/errors';
+import { ERRORS, refuse } from '../../../domain/errors';
 import { PLAYER_TOKEN_HEADER } from '../auth/player-tokens';
 
 export interface RequestContext {

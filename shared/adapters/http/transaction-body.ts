@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { fail, ok } from '../../domain/result';
+import { fail, ok } from '../../../domain/result';
 import { text } from './fields';
 import { parseBody, type RawInput } from './route';
-import { documented, ERRORS } from '../../domain/errors';
+import { documented, ERRORS } from '../../../domain/errors';
 
 const PROVISION_UID_PATTERN = '^[0-9a-fA-F]{32}$';
 const PROVISION_UID = new RegExp(PROVISION_UID_PATTERN);

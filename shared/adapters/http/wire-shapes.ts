@@ -4,7 +4,7 @@
  * what the service sends. A shape one slice alone sends lives in that slice.
  */
 import { z } from 'zod';
-import { actionResultSchema } from '../../domain/events/player-events';
+import { actionResultSchema } from '../../../domain/events/player-events';
 
 export const nullableString = z.string().nullable();
 

@@ -8,11 +8,11 @@ export const catalogPublishedSchema = z.object({
   hash: z.string(),
   /** Unix ms. */
   publishedAt: z.number(),
-  // Validated when the file was loaded (shared/domain/catalog); not again on every read.
+  // Validated when the file was loaded (domain/catalog); not again on every read.
   catalog: z.custom<Catalog>((value) => typeof value === 'object' && value !== null),
   // The fields below came with publication through the API (docs/catalog.md, "Changing the catalog");
   // a version recorded before them was published from the file, in force at once, for good
-  // (shared/domain/catalog/versions.ts reads them so).
+  // (domain/catalog/versions.ts reads them so).
   /** `file`: the catalog file at start; `api`: POST /v1/admin/catalog/publish or revert. */
   source: z.enum(['file', 'api']).optional(),
   /** The API key's name, or `file`. */
@@ -32,7 +32,7 @@ export type CatalogPublished = z.infer<typeof catalogPublishedSchema>;
  * start and end of a live event), on the `catalog` stream: appended by a job at that moment
  * (command-api/publish-catalog/in-force-job.ts), for what follows the log (the read models, the
  * feed, webhooks). Decisions do not wait for it: each process works out the version in force at
- * its own clock (shared/domain/catalog/versions.ts).
+ * its own clock (domain/catalog/versions.ts).
  */
 export const catalogVersionInForceSchema = z.object({
   version: z.number().int().positive(),
@@ -47,7 +47,7 @@ export type CatalogVersionInForce = z.infer<typeof catalogVersionInForceSchema>;
 export const storeFormatDeclaredSchema = z.object({ version: z.number().int().positive() });
 export type StoreFormatDeclared = z.infer<typeof storeFormatDeclaredSchema>;
 
-/** A recompute began, on the `recompute` stream (shared/domain/streams.ts): the status the admin route answers. */
+/** A recompute began, on the `recompute` stream (domain/streams.ts): the status the admin route answers. */
 export const recomputeStartedSchema = z.object({
   recomputeUid: z.string(),
   /** Unix ms; actions before it stand as recorded (absent: every action is decided again). */

@@ -1,5 +1,5 @@
 /** A league period's tier stream folded: counts, not players; entries found by revision, late ones too. */
-import { recordedOf } from '../../test/support/decider-spec';
+import { recordedOf } from '../test/support/decider-spec';
 import { cohortCount, cohortEntries, entryRevision, LEAGUE_TIER_FOLD } from './league-stream';
 import { foldStream } from './stream-fold';
 

@@ -1,7 +1,7 @@
 /**
  * Bounds on the catalog's numbers (docs/catalog.md, "Numbers"), so that nothing a catalog says
  * can make a decision produce an amount the engine cannot hold, loop without end, or write a
- * huge event. Amounts (points, grants, costs, targets) are bounded by MAX_AMOUNT (shared/domain/amount.ts).
+ * huge event. Amounts (points, grants, costs, targets) are bounded by MAX_AMOUNT (domain/amount.ts).
  */
 import type { CatalogSection } from './types';
 
@@ -21,7 +21,7 @@ export const MAX_EXPIRY_DAYS = 36_500;
 /**
  * Most powerup instances one grant creates: each is a record the player's state keeps. The catalog
  * keeps its powerup amounts within it; a request's multiplier or a chest's factor could go past
- * it, and such a decision is refused (shared/domain/rules/grants.ts).
+ * it, and such a decision is refused (domain/rules/grants.ts).
  */
 export const MAX_POWERUPS_PER_GRANT = 1000;
 /**

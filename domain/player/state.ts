@@ -128,7 +128,7 @@ export interface LeagueRun {
   settledStart: number | null;
   open: LeagueStanding[];
 }
-/** A moment appended for the player (shared/domain/rules/moments.ts), as its event says it. */
+/** A moment appended for the player (domain/rules/moments.ts), as its event says it. */
 export type SentMoment =
   | { type: 'StreakAtRisk'; data: StreakAtRisk }
   | { type: 'MissionEnding'; data: MissionEnding }

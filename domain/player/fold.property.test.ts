@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { playerEventOf, type PlayerEvent } from '../events';
-import { activated, catalogOf, DAY, PLAYER, playerSpec, T0 } from '../../../test/support/player-spec';
+import { activated, catalogOf, DAY, PLAYER, playerSpec, T0 } from '../../test/support/player-spec';
 import { evolve, evolveInPlace, foldPlayer, initialPlayerState, PlayerFolding } from './state';
 
 const catalog = catalogOf(`

@@ -14,7 +14,7 @@ export const streakAtRiskSchema = z.object({
   length: z.number().int(),
   /** Unix ms at which the run ends unless extended. */
   endsAt: z.number(),
-  /** The run's last counted day (calendar ordinal, shared/domain/time/calendar.ts): one moment per day the run stood still. */
+  /** The run's last counted day (calendar ordinal, domain/time/calendar.ts): one moment per day the run stood still. */
   lastPeriod: z.number().int(),
   /** Unix ms the moment was due: `atLocalTime` of the player's zone. */
   dueAt: z.number(),

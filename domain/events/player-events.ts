@@ -39,7 +39,7 @@ const calendarPeriodSchema = z.enum(['Day', 'Week', 'Month']);
 
 /**
  * One use of a cap's allowance by an action: `used` actions (times), points (points) or amount of
- * the deliverable `of` (earn), in the period `ordinal` of the player's calendar (shared/domain/time/calendar.ts).
+ * the deliverable `of` (earn), in the period `ordinal` of the player's calendar (domain/time/calendar.ts).
  */
 export const allowanceUseSchema = z.object({
   kind: z.enum(['times', 'points', 'earn']),
@@ -72,7 +72,7 @@ export const streakMilestoneSchema = z.object({
 export const streakStepSchema = z.object({
   uid: z.string(),
   label: z.string(),
-  /** The action's period (shared/domain/time/calendar.ts ordinal of the streak's Day or Week) in the player's zone. */
+  /** The action's period (domain/time/calendar.ts ordinal of the streak's Day or Week) in the player's zone. */
   period: z.number().int(),
   length: z.number().int(),
   longest: z.number().int(),
@@ -93,7 +93,7 @@ export type StreakStep = z.infer<typeof streakStepSchema>;
 export const missionMoveSchema = z.object({
   uid: z.string(),
   label: z.string(),
-  /** The action's period (shared/domain/time/calendar.ts ordinal of the Day or Week in the player's zone); 0 for repeat None. */
+  /** The action's period (domain/time/calendar.ts ordinal of the Day or Week in the player's zone); 0 for repeat None. */
   period: z.number().int(),
   matches: z.array(z.object({ step: z.number().int(), value: z.number() })),
   /** Step indexes it was an entry of. */
@@ -401,7 +401,7 @@ export type ActionReversed = z.infer<typeof actionReversedSchema>;
 
 /**
  * A recompute re-decided the player's actions under a catalog version: `state` holds the fields of
- * the player's state that changed, as they are now (shared/domain/player/snapshot.ts; the rest
+ * the player's state that changed, as they are now (domain/player/snapshot.ts; the rest
  * stands as the stream left it; an event of an earlier version holds every field), `effects` is what changed in points, balances and powerups,
  * `scores` each action's leaderboard contribution that changed, and `actions` the re-decided
  * actions a later reversal takes back (those whose decision differs from the recorded one).

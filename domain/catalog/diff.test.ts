@@ -1,4 +1,4 @@
-import { catalogOf } from '../../../test/support/player-spec';
+import { catalogOf } from '../../test/support/player-spec';
 import { catalogChanges } from './diff';
 
 const before = catalogOf(`

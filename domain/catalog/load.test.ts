@@ -8,7 +8,7 @@ import { loadCatalogFile, parseCatalog } from './load';
 import { CATALOG_SECTIONS } from './types';
 import { validCatalog } from './test-fixture';
 
-const DEMO = join(__dirname, '../../../catalog/demo-catalog.yaml');
+const DEMO = join(__dirname, '../../catalog/demo-catalog.yaml');
 
 describe('the demo catalog', () => {
   it('loads with no problems, defaults applied', async () => {

@@ -6,7 +6,7 @@ import type { Catalog } from './types';
 let catalog: Catalog;
 
 beforeAll(async () => {
-  const result = await loadCatalogFile(join(__dirname, '../../../catalog/demo-catalog.yaml'));
+  const result = await loadCatalogFile(join(__dirname, '../../catalog/demo-catalog.yaml'));
   if (!result.ok) throw new Error(result.problems.join('\n'));
   catalog = result.catalog;
 });
