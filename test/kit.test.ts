@@ -45,6 +45,12 @@ missions:
     steps:
       - { uid: m-play, label: Play, condition: { action: play } }
       - { uid: m-quest, label: Finish the quest, condition: { action: quest } }
+leagues:
+  - uid: lg-weekly
+    label: Weekly league
+    period: Week
+    cohortSize: 10
+    tiers: [{ uid: bronze, label: Bronze, promote: 1 }, { uid: silver, label: Silver }]
 `;
 
 describeInBrowser('the web components on the demo page', () => {
@@ -108,7 +114,7 @@ describeInBrowser('the web components on the demo page', () => {
     expect([components.status, components.headers['content-type']]).toEqual([200, 'text/javascript; charset=utf-8']);
     // One module, imports resolved: a page anywhere loads it as it is.
     expect(components.text).not.toMatch(/^import\b|\bimport\s*["'{*]/m);
-    for (const name of ['gm-leaderboard', 'gm-profile', 'gm-badges', 'gm-streaks', 'gm-missions'])
+    for (const name of ['gm-leaderboard', 'gm-profile', 'gm-badges', 'gm-streaks', 'gm-missions', 'gm-league'])
       expect(components.text).toContain(`"${name}"`);
     expect((await t.http.get(`${KIT_PATH}/kit.js`)).status).toBe(200);
   });
@@ -116,7 +122,8 @@ describeInBrowser('the web components on the demo page', () => {
   it("shows a Client key's player each element's data, and the board and profile move after the player's action", async () => {
     const { player, rival } = await seed();
     const token = (await t.http.post('/v1/players/token').set(server).send({ playerId: player })).body.data.token;
-    const { page, errors } = await openKit({ key: KEYS.client, player, token, board: 'lb-all', refresh: '1' });
+    const settings = { key: KEYS.client, player, token, board: 'lb-all', league: 'lg-weekly', refresh: '1' };
+    const { page, errors } = await openKit(settings);
 
     await expectAttribute(page, 'gm-profile [data-points]', 'data-points', '17');
     await expectAttribute(page, 'gm-profile [data-level]', 'data-level', '1');
@@ -127,6 +134,9 @@ describeInBrowser('the web components on the demo page', () => {
     // The player among their neighbours: the rival above, the last below.
     await expectAttribute(page, 'gm-leaderboard li.me', 'data-rank', '2');
     await expectAttribute(page, 'gm-leaderboard li[data-rank="1"]', 'data-player', rival);
+    // The first players of the week's league, one cohort: the player second, behind the rival.
+    await expectAttribute(page, 'gm-league [part="summary"]', 'data-zone', 'Safe');
+    await expectAttribute(page, 'gm-league li.me', 'data-rank', '2');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'kit.png'), fullPage: true });
 
     await act(player, 'play');
@@ -134,6 +144,8 @@ describeInBrowser('the web components on the demo page', () => {
     await expectAttribute(page, 'gm-leaderboard li[data-rank="2"]', 'data-player', rival);
     await expectAttribute(page, 'gm-profile [data-points]', 'data-points', '27');
     await expectAttribute(page, 'gm-profile [data-level]', 'data-level', '2');
+    await expectAttribute(page, 'gm-league [part="summary"]', 'data-zone', 'Promotion');
+    await expectAttribute(page, 'gm-league li.me', 'data-rank', '1');
     expect(errors).toEqual([]);
     await page.context().close();
   });

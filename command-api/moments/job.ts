@@ -23,7 +23,7 @@ export async function runMoment(command: MomentCommand, deps: CommandDeps): Prom
 
 const momentPayload = z.object({
   playerId: z.string(),
-  type: z.enum(['StreakAtRisk', 'MissionEnding', 'PlayerInactive']),
+  type: z.enum(['StreakAtRisk', 'MissionEnding', 'LeagueEnding', 'PlayerInactive']),
   subject: z.string(),
 });
 

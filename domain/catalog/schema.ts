@@ -537,6 +537,16 @@ export const MomentsSchema = z.strictObject({
       hoursBefore: PositiveInt.max(MAX_MOMENT_DAYS * 24, atMost(MAX_MOMENT_DAYS * 24, 'hours')).default(24),
     })
     .optional(),
+  leagueEnding: z
+    .strictObject({
+      hoursBefore: PositiveInt.max(MAX_MOMENT_DAYS * 24, atMost(MAX_MOMENT_DAYS * 24, 'hours')).default(12),
+      zones: z
+        .array(z.enum(['Promotion', 'Safe', 'Demotion']))
+        .min(1, 'at least one zone is required')
+        .refine((zones) => new Set(zones).size === zones.length, 'each zone at most once')
+        .default(['Promotion', 'Demotion']),
+    })
+    .optional(),
   inactive: z
     .strictObject({
       afterDays: z

@@ -334,15 +334,20 @@ export interface Catalog {
 /** A local time of day, `HH:MM` (24 h), in the player's zone. */
 export type LocalTimeOfDay = string;
 
+/** Where a rank stands in its cohort (domain/rules/leagues.ts zoneOf). */
+export type LeagueZone = 'Promotion' | 'Safe' | 'Demotion';
+
 /**
  * The moments the service tells a player's systems about, each absent (off) or with its settings;
- * one entry per kind (leagues will add `leagueEnding`).
+ * one entry per kind.
  */
 export interface Moments {
   /** A Day streak not yet extended on the last day that still extends it, at that day's `atLocalTime`. */
   streakAtRisk?: { atLocalTime: LocalTimeOfDay; minLength: number };
   /** A mission in progress, `hoursBefore` its window or period ends. */
   missionEnding?: { hoursBefore: number };
+  /** A league period ending in `hoursBefore` hours, for a player whose standing is then in one of `zones`. */
+  leagueEnding?: { hoursBefore: number; zones: LeagueZone[] };
   /** No action for each of `afterDays` days of the player's calendar, at that day's `atLocalTime`. */
   inactive?: { afterDays: number[]; atLocalTime: LocalTimeOfDay };
 }

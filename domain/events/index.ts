@@ -41,7 +41,7 @@ import {
   provisionRefundedSchema,
   provisionStatusChangedSchema,
 } from './provision-events';
-import { missionEndingSchema, playerInactiveSchema, streakAtRiskSchema } from './moment-events';
+import { leagueEndingSchema, missionEndingSchema, playerInactiveSchema, streakAtRiskSchema } from './moment-events';
 import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
 import { stockUnitsSchema } from './stock-events';
 import { leagueCohortSettledSchema, leagueEnteredSchema, leagueFinishedSchema } from './league-events';
@@ -66,6 +66,7 @@ export const PLAYER_EVENTS = {
   PlayerAdjusted: playerAdjustedSchema,
   StreakAtRisk: streakAtRiskSchema,
   MissionEnding: missionEndingSchema,
+  LeagueEnding: leagueEndingSchema,
   PlayerInactive: playerInactiveSchema,
   ExperimentJoined: experimentJoinedSchema,
   LeagueFinished: leagueFinishedSchema,

@@ -37,6 +37,24 @@ export const missionEndingSchema = z.object({
 });
 export type MissionEnding = z.infer<typeof missionEndingSchema>;
 
+/** A league period ending soon, for a player whose standing is then in one of the catalog's zones. */
+export const leagueEndingSchema = z.object({
+  playerId: z.string(),
+  leagueUid: z.string(),
+  tier: z.string(),
+  /** Where their rank stands in their cohort when the moment was appended. */
+  zone: z.enum(['Promotion', 'Safe', 'Demotion']),
+  /** Their rank in their cohort then (from 1). */
+  rank: z.number().int(),
+  /** Unix ms at which the period ends. */
+  endsAt: z.number(),
+  /** Unix ms at which the period starts: one moment per league period. */
+  periodStart: z.number(),
+  dueAt: z.number(),
+  effects: effectsSchema,
+});
+export type LeagueEnding = z.infer<typeof leagueEndingSchema>;
+
 /** No action for `days` days of the player's calendar since `lastActionAt`. */
 export const playerInactiveSchema = z.object({
   playerId: z.string(),

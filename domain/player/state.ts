@@ -18,7 +18,7 @@ import type {
   ProgressEntry,
 } from '../events/player-events';
 import type { LeagueContribution, LeagueFinished, LeagueReturn } from '../events/league-events';
-import type { MissionEnding, PlayerInactive, StreakAtRisk } from '../events/moment-events';
+import type { LeagueEnding, MissionEnding, PlayerInactive, StreakAtRisk } from '../events/moment-events';
 import { stateOfSnapshot } from './snapshot';
 import type { DeepReadonly } from '../deep-readonly';
 import type {
@@ -132,6 +132,7 @@ export interface LeagueRun {
 export type SentMoment =
   | { type: 'StreakAtRisk'; data: StreakAtRisk }
   | { type: 'MissionEnding'; data: MissionEnding }
+  | { type: 'LeagueEnding'; data: LeagueEnding }
   | { type: 'PlayerInactive'; data: PlayerInactive };
 
 /** Where the last moment of a type about one subject (a streak's uid, a mission's, '' for the player) is kept. */
@@ -792,6 +793,9 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
       break;
     case 'MissionEnding':
       own(state, 'moments').set(momentKey(event.type, event.data.missionUid), { type: event.type, data: event.data });
+      break;
+    case 'LeagueEnding':
+      own(state, 'moments').set(momentKey(event.type, event.data.leagueUid), { type: event.type, data: event.data });
       break;
     case 'PlayerInactive':
       own(state, 'moments').set(momentKey(event.type, ''), { type: event.type, data: event.data });

@@ -3,7 +3,7 @@
  * adds to each league and the tier it enters, cohorts read off the order of entry, standings, and
  * a cohort's settlement.
  */
-import type { Catalog, League, LeagueTier } from '../catalog/types';
+import type { Catalog, League, LeagueTier, LeagueZone } from '../catalog/types';
 import type { LeagueContribution, LeaguePeriodBounds, LeagueReturn } from '../events/league-schemas';
 import type { LeagueOutcome } from '../events/league-events';
 import type { PlayerView } from '../player/state';
@@ -106,7 +106,7 @@ export function standingsOf<M extends CohortMember>(members: readonly M[]): M[] 
 }
 
 /** The zone a rank is in: promoted at the end if it stays there, demoted, or safe. Both: Promotion. */
-export function zoneOf(tier: LeagueTier, rank: number, cohortPlayers: number): 'Promotion' | 'Safe' | 'Demotion' {
+export function zoneOf(tier: LeagueTier, rank: number, cohortPlayers: number): LeagueZone {
   if (rank <= tier.promote) return 'Promotion';
   if (rank > cohortPlayers - tier.demote) return 'Demotion';
   return 'Safe';

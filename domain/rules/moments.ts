@@ -1,17 +1,19 @@
 /**
  * Moments to reach a player (docs/catalog.md, "moments"): a streak at risk, a mission ending, a
- * player gone quiet. Each kind says, from the player's state alone, which moment of a subject (a
- * streak, a mission, the player) is the next one due, when, and what its event says; the moment
+ * league period ending, a player gone quiet. Each kind says, from the player's state (and, for a
+ * league, their place in their cohort as the job read it), which moment of a subject (a streak, a
+ * mission, a league, the player) is the next one due, when, and what its event says; the moment
  * job (command-api/moments) appends it once it is due and still true, and the decisions that make
  * a moment due (an action, a change of zone) schedule that job. One entry of MOMENT_KINDS per kind:
  * a new kind (leagueEnding, once leagues exist) is one more entry.
  */
-import type { Catalog, Moments } from '../catalog/types';
+import type { Catalog, LeagueZone, Moments } from '../catalog/types';
 import { noEffects } from '../events/common';
 import type { ActionProcessed } from '../events/player-events';
 import { momentKey, type PlayerView, type SentMoment } from '../player/state';
 import { periodAfter, periodEnd, periodLabel, periodOf } from '../time/calendar';
 import { localIsoToEpochMs } from '../time/local-time';
+import { leaguesOf } from './leagues';
 import { compileMissions, missionCalendar, type CompiledMission } from './missions';
 
 export type MomentType = SentMoment['type'];
@@ -37,11 +39,23 @@ const momentJob = (playerId: string, type: MomentType, subject: string, runAt: n
   payload: { playerId, type, subject },
 });
 
-/** What a kind reads besides the state: the catalog, the player's zone, the time. */
+/** A player's place in their cohort of a league period, as the moment job read the cohort. */
+export interface LeaguePlace {
+  leagueUid: string;
+  periodStart: number;
+  rank: number;
+  zone: LeagueZone;
+}
+
+/**
+ * What a kind reads besides the state: the catalog, the player's zone, the time, and their places
+ * in their league cohorts (only the moment job reads a cohort: elsewhere none are known).
+ */
 interface MomentContext {
   catalog: Catalog;
   timeZone: string;
   now: number;
+  places?: readonly LeaguePlace[];
 }
 
 interface MomentKind<Type extends MomentType, Settings> {
@@ -165,6 +179,51 @@ const missionEnding: MomentKind<'MissionEnding', NonNullable<Moments['missionEnd
   },
 };
 
+/** The league period the player is in that ends next, not yet over at `now` (undefined: none). */
+export const openLeaguePeriod = (state: PlayerView, leagueUid: string, now: number) =>
+  state.leagues
+    .get(leagueUid)
+    ?.open.filter((o) => now < o.end)
+    .sort((a, b) => a.end - b.end)[0];
+
+const leagueEnding: MomentKind<'LeagueEnding', NonNullable<Moments['leagueEnding']>> = {
+  type: 'LeagueEnding',
+  settings: (m) => m.leagueEnding,
+  subjects: (state) => state.leagues.keys(),
+  next(settings, state, leagueUid, { catalog, now, places }) {
+    const standing = openLeaguePeriod(state, leagueUid, now);
+    if (!standing || !leaguesOf(catalog).some((l) => l.uid === leagueUid)) return null;
+    const sent = state.moments.get(momentKey('LeagueEnding', leagueUid));
+    if (sent?.type === 'LeagueEnding' && sent.data.periodStart === standing.start) return null;
+    // The zone is the cohort's: without it (a pending list, a change of zone) the moment is unknown.
+    const place = places?.find((p) => p.leagueUid === leagueUid && p.periodStart === standing.start);
+    if (!place) return null;
+    const dueAt = standing.end - settings.hoursBefore * 3_600_000;
+    // Once due, only a player in one of the zones is told; before, the job looks again then.
+    if (dueAt <= now && !settings.zones.includes(place.zone)) return null;
+    const data = {
+      playerId: state.playerId,
+      leagueUid,
+      tier: standing.tier,
+      zone: place.zone,
+      rank: place.rank,
+      endsAt: standing.end,
+      periodStart: standing.start,
+      dueAt,
+      effects: noEffects(),
+    };
+    return { type: 'LeagueEnding', data };
+  },
+  afterAction(settings, _before, action, { now }) {
+    // Entering a period schedules its moment; the zone is looked at when it runs.
+    return (action.leagues ?? []).flatMap((c) =>
+      c.entered && now < c.period.end
+        ? [{ subject: c.uid, runAt: c.period.end - settings.hoursBefore * 3_600_000 }]
+        : [],
+    );
+  },
+};
+
 /** Each mark of inactivity after an action at `lastActionAt`: `days` after its day, at the local time. */
 function inactivityMarks(settings: NonNullable<Moments['inactive']>, lastActionAt: number, timeZone: string) {
   const day = periodOf(lastActionAt, 'Day', timeZone);
@@ -202,7 +261,7 @@ const inactive: MomentKind<'PlayerInactive', NonNullable<Moments['inactive']>> =
 };
 
 /** Every kind of moment: one entry each. */
-const MOMENT_KINDS = [streakAtRisk, missionEnding, inactive] as const;
+const MOMENT_KINDS = [streakAtRisk, missionEnding, leagueEnding, inactive] as const;
 
 type AnyKind = MomentKind<MomentType, unknown>;
 const kindOf = (type: MomentType): AnyKind => MOMENT_KINDS.find((k) => k.type === type) as AnyKind;
@@ -223,17 +282,21 @@ const contextOf = (catalog: Catalog, state: PlayerView, now: number, timeZone?: 
   now,
 });
 
-/** The subject's next moment of a type (see MomentKind.next); null when the catalog has that kind off, or the player is gone. */
+/**
+ * The subject's next moment of a type (see MomentKind.next); null when the catalog has that kind
+ * off, or the player is gone. `places`: the player's places in the league cohorts read.
+ */
 export function nextMoment(
   catalog: Catalog,
   state: PlayerView,
   type: MomentType,
   subject: string,
   now: number,
+  places: readonly LeaguePlace[] = [],
 ): SentMoment | null {
   const settings = catalog.moments && kindOf(type).settings(catalog.moments);
   if (settings === undefined || !state.registered) return null;
-  return kindOf(type).next(settings, state, subject, contextOf(catalog, state, now));
+  return kindOf(type).next(settings, state, subject, { ...contextOf(catalog, state, now), places });
 }
 
 /** Every moment of the player still to come or due now, soonest first: what GET /v1/player/moments lists as pending. */
@@ -247,12 +310,18 @@ export function pendingMoments(catalog: Catalog, state: PlayerView, now: number,
 }
 
 /** The subject a moment is about. */
-export const subjectOf = (moment: SentMoment): string =>
-  moment.type === 'StreakAtRisk'
-    ? moment.data.streakUid
-    : moment.type === 'MissionEnding'
-      ? moment.data.missionUid
-      : '';
+export function subjectOf(moment: SentMoment): string {
+  switch (moment.type) {
+    case 'StreakAtRisk':
+      return moment.data.streakUid;
+    case 'MissionEnding':
+      return moment.data.missionUid;
+    case 'LeagueEnding':
+      return moment.data.leagueUid;
+    case 'PlayerInactive':
+      return '';
+  }
+}
 
 /** The moments an action may have made due, as jobs to look at them then (the job decides on the state it finds). */
 export function momentJobsAfterAction(

@@ -163,6 +163,8 @@ function describe(event: DomainEvent): string {
       return `streak ${event.data.streakUid} length ${event.data.length} at risk until ${iso(event.data.endsAt)}`;
     case 'MissionEnding':
       return `mission ${event.data.missionUid} ending ${iso(event.data.endsAt)}, ${event.data.stepsLeft} steps left`;
+    case 'LeagueEnding':
+      return `league ${event.data.leagueUid} ending ${iso(event.data.endsAt)}, rank ${event.data.rank} (${event.data.zone})`;
     case 'PlayerInactive':
       return `inactive ${event.data.days} days since ${iso(event.data.lastActionAt)}`;
     case 'ExperimentJoined':

@@ -37,7 +37,8 @@ export const playerMomentsRoute = (deps: StreamReadDeps) =>
     tiers: EVERY_TIER,
     doc: {
       operationId: 'playerMoments',
-      summary: "A player's moments (streak at risk, mission ending, inactive): pending, and the latest appended",
+      summary:
+        "A player's moments (streak at risk, mission ending, league ending, inactive): pending, and the latest appended",
       query: momentsQuery,
       response: playerMomentsShape,
       errors: {

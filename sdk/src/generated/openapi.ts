@@ -468,7 +468,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A player's moments (streak at risk, mission ending, inactive): pending, and the latest appended
+         * A player's moments (streak at risk, mission ending, league ending, inactive): pending, and the latest appended
          * @description Tiers: Server, Mobile, Client, Auditor.
          */
         get: operations["playerMoments"];
@@ -4848,6 +4848,26 @@ export interface operations {
                                 };
                             } | {
                                 /** @constant */
+                                type: "LeagueEnding";
+                                /** @description Unix ms: hoursBefore the period's end */
+                                dueAt: number;
+                                data: {
+                                    leagueUid: string;
+                                    tier: string;
+                                    /**
+                                     * @description where their rank stood when the moment was appended
+                                     * @enum {string}
+                                     */
+                                    zone: "Promotion" | "Safe" | "Demotion";
+                                    /** @description their rank in their cohort then */
+                                    rank: number;
+                                    /** @description Unix ms at which the period ends */
+                                    endsAt: number;
+                                    /** @description Unix ms at which the period starts */
+                                    periodStart: number;
+                                };
+                            } | {
+                                /** @constant */
                                 type: "PlayerInactive";
                                 dueAt: number;
                                 data: {
@@ -4881,6 +4901,26 @@ export interface operations {
                                     stepsLeft: number;
                                     /** @description the mission's period (0 for a mission done once) */
                                     period: number;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "LeagueEnding";
+                                /** @description Unix ms: hoursBefore the period's end */
+                                dueAt: number;
+                                data: {
+                                    leagueUid: string;
+                                    tier: string;
+                                    /**
+                                     * @description where their rank stood when the moment was appended
+                                     * @enum {string}
+                                     */
+                                    zone: "Promotion" | "Safe" | "Demotion";
+                                    /** @description their rank in their cohort then */
+                                    rank: number;
+                                    /** @description Unix ms at which the period ends */
+                                    endsAt: number;
+                                    /** @description Unix ms at which the period starts */
+                                    periodStart: number;
                                 };
                             } | {
                                 /** @constant */

@@ -304,6 +304,18 @@ export const momentShape = z.discriminatedUnion('type', [
     }),
   }),
   z.object({
+    type: z.literal('LeagueEnding'),
+    dueAt: z.number().describe("Unix ms: hoursBefore the period's end"),
+    data: z.object({
+      leagueUid: z.string(),
+      tier: z.string(),
+      zone: z.enum(['Promotion', 'Safe', 'Demotion']).describe('where their rank stood when the moment was appended'),
+      rank: z.number().int().describe('their rank in their cohort then'),
+      endsAt: z.number().describe('Unix ms at which the period ends'),
+      periodStart: z.number().describe('Unix ms at which the period starts'),
+    }),
+  }),
+  z.object({
     type: z.literal('PlayerInactive'),
     dueAt: z.number(),
     data: z.object({
