@@ -54,11 +54,14 @@ const PIPELINE = [
 ];
 const PIPELINE_MAY_NOT = ['domain/player', 'shared/adapters/http'];
 
-/** What a decider may import: the domain, the decider contract, other deciders, and the replay engine, which reads nothing. */
+/**
+ * What a decider may import: the domain, the decider contract, other deciders (and the steps a
+ * decider is split into, under its steps/, held to the same rule), and the replay engine, which reads nothing.
+ */
 const DECIDER_MAY_IMPORT = [
   /^domain\//,
   /^command-api\/(decision|use-case|player-reads)$/,
-  /^command-api\/[^/]+\/decider$/,
+  /^command-api\/[^/]+\/(decider|steps\/[^/]+)$/,
   /^command-api\/simulate\/replay$/,
 ];
 
@@ -70,7 +73,7 @@ export function impureImports(files: ReadonlyMap<string, string>): string[] {
       for (const target of importsOf(file, text))
         if (PIPELINE_MAY_NOT.some((no) => target === no || target.startsWith(`${no}/`)))
           found.push(`${file} -> ${target}`);
-    if (/^command-api\/[^/]+\/decider\.ts$/.test(file))
+    if (/^command-api\/[^/]+\/(decider|steps\/[^/]+)\.ts$/.test(file))
       for (const target of importsOf(file, text))
         if (!DECIDER_MAY_IMPORT.some((allowed) => allowed.test(target))) found.push(`${file} -> ${target}`);
   }
@@ -151,6 +154,7 @@ describe('the layers of the repository', () => {
       ],
       ['command-api/open-chest/decider.ts', "import { openChest } from './handler';\nimport { y } from './route';"],
       ['command-api/recompute/decider.ts', "import type { EventStore } from '../../shared/adapters/event-store/port';"],
+      ['command-api/process-action/steps/caps.ts', "import { z } from '../handler';\nimport { w } from './awards';"],
     ]);
     expect(impureImports(files)).toEqual([
       'command-api/reads.ts -> domain/player/state',
@@ -159,6 +163,7 @@ describe('the layers of the repository', () => {
       'command-api/open-chest/decider.ts -> command-api/open-chest/handler',
       'command-api/open-chest/decider.ts -> command-api/open-chest/route',
       'command-api/recompute/decider.ts -> shared/adapters/event-store/port',
+      'command-api/process-action/steps/caps.ts -> command-api/process-action/handler',
     ]);
   });
 

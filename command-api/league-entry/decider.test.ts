@@ -1,0 +1,45 @@
+/** The leagues step of a decision: given a player's league periods, what an action adds to each league, who it enters, and the settlement it schedules. */
+import { leagueStream } from '../../domain/streams';
+import { catalogOf, playerSpec, T0 } from '../../test/support/player-spec';
+import { leagueStep } from './decider';
+
+const MINUTE = 60_000;
+const catalog = catalogOf(`
+  version: 1
+  actions: [{ identifier: order, points: 10 }, { identifier: visit }]
+  leagues:
+    - { uid: lg, label: League, period: { minutes: 1 }, cohortSize: 2, tiers: [{ uid: bronze, label: Bronze }] }
+`);
+const order = (playerId: string, timestamp: number) => ({ name: 'order', timestamp, points: 10, playerId });
+
+describe('the leagues step', () => {
+  it("enters the player on their first action of a period, with the period's settlement; adds to it after", () => {
+    const p = playerSpec(catalog);
+    const first = leagueStep(catalog, p.state, order(p.state.playerId, T0), T0);
+    expect(first.contributions).toEqual([
+      expect.objectContaining({ uid: 'lg', tier: 'bronze', amount: 10, entered: true }),
+    ]);
+    expect(first.writes.map((w) => [w.stream, w.events[0].type, w.expectedRevision])).toEqual([
+      [leagueStream('lg', T0, 'bronze'), 'LeagueEntered', 'any'],
+    ]);
+    expect(first.jobs).toHaveLength(1);
+
+    p.process('order', { at: T0 });
+    const second = leagueStep(catalog, p.state, order(p.state.playerId, T0 + 1000), T0 + 1000);
+    expect(second.contributions).toEqual([expect.objectContaining({ uid: 'lg', amount: 10, entered: false })]);
+    expect(second.writes).toEqual([]);
+    expect(second.jobs).toEqual([]);
+    expect(leagueStep(catalog, p.state, order(p.state.playerId, T0 + MINUTE), T0 + MINUTE).contributions).toEqual([
+      expect.objectContaining({ entered: true }),
+    ]);
+  });
+
+  it('adds nothing where the catalog has no league', () => {
+    const plain = catalogOf(`
+      version: 1
+      actions: [{ identifier: order, points: 10 }]
+    `);
+    const step = leagueStep(plain, playerSpec(plain).state, order('p', T0), T0);
+    expect(step).toEqual({ contributions: [], writes: [], jobs: [] });
+  });
+});
