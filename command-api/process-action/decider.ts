@@ -59,6 +59,7 @@ import { STOCK_FOLD } from '../../domain/stock/stock';
 import { registrationOf } from '../register-player/decider';
 import { currencyExpiryJobs } from '../currency-expiry/decider';
 import { momentJobsAfterAction } from '../../domain/rules/moments';
+import { seasonJobsOfAction } from '../settle-season/decider';
 import { leagueStep } from '../league-entry/decider';
 import { ERRORS, refuse } from '../../domain/errors';
 
@@ -451,7 +452,17 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
     cmd.playerId,
     registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
   ).concat(momentJobsAfterAction(catalog, player, processed, clock.timeZone, env.now));
-  return ok(decision(result, writes, leagues?.jobs.length ? jobs.concat(leagues.jobs) : jobs));
+  if (leagues?.jobs.length) jobs.push(...leagues.jobs);
+  // Most catalogs have no season prizes: nothing to look through.
+  if (counts && catalog.leaderboards.length)
+    jobs.push(
+      ...seasonJobsOfAction(
+        catalog,
+        { name: action.identifier, timestamp: cmd.timestamp, points: earnedPoints },
+        env.now,
+      ),
+    );
+  return ok(decision(result, writes, jobs));
 };
 
 const nullIfEmpty = <T>(xs: T[]): T[] | null => (xs.length ? xs : null);
