@@ -9,6 +9,7 @@ import { registerPowerupJobs } from '../command-api/powerup-activation/expiry';
 import { registerCurrencyJobs } from '../command-api/currency-expiry/job';
 import { registerMomentJobs } from '../command-api/moments/job';
 import { registerLeagueJobs } from '../command-api/settle-league/job';
+import { registerSeasonJobs } from '../command-api/settle-season/job';
 import { powerupActivationRoutes } from '../command-api/powerup-activation/route';
 import { processActionRoute } from '../command-api/process-action/route';
 import { RECOMPUTE_PROGRESS, RecomputeProgress } from '../command-api/recompute/progress';
@@ -100,12 +101,16 @@ import { parseWebhooksFile, type Webhook } from '../webhooks/config';
 import { dropRemovedWebhookJobs, WebhookDispatcher } from '../webhooks/dispatcher';
 import { webhookRoutes } from '../webhooks/routes';
 import { httpSender } from '../webhooks/sender';
+import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
+import { rankIndexOf } from '../shared/read-models/standings';
 
 /** Idle keep-alive connections are closed after this long (Node's default, stated). */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /** How long a completed recompute waits for the read models to show it before it says Completed. */
 const RECOMPUTE_PROJECTED_WAIT_MS = 10 * 60_000;
+/** How long a season's settlement waits for the projector to reach the log's head before the job is tried again. */
+const SEASON_PROJECTED_WAIT_MS = 60_000;
 /** How often a process reads the versions published elsewhere: a publication is in force everywhere within 2 s. */
 const CATALOG_REFRESH_MS = 1000;
 /** How long a verification waits for the live read models to reach the position it replayed to. */
@@ -412,6 +417,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registerCurrencyJobs(deps);
       registerMomentJobs(deps);
       registerLeagueJobs(deps);
+      registerSeasonJobs({
+        ...deps,
+        waitForProjected: (position) => positions.waitFor(position, SEASON_PROJECTED_WAIT_MS),
+        seasonStandings: async (leaderboardUid, season, count) =>
+          (
+            await rankIndexOf(readModels.collection<ScoreDoc>(LEADERBOARD_COLLECTIONS.scores)).slice(
+              { board: leaderboardUid, period: season },
+              0,
+              count,
+            )
+          ).map((s) => ({ playerId: s.owner, score: s.score })),
+      });
       registerCatalogJobs(deps);
     }
     if (writes) await dropRemovedWebhookJobs(jobs, hooks, log);

@@ -68,6 +68,10 @@ export const CHEST_STOCK = {
 export const leagueStream = (leagueUid: string, periodStart: number, tier: string): string =>
   `league-${leagueUid}/${periodStart}/${tier}`;
 
+/** A leaderboard season's settlement: written once, when its prizes are settled (docs/catalog.md, "leaderboards"). */
+export const seasonStream = (leaderboardUid: string, season: string): string =>
+  `leaderboard-season-${leaderboardUid}/${season}`;
+
 export const stockStream = (kind: LimitedStock, resourceUid: string): string => `${kind.prefix}-${resourceUid}`;
 
 /** Every kind of stream, by the prefix of its name. */
@@ -81,6 +85,7 @@ export const STREAM_KINDS = [
   'catalog',
   'store-format',
   'league',
+  'leaderboard-season',
   'idempotency',
 ] as const;
 export type StreamKind = (typeof STREAM_KINDS)[number];

@@ -84,6 +84,7 @@ export const leaderboardsProjector: Projector = {
     'PlayerAdjusted',
     'PlayerRecomputed',
     'LeagueFinished',
+    'LeaderboardSeasonFinished',
   ]),
   checkpointAround: new Set(['CatalogPublished', 'CatalogVersionInForce']),
   async apply(event, store, log) {
@@ -119,6 +120,7 @@ export const leaderboardsProjector: Projector = {
       case 'PlayerAdjusted':
       case 'PlayerRecomputed':
       case 'LeagueFinished':
+      case 'LeaderboardSeasonFinished':
         return applyContributions(event, store, log);
     }
   },

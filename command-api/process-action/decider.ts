@@ -18,6 +18,7 @@ import { PLAYER_FOLD } from '../../domain/player/fold';
 import { REFERENCE_FOLD } from '../../domain/reference';
 import { STOCK_FOLD } from '../../domain/stock/stock';
 import { leagueStep } from '../league-entry/decider';
+import { seasonJobsOfAction } from '../settle-season/decider';
 import { ERRORS, refuse } from '../../domain/errors';
 import { answerOf } from './steps/answer';
 import { awardsOf, type ActivationsTaken } from './steps/awards';
@@ -203,12 +204,21 @@ export const decideProcessAction: Decider<ProcessActionCommand, ProcessActionSta
       )
     : null;
   if (leagues?.contributions.length) processed.leagues = leagues.contributions;
+  // Most catalogs have no season prizes: nothing to look through.
+  const seasons =
+    counts && catalog.leaderboards.length
+      ? seasonJobsOfAction(
+          catalog,
+          { name: action.identifier, timestamp: cmd.timestamp, points: earnedPoints },
+          env.now,
+        )
+      : null;
   const playerEvents = playerEventsOf(cmd, registered, experiments.joins, clock.timeZone, processed);
   return ok(
     decision(
       result,
       writesOf(processed, playerEvents, state.playerRevision, leagues),
-      jobsOf(catalog, player, registered, processed, clock.timeZone, env.now, leagues),
+      jobsOf(catalog, player, registered, processed, clock.timeZone, env.now, leagues, seasons),
     ),
   );
 };

@@ -55,3 +55,8 @@ export const MAX_VARIANTS_PER_EXPERIMENT = 10;
 export const MAX_TIERS_PER_LEAGUE = 50;
 /** The longest `{ minutes: N }` league period: a week. */
 export const MAX_LEAGUE_MINUTES = 10_080;
+/**
+ * The last rank a season board's prize may reach: the settlement reads that many standings and
+ * rewards them in one append (docs/catalog.md, "leaderboards").
+ */
+export const MAX_SEASON_PRIZE_RANK = 100;

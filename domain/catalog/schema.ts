@@ -369,6 +369,17 @@ export const LevelSchema = z
   .strictObject({ ...labelled, level: PositiveInt, target: NonNegativeDecimal, deliverables: list(GrantSchema) })
   .transform((l): Level => ({ ...l, uid: l.uid ?? generatedUid('level', String(l.level)) }));
 
+/** A prize by final rank (a league tier's, a season board's). */
+export const LeaguePrizeSchema = z.strictObject({
+  ranks: z
+    .array(PositiveInt)
+    .length(2, 'must be [from, to], two ranks')
+    .refine(([from, to]) => from <= to, 'must not end before it starts')
+    .transform(([from, to]): [number, number] => [from, to]),
+  points: NonNegativeDecimal.default(0),
+  deliverables: list(GrantSchema),
+});
+
 export const LeaderboardSchema = z
   .strictObject({
     ...labelled,
@@ -393,6 +404,9 @@ export const LeaderboardSchema = z
       .nullable()
       .default(null),
     aggregate: z.literal('sum', { error: 'must be "sum"' }).nullable().default(null),
+    /** A Season board's prizes by final rank, settled at each season's end (validate.ts: ranges, only on season boards). */
+    prizes: list(LeaguePrizeSchema),
+    settleAfterSeconds: Duration.int().default(0),
   })
   .superRefine((b, ctx) => {
     if (b.period !== undefined && (b.type !== undefined || b.season !== null))
@@ -599,16 +613,6 @@ export const ExperimentSchema = z.strictObject({
     }),
 }) satisfies z.ZodType<Experiment>;
 // --- leagues ---
-
-export const LeaguePrizeSchema = z.strictObject({
-  ranks: z
-    .array(PositiveInt)
-    .length(2, 'must be [from, to], two ranks')
-    .refine(([from, to]) => from <= to, 'must not end before it starts')
-    .transform(([from, to]): [number, number] => [from, to]),
-  points: NonNegativeDecimal.default(0),
-  deliverables: list(GrantSchema),
-});
 
 export const LeagueTierSchema = z.strictObject({
   uid: UidSchema,

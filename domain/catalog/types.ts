@@ -289,6 +289,13 @@ export interface Leaderboard extends LabelledEntry {
   scope: string | null;
   /** `sum`: one standings of the scope's values, each by the sum of its players' metric (needs scope). */
   aggregate: 'sum' | null;
+  /**
+   * A Season board's prizes by final rank in a season, settled at its end (absent in versions
+   * published before season prizes: none).
+   */
+  prizes?: LeaguePrize[];
+  /** Grace after a season's end before its prizes are settled (late actions); absent: 0. */
+  settleAfterSeconds?: number;
 }
 
 export interface Bundle {

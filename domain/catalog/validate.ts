@@ -8,7 +8,7 @@
  * reported as unknown, but nothing that needs its content is checked.
  */
 import { MAX_AMOUNT } from '../amount';
-import { MAX_POWERUPS_PER_GRANT, MAX_TOTAL_WEIGHT } from './limits';
+import { MAX_POWERUPS_PER_GRANT, MAX_SEASON_PRIZE_RANK, MAX_TOTAL_WEIGHT } from './limits';
 import { patchedFields, type PatchableEntries, type PatchedFields, withPatchedFields } from './experiments';
 import {
   type Action,
@@ -22,6 +22,7 @@ import {
   type DeliverableGrant,
   type Leaderboard,
   type League,
+  type LeaguePrize,
   type Level,
   type Mission,
   type NumberRange,
@@ -576,6 +577,12 @@ class CatalogChecks {
       this.report(`${path}.aggregate`, 'needs scope (the attribute whose values it ranks)');
     if (b.metric !== 'points') this.actionNamed(`${path}.metric.action`, b.metric.action);
     this.datesInOrder(path, b.startDate, b.endDate);
+    const prizes = b.prizes ?? [];
+    if (prizes.length === 0) return;
+    // The settlement ranks players on one standings: a Standard board has no season to end, a scoped one many standings.
+    if (b.type !== 1) this.report(`${path}.prizes`, 'only for Season leaderboards (a period)');
+    else if (b.scope !== null) this.report(`${path}.prizes`, 'only for a board without scope');
+    this.rankPrizes(`${path}.prizes`, prizes, MAX_SEASON_PRIZE_RANK, String(MAX_SEASON_PRIZE_RANK));
   }
 
   /**
@@ -600,19 +607,20 @@ class CatalogChecks {
         ['demote', tier.demote],
       ] as const)
         if (count > l.cohortSize) this.report(`${at}.${name}`, `must be at most cohortSize (${l.cohortSize})`);
-      const prizes = [...tier.prizes.entries()].sort(([, a], [, b]) => a.ranks[0] - b.ranks[0]);
-      prizes.forEach(([index, prize], k) => {
-        const prizeAt = `${at}.prizes[${index}]`;
-        if (prize.ranks[1] > l.cohortSize)
-          this.report(`${prizeAt}.ranks`, `must end at most at cohortSize (${l.cohortSize})`);
-        const before = prizes[k - 1];
-        if (before && before[1].ranks[1] >= prize.ranks[0])
-          this.report(
-            `${prizeAt}.ranks`,
-            `overlaps ${at}.prizes[${before[0]}] (ranks ${before[1].ranks.join(' to ')})`,
-          );
-        this.grants(`${prizeAt}.deliverables`, prize.deliverables);
-      });
+      this.rankPrizes(`${at}.prizes`, tier.prizes, l.cohortSize, `cohortSize (${l.cohortSize})`);
+    });
+  }
+
+  /** Prizes by rank: ranges ending at most at `lastRank`, not overlapping, granting what exists. */
+  private rankPrizes(path: string, prizes: readonly LeaguePrize[], lastRank: number, lastRankName: string): void {
+    const sorted = [...prizes.entries()].sort(([, a], [, b]) => a.ranks[0] - b.ranks[0]);
+    sorted.forEach(([index, prize], k) => {
+      const prizeAt = `${path}[${index}]`;
+      if (prize.ranks[1] > lastRank) this.report(`${prizeAt}.ranks`, `must end at most at ${lastRankName}`);
+      const before = sorted[k - 1];
+      if (before && before[1].ranks[1] >= prize.ranks[0])
+        this.report(`${prizeAt}.ranks`, `overlaps ${path}[${before[0]}] (ranks ${before[1].ranks.join(' to ')})`);
+      this.grants(`${prizeAt}.deliverables`, prize.deliverables);
     });
   }
 

@@ -45,6 +45,7 @@ import { leagueEndingSchema, missionEndingSchema, playerInactiveSchema, streakAt
 import { referenceRecordedSchema, referenceReversedSchema } from './reference-events';
 import { stockUnitsSchema } from './stock-events';
 import { leagueCohortSettledSchema, leagueEnteredSchema, leagueFinishedSchema } from './league-events';
+import { leaderboardSeasonFinishedSchema, leaderboardSeasonSettledSchema } from './season-events';
 
 /** The events of a player's stream: each carries the `effects` it has on the player's holdings. */
 export const PLAYER_EVENTS = {
@@ -70,6 +71,7 @@ export const PLAYER_EVENTS = {
   PlayerInactive: playerInactiveSchema,
   ExperimentJoined: experimentJoinedSchema,
   LeagueFinished: leagueFinishedSchema,
+  LeaderboardSeasonFinished: leaderboardSeasonFinishedSchema,
 } as const;
 
 export const REFERENCE_EVENTS = {
@@ -100,6 +102,10 @@ export const LEAGUE_EVENTS = {
   LeagueEntered: leagueEnteredSchema,
   LeagueCohortSettled: leagueCohortSettledSchema,
 } as const;
+/** The events of a leaderboard season's settlement stream: written once, when its prizes are settled. */
+export const SEASON_EVENTS = {
+  LeaderboardSeasonSettled: leaderboardSeasonSettledSchema,
+} as const;
 export const IDEMPOTENCY_EVENTS = {
   IdempotentRequestStarted: idempotentRequestStartedSchema,
   IdempotentRequestRecorded: idempotentRequestSchema,
@@ -113,6 +119,7 @@ export const EVENT_SCHEMAS = {
   ...STOCK_EVENTS,
   ...OPERATOR_EVENTS,
   ...LEAGUE_EVENTS,
+  ...SEASON_EVENTS,
   ...IDEMPOTENCY_EVENTS,
 } as const;
 
@@ -128,6 +135,7 @@ export type StockEvent = EventsOf<typeof STOCK_EVENTS>;
 export type OperatorEvent = EventsOf<typeof OPERATOR_EVENTS>;
 export type IdempotencyEvent = EventsOf<typeof IDEMPOTENCY_EVENTS>;
 export type LeagueEvent = EventsOf<typeof LEAGUE_EVENTS>;
+export type SeasonEvent = EventsOf<typeof SEASON_EVENTS>;
 export type DomainEvent = EventsOf<typeof EVENT_SCHEMAS>;
 export type EventType = DomainEvent['type'];
 
@@ -146,6 +154,7 @@ const typesOf = new Map<object, ReadonlySet<string>>(
     STOCK_EVENTS,
     OPERATOR_EVENTS,
     LEAGUE_EVENTS,
+    SEASON_EVENTS,
     IDEMPOTENCY_EVENTS,
     EVENT_SCHEMAS,
   ].map((registry) => [registry, new Set(Object.keys(registry))]),
@@ -178,6 +187,8 @@ export const recomputeOfEvent = (
     : null;
 export const leagueEventOf = (event: RecordedEvent): Recorded<LeagueEvent> | null =>
   has(LEAGUE_EVENTS, event.type) ? (event as Recorded<LeagueEvent>) : null;
+export const seasonEventOf = (event: RecordedEvent): Recorded<SeasonEvent> | null =>
+  has(SEASON_EVENTS, event.type) ? (event as Recorded<SeasonEvent>) : null;
 export const idempotencyEventOf = (event: RecordedEvent): Recorded<IdempotencyEvent> | null =>
   has(IDEMPOTENCY_EVENTS, event.type) ? (event as Recorded<IdempotencyEvent>) : null;
 /** Any event of the log as the union of all types, or null for a type this version does not know. */

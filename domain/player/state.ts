@@ -779,6 +779,9 @@ export function evolveInPlace(state: PlayerState, event: PlayerStreamEvent): Pla
     case 'LeagueFinished':
       finishLeague(state, event.data);
       break;
+    case 'LeaderboardSeasonFinished':
+      for (const l of event.data.levels) reachLevel(state, l);
+      break;
     case 'PowerupActivated':
       setActivation(state, event.data.powerupUid, { activated: true, activatedAt: event.data.activatedAt });
       break;
@@ -849,6 +852,7 @@ export function evolveStandingInPlace(state: PlayerState, event: PlayerEvent): P
     case 'ChestOpened':
     case 'PlayerAdjusted':
     case 'LeagueFinished':
+    case 'LeaderboardSeasonFinished':
       for (const l of event.data.levels) own(state, 'levelsReached').set(l.uid, l.level);
       break;
     case 'ActionReversed':

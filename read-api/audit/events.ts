@@ -98,6 +98,15 @@ function describe(event: DomainEvent): string {
         : '';
       return `league ${e.leagueUid} period ${e.period.start} ${e.tier} cohort ${e.cohort} rank ${e.rank} (${e.metric}): ${e.outcome} to ${e.nextTier}${prize}`;
     }
+    case 'LeaderboardSeasonFinished': {
+      const e = event.data;
+      const grants = e.grants.map((g) => `, ${g.amount} ${g.uid}`).join('');
+      return `leaderboard ${e.leaderboardUid} season ${e.season} rank ${e.rank} (${e.score}): prize ${e.prize.points} points${grants}`;
+    }
+    case 'LeaderboardSeasonSettled': {
+      const e = event.data;
+      return `leaderboard ${e.leaderboardUid} season ${e.season} settled: ${e.standings.map((s) => s.playerId).join(', ') || 'nobody ranked'}`;
+    }
     case 'LeagueEntered':
       return `league ${event.data.leagueUid} period ${event.data.period.start} ${event.data.tier}: player ${event.data.playerId} entered`;
     case 'LeagueCohortSettled':

@@ -108,7 +108,13 @@ export type ScoringEvent = Extract<
   PlayerEvent,
   {
     type:
-      'ActionProcessed' | 'ActionReversed' | 'ChestOpened' | 'PlayerAdjusted' | 'PlayerRecomputed' | 'LeagueFinished';
+      | 'ActionProcessed'
+      | 'ActionReversed'
+      | 'ChestOpened'
+      | 'PlayerAdjusted'
+      | 'PlayerRecomputed'
+      | 'LeagueFinished'
+      | 'LeaderboardSeasonFinished';
   }
 >;
 
@@ -118,7 +124,8 @@ export const isScoring = <E extends PlayerEvent>(event: E): event is Extract<E, 
   event.type === 'ChestOpened' ||
   event.type === 'PlayerAdjusted' ||
   event.type === 'PlayerRecomputed' ||
-  event.type === 'LeagueFinished';
+  event.type === 'LeagueFinished' ||
+  event.type === 'LeaderboardSeasonFinished';
 
 export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[] {
   if (event.type === 'ActionProcessed') {
@@ -166,6 +173,13 @@ export function boardChanges(event: ScoringEvent, board: BoardDoc): BoardChange[
     const e = event.data;
     return board.action === null && e.effects.points > 0
       ? [{ kind: 'add', ref: `league-${e.leagueUid}-${e.period.start}`, ts: e.settledAt, points: e.effects.points }]
+      : [];
+  }
+  if (event.type === 'LeaderboardSeasonFinished') {
+    // A season prize's points count on points boards when settled (in the season then running), as a league prize's do.
+    const e = event.data;
+    return board.action === null && e.effects.points > 0
+      ? [{ kind: 'add', ref: `season-${e.leaderboardUid}-${e.season}`, ts: e.settledAt, points: e.effects.points }]
       : [];
   }
   const e = event.data;

@@ -112,6 +112,7 @@ export function memberAfter(
       break;
     case 'ChestOpened':
     case 'PlayerAdjusted':
+    case 'LeaderboardSeasonFinished':
       levels = levelsAfter(levels, event.data.levels);
       break;
     case 'ActionReversed': {

@@ -60,8 +60,15 @@ describe('the writes step', () => {
 
   it('schedules the expiry of the lots granted', () => {
     const { p, before, processed } = spun();
-    const jobs = jobsOf(catalog, before, null, processed, 'UTC', p.env.now, null);
+    const jobs = jobsOf(catalog, before, null, processed, 'UTC', p.env.now, null, null);
     expect(jobs).toEqual([expect.objectContaining({ type: 'expire-currency' })]);
     expect(T0).toBeLessThan(jobs[0].runAt);
+  });
+
+  it("adds the settlements of the seasons the action counts in after the lots' expiries", () => {
+    const { p, before, processed } = spun();
+    const season = { type: 'settle-season', id: 'season-lb-weekly-2026-W01', runAt: T0 + 1, payload: {} };
+    const jobs = jobsOf(catalog, before, null, processed, 'UTC', p.env.now, null, [season]);
+    expect(jobs).toEqual([expect.objectContaining({ type: 'expire-currency' }), season]);
   });
 });

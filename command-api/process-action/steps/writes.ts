@@ -116,11 +116,15 @@ export function jobsOf(
   timeZone: string,
   now: number,
   leagues: LeagueStep | null,
+  /** The settlements of the seasons the action counts in, on boards with prizes (null: none looked for). */
+  seasons: ScheduledJob[] | null,
 ): ScheduledJob[] {
   const effects = processed.effects;
   const jobs = currencyExpiryJobs(
     processed.playerId,
     registered?.effects.lots ? registered.effects.lots.concat(effects.lots ?? []) : effects.lots,
   ).concat(momentJobsAfterAction(catalog, player, processed, timeZone, now));
-  return leagues?.jobs.length ? jobs.concat(leagues.jobs) : jobs;
+  if (leagues?.jobs.length) jobs.push(...leagues.jobs);
+  if (seasons?.length) jobs.push(...seasons);
+  return jobs;
 }

@@ -1,0 +1,208 @@
+/**
+ * Season prizes as deciders (docs/catalog.md, "leaderboards"): given the events recorded so far,
+ * when an action is processed or a season's settlement is decided on the standings the job read,
+ * then the events it writes and the jobs it schedules.
+ */
+import type { Catalog } from '../../domain/catalog/types';
+import type { DomainEvent } from '../../domain/events';
+import type { LeaderboardSeasonFinished } from '../../domain/events/season-events';
+import { playerStream, seasonStream } from '../../domain/streams';
+import { deciderSpec, readPlayer, type GivenStreams } from '../../test/support/decider-spec';
+import { catalogOf, testEnv } from '../../test/support/player-spec';
+import type { Decision } from '../decision';
+import { processActionDecider } from '../process-action/decider';
+import {
+  SETTLE_SEASON,
+  settleSeasonDecider,
+  settleSeasonJobId,
+  type SeasonStanding,
+  type SettleSeasonAnswer,
+} from './decider';
+
+const DAY = 86_400_000;
+/** 2026-06-01T00:00Z: the season `2026-06-01` of a daily board in UTC. */
+const D0 = Date.UTC(2026, 5, 1);
+const SEASON = { key: '2026-06-01', start: D0, end: D0 + DAY };
+
+const CATALOG = (prizes = PRIZES, extra = '') =>
+  catalogOf(`
+  version: 1
+  settings: { timezone: UTC }
+  deliverables: [{ uid: beans, label: Beans, type: Prize, kind: Currency }]
+  actions:
+    - { identifier: order, points: 10 }
+    - { identifier: visit }
+  levels: [{ level: 1, target: 0, label: One }, { level: 2, target: 100, label: Two }]
+  leaderboards:
+    - { uid: lb-day, label: Daily, period: Day, settleAfterSeconds: 30, prizes: ${prizes} }
+    - { uid: lb-visits, label: Visits, period: Day, metric: { action: visit }, prizes: [{ ranks: [1, 1], points: 1 }] }
+    - { uid: lb-all, label: All time }
+${extra}`);
+const PRIZES =
+  '[{ ranks: [1, 1], points: 100, deliverables: [{ deliverable: beans, amount: 5 }] }, { ranks: [2, 3], points: 10 }]';
+
+const playerIds = ['a', 'b', 'c', 'd'].map((c) => `0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c000${c}`);
+const [ANN, BEN, CY, DEE] = playerIds;
+const SETTLE_AT = SEASON.end + 30_000;
+
+/** The log so far, by stream; each decision's writes are recorded into it. */
+class World {
+  readonly streams: Record<string, DomainEvent[]> = {};
+  private refs = 0;
+  constructor(public catalog: Catalog) {}
+
+  record<A>(decided: { ok: true; value: Decision<A> } | { ok: false }): Decision<A> {
+    if (!decided.ok) throw new Error(`refused: ${JSON.stringify(decided)}`);
+    for (const w of decided.value.writes) (this.streams[w.stream] ??= []).push(...w.events);
+    return decided.value;
+  }
+
+  act(playerId: string, name: string, timestamp: number, now = timestamp): Decision<unknown> {
+    const cmd = { playerId, referenceId: `ref-${++this.refs}`, name, timestamp, multiplier: 1, details: [] };
+    return this.record(
+      deciderSpec(processActionDecider)
+        .given(this.streams)
+        .when(cmd, { ...testEnv(now), catalog: this.catalog }).decided,
+    );
+  }
+
+  settle(standings: SeasonStanding[], now = SETTLE_AT, leaderboardUid = 'lb-day'): Decision<SettleSeasonAnswer> {
+    const cmd = { leaderboardUid, season: SEASON, settleAt: SETTLE_AT, standings };
+    return this.record(
+      deciderSpec(settleSeasonDecider)
+        .given(this.streams as GivenStreams)
+        .when(cmd, { ...testEnv(now), catalog: this.catalog }).decided,
+    );
+  }
+
+  finished(playerId: string): LeaderboardSeasonFinished[] {
+    return (this.streams[playerStream(playerId)] ?? []).flatMap((e) =>
+      e.type === 'LeaderboardSeasonFinished' ? [e.data] : [],
+    );
+  }
+}
+
+const job = (leaderboardUid: string, settleAt: number) => ({
+  type: SETTLE_SEASON,
+  id: settleSeasonJobId(leaderboardUid, SEASON.key),
+  runAt: settleAt,
+  payload: { leaderboardUid, season: SEASON, settleAt },
+  oncePerProcess: true,
+});
+
+describe('scheduling a season', () => {
+  it("an action counted on a prize board names its season's settlement, at the end plus the board's grace", () => {
+    const w = new World(CATALOG());
+    expect(w.act(ANN, 'order', D0 + 1000).jobs).toEqual([job('lb-day', SETTLE_AT)]);
+    expect(w.act(ANN, 'visit', D0 + 2000).jobs).toEqual([job('lb-visits', SEASON.end)]);
+  });
+
+  it('an action counted after the settlement time names none (the season is settled); nor does a catalog without prizes', () => {
+    const late = new World(CATALOG());
+    expect(late.act(ANN, 'order', D0 + 1000, SETTLE_AT).jobs).toEqual([]);
+    expect(new World(CATALOG('[]')).act(ANN, 'order', D0 + 1000).jobs).toEqual([]);
+  });
+});
+
+describe('settling a season', () => {
+  const played = () => {
+    const w = new World(CATALOG());
+    w.act(ANN, 'order', D0 + 1000);
+    w.act(ANN, 'order', D0 + 2000);
+    w.act(BEN, 'order', D0 + 3000);
+    w.act(CY, 'order', D0 + 4000);
+    w.act(DEE, 'order', D0 + 5000);
+    return w;
+  };
+  const STANDINGS = [
+    { playerId: ANN, score: 20 },
+    { playerId: BEN, score: 10 },
+    { playerId: CY, score: 10 },
+  ];
+
+  it("rewards each ranked player with their rank's prize and records the standings it used, once, in one append", () => {
+    const w = played();
+    const decided = deciderSpec(settleSeasonDecider)
+      .given(w.streams)
+      .when(
+        { leaderboardUid: 'lb-day', season: SEASON, settleAt: SETTLE_AT, standings: STANDINGS },
+        { ...testEnv(SETTLE_AT), catalog: w.catalog },
+      ).decided;
+    if (!decided.ok) throw new Error('refused');
+    expect(decided.value.answer).toEqual({ rewarded: [ANN, BEN, CY] });
+    expect(decided.value.writes.map((x) => [x.stream, x.expectedRevision])).toEqual([
+      [playerStream(ANN), undefined],
+      [playerStream(BEN), undefined],
+      [playerStream(CY), undefined],
+      [seasonStream('lb-day', SEASON.key), 'no_stream'],
+    ]);
+    w.record(decided);
+    const [ann] = w.finished(ANN);
+    expect(ann).toMatchObject({
+      leaderboardUid: 'lb-day',
+      season: '2026-06-01',
+      bounds: { start: SEASON.start, end: SEASON.end },
+      rank: 1,
+      score: 20,
+      prize: { points: 100, deliverables: [{ deliverable: 'beans', amount: 5 }] },
+      grants: [{ uid: 'beans', amount: 5 }],
+      levels: [{ level: 2 }],
+      settledAt: SETTLE_AT,
+      effects: { points: 100, balances: [{ deliverableUid: 'beans', amount: 5 }] },
+    });
+    expect(w.finished(BEN)).toMatchObject([{ rank: 2, score: 10, prize: { points: 10 }, levels: [] }]);
+    expect(w.finished(CY)).toMatchObject([{ rank: 3, score: 10, prize: { points: 10 } }]);
+    expect(w.finished(DEE)).toEqual([]);
+    expect(w.streams[seasonStream('lb-day', SEASON.key)]).toEqual([
+      {
+        type: 'LeaderboardSeasonSettled',
+        data: {
+          leaderboardUid: 'lb-day',
+          season: '2026-06-01',
+          bounds: { start: SEASON.start, end: SEASON.end },
+          standings: STANDINGS,
+          settledAt: SETTLE_AT,
+        },
+      },
+    ]);
+    // The prize counts like any points: towards levels and the balance.
+    const state = readPlayer(w.streams, ANN);
+    expect(state.points).toBe(120);
+    expect([...state.levelsReached.values()]).toContain(2);
+    expect(state.balances.get('beans')).toBe(5);
+  });
+
+  it('a second settlement (a rerun, a crash after the append) finds the season settled and rewards nobody', () => {
+    const w = played();
+    w.settle(STANDINGS);
+    const again = w.settle([{ playerId: DEE, score: 99 }], SETTLE_AT + 60_000);
+    expect(again).toMatchObject({ answer: null, writes: [] });
+    expect(playerIds.map((p) => w.finished(p).length)).toEqual([1, 1, 1, 0]);
+  });
+
+  it('a rank between prize ranges, or past the last, wins nothing; nobody ranked still records the settlement', () => {
+    const w = new World(CATALOG('[{ ranks: [1, 1], points: 5 }, { ranks: [3, 3], points: 1 }]'));
+    for (const p of [ANN, BEN, CY]) w.act(p, 'order', D0 + 1000);
+    expect(w.settle(STANDINGS).answer).toEqual({ rewarded: [ANN, CY] });
+    expect(w.finished(CY)).toMatchObject([{ rank: 3, prize: { points: 1 } }]);
+    const empty = new World(CATALOG());
+    expect(empty.settle([]).answer).toEqual({ rewarded: [] });
+    expect(empty.streams[seasonStream('lb-day', SEASON.key)]).toHaveLength(1);
+  });
+
+  it('a ranked player not registered (or erased since) keeps their place and wins nothing', () => {
+    const w = played();
+    const stranger = '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c00ff';
+    const answer = w.settle([{ playerId: stranger, score: 50 }, ...STANDINGS.slice(0, 2)]).answer;
+    expect(answer).toEqual({ rewarded: [ANN, BEN] });
+    expect(w.finished(ANN)).toMatchObject([{ rank: 2, prize: { points: 10 } }]);
+    expect(w.streams[playerStream(stranger)]).toBeUndefined();
+  });
+
+  it('a board without prizes now (or gone) settles nothing', () => {
+    const w = played();
+    w.catalog = CATALOG('[]');
+    expect(w.settle(STANDINGS)).toMatchObject({ answer: null, writes: [] });
+    expect(w.settle(STANDINGS, SETTLE_AT, 'lb-gone')).toMatchObject({ answer: null, writes: [] });
+  });
+});
