@@ -605,7 +605,7 @@ describe('SqliteEventStore specifics', () => {
     await appendOne(writer, 's', [event()], 0);
     // A fixed wait on purpose: what is checked is that nothing arrives, and a closed store's
     // subscription has no signal of a delivery it did not make (listed in test/no-fixed-sleeps.test.ts).
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, 150)); // fixed on purpose: proves nothing arrives
     expect(seen).toEqual([0]);
   });
 

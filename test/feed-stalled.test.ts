@@ -147,7 +147,7 @@ describe('the live feed with clients that never read', () => {
         peak = Math.max(peak, rssMiB(service.child.pid!));
         // The sampling interval of a 10 s window being measured, not a wait for a condition
         // (listed in test/no-fixed-sleeps.test.ts).
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 200)); // fixed on purpose: the sampling interval
       }
       health.sort((a, b) => a - b);
       const median = health[Math.floor(health.length / 2)];

@@ -53,7 +53,7 @@ describe('fixed sleeps in the tests', () => {
   it('finds a timer awaited for nothing and a sleep helper (the check can fail)', () => {
     // Text the check reads, never run: fixed waits it must find.
     const source = [
-      'await new Promise((r) => setTimeout(r, 100));',
+      'await new Promise((r) => setTimeout(r, 100));', // sample text for the check, never run
       'await new Promise((resolve) => setTimeout(resolve, 1_050));',
       'await new Promise<void>((resolve) => setTimeout(resolve, 20));',
       'await sleep(300);',

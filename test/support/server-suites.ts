@@ -16,7 +16,8 @@ export function withServer(
   if (url) return declare(url);
   // Skipped on purpose: without the server's URL there is nothing to run against (no KurrentDB or
   // MongoDB can run on this machine); each test is listed as skipped under a name saying so, never as passed.
-  describe.skip(`${suite} (skipped: ${setting} is not set; no ${SERVERS[setting]} server on this machine)`, () => {
+  // prettier-ignore
+  describe.skip(`${suite} (skipped: ${setting} is not set; no ${SERVERS[setting]} server on this machine)`, () => { // skipped: no server URL, no server here
     for (const name of tests) it(name, () => undefined);
   });
 }
