@@ -316,6 +316,33 @@ export function jobsContract(name: string, newStore: () => Promise<JobStoreFixtu
       expect(runs[1].at).toBeGreaterThanOrEqual(futureRunAt);
     });
 
+    it('keeps the next run a handler schedules while its process closes: the next process runs it', async () => {
+      const first = await open();
+      const running = gate();
+      const started = gate();
+      const firstRuns: Run[] = [];
+      first.handle('self', async (payload, jobId) => {
+        firstRuns.push({ type: 'self', jobId, payload, at: Date.now() });
+        started.open();
+        await running.wait;
+        await first.schedule('self', jobId, Date.now(), { round: 2 });
+      });
+      await first.start();
+      const jobId = newId();
+      await first.schedule('self', jobId, Date.now(), { round: 1 });
+      await started.wait;
+      const closed = first.close();
+      running.open();
+      await closed;
+      expect(logs).toEqual([]);
+
+      const runs: Run[] = [];
+      await worker(runs, 'self');
+      await eventually(() => runs.length === 1, 5000, 10);
+      expect(firstRuns.map((run) => run.payload)).toEqual([{ round: 1 }]);
+      expect(runs.map((run) => [run.jobId, run.payload])).toEqual([[jobId, { round: 2 }]]);
+    });
+
     it('keeps a job when the process that would run it closes before its time', async () => {
       const earlyRuns: Run[] = [];
       const first = await worker(earlyRuns);

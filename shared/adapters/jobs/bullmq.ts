@@ -94,6 +94,8 @@ export class BullMqJobScheduler implements JobScheduler {
   private readonly logger: JobLogger;
   private started = false;
   private closing: Promise<void> | undefined;
+  /** Set once the workers have drained: until then a run finishing may still schedule its next one. */
+  private queuesClosed = false;
 
   constructor(private readonly options: BullMqJobSchedulerOptions) {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
@@ -236,6 +238,7 @@ export class BullMqJobScheduler implements JobScheduler {
           if (!(await within(worker.close(true), CLOSE_WAIT_MS))) await within(worker.disconnect(), CLOSE_WAIT_MS);
         }),
       );
+      this.queuesClosed = true;
       await Promise.all(
         [...this.queues.values()].map(async (queue) => {
           if (!(await within(queue.close(), CLOSE_WAIT_MS))) await within(queue.disconnect(), CLOSE_WAIT_MS);
@@ -247,7 +250,7 @@ export class BullMqJobScheduler implements JobScheduler {
   }
 
   private queue(type: string): Queue<JobData> {
-    if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
+    if (this.queuesClosed) throw new StoreUnavailableError('job scheduler is closed');
     let queue = this.queues.get(type);
     if (!queue) {
       queue = new Queue<JobData>(
@@ -327,7 +330,7 @@ export class BullMqJobScheduler implements JobScheduler {
     // If the timer wins (or we are closed), the operation may still fail later: that must not
     // surface as an unhandled rejection.
     operation.catch(() => undefined);
-    if (this.closing) throw new StoreUnavailableError('job scheduler is closed');
+    if (this.queuesClosed) throw new StoreUnavailableError('job scheduler is closed');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(

@@ -105,6 +105,8 @@ export class SqliteJobScheduler implements JobScheduler {
   private timer: NodeJS.Timeout | undefined;
   private started = false;
   private closing: Promise<void> | undefined;
+  /** Set once the runs in progress have ended: until then a run finishing may still schedule its next one. */
+  private closed = false;
 
   private readonly upsert: Database.Statement<
     [{ id: string; type: string; payload: string; runAt: number; now: number }]
@@ -256,7 +258,7 @@ export class SqliteJobScheduler implements JobScheduler {
   }
 
   async start(): Promise<void> {
-    this.assertOpen();
+    if (this.closing) throw new StoreUnavailableError('job store is closed');
     this.started = true;
     this.tick();
   }
@@ -278,6 +280,7 @@ export class SqliteJobScheduler implements JobScheduler {
     this.closing ??= (async () => {
       clearTimeout(this.timer);
       await Promise.all(this.running.values());
+      this.closed = true;
       this.db.close();
     })();
     return this.closing;
@@ -396,6 +399,6 @@ export class SqliteJobScheduler implements JobScheduler {
   }
 
   private assertOpen(): void {
-    if (this.closing) throw new StoreUnavailableError('job store is closed');
+    if (this.closed) throw new StoreUnavailableError('job store is closed');
   }
 }
