@@ -495,6 +495,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...recomputeRoutes({
         ...deps,
         waitForProjected: (position) => positions.waitFor(position, RECOMPUTE_PROJECTED_WAIT_MS),
+        replayPlayersInMemory: config.replayPlayersInMemory,
         // Several command processes see each other's recomputes through the shared store; the all-in-one process is the only one.
         progress: new RecomputeProgress(role === 'command' ? readStore.collection(RECOMPUTE_PROGRESS) : null, (error) =>
           log.warn({ err: error }, 'recompute progress not written to the shared store'),

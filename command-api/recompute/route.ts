@@ -26,6 +26,8 @@ export interface RecomputeDeps extends CommandDeps {
   waitForProjected(position: number): Promise<unknown>;
   /** The recomputes running now, in this process or another command process. */
   progress: RecomputeProgress;
+  /** Players a run's replay keeps in memory, the others spilled to a scratch file (REPLAY_PLAYERS_IN_MEMORY); default all. */
+  replayPlayersInMemory?: number;
 }
 
 const REPORT_TOP = 100;
@@ -66,6 +68,7 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
       dryRun,
       top: REPORT_TOP,
       metadata,
+      playersInMemory: deps.replayPlayersInMemory,
       onProgress: (eventsDone, eventsTotal) => progress.report(recomputeUid, { eventsDone, eventsTotal }),
     }).then(
       async ({ report, applied }) => {

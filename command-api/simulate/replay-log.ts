@@ -9,7 +9,9 @@ import { playerEventOf } from '../../domain/events';
 import { evolveInPlace, initialPlayerState } from '../../domain/player/state';
 import { evolveStock, type StockState } from '../../domain/stock/stock';
 import { CATALOG_STREAM, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
+import { ScratchFile } from '../../shared/adapters/scratch-file';
 import { ACTIVATIONS_PREFIX, activationsHeld, Replay, type Share } from './replay';
+import { ReplayedPlayers } from './replayed-players';
 
 export interface SimulateOptions {
   /** Only these players (canonical ids) are replayed; default: all. */
@@ -65,12 +67,45 @@ export async function replayLog(
     share?: Share;
     /** The last position replayed, the same for every share; default the head at the start. */
     head?: number;
+    /**
+     * Players kept in memory at most, the others spilled to a scratch file (ReplayedPlayers);
+     * default all in memory. The caller closes `replayed()` once done with it, which removes the file.
+     */
+    playersInMemory?: number;
   },
 ): Promise<Replay> {
   if (options.share && options.players) throw new Error('a replay of some players is not split into shares');
   const head = options.head ?? (await events.headPosition());
   const standing = options.players ? await activationsStanding(events, draft, options.players, head) : undefined;
-  const replay = new Replay(draft, options.players, options.from, standing, options.recompute ?? true, options.share);
+  const players =
+    options.playersInMemory === undefined
+      ? new ReplayedPlayers()
+      : new ReplayedPlayers(options.playersInMemory, () => new ScratchFile());
+  const replay = new Replay(
+    draft,
+    options.players,
+    options.from,
+    standing,
+    options.recompute ?? true,
+    options.share,
+    players,
+  );
+  try {
+    await replayPages(events, replay, head, options);
+  } catch (error) {
+    players.close();
+    throw error;
+  }
+  return replay;
+}
+
+/** The log's events up to `head`, handed to the replay a page at a time. */
+async function replayPages(
+  events: EventStore,
+  replay: Replay,
+  head: number,
+  options: Pick<SimulateOptions, 'onProgress'> & { share?: Share },
+): Promise<void> {
   const share = options.share && { prefix: playerStream(''), ...options.share };
   let from = 0;
   let read = 0;
@@ -97,7 +132,6 @@ export async function replayLog(
     if (page.length < PAGE || from >= head) break;
     yieldAt = await yieldToRequests();
   }
-  return replay;
 }
 
 /**

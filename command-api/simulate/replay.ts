@@ -43,6 +43,7 @@ import {
   type ProcessActionCommand,
 } from '../process-action/decider';
 import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
+import { ReplayedPlayers } from './replayed-players';
 
 type Problem = Simulation['problems'][number];
 
@@ -100,7 +101,6 @@ export function activationsHeld(state: PlayerView): Map<string, number> {
 const POINTS_BOARD = { action: null } as BoardDoc;
 
 export class Replay {
-  private readonly players = new Map<string, Replayed>();
   /** Activations of each limited trigger taken so far in the replay, and those players not replayed hold. */
   private readonly activations: ActivationCounts;
   private readonly stocksRead = new Map<string, StockRead>();
@@ -127,6 +127,8 @@ export class Replay {
     private readonly recompute = true,
     /** The share of the players replayed, when the log is split (replayLog's `share`). */
     private readonly share?: Share,
+    /** Where the players replayed are kept: in memory by default, or some spilled to a scratch file. */
+    private readonly players = new ReplayedPlayers(),
   ) {
     this.boards = allTime(draft);
     this.env = new ReplayEnv(draft);
@@ -171,7 +173,7 @@ export class Replay {
     this.eventsReplayed += 1;
     let player = this.players.get(playerId);
     if (!player)
-      this.players.set(
+      this.players.add(
         playerId,
         (player = {
           before: initialPlayerState(playerId),
@@ -222,7 +224,7 @@ export class Replay {
   }
 
   /** Every replayed player, as recorded and as replayed. */
-  replayed(): ReadonlyMap<string, Replayed> {
+  replayed(): ReplayedPlayers {
     return this.players;
   }
 

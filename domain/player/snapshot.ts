@@ -6,9 +6,18 @@ import type { PlayerState, PlayerView } from './state';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/**
+ * Maps and Sets told by their tag, not instanceof: a replayed player read back from a scratch file
+ * (command-api/simulate/replayed-players.ts) is built by v8.deserialize in the process's own realm,
+ * which is not the one a test runs its code in.
+ */
+const isMap = (value: unknown): value is Map<unknown, unknown> =>
+  Object.prototype.toString.call(value) === '[object Map]';
+const isSet = (value: unknown): value is Set<unknown> => Object.prototype.toString.call(value) === '[object Set]';
+
 const encode = (value: unknown): Json => {
-  if (value instanceof Map) return { $map: [...value].map(([k, v]) => [encode(k), encode(v)]) };
-  if (value instanceof Set) return { $set: [...value].map(encode) };
+  if (isMap(value)) return { $map: [...value].map(([k, v]) => [encode(k), encode(v)]) };
+  if (isSet(value)) return { $set: [...value].map(encode) };
   if (Array.isArray(value)) return value.map(encode);
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));

@@ -729,6 +729,23 @@ export function copyOfPlayerState(state: PlayerView): PlayerState {
 }
 
 /**
+ * A state copied by v8.deserialize (a replayed player read back from a scratch file), its empty
+ * collections made the shared ones again: such a copy shares one empty Map (Set) between the
+ * fields (and the states copied with it) that shared it, where a write would go into them all.
+ */
+export function sharedEmptiesRestored(copy: PlayerState): PlayerState {
+  const fields = copy as unknown as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    // By its tag, not instanceof: v8.deserialize builds in the process's realm, not always the caller's (a test's).
+    const tag = Object.prototype.toString.call(value);
+    if (tag === '[object Map]' && (value as Map<unknown, unknown>).size === 0) fields[key] = NOTHING;
+    else if (tag === '[object Set]' && (value as Set<unknown>).size === 0) fields[key] = NO_REFERENCES;
+  }
+  return copy;
+}
+
+/**
  * Folds one event into the state by changing it, the fast way to fold a long stream. Only for a
  * state its caller alone holds and hands out read-only: the state cache's
  * (shared/adapters/event-store/player-states.ts), the replay engine's, foldPlayer's and

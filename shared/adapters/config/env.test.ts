@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { DEFAULT_CACHED_PLAYERS } from '../event-store/player-states';
-import { readRunConfig } from './env';
+import { DEFAULT_REPLAY_PLAYERS_IN_MEMORY, readRunConfig } from './env';
 
 describe('readRunConfig: PLAYER_CACHE_SIZE', () => {
   it('defaults to DEFAULT_CACHED_PLAYERS and takes a whole number above 0', () => {
@@ -11,6 +11,16 @@ describe('readRunConfig: PLAYER_CACHE_SIZE', () => {
   it.each(['0', '-1', '2.5', 'many'])('refuses %s, naming the setting', (value) => {
     expect(() => readRunConfig({ PLAYER_CACHE_SIZE: value })).toThrow(
       `PLAYER_CACHE_SIZE: must be a whole number above 0, got "${value}"`,
+    );
+  });
+});
+
+describe('readRunConfig: REPLAY_PLAYERS_IN_MEMORY', () => {
+  it('defaults to DEFAULT_REPLAY_PLAYERS_IN_MEMORY and takes a whole number above 0', () => {
+    expect(readRunConfig({}).replayPlayersInMemory).toBe(DEFAULT_REPLAY_PLAYERS_IN_MEMORY);
+    expect(readRunConfig({ REPLAY_PLAYERS_IN_MEMORY: '100' }).replayPlayersInMemory).toBe(100);
+    expect(() => readRunConfig({ REPLAY_PLAYERS_IN_MEMORY: '0' })).toThrow(
+      'REPLAY_PLAYERS_IN_MEMORY: must be a whole number above 0, got "0"',
     );
   });
 });

@@ -31,6 +31,8 @@ export interface RunConfig {
   playerKeyCacheMs: number;
   /** How long an append to the embedded event store waits for another writer's lock before a 503. */
   sqliteBusyTimeoutMs: number;
+  /** How many players a recompute's replay keeps in memory, the others spilled to a scratch file. */
+  replayPlayersInMemory: number;
   /** The heap a simulation's replay may fill before it is stopped (9033): the thread's, shared between the threads of a split one. */
   simulateMaxHeapBytes: number;
   /** How long a client may take to send a request's headers, and the whole request. */
@@ -79,6 +81,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
     sqliteBusyTimeoutMs: positiveMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     cachedPlayers: positiveWhole(env, 'PLAYER_CACHE_SIZE', DEFAULT_CACHED_PLAYERS),
     playerKeyCacheMs: positiveMs(env, 'PLAYER_KEY_CACHE_MS', DEFAULT_KEY_CACHE_MS),
+    replayPlayersInMemory: positiveWhole(env, 'REPLAY_PLAYERS_IN_MEMORY', DEFAULT_REPLAY_PLAYERS_IN_MEMORY),
     simulateMaxHeapBytes: positiveWhole(env, 'SIMULATE_MAX_HEAP_MB', defaultSimulateHeapMb()) * MIB,
     idempotencyRetentionMs: positiveHours(env, 'IDEMPOTENCY_KEY_RETENTION_HOURS', 24) * 3_600_000,
     http: httpTimeouts(env),
@@ -97,6 +100,13 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env, defaultPort 
 }
 
 const MIB = 1024 * 1024;
+
+/**
+ * Players a recompute's replay keeps in memory by default (REPLAY_PLAYERS_IN_MEMORY): each holds
+ * two states and what the recompute writes of each action, a few KiB to tens of KiB with a long
+ * history; past them the least recently replayed go to a scratch file.
+ */
+export const DEFAULT_REPLAY_PLAYERS_IN_MEMORY = 20_000;
 
 /**
  * Half of node's heap limit (`--max-old-space-size`, or what node chose for the machine's
