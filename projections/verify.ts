@@ -137,6 +137,8 @@ class Check {
   eventsReplayed = 0;
   /** The live read models had projected `position` when last waited for: a suspect read since may be settled. */
   private liveThere = false;
+  /** Whether the whole log has been replayed once: later replays note what they change. */
+  private replayedOnce = false;
   /** Documents that differed at `position`, by collection and _id, with their differences. */
   private suspects = new Map<string, { collection: string; _id: string; differences: Difference[] }>();
   readonly differences: Difference[] = [];
@@ -150,10 +152,16 @@ class Check {
     private readonly options: VerifyOptions,
   ) {}
 
-  /** Replays up to the log's head, noting the documents changed, then waits for the live read models to get there. */
+  /**
+   * Replays up to the log's head, noting the documents changed, then waits for the live read
+   * models to get there. The first replay, of the whole log, notes nothing: its notes would be
+   * cleared unread by the next (settle's), and they would hold every document's _id.
+   */
   async moveOn(): Promise<void> {
     const head = await this.events.headPosition();
     this.rebuilt.changed.clear();
+    this.rebuilt.noting = this.replayedOnce;
+    this.replayedOnce = true;
     const before = this.eventsReplayed;
     this.eventsReplayed += await replay(this.events, this.rebuilt, this.projectors, {
       from: this.position,
@@ -218,12 +226,21 @@ function onlyId(filter: Filter): string | undefined {
 }
 
 /**
- * The rebuilt read models, noting the documents each write may change since `changed` was
- * cleared: by _id, or a whole collection when a write names its documents otherwise.
+ * _ids noted changed in a collection at most: past them the whole collection counts as changed
+ * (its suspects are read again rather than settled), so that writes as many as the documents
+ * during a check do not cost an _id each in memory.
  */
-class ChangesNoted implements ReadStore {
+export const MAX_NOTED_IDS = 10_000;
+
+/**
+ * The rebuilt read models, noting the documents each write may change since `changed` was
+ * cleared (while `noting`): by _id, or a whole collection when a write names its documents
+ * otherwise or past MAX_NOTED_IDS of them.
+ */
+export class ChangesNoted implements ReadStore {
   /** By collection: the _ids written, or true for any. */
   readonly changed = new Map<string, Set<string> | true>();
+  noting = true;
 
   constructor(private readonly store: ReadStore) {}
 
@@ -233,9 +250,10 @@ class ChangesNoted implements ReadStore {
   }
 
   private note(collection: string, id: string | undefined): void {
+    if (!this.noting) return;
     const changed = this.changed.get(collection);
     if (changed === true) return;
-    if (id === undefined) this.changed.set(collection, true);
+    if (id === undefined || (changed && changed.size >= MAX_NOTED_IDS)) this.changed.set(collection, true);
     else if (changed) changed.add(id);
     else this.changed.set(collection, new Set([id]));
   }
