@@ -24,8 +24,8 @@ import type { AuditRuns } from '../read-api/audit/runs';
 import type { Catalog } from '../domain/catalog/schema';
 import { ERRORS, refuse } from '../domain/errors';
 import { ok } from '../domain/result';
-import { reportOf, sharesAgree, type ReplayPart, type Share } from '../command-api/simulate/replay';
-import { replayLog, type SimulateOptions } from '../command-api/simulate/replay-log';
+import { reportOf, sharesAgree, type ReplayPart, type Share } from '../command-api/replay/replay';
+import { replayLog, type SimulateOptions } from '../command-api/replay/replay-log';
 
 /** More threads than this gained nothing measurable; fewer than two cores replay whole. */
 const MAX_SHARES = 4;

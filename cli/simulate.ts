@@ -1,5 +1,5 @@
 /** `simulate`: what a draft catalog would change had it always been in force, replayed here on the store; nothing is written. */
-import { simulate } from '../command-api/simulate/replay-log';
+import { simulate } from '../command-api/replay/replay-log';
 import { loadCatalogFile } from '../domain/catalog/load';
 import type { EventStore } from '../shared/adapters/event-store/port';
 import type { Simulation } from '../shared/adapters/http/wire-shapes';

@@ -62,7 +62,7 @@ const DECIDER_MAY_IMPORT = [
   /^domain\//,
   /^command-api\/(decision|use-case|player-reads)$/,
   /^command-api\/[^/]+\/(decider|steps\/[^/]+)$/,
-  /^command-api\/simulate\/replay$/,
+  /^command-api\/replay\/replay$/,
 ];
 
 /** Imports of the pipeline into the player or HTTP, and of a decider into anything with I/O (a handler, a route, a port), as `from -> to`. */
@@ -120,8 +120,8 @@ function sourceFiles(): Map<string, string> {
  */
 const IN_PLACE_FOLDERS: readonly string[] = [
   'shared/adapters/event-store/player-states.ts',
-  'command-api/simulate/replay.ts',
-  'command-api/simulate/replay-log.ts',
+  'command-api/replay/replay.ts',
+  'command-api/replay/replay-log.ts',
   'bench/seed.ts',
   'bench/encryption-cost.ts',
   'bench/streaks-caps-cost.ts',

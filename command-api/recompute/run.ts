@@ -15,8 +15,8 @@ import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { ERRORS } from '../../domain/errors';
 import { playerStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import type { CommandDeps } from '../deps';
-import type { Replayed, StockRead } from '../simulate/replay';
-import { replayLog } from '../simulate/replay-log';
+import type { Replayed, StockRead } from '../replay/replay';
+import { replayLog } from '../replay/replay-log';
 import { decideRecompute } from './decider';
 
 export interface RecomputeOptions {
