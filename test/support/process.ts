@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+const SHIFTED_CLOCK = path.join(__dirname, 'shifted-clock.cjs');
 
 /** A local port nothing listens on: taken from the OS, then released. */
 export const freePort = (): Promise<number> =>
@@ -66,17 +67,23 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /**
  * Runs `app/main.ts <role>` in its own process (as `npm start` does) and resolves once it answers
  * /health. `user`: run it as that user (a test running as root needs one for file permissions).
+ * `clockOffsetMs`: the process's clock runs that far ahead of real time (test/support/shifted-clock.cjs).
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { role?: string; port?: number; user?: { uid: number; gid: number } } = {},
+  options: { role?: string; port?: number; user?: { uid: number; gid: number }; clockOffsetMs?: number } = {},
 ): Promise<ChildServer> {
   const role = options.role ?? 'all';
   const port = options.port ?? (await freePort());
+  // The clock's preload comes first: `--require` runs in worker threads too, which `--import` misses.
+  const clock: { args: string[]; env: Record<string, string> } =
+    options.clockOffsetMs === undefined
+      ? { args: [], env: {} }
+      : { args: ['--require', SHIFTED_CLOCK], env: { TEST_CLOCK_OFFSET_MS: String(options.clockOffsetMs) } };
   // As the npm start scripts run it: tsx as a loader, in the service's own process.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'app', 'main.ts'), role], {
+  const child = spawn(process.execPath, [...clock.args, '--import', 'tsx', path.join(ROOT, 'app', 'main.ts'), role], {
     cwd: ROOT,
-    env: childEnv({ LOG_LEVEL: 'warn', ...env, PORT: String(port) }),
+    env: childEnv({ LOG_LEVEL: 'warn', ...env, ...clock.env, PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so a kill reaches anything it started.
     detached: true,
