@@ -68,10 +68,17 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * Runs `app/main.ts <role>` in its own process (as `npm start` does) and resolves once it answers
  * /health. `user`: run it as that user (a test running as root needs one for file permissions).
  * `clockOffsetMs`: the process's clock runs that far ahead of real time (test/support/shifted-clock.cjs).
+ * `spawned`: told of the process at once, before it answers (a test that kills it while it starts).
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { role?: string; port?: number; user?: { uid: number; gid: number }; clockOffsetMs?: number } = {},
+  options: {
+    role?: string;
+    port?: number;
+    user?: { uid: number; gid: number };
+    clockOffsetMs?: number;
+    spawned?: (child: ChildProcess) => void;
+  } = {},
 ): Promise<ChildServer> {
   const role = options.role ?? 'all';
   const port = options.port ?? (await freePort());
@@ -89,11 +96,12 @@ export async function startServerProcess(
     detached: true,
     ...options.user,
   });
+  options.spawned?.(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
-  const exited = () => child.exitCode !== null;
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   const answered = () =>
     fetch(`${url}/health`).then(
       (r) => r.ok,
@@ -105,7 +113,7 @@ export async function startServerProcess(
     killGroup(child, 'SIGKILL');
     throw new Error(`${role} did not start: ${out}`);
   }
-  if (exited()) throw new Error(`${role} exited with ${child.exitCode}: ${out}`);
+  if (exited()) throw new Error(`${role} exited with ${child.exitCode ?? child.signalCode}: ${out}`);
   return { url, port, child, output: () => out };
 }
 
