@@ -26,8 +26,8 @@ const COHORT_SIZE = 2;
 const CONCURRENCY = 8;
 /**
  * A run cut off waits for its lock to run out before it runs again. The embedded jobs' claims
- * follow the service's clock, moved past them; BullMQ's locks expire in Redis's own time, and
- * its job waits for two checks for stalled jobs.
+ * follow the service's clock, moved past them; BullMQ's locks expire in Redis's own time, and its
+ * job waits for a check for stalled jobs to find it and the next one to run it again.
  */
 const JOB_RECOVERY_MS = 3 * DEFAULT_LOCK_MS + 30_000;
 const CATALOG = `
@@ -103,6 +103,7 @@ it('settles every player of a league exactly once, with one prize, across a SIGK
   await stopProcess(running.child);
   // Restarted once the run's claim has run out by the service's clock (BullMQ's lock: by Redis's).
   offset += DEFAULT_LOCK_MS + 1000;
+  await stores.expireStalledChecks();
   server = await start();
 
   // Every player settled, once, after the restart.

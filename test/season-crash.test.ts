@@ -32,8 +32,8 @@ const SETTLE_AFTER_S = 60;
 const CONCURRENCY = 8;
 /**
  * A run cut off waits for its lock to run out before it runs again. The embedded jobs' claims
- * follow the service's clock, moved past them; BullMQ's locks expire in Redis's own time, and
- * its job waits for two checks for stalled jobs.
+ * follow the service's clock, moved past them; BullMQ's locks expire in Redis's own time, and its
+ * job waits for a check for stalled jobs to find it and the next one to run it again.
  */
 const JOB_RECOVERY_MS = 3 * DEFAULT_LOCK_MS + 30_000;
 const CATALOG = `
@@ -121,6 +121,7 @@ it('settles a season once, each prize once, across a SIGKILL before the settleme
 
   // Restarted once the run's claim has run out by the service's clock (BullMQ's lock: by Redis's).
   offset += DEFAULT_LOCK_MS + 1000;
+  await stores.expireStalledChecks();
   server = await startServerProcess(env, { clockOffsetMs: offset });
   const restarted = server;
   const auditor = { AuthKey: KEYS.auditor };
