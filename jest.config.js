@@ -3,9 +3,9 @@
  * - embedded: every suite, the service on its embedded adapters (no server needed);
  * - redis: the suites that need the shared Redis (REDIS_URL, default redis://127.0.0.1:6379):
  *   the Redis adapters' own suites (the standings' included), the leaderboards' property test with
- *   standings in Redis, and the HTTP, crash (league-crash too), concurrency and deployment suites a
- *   second time with the service's jobs and rate limits on Redis, each service under a key
- *   prefix of its own. Its global setup fails the run at once, in one line, when Redis does not
+ *   standings in Redis, and the HTTP, crash (league-crash and season-crash too), concurrency and
+ *   deployment suites a second time with the service's jobs and rate limits on Redis, each service
+ *   under a key prefix of its own. Its global setup fails the run at once, in one line, when Redis does not
  *   answer. `npx jest --selectProjects embedded` runs without Redis.
  * @type {import('jest').Config}
  */
@@ -44,6 +44,7 @@ module.exports = {
         '<rootDir>/test/http/*.test.ts',
         '<rootDir>/test/crash.test.ts',
         '<rootDir>/test/league-crash.test.ts',
+        '<rootDir>/test/season-crash.test.ts',
         '<rootDir>/test/concurrency.test.ts',
         '<rootDir>/test/deployment.test.ts',
         // Once more with the standings in Redis, as MongoDB's are kept.

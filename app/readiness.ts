@@ -4,7 +4,7 @@ import type { ReadinessCheck } from '../shared/adapters/http/app';
 import type { PlayerKeys } from '../shared/adapters/player-keys/port';
 import type { RateLimiter } from '../shared/adapters/rate-limit/port';
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import { CHECKPOINTS, LOG_CHECKPOINT } from '../projections/runner';
+import { CHECKPOINTS, LOG_CHECKPOINT } from '../projections/projector';
 import { LEADERBOARD_COLLECTIONS, type ScoreDoc } from '../shared/read-models/leaderboards';
 import { rankIndexOf } from '../shared/read-models/standings';
 import type { Role } from './roles';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
-import { replayLog } from '../command-api/simulate/replay-log';
+import { replayLog } from '../command-api/replay/replay-log';
 import { openPlayerKeyStore, withPersonalData } from './adapters';
 import { SimulationStopped, stopWhen, type ShareAnswer, type ShareJob } from './simulate-shares';
 

@@ -24,8 +24,9 @@ import type { AuditRuns } from '../read-api/audit/runs';
 import type { Catalog } from '../domain/catalog/schema';
 import { ERRORS, refuse } from '../domain/errors';
 import { ok } from '../domain/result';
-import { reportOf, sharesAgree, type ReplayPart, type Share } from '../command-api/simulate/replay';
-import { replayLog, type SimulateOptions } from '../command-api/simulate/replay-log';
+import { reportOf, sharesAgree, type ReplayPart, type Share } from '../command-api/replay/replay';
+import { replayLog, type SimulateOptions } from '../command-api/replay/replay-log';
+import type { SimulationReport } from '../command-api/replay/report';
 
 /** More threads than this gained nothing measurable; fewer than two cores replay whole. */
 const MAX_SHARES = 4;
@@ -83,7 +84,8 @@ export function simulationRunner(
       });
       metrics.simulated('answered');
       await runs.end('simulate', runUid, { result: report });
-      return ok(report);
+      // The engine's report answered as the wire's Simulation, as it is: tsc checks here that it fits.
+      return ok<Simulation>(report);
     } catch (error) {
       await runs.end('simulate', runUid, { error: (error as Error).message });
       if (!(error instanceof SimulationStopped)) throw error;
@@ -129,7 +131,7 @@ export async function simulateInShares(
   },
   /** The log's length from which it is split. */
   splitFrom = SPLIT_FROM_EVENTS,
-): Promise<Simulation> {
+): Promise<SimulationReport> {
   const count = config.eventStoreUrl ? 1 : Math.min(MAX_SHARES, os.availableParallelism());
   const head = await events.headPosition();
   const stopHere = stopWhen(config.simulateMaxHeapBytes, signal);

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { decideRecompute } from '../command-api/recompute/decider';
-import { replayLog } from '../command-api/simulate/replay-log';
+import { replayLog } from '../command-api/replay/replay-log';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { purchaseDoubledDraft } from './seed';
 

@@ -1,8 +1,8 @@
 /** `simulate`: what a draft catalog would change had it always been in force, replayed here on the store; nothing is written. */
-import { simulate } from '../command-api/simulate/replay-log';
+import { simulate } from '../command-api/replay/replay-log';
+import type { SimulationReport } from '../command-api/replay/report';
 import { loadCatalogFile } from '../domain/catalog/load';
 import type { EventStore } from '../shared/adapters/event-store/port';
-import type { Simulation } from '../shared/adapters/http/wire-shapes';
 import { canonicalPlayerId } from '../domain/ids';
 import { UsageError, writeLine } from './output';
 import { progressReporter, type ProgressWriter } from './progress';
@@ -43,7 +43,7 @@ export async function runSimulation(events: EventStore, options: SimulateOptions
 }
 
 /** The report as lines to read; `under` names the catalog, `written` what became of it. */
-export function summary(r: Simulation, file: string, written = 'Nothing was written.'): string[] {
+export function summary(r: SimulationReport, file: string, written = 'Nothing was written.'): string[] {
   const n = (x: number) => x.toLocaleString('en-US');
   const t = r.totals;
   const out = [

@@ -31,6 +31,16 @@ export const playerIdOfStream = (stream: string): string | null =>
   stream.startsWith(PLAYER_PREFIX) ? stream.slice(PLAYER_PREFIX.length) : null;
 
 /**
+ * The share of `count` a stream belongs to: from the codes of its name's last two characters, which
+ * for a player's stream are the last two hexadecimal digits of the id. The embedded store computes
+ * the same in SQL (shared/adapters/event-store/sqlite.ts SHARE_OF), so a share is chosen before an
+ * event is decoded; a replay split into shares (command-api/replay/) tells by it whose share a
+ * stream is.
+ */
+export const shareOf = (stream: string, count: number): number =>
+  (stream.charCodeAt(stream.length - 1) + 31 * stream.charCodeAt(stream.length - 2)) % count;
+
+/**
  * A resource shared by all players and limited in number: activations of a limited trigger, the
  * stock of a limited bundle, a limited chest prize. A take is an event on the resource's stream
  * in the same append as the player event that uses it, at the revision the decision read, so

@@ -12,7 +12,7 @@ import {
 } from '../shared/read-models/analytics';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { seasonPeriod } from '../domain/time/season';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 import { catalogPutInForce } from '../domain/catalog/versions';
 import { effectAmounts } from './analytics-effects';
 

@@ -1,6 +1,6 @@
 import { BUNDLE_STOCK_COLLECTION, type BundleStockDoc } from '../shared/read-models/bundle-stock';
 import { BUNDLE_STOCK } from '../domain/streams';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 /**
  * Stock taken per bundle, kept apart from the store views: a catalog republish replaces those

@@ -1,6 +1,6 @@
 import { VIEW_COLLECTIONS } from '../shared/read-models/catalog-views';
 import { catalogViews } from './catalog-view-documents';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 import { catalogPutInForce } from '../domain/catalog/versions';
 import type { Catalog } from '../domain/catalog/schema';
 import { mutableCopy } from '../domain/deep-readonly';

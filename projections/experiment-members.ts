@@ -7,7 +7,7 @@ import {
   joined,
   memberId,
 } from '../shared/read-models/experiments';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 /**
  * What experiments' results count of each player who joined one (shared/read-models/experiments.ts).

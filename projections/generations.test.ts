@@ -6,7 +6,8 @@ import type { DomainEvent, Recorded } from '../domain/events';
 import { appendOne } from '../test/support/append-one';
 import { eventually } from '../test/support/process';
 import { LiveReadModels, READ_MODELS } from './generations';
-import { CHECKPOINTS, ORIGIN, ProjectionRunner, type Projector } from './runner';
+import { ProjectionRunner } from './runner';
+import { CHECKPOINTS, ORIGIN, type Projector } from './projector';
 import { PROJECTIONS_VERSION } from './version';
 
 const log = pino({ level: 'silent' });

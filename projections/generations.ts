@@ -8,7 +8,7 @@
  * before generations existed are the generation of no prefix ('').
  */
 import type { Collection, Document, IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
-import { CHECKPOINTS, ORIGIN, type Projector } from './runner';
+import { CHECKPOINTS, ORIGIN, type Projector } from './projector';
 
 /** Where the live generation is named: a collection of no generation. */
 export const READ_MODELS = 'read_models';

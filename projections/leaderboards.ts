@@ -20,7 +20,7 @@ import {
 import { scoreId } from '../shared/read-models/standings';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { CATALOG_STREAM, playerStream } from '../domain/streams';
-import type { LogReader, Projector } from './runner';
+import type { LogReader, Projector } from './projector';
 
 /**
  * Live contributions a score document keeps one by one: the latest, so that a reversal of one of

@@ -10,7 +10,7 @@ import {
   type LeagueMemberDoc,
   type LeagueTierDoc,
 } from '../shared/read-models/leagues';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 type MemberChange = (doc: LeagueMemberDoc) => void;
 

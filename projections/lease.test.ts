@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import { LEASES, LEASE_TTL_MS, ProjectorLease, type HeldElsewhere } from './lease';
-import { CHECKPOINTS, ORIGIN, ProjectionRunner, type Projector } from './runner';
+import { ProjectionRunner } from './runner';
+import { CHECKPOINTS, ORIGIN, type Projector } from './projector';
 import { PROJECTIONS_VERSION } from './version';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import type { ReadStore } from '../shared/adapters/read-store/port';

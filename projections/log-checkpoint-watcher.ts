@@ -1,6 +1,6 @@
 /** How far the projections of another process got, read from the shared checkpoint. */
 import type { ReadStore } from '../shared/adapters/read-store/port';
-import { CHECKPOINTS, LOG_CHECKPOINT } from './runner';
+import { CHECKPOINTS, LOG_CHECKPOINT } from './projector';
 
 const POLL_MS = 25;
 

@@ -1,5 +1,5 @@
 import { PLAYERS_COLLECTION, type PlayerDoc } from '../shared/read-models/players';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 /** Each registered player by their current username, so that an operator can find a player by name; an erased one is gone. */
 export const playersProjector: Projector = {

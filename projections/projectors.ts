@@ -6,7 +6,7 @@ import { leaderboardsProjector } from './leaderboards';
 import { leaguesProjector } from './leagues';
 import { playersProjector } from './players';
 import { segmentMembersProjector } from './segment-members';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 /** Every read model of the service: the runner, rebuild and verify all use this one list. */
 export const PROJECTORS: readonly Projector[] = [

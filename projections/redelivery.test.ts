@@ -15,7 +15,8 @@ import { BUNDLE_STOCK, playerStream, stockStream } from '../domain/streams';
 import { publishYaml } from '../test/support/command-deps';
 import { leaderboardsProjector } from './leaderboards';
 import { PROJECTORS } from './projectors';
-import { CHECKPOINTS, ORIGIN, ProjectionRunner } from './runner';
+import { ProjectionRunner } from './runner';
+import { CHECKPOINTS, ORIGIN } from './projector';
 import { PROJECTIONS_VERSION } from './version';
 import { collectionDifferences, replay } from './verify';
 

@@ -5,7 +5,8 @@ import { appendOne } from '../test/support/append-one';
 import { MemoryReadStore } from '../shared/adapters/read-store/memory';
 import type { ReadStore } from '../shared/adapters/read-store/port';
 import { LogCheckpointWatcher } from './log-checkpoint-watcher';
-import { CHECKPOINTS, LOG_CHECKPOINT, ProjectionRunner, type Projector } from './runner';
+import { ProjectionRunner } from './runner';
+import { CHECKPOINTS, LOG_CHECKPOINT, type Projector } from './projector';
 import { eventually } from '../test/support/process';
 
 const metadata = { correlationId: 'c', causationId: 'c', keyName: 'test', catalogVersion: 1 };

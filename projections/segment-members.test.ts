@@ -10,7 +10,7 @@ import { isInSegment } from '../domain/player/segments';
 import { playerStream } from '../domain/streams';
 import { SEGMENT_MEMBERS_COLLECTION, segmentFilter } from '../shared/read-models/segments';
 import { catalogOf, PLAYER, playerSpec, T0 } from '../test/support/player-spec';
-import type { LogReader } from './runner';
+import type { LogReader } from './projector';
 import { segmentMembersProjector } from './segment-members';
 
 const NO_EFFECTS = { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] };

@@ -1,7 +1,7 @@
 import { PLAYER_EVENTS, playerEventOf, type EventType } from '../domain/events';
 import { playerIdOfStream } from '../domain/streams';
 import { memberAfter, SEGMENT_MEMBERS_COLLECTION, type SegmentMemberDoc } from '../shared/read-models/segments';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 /**
  * What segments read of each registered player: attributes, points, level, badges held

@@ -8,7 +8,7 @@ import type { EventStore } from '../shared/adapters/event-store/port';
 import { domainEventOf } from '../domain/events';
 import type { Difference, Verification } from '../shared/read-models/verification';
 import type { Collection, Document, Filter, IndexKeys, ReadStore } from '../shared/adapters/read-store/port';
-import type { Projector } from './runner';
+import type { Projector } from './projector';
 
 const PAGE_SIZE = 1000;
 

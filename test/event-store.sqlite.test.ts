@@ -5,12 +5,8 @@ import { endianness, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventStore, NewEvent, RecordedEvent } from '../shared/adapters/event-store/port';
-import {
-  StoreFaultError,
-  StoreUnavailableError,
-  WrongExpectedVersionError,
-  shareOf,
-} from '../shared/adapters/event-store/port';
+import { StoreFaultError, StoreUnavailableError, WrongExpectedVersionError } from '../shared/adapters/event-store/port';
+import { shareOf } from '../domain/streams';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import { WalCheckpointer } from '../shared/adapters/event-store/sqlite-checkpointer';
 import pino from 'pino';

@@ -5,8 +5,9 @@
  * above it. The domain (domain/: events, player, stock, provisions, rules, catalog, time) imports no
  * adapter nor read model: the adapters (shared/adapters: stores, jobs, HTTP, auth, logging, config)
  * and the read models (shared/read-models) are built on it. Tests may import anything; no code imports a test.
- * Within command-api/, the pipeline imports neither the player nor HTTP, and a decider nothing with
- * I/O; the player's state is folded in place only by those that alone hold it.
+ * Within command-api/, the pipeline imports neither the player nor HTTP, and a decider (and the
+ * replay engine, command-api/replay/, which the deciders of simulate and recompute share) nothing
+ * with I/O; the player's state is folded in place only by those that alone hold it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,10 +63,28 @@ const DECIDER_MAY_IMPORT = [
   /^domain\//,
   /^command-api\/(decision|use-case|player-reads)$/,
   /^command-api\/[^/]+\/(decider|steps\/[^/]+)$/,
-  /^command-api\/simulate\/replay$/,
+  /^command-api\/replay\/(replay|report)$/,
+];
+const isDecider = (file: string) => /^command-api\/[^/]+\/(decider|steps\/[^/]+)\.ts$/.test(file);
+
+/**
+ * The replay engine: every file of command-api/replay/ but replay-log.ts, which reads the log for
+ * it from the EventStore. It decides again with the deciders, so it is held to their rule, and
+ * scores the boards with the read model's pure functions, as the projector does. Its players go
+ * to a ReplayedPlayers (replayed-players.ts), which spills to a file it is handed, never opens one.
+ */
+const isReplayEngine = (file: string) =>
+  /^command-api\/replay\/[^/]+\.ts$/.test(file) && file !== 'command-api/replay/replay-log.ts';
+const REPLAY_ENGINE_MAY_IMPORT = [
+  ...DECIDER_MAY_IMPORT,
+  /^command-api\/replay\/replayed-players$/,
+  /^shared\/read-models\/leaderboards$/,
 ];
 
-/** Imports of the pipeline into the player or HTTP, and of a decider into anything with I/O (a handler, a route, a port), as `from -> to`. */
+/**
+ * Imports of the pipeline into the player or HTTP, and of a decider or the replay engine into
+ * anything with I/O (a handler, a route, a port or any other adapter), as `from -> to`.
+ */
 export function impureImports(files: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
   for (const [file, text] of files) {
@@ -73,9 +92,11 @@ export function impureImports(files: ReadonlyMap<string, string>): string[] {
       for (const target of importsOf(file, text))
         if (PIPELINE_MAY_NOT.some((no) => target === no || target.startsWith(`${no}/`)))
           found.push(`${file} -> ${target}`);
-    if (!isTest(file) && /^command-api\/[^/]+\/(decider|steps\/[^/]+)\.ts$/.test(file))
+    if (isTest(file)) continue;
+    const mayImport = isDecider(file) ? DECIDER_MAY_IMPORT : isReplayEngine(file) ? REPLAY_ENGINE_MAY_IMPORT : null;
+    if (mayImport)
       for (const target of importsOf(file, text))
-        if (!DECIDER_MAY_IMPORT.some((allowed) => allowed.test(target))) found.push(`${file} -> ${target}`);
+        if (!mayImport.some((allowed) => allowed.test(target))) found.push(`${file} -> ${target}`);
   }
   return found;
 }
@@ -120,8 +141,8 @@ function sourceFiles(): Map<string, string> {
  */
 const IN_PLACE_FOLDERS: readonly string[] = [
   'shared/adapters/event-store/player-states.ts',
-  'command-api/simulate/replay.ts',
-  'command-api/simulate/replay-log.ts',
+  'command-api/replay/replay.ts',
+  'command-api/replay/replay-log.ts',
   'bench/seed.ts',
   'bench/encryption-cost.ts',
   'bench/streaks-caps-cost.ts',
@@ -142,7 +163,7 @@ describe('the layers of the repository', () => {
     expect(upwardImports(files)).toEqual([]);
   });
 
-  it('keep the pipeline apart from the player and HTTP, and the deciders apart from I/O', () => {
+  it('keep the pipeline apart from the player and HTTP, and the deciders and the replay engine apart from I/O', () => {
     expect(impureImports(sourceFiles())).toEqual([]);
     const files = new Map([
       ['command-api/reads.ts', "import type { PlayerState } from '../domain/player/state';"],
@@ -155,6 +176,24 @@ describe('the layers of the repository', () => {
       ['command-api/open-chest/decider.ts', "import { openChest } from './handler';\nimport { y } from './route';"],
       ['command-api/recompute/decider.ts', "import type { EventStore } from '../../shared/adapters/event-store/port';"],
       ['command-api/process-action/steps/caps.ts', "import { z } from '../handler';\nimport { w } from './awards';"],
+      [
+        'command-api/replay/replay.ts',
+        [
+          "import { shareOf } from '../../shared/adapters/event-store/port';",
+          "import type { Simulation } from '../../shared/adapters/http/wire-shapes';",
+          "import { processAction } from '../process-action/handler';",
+          "import { recomputeRoutes } from '../recompute/route';",
+          "import { decideReverseAction } from '../reverse-action/decider';",
+          "import type { SimulationReport } from './report';",
+          "import { boardChanges } from '../../shared/read-models/leaderboards';",
+        ].join('\n'),
+      ],
+      ['command-api/replay/report.ts', "import type { RecordedEvent } from '../../shared/adapters/event-store/port';"],
+      ['command-api/replay/replay-log.ts', "import type { EventStore } from '../../shared/adapters/event-store/port';"],
+      [
+        'command-api/replay/replay.test.ts',
+        "import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';",
+      ],
     ]);
     expect(impureImports(files)).toEqual([
       'command-api/reads.ts -> domain/player/state',
@@ -164,6 +203,11 @@ describe('the layers of the repository', () => {
       'command-api/open-chest/decider.ts -> command-api/open-chest/route',
       'command-api/recompute/decider.ts -> shared/adapters/event-store/port',
       'command-api/process-action/steps/caps.ts -> command-api/process-action/handler',
+      'command-api/replay/replay.ts -> shared/adapters/event-store/port',
+      'command-api/replay/replay.ts -> shared/adapters/http/wire-shapes',
+      'command-api/replay/replay.ts -> command-api/process-action/handler',
+      'command-api/replay/replay.ts -> command-api/recompute/route',
+      'command-api/replay/report.ts -> shared/adapters/event-store/port',
     ]);
   });
 

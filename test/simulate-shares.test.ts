@@ -11,13 +11,12 @@ import { SimulationStopped, simulateInShares } from '../app/simulate-shares';
 import { processAction } from '../command-api/process-action/handler';
 import { reverseAction } from '../command-api/reverse-action/handler';
 import type { CommandDeps, CommandOrigin } from '../command-api/deps';
-import { reportOf, sharesAgree } from '../command-api/simulate/replay';
-import { replayLog, simulate } from '../command-api/simulate/replay-log';
+import { reportOf, sharesAgree } from '../command-api/replay/replay';
+import { replayLog, simulate } from '../command-api/replay/replay-log';
 import { readRunConfig } from '../shared/adapters/config/env';
-import { shareOf } from '../shared/adapters/event-store/port';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import type { Catalog } from '../domain/catalog/schema';
-import { playerStream } from '../domain/streams';
+import { playerStream, shareOf } from '../domain/streams';
 import { catalogOfYaml, commandDepsFor, publishYaml } from './support/command-deps';
 
 const CATALOG = `

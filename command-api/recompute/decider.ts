@@ -1,6 +1,6 @@
 /**
  * Recompute, for one player: from the player as recorded and as replayed under the published
- * catalog (command-api/simulate/replay.ts), the PlayerRecomputed event that makes the replayed
+ * catalog (command-api/replay/replay.ts), the PlayerRecomputed event that makes the replayed
  * history the player's own, or null when nothing would change.
  */
 import { subtractAmounts } from '../../domain/amount';
@@ -9,7 +9,7 @@ import type { ActionProcessed, PlayerRecomputed } from '../../domain/events/play
 import { snapshotOf } from '../../domain/player/snapshot';
 import type { PlayerView } from '../../domain/player/state';
 import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
-import { activationsHeld, type Replayed } from '../simulate/replay';
+import { activationsHeld, type Replayed } from '../replay/replay';
 import { ok } from '../../domain/result';
 import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { ERRORS, refuse } from '../../domain/errors';

@@ -12,7 +12,7 @@ import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/c
 import type { CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { replayLog } from '../simulate/replay-log';
+import { replayLog } from '../replay/replay-log';
 
 const CATALOG = `
 version: 1

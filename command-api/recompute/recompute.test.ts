@@ -11,7 +11,7 @@ import { buyBundle } from '../buy-bundle/handler';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { replayLog } from '../simulate/replay-log';
+import { replayLog } from '../replay/replay-log';
 import { decideRecompute, startRecomputeDecider } from './decider';
 import { deciderSpec } from '../../test/support/decider-spec';
 import { recompute } from './run';

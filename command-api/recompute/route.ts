@@ -9,7 +9,7 @@ import { OPERATORS } from '../../shared/adapters/auth/access';
 import { RECOMPUTES_FOLD } from '../../domain/recomputes';
 import { foldStream } from '../../domain/stream-fold';
 import { defineRoute, parseWith, requireObject, type AnyRoute, type RawInput } from '../../shared/adapters/http/route';
-import { simulationShape, type Simulation } from '../../shared/adapters/http/wire-shapes';
+import { simulationShape } from '../../shared/adapters/http/wire-shapes';
 import { fail, ok, type Result } from '../../domain/result';
 import { RECOMPUTE_STREAM } from '../../domain/streams';
 import { localIsoProblem, localIsoToEpochMs, parseLocalIso } from '../../domain/time/local-time';
@@ -17,6 +17,7 @@ import { runUseCase } from '../command';
 import { replyOf, requestOrigin } from '../http';
 import { documented, ERRORS, refuse } from '../../domain/errors';
 import type { CommandDeps } from '../deps';
+import type { SimulationReport } from '../replay/report';
 import { startRecomputeDecider } from './decider';
 import type { RecomputeProgress } from './progress';
 import { recompute } from './run';
@@ -162,7 +163,8 @@ export function recomputeRoutes(deps: RecomputeDeps): AnyRoute[] {
     const outcome = recomputes.get(recomputeUid);
     if (outcome === undefined) return null;
     if (outcome?.status === 'Completed') {
-      const report = outcome.report as Simulation;
+      // As run.ts recorded it: the engine's report, answered as the wire's Simulation (tsc checks it fits).
+      const report = outcome.report as SimulationReport;
       const progress = { eventsDone: report.eventsReplayed, eventsTotal: report.eventsReplayed };
       return { recomputeUid, status: 'Completed', progress, applied: outcome.applied, report };
     }

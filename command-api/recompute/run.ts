@@ -11,12 +11,12 @@ import { PLAYER_FOLD } from '../../domain/player/fold';
 import { STOCK_FOLD } from '../../domain/stock/stock';
 import { appendWrites, refusedWrite } from '../command';
 import { StreamReads } from '../reads';
-import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { ERRORS } from '../../domain/errors';
 import { playerStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import type { CommandDeps } from '../deps';
-import type { Replay, Replayed, StockRead } from '../simulate/replay';
-import { replayLog } from '../simulate/replay-log';
+import type { Replay, Replayed, StockRead } from '../replay/replay';
+import { replayLog } from '../replay/replay-log';
+import type { SimulationReport } from '../replay/report';
 import { decideRecompute } from './decider';
 
 export interface RecomputeOptions {
@@ -37,9 +37,9 @@ const MAX_PASSES = 20;
 export async function recompute(
   deps: Pick<CommandDeps, 'events' | 'states' | 'catalog' | 'now' | 'random' | 'newUid'>,
   options: RecomputeOptions,
-): Promise<{ report: Simulation; applied: boolean }> {
+): Promise<{ report: SimulationReport; applied: boolean }> {
   const { catalog, version } = deps.catalog();
-  let report: Simulation | null = null;
+  let report: SimulationReport | null = null;
   let players: ReadonlySet<string> | undefined;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const replay = await replayLog(deps.events, catalog, {

@@ -14,7 +14,7 @@ import { buyBundle } from '../buy-bundle/handler';
 import type { CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
 import { reverseAction } from '../reverse-action/handler';
-import { replayLog } from '../simulate/replay-log';
+import { replayLog } from '../replay/replay-log';
 import { recompute } from './run';
 
 const CATALOG = `

@@ -59,7 +59,7 @@ export const recomputeStartedSchema = z.object({
 export const recomputeCompletedSchema = z.object({
   recomputeUid: z.string(),
   applied: z.boolean(),
-  /** Simulate's answer (shared/adapters/http/wire-shapes.ts Simulation). */
+  /** The replay's report (command-api/replay/report.ts SimulationReport, the wire's Simulation). */
   report: z.unknown(),
   completedAt: z.number(),
 });

@@ -8,7 +8,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
  * Maps and Sets told by their tag, not instanceof: a replayed player read back from a scratch file
- * (command-api/simulate/replayed-players.ts) is built by v8.deserialize in the process's own realm,
+ * (command-api/replay/replayed-players.ts) is built by v8.deserialize in the process's own realm,
  * which is not the one a test runs its code in.
  */
 const isMap = (value: unknown): value is Map<unknown, unknown> =>

@@ -12,7 +12,7 @@ import { NO_COMPARISON, sampleOf, twoProportions, welch, type Comparison } from 
 import { periodLabel, periodOf } from '../../domain/time/calendar';
 import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/catalog-views';
 import { EXPERIMENT_MEMBERS_COLLECTION, type ExperimentMemberDoc } from '../../shared/read-models/experiments';
-import type { ReadDeps } from './routes';
+import type { ReadDeps } from '../deps';
 
 /** An experiment as its admin view keeps it (projections/catalog-view-documents.ts). */
 interface ExperimentView {

@@ -5,7 +5,6 @@ import { fail, ok, type Result } from '../../domain/result';
 import { defineRoute, parseWith, type AnyRoute } from '../../shared/adapters/http/route';
 import { canonicalPlayerId } from '../../domain/ids';
 import { PLAYER_ID_DOC } from '../../shared/adapters/http/fields';
-import type { ReadStore } from '../../shared/adapters/read-store/port';
 import { parseSeasonKey, SEASONS } from '../../domain/time/season';
 import {
   LEADERBOARD_COLLECTIONS,
@@ -40,12 +39,8 @@ import { VIEW_COLLECTIONS, type ViewDocument } from '../../shared/read-models/ca
 import { SEGMENT_MEMBERS_COLLECTION, segmentFilter } from '../../shared/read-models/segments';
 import type { Segment } from '../../domain/catalog/types';
 import { documented, ERRORS, refuse, type ErrorCode } from '../../domain/errors';
+import type { ReadDeps } from '../deps';
 import { experimentRoutes } from './experiments';
-
-export interface ReadDeps {
-  store: ReadStore;
-  now(): number;
-}
 
 const notFound = (error: ErrorCode): [number, string] => [error.code, error.message];
 const noInput = (): Result<Record<string, never>> => ok({});

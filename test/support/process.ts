@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+const SHIFTED_CLOCK = path.join(__dirname, 'shifted-clock.cjs');
 
 /** A local port nothing listens on: taken from the OS, then released. */
 export const freePort = (): Promise<number> =>
@@ -66,27 +67,41 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /**
  * Runs `app/main.ts <role>` in its own process (as `npm start` does) and resolves once it answers
  * /health. `user`: run it as that user (a test running as root needs one for file permissions).
+ * `clockOffsetMs`: the process's clock runs that far ahead of real time (test/support/shifted-clock.cjs).
+ * `spawned`: told of the process at once, before it answers (a test that kills it while it starts).
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { role?: string; port?: number; user?: { uid: number; gid: number } } = {},
+  options: {
+    role?: string;
+    port?: number;
+    user?: { uid: number; gid: number };
+    clockOffsetMs?: number;
+    spawned?: (child: ChildProcess) => void;
+  } = {},
 ): Promise<ChildServer> {
   const role = options.role ?? 'all';
   const port = options.port ?? (await freePort());
+  // The clock's preload comes first: `--require` runs in worker threads too, which `--import` misses.
+  const clock: { args: string[]; env: Record<string, string> } =
+    options.clockOffsetMs === undefined
+      ? { args: [], env: {} }
+      : { args: ['--require', SHIFTED_CLOCK], env: { TEST_CLOCK_OFFSET_MS: String(options.clockOffsetMs) } };
   // As the npm start scripts run it: tsx as a loader, in the service's own process.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'app', 'main.ts'), role], {
+  const child = spawn(process.execPath, [...clock.args, '--import', 'tsx', path.join(ROOT, 'app', 'main.ts'), role], {
     cwd: ROOT,
-    env: childEnv({ LOG_LEVEL: 'warn', ...env, PORT: String(port) }),
+    env: childEnv({ LOG_LEVEL: 'warn', ...env, ...clock.env, PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so a kill reaches anything it started.
     detached: true,
     ...options.user,
   });
+  options.spawned?.(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
-  const exited = () => child.exitCode !== null;
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   const answered = () =>
     fetch(`${url}/health`).then(
       (r) => r.ok,
@@ -98,7 +113,7 @@ export async function startServerProcess(
     killGroup(child, 'SIGKILL');
     throw new Error(`${role} did not start: ${out}`);
   }
-  if (exited()) throw new Error(`${role} exited with ${child.exitCode}: ${out}`);
+  if (exited()) throw new Error(`${role} exited with ${child.exitCode ?? child.signalCode}: ${out}`);
   return { url, port, child, output: () => out };
 }
 

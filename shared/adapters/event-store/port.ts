@@ -54,20 +54,12 @@ export interface ReadAllOptions {
    */
   withoutMetadata?: boolean;
   /**
-   * One share of the streams starting with `prefix`: only those whose shareOf(name, count) is
+   * One share of the streams starting with `prefix`: only those whose shareOf(name, count) (domain/streams.ts) is
    * `index` (the other streams are read as the other options say). Readers that split the log
    * between threads, each a share. Only the embedded store supports it; KurrentDB refuses it.
    */
   share?: { prefix: string; index: number; count: number };
 }
-
-/**
- * The share of `count` a stream belongs to: from the codes of its name's last two characters, which
- * for a player's stream are the last two hexadecimal digits of the id. The embedded store computes
- * the same in SQL (sqlite.ts SHARE_OF), so a share is chosen before an event is decoded.
- */
-export const shareOf = (stream: string, count: number): number =>
-  (stream.charCodeAt(stream.length - 1) + 31 * stream.charCodeAt(stream.length - 2)) % count;
 
 /** A live catch-up subscription; `close()` stops delivery and resolves once stopped. */
 export interface Subscription {

@@ -123,7 +123,7 @@ type RowWithoutMetadata = [
 ];
 const COLUMNS_WITHOUT_METADATA = 'position, stream, revision, event_id, type, data, created_at';
 
-/** port.ts shareOf in SQL, before its `% count` (the codes of a stream name's last two characters). */
+/** domain/streams.ts shareOf in SQL, before its `% count` (the codes of a stream name's last two characters). */
 const SHARE_OF = '(unicode(substr(stream, -1)) + 31 * unicode(substr(stream, -2, 1)))';
 
 /** An event as a reader that never reads its metadata gets it: the column not even selected. */

@@ -12,10 +12,9 @@ import { addAmounts, subtractAmounts } from '../../domain/amount';
 import type { Catalog } from '../../domain/catalog/schema';
 import { catalogPutInForce } from '../../domain/catalog/versions';
 import { mutableCopy } from '../../domain/deep-readonly';
-import { shareOf, type RecordedEvent } from '../../shared/adapters/event-store/port';
+import type { RecordedEvent } from '../../domain/events/recorded';
 import { operatorEventOf, playerEventOf, stockEventOf, type PlayerEvent } from '../../domain/events';
 import type { ActionProcessed, ActionReversed, PlayerRecomputed } from '../../domain/events/player-events';
-import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import {
   evolveInPlace,
   ERASED_FIELD,
@@ -34,7 +33,7 @@ import {
   type BoardDoc,
 } from '../../shared/read-models/leaderboards';
 import { rollPicking } from '../../domain/rules/weighted-pick';
-import { playerIdOfStream, playerStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
+import { playerIdOfStream, playerStream, shareOf, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import type { DecideEnv } from '../decision';
 import {
   decideProcessAction,
@@ -43,15 +42,22 @@ import {
   type ProcessActionCommand,
 } from '../process-action/decider';
 import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
+import type {
+  ExperimentTotals,
+  PlayerChange,
+  RankedLeader,
+  ReplayProblem,
+  ReportTotals,
+  SimulationReport,
+  VariantTotals,
+} from './report';
 import { ReplayedPlayers } from './replayed-players';
-
-type Problem = Simulation['problems'][number];
 
 export const ACTIVATIONS_PREFIX = `${TRIGGER_ACTIVATIONS.prefix}-`;
 const MAX_PROBLEMS = 1_000;
 const BOARD_TOP = 10;
 
-/** The players' streams of one share of `count` (port.ts shareOf), replayed apart from the others' (replayLog's `share`). */
+/** The players' streams of one share of `count` (domain/streams.ts shareOf), replayed apart from the others' (replayLog's `share`). */
 export interface Share {
   index: number;
   count: number;
@@ -111,7 +117,7 @@ export class Replay {
   private liveBoards: BoardDoc[] = [];
   private readonly before = new Standings();
   private readonly after = new Standings();
-  private readonly problems: Problem[] = [];
+  private readonly problems: ReplayProblem[] = [];
   private problemsLeftOut = 0;
   private eventsReplayed = 0;
   private actionsRedecided = 0;
@@ -411,13 +417,13 @@ export class Replay {
   }
 
   /** The report of a whole replay. */
-  report(top: number): Simulation {
+  report(top: number): SimulationReport {
     return reportOf([this.part(top)], top);
   }
 
   /** What this replay reports, to be merged with the other shares' by reportOf: the players most changed, the boards' leaders, the first problems. */
   part(top: number): ReplayPart {
-    const players: Simulation['players'] = [];
+    const players: PlayerChange[] = [];
     const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
     const experiments = variantTotalsOf(this.draft);
     for (const [playerId, { before, after }] of this.players) {
@@ -484,10 +490,8 @@ export class Replay {
   }
 }
 
-type VariantTotals = NonNullable<Simulation['experiments']>[number]['variants'][number];
-
 /** Each experiment of the draft with its variants' totals at zero (none for a catalog published before experiments). */
-const variantTotalsOf = (draft: Catalog): NonNullable<Simulation['experiments']> =>
+const variantTotalsOf = (draft: Catalog): ExperimentTotals[] =>
   (draft.experiments ?? []).map((e) => ({
     uid: e.uid,
     variants: e.variants.map((v) => ({
@@ -522,22 +526,22 @@ export interface ReplayPart {
   eventsReplayed: number;
   actionsRedecided: number;
   playersAffected: number;
-  totals: Simulation['totals'];
+  totals: ReportTotals;
   /** The `top` players most changed. */
-  players: Simulation['players'];
+  players: PlayerChange[];
   boards: { leaderboardUid: string; before: Leader[]; after: Leader[] }[];
   /** The first problems, in the log's order, and how many more. */
-  problems: Problem[];
+  problems: ReplayProblem[];
   problemsLeftOut: number;
   /** A share's reads and moves of the limited triggers' activations (null for a whole replay). */
   activations: ActivationNote[] | null;
   /** The draft's experiments, each variant's totals over this share's players. */
-  experiments: NonNullable<Simulation['experiments']>;
+  experiments: ExperimentTotals[];
 }
 
 /** Largest change of points first; in a tie, by playerId. */
-const mostChangedFirst = (a: Simulation['players'][number], b: Simulation['players'][number]): number => {
-  const change = (p: Simulation['players'][number]) => Math.abs(subtractAmounts(p.pointsAfter, p.pointsBefore));
+const mostChangedFirst = (a: PlayerChange, b: PlayerChange): number => {
+  const change = (p: PlayerChange) => Math.abs(subtractAmounts(p.pointsAfter, p.pointsBefore));
   return change(b) - change(a) || (a.playerId < b.playerId ? -1 : 1);
 };
 
@@ -546,7 +550,7 @@ const mostChangedFirst = (a: Simulation['players'][number], b: Simulation['playe
  * (which must agree first: sharesAgree). Each share's `top` most changed players and board
  * leaders hold the whole's: the shares' players are distinct.
  */
-export function reportOf(parts: readonly ReplayPart[], top: number): Simulation {
+export function reportOf(parts: readonly ReplayPart[], top: number): SimulationReport {
   const sum = (of: (p: ReplayPart) => number) => parts.reduce((n, p) => n + of(p), 0);
   const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
   for (const { totals: t } of parts) {
@@ -581,7 +585,7 @@ export function reportOf(parts: readonly ReplayPart[], top: number): Simulation 
 }
 
 /** The shares' totals per experiment and variant, added up (every share has the draft's experiments, in its order). */
-function experimentsOf(parts: readonly ReplayPart[]): NonNullable<Simulation['experiments']> {
+function experimentsOf(parts: readonly ReplayPart[]): ExperimentTotals[] {
   return parts[0].experiments.map((experiment, i) => ({
     uid: experiment.uid,
     variants: experiment.variants.map((variant, j) => {
@@ -609,7 +613,7 @@ function experimentsOf(parts: readonly ReplayPart[]): NonNullable<Simulation['ex
 }
 
 /** The first BOARD_TOP leaders ranked: tied scores share a rank (1, 2, 2, 4). */
-function ranked(leaders: Leader[]): Simulation['boards'][number]['before'] {
+function ranked(leaders: Leader[]): RankedLeader[] {
   const first = leaders.sort(aheadFirst).slice(0, BOARD_TOP);
   return first.map((e) => ({
     rank: first.findIndex((x) => x.points === e.points) + 1,

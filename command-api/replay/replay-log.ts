@@ -4,7 +4,6 @@
  */
 import type { Catalog } from '../../domain/catalog/schema';
 import type { EventStore } from '../../shared/adapters/event-store/port';
-import type { Simulation } from '../../shared/adapters/http/wire-shapes';
 import { playerEventOf } from '../../domain/events';
 import { evolveInPlace, initialPlayerState } from '../../domain/player/state';
 import { evolveStock, type StockState } from '../../domain/stock/stock';
@@ -12,6 +11,7 @@ import { CATALOG_STREAM, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '
 import { ScratchFile } from '../../shared/adapters/scratch-file';
 import { ACTIVATIONS_PREFIX, activationsHeld, Replay, type Share } from './replay';
 import { ReplayedPlayers } from './replayed-players';
+import type { SimulationReport } from './report';
 
 export interface SimulateOptions {
   /** Only these players (canonical ids) are replayed; default: all. */
@@ -51,7 +51,11 @@ async function yieldToRequests(): Promise<number> {
 }
 
 /** Replays the log up to its head at the start under `draft` and reports what would differ. */
-export async function simulate(events: EventStore, draft: Catalog, options: SimulateOptions): Promise<Simulation> {
+export async function simulate(
+  events: EventStore,
+  draft: Catalog,
+  options: SimulateOptions,
+): Promise<SimulationReport> {
   // A report needs neither each action's board contribution nor the changed actions: only a recompute writes those.
   return (await replayLog(events, draft, { ...options, recompute: false })).report(options.top);
 }
