@@ -19,7 +19,7 @@ import type {
 } from '../events/player-events';
 import type { LeagueContribution, LeagueFinished, LeagueReturn } from '../events/league-events';
 import type { LeagueEnding, MissionEnding, PlayerInactive, StreakAtRisk } from '../events/moment-events';
-import { stateOfSnapshot } from './snapshot';
+import { valueOfSnapshot } from './snapshot';
 import type { DeepReadonly } from '../deep-readonly';
 import type {
   BundlePurchased,
@@ -727,6 +727,9 @@ export function copyOfPlayerState(state: PlayerView): PlayerState {
   }
   return copy;
 }
+
+/** The player's state a PlayerRecomputed's snapshot holds (snapshot.ts made it). */
+export const stateOfSnapshot = (snapshot: unknown): PlayerState => valueOfSnapshot(snapshot) as PlayerState;
 
 /**
  * A state copied by v8.deserialize (a replayed player read back from a scratch file), its empty

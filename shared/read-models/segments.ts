@@ -6,7 +6,7 @@
 import { addAmounts } from '../../domain/amount';
 import type { Segment } from '../../domain/catalog/types';
 import type { PlayerEvent } from '../../domain/events';
-import { stateOfSnapshot } from '../../domain/player/snapshot';
+import { stateOfSnapshot } from '../../domain/player/state';
 import type { Filter } from '../adapters/read-store/port';
 
 export const SEGMENT_MEMBERS_COLLECTION = 'segment_members';
