@@ -1,17 +1,6 @@
-import type { PlayerEvent } from '../../domain/events';
 import { availableBalance, nextLots } from '../../domain/rules/lots';
-import { playerStream } from '../../domain/streams';
-import {
-  catalogOf,
-  DAY,
-  failureOf,
-  PLAYER,
-  playerSpec,
-  succeeded,
-  T0,
-  written,
-  type PlayerSpec,
-} from '../../test/support/player-spec';
+import { playerStream, provisionStream, referenceStream } from '../../domain/streams';
+import { catalogOf, DAY, failureOf, PLAYER, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
 import { noEffects } from '../../domain/events/common';
 import { deciderSpec, readPlayer } from '../../test/support/decider-spec';
 import { buyBundleDecider } from '../buy-bundle/decider';
@@ -35,10 +24,33 @@ const catalog = catalogOf(`
 
 const HOUR = 3_600_000;
 const lotsOf = (p: PlayerSpec, uid = 'stars') => p.state.lots.get(uid) ?? [];
-/** Records what the expiry job decides at the spec's clock; returns the lots it expired. */
 /** The currency expiry job, by its decider object. */
 const expiring = deciderSpec(expireCurrencyDecider);
-const runExpiry = (p: PlayerSpec) => succeeded(p.when(expiring, { playerId: PLAYER }, { ...p.env, catalog }));
+/** The expiry job at the spec's clock, for then-events; what it writes is recorded. */
+const runExpiry = (p: PlayerSpec) => p.deciding(expiring, { playerId: PLAYER }, { ...p.env, catalog });
+
+type Lot = { deliverableUid: string; expiresAt: number; amount: number };
+/**
+ * The CurrencyExpired the job writes: the lots expired (each as much as the balance still held of
+ * it), the balances taken, and every lot expired off the record in full.
+ */
+const currencyExpired = (at: number, lots: Lot[], balances = lots, recordLots = lots) => ({
+  [playerStream(PLAYER)]: [
+    {
+      type: 'CurrencyExpired',
+      data: {
+        playerId: PLAYER,
+        lots,
+        expiredAt: at,
+        effects: {
+          ...noEffects(),
+          balances: balances.map((l) => ({ deliverableUid: l.deliverableUid, amount: -l.amount })),
+          lots: recordLots.map((l) => ({ ...l, amount: -l.amount })),
+        },
+      },
+    },
+  ],
+});
 
 describe('lots', () => {
   test('a grant is a lot expiring at the midnight ending the afterDays-th day after it, with its expiry job', () => {
@@ -84,24 +96,14 @@ describe('lots', () => {
     p.process('earn', { at: T0 });
     p.process('earn', { at: T0 + DAY });
     p.env.now = T0 + 3 * DAY - 1;
-    expect(runExpiry(p).writes).toEqual([]); // early: nothing yet
+    runExpiry(p).thenWrites({}); // early: nothing yet
     p.env.now = T0 + 3 * DAY;
-    const [expired] = written(runExpiry(p), playerStream(PLAYER)) as PlayerEvent[];
-    expect(expired).toEqual({
-      type: 'CurrencyExpired',
-      data: {
-        playerId: PLAYER,
-        lots: [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 }],
-        expiredAt: T0 + 3 * DAY,
-        effects: expect.objectContaining({
-          balances: [{ deliverableUid: 'stars', amount: -10 }],
-          lots: [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: -10 }],
-        }),
-      },
-    });
+    runExpiry(p).thenWrites(
+      currencyExpired(T0 + 3 * DAY, [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 }]),
+    );
     expect(p.state.balances.get('stars')).toBe(10);
     expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
-    expect(runExpiry(p).writes).toEqual([]); // a rerun finds nothing
+    runExpiry(p).thenWrites({}); // a rerun finds nothing
   });
 
   test('an expiry never takes a balance below zero: a lot the balance no longer holds in full is cut, and leaves the record', () => {
@@ -123,18 +125,13 @@ describe('lots', () => {
     const given = { [playerStream(PLAYER)]: [...p.recorded, takenOff] };
     const state = readPlayer(given, PLAYER);
     expect(state.balances.get('stars')).toBe(4);
-    const decided = expiring
+    const cut = [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 4 }];
+    expiring
       .given(given)
       .when({ playerId: PLAYER }, { ...p.env, now: T0 + 3 * DAY, catalog })
-      .thenWrites({
-        [playerStream(PLAYER)]: [{ type: 'CurrencyExpired', data: expect.any(Object) }],
-      });
-    const [expired] = written(decided, playerStream(PLAYER)) as PlayerEvent[];
-    expect(expired.type === 'CurrencyExpired' && expired.data.lots).toEqual([
-      { deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 4 },
-    ]);
-    expect(expired.data.effects.balances).toEqual([{ deliverableUid: 'stars', amount: -4 }]);
-    expect(expired.data.effects.lots).toEqual([{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: -10 }]);
+      .thenWrites(
+        currencyExpired(T0 + 3 * DAY, cut, cut, [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 }]),
+      );
     expect(availableBalance(state, 'stars', T0 + 3 * DAY)).toBe(0);
   });
 
@@ -142,14 +139,16 @@ describe('lots', () => {
     const p = playerSpec(catalog, { now: T0 + 10 * DAY });
     const decided = p.tryProcess('earn', { at: T0 });
     if (!decided.ok) throw new Error('processed');
-    const processed = written(decided.value, playerStream(PLAYER)).find((e) => e.type === 'ActionProcessed');
+    const processed = decided.value.writes[0].events.find((e) => e.type === 'ActionProcessed');
     expect(processed?.type === 'ActionProcessed' && processed.data.result.deliverables).toEqual([
       expect.objectContaining({ uid: 'stars', amount: 10 }),
     ]);
     expect(decided.value.jobs.map((j) => j.runAt)).toEqual([T0 + 3 * DAY]); // in the past: runs at once
     expect(availableBalance(p.state, 'stars', p.env.now)).toBe(0);
     expect(nextLots(p.state, p.env.now, 10)).toEqual([]);
-    runExpiry(p);
+    runExpiry(p).thenWrites(
+      currencyExpired(T0 + 10 * DAY, [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 }]),
+    );
     expect(p.state.balances.get('stars')).toBe(0);
     expect(lotsOf(p)).toEqual([]);
   });
@@ -178,6 +177,48 @@ describe('lots', () => {
   });
 });
 
+const STARS = { uid: 'stars', label: 'Stars', type: 1, imageName: null, amount: 10, details: null };
+const lot = (expiresAt: number, amount: number) => ({ deliverableUid: 'stars', expiresAt, amount });
+/** The provision of a cost, Refunded at `at`. */
+const provisionRefunded = (provisionUid: string, at: number) => ({
+  [provisionStream(provisionUid)]: [
+    {
+      type: 'ProvisionStatusChanged',
+      data: { provisionUid, playerId: PLAYER, status: 'Refunded', failureReason: null, updateDate: at },
+    },
+  ],
+});
+/** What a reversal writes: its ActionReversed (nothing but `fields` and `effects` taken back) and the reference's mark. */
+const reversal = (
+  referenceId: string,
+  o: { actionName: string; timestamp: number; at: number },
+  fields: Record<string, unknown>,
+  effects: Record<string, unknown>,
+) => ({
+  [playerStream(PLAYER)]: [
+    {
+      type: 'ActionReversed',
+      data: {
+        playerId: PLAYER,
+        referenceId,
+        actionName: o.actionName,
+        timestamp: o.timestamp,
+        reversedAt: o.at,
+        actionPoints: 0,
+        actionGrants: [],
+        revokedAwards: [],
+        revokedLevels: [],
+        refund: null,
+        ...fields,
+        effects: { ...noEffects(), ...effects },
+      },
+    },
+  ],
+  [referenceStream(referenceId)]: [
+    { type: 'ReferenceReversed', data: { referenceId, playerId: PLAYER, reversedAt: o.at } },
+  ],
+});
+
 describe('giving back and taking back', () => {
   test('a refund after a lot expired gives back the other lots with their expiry, not the expired one', () => {
     const p = playerSpec(catalog, { now: T0 + 2 * DAY });
@@ -185,9 +226,25 @@ describe('giving back and taking back', () => {
     p.process('earn', { at: T0 + 2 * DAY }); // expires T0 + 5 days
     p.process('spend', { ref: 'spend-1' }); // draws 10 + 5
     p.env.now = T0 + 3 * DAY + HOUR;
-    const reversed = p.reverse('spend-1');
-    expect(reversed.effects.balances).toEqual([{ deliverableUid: 'stars', amount: 5 }]);
-    expect(reversed.effects.lots).toEqual([{ deliverableUid: 'stars', expiresAt: T0 + 5 * DAY, amount: 5 }]);
+    const at = T0 + 3 * DAY + HOUR;
+    p.reversal('spend-1').thenWrites({
+      ...reversal(
+        'spend-1',
+        { actionName: 'spend', timestamp: T0 + 2 * DAY, at },
+        {
+          refund: {
+            deliverableUid: 'stars',
+            label: 'Stars',
+            amount: 15,
+            lots: [lot(T0 + 3 * DAY, 10), lot(T0 + 5 * DAY, 5)],
+            provisionUid: '00000000000000000000000000000001',
+          },
+        },
+        // The lot expired at T0 + 3 days is not given back.
+        { balances: [{ deliverableUid: 'stars', amount: 5 }], lots: [lot(T0 + 5 * DAY, 5)] },
+      ),
+      ...provisionRefunded('00000000000000000000000000000001', at),
+    });
     expect(lotsOf(p)).toEqual([[T0 + 5 * DAY, 10]]);
     expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);
   });
@@ -196,9 +253,14 @@ describe('giving back and taking back', () => {
     const p = playerSpec(catalog);
     p.process('earn', { at: T0 });
     p.process('earn', { at: T0 + DAY, ref: 'second' });
-    const reversed = p.reverse('second');
-    expect(reversed.effects.balances).toEqual([{ deliverableUid: 'stars', amount: -10 }]);
-    expect(reversed.effects.lots).toEqual([{ deliverableUid: 'stars', expiresAt: T0 + 4 * DAY, amount: -10 }]);
+    p.reversal('second').thenWrites(
+      reversal(
+        'second',
+        { actionName: 'earn', timestamp: T0 + DAY, at: T0 },
+        { actionGrants: [STARS] },
+        { balances: [{ deliverableUid: 'stars', amount: -10 }], lots: [lot(T0 + 4 * DAY, -10)] },
+      ),
+    );
     expect(lotsOf(p)).toEqual([[T0 + 3 * DAY, 10]]);
   });
 
@@ -206,10 +268,17 @@ describe('giving back and taking back', () => {
     const p = playerSpec(catalog);
     p.process('earn', { at: T0, ref: 'old' });
     p.env.now = T0 + 4 * DAY;
-    runExpiry(p);
-    const reversed = p.reverse('old');
-    expect(reversed.effects.balances).toEqual([]);
-    expect(reversed.effects.lots).toBeUndefined();
+    runExpiry(p).thenWrites(
+      currencyExpired(T0 + 4 * DAY, [{ deliverableUid: 'stars', expiresAt: T0 + 3 * DAY, amount: 10 }]),
+    );
+    p.reversal('old').thenWrites(
+      reversal(
+        'old',
+        { actionName: 'earn', timestamp: T0, at: T0 + 4 * DAY },
+        { actionGrants: [STARS] },
+        { balances: [] },
+      ),
+    );
     expect(p.state.balances.get('stars')).toBe(0);
   });
 
@@ -227,8 +296,32 @@ describe('giving back and taking back', () => {
     expect(lotsOf(p, 'tokens')).toEqual([[Date.UTC(2026, 6, 1), 5]]);
 
     p.env.now = T0 + 3 * DAY + HOUR;
-    const refunded = p.when(deciderSpec(transactionDecider), { op: 'refund', provisionUid: purchase.provisionUid });
-    if (!refunded.ok) throw new Error('refunded');
+    const at = T0 + 3 * DAY + HOUR;
+    p.deciding(deciderSpec(transactionDecider), { op: 'refund', provisionUid: purchase.provisionUid }).thenWrites({
+      [playerStream(PLAYER)]: [
+        {
+          type: 'ProvisionRefunded',
+          data: {
+            playerId: PLAYER,
+            provisionUid: purchase.provisionUid,
+            refundedAt: at,
+            returned: purchase.cost,
+            removed: [{ uid: 'tokens', label: 'Tokens', type: 1, imageName: null, amount: 5, details: null }],
+            powerupsRemoved: [],
+            effects: {
+              ...noEffects(),
+              balances: [
+                { deliverableUid: 'stars', amount: 5 },
+                { deliverableUid: 'tokens', amount: -5 },
+              ],
+              // The unexpired stars given back with their expiry; the tokens taken from their lot.
+              lots: [lot(T0 + 4 * DAY, 5), { deliverableUid: 'tokens', expiresAt: Date.UTC(2026, 6, 1), amount: -5 }],
+            },
+          },
+        },
+      ],
+      ...provisionRefunded(purchase.provisionUid, at),
+    });
     expect(lotsOf(p)).toEqual([[T0 + 4 * DAY, 10]]);
     expect(lotsOf(p, 'tokens')).toEqual([]);
     expect(availableBalance(p.state, 'stars', p.env.now)).toBe(10);

@@ -1,5 +1,6 @@
 /** The leagues step of a decision: given a player's league periods, what an action adds to each league, who it enters, and the settlement it schedules. */
 import { leagueStream } from '../../domain/streams';
+import { settleLeagueJob } from '../settle-league/decider';
 import { catalogOf, playerSpec, T0 } from '../../test/support/player-spec';
 import { leagueStep } from './decider';
 
@@ -15,14 +16,25 @@ const order = (playerId: string, timestamp: number) => ({ name: 'order', timesta
 describe('the leagues step', () => {
   it("enters the player on their first action of a period, with the period's settlement; adds to it after", () => {
     const p = playerSpec(catalog);
+    const period = { start: T0, end: T0 + MINUTE };
     const first = leagueStep(catalog, p.state, order(p.state.playerId, T0), T0);
     expect(first.contributions).toEqual([
-      expect.objectContaining({ uid: 'lg', tier: 'bronze', amount: 10, entered: true }),
+      expect.objectContaining({ uid: 'lg', period, settleAt: period.end, tier: 'bronze', amount: 10, entered: true }),
     ]);
-    expect(first.writes.map((w) => [w.stream, w.events[0].type, w.expectedRevision])).toEqual([
-      [leagueStream('lg', T0, 'bronze'), 'LeagueEntered', 'any'],
+    // The step is part of an action's decision, not a use case: its writes, stated exactly.
+    expect(first.writes).toEqual([
+      {
+        stream: leagueStream('lg', T0, 'bronze'),
+        events: [
+          {
+            type: 'LeagueEntered',
+            data: { leagueUid: 'lg', period, tier: 'bronze', playerId: p.state.playerId, cohortSize: 2 },
+          },
+        ],
+        expectedRevision: 'any',
+      },
     ]);
-    expect(first.jobs).toHaveLength(1);
+    expect(first.jobs).toEqual([settleLeagueJob({ leagueUid: 'lg', period, settleAt: period.end })]);
 
     p.process('order', { at: T0 });
     const second = leagueStep(catalog, p.state, order(p.state.playerId, T0 + 1000), T0 + 1000);

@@ -7,7 +7,7 @@ import type { Decision } from '../decision';
 import type { PlayerEvent } from '../../domain/events';
 import { momentJobId } from '../../domain/rules/moments';
 import { playerStream } from '../../domain/streams';
-import { deciderSpec } from '../../test/support/decider-spec';
+import { deciderSpec, type Then } from '../../test/support/decider-spec';
 import { catalogOf, DAY, PLAYER, playerSpec, T0, type PlayerSpec } from '../../test/support/player-spec';
 import { updatePlayerDecider } from '../update-player/decider';
 import { momentDecider, type MomentAnswer, type MomentCommand } from './decider';
@@ -58,13 +58,13 @@ function playerIn(timeZone: string) {
 }
 
 const moments = deciderSpec(momentDecider);
-/** The moment job of a type and subject, run at `now`: what it decided (recorded on the player's stream). */
-function runJob(p: PlayerSpec, type: MomentCommand['type'], subject: string, now: number): Decision<MomentAnswer> {
-  const decided = p.when(moments, { playerId: PLAYER, type, subject }, { ...p.env, now, catalog: p.catalog });
-  if (!decided.ok) throw new Error(decided.failure.message);
-  return decided.value;
-}
-const appended = (d: Decision<MomentAnswer>) => d.writes.flatMap((w) => w.events);
+/** The moment job of a type and subject, run at `now`, for then-events (what it writes is recorded on the player's stream). */
+const runJob = (p: PlayerSpec, type: MomentCommand['type'], subject: string, now: number): Then<MomentAnswer> =>
+  p.deciding(moments, { playerId: PLAYER, type, subject }, { ...p.env, now, catalog: p.catalog });
+/** A moment appended to the player's stream. */
+const moment = (type: string, data: Record<string, unknown>) => ({
+  [playerStream(PLAYER)]: [{ type, data: { playerId: PLAYER, ...data, effects: NO_EFFECTS } }],
+});
 const jobOf = (d: Decision<unknown>, id: string) => d.jobs.find((j) => j.id === id);
 
 const STREAK_JOB = momentJobId(PLAYER, 'StreakAtRisk', 's-daily');
@@ -90,30 +90,18 @@ describe('a streak at risk, at 20:00 of the player’s calendar', () => {
     });
 
     // Early: nothing yet, and the job looks again when it is due.
-    const early = runJob(p, 'StreakAtRisk', 's-daily', Date.parse(due) - 1);
-    expect(appended(early)).toEqual([]);
+    const early = runJob(p, 'StreakAtRisk', 's-daily', Date.parse(due) - 1).thenWrites({});
     expect(early.answer.next?.data.dueAt).toBe(Date.parse(due));
 
-    const onTime = runJob(p, 'StreakAtRisk', 's-daily', Date.parse(due));
-    expect(onTime.writes).toEqual([
-      {
-        stream: playerStream(PLAYER),
-        events: [
-          {
-            type: 'StreakAtRisk',
-            data: {
-              playerId: PLAYER,
-              streakUid: 's-daily',
-              length: 2,
-              endsAt: Date.parse(ends),
-              lastPeriod: p.state.streaks.get('s-daily')!.lastPeriod,
-              dueAt: Date.parse(due),
-              effects: NO_EFFECTS,
-            },
-          },
-        ],
-      },
-    ]);
+    const onTime = runJob(p, 'StreakAtRisk', 's-daily', Date.parse(due)).thenWrites(
+      moment('StreakAtRisk', {
+        streakUid: 's-daily',
+        length: 2,
+        endsAt: Date.parse(ends),
+        lastPeriod: p.state.streaks.get('s-daily')!.lastPeriod,
+        dueAt: Date.parse(due),
+      }),
+    );
     expect(onTime.answer.next).toBeNull();
   });
 
@@ -125,8 +113,7 @@ describe('a streak at risk, at 20:00 of the player’s calendar', () => {
     // The same job, moved to the next day's 20:00.
     expect(jobOf(extended, STREAK_JOB)?.runAt).toBe(Date.parse('2026-06-04T20:00:00+02:00'));
     // A job of the old time that still runs finds nothing due.
-    const stale = runJob(p, 'StreakAtRisk', 's-daily', Date.parse('2026-06-03T20:00:00+02:00'));
-    expect(appended(stale)).toEqual([]);
+    const stale = runJob(p, 'StreakAtRisk', 's-daily', Date.parse('2026-06-03T20:00:00+02:00')).thenWrites({});
     expect(stale.answer.next?.data).toMatchObject({ length: 3, dueAt: Date.parse('2026-06-04T20:00:00+02:00') });
   });
 
@@ -135,15 +122,22 @@ describe('a streak at risk, at 20:00 of the player’s calendar', () => {
     act('order', Date.UTC(2026, 5, 1, 10));
     act('order', Date.UTC(2026, 5, 2, 10));
     const due = Date.UTC(2026, 5, 3, 20);
-    expect(appended(runJob(p, 'StreakAtRisk', 's-daily', due))).toHaveLength(1);
-    for (const now of [due, due + HOUR, due + 3 * HOUR]) {
-      const again = runJob(p, 'StreakAtRisk', 's-daily', now);
-      expect(appended(again)).toEqual([]);
-      expect(again.answer.next).toBeNull();
-    }
+    runJob(p, 'StreakAtRisk', 's-daily', due).thenWrites(
+      moment('StreakAtRisk', {
+        streakUid: 's-daily',
+        length: 2,
+        endsAt: Date.UTC(2026, 5, 4),
+        lastPeriod: p.state.streaks.get('s-daily')!.lastPeriod,
+        dueAt: due,
+      }),
+    );
+    for (const now of [due, due + HOUR, due + 3 * HOUR])
+      expect(runJob(p, 'StreakAtRisk', 's-daily', now).thenWrites({}).answer.next).toBeNull();
     // Once the run has broken there is nothing left to warn of.
-    expect(runJob(p, 'StreakAtRisk', 's-daily', Date.UTC(2026, 5, 4)).answer).toEqual({ appended: null, next: null });
-    expect(p.recorded.filter((e) => e.type === 'StreakAtRisk')).toHaveLength(1);
+    expect(runJob(p, 'StreakAtRisk', 's-daily', Date.UTC(2026, 5, 4)).thenWrites({}).answer).toEqual({
+      appended: null,
+      next: null,
+    });
   });
 
   it('moves to the new zone’s 20:00 when the player changes zone: the job is replaced, the old time finds nothing', () => {
@@ -156,12 +150,17 @@ describe('a streak at risk, at 20:00 of the player’s calendar', () => {
     // The run's last day is still 2026-06-02 (Paris); its next day's 20:00 is now Los Angeles'.
     const due = Date.parse('2026-06-03T20:00:00-07:00');
     expect(jobOf(moved.value, STREAK_JOB)?.runAt).toBe(due);
-    const old = runJob(p, 'StreakAtRisk', 's-daily', Date.parse('2026-06-03T20:00:00+02:00'));
-    expect(appended(old)).toEqual([]);
+    const old = runJob(p, 'StreakAtRisk', 's-daily', Date.parse('2026-06-03T20:00:00+02:00')).thenWrites({});
     expect(old.answer.next?.data.dueAt).toBe(due);
-    expect(appended(runJob(p, 'StreakAtRisk', 's-daily', due))).toEqual([
-      expect.objectContaining({ type: 'StreakAtRisk', data: expect.objectContaining({ dueAt: due }) }),
-    ]);
+    runJob(p, 'StreakAtRisk', 's-daily', due).thenWrites(
+      moment('StreakAtRisk', {
+        streakUid: 's-daily',
+        length: 2,
+        endsAt: Date.parse('2026-06-04T00:00:00-07:00'),
+        lastPeriod: p.state.streaks.get('s-daily')!.lastPeriod,
+        dueAt: due,
+      }),
+    );
   });
 
   it('a catalog without moments schedules nothing', () => {
@@ -184,27 +183,21 @@ describe('a mission ending', () => {
     const due = Date.parse('2026-06-01T20:00:00+09:00');
     const id = momentJobId(PLAYER, 'MissionEnding', 'm-daily');
     expect(jobOf(started, id)?.runAt).toBe(due);
-    const told = runJob(p, 'MissionEnding', 'm-daily', due);
-    expect(appended(told)).toEqual([
-      {
-        type: 'MissionEnding',
-        data: {
-          playerId: PLAYER,
-          missionUid: 'm-daily',
-          endsAt: Date.parse('2026-06-02T00:00:00+09:00'),
-          stepsLeft: 1,
-          period: p.state.missions.get('m-daily')!.hits[0].period,
-          dueAt: due,
-          effects: NO_EFFECTS,
-        },
-      },
-    ]);
-    expect(appended(runJob(p, 'MissionEnding', 'm-daily', due + HOUR))).toEqual([]);
+    runJob(p, 'MissionEnding', 'm-daily', due).thenWrites(
+      moment('MissionEnding', {
+        missionUid: 'm-daily',
+        endsAt: Date.parse('2026-06-02T00:00:00+09:00'),
+        stepsLeft: 1,
+        period: p.state.missions.get('m-daily')!.hits[0].period,
+        dueAt: due,
+      }),
+    );
+    runJob(p, 'MissionEnding', 'm-daily', due + HOUR).thenWrites({});
 
     // The next day: the player browses at 20:30, past the moment's time: no reminder.
     act('browse', Date.parse('2026-06-02T09:00:00+09:00'));
     act('browse', Date.parse('2026-06-02T20:30:00+09:00'));
-    expect(appended(runJob(p, 'MissionEnding', 'm-daily', Date.parse('2026-06-02T21:00:00+09:00')))).toEqual([]);
+    runJob(p, 'MissionEnding', 'm-daily', Date.parse('2026-06-02T21:00:00+09:00')).thenWrites({});
   });
 });
 
@@ -216,31 +209,26 @@ describe('a player inactive', () => {
     expect(jobOf(act('order', last), id)?.runAt).toBe(Date.parse('2026-06-04T09:30:00-04:00'));
     // A later action of the same day leaves the job as it is.
     expect(jobOf(act('browse', last + 10 * 60_000), id)).toBeUndefined();
-    const three = runJob(p, 'PlayerInactive', '', Date.parse('2026-06-04T09:30:00-04:00'));
-    expect(appended(three)).toEqual([
-      {
-        type: 'PlayerInactive',
-        data: {
-          playerId: PLAYER,
-          days: 3,
-          lastActionAt: last + 10 * 60_000,
-          dueAt: Date.parse('2026-06-04T09:30:00-04:00'),
-          effects: NO_EFFECTS,
-        },
-      },
-    ]);
+    const three = runJob(p, 'PlayerInactive', '', Date.parse('2026-06-04T09:30:00-04:00')).thenWrites(
+      moment('PlayerInactive', {
+        days: 3,
+        lastActionAt: last + 10 * 60_000,
+        dueAt: Date.parse('2026-06-04T09:30:00-04:00'),
+      }),
+    );
     expect(three.answer.next?.data).toMatchObject({ days: 7, dueAt: Date.parse('2026-06-08T09:30:00-04:00') });
-    expect(appended(runJob(p, 'PlayerInactive', '', Date.parse('2026-06-05T09:30:00-04:00')))).toEqual([]);
+    runJob(p, 'PlayerInactive', '', Date.parse('2026-06-05T09:30:00-04:00')).thenWrites({});
   });
 
   it('a job that runs late tells the longest mark passed only; an action since makes it tell nothing', () => {
     const { p, act } = playerIn('UTC');
     act('order', Date.UTC(2026, 5, 1, 8));
-    const late = runJob(p, 'PlayerInactive', '', Date.UTC(2026, 5, 20));
-    expect(appended(late).map((e) => e.type === 'PlayerInactive' && e.data.days)).toEqual([7]);
+    const late = runJob(p, 'PlayerInactive', '', Date.UTC(2026, 5, 20)).thenWrites(
+      moment('PlayerInactive', { days: 7, lastActionAt: Date.UTC(2026, 5, 1, 8), dueAt: Date.UTC(2026, 5, 8, 9, 30) }),
+    );
     expect(late.answer.next).toBeNull();
 
     act('order', Date.UTC(2026, 5, 21, 8));
-    expect(appended(runJob(p, 'PlayerInactive', '', Date.UTC(2026, 5, 22)))).toEqual([]);
+    runJob(p, 'PlayerInactive', '', Date.UTC(2026, 5, 22)).thenWrites({});
   });
 });

@@ -7,7 +7,9 @@
 import type { Catalog } from '../../domain/catalog/types';
 import type { DomainEvent } from '../../domain/events';
 import { momentJobId } from '../../domain/rules/moments';
-import { deciderSpec, type GivenStreams } from '../../test/support/decider-spec';
+import { noEffects } from '../../domain/events/common';
+import { playerStream } from '../../domain/streams';
+import { deciderSpec, type Then } from '../../test/support/decider-spec';
 import { catalogOf, testEnv } from '../../test/support/player-spec';
 import type { Decision } from '../decision';
 import { processActionDecider } from '../process-action/decider';
@@ -58,18 +60,34 @@ class World {
     return this.record(deciderSpec(processActionDecider).given(this.streams).when(cmd, this.env(timestamp)).decided);
   }
 
-  /** The moment job of the player's league, run at `now`. */
-  job(playerId: string, now: number): Decision<MomentAnswer> {
+  /** The moment job of the player's league, run at `now`, for then-events; what it writes is recorded. */
+  job(playerId: string, now: number): Then<MomentAnswer> {
     const cmd = { playerId, type: 'LeagueEnding' as const, subject: 'lg' };
-    return this.record(
-      deciderSpec(momentDecider)
-        .given(this.streams as GivenStreams)
-        .when(cmd, this.env(now)).decided,
-    );
+    const then = deciderSpec(momentDecider).given(this.streams).when(cmd, this.env(now));
+    if (then.decided.ok) this.record(then.decided);
+    return then;
   }
 }
 
-const appended = (d: Decision<MomentAnswer>) => d.writes.flatMap((w) => w.events);
+/** The LeagueEnding a job appends to the player's stream: their rank and zone in their bronze cohort of the day. */
+const leagueEnding = (playerId: string, zone: string, rank: number, periodStart = P0) => ({
+  [playerStream(playerId)]: [
+    {
+      type: 'LeagueEnding',
+      data: {
+        playerId,
+        leagueUid: 'lg',
+        periodStart,
+        endsAt: periodStart + 24 * HOUR,
+        tier: 'bronze',
+        zone,
+        rank,
+        dueAt: periodStart + 12 * HOUR,
+        effects: noEffects(),
+      },
+    },
+  ],
+});
 
 /** ANN 30 points, BEN 20, CY 10: ranks 1, 2, 3 of one cohort. */
 function cohortOfThree(zones?: string) {
@@ -91,50 +109,40 @@ describe('LeagueEnding', () => {
 
   it('tells the player in the zones their rank when due, once per period; the safe ones get nothing', () => {
     const { w } = cohortOfThree();
-    const ann = w.job(ANN, DUE);
-    expect(appended(ann)).toEqual([
-      {
-        type: 'LeagueEnding',
-        data: expect.objectContaining({ playerId: ANN, leagueUid: 'lg', tier: 'bronze', zone: 'Promotion', rank: 1 }),
-      },
-    ]);
-    expect(appended(ann)[0].data).toMatchObject({ endsAt: P1, periodStart: P0, dueAt: DUE });
+    const ann = w.job(ANN, DUE).thenWrites(leagueEnding(ANN, 'Promotion', 1));
     expect(ann.answer.next).toBeNull();
-    expect(appended(w.job(BEN, DUE))).toEqual([]);
-    expect(appended(w.job(CY, DUE))).toEqual([]);
+    w.job(BEN, DUE).thenWrites({});
+    w.job(CY, DUE).thenWrites({});
     // Run again (a retry, a restart): appended already.
-    expect(appended(w.job(ANN, DUE + 2))).toEqual([]);
+    w.job(ANN, DUE + 2).thenWrites({});
   });
 
   it('takes the standing as it is when the job runs: overtaken before then, the player is told nothing', () => {
     const { w } = cohortOfThree();
     // Found early: nothing yet, looked at again when due.
-    const early = w.job(ANN, DUE - HOUR);
-    expect(appended(early)).toEqual([]);
+    const early = w.job(ANN, DUE - HOUR).thenWrites({});
     expect(early.answer.next).toMatchObject({ type: 'LeagueEnding', data: { dueAt: DUE } });
     w.act(BEN, 'big', DUE - 30 * 60_000);
-    expect(appended(w.job(ANN, DUE))).toEqual([]);
-    expect(appended(w.job(BEN, DUE))).toMatchObject([{ data: { zone: 'Promotion', rank: 1 } }]);
+    w.job(ANN, DUE).thenWrites({});
+    w.job(BEN, DUE).thenWrites(leagueEnding(BEN, 'Promotion', 1));
   });
 
   it('ranks the player within their own cohort, and follows the zones the catalog names', () => {
     const { w } = cohortOfThree('[Safe]');
     // The fourth entry opens a second cohort, where DEE is alone: first, in Promotion.
     w.act(DEE, 'order', P0 + 5 * HOUR);
-    expect(appended(w.job(DEE, DUE))).toEqual([]);
-    expect(appended(w.job(BEN, DUE))).toMatchObject([{ data: { zone: 'Safe', rank: 2 } }]);
-    expect(appended(w.job(CY, DUE))).toMatchObject([{ data: { zone: 'Safe', rank: 3 } }]);
-    expect(appended(w.job(ANN, DUE))).toEqual([]);
+    w.job(DEE, DUE).thenWrites({});
+    w.job(BEN, DUE).thenWrites(leagueEnding(BEN, 'Safe', 2));
+    w.job(CY, DUE).thenWrites(leagueEnding(CY, 'Safe', 3));
+    w.job(ANN, DUE).thenWrites({});
   });
 
   it('comes again in the next period, and not for a period over', () => {
     const { w } = cohortOfThree();
-    expect(appended(w.job(ANN, DUE))).toHaveLength(1);
-    expect(appended(w.job(ANN, P1 + HOUR))).toEqual([]);
+    w.job(ANN, DUE).thenWrites(leagueEnding(ANN, 'Promotion', 1));
+    w.job(ANN, P1 + HOUR).thenWrites({});
     const next = w.act(ANN, 'order', P1 + HOUR);
     expect(next.jobs.find((j) => j.id === jobOf(ANN))?.runAt).toBe(DUE + 24 * HOUR);
-    expect(appended(w.job(ANN, DUE + 24 * HOUR))).toMatchObject([
-      { data: { periodStart: P1, zone: 'Promotion', rank: 1 } },
-    ]);
+    w.job(ANN, DUE + 24 * HOUR).thenWrites(leagueEnding(ANN, 'Promotion', 1, P1));
   });
 });

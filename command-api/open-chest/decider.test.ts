@@ -1,23 +1,18 @@
-import type { Decision } from '../decision';
 import type { ChestOpened } from '../../domain/events/inventory-events';
-import { noEffects } from '../../domain/events/common';
-import type { Result } from '../../domain/result';
+import { noEffects, type Effects } from '../../domain/events/common';
 import { chestStockUid, findChest, limitedSlots, stockUnitsOf } from '../../domain/rules/chests';
 import { CHEST_STOCK, playerStream, stockStream } from '../../domain/streams';
 import {
   catalogOf,
-  failureOf,
   given,
   OTHER_PLAYER,
   PLAYER,
   playerSpec,
-  streamsOf,
   T0,
   testEnv,
-  written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
-import { deciderSpec, type GivenStreams } from '../../test/support/decider-spec';
+import { deciderSpec, type GivenStreams, type Then } from '../../test/support/decider-spec';
 import { openChestDecider } from './decider';
 
 const catalog = catalogOf(`
@@ -145,63 +140,163 @@ const decideOpening = (p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<s
     .given(givenLeft(p, chestUid, stockLeft))
     .when({ playerId: p.state.playerId, chestUid }, { ...p.env, catalog: p.catalog }).decided;
 
-/** Opens a chest as `decideOpening` does; what it writes is recorded when it succeeds. */
-function open(
-  p: PlayerSpec,
-  chestUid: string,
-  stockLeft: ReadonlyMap<string, number> = new Map(),
-): Result<Decision<ChestOpened>> {
-  const decision = decideOpening(p, chestUid, stockLeft);
-  if (decision.ok) p.apply(decision.value);
-  return decision;
+/** Opens a chest as `decideOpening` does, for then-events; what it writes is recorded when it succeeds. */
+function open(p: PlayerSpec, chestUid: string, stockLeft: ReadonlyMap<string, number> = new Map()): Then<ChestOpened> {
+  const then = opening
+    .given(givenLeft(p, chestUid, stockLeft))
+    .when({ playerId: p.state.playerId, chestUid }, { ...p.env, catalog: p.catalog });
+  if (then.decided.ok) p.apply(then.decided.value);
+  return then;
 }
 
-function opened(result: Result<Decision<ChestOpened>>): ChestOpened {
+function opened(result: Then<ChestOpened>['decided']): ChestOpened {
   if (!result.ok) throw new Error(`expected an opening, got ${result.failure.code}: ${result.failure.message}`);
   return result.value.answer;
 }
+
+/** The n-th uid of a spec's env (an opening's is its first; a powerup's instances are minted before it). */
+const uid = (n: number) => n.toString(16).padStart(32, '0');
+
+type Prize = ChestOpened['prizes'][number];
+const GOLD_IMAGE = 'https://img.example.com/gold.png';
+const gold = (amount: number): Prize => ({
+  reward: 'gold',
+  label: 'Gold',
+  type: 1,
+  imageName: GOLD_IMAGE,
+  amount,
+  stockUid: null,
+});
+const gems = (amount: number, stockUid: string | null = null): Prize => ({
+  reward: 'gems',
+  label: 'Gems',
+  type: 1,
+  imageName: null,
+  amount,
+  stockUid,
+});
+const sword = (stockUid: string | null): Prize => ({
+  reward: 'sword',
+  label: 'Sword',
+  type: 1,
+  imageName: null,
+  amount: 1,
+  stockUid,
+});
+const points = (amount: number): Prize => ({
+  reward: 'points',
+  label: 'Points',
+  type: 0,
+  imageName: null,
+  amount,
+  stockUid: null,
+});
+
+const CHEST_LABELS: Record<string, string> = {
+  'chest-limited': 'Limited chest',
+  'chest-points': 'Points chest',
+  'chest-boost': 'Boost chest',
+  'chest-tiered': 'Tiered chest',
+  'chest-custom': 'Custom chest',
+  'chest-later': 'Later chest',
+};
+
+/**
+ * What an opening writes: its ChestOpened on the player's stream (one chest consumed, the prizes'
+ * balances granted), and the units drawn of each limited entry taken from its stock.
+ */
+function chestOpened(
+  chest: string,
+  prizes: Prize[],
+  fields: Partial<Omit<ChestOpened, 'effects' | 'levels'>> & {
+    balances?: Effects['balances'];
+    effects?: Partial<Effects>;
+    levels?: unknown[];
+  } = {},
+  taken: Record<string, number> = {},
+) {
+  const { balances = [], effects = {}, ...rest } = fields;
+  const data = {
+    playerId: PLAYER,
+    openingUid: uid(1),
+    chestDeliverableUid: chest,
+    chestLabel: CHEST_LABELS[chest],
+    scalingMode: 'None',
+    playerLevel: 1,
+    tier: null,
+    factor: 1,
+    prizes,
+    levels: [],
+    openedAt: T0,
+    ...rest,
+    effects: { ...noEffects(), balances: [...balances, { deliverableUid: chest, amount: -1 }], ...effects },
+  };
+  return {
+    [playerStream(PLAYER)]: [{ type: 'ChestOpened', data }],
+    ...Object.fromEntries(
+      Object.entries(taken).map(([stockUid, units]) => [
+        stockStream(CHEST_STOCK, stockUid),
+        [
+          {
+            type: CHEST_STOCK.taken,
+            data: { resourceUid: stockUid, holder: data.openingUid, playerId: PLAYER, units },
+          },
+        ],
+      ]),
+    ),
+  };
+}
+
+/** A boost instance won (its uid the env's n-th). */
+const boost = (n: number) => ({
+  uid: uid(n),
+  deliverableUid: 'boost',
+  prizeLabel: 'Boost',
+  prizeImageName: null,
+  multiplier: 2,
+  targetPrizes: [] as string[],
+  initialUseCount: 0,
+  timeoutSeconds: 0,
+  neverExpires: true,
+  expiresAt: 0,
+  createdAt: T0 / 1000,
+});
+const level = (n: number, target: number, grants: unknown[] = []) => ({
+  uid: `l${n}`,
+  label: `L${n}`,
+  level: n,
+  target,
+  imageName: null,
+  grants,
+});
+const L2 = [level(2, 100)];
+const L3 = [
+  level(3, 200, [
+    { uid: 'sword', label: 'Sword', type: 1, imageName: null, amount: 1, details: null },
+    { uid: 'boost', label: 'Boost', type: 1, imageName: null, amount: 1, details: null },
+  ]),
+];
+/** The boost chest opened: two instances won, minted before the opening's uid. */
+const boostsOpened = chestOpened(
+  'chest-boost',
+  [{ reward: 'boost', label: 'Boost', type: 1, imageName: null, amount: 2, stockUid: null }],
+  { openingUid: uid(3), effects: { powerupsGranted: [boost(1), boost(2)] } },
+);
 
 const SWORD_STOCK = chestStockUid('chest-limited', null, 0);
 
 describe('opening a chest', () => {
   test('records the rolled prizes in ChestOpened, consumes one chest and grants the prizes', () => {
     const p = owner();
-    const e = opened(open(p, 'chest-custom'));
-    expect(e).toEqual({
-      playerId: PLAYER,
-      openingUid: expect.stringMatching(/^[0-9a-f]{32}$/),
-      chestDeliverableUid: 'chest-custom',
-      chestLabel: 'Custom chest',
-      scalingMode: 'Custom',
-      playerLevel: 1,
-      tier: null,
-      factor: 1,
-      prizes: [
-        {
-          reward: 'gold',
-          label: 'Gold',
-          type: 1,
-          imageName: 'https://img.example.com/gold.png',
-          amount: 10,
-          stockUid: null,
-        },
-      ],
-      levels: [],
-      openedAt: T0,
-      effects: {
-        points: 0,
-        balances: [
-          { deliverableUid: 'gold', amount: 10 },
-          { deliverableUid: 'chest-custom', amount: -1 },
-        ],
-        powerupsGranted: [],
-        powerupsRemoved: [],
-        powerupUses: [],
-      },
-    });
+    open(p, 'chest-custom').thenWrites(
+      chestOpened('chest-custom', [gold(10)], {
+        scalingMode: 'Custom',
+        balances: [{ deliverableUid: 'gold', amount: 10 }],
+      }),
+    );
     expect(p.state.balances.get('chest-custom')).toBe(2);
     expect(p.state.balances.get('gold')).toBe(10);
-    expect([...p.state.chestOpenings.keys()]).toEqual([e.openingUid]);
+    expect([...p.state.chestOpenings.keys()]).toEqual([uid(1)]);
   });
 
   test('drawCount is in range; integer bounds give integers, decimal bounds decimals of at most 6 places', () => {
@@ -287,42 +382,51 @@ describe('draw frequencies (20,000 openings, seeded)', () => {
 describe('limited entries', () => {
   test('each draw of a limited entry names its stock: one unit per draw', () => {
     const p = owner();
-    const e = opened(open(p, 'chest-limited'));
-    expect(e.prizes.map((x) => [x.reward, x.stockUid])).toEqual([
-      ['sword', SWORD_STOCK],
-      ['sword', SWORD_STOCK],
-      ['sword', SWORD_STOCK],
-    ]);
-    expect(stockUnitsOf(e.prizes)).toEqual(new Map([[SWORD_STOCK, 3]]));
+    const swords = [sword(SWORD_STOCK), sword(SWORD_STOCK), sword(SWORD_STOCK)];
+    const { answer } = open(p, 'chest-limited').thenWrites(
+      chestOpened(
+        'chest-limited',
+        swords,
+        { balances: [{ deliverableUid: 'sword', amount: 3 }] },
+        { [SWORD_STOCK]: 3 },
+      ),
+    );
+    expect(stockUnitsOf(answer.prizes)).toEqual(new Map([[SWORD_STOCK, 3]]));
   });
 
   test("the units drawn are taken from the entry's stock in the same append, at the revision read", () => {
     const p = owner();
-    const result = open(p, 'chest-limited');
-    if (!result.ok) throw new Error('open failed');
-    const { openingUid } = result.value.answer;
-    expect(streamsOf(result.value)).toEqual([`player-${PLAYER}`, stockStream(CHEST_STOCK, SWORD_STOCK)]);
-    expect(written(result.value, stockStream(CHEST_STOCK, SWORD_STOCK))).toEqual([
-      { type: 'ChestStockTaken', data: { resourceUid: SWORD_STOCK, holder: openingUid, playerId: PLAYER, units: 3 } },
+    const swords = [sword(SWORD_STOCK), sword(SWORD_STOCK), sword(SWORD_STOCK)];
+    const decision = open(p, 'chest-limited').thenWrites(
+      chestOpened(
+        'chest-limited',
+        swords,
+        { balances: [{ deliverableUid: 'sword', amount: 3 }] },
+        { [SWORD_STOCK]: 3 },
+      ),
+    );
+    expect(decision.writes.map((w) => [w.stream, w.expectedRevision])).toEqual([
+      [playerStream(PLAYER), undefined],
+      [stockStream(CHEST_STOCK, SWORD_STOCK), undefined],
     ]);
-    expect(result.value.writes[1].expectedRevision).toBeUndefined();
   });
 
   test('a pool running out during the opening gives what is left (drawCount counts the prizes drawn)', () => {
     const p = owner();
-    const e = opened(open(p, 'chest-limited', new Map([[SWORD_STOCK, 2]])));
-    expect(e.prizes).toHaveLength(2);
+    open(p, 'chest-limited', new Map([[SWORD_STOCK, 2]])).thenWrites(
+      chestOpened(
+        'chest-limited',
+        [sword(SWORD_STOCK), sword(SWORD_STOCK)],
+        { balances: [{ deliverableUid: 'sword', amount: 2 }] },
+        { [SWORD_STOCK]: 2 },
+      ),
+    );
     expect(p.state.balances.get('chest-limited')).toBe(1);
   });
 
   test('9012 when nothing is left to draw (a zero weight does not count): nothing consumed', () => {
     const p = owner();
-    const before = p.recorded.length;
-    expect(failureOf(open(p, 'chest-limited', new Map([[SWORD_STOCK, 0]])))).toEqual({
-      code: 9012,
-      message: 'Limited prize pool exhausted',
-    });
-    expect(p.recorded).toHaveLength(before);
+    open(p, 'chest-limited', new Map([[SWORD_STOCK, 0]])).thenFails(9012, 'Limited prize pool exhausted');
     expect(p.state.balances.get('chest-limited')).toBe(2);
   });
 });
@@ -330,14 +434,19 @@ describe('limited entries', () => {
 describe('rejections', () => {
   test('9010: unknown, not a chest, inactive, or outside its window', () => {
     const p = owner();
-    expect(failureOf(open(p, 'nope')).code).toBe(9010);
-    expect(failureOf(open(p, 'gold')).code).toBe(9010);
-    expect(failureOf(open(p, 'chest-off')).code).toBe(9010);
-    expect(failureOf(open(p, 'chest-later')).code).toBe(9010); // before 2026-07-01
+    open(p, 'nope').thenFails(9010);
+    open(p, 'gold').thenFails(9010);
+    open(p, 'chest-off').thenFails(9010);
+    open(p, 'chest-later').thenFails(9010); // before 2026-07-01
     p.env.now = Date.UTC(2026, 6, 15);
-    expect(open(p, 'chest-later').ok).toBe(true);
+    open(p, 'chest-later').thenWrites(
+      chestOpened('chest-later', [gold(1)], {
+        openedAt: Date.UTC(2026, 6, 15),
+        balances: [{ deliverableUid: 'gold', amount: 1 }],
+      }),
+    );
     p.env.now = Date.UTC(2026, 7, 1) + 1000;
-    expect(failureOf(open(p, 'chest-later')).code).toBe(9010);
+    open(p, 'chest-later').thenFails(9010);
   });
 
   test('9020: the player is not registered', () => {
@@ -349,49 +458,73 @@ describe('rejections', () => {
 
   test('9011: no chest of that kind left', () => {
     const p = owner();
-    expect(open(p, 'chest-boost').ok).toBe(true);
-    expect(failureOf(open(p, 'chest-boost')).code).toBe(9011);
+    open(p, 'chest-boost').thenWrites(boostsOpened);
+    open(p, 'chest-boost').thenFails(9011);
     const fresh = playerSpec(catalog);
     fresh.process('climb');
-    expect(failureOf(open(fresh, 'chest-custom')).code).toBe(9011);
+    open(fresh, 'chest-custom').thenFails(9011);
   });
 });
 
 describe('scaling modes', () => {
   test('PlayerLevel: the tier holding the player level, with its own drawCount; 9013 when none does', () => {
     const p = owner();
-    expect(opened(open(p, 'chest-tiered'))).toMatchObject({
-      scalingMode: 'PlayerLevel',
-      playerLevel: 1,
-      tier: 0,
-      prizes: [{ reward: 'gold', amount: 5 }],
-    });
+    open(p, 'chest-tiered').thenWrites(
+      chestOpened('chest-tiered', [gold(5)], {
+        scalingMode: 'PlayerLevel',
+        tier: 0,
+        balances: [{ deliverableUid: 'gold', amount: 5 }],
+      }),
+    );
     p.process('climb'); // level 2: no tier
-    expect(failureOf(open(p, 'chest-tiered'))).toEqual({
-      code: 9013,
-      message: "No reward tier for the player's level (2)",
-    });
+    open(p, 'chest-tiered').thenFails(9013, "No reward tier for the player's level (2)");
     expect(p.state.balances.get('chest-tiered')).toBe(2);
     p.process('climb'); // level 3
-    const e = opened(open(p, 'chest-tiered'));
-    expect(e).toMatchObject({ playerLevel: 3, tier: 1 });
-    expect(e.prizes.map((x) => [x.reward, x.amount, x.stockUid])).toEqual([
-      ['gems', 7, chestStockUid('chest-tiered', 1, 0)],
-      ['gems', 7, chestStockUid('chest-tiered', 1, 0)],
-    ]);
+    const gemsStock = chestStockUid('chest-tiered', 1, 0);
+    open(p, 'chest-tiered').thenWrites(
+      chestOpened(
+        'chest-tiered',
+        [gems(7, gemsStock), gems(7, gemsStock)],
+        {
+          // Level 3's boost took uid(2).
+          openingUid: uid(3),
+          scalingMode: 'PlayerLevel',
+          playerLevel: 3,
+          tier: 1,
+          balances: [{ deliverableUid: 'gems', amount: 14 }],
+        },
+        { [gemsStock]: 2 },
+      ),
+    );
   });
 
   test('Custom: amounts multiplied by the factor of the highest minLevel reached (none below the first)', () => {
     const p = owner();
-    expect(opened(open(p, 'chest-custom'))).toMatchObject({ playerLevel: 1, factor: 1, prizes: [{ amount: 10 }] });
+    const custom = (n: number, playerLevel: number, factor: number, amount: number) =>
+      chestOpened('chest-custom', [gold(amount)], {
+        openingUid: uid(n),
+        scalingMode: 'Custom',
+        playerLevel,
+        factor,
+        balances: [{ deliverableUid: 'gold', amount }],
+      });
+    open(p, 'chest-custom').thenWrites(custom(1, 1, 1, 10));
     p.process('climb');
-    expect(opened(open(p, 'chest-custom'))).toMatchObject({ playerLevel: 2, factor: 2, prizes: [{ amount: 20 }] });
+    open(p, 'chest-custom').thenWrites(custom(2, 2, 2, 20));
     p.process('climb');
-    expect(opened(open(p, 'chest-custom'))).toMatchObject({ playerLevel: 3, factor: 2.5, prizes: [{ amount: 25 }] });
+    open(p, 'chest-custom').thenWrites(custom(4, 3, 2.5, 25)); // level 3's boost took uid(3)
   });
 
   test('None: one pool, no factor', () => {
-    expect(opened(open(owner(), 'chest-limited'))).toMatchObject({ scalingMode: 'None', tier: null, factor: 1 });
+    const swords = [sword(SWORD_STOCK), sword(SWORD_STOCK), sword(SWORD_STOCK)];
+    open(owner(), 'chest-limited').thenWrites(
+      chestOpened(
+        'chest-limited',
+        swords,
+        { scalingMode: 'None', tier: null, factor: 1, balances: [{ deliverableUid: 'sword', amount: 3 }] },
+        { [SWORD_STOCK]: 3 },
+      ),
+    );
   });
 });
 
@@ -416,36 +549,42 @@ describe('leaderboard scopes', () => {
       effects: noEffects(),
     };
     const given = { [playerStream(PLAYER)]: [...p.recorded, { type: 'PlayerUpdated', data: updated }] };
-    expect(
-      opened(opening.given(given).when({ playerId: PLAYER, chestUid: 'chest-points' }, env).decided).attributes,
-    ).toEqual({ team: 'red' });
-    expect(opened(open(p, 'chest-points'))).not.toHaveProperty('attributes');
+    const won = { balances: [], effects: { points: 150 }, levels: L2 };
+    opening
+      .given(given)
+      .when({ playerId: PLAYER, chestUid: 'chest-points' }, env)
+      .thenWrites(chestOpened('chest-points', [points(150)], { ...won, attributes: { team: 'red' } }));
+    // Without a leaderboard scoped by them, none (the opening above, not recorded, took uid(1)).
+    open(p, 'chest-points').thenWrites(chestOpened('chest-points', [points(150)], { ...won, openingUid: uid(2) }));
   });
 });
 
 describe('points and powerups won', () => {
   test('points count like action points: they add up and reach levels, with the levels grants', () => {
     const p = owner();
-    const e = opened(open(p, 'chest-points'));
-    expect(e.prizes).toEqual([
-      { reward: 'points', label: 'Points', type: 0, imageName: null, amount: 150, stockUid: null },
-    ]);
-    expect(e.effects.points).toBe(150);
-    expect(e.levels.map((l) => l.uid)).toEqual(['l2']);
-    const second = opened(open(p, 'chest-points'));
-    expect(second.levels.map((l) => l.uid)).toEqual(['l3']);
+    open(p, 'chest-points').thenWrites(
+      chestOpened('chest-points', [points(150)], { effects: { points: 150 }, levels: L2 }),
+    );
+    // Level 3 grants a sword and a boost (its instance minted before the opening's uid).
+    open(p, 'chest-points').thenWrites(
+      chestOpened('chest-points', [points(150)], {
+        openingUid: uid(3),
+        playerLevel: 2,
+        levels: L3,
+        balances: [{ deliverableUid: 'sword', amount: 1 }],
+        effects: { points: 150, powerupsGranted: [boost(2)] },
+      }),
+    );
     expect(p.state.points).toBe(300);
     expect([...p.state.levelsReached.keys()]).toEqual(['l1', 'l2', 'l3']);
-    expect(p.state.levelOrigins.get('l3')).toBe(second.openingUid);
-    // Level 3 grants a sword and a boost.
+    expect(p.state.levelOrigins.get('l3')).toBe(uid(3));
     expect(p.state.balances.get('sword')).toBe(1);
-    expect([...p.state.powerupOrigins.values()]).toEqual([second.openingUid]);
+    expect([...p.state.powerupOrigins.values()]).toEqual([uid(3)]);
   });
 
   test('a powerup won is an owned instance per unit, with the opening as origin', () => {
     const p = owner();
-    const e = opened(open(p, 'chest-boost'));
-    expect(e.effects.powerupsGranted.map((x) => x.deliverableUid)).toEqual(['boost', 'boost']);
+    open(p, 'chest-boost').thenWrites(boostsOpened);
     expect(p.state.balances.has('boost')).toBe(false);
     expect(
       [...p.state.powerups.values()].map((o) => [
@@ -453,8 +592,8 @@ describe('points and powerups won', () => {
         p.state.powerupOrigins.get(o.instance.uid),
       ]),
     ).toEqual([
-      ['boost', e.openingUid],
-      ['boost', e.openingUid],
+      ['boost', uid(3)],
+      ['boost', uid(3)],
     ]);
   });
 });

@@ -1,15 +1,7 @@
 import type { ActionProcessed } from '../../domain/events/player-events';
-import {
-  catalogOf,
-  failureOf,
-  PLAYER,
-  playerSpec,
-  SECOND,
-  T0,
-  testEnv,
-  type PlayerSpec,
-} from '../../test/support/player-spec';
-import { playerStream } from '../../domain/streams';
+import { noEffects } from '../../domain/events/common';
+import { catalogOf, PLAYER, playerSpec, SECOND, T0, testEnv, type PlayerSpec } from '../../test/support/player-spec';
+import { playerStream, referenceStream } from '../../domain/streams';
 import { deciderSpec } from '../../test/support/decider-spec';
 import { activatePowerupDecider, deactivatePowerupDecider, expirePowerupDecider } from './decider';
 
@@ -33,9 +25,18 @@ const catalog = catalogOf(`
     - { identifier: gems-only, points: 1, deliverables: [{ deliverable: gems, amount: 1 }] }
 `);
 
-/** Activates a powerup on the spec's streams; the PowerupActivated is recorded when it succeeds. */
-const activate = (p: PlayerSpec, powerupUid: string) => p.when(activating, { playerId: PLAYER, powerupUid });
-const deactivate = (p: PlayerSpec, powerupUid: string) => p.when(deactivating, { playerId: PLAYER, powerupUid });
+/** Activates a powerup on the spec's streams, for then-events; the PowerupActivated is recorded when it succeeds. */
+const activate = (p: PlayerSpec, powerupUid: string) => p.deciding(activating, { playerId: PLAYER, powerupUid });
+const deactivate = (p: PlayerSpec, powerupUid: string) => p.deciding(deactivating, { playerId: PLAYER, powerupUid });
+
+/** The one event a powerup's decision writes to the player's stream; `at` in Unix seconds. */
+const powerupEvent = (type: string, powerupUid: string, field: string, at: number) => ({
+  [playerStream(PLAYER)]: [{ type, data: { playerId: PLAYER, powerupUid, [field]: at, effects: noEffects() } }],
+});
+const activatedAt = (powerupUid: string, at = T0 / 1000) =>
+  powerupEvent('PowerupActivated', powerupUid, 'activatedAt', at);
+const deactivatedAt = (powerupUid: string, at = T0 / 1000) =>
+  powerupEvent('PowerupDeactivated', powerupUid, 'deactivatedAt', at);
 
 /** A player owning the given boosts (one instance each, in order), none activated; returns their uids too. */
 const owning = (...boosts: ('boost-gold' | 'boost-all')[]) => {
@@ -46,7 +47,7 @@ const owning = (...boosts: ('boost-gold' | 'boost-all')[]) => {
 /** Owning and activated, through PowerupActivated events. */
 const activated = (...boosts: ('boost-gold' | 'boost-all')[]) => {
   const owned = owning(...boosts);
-  for (const uid of owned.uids) expect(activate(owned.p, uid).ok).toBe(true);
+  for (const uid of owned.uids) activate(owned.p, uid).thenWrites(activatedAt(uid));
   return owned;
 };
 
@@ -58,36 +59,23 @@ describe('activate', () => {
   test('records PowerupActivated (Unix seconds), the instance is activated, and its expiry is scheduled with it', () => {
     const { p, uids } = owning('boost-gold');
     p.env.now = T0 + 1500;
-    const decision = activate(p, uids[0]);
-    const event = {
-      playerId: PLAYER,
-      powerupUid: uids[0],
-      activatedAt: T0 / 1000 + 1,
-      effects: { points: 0, balances: [], powerupsGranted: [], powerupsRemoved: [], powerupUses: [] },
-    };
-    expect(decision).toEqual({
-      ok: true,
-      value: {
-        answer: event,
-        writes: [{ stream: `player-${PLAYER}`, events: [{ type: 'PowerupActivated', data: event }] }],
-        // Granted at T0 with a lifetime of 3600 s.
-        jobs: [
-          {
-            type: 'expire-powerup',
-            id: `expire-powerup-${uids[0]}`,
-            runAt: T0 + 3600 * SECOND,
-            payload: { playerId: PLAYER, powerupUid: uids[0] },
-          },
-        ],
+    const decision = activate(p, uids[0]).thenWrites(activatedAt(uids[0], T0 / 1000 + 1));
+    expect(decision.answer).toEqual(activatedAt(uids[0], T0 / 1000 + 1)[playerStream(PLAYER)][0].data);
+    // Granted at T0 with a lifetime of 3600 s.
+    expect(decision.jobs).toEqual([
+      {
+        type: 'expire-powerup',
+        id: `expire-powerup-${uids[0]}`,
+        runAt: T0 + 3600 * SECOND,
+        payload: { playerId: PLAYER, powerupUid: uids[0] },
       },
-    });
+    ]);
     expect(p.state.powerups.get(uids[0])).toMatchObject({ activated: true, activatedAt: T0 / 1000 + 1 });
   });
 
   test('a powerup that never expires needs no expiry job', () => {
     const { p, uids } = owning('boost-all');
-    const decision = activate(p, uids[0]);
-    expect(decision.ok && decision.value.jobs).toEqual([]);
+    expect(activate(p, uids[0]).thenWrites(activatedAt(uids[0])).jobs).toEqual([]);
   });
 
   test('9020 for an unknown player; 9021 when missing, not owned or already active', () => {
@@ -96,41 +84,38 @@ describe('activate', () => {
       .when({ playerId: PLAYER, powerupUid: 'x' }, { ...testEnv(), catalog })
       .thenFails(9020, 'Player not found');
     const { p, uids } = owning('boost-gold');
-    expect(failureOf(activate(p, 'f'.repeat(32)))).toEqual({ code: 9021, message: 'Powerup not found or not owned' });
+    activate(p, 'f'.repeat(32)).thenFails(9021, 'Powerup not found or not owned');
     // Uids count up per spec: the other player's second instance has a uid this player does not own.
     const other = owning('boost-all', 'boost-all');
     expect(p.state.powerups.has(other.uids[1])).toBe(false);
-    expect(failureOf(activate(p, other.uids[1])).code).toBe(9021);
-    activate(p, uids[0]);
-    expect(failureOf(activate(p, uids[0]))).toEqual({ code: 9021, message: 'Powerup is already active' });
+    activate(p, other.uids[1]).thenFails(9021, 'Powerup not found or not owned');
+    activate(p, uids[0]).thenWrites(activatedAt(uids[0]));
+    activate(p, uids[0]).thenFails(9021, 'Powerup is already active');
   });
 
   test('9021 once expired (at expiresAt exactly) or used up', () => {
     const { p, uids } = owning('boost-gold');
     p.env.now = T0 + 3600 * SECOND;
-    expect(failureOf(activate(p, uids[0]))).toEqual({ code: 9021, message: 'Powerup is expired or used up' });
+    activate(p, uids[0]).thenFails(9021, 'Powerup is expired or used up');
 
     const used = activated('boost-gold');
     used.p.repeat(2, 'play');
-    expect(deactivate(used.p, used.uids[0]).ok).toBe(true);
-    expect(failureOf(activate(used.p, used.uids[0])).code).toBe(9021);
+    deactivate(used.p, used.uids[0]).thenWrites(deactivatedAt(used.uids[0]));
+    activate(used.p, used.uids[0]).thenFails(9021, 'Powerup is expired or used up');
   });
 
   test('a deactivated powerup may be activated again', () => {
     const { p, uids } = activated('boost-all');
-    deactivate(p, uids[0]);
-    expect(activate(p, uids[0]).ok).toBe(true);
+    deactivate(p, uids[0]).thenWrites(deactivatedAt(uids[0]));
+    activate(p, uids[0]).thenWrites(activatedAt(uids[0]));
   });
 });
 
 describe('deactivate', () => {
   test('records PowerupDeactivated; the instance is no longer activated', () => {
     const { p, uids } = activated('boost-gold');
-    const decision = deactivate(p, uids[0]);
-    expect(decision).toMatchObject({
-      ok: true,
-      value: { answer: { playerId: PLAYER, powerupUid: uids[0], deactivatedAt: T0 / 1000 }, jobs: [] },
-    });
+    const decision = deactivate(p, uids[0]).thenWrites(deactivatedAt(uids[0]));
+    expect([decision.answer, decision.jobs]).toEqual([deactivatedAt(uids[0])[playerStream(PLAYER)][0].data, []]);
     expect(p.state.powerups.get(uids[0])).toMatchObject({ activated: false, activatedAt: null });
   });
 
@@ -140,11 +125,11 @@ describe('deactivate', () => {
       .when({ playerId: PLAYER, powerupUid: 'x' }, { ...testEnv(), catalog })
       .thenFails(9020);
     const { p, uids } = owning('boost-gold');
-    expect(failureOf(deactivate(p, 'nope'))).toEqual({ code: 9023, message: 'Powerup not found or not owned' });
-    expect(failureOf(deactivate(p, uids[0]))).toEqual({ code: 9023, message: 'Powerup is not active' });
-    activate(p, uids[0]);
-    deactivate(p, uids[0]);
-    expect(failureOf(deactivate(p, uids[0])).code).toBe(9023);
+    deactivate(p, 'nope').thenFails(9023, 'Powerup not found or not owned');
+    deactivate(p, uids[0]).thenFails(9023, 'Powerup is not active');
+    activate(p, uids[0]).thenWrites(activatedAt(uids[0]));
+    deactivate(p, uids[0]).thenWrites(deactivatedAt(uids[0]));
+    deactivate(p, uids[0]).thenFails(9023, 'Powerup is not active');
   });
 });
 
@@ -153,32 +138,25 @@ describe('expiry (the job decision)', () => {
     const { p, uids } = activated('boost-gold', 'boost-all');
     const [gold, all] = uids;
     const at = (now: number) => ({ ...testEnv(now), catalog });
-    const nothing = { ok: true, value: { writes: [], jobs: [], answer: { dueAt: null } } };
     const given = { [playerStream(PLAYER)]: p.recorded };
-    expect(expiring.given(given).when({ playerId: PLAYER, powerupUid: gold }, at(T0 + 3599 * SECOND)).decided).toEqual({
-      ok: true,
-      value: { writes: [], jobs: [], answer: { dueAt: T0 + 3600 * SECOND } },
-    });
+    /** The job's decision writes nothing: its answer and jobs. */
+    const nothingWritten = (powerupUid: string, now: number) => {
+      const { answer, jobs } = expiring.given(given).when({ playerId: PLAYER, powerupUid }, at(now)).thenWrites({});
+      return { answer, jobs };
+    };
+    expect(nothingWritten(gold, T0 + 3599 * SECOND)).toEqual({ answer: { dueAt: T0 + 3600 * SECOND }, jobs: [] });
     const decision = expiring
       .given(given)
       .when({ playerId: PLAYER, powerupUid: gold }, at(T0 + 3600 * SECOND))
-      .thenWrites({
-        [playerStream(PLAYER)]: [
-          {
-            type: 'PowerupExpired',
-            data: { playerId: PLAYER, powerupUid: gold, expiredAt: T0 / 1000 + 3600, effects: expect.any(Object) },
-          },
-        ],
-      });
+      .thenWrites(powerupEvent('PowerupExpired', gold, 'expiredAt', T0 / 1000 + 3600));
+    expect([decision.answer, decision.jobs]).toEqual([{ dueAt: null }, []]);
     p.apply(decision);
     expect(p.state.powerups.get(gold)?.expired).toBe(true);
-    // A rerun of the job finds it done.
-    const after = { [playerStream(PLAYER)]: p.recorded };
-    expect(expiring.given(after).when({ playerId: PLAYER, powerupUid: gold }, at(T0 + 3601 * SECOND)).decided).toEqual(
-      nothing,
-    );
-    expect(expiring.given(after).when({ playerId: PLAYER, powerupUid: all }, at(T0 + 1e9)).decided).toEqual(nothing);
-    expect(expiring.given(after).when({ playerId: PLAYER, powerupUid: 'gone' }, at(T0 + 1e9)).decided).toEqual(nothing);
+    // A rerun of the job finds it done (`given` is the spec's stream, live).
+    const nothing = { answer: { dueAt: null }, jobs: [] };
+    expect(nothingWritten(gold, T0 + 3601 * SECOND)).toEqual(nothing);
+    expect(nothingWritten(all, T0 + 1e9)).toEqual(nothing);
+    expect(nothingWritten('gone', T0 + 1e9)).toEqual(nothing);
   });
 });
 
@@ -231,7 +209,7 @@ describe('activated powerups in action processing', () => {
     expect(amounts(idle.p.process('play'))[0]).toEqual(['gold', 5]);
 
     const off = activated('boost-gold');
-    deactivate(off.p, off.uids[0]);
+    deactivate(off.p, off.uids[0]).thenWrites(deactivatedAt(off.uids[0]));
     expect(amounts(off.p.process('play'))[0]).toEqual(['gold', 5]);
 
     const used = activated('boost-gold');
@@ -271,15 +249,47 @@ describe('reversal of an action a powerup multiplied', () => {
       ['boost-all', 1],
     ]);
 
-    const reversed = p.reverse('boosted');
-    expect(reversed.effects.balances).toEqual(
-      expect.arrayContaining([
-        { deliverableUid: 'gold', amount: -30 },
-        { deliverableUid: 'gems', amount: -3 },
-        { deliverableUid: 'banner', amount: -1 },
-      ]),
-    );
-    expect(reversed.effects.powerupUses).toEqual(uids.map((uid) => ({ uid, uses: -1 })));
+    const grant = (uid: string, label: string, type: number, amount: number) => ({
+      uid,
+      label,
+      type,
+      imageName: null,
+      amount,
+      details: null,
+    });
+    p.reversal('boosted').thenWrites({
+      [playerStream(PLAYER)]: [
+        {
+          type: 'ActionReversed',
+          data: {
+            playerId: PLAYER,
+            referenceId: 'boosted',
+            actionName: 'play',
+            timestamp: T0,
+            reversedAt: T0,
+            actionPoints: 10,
+            // The amounts granted, multiplied (gold 5 x 2 x 3, gems 1 x 3; Content not).
+            actionGrants: [grant('gold', 'Gold', 1, 30), grant('gems', 'Gems', 1, 3), grant('banner', 'Banner', 2, 1)],
+            revokedAwards: [],
+            revokedLevels: [],
+            refund: null,
+            effects: {
+              ...noEffects(),
+              points: -10,
+              balances: [
+                { deliverableUid: 'gold', amount: -30 },
+                { deliverableUid: 'gems', amount: -3 },
+                { deliverableUid: 'banner', amount: -1 },
+              ],
+              powerupUses: uids.map((uid) => ({ uid, uses: -1 })),
+            },
+          },
+        },
+      ],
+      [referenceStream('boosted')]: [
+        { type: 'ReferenceReversed', data: { referenceId: 'boosted', playerId: PLAYER, reversedAt: T0 } },
+      ],
+    });
     expect(p.state.balances.get('gold')).toBe(0);
     expect(usesOf(p)).toEqual([
       ['boost-gold', 0],
@@ -300,6 +310,6 @@ describe('reversal of an action a powerup multiplied', () => {
   test('a powerup the reversal took back can no longer be activated', () => {
     const { p, uids } = owning('boost-gold');
     p.reverse('ref-1');
-    expect(failureOf(activate(p, uids[0])).code).toBe(9021);
+    activate(p, uids[0]).thenFails(9021, 'Powerup not found or not owned');
   });
 });

@@ -1,19 +1,18 @@
 import fc from 'fast-check';
 import { addAmounts } from '../../domain/amount';
-import type { Effects } from '../../domain/events/common';
+import { noEffects, type Effects } from '../../domain/events/common';
+import type { ActionReversed } from '../../domain/events/player-events';
 import type { PlayerState } from '../../domain/player/state';
 import { playerStream, provisionStream, referenceStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
+import type { ExpectedEvent } from '../../test/support/decider-spec';
 import {
   activated,
   catalogOf,
-  failureOf,
   given,
   OTHER_PLAYER,
   PLAYER,
   playerSpec,
-  streamsOf,
   T0,
-  written,
   type PlayerSpec,
 } from '../../test/support/player-spec';
 
@@ -79,6 +78,125 @@ const summed = (p: PlayerSpec) => {
   return { points, balances };
 };
 
+/** The n-th uid of a spec's env. */
+const uid = (n: number) => n.toString(16).padStart(32, '0');
+const grant = (uid: string, label: string, type: number, amount = 1) => ({
+  uid,
+  label,
+  type,
+  imageName: null,
+  amount,
+  details: null,
+});
+const GEMS = (amount: number) => grant('gems', 'Gems', 1, amount);
+const SWORD = grant('sword', 'Sword', 1);
+const PING = grant('ping', 'Ping', 3);
+const BANNER = grant('banner', 'Banner', 2);
+const BOOST = grant('boost', 'Double gold', 1);
+/** Level 2 revoked: its banner and boost taken back. */
+const L2 = { uid: 'l2', level: 2, grants: [BANNER, BOOST] };
+type Award = ActionReversed['revokedAwards'][number];
+const award = (kind: Award['kind'], uid: string, awardedBy: string, points: number, grants: unknown[], more = {}) => ({
+  kind,
+  uid,
+  rank: null,
+  awardedBy,
+  awardedAt: T0,
+  points,
+  grants,
+  limited: false,
+  ...more,
+});
+
+/**
+ * What a reversal writes: its ActionReversed on the player's stream (nothing taken back unless
+ * told), the reversal on the referenceId's record, and the `more` streams (activations given back,
+ * the cost's provision).
+ */
+const reversed = (
+  referenceId: string,
+  actionName: string,
+  fields: Record<string, unknown>,
+  effects: Partial<Effects> = {},
+  more: Record<string, ExpectedEvent[]> = {},
+) => ({
+  [playerStream(PLAYER)]: [
+    {
+      type: 'ActionReversed',
+      data: {
+        playerId: PLAYER,
+        referenceId,
+        actionName,
+        timestamp: T0,
+        reversedAt: T0,
+        actionPoints: 0,
+        actionGrants: [],
+        revokedAwards: [],
+        revokedLevels: [],
+        refund: null,
+        ...fields,
+        effects: { ...noEffects(), ...effects },
+      },
+    },
+  ],
+  [referenceStream(referenceId)]: [
+    { type: 'ReferenceReversed', data: { referenceId, playerId: PLAYER, reversedAt: T0 } },
+  ],
+  ...more,
+});
+
+/**
+ * A first play reversed (after an earn): its points, gems, first badge, limited trigger, level 2
+ * and cost; `provision` and `boost` are the uids of its cost's provision and of level 2's boost,
+ * `alsoRevoked` the awards of later actions that fall with them.
+ */
+const playReversed = (ref: string, o: { provision: number; boost: number; alsoRevoked?: unknown[] }) =>
+  reversed(
+    ref,
+    'play',
+    {
+      actionPoints: 10,
+      actionGrants: [GEMS(3)],
+      revokedAwards: [
+        award('badge', 'b-first', ref, 20, [SWORD]),
+        award('trigger', 't-play', ref, 2, [PING], { limited: true }), // its activation goes back to the trigger's stock
+        ...(o.alsoRevoked ?? []),
+      ],
+      revokedLevels: [L2],
+      refund: { deliverableUid: 'gold', label: 'Gold', amount: 5, provisionUid: uid(o.provision) },
+    },
+    {
+      points: -32,
+      balances: [
+        { deliverableUid: 'gems', amount: -3 },
+        { deliverableUid: 'sword', amount: -1 },
+        { deliverableUid: 'ping', amount: -1 },
+        { deliverableUid: 'banner', amount: -1 },
+        { deliverableUid: 'gold', amount: 5 },
+      ],
+      powerupsRemoved: [uid(o.boost)],
+    },
+    {
+      [stockStream(TRIGGER_ACTIVATIONS, 't-play')]: [
+        { type: 'TriggerActivationReturned', data: { resourceUid: 't-play', holder: ref, playerId: PLAYER, units: 1 } },
+      ],
+      [provisionStream(uid(o.provision))]: [
+        {
+          type: 'ProvisionStatusChanged',
+          data: {
+            provisionUid: uid(o.provision),
+            playerId: PLAYER,
+            status: 'Refunded',
+            failureReason: null,
+            updateDate: T0,
+          },
+        },
+      ],
+    },
+  );
+/** The play after one earn: its cost's provision is the spec's first uid, level 2's boost the second. */
+const firstPlayReversed = playReversed('ref-2', { provision: 1, boost: 2 });
+
 describe('101: action is not reversible', () => {
   const cases: [string, (p: PlayerSpec) => void, string, { name?: string; playerId?: string }][] = [
     ['the referenceId is unknown', () => {}, 'nope', { name: 'play' }],
@@ -96,8 +214,7 @@ describe('101: action is not reversible', () => {
     const events = p.recorded.length;
     const before = holdingsOf(p.state);
 
-    const failure = failureOf(p.tryReverse(ref, options));
-    expect(failure.code).toBe(101);
+    const failure = p.reversal(ref, options).thenFails(101);
     expect(failure.message).toMatch(/^Action is not reversible/);
     expect(p.recorded.length).toBe(events);
     expect(holdingsOf(p.state)).toEqual(before);
@@ -112,21 +229,8 @@ describe('reversal', () => {
     const play = p.process('play'); // 10 + badge 20 + trigger 2: level 2
     expect(play.result.achievedLevel?.uid).toBe('l2');
 
-    const reversed = p.reverse('ref-2');
-    expect(reversed.revokedAwards.map((a) => [a.uid, a.awardedBy, a.limited])).toEqual([
-      ['b-first', 'ref-2', false],
-      ['t-play', 'ref-2', true], // its activation goes back to the trigger's stock
-    ]);
-    expect(reversed.revokedLevels.map((l) => l.uid)).toEqual(['l2']);
-    expect(reversed.refund).toEqual(play.cost);
-    expect(reversed.effects.points).toBe(-32);
-    expect(reversed.effects.balances).toEqual([
-      { deliverableUid: 'gems', amount: -3 },
-      { deliverableUid: 'sword', amount: -1 },
-      { deliverableUid: 'ping', amount: -1 },
-      { deliverableUid: 'banner', amount: -1 },
-      { deliverableUid: 'gold', amount: 5 },
-    ]);
+    const { answer } = p.reversal('ref-2').thenWrites(firstPlayReversed);
+    expect(answer.refund).toEqual(play.cost);
     expect(holdingsOf(p.state)).toEqual(before);
   });
 
@@ -134,45 +238,22 @@ describe('reversal', () => {
     const p = playerSpec(catalog);
     p.process('earn');
     const play = p.process('play');
-    const reversal = p.tryReverse('ref-2');
-    if (!reversal.ok) throw new Error('reversal failed');
-    const provisionUid = play.cost!.provisionUid;
-    expect(streamsOf(reversal.value)).toEqual([
-      playerStream(PLAYER),
-      referenceStream('ref-2'),
-      stockStream(TRIGGER_ACTIVATIONS, 't-play'),
-      provisionStream(provisionUid),
-    ]);
-    expect(written(reversal.value, referenceStream('ref-2'))).toEqual([
-      { type: 'ReferenceReversed', data: { referenceId: 'ref-2', playerId: PLAYER, reversedAt: T0 } },
-    ]);
-    expect(written(reversal.value, stockStream(TRIGGER_ACTIVATIONS, 't-play'))).toEqual([
-      {
-        type: 'TriggerActivationReturned',
-        data: { resourceUid: 't-play', holder: 'ref-2', playerId: PLAYER, units: 1 },
-      },
-    ]);
-    expect(written(reversal.value, provisionStream(provisionUid))).toEqual([
-      {
-        type: 'ProvisionStatusChanged',
-        data: { provisionUid, playerId: PLAYER, status: 'Refunded', failureReason: null, updateDate: T0 },
-      },
-    ]);
+    const decision = p.reversal('ref-2').thenWrites(firstPlayReversed);
+    expect(play.cost!.provisionUid).toBe(uid(1));
     // Given back units and a provision's status need no revision: nothing concurrent can make them wrong.
-    expect(reversal.value.writes.map((w) => w.expectedRevision)).toEqual([undefined, undefined, 'any', 'any']);
+    expect(decision.writes.map((w) => [w.stream, w.expectedRevision])).toEqual([
+      [playerStream(PLAYER), undefined],
+      [referenceStream('ref-2'), undefined],
+      [stockStream(TRIGGER_ACTIVATIONS, 't-play'), 'any'],
+      [provisionStream(uid(1)), 'any'],
+    ]);
   });
 
   test('an action that earned nothing reverses to no change', () => {
     const p = playerSpec(catalog);
     p.process('unlock');
     p.process('unlock');
-    expect(p.reverse('ref-2').effects).toEqual({
-      points: 0,
-      balances: [],
-      powerupsGranted: [],
-      powerupsRemoved: [],
-      powerupUses: [],
-    });
+    p.reversal('ref-2').thenWrites(reversed('ref-2', 'unlock', {}));
   });
 
   test('takes back a rank earned by a later action whose threshold no longer holds, and keeps the others', () => {
@@ -183,10 +264,27 @@ describe('reversal', () => {
       'b-grinder#2 by ref-4',
     ]);
 
-    const reversed = p.reverse('ref-1');
-    expect(
-      reversed.revokedAwards.filter((a) => a.uid === 'b-grinder').map((a) => [a.rank, a.awardedBy, a.points]),
-    ).toEqual([[2, 'ref-4', 2]]);
+    // Without ref-1, ref-3 no longer makes three grinds for b-third, nor ref-4 four for Silver.
+    p.reversal('ref-1').thenWrites(
+      reversed(
+        'ref-1',
+        'grind',
+        {
+          actionPoints: 1,
+          revokedAwards: [
+            award('badge', 'b-third', 'ref-3', 7, [GEMS(1)]),
+            award('badge', 'b-grinder', 'ref-4', 2, [PING], { rank: 2 }),
+          ],
+        },
+        {
+          points: -10,
+          balances: [
+            { deliverableUid: 'gems', amount: -1 },
+            { deliverableUid: 'ping', amount: -1 },
+          ],
+        },
+      ),
+    );
     expect(heldUids(p).filter((h) => h.startsWith('b-grinder'))).toEqual(['b-grinder#1 by ref-2']);
     expect(p.state.balances.get('ping')).toBe(0);
 
@@ -198,8 +296,21 @@ describe('reversal', () => {
     p.repeat(3, 'grind');
     expect(heldUids(p)).toContain('b-third by ref-3');
 
-    const reversed = p.reverse('ref-2');
-    expect(reversed.revokedAwards.map((a) => a.uid)).toContain('b-third');
+    // Reversing ref-2 takes its own Bronze, and ref-3's b-third, short of a grind, falls.
+    p.reversal('ref-2').thenWrites(
+      reversed(
+        'ref-2',
+        'grind',
+        {
+          actionPoints: 1,
+          revokedAwards: [
+            award('badge', 'b-grinder', 'ref-2', 1, [], { rank: 1 }),
+            award('badge', 'b-third', 'ref-3', 7, [GEMS(1)]),
+          ],
+        },
+        { points: -9, balances: [{ deliverableUid: 'gems', amount: -1 }] },
+      ),
+    );
     expect(heldUids(p)).not.toContain('b-third by ref-3');
     expect(p.state.progress.get('b-third')).toEqual([
       [expect.objectContaining({ ref: 'ref-1' }), expect.objectContaining({ ref: 'ref-3' })],
@@ -216,8 +327,13 @@ describe('reversal', () => {
     p.process('grind'); // b-follow, then t-follow
     expect(heldUids(p)).toEqual(expect.arrayContaining(['b-follow by ref-3', 't-follow by ref-3']));
 
-    const reversed = p.reverse('ref-2');
-    expect(reversed.revokedAwards.map((a) => a.uid)).toEqual(['b-first', 't-play', 'b-follow', 't-follow']);
+    p.reversal('ref-2').thenWrites(
+      playReversed('ref-2', {
+        provision: 1,
+        boost: 2,
+        alsoRevoked: [award('badge', 'b-follow', 'ref-3', 0, []), award('trigger', 't-follow', 'ref-3', 0, [])],
+      }),
+    );
     expect(heldUids(p).filter((h) => /follow|first/.test(h))).toEqual([]);
   });
 
@@ -231,7 +347,14 @@ describe('reversal', () => {
     p.reverse('ref-1');
     p.reverse('ref-2');
     expect(heldUids(p)).toContain('b-gated by ref-5'); // ref-3 and ref-5 remain
-    p.reverse('ref-3');
+    p.reversal('ref-3').thenWrites(
+      reversed(
+        'ref-3',
+        'grind',
+        { actionPoints: 1, revokedAwards: [award('badge', 'b-gated', 'ref-5', 0, [])] },
+        { points: -1 },
+      ),
+    );
     expect(heldUids(p)).not.toContain('b-gated by ref-5');
     expect(p.state.progress.get('b-gated')).toEqual([[expect.objectContaining({ ref: 'ref-5' })]]); // as if 1, 2, 3 never happened
   });
@@ -240,11 +363,16 @@ describe('reversal', () => {
     const p = playerSpec(catalog);
     p.process('score'); // 15
     p.process('score'); // 30: level 2, with a boost
-    const [boost] = p.state.powerups.keys();
+    expect([...p.state.powerups.keys()]).toEqual([uid(1)]);
 
-    const reversed = p.reverse('ref-1');
-    expect(reversed.revokedLevels.map((l) => l.uid)).toEqual(['l2']);
-    expect(reversed.effects.powerupsRemoved).toEqual([boost]);
+    p.reversal('ref-1').thenWrites(
+      reversed(
+        'ref-1',
+        'score',
+        { actionPoints: 15, revokedLevels: [L2] },
+        { points: -15, balances: [{ deliverableUid: 'banner', amount: -1 }], powerupsRemoved: [uid(1)] },
+      ),
+    );
     expect(holdingsOf(p.state)).toMatchObject({ points: 15, balances: {}, levels: ['l1'], powerups: [] });
   });
 });
@@ -259,9 +387,15 @@ describe('reversal and powerups', () => {
     const [owned] = p.state.powerups.values();
     expect(owned.usesConsumed).toBe(1);
 
-    const reversed = p.reverse('ref-2');
-    expect(reversed.effects.powerupUses).toEqual([{ uid: owned.instance.uid, uses: -1 }]);
-    expect(reversed.effects.balances).toEqual([{ deliverableUid: 'gold', amount: -100 }]);
+    expect(owned.instance.uid).toBe(uid(1));
+    p.reversal('ref-2').thenWrites(
+      reversed(
+        'ref-2',
+        'earn',
+        { actionGrants: [grant('gold', 'Gold', 1, 100)] },
+        { balances: [{ deliverableUid: 'gold', amount: -100 }], powerupUses: [{ uid: uid(1), uses: -1 }] },
+      ),
+    );
     expect(p.state.powerups.get(owned.instance.uid)?.usesConsumed).toBe(0);
   });
 
@@ -270,11 +404,15 @@ describe('reversal and powerups', () => {
     p.process('get-boost'); // ref-1: one boost
     p.process('earn');
     p.process('play'); // ref-3: level 2, another boost
-    const [kept, granted] = p.state.powerups.keys();
+    const [kept, granted] = [uid(1), uid(3)];
+    expect([...p.state.powerups.keys()]).toEqual([kept, granted]);
 
-    expect(p.reverse('ref-3').effects.powerupsRemoved).toEqual([granted]);
+    // The play's cost is the second uid's provision.
+    p.reversal('ref-3').thenWrites(playReversed('ref-3', { provision: 2, boost: 3 }));
     expect([...p.state.powerups.keys()]).toEqual([kept]);
-    expect(p.reverse('ref-1').effects.powerupsRemoved).toEqual([kept]);
+    p.reversal('ref-1').thenWrites(
+      reversed('ref-1', 'get-boost', { actionGrants: [BOOST] }, { powerupsRemoved: [kept] }),
+    );
     expect(p.state.powerups.size).toBe(0);
   });
 });

@@ -7,7 +7,8 @@ import type { Catalog } from '../../domain/catalog/types';
 import type { DomainEvent } from '../../domain/events';
 import type { LeagueFinished } from '../../domain/events/league-events';
 import { leagueStream, playerStream } from '../../domain/streams';
-import { deciderSpec, type GivenStreams } from '../../test/support/decider-spec';
+import { noEffects } from '../../domain/events/common';
+import { deciderSpec, type GivenStreams, type Then } from '../../test/support/decider-spec';
 import { catalogOf, testEnv } from '../../test/support/player-spec';
 import type { Decision } from '../decision';
 import { processActionDecider } from '../process-action/decider';
@@ -81,6 +82,14 @@ class World {
     );
   }
 
+  /** Settles the next cohort of a tier, for then-events; what it writes is recorded. */
+  settleCohort(tier: string, period: { start: number; end: number }, now: number): Then<SettleAnswer> {
+    const cmd = { leagueUid: 'lg', period, settleAt: period.end, tier };
+    const then = deciderSpec(settleCohortDecider).given(this.streams).when(cmd, this.env(now));
+    if (then.decided.ok) this.record(then.decided);
+    return then;
+  }
+
   /** Settles every cohort of the period's tiers, as the job does; answers what each append settled. */
   settle(period: { start: number; end: number }, now: number, leagueUid = 'lg'): SettleAnswer[] {
     const settled: SettleAnswer[] = [];
@@ -97,14 +106,6 @@ class World {
         settled.push(decision.answer);
       }
     return settled;
-  }
-
-  finished(playerId: string): LeagueFinished[] {
-    return (this.streams[playerStream(playerId)] ?? []).flatMap((e) => (e.type === 'LeagueFinished' ? [e.data] : []));
-  }
-
-  summary(playerId: string) {
-    return this.finished(playerId).map((f) => [f.tier, f.cohort, f.rank, f.metric, f.outcome, f.nextTier]);
   }
 }
 
@@ -155,14 +156,23 @@ describe('cohorts and standings', () => {
     w.act(BEN, 'order', P0 + 4000);
     // Ann reaches 20 after Ben: Ben wins the tie.
     w.act(ANN, 'order', P0 + 5000);
-    expect(w.settle(PERIOD0, PERIOD0.end)).toEqual([
-      { cohort: 1, players: [BEN, ANN] },
-      { cohort: 2, players: [CY] },
-    ]);
-    expect(w.summary(BEN)).toEqual([['bronze', 1, 1, 20, 'Promoted', 'silver']]);
-    expect(w.summary(ANN)).toEqual([['bronze', 1, 2, 20, 'Stayed', 'bronze']]);
+    const at = PERIOD0.end;
+    const first = w.settleCohort('bronze', PERIOD0, at).thenWrites(
+      cohortSettled({ tier: 'bronze', cohort: 1, at }, [
+        [BEN, { rank: 1, metric: 20, outcome: 'Promoted', nextTier: 'silver', ...BRONZE_WIN }],
+        [ANN, { rank: 2, metric: 20, outcome: 'Stayed', nextTier: 'bronze' }],
+      ]),
+    );
+    expect(first.answer).toEqual({ cohort: 1, players: [BEN, ANN] });
     // A cohort of one: rank 1, promoted.
-    expect(w.summary(CY)).toEqual([['bronze', 2, 1, 10, 'Promoted', 'silver']]);
+    w.settleCohort('bronze', PERIOD0, at).thenWrites(
+      cohortSettled({ tier: 'bronze', cohort: 2, at }, [
+        [CY, { rank: 1, metric: 10, outcome: 'Promoted', nextTier: 'silver', ...BRONZE_WIN }],
+      ]),
+    );
+    // Every cohort settled; the other tiers have none.
+    for (const tier of ['bronze', 'silver', 'gold'])
+      expect(w.settleCohort(tier, PERIOD0, at).thenWrites({}).answer).toBeNull();
   });
 });
 
@@ -172,20 +182,19 @@ describe('settlement', () => {
     w.act(ANN, 'order', P0 + 1000);
     w.act(BEN, 'order', P0 + 2000);
     w.act(BEN, 'order', P0 + 3000);
-    w.settle(PERIOD0, PERIOD0.end);
-    const [won] = w.finished(BEN);
-    expect(won).toMatchObject({
-      rank: 1,
-      prize: { points: 100, deliverables: [{ deliverable: 'beans', amount: 5 }] },
-      grants: [expect.objectContaining({ uid: 'beans', amount: 5 })],
-      levels: [expect.objectContaining({ level: 2 })],
-      effects: expect.objectContaining({ points: 100, balances: [{ deliverableUid: 'beans', amount: 5 }] }),
-    });
-    expect(w.finished(ANN)[0].prize).toBeNull();
+    w.settleCohort('bronze', PERIOD0, PERIOD0.end).thenWrites(
+      cohortSettled({ tier: 'bronze', cohort: 1, at: PERIOD0.end }, [
+        [BEN, { rank: 1, metric: 20, outcome: 'Promoted', nextTier: 'silver', ...BRONZE_WIN }],
+        [ANN, { rank: 2, metric: 10, outcome: 'Stayed', nextTier: 'bronze' }],
+      ]),
+    );
     // The prize's 100 points are no action's: the next period starts from the next action alone.
     w.act(BEN, 'order', PERIOD1.start + 1000);
-    w.settle(PERIOD1, PERIOD1.end);
-    expect(w.summary(BEN)[1]).toEqual(['silver', 1, 1, 10, 'Promoted', 'gold']);
+    w.settleCohort('silver', PERIOD1, PERIOD1.end).thenWrites(
+      cohortSettled({ tier: 'silver', cohort: 1, at: PERIOD1.end, period: PERIOD1 }, [
+        [BEN, { rank: 1, metric: 10, outcome: 'Promoted', nextTier: 'gold' }],
+      ]),
+    );
   });
 
   it('promotes, demotes and keeps; the top tier promotes nobody, a rank that is both is promoted', () => {
@@ -206,20 +215,32 @@ describe('settlement', () => {
     w.act(BEN, 'order', P0 + 2000);
     w.act(BEN, 'order', P0 + 2500);
     w.act(CY, 'order', P0 + 3000);
-    w.settle(PERIOD0, PERIOD0.end);
+    const at = PERIOD0.end;
     // Gold, two players: Ben first stays (top), Ann last is demoted.
-    expect(w.summary(BEN).at(-1)).toEqual(['gold', 1, 1, 20, 'Stayed', 'gold']);
-    expect(w.summary(ANN).at(-1)).toEqual(['gold', 1, 2, 10, 'Demoted', 'silver']);
+    w.settleCohort('gold', PERIOD0, at).thenWrites(
+      cohortSettled({ tier: 'gold', cohort: 1, at }, [
+        [BEN, { rank: 1, metric: 20, outcome: 'Stayed', nextTier: 'gold' }],
+        [ANN, { rank: 2, metric: 10, outcome: 'Demoted', nextTier: 'silver' }],
+      ]),
+    );
     // Silver, alone: rank 1 is both first and last: promoted.
-    expect(w.summary(CY).at(-1)).toEqual(['silver', 1, 1, 10, 'Promoted', 'gold']);
+    w.settleCohort('silver', PERIOD0, at).thenWrites(
+      cohortSettled({ tier: 'silver', cohort: 1, at }, [
+        [CY, { rank: 1, metric: 10, outcome: 'Promoted', nextTier: 'gold' }],
+      ]),
+    );
   });
 
   it('settles each cohort once: a second run writes nothing', () => {
     const w = new World(CATALOG());
     w.act(ANN, 'order', P0 + 1000);
-    expect(w.settle(PERIOD0, PERIOD0.end)).toHaveLength(1);
+    w.settleCohort('bronze', PERIOD0, PERIOD0.end).thenWrites(
+      cohortSettled({ tier: 'bronze', cohort: 1, at: PERIOD0.end }, [
+        [ANN, { rank: 1, metric: 10, outcome: 'Promoted', nextTier: 'silver', ...BRONZE_WIN }],
+      ]),
+    );
+    expect(w.settleCohort('bronze', PERIOD0, PERIOD0.end + 5000).thenWrites({}).answer).toBeNull();
     expect(w.settle(PERIOD0, PERIOD0.end + 5000)).toEqual([]);
-    expect(w.finished(ANN)).toHaveLength(1);
   });
 
   it('a skipped period keeps the tier; the next entry is in the tier the last settlement gave', () => {
@@ -241,8 +262,11 @@ describe('late actions and reversals', () => {
     // The next period, during the grace: Ann enters bronze, the tier she has until the settlement.
     w.act(ANN, 'order', PERIOD1.start + 1000, PERIOD0.end + 15_000);
     expect(w.streams[leagueStream('lg', PERIOD1.start, 'bronze')]).toHaveLength(1);
-    w.settle(PERIOD0, PERIOD0.end + 30_000);
-    expect(w.summary(ANN)).toEqual([['bronze', 1, 1, 20, 'Promoted', 'silver']]);
+    w.settleCohort('bronze', PERIOD0, PERIOD0.end + 30_000).thenWrites(
+      cohortSettled({ tier: 'bronze', cohort: 1, at: PERIOD0.end + 30_000 }, [
+        [ANN, { rank: 1, metric: 20, outcome: 'Promoted', nextTier: 'silver', ...BRONZE_WIN }],
+      ]),
+    );
     // Dated in the settled period, decided after: nothing for the league.
     const late = w.act(ANN, 'order', P0 + 3000, PERIOD0.end + 31_000);
     expect(late.decision.writes.find((x) => x.stream === playerStream(ANN))?.events.at(-1)?.data).not.toHaveProperty(
@@ -268,9 +292,12 @@ describe('late actions and reversals', () => {
     w.act(BEN, 'order', P0 + 2000);
     w.reverse(ANN, ann.ref, P0 + 3000);
     const ben = w.act(BEN, 'order', P0 + 4000);
-    w.settle(PERIOD0, PERIOD0.end);
-    expect(w.summary(BEN)).toEqual([['bronze', 1, 1, 20, 'Promoted', 'silver']]);
-    expect(w.summary(ANN)).toEqual([['bronze', 1, 2, 10, 'Stayed', 'bronze']]);
+    w.settleCohort('bronze', PERIOD0, PERIOD0.end).thenWrites(
+      cohortSettled({ tier: 'bronze', cohort: 1, at: PERIOD0.end }, [
+        [BEN, { rank: 1, metric: 20, outcome: 'Promoted', nextTier: 'silver', ...BRONZE_WIN }],
+        [ANN, { rank: 2, metric: 10, outcome: 'Stayed', nextTier: 'bronze' }],
+      ]),
+    );
     w.reverse(BEN, ben.ref, PERIOD0.end + 1000);
     const reversal = w.streams[playerStream(BEN)].at(-1)!;
     expect(reversal.type).toBe('ActionReversed');
@@ -278,6 +305,54 @@ describe('late actions and reversals', () => {
     expect(w.settle(PERIOD0, PERIOD0.end + 2000)).toEqual([]);
   });
 });
+
+/** The bronze rank-1 prize: 100 points, which reach level 2, and 5 beans. */
+const BRONZE_WIN = {
+  prize: { points: 100, deliverables: [{ deliverable: 'beans', amount: 5 }] },
+  grants: [{ uid: 'beans', label: 'Beans', type: 1, imageName: null, amount: 5, details: null }],
+  // The level's uid is the one the catalog derives for it (it names none).
+  levels: [{ uid: CATALOG().levels[1].uid, label: 'Two', level: 2, target: 100, imageName: null, grants: [] }],
+  effects: { ...noEffects(), points: 100, balances: [{ deliverableUid: 'beans', amount: 5 }] },
+};
+
+type Standing = Pick<LeagueFinished, 'rank' | 'metric' | 'outcome' | 'nextTier'> & Partial<LeagueFinished>;
+/**
+ * What a cohort's settlement writes: each member's LeagueFinished on their stream (in rank order),
+ * and the cohort settled on the tier's stream.
+ */
+function cohortSettled(
+  o: { tier: string; cohort: number; at: number; period?: { start: number; end: number } },
+  standings: [string, Standing][],
+) {
+  const { tier, cohort, at, period = PERIOD0 } = o;
+  const finished = (playerId: string, standing: Standing): LeagueFinished => ({
+    playerId,
+    leagueUid: 'lg',
+    period,
+    tier,
+    cohort,
+    prize: null,
+    grants: [],
+    levels: [],
+    settledAt: at,
+    effects: noEffects(),
+    ...standing,
+  });
+  return {
+    ...Object.fromEntries(
+      standings.map(([playerId, standing]) => [
+        playerStream(playerId),
+        [{ type: 'LeagueFinished', data: finished(playerId, standing) }],
+      ]),
+    ),
+    [leagueStream('lg', period.start, tier)]: [
+      {
+        type: 'LeagueCohortSettled',
+        data: { leagueUid: 'lg', period, tier, cohort, players: standings.map(([id]) => id), settledAt: at },
+      },
+    ],
+  };
+}
 
 /** A settled period's LeagueFinished with nothing granted (the tier given by the test). */
 function finishedIn(playerId: string): Omit<LeagueFinished, 'tier' | 'nextTier'> {

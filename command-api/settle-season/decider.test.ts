@@ -7,7 +7,8 @@ import type { Catalog } from '../../domain/catalog/types';
 import type { DomainEvent } from '../../domain/events';
 import type { LeaderboardSeasonFinished } from '../../domain/events/season-events';
 import { playerStream, seasonStream } from '../../domain/streams';
-import { deciderSpec, readPlayer, type GivenStreams } from '../../test/support/decider-spec';
+import { noEffects } from '../../domain/events/common';
+import { deciderSpec, readPlayer, type Then } from '../../test/support/decider-spec';
 import { catalogOf, testEnv } from '../../test/support/player-spec';
 import type { Decision } from '../decision';
 import { processActionDecider } from '../process-action/decider';
@@ -66,19 +67,14 @@ class World {
     );
   }
 
-  settle(standings: SeasonStanding[], now = SETTLE_AT, leaderboardUid = 'lb-day'): Decision<SettleSeasonAnswer> {
+  /** The season's settlement on the standings given, for then-events; what it writes is recorded. */
+  settle(standings: SeasonStanding[], now = SETTLE_AT, leaderboardUid = 'lb-day'): Then<SettleSeasonAnswer> {
     const cmd = { leaderboardUid, season: SEASON, settleAt: SETTLE_AT, standings };
-    return this.record(
-      deciderSpec(settleSeasonDecider)
-        .given(this.streams as GivenStreams)
-        .when(cmd, { ...testEnv(now), catalog: this.catalog }).decided,
-    );
-  }
-
-  finished(playerId: string): LeaderboardSeasonFinished[] {
-    return (this.streams[playerStream(playerId)] ?? []).flatMap((e) =>
-      e.type === 'LeaderboardSeasonFinished' ? [e.data] : [],
-    );
+    const then = deciderSpec(settleSeasonDecider)
+      .given(this.streams)
+      .when(cmd, { ...testEnv(now), catalog: this.catalog });
+    if (then.decided.ok) this.record(then.decided);
+    return then;
   }
 }
 
@@ -88,6 +84,47 @@ const job = (leaderboardUid: string, settleAt: number) => ({
   runAt: settleAt,
   payload: { leaderboardUid, season: SEASON, settleAt },
   oncePerProcess: true,
+});
+
+const BOUNDS = { start: SEASON.start, end: SEASON.end };
+type Finished = Pick<LeaderboardSeasonFinished, 'rank' | 'score'> & Partial<LeaderboardSeasonFinished>;
+
+/**
+ * What a settlement writes: each rewarded player's LeaderboardSeasonFinished on their stream (a
+ * prize of `points` alone unless told), and the season settled on its own stream with the standings it used.
+ */
+const seasonSettled = (standings: SeasonStanding[], rewarded: [string, Finished][]) => ({
+  ...Object.fromEntries(
+    rewarded.map(([playerId, finished]) => [
+      playerStream(playerId),
+      [
+        {
+          type: 'LeaderboardSeasonFinished',
+          data: {
+            playerId,
+            leaderboardUid: 'lb-day',
+            season: SEASON.key,
+            bounds: BOUNDS,
+            grants: [],
+            levels: [],
+            settledAt: SETTLE_AT,
+            ...finished,
+          },
+        },
+      ],
+    ]),
+  ),
+  [seasonStream('lb-day', SEASON.key)]: [
+    {
+      type: 'LeaderboardSeasonSettled',
+      data: { leaderboardUid: 'lb-day', season: SEASON.key, bounds: BOUNDS, standings, settledAt: SETTLE_AT },
+    },
+  ],
+});
+/** A prize of points alone. */
+const pointsPrize = (points: number) => ({
+  prize: { points, deliverables: [] },
+  effects: { ...noEffects(), points },
 });
 
 describe('scheduling a season', () => {
@@ -120,50 +157,34 @@ describe('settling a season', () => {
     { playerId: CY, score: 10 },
   ];
 
+  /** The settlement on STANDINGS: 100 points (level 2) and 5 beans for the first, 10 points for the next two. */
+  const settledOnStandings = (w: World) =>
+    seasonSettled(STANDINGS, [
+      [
+        ANN,
+        {
+          rank: 1,
+          score: 20,
+          prize: { points: 100, deliverables: [{ deliverable: 'beans', amount: 5 }] },
+          grants: [{ uid: 'beans', label: 'Beans', type: 1, imageName: null, amount: 5, details: null }],
+          // The level's uid is the one the catalog derives for it (it names none).
+          levels: [{ uid: w.catalog.levels[1].uid, label: 'Two', level: 2, target: 100, imageName: null, grants: [] }],
+          effects: { ...noEffects(), points: 100, balances: [{ deliverableUid: 'beans', amount: 5 }] },
+        },
+      ],
+      [BEN, { rank: 2, score: 10, ...pointsPrize(10) }],
+      [CY, { rank: 3, score: 10, ...pointsPrize(10) }],
+    ]);
+
   it("rewards each ranked player with their rank's prize and records the standings it used, once, in one append", () => {
     const w = played();
-    const decided = deciderSpec(settleSeasonDecider)
-      .given(w.streams)
-      .when(
-        { leaderboardUid: 'lb-day', season: SEASON, settleAt: SETTLE_AT, standings: STANDINGS },
-        { ...testEnv(SETTLE_AT), catalog: w.catalog },
-      ).decided;
-    if (!decided.ok) throw new Error('refused');
-    expect(decided.value.answer).toEqual({ rewarded: [ANN, BEN, CY] });
-    expect(decided.value.writes.map((x) => [x.stream, x.expectedRevision])).toEqual([
+    const decision = w.settle(STANDINGS).thenWrites(settledOnStandings(w));
+    expect(decision.answer).toEqual({ rewarded: [ANN, BEN, CY] });
+    expect(decision.writes.map((x) => [x.stream, x.expectedRevision])).toEqual([
       [playerStream(ANN), undefined],
       [playerStream(BEN), undefined],
       [playerStream(CY), undefined],
       [seasonStream('lb-day', SEASON.key), 'no_stream'],
-    ]);
-    w.record(decided);
-    const [ann] = w.finished(ANN);
-    expect(ann).toMatchObject({
-      leaderboardUid: 'lb-day',
-      season: '2026-06-01',
-      bounds: { start: SEASON.start, end: SEASON.end },
-      rank: 1,
-      score: 20,
-      prize: { points: 100, deliverables: [{ deliverable: 'beans', amount: 5 }] },
-      grants: [{ uid: 'beans', amount: 5 }],
-      levels: [{ level: 2 }],
-      settledAt: SETTLE_AT,
-      effects: { points: 100, balances: [{ deliverableUid: 'beans', amount: 5 }] },
-    });
-    expect(w.finished(BEN)).toMatchObject([{ rank: 2, score: 10, prize: { points: 10 }, levels: [] }]);
-    expect(w.finished(CY)).toMatchObject([{ rank: 3, score: 10, prize: { points: 10 } }]);
-    expect(w.finished(DEE)).toEqual([]);
-    expect(w.streams[seasonStream('lb-day', SEASON.key)]).toEqual([
-      {
-        type: 'LeaderboardSeasonSettled',
-        data: {
-          leaderboardUid: 'lb-day',
-          season: '2026-06-01',
-          bounds: { start: SEASON.start, end: SEASON.end },
-          standings: STANDINGS,
-          settledAt: SETTLE_AT,
-        },
-      },
     ]);
     // The prize counts like any points: towards levels and the balance.
     const state = readPlayer(w.streams, ANN);
@@ -174,35 +195,42 @@ describe('settling a season', () => {
 
   it('a second settlement (a rerun, a crash after the append) finds the season settled and rewards nobody', () => {
     const w = played();
-    w.settle(STANDINGS);
-    const again = w.settle([{ playerId: DEE, score: 99 }], SETTLE_AT + 60_000);
-    expect(again).toMatchObject({ answer: null, writes: [] });
-    expect(playerIds.map((p) => w.finished(p).length)).toEqual([1, 1, 1, 0]);
+    w.settle(STANDINGS).thenWrites(settledOnStandings(w));
+    const again = w.settle([{ playerId: DEE, score: 99 }], SETTLE_AT + 60_000).thenWrites({});
+    expect(again.answer).toBeNull();
   });
 
   it('a rank between prize ranges, or past the last, wins nothing; nobody ranked still records the settlement', () => {
     const w = new World(CATALOG('[{ ranks: [1, 1], points: 5 }, { ranks: [3, 3], points: 1 }]'));
     for (const p of [ANN, BEN, CY]) w.act(p, 'order', D0 + 1000);
-    expect(w.settle(STANDINGS).answer).toEqual({ rewarded: [ANN, CY] });
-    expect(w.finished(CY)).toMatchObject([{ rank: 3, prize: { points: 1 } }]);
+    const decision = w.settle(STANDINGS).thenWrites(
+      seasonSettled(STANDINGS, [
+        [ANN, { rank: 1, score: 20, ...pointsPrize(5) }],
+        [CY, { rank: 3, score: 10, ...pointsPrize(1) }],
+      ]),
+    );
+    expect(decision.answer).toEqual({ rewarded: [ANN, CY] });
     const empty = new World(CATALOG());
-    expect(empty.settle([]).answer).toEqual({ rewarded: [] });
-    expect(empty.streams[seasonStream('lb-day', SEASON.key)]).toHaveLength(1);
+    expect(empty.settle([]).thenWrites(seasonSettled([], [])).answer).toEqual({ rewarded: [] });
   });
 
   it('a ranked player not registered (or erased since) keeps their place and wins nothing', () => {
     const w = played();
     const stranger = '0b0e2d9a-6a43-4c43-9b8a-2f6f1d8c00ff';
-    const answer = w.settle([{ playerId: stranger, score: 50 }, ...STANDINGS.slice(0, 2)]).answer;
-    expect(answer).toEqual({ rewarded: [ANN, BEN] });
-    expect(w.finished(ANN)).toMatchObject([{ rank: 2, prize: { points: 10 } }]);
-    expect(w.streams[playerStream(stranger)]).toBeUndefined();
+    const standings = [{ playerId: stranger, score: 50 }, ...STANDINGS.slice(0, 2)];
+    const decision = w.settle(standings).thenWrites(
+      seasonSettled(standings, [
+        [ANN, { rank: 2, score: 20, ...pointsPrize(10) }],
+        [BEN, { rank: 3, score: 10, ...pointsPrize(10) }],
+      ]),
+    );
+    expect(decision.answer).toEqual({ rewarded: [ANN, BEN] });
   });
 
   it('a board without prizes now (or gone) settles nothing', () => {
     const w = played();
     w.catalog = CATALOG('[]');
-    expect(w.settle(STANDINGS)).toMatchObject({ answer: null, writes: [] });
-    expect(w.settle(STANDINGS, SETTLE_AT, 'lb-gone')).toMatchObject({ answer: null, writes: [] });
+    expect(w.settle(STANDINGS).thenWrites({}).answer).toBeNull();
+    expect(w.settle(STANDINGS, SETTLE_AT, 'lb-gone').thenWrites({}).answer).toBeNull();
   });
 });

@@ -8,11 +8,18 @@
  *     .given({ [playerStream(PLAYER)]: [registered] })
  *     .when({ playerId: PLAYER, username: 'Grace' }, env)
  *     .thenFails(5003);
+ *
+ * Then-events is the usual assertion of a decider test: `thenWrites` states the events written on
+ * every stream, type and data exactly (a stream not named must not be written; `{}`: nothing
+ * written), and returns the decision for what events cannot say (the answer, the jobs, the
+ * expected revisions); `thenFails` the refusal. The expected events are checked at run time, so a
+ * test may build them with its own helpers (ExpectedEvent types them loosely). A spec that records
+ * decisions as it goes (player-spec) has the same then through `p.deciding(...)` and `p.reversal(...)`.
  */
 import type { DeepReadonly } from '../../domain/deep-readonly';
 import type { DecideEnv, Decision } from '../../command-api/decision';
 import type { RecordedEvent } from '../../shared/adapters/event-store/port';
-import { playerEventOf, type DomainEvent } from '../../domain/events';
+import { playerEventOf } from '../../domain/events';
 import { PlayerFolding, type PlayerState } from '../../domain/player/state';
 import { PLAYER_FOLD } from '../../domain/player/fold';
 import type { Failure, Result } from '../../domain/result';
@@ -85,11 +92,21 @@ export const stateOf = <Command, State>(
   env: DecideEnv,
 ): DeepReadonly<State> => answerReadsNow(useCase.read(command, env), (request) => answerFromGiven(given, request));
 
+/** An event as a test expects it written: its type and its data, both checked exactly at run time. */
+export interface ExpectedEvent {
+  type: string;
+  data: unknown;
+}
+
 export interface Then<Answer> {
   /** What the decider decided. */
   readonly decided: Result<Decision<Answer>>;
-  /** The events written per stream, exactly (type and data); returns the decision for further checks. */
-  thenWrites(expected: Record<string, readonly Pick<DomainEvent, 'type' | 'data'>[]>): Decision<Answer>;
+  /**
+   * The events written per stream, exactly (type and data; no other stream written); returns the
+   * decision for further checks (its answer, jobs, expected revisions). The data is checked at run
+   * time (toEqual), so an expectation may be built by a test's own helpers, typed loosely.
+   */
+  thenWrites(expected: Record<string, readonly ExpectedEvent[]>): Decision<Answer>;
   /** The failure's code (and its message, when given); returns the failure. */
   thenFails(code: number, message?: string): Failure;
 }

@@ -7,9 +7,15 @@
  *   const first = p.process('purchase', { details: { amount: 10 } });  // when (and fed back)
  *   expect(first.result.badges).toEqual(...);                  // then
  *   expect(p.state.points).toBe(30);
+ *
+ * `deciding` is `when` for then-events: the events it writes per stream stated exactly
+ * (`thenWrites`) or its failure (`thenFails`); a decision that succeeds is recorded, so the next
+ * step decides on the new state (`reversal` is `tryReverse` the same way):
+ *
+ *   p.deciding(adjusting, command).thenWrites({ [playerStream(PLAYER)]: [{ type, data }] });
  */
 import type { DecideEnv, Decision } from '../../command-api/decision';
-import { deciderSpec, readPlayer, recordedOf, type DeciderSpec, type GivenStreams } from './decider-spec';
+import { deciderSpec, readPlayer, recordedOf, type DeciderSpec, type GivenStreams, type Then } from './decider-spec';
 import { processActionDecider } from '../../command-api/process-action/decider';
 import { reverseActionDecider } from '../../command-api/reverse-action/decider';
 import { parseCatalog } from '../../domain/catalog/load';
@@ -136,6 +142,8 @@ export interface PlayerSpec {
     command: Command,
     env?: DecideEnv,
   ): Result<Decision<Answer>>;
+  /** As `when`, for then-events: `thenWrites` (the decision recorded) or `thenFails` on its decision. */
+  deciding<Command, Answer>(decider: DeciderSpec<Command, Answer>, command: Command, env?: DecideEnv): Then<Answer>;
   /** Processes an action that must succeed; its events are recorded. */
   process(name: string, options?: ActOptions): ActionProcessed;
   /** Processes an action; its player events are recorded when it succeeds. */
@@ -146,6 +154,8 @@ export interface PlayerSpec {
   reverse(ref: string, options?: { name?: string; playerId?: string }): ActionReversed;
   /** Reverses an action; the ActionReversed is recorded when it succeeds. */
   tryReverse(ref: string, options?: { name?: string; playerId?: string }): Result<Decision<ActionReversed>>;
+  /** As `tryReverse`, for then-events (`thenWrites`, `thenFails`). */
+  reversal(ref: string, options?: { name?: string; playerId?: string }): Then<ActionReversed>;
 }
 
 /**
@@ -222,6 +232,11 @@ export function playerSpec(
       if (decided.ok) spec.apply(decided.value);
       return decided;
     },
+    deciding(decider, command, decideEnv = { ...env, catalog }) {
+      const then = decider.given(spec.givenStreams()).when(command, decideEnv);
+      if (then.decided.ok) spec.apply(then.decided.value);
+      return then;
+    },
     tryProcess(name, o = {}) {
       actions++;
       const cmd = {
@@ -246,14 +261,15 @@ export function playerSpec(
       for (let i = 0; i < count; i++) last = spec.process(name, o);
       return last!;
     },
-    tryReverse(ref, o = {}) {
+    reversal(ref, o = {}) {
       const original = originalOf(spec.givenStreams(), ref);
-      return spec.when(reversing, {
+      return spec.deciding(reversing, {
         playerId: o.playerId ?? playerId,
         referenceId: ref,
         name: o.name ?? original?.actionName ?? 'unknown',
       });
     },
+    tryReverse: (ref, o) => spec.reversal(ref, o).decided,
     reverse(ref, o) {
       return succeeded(spec.tryReverse(ref, o)).answer;
     },

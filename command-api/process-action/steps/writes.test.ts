@@ -7,7 +7,10 @@ import {
   stockStream,
   TRIGGER_ACTIVATIONS,
 } from '../../../domain/streams';
-import { catalogOf, PLAYER, playerSpec, T0 } from '../../../test/support/player-spec';
+import { catalogOf, PLAYER, playerSpec, T0, testEnv } from '../../../test/support/player-spec';
+import { noEffects } from '../../../domain/events/common';
+import { deciderSpec } from '../../../test/support/decider-spec';
+import { processActionDecider } from '../decider';
 import { jobsOf, playerEventsOf, writesOf } from './writes';
 
 const catalog = catalogOf(`
@@ -70,5 +73,74 @@ describe('the writes step', () => {
     const season = { type: 'settle-season', id: 'season-lb-weekly-2026-W01', runAt: T0 + 1, payload: {} };
     const jobs = jobsOf(catalog, before, null, processed, 'UTC', p.env.now, null, [season]);
     expect(jobs).toEqual([expect.objectContaining({ type: 'expire-currency' }), season]);
+  });
+});
+
+describe('the writes of a decided action, as then-events', () => {
+  const gold = { uid: 'gold', label: 'Gold', type: 1, imageName: null, amount: 10, details: null };
+
+  it('a first mine: the registration and the decision on the player stream, the reference naming the revision', () => {
+    deciderSpec(processActionDecider)
+      .given({})
+      .when(
+        { playerId: PLAYER, referenceId: 'r-mine', name: 'mine', timestamp: T0, multiplier: 1, details: [] },
+        { ...testEnv(T0), catalog },
+      )
+      .thenWrites({
+        [playerStream(PLAYER)]: [
+          {
+            type: 'PlayerRegistered',
+            data: {
+              playerId: PLAYER,
+              username: PLAYER,
+              imageName: null,
+              registeredAt: T0,
+              levels: [],
+              effects: noEffects(),
+            },
+          },
+          {
+            type: 'ActionProcessed',
+            data: {
+              playerId: PLAYER,
+              referenceId: 'r-mine',
+              // The uid the catalog derives for the action (it names none).
+              actionUid: catalog.actions[0].uid,
+              actionName: 'mine',
+              timestamp: T0,
+              decidedAt: T0,
+              multiplier: 1,
+              details: [],
+              actionPoints: 0,
+              pointsAwarded: true,
+              actionGrants: [gold],
+              awards: [],
+              levels: [],
+              progress: [],
+              cost: null,
+              result: {
+                playerId: PLAYER,
+                referenceId: 'r-mine',
+                earnedPoints: 0,
+                deliverables: [gold],
+                achievedLevel: null,
+                badges: null,
+                triggers: null,
+                streaks: null,
+                missions: null,
+                capped: null,
+              },
+              effects: { ...noEffects(), balances: [{ deliverableUid: 'gold', amount: 10 }] },
+            },
+          },
+        ],
+        // The decision is the player's second event: the reference names its revision.
+        [referenceStream('r-mine')]: [
+          {
+            type: 'ReferenceRecorded',
+            data: { referenceId: 'r-mine', playerId: PLAYER, playerRevision: 1, actionName: 'mine' },
+          },
+        ],
+      });
   });
 });
