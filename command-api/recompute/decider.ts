@@ -9,7 +9,7 @@ import type { ActionProcessed, PlayerRecomputed } from '../../domain/events/play
 import { snapshotOf } from '../../domain/player/snapshot';
 import type { PlayerView } from '../../domain/player/state';
 import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
-import { activationsHeld, type Replayed } from '../replay/replay';
+import { activationsHeld, badgesOf, balanceChangesOf, type Replayed } from '../replay/replay';
 import { ok } from '../../domain/result';
 import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { ERRORS, refuse } from '../../domain/errors';
@@ -85,13 +85,7 @@ function recomputedEvent(
   const { before, after } = player;
   const had = badgesOf(before);
   const has = badgesOf(after);
-  const balances = [...new Set([...before.balances.keys(), ...after.balances.keys()])]
-    .map((deliverableUid) => ({
-      deliverableUid,
-      before: before.balances.get(deliverableUid) ?? 0,
-      after: after.balances.get(deliverableUid) ?? 0,
-    }))
-    .filter((b) => b.before !== b.after);
+  const balances = balanceChangesOf(before, after);
   const scores = [...new Set([...player.scoresBefore.keys(), ...player.scoresAfter.keys()])].flatMap((ref) => {
     const was = player.scoresBefore.get(ref);
     const is = player.scoresAfter.get(ref);
@@ -171,9 +165,6 @@ function effectsBetween(
     powerupsRemoved: [...before.powerups.keys()].filter((uid) => !after.powerups.has(uid)),
   };
 }
-
-const badgesOf = (state: PlayerView): Set<string> =>
-  new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 
 const sameSet = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x));
 

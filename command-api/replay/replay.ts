@@ -103,6 +103,24 @@ export function activationsHeld(state: PlayerView): Map<string, number> {
   return held;
 }
 
+/** The badges a player holds, by uid. */
+export const badgesOf = (state: PlayerView): Set<string> =>
+  new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
+
+/** Each balance that differs between two states of a player. */
+export function balanceChangesOf(
+  before: PlayerView,
+  after: PlayerView,
+): { deliverableUid: string; before: number; after: number }[] {
+  return [...new Set([...before.balances.keys(), ...after.balances.keys()])]
+    .map((deliverableUid) => ({
+      deliverableUid,
+      before: before.balances.get(deliverableUid) ?? 0,
+      after: after.balances.get(deliverableUid) ?? 0,
+    }))
+    .filter((b) => b.before !== b.after);
+}
+
 /** A board of all points: each action's own contribution, as boardChanges gives it. */
 const POINTS_BOARD = { action: null } as BoardDoc;
 
@@ -437,13 +455,7 @@ export class Replay {
       const badgesLost = [...had].filter((uid) => !has.has(uid));
       const levelBefore = levelOf(before);
       const levelAfter = levelOf(after);
-      const balances = [...new Set([...before.balances.keys(), ...after.balances.keys()])]
-        .map((deliverableUid) => ({
-          deliverableUid,
-          before: before.balances.get(deliverableUid) ?? 0,
-          after: after.balances.get(deliverableUid) ?? 0,
-        }))
-        .filter((b) => b.before !== b.after);
+      const balances = balanceChangesOf(before, after);
       // Each experiment of the draft the player joins in the replay (or had joined): their variant's totals.
       for (const experiment of experiments) {
         const variant = experiment.variants.find((v) => v.uid === after.experiments.get(experiment.uid)?.variant);
@@ -805,9 +817,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 /** All-time boards: a Standard board has one period for its whole life. Scoped boards have one standings per value, not one top to compare: left out. */
 const allTime = (catalog: Catalog): BoardDoc[] => boardsOfCatalog(catalog).filter((b) => b.type === 0 && !b.scope);
-
-const badgesOf = (state: PlayerState): Set<string> =>
-  new Set(state.holdings.filter((h) => h.kind === 'badge').map((h) => h.uid));
 
 function levelOf(state: PlayerState): number | null {
   let level: number | null = null;
