@@ -69,12 +69,16 @@ const isDecider = (file: string) => /^command-api\/[^/]+\/(decider|steps\/[^/]+)
 
 /**
  * The replay engine: every file of command-api/replay/ but replay-log.ts, which reads the log for
- * it from the EventStore. It decides again with the deciders, so it is held to their rule, and
- * scores the boards with the read model's pure functions, as the projector does.
+ * it from the EventStore. It decides again with the deciders, so it is held to their rule (its own
+ * files besides), and scores the boards with the read model's pure functions, as the projector does.
  */
 const isReplayEngine = (file: string) =>
   /^command-api\/replay\/[^/]+\.ts$/.test(file) && file !== 'command-api/replay/replay-log.ts';
-const REPLAY_ENGINE_MAY_IMPORT = [...DECIDER_MAY_IMPORT, /^shared\/read-models\/leaderboards$/];
+const REPLAY_ENGINE_MAY_IMPORT = [
+  ...DECIDER_MAY_IMPORT,
+  /^command-api\/replay\/(?!replay-log$)[^/]+$/,
+  /^shared\/read-models\/leaderboards$/,
+];
 
 /**
  * Imports of the pipeline into the player or HTTP, and of a decider or the replay engine into
