@@ -22,6 +22,7 @@ import { seasonJobsOfAction } from '../settle-season/decider';
 import { ERRORS, refuse } from '../../domain/errors';
 import { answerOf } from './steps/answer';
 import { awardsOf, type ActivationsTaken } from './steps/awards';
+import type { ProcessActionCommand } from './steps/command';
 import { allowancesUsed, capsReported } from './steps/caps';
 import { costOf } from './steps/cost';
 import { detailOutOfRange, detailsByName } from './steps/details';
@@ -32,18 +33,7 @@ import { autoRegistration, registeredPlayer } from './steps/registration';
 import { streakMovesOf, streakStepsRecorded } from './steps/streaks';
 import { jobsOf, playerEventsOf, writesOf } from './steps/writes';
 
-export type { ActivationsTaken };
-
-export interface ProcessActionCommand {
-  /** Canonical lowercase dashed uuid. */
-  playerId: string;
-  referenceId: string;
-  name: string;
-  /** Unix ms the rules use. */
-  timestamp: number;
-  multiplier: number;
-  details: { name: string; value: string }[];
-}
+export type { ActivationsTaken, ProcessActionCommand };
 
 export interface ProcessActionState {
   player: PlayerState;
