@@ -69,15 +69,16 @@ const isDecider = (file: string) => /^command-api\/[^/]+\/(decider|steps\/[^/]+)
 
 /**
  * The replay engine: every file of command-api/replay/ but replay-log.ts, which reads the log for
- * it from the EventStore. It decides again with the deciders, so it is held to their rule, and
- * scores the boards with the read model's pure functions, as the projector does. Its players go
- * to a ReplayedPlayers (replayed-players.ts), which spills to a file it is handed, never opens one.
+ * it from the EventStore. It decides again with the deciders, so it is held to their rule (its own
+ * files besides), and scores the boards with the read model's pure functions, as the projector does.
+ * Its players go to a ReplayedPlayers (replayed-players.ts), which spills to a file it is handed,
+ * never opens one.
  */
 const isReplayEngine = (file: string) =>
   /^command-api\/replay\/[^/]+\.ts$/.test(file) && file !== 'command-api/replay/replay-log.ts';
 const REPLAY_ENGINE_MAY_IMPORT = [
   ...DECIDER_MAY_IMPORT,
-  /^command-api\/replay\/replayed-players$/,
+  /^command-api\/replay\/(?!replay-log$)[^/]+$/,
   /^shared\/read-models\/leaderboards$/,
 ];
 

@@ -22,6 +22,7 @@ import { seasonJobsOfAction } from '../settle-season/decider';
 import { ERRORS, refuse } from '../../domain/errors';
 import { answerOf } from './steps/answer';
 import { awardsOf, type ActivationsTaken } from './steps/awards';
+import type { ProcessActionCommand } from './steps/command';
 import { allowancesUsed, capsReported } from './steps/caps';
 import { costOf } from './steps/cost';
 import { detailOutOfRange, detailsByName } from './steps/details';
@@ -32,18 +33,7 @@ import { autoRegistration, registeredPlayer } from './steps/registration';
 import { streakMovesOf, streakStepsRecorded } from './steps/streaks';
 import { jobsOf, playerEventsOf, writesOf } from './steps/writes';
 
-export type { ActivationsTaken };
-
-export interface ProcessActionCommand {
-  /** Canonical lowercase dashed uuid. */
-  playerId: string;
-  referenceId: string;
-  name: string;
-  /** Unix ms the rules use. */
-  timestamp: number;
-  multiplier: number;
-  details: { name: string; value: string }[];
-}
+export type { ActivationsTaken, ProcessActionCommand };
 
 export interface ProcessActionState {
   player: PlayerState;
@@ -62,8 +52,23 @@ export function limitedTriggersOf(catalog: Catalog, actionName: string): { uid: 
   );
 }
 
+/**
+ * Each action's limited triggers in any game, by catalog (immutable once published): read for every
+ * action, a replay's hundreds of thousands too. Only the catalog's actions: a name a client sends is not kept.
+ */
+const limitedOfAnyGame = new WeakMap<Catalog, Map<string, readonly { uid: string; limit: number }[]>>();
+
 /** The limited triggers of an action in the base game and in every variant's: whichever the player plays. */
-function limitedTriggersOfAnyGame(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
+function limitedTriggersOfAnyGame(catalog: Catalog, actionName: string): readonly { uid: string; limit: number }[] {
+  if (!indexCatalog(catalog).actionByIdentifier.has(actionName)) return anyGame(catalog, actionName);
+  let byAction = limitedOfAnyGame.get(catalog);
+  if (!byAction) limitedOfAnyGame.set(catalog, (byAction = new Map()));
+  let triggers = byAction.get(actionName);
+  if (!triggers) byAction.set(actionName, (triggers = anyGame(catalog, actionName)));
+  return triggers;
+}
+
+function anyGame(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
   if (!catalog.experiments?.length) return limitedTriggersOf(catalog, actionName);
   const games = [catalog].concat(
     (catalog.experiments ?? []).flatMap((e) =>

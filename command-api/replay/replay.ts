@@ -36,12 +36,13 @@ import { rollPicking } from '../../domain/rules/weighted-pick';
 import { playerIdOfStream, playerStream, shareOf, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import type { DecideEnv } from '../decision';
 import {
-  decideProcessAction,
   limitedTriggersOf,
+  processActionDecider,
   type ActivationsTaken,
   type ProcessActionCommand,
 } from '../process-action/decider';
-import { decideReverseAction, type ReversedAction } from '../reverse-action/decider';
+import { reverseActionDecider, type ReversedAction } from '../reverse-action/decider';
+import { ReplayAnswers, type CountedActivations } from './answers';
 import type {
   ExperimentTotals,
   PlayerChange,
@@ -131,6 +132,8 @@ export class Replay {
   /** The draft's all-time boards: the standings under the draft. */
   private readonly boards: BoardDoc[];
   private readonly env: ReplayEnv;
+  /** The reads of each decision made again, answered from the replay's state. */
+  private readonly answers: ReplayAnswers;
   /** The all-time boards in force at each point of the log, as the projector follows them: the standings now. */
   private liveBoards: BoardDoc[] = [];
   private readonly before = new Standings();
@@ -157,6 +160,7 @@ export class Replay {
     this.boards = allTime(draft);
     this.env = new ReplayEnv(draft);
     this.activations = new ActivationCounts(draft, standing, share !== undefined);
+    this.answers = new ReplayAnswers(this.activations, this.stocksRead);
   }
 
   apply(recorded: RecordedEvent): void {
@@ -307,10 +311,15 @@ export class Replay {
       multiplier: recorded.multiplier,
       details: recorded.details,
     };
-    const decided = decideProcessAction(
+    const env = this.env.of(recorded, at.createdAt);
+    // Read as the handler reads: the player as replayed, before this event; the referenceId not taken.
+    const read = this.answers.stateOf(processActionDecider, cmd, env, state, at.revision - 1, null);
+    // A share of a split replay notes each count of activations its decisions consult (sharesAgree), and a decision
+    // consults a trigger's only when it would fire: the counts read are consulted through the replay's, which note them.
+    const decided = processActionDecider.decide(
       cmd,
-      { player: state, playerRevision: at.revision - 1, referenceTaken: false, activationsTaken: this.activations },
-      this.env.of(recorded, at.createdAt),
+      this.activations.notes ? { ...read, activationsTaken: this.activations } : read,
+      env,
     );
     if (!decided.ok) {
       this.problem(
@@ -361,11 +370,10 @@ export class Replay {
     // Refused under the draft: there is nothing to take back.
     if (!original) return [];
     const cmd = { playerId: recorded.playerId, referenceId: recorded.referenceId, name: recorded.actionName };
-    const decided = decideReverseAction(
-      cmd,
-      { reference: { playerId: recorded.playerId, reversed: false }, player: state, original },
-      { catalog: this.draft, now: recorded.reversedAt, random: nothingDrawn, newUid: nothingDrawn },
-    );
+    const env = { catalog: this.draft, now: recorded.reversedAt, random: nothingDrawn, newUid: nothingDrawn };
+    // Read as the handler reads: the referenceId's record and the action it names are the replayed action's.
+    const read = this.answers.stateOf(reverseActionDecider, cmd, env, state, at.revision - 1, original);
+    const decided = reverseActionDecider.decide(cmd, read, env);
     if (!decided.ok) {
       this.problem(
         at,
@@ -670,7 +678,7 @@ export type ActivationNote = [position: number, uid: string, kind: 'read' | 'mov
  * recorded (each activation's event names its player), right as long as the draft changes none
  * of them, and notes each count it read and each move it made, for sharesAgree.
  */
-class ActivationCounts implements ActivationsTaken {
+class ActivationCounts implements ActivationsTaken, CountedActivations {
   /** Moved by this replay's decisions, from what the players not replayed hold. */
   private readonly own = new Map<string, number>();
   /** Taken by the other shares' players, as recorded up to the event replayed. */
@@ -687,11 +695,14 @@ class ActivationCounts implements ActivationsTaken {
   }
 
   get(uid: string): number | undefined {
-    const own = this.own.get(uid);
-    if (own === undefined) return undefined;
-    const count = own + (this.others.get(uid) ?? 0);
-    this.notes?.push([this.position, uid, 'read', count]);
+    const count = this.counted(uid);
+    if (count !== undefined) this.notes?.push([this.position, uid, 'read', count]);
     return count;
+  }
+
+  counted(uid: string): number | undefined {
+    const own = this.own.get(uid);
+    return own === undefined ? undefined : own + (this.others.get(uid) ?? 0);
   }
 
   move(uid: string, delta: number): void {

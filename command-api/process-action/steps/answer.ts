@@ -10,7 +10,7 @@ import type {
   MissionMove,
   StreakStep,
 } from '../../../domain/events/player-events';
-import type { ProcessActionCommand } from '../decider';
+import type { ProcessActionCommand } from './command';
 import type { MissionStep } from './missions';
 
 /** The answer: badges and triggers (in award order), the last level reached, points, grants, streaks, the missions the action moved, caps. */

@@ -23,7 +23,7 @@ import type { DecisionEnv } from '../../../domain/rules/decision-env';
 import { grantOf } from '../../../domain/rules/grants';
 import { pickByWeight } from '../../../domain/rules/weighted-pick';
 import type { DecideEnv } from '../../decision';
-import type { ProcessActionCommand } from '../decider';
+import type { ProcessActionCommand } from './command';
 
 /** Activations taken so far of limited triggers, by trigger uid: all a decision reads of them. */
 export type ActivationsTaken = Pick<ReadonlyMap<string, number>, 'get'>;

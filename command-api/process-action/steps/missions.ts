@@ -14,7 +14,7 @@ import {
   withinWindow,
   type MissionPosition,
 } from '../../../domain/rules/missions';
-import type { ProcessActionCommand } from '../decider';
+import type { ProcessActionCommand } from './command';
 
 export type MissionStep = ReturnType<typeof missionStepsOf>[number];
 

@@ -6,7 +6,7 @@ import { appliesTo } from '../../../domain/player/segments';
 import type { PlayerView } from '../../../domain/player/state';
 import { countsFor, milestonesAt, NO_RUN, step } from '../../../domain/rules/streaks';
 import { periodOf } from '../../../domain/time/calendar';
-import type { ProcessActionCommand } from '../decider';
+import type { ProcessActionCommand } from './command';
 
 export type StreakMove = ReturnType<typeof streakMovesOf>[number];
 

@@ -21,7 +21,7 @@ import {
 import { currencyExpiryJobs } from '../../currency-expiry/decider';
 import type { ScheduledJob, StreamWrite } from '../../decision';
 import type { LeagueStep } from '../../league-entry/decider';
-import type { ProcessActionCommand } from '../decider';
+import type { ProcessActionCommand } from './command';
 
 /** The player's events, in order: the registration, the experiments the action joins, then its decision. */
 export function playerEventsOf(
