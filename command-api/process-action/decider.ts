@@ -5,7 +5,7 @@ import type { Catalog } from '../../domain/catalog/schema';
 import type { ActionProcessed, ActionResult } from '../../domain/events/player-events';
 import type { PlayerState } from '../../domain/player/state';
 import { fail, ok } from '../../domain/result';
-import { catalogForPlayer } from '../../domain/catalog/experiments';
+import { catalogForPlayer, gamesOf } from '../../domain/catalog/experiments';
 import { experimentsOfAction } from '../../domain/rules/experiments';
 import { compileRules } from '../../domain/rules/conditions';
 import { capActionPoints, timesCapReached, type CapClock } from '../../domain/rules/caps';
@@ -70,13 +70,8 @@ function limitedTriggersOfAnyGame(catalog: Catalog, actionName: string): readonl
 
 function anyGame(catalog: Catalog, actionName: string): { uid: string; limit: number }[] {
   if (!catalog.experiments?.length) return limitedTriggersOf(catalog, actionName);
-  const games = [catalog].concat(
-    (catalog.experiments ?? []).flatMap((e) =>
-      e.variants.map((v) => catalogForPlayer(catalog, [{ uid: e.uid, variant: v.uid }])),
-    ),
-  );
   const byUid = new Map<string, { uid: string; limit: number }>();
-  for (const game of new Set(games))
+  for (const game of gamesOf(catalog))
     for (const trigger of limitedTriggersOf(game, actionName))
       if (!byUid.has(trigger.uid)) byUid.set(trigger.uid, trigger);
   return [...byUid.values()];

@@ -161,3 +161,15 @@ export function catalogForPlayer(catalog: Catalog, inForce: readonly ExperimentI
   }
   return game;
 }
+
+/**
+ * Every game of the catalog: the base, then each variant's (the base with that variant's patch
+ * alone), each once. A player may play any of them: what any game limits is read and counted.
+ */
+export function gamesOf(catalog: Catalog): Catalog[] {
+  // A catalog version published before experiments existed has none.
+  const variants = (catalog.experiments ?? []).flatMap((e) =>
+    e.variants.map((v) => catalogForPlayer(catalog, [{ uid: e.uid, variant: v.uid }])),
+  );
+  return [...new Set([catalog, ...variants])];
+}
