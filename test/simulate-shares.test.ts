@@ -17,6 +17,7 @@ import { readRunConfig } from '../shared/adapters/config/env';
 import { SqliteEventStore } from '../shared/adapters/event-store/sqlite';
 import type { Catalog } from '../domain/catalog/schema';
 import { playerStream, shareOf } from '../domain/streams';
+import { variantFor } from '../domain/rules/experiments';
 import { catalogOfYaml, commandDepsFor, publishYaml } from './support/command-deps';
 
 const CATALOG = `
@@ -194,5 +195,104 @@ describe('a simulation split into shares of the players', () => {
     );
     stopping.abort();
     await expect(run).rejects.toEqual(new SimulationStopped('stopping'));
+  });
+});
+
+/** A trigger on training, unlimited in the base game, one activation over all players in variant `scarce`. */
+const VARIANT_CATALOG = `
+version: 1
+actions:
+  - { uid: act-train, identifier: train, points: 3 }
+triggers:
+  - { uid: t-scarce, label: Scarce, type: OneTimeOnly, points: 5, conditions: [{ action: train }] }
+experiments:
+  - uid: exp-scarce
+    label: A scarce trigger
+    variants:
+      - { uid: control, weight: 1 }
+      - { uid: scarce, weight: 1, patch: { triggers: { t-scarce: { limited: true, limit: 1 } } } }
+`;
+
+describe('a simulation split into shares, with a trigger limited in a variant only', () => {
+  const catalog = parse(VARIANT_CATALOG);
+  /** The variant's first taker no longer qualifies: the second player of the variant takes the activation instead. */
+  const changedTaker = parse(
+    VARIANT_CATALOG.replace(
+      '{ limited: true, limit: 1 }',
+      '{ limited: true, limit: 1, conditions: [{ action: train, challenge: { times: 2 } }] }',
+    ),
+  );
+  /** A new player whose stream is in share `index` of 2 and whom the experiment puts in `variant`. */
+  const playerOf = (index: number, variant: string): string => {
+    for (;;) {
+      const id = playerOfShare(index);
+      if (variantFor(catalog.experiments[0], id).uid === variant) return id;
+    }
+  };
+  let events: SqliteEventStore;
+  let deps: CommandDeps;
+
+  beforeAll(async () => {
+    events = new SqliteEventStore(':memory:');
+    await publishYaml(events, VARIANT_CATALOG, Date.UTC(2026, 5, 1), {
+      correlationId: 'start',
+      causationId: 'start',
+      keyName: 'operator',
+    });
+    deps = commandDepsFor(events, catalog);
+    const train = async (playerId: string) => {
+      const done = await processAction(
+        {
+          playerId,
+          referenceId: randomUUID(),
+          name: 'train',
+          timestamp: Date.UTC(2026, 5, 1),
+          multiplier: 1,
+          details: [],
+        },
+        origin,
+        deps,
+      );
+      expect(done.ok).toBe(true);
+    };
+    const held = async (playerId: string) =>
+      (await deps.players.load(playerId)).state.holdings.filter((h) => h.uid === 't-scarce').length;
+    // The variant's taker in share 0, then in share 1 one who trains twice and finds none left; a control player takes it too.
+    const taker = playerOf(0, 'scarce');
+    const second = playerOf(1, 'scarce');
+    const control = playerOf(1, 'control');
+    for (const playerId of [taker, second, second, control]) await train(playerId);
+    expect(await Promise.all([taker, second, control].map(held))).toEqual([1, 0, 1]);
+  });
+  afterAll(async () => {
+    await deps.jobs.close();
+    await events.close();
+  });
+
+  const inShares = async (draft: Catalog) => {
+    const head = await events.headPosition();
+    const parts = [];
+    for (const index of [0, 1])
+      parts.push((await replayLog(events, draft, { recompute: false, share: { index, count: 2 }, head })).part(100));
+    return parts;
+  };
+
+  it('reports what the whole replay does under the catalog in force: no player changes', async () => {
+    const parts = await inShares(catalog);
+
+    expect(sharesAgree(catalog, parts)).toBe(true);
+    const whole = await simulate(events, catalog, { top: 100 });
+    expect(whole).toMatchObject({ playersAffected: 0, problems: [] });
+    expect(reportOf(parts, 100)).toEqual(whole);
+  });
+
+  it("does not agree when the draft changes who takes the variant's activation", async () => {
+    const parts = await inShares(changedTaker);
+
+    expect(sharesAgree(changedTaker, parts)).toBe(false);
+    // The second player takes it in the whole replay; their share counted the taker's recorded one.
+    const whole = await simulate(events, changedTaker, { top: 100 });
+    expect(whole.playersAffected).toBe(2);
+    expect(reportOf(parts, 100)).not.toEqual(whole);
   });
 });

@@ -28,7 +28,10 @@ const stockRevisions = new Map([[stock('t-first'), { revision: 6 }]]);
 describe('ReplayAnswers: a decision made again reads what its handler reads, from the replay', () => {
   it("answers an action's reads: the player as replayed at the revision before it, the referenceId not taken, the counted activations", () => {
     const player = initialPlayerState(PLAYER);
-    const counted = new Map([['t-first', 4]]);
+    const counted = new Map([
+      ['t-first', 4],
+      ['t-second', 0],
+    ]);
     const answers = new ReplayAnswers({ counted: (uid) => counted.get(uid) }, stockRevisions);
     const command = { playerId: PLAYER, referenceId: 'r1', name: 'train', timestamp: 0, multiplier: 1, details: [] };
 
@@ -38,8 +41,7 @@ describe('ReplayAnswers: a decision made again reads what its handler reads, fro
     expect(state.playerRevision).toBe(41);
     expect(state.referenceTaken).toBe(false);
     expect(state.activationsTaken.get('t-first')).toBe(4);
-    // A trigger the replay counts none of (one limited only in a variant's game) is exhausted, as a trigger given no count is.
-    expect(state.activationsTaken.get('t-second')).toBeGreaterThanOrEqual(10);
+    expect(state.activationsTaken.get('t-second')).toBe(0);
   });
 
   it("answers a reversal's reads: the referenceId's record and the action it names are the action as replayed", () => {
@@ -75,6 +77,11 @@ describe('ReplayAnswers: a decision made again reads what its handler reads, fro
     ).toThrow('the replay cannot answer a read of provision-p1');
     const other = playerStream('00000000-0000-4000-8000-000000000002');
     expect(() => answers.stateOf(reading(other, STOCK_FOLD), command, env, player, 0, null)).toThrow(other);
+    // A limited trigger's stock the replay counts none of: the replay counts every one the handler reads.
+    const uncounted = new ReplayAnswers({ counted: () => undefined }, stockRevisions);
+    expect(() => uncounted.stateOf(reading(stock('t-first'), STOCK_FOLD), command, env, player, 0, null)).toThrow(
+      stock('t-first'),
+    );
     // The action a reversal takes back is read only where the record names it.
     const atRevision = {
       *read() {

@@ -20,7 +20,7 @@ import { answerReadsNow, type ReadRequest, type UseCase } from '../use-case';
 
 /** The activations of each limited trigger the replay counts, read without being noted (ActivationCounts). */
 export interface CountedActivations {
-  /** The activations taken of a trigger limited in the draft; undefined for any other. */
+  /** The activations taken of a trigger limited in any game of the draft (base or variant); undefined for any other. */
   counted(uid: string): number | undefined;
 }
 
@@ -36,13 +36,6 @@ const KEPT_ACTION = -1;
 
 /** What an event read from the replay carries besides its type and data: nothing a decision reads. */
 const REPLAYED = { correlationId: 'replay', causationId: 'replay', keyName: 'replay', catalogVersion: 0 };
-
-/**
- * A limited trigger's stock the replay counts no activations of: one limited only in an
- * experiment's variant (the replay counts the draft's own limited triggers). The replay has always
- * taken such a trigger as exhausted, as the decider takes one it is given no count of.
- */
-const UNCOUNTED: StockState = { taken: Number.POSITIVE_INFINITY };
 
 /**
  * The replay's answers to the reads of one decision at a time: one per replay, moved to each
@@ -100,11 +93,10 @@ export class ReplayAnswers {
     } else if (request.fold === REFERENCE_FOLD) {
       if (stream === referenceStream(this.referenceId)) return this.reference();
     } else if (request.fold === STOCK_FOLD && stream.startsWith(ACTIVATIONS)) {
+      // The replay counts every trigger limited in any game of the draft, as many as the handler reads.
       const taken = this.activations.counted(stream.slice(ACTIVATIONS.length));
-      return {
-        state: taken === undefined ? UNCOUNTED : { taken },
-        revision: this.stocks.get(stream)?.revision ?? -1,
-      } satisfies Folded<StockState>;
+      if (taken !== undefined)
+        return { state: { taken }, revision: this.stocks.get(stream)?.revision ?? -1 } satisfies Folded<StockState>;
     }
     throw new Error(`the replay cannot answer a read of ${stream} (${request.kind})`);
   };

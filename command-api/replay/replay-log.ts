@@ -9,7 +9,7 @@ import { evolveInPlace, initialPlayerState } from '../../domain/player/state';
 import { evolveStock, type StockState } from '../../domain/stock/stock';
 import { CATALOG_STREAM, playerStream, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { ScratchFile } from '../../shared/adapters/scratch-file';
-import { ACTIVATIONS_PREFIX, activationsHeld, Replay, type Share } from './replay';
+import { ACTIVATIONS_PREFIX, activationsHeld, Replay, triggerLimitsOfAnyGame, type Share } from './replay';
 import { ReplayedPlayers } from './replayed-players';
 import type { SimulationReport } from './report';
 
@@ -139,7 +139,7 @@ async function replayPages(
 }
 
 /**
- * When only some players are replayed, the limited triggers' activations the others hold stand,
+ * When only some players are replayed, the activations of the triggers limited in any game that the others hold stand,
  * whenever they took them: each trigger's stock at the head, less what the replayed players hold.
  */
 async function activationsStanding(
@@ -149,12 +149,11 @@ async function activationsStanding(
   head: number,
 ): Promise<Map<string, number>> {
   const standing = new Map<string, number>();
-  for (const trigger of draft.triggers) {
-    if (!trigger.limited) continue;
+  for (const uid of triggerLimitsOfAnyGame(draft).keys()) {
     let stock: StockState = { taken: 0 };
-    for (const e of await events.readStream(stockStream(TRIGGER_ACTIVATIONS, trigger.uid)))
+    for (const e of await events.readStream(stockStream(TRIGGER_ACTIVATIONS, uid)))
       if (e.position <= head) stock = evolveStock(stock, e);
-    standing.set(trigger.uid, stock.taken);
+    standing.set(uid, stock.taken);
   }
   for (const playerId of players) {
     const state = initialPlayerState(playerId);

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { addAmounts, subtractAmounts } from '../../domain/amount';
 import type { Catalog } from '../../domain/catalog/schema';
+import { catalogForPlayer, gamesOf } from '../../domain/catalog/experiments';
 import { catalogPutInForce } from '../../domain/catalog/versions';
 import { mutableCopy } from '../../domain/deep-readonly';
 import type { RecordedEvent } from '../../domain/events/recorded';
@@ -347,7 +348,9 @@ export class Replay {
   }
 
   private checkActivations(recorded: ActionProcessed, processed: ActionProcessed, at: RecordedEvent): void {
-    for (const trigger of limitedTriggersOf(this.draft, recorded.actionName)) {
+    // The limits of the game the action was decided under: the player's variant may limit a trigger the base does not.
+    const game = catalogForPlayer(this.draft, processed.experiments ?? []);
+    for (const trigger of limitedTriggersOf(game, recorded.actionName)) {
       const wasAwarded = recorded.awards.some((a) => a.uid === trigger.uid);
       if (
         wasAwarded &&
@@ -651,19 +654,35 @@ function ranked(leaders: Leader[]): RankedLeader[] {
  * replayed whole.
  */
 export function sharesAgree(draft: Catalog, parts: readonly ReplayPart[]): boolean {
-  const limits = new Map(draft.triggers.flatMap((t) => (t.limited ? [[t.uid, t.limit] as const] : [])));
+  const limits = triggerLimitsOfAnyGame(draft);
   // One event's notes come from one share, in their order (the sort is stable).
   const notes = parts.flatMap((p) => p.activations ?? []).sort((a, b) => a[0] - b[0]);
   const taken = new Map<string, number>();
   for (const [, uid, kind, value] of notes) {
     const count = taken.get(uid) ?? 0;
     if (kind === 'moved') taken.set(uid, Math.max(0, count + value));
-    else {
-      const limit = limits.get(uid);
-      if (limit !== undefined && value >= limit !== count >= limit) return false;
-    }
+    // A read does not say which game decided: under each limit the trigger has, the count read and the whole's must agree.
+    else if (limits.get(uid)?.some((limit) => value >= limit !== count >= limit)) return false;
   }
   return true;
+}
+
+/**
+ * The limits of each trigger limited in any game of the catalog, by uid: the base's and each
+ * variant's (a patch may make a trigger limited, or change its limit). The live handler reads the
+ * stock of each of them, whichever game the player plays (process-action/decider.ts): the replay
+ * counts the activations of each.
+ */
+export function triggerLimitsOfAnyGame(catalog: Catalog): Map<string, number[]> {
+  const limits = new Map<string, number[]>();
+  for (const game of gamesOf(catalog))
+    for (const trigger of game.triggers) {
+      if (!trigger.limited) continue;
+      const known = limits.get(trigger.uid);
+      if (!known) limits.set(trigger.uid, [trigger.limit]);
+      else if (!known.includes(trigger.limit)) known.push(trigger.limit);
+    }
+  return limits;
 }
 
 /**
@@ -688,9 +707,8 @@ class ActivationCounts implements ActivationsTaken, CountedActivations {
   readonly notes: ActivationNote[] | null;
 
   constructor(draft: Catalog, standing: ReadonlyMap<string, number>, shared: boolean) {
-    // The decider takes a trigger it is given no count for as exhausted: every limited one starts at 0.
-    for (const trigger of draft.triggers)
-      if (trigger.limited) this.own.set(trigger.uid, standing.get(trigger.uid) ?? 0);
+    // The decider takes a trigger it is given no count for as exhausted: every one limited in any game starts at 0.
+    for (const uid of triggerLimitsOfAnyGame(draft).keys()) this.own.set(uid, standing.get(uid) ?? 0);
     this.notes = shared ? [] : null;
   }
 
