@@ -9,7 +9,7 @@ import type { ActionProcessed, PlayerRecomputed } from '../../domain/events/play
 import { snapshotOf } from '../../domain/player/snapshot';
 import type { PlayerView } from '../../domain/player/state';
 import { mutableCopy, type DeepReadonly } from '../../domain/deep-readonly';
-import { activationsHeld, badgesOf, balanceChangesOf, type Replayed } from '../replay/replay';
+import { activationsHeld, badgesOf, balanceChangesOf, triggerLimitsOfAnyGame, type Replayed } from '../replay/replay';
 import { ok } from '../../domain/result';
 import { playerStream, RECOMPUTE_STREAM, stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { ERRORS, refuse } from '../../domain/errors';
@@ -71,10 +71,14 @@ function activationsMoved(player: DeepReadonly<Replayed>): { uid: string; units:
     .filter((m) => m.units !== 0);
 }
 
-/** A trigger no longer limited in the catalog has no limit to keep. */
+/**
+ * A trigger no longer limited in any game of the catalog has no limit to keep. One a variant limits
+ * is held to it as the base game's are; one limited in several games to the largest limit (a gain
+ * does not say which game it is under: each game's decisions, replayed, kept to their own).
+ */
 function activationsLeft(catalog: Catalog, uid: string, taken: number): number {
-  const trigger = catalog.triggers.find((t) => t.uid === uid);
-  return trigger?.limited ? trigger.limit - taken : Infinity;
+  const limits = triggerLimitsOfAnyGame(catalog).get(uid);
+  return limits ? Math.max(...limits) - taken : Infinity;
 }
 
 function recomputedEvent(

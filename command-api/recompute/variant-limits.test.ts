@@ -9,7 +9,8 @@ import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
 import type { CommandDeps, CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
-import { TRIGGER_ACTIVATIONS } from '../../domain/streams';
+import { stockEventOf } from '../../domain/events';
+import { stockStream, TRIGGER_ACTIVATIONS } from '../../domain/streams';
 import { simulate } from '../replay/replay-log';
 import { recompute } from './run';
 
@@ -119,5 +120,61 @@ describe('replay of a trigger limited in an experiment variant', () => {
     expect(await events.headPosition()).toBe(head);
     expect(await Promise.all([...scarce, control].map(welcomed))).toEqual([1, 1, 0, 1]);
     expect(await taken()).toBe(2);
+  });
+});
+
+describe('recompute of a trigger limited in an experiment variant: its stock moves within the limit', () => {
+  /** The variant's trigger limited to 1, and an action to earn. */
+  const LIMIT_1 = CATALOG.replace('limit: 2', 'limit: 1').replace(
+    'actions:',
+    'actions:\n  - { uid: act-earn, identifier: earn, points: 10 }',
+  );
+  const before = catalogOfYaml(LIMIT_1);
+  /** The variant's trigger moved from training to earning. */
+  const onEarn = catalogOfYaml(LIMIT_1.replace('limit: 1 }', 'limit: 1, conditions: [{ action: earn }] }'));
+  let events: SqliteEventStore;
+  let deps: CommandDeps;
+
+  beforeEach(async () => {
+    events = new SqliteEventStore(':memory:');
+    deps = commandDepsFor(events, before);
+  });
+  afterEach(async () => {
+    await deps.jobs.close();
+    await events.close();
+  });
+
+  it("given the variant's activation recorded for a trainer, when the catalog gives it to an earlier earner, then it is given back before it is taken", async () => {
+    const [earner, trainer] = [playerIn('scarce'), playerIn('scarce')];
+    for (const [playerId, name] of [
+      [earner, 'earn'],
+      [trainer, 'train'],
+    ])
+      expect(
+        (
+          await processAction(
+            { playerId, referenceId: randomUUID(), name, timestamp: Date.UTC(2026, 5, 1), multiplier: 1, details: [] },
+            origin,
+            deps,
+          )
+        ).ok,
+      ).toBe(true);
+
+    const { applied } = await recompute(
+      { ...deps, catalog: () => ({ version: 2, catalog: onEarn }) },
+      { recomputeUid: randomUUID(), dryRun: false, top: 100, metadata },
+    );
+
+    expect(applied).toBe(true);
+    // The earner comes first in the log: its take waits for the trainer's unit given back, the stock never past 1.
+    const moves = (await events.readStream(stockStream(TRIGGER_ACTIVATIONS, 't-welcome'))).map((e) => {
+      const stock = stockEventOf(e)!;
+      return { type: stock.type, playerId: stock.data.playerId };
+    });
+    expect(moves).toEqual([
+      { type: TRIGGER_ACTIVATIONS.taken, playerId: trainer },
+      { type: TRIGGER_ACTIVATIONS.returned, playerId: trainer },
+      { type: TRIGGER_ACTIVATIONS.taken, playerId: earner },
+    ]);
   });
 });
