@@ -203,6 +203,32 @@ describe('recompute with its players spilled to a scratch file', () => {
     );
   });
 
+  it("ranks a tie by who reached the score first, a reversal of a player's latest contribution going back to the one before", async () => {
+    const [first, second] = PLAYERS;
+    const log = await logOf([
+      { kind: 'act', player: 0, name: 'train' },
+      { kind: 'act', player: 1, name: 'train' },
+      { kind: 'act', player: 0, name: 'train' },
+      { kind: 'reverse', back: 0 },
+    ]);
+    try {
+      for (const playersInMemory of [undefined, 1]) {
+        const replay = await replayLog(log.events, DRAFT, { playersInMemory });
+        const { boards } = replay.report(100);
+        replay.replayed().close();
+        // Each with one training left: tied, the first player's standing since before the second's.
+        for (const board of boards)
+          for (const leaders of [board.before, board.after])
+            expect(leaders.map((l) => [l.userId, l.rank])).toEqual([
+              [first, 1],
+              [second, 1],
+            ]);
+      }
+    } finally {
+      await log.close();
+    }
+  });
+
   it('leaves no scratch file when the recompute stops midway', async () => {
     const log = await logOf(PLAYERS.map((_, player) => ({ kind: 'act' as const, player, name: 'earn' as const })));
     try {
