@@ -46,6 +46,8 @@ export async function recompute(
       players,
       from: options.from,
       playersInMemory: options.playersInMemory,
+      // Only the first pass is reported.
+      ranked: !report,
       onProgress: (_read, position, head) => options.onProgress?.(Math.min(position, head), head),
     });
     try {

@@ -1,8 +1,10 @@
 /**
  * A recompute whose players are spilled to a scratch file (REPLAY_PLAYERS_IN_MEMORY) decides as
  * one that keeps them all in memory: over random histories of a few players (actions, reversals,
- * purchases), with a ceiling of one to three players, the replay holds the same players in the
- * same order, reports the same, and the recompute appends the same events. No scratch file is
+ * purchases, adjustments), with a ceiling of one to three players, the replay holds the same
+ * players in the same order, reports the same (the all-time boards too, whose contributions are
+ * spilled with each player: ties, reversals of the last contribution or an earlier one, scores
+ * taken to 0 or below), and the recompute appends the same events. No scratch file is
  * left open once the recompute ends, nor when it fails (shared/adapters/scratch-file.test.ts: its
  * file is never seen by name).
  */
@@ -10,6 +12,7 @@ import fs from 'node:fs';
 import fc from 'fast-check';
 import { SqliteEventStore } from '../../shared/adapters/event-store/sqlite';
 import { catalogOfYaml, commandDepsFor, publishYaml } from '../../test/support/command-deps';
+import { adjustPlayer } from '../adjust-player/handler';
 import { buyBundle } from '../buy-bundle/handler';
 import type { CommandOrigin } from '../deps';
 import { processAction } from '../process-action/handler';
@@ -38,6 +41,7 @@ stores:
       - { uid: rare, label: Rare sword, cost: 150, costDeliverable: gold, contents: [{ deliverable: sword, amount: 1 }] }
 leaderboards:
   - { uid: lb-all, label: All-time, type: 0 }
+  - { uid: lb-trainers, label: Trainers, type: 0, metric: { action: train } }
 `;
 /** Earn pays double and train less: points, levels, badges and balances all move. */
 const DRAFT = catalogOfYaml(
@@ -54,7 +58,8 @@ const PLAYERS = [1, 2, 3, 4, 5].map((n) => `${n}${n}${n}${n}${n}${n}${n}${n}-111
 type Step =
   | { kind: 'act'; player: number; name: 'earn' | 'train' }
   | { kind: 'reverse'; back: number }
-  | { kind: 'buy'; player: number };
+  | { kind: 'buy'; player: number }
+  | { kind: 'adjust'; player: number; points: number };
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 6,
@@ -66,6 +71,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reverse' as const), back: fc.nat(10) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('buy' as const), player: fc.nat(PLAYERS.length - 1) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('adjust' as const),
+      player: fc.nat(PLAYERS.length - 1),
+      points: fc.constantFrom(-40, -3, 7),
+    }),
+  },
 );
 
 /** A log of the steps, the same every time for the same steps. */
@@ -82,6 +95,12 @@ async function logOf(steps: readonly Step[]) {
       if (target) await reverseAction(target, origin, deps);
     } else if (step.kind === 'buy')
       await buyBundle({ playerId: PLAYERS[step.player], bundleUid: 'rare' }, origin, deps);
+    else if (step.kind === 'adjust')
+      await adjustPlayer(
+        { playerId: PLAYERS[step.player], reason: 'support', keyName: 'test', points: step.points, deliverables: [] },
+        origin,
+        deps,
+      );
     else {
       const action = { playerId: PLAYERS[step.player], referenceId: `r${i}`, name: step.name };
       const processed = await processAction(
@@ -161,8 +180,53 @@ describe('recompute with its players spilled to a scratch file', () => {
           }
         },
       ),
-      { numRuns: 40 },
+      {
+        numRuns: 40,
+        // Ties on both boards, the last contribution of a tied player reversed, then an earlier one.
+        examples: [
+          [
+            [
+              { kind: 'act', player: 0, name: 'train' },
+              { kind: 'act', player: 1, name: 'train' },
+              { kind: 'act', player: 2, name: 'earn' },
+              { kind: 'act', player: 1, name: 'earn' },
+              { kind: 'act', player: 0, name: 'earn' },
+              { kind: 'reverse', back: 0 },
+              { kind: 'act', player: 3, name: 'train' },
+              { kind: 'reverse', back: 3 },
+              { kind: 'adjust', player: 3, points: -40 },
+            ],
+            1,
+          ],
+        ],
+      },
     );
+  });
+
+  it("ranks a tie by who reached the score first, a reversal of a player's latest contribution going back to the one before", async () => {
+    const [first, second] = PLAYERS;
+    const log = await logOf([
+      { kind: 'act', player: 0, name: 'train' },
+      { kind: 'act', player: 1, name: 'train' },
+      { kind: 'act', player: 0, name: 'train' },
+      { kind: 'reverse', back: 0 },
+    ]);
+    try {
+      for (const playersInMemory of [undefined, 1]) {
+        const replay = await replayLog(log.events, DRAFT, { playersInMemory });
+        const { boards } = replay.report(100);
+        replay.replayed().close();
+        // Each with one training left: tied, the first player's standing since before the second's.
+        for (const board of boards)
+          for (const leaders of [board.before, board.after])
+            expect(leaders.map((l) => [l.userId, l.rank])).toEqual([
+              [first, 1],
+              [second, 1],
+            ]);
+      }
+    } finally {
+      await log.close();
+    }
   });
 
   it('leaves no scratch file when the recompute stops midway', async () => {

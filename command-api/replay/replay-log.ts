@@ -76,6 +76,12 @@ export async function replayLog(
      * default all in memory. The caller closes `replayed()` once done with it, which removes the file.
      */
     playersInMemory?: number;
+    /**
+     * Whether the all-time boards are ranked, for the report; default true. Without them the
+     * replay makes no report: a recompute's later pass, which reads none, then keeps nothing of
+     * the players not replayed (their contributions to the boards, in memory).
+     */
+    ranked?: boolean;
   },
 ): Promise<Replay> {
   if (options.share && options.players) throw new Error('a replay of some players is not split into shares');
@@ -93,6 +99,7 @@ export async function replayLog(
     options.recompute ?? true,
     options.share,
     players,
+    options.ranked ?? true,
   );
   try {
     await replayPages(events, replay, head, options);

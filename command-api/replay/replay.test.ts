@@ -268,6 +268,18 @@ describe('simulate: the log replayed under a draft catalog', () => {
     expect(one.playersAffected).toBe(2);
   });
 
+  it("without the boards ranked (a recompute's later pass), replays the same and makes no report", async () => {
+    const doubled = draft('identifier: earn, points: 10', 'identifier: earn, points: 20');
+    const ranked = await replayLog(events, doubled, { players: new Set([both]) });
+    const unranked = await replayLog(events, doubled, { players: new Set([both]), ranked: false });
+    const { boardsBefore, boardsAfter, ...replayed } = ranked.replayed().get(both)!;
+    // The player's contributions to the boards are kept with them when ranked, and only then.
+    expect(boardsBefore.size).toBeGreaterThan(0);
+    expect(boardsAfter.size).toBeGreaterThan(0);
+    expect(unranked.replayed().get(both)).toEqual({ ...replayed, boardsBefore: new Map(), boardsAfter: new Map() });
+    expect(() => unranked.report(100)).toThrow('a replay that ranks no boards makes no report');
+  });
+
   it('answers as the replay a recompute runs, which also follows what only a recompute writes', async () => {
     const drafts = [
       catalog,

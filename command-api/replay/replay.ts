@@ -78,6 +78,13 @@ export interface Replayed {
   /** Each action's contribution to a points board, as recorded and as replayed (empty when the replay does not follow them). */
   scoresBefore: Contributions;
   scoresAfter: Contributions;
+  /**
+   * The player's live contributions to the all-time boards the report ranks, as recorded and as
+   * replayed (Standings): kept here, spilled with the player, rather than in the standings, which
+   * keep only each player's score on each board.
+   */
+  boardsBefore: BoardContributions;
+  boardsAfter: BoardContributions;
   /** Re-decided actions whose decision differs from the recorded one, by referenceId (as a reversal reads them; empty when the replay does not follow them). */
   changedActions: Map<string, ActionProcessed>;
   /** Whether one of the player's actions has been decided again so far (from the start date). */
@@ -139,6 +146,11 @@ export class Replay {
   private liveBoards: BoardDoc[] = [];
   private readonly before = new Standings();
   private readonly after = new Standings();
+  /**
+   * The contributions of the players not replayed (a replay of some players: a report's, a
+   * recompute's later pass), in memory: a replayed player's are in their record (Replayed).
+   */
+  private readonly notReplayed = new Map<string, PlayerTally>();
   private readonly problems: ReplayProblem[] = [];
   private problemsLeftOut = 0;
   private eventsReplayed = 0;
@@ -157,6 +169,8 @@ export class Replay {
     private readonly share?: Share,
     /** Where the players replayed are kept: in memory by default, or some spilled to a scratch file. */
     private readonly players = new ReplayedPlayers(),
+    /** Whether the boards are ranked (replayLog's `ranked`): without them there is no report. */
+    private readonly ranked = true,
   ) {
     this.boards = allTime(draft);
     this.env = new ReplayEnv(draft);
@@ -188,15 +202,13 @@ export class Replay {
     const playerId = playerIdOfStream(recorded.streamName);
     const event = playerId === null ? null : playerEventOf(recorded);
     if (!event || playerId === null) return;
-    if (event.type === 'PlayerErased') {
-      // The boards rank as if the player were gone, as the live ones do.
-      this.before.forget(playerId);
-      this.after.forget(playerId);
-    }
     if (this.only && !this.only.has(playerId)) {
       // Not replayed: it stands as recorded, in the standings (its activations are counted from the start).
-      this.score(this.before, this.liveBoards, playerId, event, recorded.position);
-      this.score(this.after, this.boards, playerId, event, recorded.position);
+      let tally = this.notReplayed.get(playerId);
+      if (!tally) this.notReplayed.set(playerId, (tally = { boardsBefore: new Map(), boardsAfter: new Map() }));
+      this.forgetErased(playerId, tally, event);
+      this.score(this.before, tally.boardsBefore, this.liveBoards, playerId, event, recorded.position);
+      this.score(this.after, tally.boardsAfter, this.boards, playerId, event, recorded.position);
       return;
     }
     this.eventsReplayed += 1;
@@ -210,6 +222,8 @@ export class Replay {
           revision: recorded.revision,
           scoresBefore: new Map(),
           scoresAfter: new Map(),
+          boardsBefore: new Map(),
+          boardsAfter: new Map(),
           changedActions: new Map(),
           redecidedFrom: false,
           reversible: new Map(),
@@ -217,9 +231,10 @@ export class Replay {
         }),
       );
     player.revision = recorded.revision;
+    this.forgetErased(playerId, player, event);
     if (this.recompute) evolveInPlace(player.before, event);
     else evolveStandingInPlace(player.before, event);
-    this.score(this.before, this.liveBoards, playerId, event, recorded.position);
+    this.score(this.before, player.boardsBefore, this.liveBoards, playerId, event, recorded.position);
     if (this.recompute) contribute(player.scoresBefore, event);
     if (event.type === 'PlayerRecomputed') {
       this.earlierRecompute(player, event.data, recorded);
@@ -232,7 +247,7 @@ export class Replay {
           ? this.redecideReversal(player, event.data, recorded)
           : this.applyRecorded(player, event, recorded);
     for (const e of replayed) {
-      this.score(this.after, this.boards, playerId, e, recorded.position);
+      this.score(this.after, player.boardsAfter, this.boards, playerId, e, recorded.position);
       if (this.recompute) contribute(player.scoresAfter, e);
     }
   }
@@ -295,7 +310,7 @@ export class Replay {
       player.reversible.set(a.referenceId, a);
       player.changedActions.set(a.referenceId, a);
     }
-    this.score(this.after, this.boards, player.before.playerId, event, at.position);
+    this.score(this.after, player.boardsAfter, this.boards, player.before.playerId, event, at.position);
     if (this.recompute) contribute(player.scoresAfter, event);
   }
 
@@ -427,16 +442,24 @@ export class Replay {
 
   private score(
     standings: Standings,
+    contributions: BoardContributions,
     boards: readonly BoardDoc[],
     playerId: string,
     event: PlayerEvent,
     position: number,
   ): void {
-    if (!isScoring(event)) return;
+    if (!this.ranked || !isScoring(event)) return;
     for (const board of boards) {
       for (const change of boardChanges(event, board))
-        if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, change, position);
+        if (periodOf(board, change.ts) !== null) standings.apply(board._id, playerId, contributions, change, position);
     }
+  }
+
+  /** An erased player: the boards rank as if the player were gone, as the live ones do. */
+  private forgetErased(playerId: string, tally: PlayerTally, event: PlayerEvent): void {
+    if (event.type !== 'PlayerErased') return;
+    this.before.forget(playerId, tally.boardsBefore);
+    this.after.forget(playerId, tally.boardsAfter);
   }
 
   private problem(at: RecordedEvent, playerId: string, message: string): void {
@@ -452,6 +475,7 @@ export class Replay {
 
   /** What this replay reports, to be merged with the other shares' by reportOf: the players most changed, the boards' leaders, the first problems. */
   part(top: number): ReplayPart {
+    if (!this.ranked) throw new Error('a replay that ranks no boards makes no report');
     const players: PlayerChange[] = [];
     const totals = { pointsBefore: 0, pointsAfter: 0, badgesGained: 0, badgesLost: 0, levelsChanged: 0 };
     const experiments = variantTotalsOf(this.draft);
@@ -937,45 +961,77 @@ interface Leader {
 /** Highest score first; in a tie, who reached it first (no two players' events share a position). */
 const aheadFirst = (a: Leader, b: Leader): number => b.points - a.points || a.reachedAt - b.reachedAt;
 
-/** Standings of the boards: each player's live contributions (action, chest opening) by reference. */
-class Standings {
-  private readonly scores = new Map<string, Map<string, Map<string, { at: number; points: number }>>>();
+/** A player's live contributions to each board (action, chest opening), by board and reference: where on the log each was made, and its points. */
+export type BoardContributions = Map<string, Map<string, { at: number; points: number }>>;
 
-  apply(board: string, playerId: string, change: BoardChange, position: number): void {
-    let players = this.scores.get(board);
-    if (!players) this.scores.set(board, (players = new Map()));
-    let live = players.get(playerId);
-    if (!live) players.set(playerId, (live = new Map()));
-    if (change.kind === 'add') live.set(change.ref, { at: position, points: change.points });
-    else if (change.kind === 'remove') live.delete(change.ref);
-    else {
-      const c = live.get(change.ref);
-      if (!c) return;
-      const left = subtractAmounts(c.points, change.points);
-      if (left > 0) c.points = left;
-      else live.delete(change.ref);
+/** Where a player's contributions to the boards are kept, as recorded and as replayed. */
+type PlayerTally = Pick<Replayed, 'boardsBefore' | 'boardsAfter'>;
+
+/** A player's score on a board: the sum of their live contributions, and the last position among them. */
+interface Standing {
+  points: number;
+  reachedAt: number;
+}
+
+/**
+ * Standings of the boards: each player's score on each board, what ranking reads. The
+ * contributions summed into it are the player's (BoardContributions, in their record): the
+ * standings stay as large as the players and boards, not the log. Amounts are exact to 6 places
+ * (domain/amount.ts), so a sum kept as contributions come and go equals their sum.
+ */
+class Standings {
+  private readonly standings = new Map<string, Map<string, Standing>>();
+
+  apply(
+    board: string,
+    playerId: string,
+    contributions: BoardContributions,
+    change: BoardChange,
+    position: number,
+  ): void {
+    let live = contributions.get(board);
+    if (!live) contributions.set(board, (live = new Map()));
+    let players = this.standings.get(board);
+    if (!players) this.standings.set(board, (players = new Map()));
+    let standing = players.get(playerId);
+    if (!standing) players.set(playerId, (standing = { points: 0, reachedAt: 0 }));
+    const c = live.get(change.ref);
+    if (change.kind === 'add') {
+      if (c) standing.points = subtractAmounts(standing.points, c.points);
+      live.set(change.ref, { at: position, points: change.points });
+      standing.points = addAmounts(standing.points, change.points);
+      // The log is applied in order: no live contribution was made later.
+      standing.reachedAt = position;
+      return;
+    }
+    if (!c) return;
+    const left = subtractAmounts(c.points, change.points);
+    if (change.kind === 'reduce' && left > 0) {
+      c.points = left;
+      standing.points = subtractAmounts(standing.points, change.points);
+      return;
+    }
+    live.delete(change.ref);
+    standing.points = subtractAmounts(standing.points, c.points);
+    // The last contribution gone: the score was reached when the latest of the others was made.
+    if (c.at === standing.reachedAt) {
+      standing.reachedAt = 0;
+      for (const other of live.values()) standing.reachedAt = Math.max(standing.reachedAt, other.at);
     }
   }
 
   /** An erased player, off every board. */
-  forget(playerId: string): void {
-    for (const players of this.scores.values()) players.delete(playerId);
+  forget(playerId: string, contributions: BoardContributions): void {
+    for (const players of this.standings.values()) players.delete(playerId);
+    contributions.clear();
   }
 
   /** The first `n` players of a board, each with the last position their score moved at. */
   leaders(board: string, n: number): Leader[] {
     const entries: Leader[] = [];
-    for (const [userId, live] of this.scores.get(board) ?? []) {
-      if (!live.size) continue;
-      let points = 0;
-      let reachedAt = 0;
-      for (const c of live.values()) {
-        points = addAmounts(points, c.points);
-        reachedAt = Math.max(reachedAt, c.at);
-      }
+    for (const [userId, { points, reachedAt }] of this.standings.get(board) ?? [])
       // As the projector's standings: a score an adjustment took to 0 or below is out of them.
       if (points > 0) entries.push({ userId, points, reachedAt });
-    }
     return entries.sort(aheadFirst).slice(0, n);
   }
 }

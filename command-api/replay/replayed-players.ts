@@ -2,9 +2,10 @@
  * The players of a replay (replay.ts), as recorded and as replayed: the most recently replayed
  * ones in memory, at most `inMemory` of them, the others spilled to a scratch file once there are
  * more (REPLAY_PLAYERS_IN_MEMORY). What a replay holds per player (its two states, what a reversal
- * or a recompute reads of each action) then stops growing with their number; the result does not
- * change: a player spilled is the same player read back, and the players are handed out in the
- * order the log first names them, spilled or not.
+ * or a recompute reads of each action, its contributions to the boards the report ranks) then
+ * stops growing with their number; the result does not change: a player spilled is the same
+ * player read back, and the players are handed out in the order the log first names them, spilled
+ * or not.
  */
 import { deserialize, serialize } from 'node:v8';
 import { sharedEmptiesRestored } from '../../domain/player/state';

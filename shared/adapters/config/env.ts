@@ -103,9 +103,10 @@ const MIB = 1024 * 1024;
 
 /**
  * Players a recompute's replay keeps in memory by default (REPLAY_PLAYERS_IN_MEMORY): each holds
- * two states and what a reversal or the recompute reads of each of its actions, about 90 KiB for
- * a player of 50 actions in the bench's log (bench/recompute-heap.ts), so about 180 MiB; past
- * them the least recently replayed go to a scratch file.
+ * two states, what a reversal or the recompute reads of each of its actions and their
+ * contributions to the boards, about 100 KiB for a player of 50 actions in the bench's log
+ * (bench/recompute-heap.ts), so about 200 MiB; past them the least recently replayed go to a
+ * scratch file.
  */
 export const DEFAULT_REPLAY_PLAYERS_IN_MEMORY = 2_000;
 
